@@ -1,0 +1,2 @@
+//! `doram`: run parties, benchmarks and demos.
+fn main() {}

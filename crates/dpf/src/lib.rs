@@ -1,0 +1,1 @@
+//! Distributed point functions (BGI, Half-Tree, cuckoo multi-point) for doram

@@ -1,0 +1,1 @@
+//! AES-based hashing, PRGs, PRFs and cuckoo hashing for doram
