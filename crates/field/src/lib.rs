@@ -1,10 +1,35 @@
 //! Arithmetic for doram: the prime field `Fp` with p = 2^128 − 28·2^64 + 1, the ring Z_2^64,
 //! single bits under XOR, and fixed-length vectors of these.
 //!
-//! Brief overview: every DPF output type and every share type implements [`Group`]; [`Field`]
+//! Brief overview: every DPF output type and every share type implements [`Group`]; [`Ring`]
 //! adds multiplication. Elements are encoded as raw little-endian bytes (see [`Group::BYTES`]),
 //! and vectors with [`encode_vec`] / [`decode_vec`], which take the expected count as a parameter
 //! and reject wrong lengths and out-of-range values.
+//!
+//! | type | structure | bytes |
+//! | --- | --- | --- |
+//! | [`Fp`] | the prime field, p = 2^128 − 28·2^64 + 1 | 16 |
+//! | [`Z64`] | the ring Z/2^64 | 8 |
+//! | [`Bit`] | GF(2): XOR and AND | 1 |
+//! | [`Bits128`] | GF(2)^128: XOR and AND | 16 |
+//! | [`Vector<G, N>`] | G^N, component-wise | N·G::BYTES |
+//!
+//! Protocol hot spots have dedicated helpers: [`fp::dot`] / [`fp::DotAccumulator`] (inner
+//! products with one reduction at the end), [`fp::sum`], and [`Fp::legendre_vartime`] /
+//! [`legendre_batch_vartime`] (a binary-GCD Jacobi symbol, several times faster than Euler's
+//! criterion [`Fp::legendre`]).
+
+pub mod bit;
+pub mod fp;
+pub mod legendre;
+pub mod vector;
+pub mod z64;
+
+pub use bit::{Bit, Bits128};
+pub use fp::Fp;
+pub use legendre::legendre_batch_vartime;
+pub use vector::Vector;
+pub use z64::Z64;
 
 use core::fmt::Debug;
 use core::ops::{Add, AddAssign, Neg, Sub, SubAssign};
@@ -71,7 +96,10 @@ pub fn encode_vec<G: Group>(v: &[G]) -> Vec<u8> {
 pub fn decode_vec<G: Group>(bytes: &[u8], count: usize) -> Result<Vec<G>, CodecError> {
     let expected = count * G::BYTES;
     if bytes.len() != expected {
-        return Err(CodecError::WrongLength { expected, got: bytes.len() });
+        return Err(CodecError::WrongLength {
+            expected,
+            got: bytes.len(),
+        });
     }
     bytes.chunks_exact(G::BYTES).map(G::read_le).collect()
 }

@@ -1,0 +1,2 @@
+//! Benchmarks of the field arithmetic and the Legendre symbol.
+fn main() {}
