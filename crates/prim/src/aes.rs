@@ -1,0 +1,388 @@
+//! AES-128 on 128-bit blocks, fixed-key AES as a public random permutation π, and the
+//! correlation-robust hash functions of Guo–Katz–Wang–Yu (2020) built from it.
+//!
+//! Blocks are handled as `u128` values ([`Block`]); the byte order is little-endian, so that the
+//! block `x` is encrypted as the 16 bytes `x.to_le_bytes()`. The `aes` crate selects AES-NI at run
+//! time when the CPU has it. The batch functions feed the cipher [`BATCH`] blocks at a time, which
+//! keeps the hardware pipeline full (AES-NI has a latency of several cycles per round but can
+//! start one round per cycle).
+//!
+//! Hash functions, with π = AES-128 under the public key [`FIXED_KEY`]
+//! (GKWY20 = Guo, Katz, Wang, Yu, "Efficient and Secure Multiparty Computation from Fixed-Key
+//! Block Ciphers", IEEE S&P 2020):
+//!
+//! * [`FixedKeyAes::cr`]: `π(x) ⊕ x`, the Matyas–Meyer–Oseas construction, a correlation-robust
+//!   hash (GKWY20 §7.1).
+//! * [`FixedKeyAes::ccr`]: `π(σ(x)) ⊕ σ(x)` with the linear orthomorphism
+//!   `σ(hi ‖ lo) = (hi ⊕ lo) ‖ hi`, a circular correlation-robust hash (GKWY20 §7.3).
+//! * [`FixedKeyAes::tccr`]: `π(π(x) ⊕ i) ⊕ π(x)`, a tweakable circular correlation-robust hash
+//!   with tweak `i` (GKWY20 §7.4).
+
+use aes::Aes128Enc;
+use aes::cipher::generic_array::GenericArray;
+use aes::cipher::{BlockEncrypt, KeyInit};
+use std::sync::LazyLock;
+
+/// A 128-bit block, little-endian: bit 0 (the "lsb") is bit 0 of byte 0.
+pub type Block = u128;
+
+/// How many blocks the batch functions hand to the cipher at once.
+pub const BATCH: usize = 8;
+
+/// The public key of the fixed-key permutation π: the first 128 fractional bits of π (the
+/// number), as a nothing-up-my-sleeve constant.
+pub const FIXED_KEY: [u8; 16] = 0x243F_6A88_85A3_08D3_1319_8A2E_0370_7344_u128.to_be_bytes();
+
+/// The low 64 bits of a block.
+#[inline(always)]
+pub const fn lo(x: Block) -> u64 {
+    x as u64
+}
+
+/// The high 64 bits of a block.
+#[inline(always)]
+pub const fn hi(x: Block) -> u64 {
+    (x >> 64) as u64
+}
+
+/// The least significant bit of a block (the control bit of DPF tree nodes).
+#[inline(always)]
+pub const fn lsb(x: Block) -> bool {
+    x & 1 == 1
+}
+
+/// The block whose every bit equals `bit` (all zeros or all ones), for branch-free selection.
+#[inline(always)]
+pub const fn mask(bit: bool) -> Block {
+    0u128.wrapping_sub(bit as u128)
+}
+
+/// The orthomorphism σ(hi ‖ lo) = (hi ⊕ lo) ‖ hi of GKWY20 §7.3: linear, a permutation, and
+/// `x ↦ σ(x) ⊕ x` is a permutation too.
+#[inline(always)]
+pub const fn sigma(x: Block) -> Block {
+    let h = hi(x) as u128;
+    let l = lo(x) as u128;
+    ((h ^ l) << 64) | h
+}
+
+/// Splits `xs` into whole batches of [`BATCH`] elements and the remainder.
+#[inline]
+pub fn batches_mut<T>(xs: &mut [T]) -> (impl Iterator<Item = &mut [T; BATCH]>, &mut [T]) {
+    let whole = xs.len() / BATCH * BATCH;
+    let (head, tail) = xs.split_at_mut(whole);
+    let it = head
+        .chunks_exact_mut(BATCH)
+        .map(|c| <&mut [T; BATCH]>::try_from(c).expect("chunks_exact_mut yields whole batches"));
+    (it, tail)
+}
+
+/// Splits `xs` into whole batches of [`BATCH`] elements and the remainder.
+#[inline]
+pub fn batches<T>(xs: &[T]) -> (impl Iterator<Item = &[T; BATCH]>, &[T]) {
+    let whole = xs.len() / BATCH * BATCH;
+    let (head, tail) = xs.split_at(whole);
+    let it = head
+        .chunks_exact(BATCH)
+        .map(|c| <&[T; BATCH]>::try_from(c).expect("chunks_exact yields whole batches"));
+    (it, tail)
+}
+
+#[inline(always)]
+fn to_ga(x: Block) -> GenericArray<u8, aes::cipher::consts::U16> {
+    GenericArray::from(x.to_le_bytes())
+}
+
+#[inline(always)]
+fn from_ga(b: &GenericArray<u8, aes::cipher::consts::U16>) -> Block {
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(b.as_slice());
+    u128::from_le_bytes(bytes)
+}
+
+/// AES-128 encryption under one key (hardware AES when available).
+#[derive(Clone)]
+pub struct Aes128Cipher {
+    inner: Aes128Enc,
+}
+
+impl std::fmt::Debug for Aes128Cipher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys may be secret (PRG seeds): never print them.
+        f.write_str("Aes128Cipher(..)")
+    }
+}
+
+impl Aes128Cipher {
+    /// The cipher keyed with `key`.
+    pub fn new(key: [u8; 16]) -> Self {
+        Aes128Cipher {
+            inner: Aes128Enc::new(&GenericArray::from(key)),
+        }
+    }
+
+    /// Encrypts one block.
+    #[inline]
+    pub fn encrypt(&self, x: Block) -> Block {
+        let mut b = to_ga(x);
+        self.inner.encrypt_block(&mut b);
+        from_ga(&b)
+    }
+
+    /// Encrypts exactly [`BATCH`] blocks in place; the unit every other batch function uses.
+    #[inline]
+    pub fn encrypt8(&self, xs: &mut [Block; BATCH]) {
+        let mut b: [GenericArray<u8, aes::cipher::consts::U16>; BATCH] =
+            std::array::from_fn(|i| to_ga(xs[i]));
+        self.inner.encrypt_blocks(&mut b);
+        for (x, y) in xs.iter_mut().zip(b.iter()) {
+            *x = from_ga(y);
+        }
+    }
+
+    /// Encrypts every block of `xs` in place, [`BATCH`] at a time.
+    pub fn encrypt_in_place(&self, xs: &mut [Block]) {
+        let (chunks, rest) = batches_mut(xs);
+        for c in chunks {
+            self.encrypt8(c);
+        }
+        for x in rest {
+            *x = self.encrypt(*x);
+        }
+    }
+}
+
+/// Fixed-key AES: the public permutation π = AES-128(FIXED_KEY, ·) and the hashes built on it.
+#[derive(Clone, Debug)]
+pub struct FixedKeyAes {
+    pi: Aes128Cipher,
+}
+
+static FIXED: LazyLock<FixedKeyAes> = LazyLock::new(|| FixedKeyAes {
+    pi: Aes128Cipher::new(FIXED_KEY),
+});
+
+/// The process-wide fixed-key AES instance (its key schedule is computed once).
+///
+/// Hot loops should call this once and keep the reference.
+pub fn fixed_key() -> &'static FixedKeyAes {
+    &FIXED
+}
+
+impl FixedKeyAes {
+    /// π(x): the fixed-key permutation.
+    #[inline]
+    pub fn pi(&self, x: Block) -> Block {
+        self.pi.encrypt(x)
+    }
+
+    /// π on [`BATCH`] blocks in place.
+    #[inline]
+    pub fn pi8(&self, xs: &mut [Block; BATCH]) {
+        self.pi.encrypt8(xs)
+    }
+
+    /// π on every block of `xs`, in place.
+    pub fn pi_in_place(&self, xs: &mut [Block]) {
+        self.pi.encrypt_in_place(xs)
+    }
+
+    /// The correlation-robust hash `π(x) ⊕ x` (MMO; GKWY20 §7.1).
+    #[inline]
+    pub fn cr(&self, x: Block) -> Block {
+        self.pi(x) ^ x
+    }
+
+    /// The circular correlation-robust hash `π(σ(x)) ⊕ σ(x)` (GKWY20 §7.3).
+    #[inline]
+    pub fn ccr(&self, x: Block) -> Block {
+        let s = sigma(x);
+        self.pi(s) ^ s
+    }
+
+    /// The tweakable circular correlation-robust hash `π(π(x) ⊕ i) ⊕ π(x)` (GKWY20 §7.4).
+    #[inline]
+    pub fn tccr(&self, tweak: Block, x: Block) -> Block {
+        let p = self.pi(x);
+        self.pi(p ^ tweak) ^ p
+    }
+
+    /// [`cr`](Self::cr) on [`BATCH`] blocks in place.
+    #[inline]
+    pub fn cr8(&self, xs: &mut [Block; BATCH]) {
+        let orig = *xs;
+        self.pi8(xs);
+        for (y, x) in xs.iter_mut().zip(orig) {
+            *y ^= x;
+        }
+    }
+
+    /// [`ccr`](Self::ccr) on [`BATCH`] blocks in place.
+    #[inline]
+    pub fn ccr8(&self, xs: &mut [Block; BATCH]) {
+        for x in xs.iter_mut() {
+            *x = sigma(*x);
+        }
+        self.cr8(xs);
+    }
+
+    /// [`cr`](Self::cr) on every block of `xs`, in place.
+    pub fn cr_in_place(&self, xs: &mut [Block]) {
+        let (chunks, rest) = batches_mut(xs);
+        for c in chunks {
+            self.cr8(c);
+        }
+        for x in rest {
+            *x = self.cr(*x);
+        }
+    }
+
+    /// [`ccr`](Self::ccr) on every block of `xs`, in place.
+    pub fn ccr_in_place(&self, xs: &mut [Block]) {
+        let (chunks, rest) = batches_mut(xs);
+        for c in chunks {
+            self.ccr8(c);
+        }
+        for x in rest {
+            *x = self.ccr(*x);
+        }
+    }
+
+    /// [`tccr`](Self::tccr) with `tweaks[i]` applied to `xs[i]`, in place.
+    ///
+    /// # Panics
+    /// If the slices differ in length.
+    pub fn tccr_in_place(&self, tweaks: &[Block], xs: &mut [Block]) {
+        assert_eq!(tweaks.len(), xs.len(), "one tweak per block");
+        let (chunks, rest) = batches_mut(xs);
+        let (tw, tw_rest) = batches(tweaks);
+        for (arr, t) in chunks.zip(tw) {
+            self.pi8(arr);
+            let p = *arr;
+            for (a, ti) in arr.iter_mut().zip(t) {
+                *a ^= ti;
+            }
+            self.pi8(arr);
+            for (a, pi) in arr.iter_mut().zip(p) {
+                *a ^= pi;
+            }
+        }
+        for (x, t) in rest.iter_mut().zip(tw_rest) {
+            *x = self.tccr(*t, *x);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aes::Aes128;
+
+    /// AES-128 straight from the `aes` crate, as the reference for every definition here.
+    fn reference_pi(x: Block) -> Block {
+        let c = Aes128::new(&GenericArray::from(FIXED_KEY));
+        let mut b = GenericArray::from(x.to_le_bytes());
+        c.encrypt_block(&mut b);
+        u128::from_le_bytes(b.into())
+    }
+
+    fn samples() -> Vec<Block> {
+        let mut v = vec![0, 1, u128::MAX, 1 << 64, (1 << 64) - 1];
+        let mut x: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
+        for _ in 0..43 {
+            x = x
+                .wrapping_mul(0x2545_F491_4F6C_DD1D_9E37_79B9_7F4A_7C15)
+                .wrapping_add(12345);
+            v.push(x);
+        }
+        v
+    }
+
+    #[test]
+    fn fips197_known_answer() {
+        // FIPS-197 Appendix C.1: key 000102…0f, plaintext 00112233…ff.
+        let key: [u8; 16] = std::array::from_fn(|i| i as u8);
+        let pt = u128::from_be_bytes([
+            0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd,
+            0xee, 0xff,
+        ]);
+        // Our blocks are little-endian, so the byte string is reversed into the u128.
+        let pt_le = u128::from_le_bytes(pt.to_be_bytes());
+        let ct = Aes128Cipher::new(key).encrypt(pt_le);
+        assert_eq!(
+            ct.to_le_bytes(),
+            [
+                0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30, 0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4,
+                0xc5, 0x5a
+            ]
+        );
+    }
+
+    #[test]
+    fn sigma_is_orthomorphism_on_samples() {
+        for x in samples() {
+            let s = sigma(x);
+            // σ(hi‖lo) = (hi⊕lo)‖hi, and σ(x)⊕x = lo‖(hi⊕lo).
+            assert_eq!(hi(s), hi(x) ^ lo(x));
+            assert_eq!(lo(s), hi(x));
+            assert_eq!(s ^ x, ((lo(x) as u128) << 64) | (hi(x) ^ lo(x)) as u128);
+        }
+        // Linear: σ(a ⊕ b) = σ(a) ⊕ σ(b).
+        let v = samples();
+        for w in v.windows(2) {
+            assert_eq!(sigma(w[0] ^ w[1]), sigma(w[0]) ^ sigma(w[1]));
+        }
+    }
+
+    #[test]
+    fn hashes_match_direct_aes() {
+        let h = fixed_key();
+        for x in samples() {
+            assert_eq!(h.pi(x), reference_pi(x));
+            assert_eq!(h.cr(x), reference_pi(x) ^ x);
+            let s = sigma(x);
+            assert_eq!(h.ccr(x), reference_pi(s) ^ s);
+            let tweak = x.rotate_left(17) ^ 5;
+            let p = reference_pi(x);
+            assert_eq!(h.tccr(tweak, x), reference_pi(p ^ tweak) ^ p);
+        }
+    }
+
+    #[test]
+    fn batches_match_single_calls() {
+        let h = fixed_key();
+        let xs = samples(); // 48 blocks: 6 full batches, then test a ragged length too
+        for len in [xs.len(), xs.len() - 3, 5, 0] {
+            let xs = &xs[..len];
+            let mut a = xs.to_vec();
+            h.cr_in_place(&mut a);
+            assert_eq!(a, xs.iter().map(|&x| h.cr(x)).collect::<Vec<_>>());
+            let mut a = xs.to_vec();
+            h.ccr_in_place(&mut a);
+            assert_eq!(a, xs.iter().map(|&x| h.ccr(x)).collect::<Vec<_>>());
+            let mut a = xs.to_vec();
+            h.pi_in_place(&mut a);
+            assert_eq!(a, xs.iter().map(|&x| reference_pi(x)).collect::<Vec<_>>());
+            let tweaks: Vec<Block> = xs.iter().map(|x| x.wrapping_mul(3)).collect();
+            let mut a = xs.to_vec();
+            h.tccr_in_place(&tweaks, &mut a);
+            assert_eq!(
+                a,
+                xs.iter()
+                    .zip(&tweaks)
+                    .map(|(&x, &t)| h.tccr(t, x))
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn hashes_differ_from_each_other() {
+        let h = fixed_key();
+        for x in samples().into_iter().filter(|&x| sigma(x) != x) {
+            assert_ne!(h.cr(x), h.ccr(x));
+            assert_ne!(h.ccr(x), h.ccr(x ^ 1));
+            assert_ne!(h.tccr(0, x), h.tccr(1, x));
+        }
+    }
+}
