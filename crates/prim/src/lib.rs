@@ -20,9 +20,6 @@ pub mod pairwise;
 pub mod prf;
 pub mod prg;
 
-#[cfg(test)]
-mod test_group;
-
 pub use crate::aes::{Aes128Cipher, Block, FixedKeyAes, fixed_key};
 pub use crate::cuckoo::{
     CuckooError, CuckooHasher, CuckooTable, SimpleHashTable, num_buckets, num_buckets_for,

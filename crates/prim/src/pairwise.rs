@@ -264,7 +264,7 @@ impl PairwisePrgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_group::TestZ;
+    use doram_field::{Fp, Z64};
     use rand::SeedableRng;
     use rand_chacha::ChaCha12Rng;
 
@@ -320,15 +320,29 @@ mod tests {
                 .into_iter()
                 .map(PairwiseSeeds::into_prgs)
                 .collect();
-            let shares: Vec<Vec<TestZ>> = prgs.iter_mut().map(|p| p.zero_shares(100)).collect();
+            let shares: Vec<Vec<Z64>> = prgs.iter_mut().map(|p| p.zero_shares(100)).collect();
             for k in 0..100 {
-                let sum = shares.iter().fold(TestZ(0), |acc, s| acc + s[k]);
-                assert_eq!(sum, TestZ(0), "n = {n}, k = {k}");
+                let sum = shares.iter().fold(Z64(0), |acc, s| acc + s[k]);
+                assert_eq!(sum, Z64(0), "n = {n}, k = {k}");
                 // Shares are not trivially zero.
-                assert!(shares.iter().all(|s| s[k] != TestZ(0)));
+                assert!(shares.iter().all(|s| s[k] != Z64(0)));
             }
             // Consecutive shares differ.
             assert_ne!(shares[0][0], shares[0][1]);
+        }
+    }
+
+    #[test]
+    fn fp_zero_shares_sum_to_zero() {
+        let mut rng = ChaCha12Rng::seed_from_u64(7);
+        let mut prgs: Vec<PairwisePrgs> = setup(3, &mut rng)
+            .into_iter()
+            .map(PairwiseSeeds::into_prgs)
+            .collect();
+        for _ in 0..50 {
+            let s: Vec<Fp> = prgs.iter_mut().map(|p| p.zero_share()).collect();
+            assert_eq!(s[0] + s[1] + s[2], Fp::ZERO);
+            assert_ne!(s[0], Fp::ZERO);
         }
     }
 
@@ -340,17 +354,17 @@ mod tests {
             .map(PairwiseSeeds::into_prgs)
             .collect();
         let (p0, p2) = (PartyId::P0, PartyId::P2);
-        let a: TestZ = prgs[0].common(p2);
-        let b: TestZ = prgs[2].common(p0);
+        let a: Z64 = prgs[0].common(p2);
+        let b: Z64 = prgs[2].common(p0);
         assert_eq!(a, b);
-        let a: TestZ = prgs[0].pair_zero_share(p2);
-        let b: TestZ = prgs[2].pair_zero_share(p0);
-        assert_eq!(a + b, TestZ(0));
-        assert_ne!(a, TestZ(0));
+        let a: Z64 = prgs[0].pair_zero_share(p2);
+        let b: Z64 = prgs[2].pair_zero_share(p0);
+        assert_eq!(a + b, Z64(0));
+        assert_ne!(a, Z64(0));
         // P1's streams were untouched: its PRG with P0 is still at the start, like P0's view of
         // that pair.
-        let x: TestZ = prgs[1].common(p0);
-        let y: TestZ = prgs[0].common(PartyId::P1);
+        let x: Z64 = prgs[1].common(p0);
+        let y: Z64 = prgs[0].common(PartyId::P1);
         assert_eq!(x, y);
     }
 

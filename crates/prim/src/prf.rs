@@ -5,7 +5,7 @@
 //! rejection sampling for groups whose order is not a power of two (for `Fp`: reject 128-bit
 //! little-endian values ≥ p and read the next block).
 
-use doram_field::{BlockSource, Group};
+use doram_field::{BlockSource, Fp, Group};
 
 /// The BLAKE3 XOF stream of one PRF evaluation, as a [`BlockSource`].
 pub struct XofBlocks {
@@ -70,6 +70,13 @@ impl Prf {
         G::random_from(&mut self.stream(input))
     }
 
+    /// `F_k(input)` as a uniformly distributed field element: 128-bit little-endian blocks of the
+    /// XOF stream are read until one is below p (each block is rejected with probability
+    /// ≈ 2^−59.2).
+    pub fn eval_fp(&self, input: &[u8]) -> Fp {
+        self.eval::<Fp>(input)
+    }
+
     /// `F_k(input)` as `out.len()` group elements read from one stream, in order.
     pub fn eval_into<G: Group>(&self, input: &[u8], out: &mut [G]) {
         let mut s = self.stream(input);
@@ -91,7 +98,7 @@ impl Prf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_group::TestZ;
+    use doram_field::Z64;
 
     #[test]
     fn matches_blake3_keyed_xof() {
@@ -107,23 +114,51 @@ mod tests {
             assert_eq!(s.next_block(), expected[16 * i..16 * i + 16]);
         }
         assert_eq!(prf.eval_bytes::<80>(b"input"), expected);
-        let v: TestZ = prf.eval(b"input");
+        let v: Z64 = prf.eval(b"input");
         assert_eq!(
             v.0,
             u64::from_le_bytes(expected[..8].try_into().expect("8"))
         );
     }
 
+    /// A block source that first yields blocks ≥ p, to exercise the rejection path.
+    struct Scripted(Vec<[u8; 16]>);
+    impl BlockSource for Scripted {
+        fn next_block(&mut self) -> [u8; 16] {
+            self.0.remove(0)
+        }
+    }
+
+    #[test]
+    fn fp_output_is_rejection_sampled() {
+        let prf = Prf::new([7; 32]);
+        let mut expected = [0u8; 16];
+        let mut h = blake3::Hasher::new_keyed(&[7; 32]);
+        h.update(b"tag");
+        h.finalize_xof().fill(&mut expected);
+        let v = prf.eval_fp(b"tag");
+        // The first block is below p except with probability 2^-59.
+        assert_eq!(v.to_u128(), u128::from_le_bytes(expected));
+        // The rejection path: u128::MAX and p itself are skipped.
+        let p = Fp::MODULUS;
+        let mut s = Scripted(vec![
+            u128::MAX.to_le_bytes(),
+            p.to_le_bytes(),
+            5u128.to_le_bytes(),
+        ]);
+        assert_eq!(Fp::random_from(&mut s), Fp::from_u128(5));
+    }
+
     #[test]
     fn keys_and_inputs_separate() {
         let a = Prf::new([1; 32]);
         let b = Prf::new([2; 32]);
-        assert_ne!(a.eval::<TestZ>(b"x"), b.eval::<TestZ>(b"x"));
-        assert_ne!(a.eval::<TestZ>(b"x"), a.eval::<TestZ>(b"y"));
-        assert_eq!(a.eval::<TestZ>(b"x"), a.clone().eval::<TestZ>(b"x"));
-        let mut v = [TestZ(0); 3];
+        assert_ne!(a.eval::<Z64>(b"x"), b.eval::<Z64>(b"x"));
+        assert_ne!(a.eval::<Z64>(b"x"), a.eval::<Z64>(b"y"));
+        assert_eq!(a.eval::<Z64>(b"x"), a.clone().eval::<Z64>(b"x"));
+        let mut v = [Z64(0); 3];
         a.eval_into(b"x", &mut v);
-        assert_eq!(v[0], a.eval::<TestZ>(b"x"));
+        assert_eq!(v[0], a.eval::<Z64>(b"x"));
         assert_ne!(v[1], v[0]);
     }
 }

@@ -145,7 +145,7 @@ impl SeedableRng for AesPrg {
 mod tests {
     use super::*;
     use crate::aes::Aes128Cipher;
-    use crate::test_group::TestZ;
+    use doram_field::Z64;
 
     #[test]
     fn stream_is_aes_ctr() {
@@ -211,11 +211,11 @@ mod tests {
     #[test]
     fn expand_matches_random_from() {
         let seed = Seed([1; 16]);
-        let v: Vec<TestZ> = AesPrg::new(seed).expand(50);
+        let v: Vec<Z64> = AesPrg::new(seed).expand(50);
         let mut p = AesPrg::new(seed);
-        let w: Vec<TestZ> = (0..50).map(|_| p.random()).collect();
+        let w: Vec<Z64> = (0..50).map(|_| p.random()).collect();
         assert_eq!(v, w);
-        let mut buf = [TestZ::default(); 50];
+        let mut buf = [Z64::default(); 50];
         AesPrg::new(seed).expand_into(&mut buf);
         assert_eq!(&buf[..], &v[..]);
         assert!(v.windows(2).any(|w| w[0] != w[1]));
