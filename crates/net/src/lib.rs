@@ -1,1 +1,72 @@
-//! Party-to-party transport for doram: in-process, TCP and mutually authenticated TLS 1.3
+//! Party-to-party transport for doram: in-process, TCP and mutually authenticated TLS 1.3.
+//!
+//! # Overview
+//! A [`Session`] is one party's endpoint of a session of 2–4 parties. Protocol code uses a
+//! blocking, message-oriented API — [`send`](Session::send) / [`recv`](Session::recv) for
+//! postcard-encoded messages, [`send_bytes`](Session::send_bytes) /
+//! [`recv_bytes`](Session::recv_bytes) for raw bytes and [`send_elems`](Session::send_elems) /
+//! [`recv_elems`](Session::recv_elems) for vectors of field or ring elements — and the same code
+//! runs over every backend:
+//!
+//! * **in-process** ([`Session::local_mesh`], [`LocalMesh`]): channels between threads of one
+//!   process, with an optional [`Tamper`] hook for fault-injection tests;
+//! * **TLS** ([`Session::connect`]): TLS 1.3 over TCP with mutual certificate authentication and
+//!   certificates bound to party ids (see [`Config`] and [`certs`]);
+//! * **plaintext TCP** ([`Session::connect_insecure_plaintext`]): the same without TLS, for
+//!   trusted hosts only.
+//!
+//! Sends never wait for the receiver: every incoming connection is drained by a background
+//! reader thread into a per-peer queue, so parties may send several messages before receiving
+//! and may send large messages to each other simultaneously.
+//!
+//! Every session counts messages, payload bytes, framing bytes and rounds per peer and per
+//! phase ([`Stats`]), keeps a Lamport clock carried in every frame header
+//! ([`Session::rounds`]), can record a [`Transcript`] of the communication's shape, and can
+//! emulate network latency and bandwidth ([`Shaping`]).
+//!
+//! Faults caused by peers — a closed connection, a malformed or oversized frame, silence past
+//! the timeout, an untrusted certificate — are reported as a [`NetError`] naming the peer; none
+//! panics or hangs.
+//!
+//! ```
+//! use doram_core::PartyId;
+//! use doram_net::Session;
+//!
+//! let mut parties = Session::local_mesh(2);
+//! let mut p1 = parties.pop().unwrap();
+//! let mut p0 = parties.pop().unwrap();
+//! let t = std::thread::spawn(move || {
+//!     let x: u64 = p1.recv(PartyId::P0)?;
+//!     p1.send(PartyId::P0, &(x + 1))
+//! });
+//! p0.send(PartyId::P1, &41u64)?;
+//! assert_eq!(p0.recv::<u64>(PartyId::P1)?, 42);
+//! t.join().unwrap()?;
+//! assert_eq!(p0.rounds(), 2);
+//! # Ok::<(), doram_net::NetError>(())
+//! ```
+//!
+//! # Wire format
+//! Every message is one frame: a 12-byte header (payload length as `u32` and the sender's
+//! Lamport timestamp as `u64`, both little-endian) followed by the payload; see
+//! [`FRAME_HEADER_BYTES`].
+
+pub mod certs;
+mod config;
+mod connect;
+mod error;
+mod frame;
+mod mesh;
+mod session;
+mod shaping;
+mod stats;
+mod tls;
+
+pub use config::{Config, MAX_FRAME_LIMIT, PartyConfig, TlsConfig, default_party_name};
+pub use connect::{ConnectOptions, Transport};
+pub use error::{ConfigError, NetError};
+pub use frame::FRAME_HEADER_BYTES;
+pub use mesh::{DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT, LocalMesh, Tamper, TamperFn};
+pub use session::{Session, TransportKind};
+pub use shaping::Shaping;
+pub use stats::{DEFAULT_PHASE, LinkStats, PhaseStats, Stats, Transcript, TranscriptEvent};

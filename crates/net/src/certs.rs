@@ -1,0 +1,192 @@
+//! Certificates and configurations for local runs.
+//!
+//! [`generate_local`] creates, in one directory:
+//!
+//! * `ca.pem` — a fresh CA certificate (ECDSA P-256). Its private key is used once and never
+//!   written, so nobody can later issue further certificates under it;
+//! * `party<i>.pem` / `party<i>.key` — each party's certificate, signed by the CA, with the
+//!   subject alternative names `party<i>.doram`, `localhost`, `127.0.0.1` and `::1`, usable for
+//!   both server and client authentication; the key file is readable by its owner only;
+//! * `doram.toml` — a ready-to-use [`Config`](crate::Config) with relative paths.
+//!
+//! Certificates are valid from 1975 to 4096: they are for local runs and tests, generated fresh
+//! each time and never committed.
+
+use std::fs;
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+use doram_core::PartyId;
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
+};
+
+use crate::config::{RawConfig, RawParty, RawSession, RawTls, default_party_name};
+use crate::error::ConfigError;
+use crate::mesh::{DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT};
+use crate::NetError;
+
+/// Name of the configuration file written by [`generate_local`].
+pub const CONFIG_FILE: &str = "doram.toml";
+
+/// Where the parties of a generated configuration listen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Addresses {
+    /// `127.0.0.1` with ports that were free when the configuration was written.
+    FreeLocalPorts,
+    /// `127.0.0.1` with ports `base, base + 1, …`.
+    BasePort(u16),
+    /// One `host:port` per party, in id order.
+    Explicit(Vec<String>),
+}
+
+fn certs_error(e: rcgen::Error) -> NetError {
+    NetError::Certs(e.to_string())
+}
+
+fn write_file(path: &Path, contents: &str, private: bool) -> Result<(), NetError> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    let mut f = options.open(path).map_err(|e| ConfigError::write(path, e))?;
+    f.write_all(contents.as_bytes()).map_err(|e| ConfigError::write(path, e))?;
+    Ok(())
+}
+
+fn addresses(n: usize, spec: Addresses) -> Result<Vec<String>, NetError> {
+    match spec {
+        Addresses::FreeLocalPorts => {
+            // Hold every listener until all ports are known, so that they are distinct.
+            let listeners = (0..n)
+                .map(|_| TcpListener::bind("127.0.0.1:0"))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| NetError::Certs(format!("cannot find free ports: {e}")))?;
+            listeners
+                .iter()
+                .map(|l| {
+                    l.local_addr()
+                        .map(|a| a.to_string())
+                        .map_err(|e| NetError::Certs(format!("cannot find free ports: {e}")))
+                })
+                .collect()
+        }
+        Addresses::BasePort(base) => (0..n)
+            .map(|i| {
+                u16::try_from(usize::from(base) + i)
+                    .map(|p| format!("127.0.0.1:{p}"))
+                    .map_err(|_| ConfigError::Invalid(format!("base port {base} too high")).into())
+            })
+            .collect(),
+        Addresses::Explicit(list) if list.len() == n => Ok(list),
+        Addresses::Explicit(list) => Err(ConfigError::Invalid(format!(
+            "{} addresses given for {n} parties",
+            list.len()
+        ))
+        .into()),
+    }
+}
+
+/// Creates a CA, a certificate and key per party, and a configuration for a local session of
+/// `n_parties` in `dir` (created if missing); returns the configuration's path.
+pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<PathBuf, NetError> {
+    if !(2..=PartyId::MAX_PARTIES).contains(&n_parties) {
+        return Err(ConfigError::PartyCount(n_parties).into());
+    }
+    let addrs = addresses(n_parties, spec)?;
+    fs::create_dir_all(dir).map_err(|e| ConfigError::write(dir, e))?;
+
+    let ca_key = KeyPair::generate().map_err(certs_error)?;
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(certs_error)?;
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    ca_params.distinguished_name.push(DnType::CommonName, "doram local CA");
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
+    let ca_cert = ca_params.self_signed(&ca_key).map_err(certs_error)?;
+    let issuer = Issuer::new(ca_params, ca_key);
+    write_file(&dir.join("ca.pem"), &ca_cert.pem(), false)?;
+
+    let mut parties = Vec::with_capacity(n_parties);
+    for (&id, address) in PartyId::first(n_parties).iter().zip(addrs) {
+        let i = id.index();
+        let name = default_party_name(id);
+        let mut params = CertificateParams::new(vec![
+            name.clone(),
+            "localhost".into(),
+            "127.0.0.1".into(),
+            "::1".into(),
+        ])
+        .map_err(certs_error)?;
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        params.extended_key_usages =
+            vec![ExtendedKeyUsagePurpose::ServerAuth, ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().map_err(certs_error)?;
+        let cert = params.signed_by(&key, &issuer).map_err(certs_error)?;
+        let (cert_file, key_file) = (format!("party{i}.pem"), format!("party{i}.key"));
+        write_file(&dir.join(&cert_file), &cert.pem(), false)?;
+        write_file(&dir.join(&key_file), &key.serialize_pem(), true)?;
+        parties.push(RawParty {
+            id: i as u64,
+            address,
+            name: None,
+            cert: Some(cert_file.into()),
+            key: Some(key_file.into()),
+        });
+    }
+
+    let timeout_ms = DEFAULT_TIMEOUT.as_millis() as u64;
+    let raw = RawConfig {
+        session: RawSession {
+            max_frame_bytes: Some(DEFAULT_MAX_FRAME_BYTES.into()),
+            timeout_ms: Some(timeout_ms),
+            connect_timeout_ms: Some(timeout_ms),
+        },
+        tls: Some(RawTls { ca: Some("ca.pem".into()) }),
+        parties,
+        shaping: None,
+    };
+    let body = toml::to_string(&raw).map_err(|e| NetError::Certs(e.to_string()))?;
+    let text = format!(
+        "# Local doram session: certificates and keys are in this directory.\n\
+         # Each party needs its own key only; add a [shaping] section to emulate a network.\n\n{body}"
+    );
+    let path = dir.join(CONFIG_FILE);
+    write_file(&path, &text, false)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+
+    #[test]
+    fn generated_config_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = generate_local(dir.path(), 3, Addresses::BasePort(7100)).unwrap();
+        let c = Config::load(&path).unwrap();
+        assert_eq!(c.n_parties(), 3);
+        assert_eq!(c.parties[2].address, "127.0.0.1:7102");
+        assert_eq!(c.parties[1].key.as_deref(), Some(dir.path().join("party1.key").as_path()));
+        assert_eq!(c.tls.as_ref().unwrap().ca_certs.len(), 1);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(dir.path().join("party0.key")).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert!(generate_local(dir.path(), 5, Addresses::FreeLocalPorts).is_err());
+        assert!(generate_local(dir.path(), 2, Addresses::Explicit(vec!["a:1".into()])).is_err());
+        let path = generate_local(dir.path(), 2, Addresses::FreeLocalPorts).unwrap();
+        let c = Config::load(path).unwrap();
+        assert_ne!(c.parties[0].address, c.parties[1].address);
+    }
+}

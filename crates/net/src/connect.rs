@@ -1,0 +1,587 @@
+//! Setting up a session over TCP or TLS.
+//!
+//! # Topology
+//! Every ordered pair of parties has its own connection: party `i` sends to party `j` on the
+//! connection that `i` opened to `j`'s listening address, and receives from `j` on the one
+//! `j` opened to it. So every party listens, and connects to every other party; there is no
+//! election of who dials whom, no race when two parties dial each other, and each connection
+//! has a single owner in each process (a sending caller on one end, a reader thread on the
+//! other), so TLS state is never shared between threads.
+//!
+//! # Setup
+//! 1. The party binds its address (or uses a listener the caller bound), then concurrently
+//!    accepts connections and dials every peer, retrying refused connections with exponential
+//!    backoff (5 ms doubling to 200 ms) until the connect timeout, so processes may start in
+//!    any order.
+//! 2. With TLS, the TLS 1.3 handshake authenticates both ends (see [`crate::tls`]).
+//! 3. The dialling party sends an 8-byte hello: `"DRMN"`, protocol version 1, the number of
+//!    parties, its own id and the id it believes it reached. The listener checks the session
+//!    size, that it is the intended recipient, that the id is a peer not yet connected and,
+//!    with TLS, that the client certificate belongs to that id. It answers with an 8-byte
+//!    acknowledgement (`"DRMN"`, version, status, two zero bytes); a rejection is reported to
+//!    the dialling party with its reason.
+//! 4. After the acknowledgement the listener never writes on that connection again (TLS session
+//!    tickets are disabled), and the dialler never reads from it.
+
+use std::io::{self, BufReader, IoSlice, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use doram_core::PartyId;
+use tracing::{debug, warn};
+
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::frame::FRAME_HEADER_BYTES;
+use crate::session::{
+    FrameSink, Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader,
+};
+use crate::tls::{TlsIo, TlsSetup, describe_handshake_error};
+use crate::NetError;
+
+/// Which transport [`Session::connect_with`] sets up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// TLS 1.3 with mutual authentication; requires a `[tls]` section.
+    #[default]
+    Tls,
+    /// Plaintext TCP: no confidentiality, no integrity, no authentication — any process that
+    /// can reach the listening port can impersonate a party. For tests and benchmarks on a
+    /// trusted host only.
+    DangerousPlaintext,
+}
+
+/// Options for [`Session::connect_with`].
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct ConnectOptions {
+    /// The transport; TLS unless explicitly changed.
+    pub transport: Transport,
+    /// A listener already bound to this party's address (e.g. on port 0 in tests, then written
+    /// into the configuration); when `None` the configured address is bound.
+    pub listener: Option<TcpListener>,
+}
+
+impl ConnectOptions {
+    /// TLS, binding the configured address.
+    pub fn new() -> ConnectOptions {
+        ConnectOptions::default()
+    }
+
+    /// Uses `transport`.
+    pub fn transport(mut self, transport: Transport) -> ConnectOptions {
+        self.transport = transport;
+        self
+    }
+
+    /// Accepts connections on `listener` instead of binding the configured address.
+    pub fn listener(mut self, listener: TcpListener) -> ConnectOptions {
+        self.listener = Some(listener);
+        self
+    }
+}
+
+const MAGIC: &[u8; 4] = b"DRMN";
+const VERSION: u8 = 1;
+const INITIAL_BACKOFF: Duration = Duration::from_millis(5);
+const MAX_BACKOFF: Duration = Duration::from_millis(200);
+const ACCEPT_POLL: Duration = Duration::from_millis(2);
+/// Read buffer of a plaintext reader.
+const READ_BUFFER: usize = 256 << 10;
+
+/// Listener verdicts on a hello.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Verdict {
+    Accepted = 0,
+    WrongSessionSize = 1,
+    WrongRecipient = 2,
+    NotAPeer = 3,
+    IdentityMismatch = 4,
+    Duplicate = 5,
+    BadHello = 6,
+}
+
+impl Verdict {
+    fn from_byte(b: u8) -> Option<Verdict> {
+        use Verdict::*;
+        [Accepted, WrongSessionSize, WrongRecipient, NotAPeer, IdentityMismatch, Duplicate, BadHello]
+            .into_iter()
+            .find(|v| *v as u8 == b)
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accepted",
+            Verdict::WrongSessionSize => "it runs a session with a different number of parties",
+            Verdict::WrongRecipient => "it is not the party we meant to reach (check the addresses)",
+            Verdict::NotAPeer => "our party id is not a peer in its session",
+            Verdict::IdentityMismatch => "our certificate does not belong to our party id",
+            Verdict::Duplicate => "it already has a connection from our party id",
+            Verdict::BadHello => "it did not understand our hello",
+        }
+    }
+}
+
+fn hello(n: usize, from: PartyId, to: PartyId) -> [u8; 8] {
+    let mut h = [0u8; 8];
+    h[..4].copy_from_slice(MAGIC);
+    h[4] = VERSION;
+    h[5] = n as u8;
+    h[6] = from.index() as u8;
+    h[7] = to.index() as u8;
+    h
+}
+
+fn ack(v: Verdict) -> [u8; 8] {
+    let mut a = [0u8; 8];
+    a[..4].copy_from_slice(MAGIC);
+    a[4] = VERSION;
+    a[5] = v as u8;
+    a
+}
+
+/// The listener's reading of a hello: the claimed sender (if parseable) and the verdict before
+/// identity and duplicate checks.
+fn judge_hello(h: &[u8; 8], me: PartyId, n: usize) -> (Option<PartyId>, Verdict) {
+    if &h[..4] != MAGIC || h[4] != VERSION {
+        return (None, Verdict::BadHello);
+    }
+    if usize::from(h[5]) != n {
+        return (None, Verdict::WrongSessionSize);
+    }
+    let Ok(from) = PartyId::from_index(usize::from(h[6]), n) else {
+        return (None, Verdict::NotAPeer);
+    };
+    if from == me {
+        return (None, Verdict::NotAPeer);
+    }
+    if usize::from(h[7]) != me.index() {
+        return (Some(from), Verdict::WrongRecipient);
+    }
+    (Some(from), Verdict::Accepted)
+}
+
+fn remaining(deadline: Instant) -> Option<Duration> {
+    deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())
+}
+
+fn set_timeouts(sock: &TcpStream, t: Duration) -> io::Result<()> {
+    sock.set_read_timeout(Some(t))?;
+    sock.set_write_timeout(Some(t))
+}
+
+/// Writes all buffers, with as few system calls as the socket allows.
+fn write_all_vectored(w: &mut impl Write, mut bufs: &mut [IoSlice<'_>]) -> io::Result<()> {
+    IoSlice::advance_slices(&mut bufs, 0);
+    while !bufs.is_empty() {
+        match w.write_vectored(bufs) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The sending half of a plaintext link.
+struct TcpSink {
+    sock: TcpStream,
+}
+
+impl FrameSink for TcpSink {
+    fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()> {
+        write_all_vectored(&mut self.sock, &mut [IoSlice::new(header), IoSlice::new(payload)])
+    }
+
+    fn close(&mut self) {
+        let _ = self.sock.shutdown(Shutdown::Both);
+    }
+}
+
+/// A connection accepted from an authenticated peer.
+struct Accepted {
+    reader: Box<dyn Read + Send>,
+    sock: TcpStream,
+}
+
+/// Everything the setup threads share.
+struct Shared {
+    me: PartyId,
+    n: usize,
+    tls: Option<TlsSetup>,
+    deadline: Instant,
+    connect_timeout: Duration,
+    timeout: Duration,
+    abort: AtomicBool,
+    claimed: Mutex<[bool; PartyId::MAX_PARTIES]>,
+}
+
+enum SetupEvent {
+    Outgoing(PartyId, Result<Box<dyn FrameSink>, NetError>),
+    Incoming(Result<(PartyId, Accepted), String>),
+}
+
+impl Session {
+    /// Connects to every other party of `config` over mutually authenticated TLS 1.3, as party
+    /// `me`, binding `me`'s configured address.
+    ///
+    /// Blocks until every peer is connected in both directions or the connect timeout expires.
+    pub fn connect(config: &Config, me: PartyId) -> Result<Session, NetError> {
+        Session::connect_with(config, me, ConnectOptions::new())
+    }
+
+    /// Like [`connect`](Session::connect) but over plaintext TCP: **insecure** (no encryption,
+    /// no authentication of peers); see [`Transport::DangerousPlaintext`].
+    pub fn connect_insecure_plaintext(config: &Config, me: PartyId) -> Result<Session, NetError> {
+        Session::connect_with(
+            config,
+            me,
+            ConnectOptions::new().transport(Transport::DangerousPlaintext),
+        )
+    }
+
+    /// Connects with explicit options (transport, pre-bound listener).
+    pub fn connect_with(
+        config: &Config,
+        me: PartyId,
+        options: ConnectOptions,
+    ) -> Result<Session, NetError> {
+        let n = config.n_parties();
+        let own = config.party(me).ok_or_else(|| {
+            ConfigError::Invalid(format!("{me} is not a party of this {n}-party configuration"))
+        })?;
+        let (tls, kind) = match options.transport {
+            Transport::Tls => (Some(TlsSetup::new(config, me)?), TransportKind::Tls),
+            Transport::DangerousPlaintext => (None, TransportKind::Tcp),
+        };
+        let listener = match options.listener {
+            Some(l) => l,
+            None => TcpListener::bind(&own.address).map_err(|e| NetError::Connect {
+                peer: me,
+                reason: format!("cannot listen on {}: {e}", own.address),
+            })?,
+        };
+        let limits = Limits { timeout: config.timeout, max_frame: config.max_frame_bytes };
+        let shared = Arc::new(Shared {
+            me,
+            n,
+            tls,
+            deadline: Instant::now() + config.connect_timeout,
+            connect_timeout: config.connect_timeout,
+            timeout: config.timeout,
+            abort: AtomicBool::new(false),
+            claimed: Mutex::new([false; PartyId::MAX_PARTIES]),
+        });
+        let result = establish(config, &shared, listener);
+        // Stops the acceptor and any connector still retrying.
+        shared.abort.store(true, Ordering::SeqCst);
+        let (outgoing, incoming) = result?;
+
+        let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
+        for (peer, (sink, acc)) in outgoing.into_iter().zip(incoming).enumerate() {
+            let (Some(sink), Some(acc)) = (sink, acc) else { continue };
+            let peer_id = PartyId::ALL[peer];
+            let (tx, rx) = mpsc::channel();
+            let shutdown = acc.sock;
+            let thread = spawn_reader(me, peer_id, acc.reader, limits, config.shaping, tx)
+                .map_err(|e| NetError::Io { peer: peer_id, source: Arc::new(e) })?;
+            links[peer] = Some(Link::new(
+                Outgoing::Stream(sink),
+                rx,
+                Some(ReaderThread { sock: shutdown, thread }),
+            ));
+        }
+        Ok(Session::from_links(me, n, kind, links, limits))
+    }
+}
+
+type Halves = (Vec<Option<Box<dyn FrameSink>>>, Vec<Option<Accepted>>);
+
+/// Runs the acceptor and one connector per peer until every link is up.
+fn establish(config: &Config, shared: &Arc<Shared>, listener: TcpListener) -> Result<Halves, NetError> {
+    let (tx, rx) = mpsc::channel();
+    let me = shared.me;
+    {
+        let shared = Arc::clone(shared);
+        let tx = tx.clone();
+        thread::Builder::new()
+            .name(format!("doram-net {me} accept"))
+            .spawn(move || accept_loop(&shared, &listener, &tx))
+            .map_err(|e| NetError::Connect { peer: me, reason: format!("cannot spawn: {e}") })?;
+    }
+    let peers: Vec<PartyId> =
+        PartyId::first(shared.n).iter().copied().filter(|&p| p != me).collect();
+    for &peer in &peers {
+        let shared = Arc::clone(shared);
+        let tx = tx.clone();
+        let address = config.parties[peer.index()].address.clone();
+        thread::Builder::new()
+            .name(format!("doram-net {me} dial {peer}"))
+            .spawn(move || {
+                let r = dial(&shared, peer, &address);
+                let _ = tx.send(SetupEvent::Outgoing(peer, r));
+            })
+            .map_err(|e| NetError::Connect { peer, reason: format!("cannot spawn: {e}") })?;
+    }
+    drop(tx);
+
+    let mut outgoing: Vec<Option<Box<dyn FrameSink>>> =
+        (0..PartyId::MAX_PARTIES).map(|_| None).collect();
+    let mut incoming: Vec<Option<Accepted>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
+    let mut last_rejection: Option<String> = None;
+    loop {
+        let done_out = peers.iter().all(|p| outgoing[p.index()].is_some());
+        let done_in = peers.iter().all(|p| incoming[p.index()].is_some());
+        if done_out && done_in {
+            return Ok((outgoing, incoming));
+        }
+        let event = match remaining(shared.deadline) {
+            Some(left) => rx.recv_timeout(left).ok(),
+            None => None,
+        };
+        match event {
+            Some(SetupEvent::Outgoing(peer, Ok(sink))) => outgoing[peer.index()] = Some(sink),
+            Some(SetupEvent::Outgoing(_, Err(e))) => return Err(e),
+            Some(SetupEvent::Incoming(Ok((peer, acc)))) => {
+                debug!(%me, %peer, "incoming link authenticated");
+                incoming[peer.index()] = Some(acc);
+            }
+            Some(SetupEvent::Incoming(Err(reason))) => {
+                warn!(%me, %reason, "rejected an incoming connection");
+                last_rejection = Some(reason);
+            }
+            None => {
+                // Deadline: report the first missing peer, outgoing side first.
+                let timeout = shared.connect_timeout;
+                if let Some(&peer) = peers.iter().find(|p| outgoing[p.index()].is_none()) {
+                    return Err(NetError::Connect {
+                        peer,
+                        reason: format!("not reached within {timeout:?}"),
+                    });
+                }
+                let peer = peers
+                    .iter()
+                    .copied()
+                    .find(|p| incoming[p.index()].is_none())
+                    .unwrap_or(me);
+                let mut reason = format!("{peer} did not connect to {me} within {timeout:?}");
+                if let Some(r) = last_rejection {
+                    reason.push_str(&format!("; last rejected attempt: {r}"));
+                }
+                return Err(NetError::Connect { peer, reason });
+            }
+        }
+    }
+}
+
+/// Accepts connections until setup ends, authenticating each on its own thread so that a slow
+/// or hostile connection cannot hold up the others.
+fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener, tx: &mpsc::Sender<SetupEvent>) {
+    if let Err(e) = listener.set_nonblocking(true) {
+        let _ = tx.send(SetupEvent::Incoming(Err(format!("listener unusable: {e}"))));
+        return;
+    }
+    while !shared.abort.load(Ordering::SeqCst) && remaining(shared.deadline).is_some() {
+        match listener.accept() {
+            Ok((sock, addr)) => {
+                let shared = Arc::clone(shared);
+                let tx = tx.clone();
+                let spawned = thread::Builder::new()
+                    .name(format!("doram-net {} greet", shared.me))
+                    .spawn(move || {
+                        let r = greet(&shared, sock, addr);
+                        let _ = tx.send(SetupEvent::Incoming(r));
+                    });
+                if let Err(e) = spawned {
+                    warn!("cannot spawn a handshake thread: {e}");
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => thread::sleep(ACCEPT_POLL),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                debug!("accept failed: {e}");
+                thread::sleep(ACCEPT_POLL);
+            }
+        }
+    }
+}
+
+/// Authenticates one incoming connection (listener side).
+fn greet(shared: &Shared, sock: TcpStream, addr: SocketAddr) -> Result<(PartyId, Accepted), String> {
+    let (me, n) = (shared.me, shared.n);
+    let left = remaining(shared.deadline).ok_or("setup deadline passed")?;
+    let setup = |e: io::Error| format!("connection from {addr}: {e}");
+    sock.set_nonblocking(false).map_err(setup)?;
+    sock.set_nodelay(true).map_err(setup)?;
+    set_timeouts(&sock, left).map_err(setup)?;
+    let shutdown = sock.try_clone().map_err(setup)?;
+
+    let claim = |from: PartyId, verdict: Verdict| -> Verdict {
+        if verdict != Verdict::Accepted {
+            return verdict;
+        }
+        // A poisoned lock only means another greeting thread panicked; the flags stay valid.
+        let mut claimed = shared.claimed.lock().unwrap_or_else(|p| p.into_inner());
+        if std::mem::replace(&mut claimed[from.index()], true) {
+            Verdict::Duplicate
+        } else {
+            Verdict::Accepted
+        }
+    };
+    let finish = |from: Option<PartyId>, verdict: Verdict| -> Result<PartyId, String> {
+        match (from, verdict) {
+            (Some(from), Verdict::Accepted) => Ok(from),
+            (from, v) => Err(format!(
+                "connection from {addr}{} refused: {}",
+                from.map(|f| format!(" claiming to be {f}")).unwrap_or_default(),
+                match v {
+                    Verdict::IdentityMismatch => "its certificate does not belong to that party",
+                    Verdict::Duplicate => "that party is already connected",
+                    Verdict::WrongRecipient => "it meant to reach another party",
+                    Verdict::WrongSessionSize => "it runs a session with a different number of parties",
+                    Verdict::NotAPeer => "its party id is not a peer",
+                    Verdict::BadHello | Verdict::Accepted => "malformed hello",
+                }
+            )),
+        }
+    };
+
+    let (from, reader): (PartyId, Box<dyn Read + Send>) = match &shared.tls {
+        None => {
+            let mut sock = sock;
+            let mut h = [0u8; 8];
+            sock.read_exact(&mut h).map_err(setup)?;
+            let (from, verdict) = judge_hello(&h, me, n);
+            let verdict = match from {
+                Some(f) => claim(f, verdict),
+                None => verdict,
+            };
+            sock.write_all(&ack(verdict)).map_err(setup)?;
+            let from = finish(from, verdict)?;
+            (from, Box::new(BufReader::with_capacity(READ_BUFFER, sock)))
+        }
+        Some(tls) => {
+            let conn = tls.server().map_err(|e| e.to_string())?;
+            let mut io = TlsIo::new(conn, sock);
+            io.handshake().map_err(|e| {
+                format!("TLS handshake with {addr} failed: {}", describe_handshake_error(&e))
+            })?;
+            let mut h = [0u8; 8];
+            io.read_exact(&mut h)
+                .map_err(|e| format!("connection from {addr}: {}", describe_handshake_error(&e)))?;
+            let (from, mut verdict) = judge_hello(&h, me, n);
+            if let (Some(f), Verdict::Accepted) = (from, verdict) {
+                let cert = io.conn.peer_certificates().and_then(|c| c.first());
+                let check = match cert {
+                    Some(cert) => tls.check_identity(cert, f),
+                    None => Err("no client certificate".into()),
+                };
+                if let Err(why) = check {
+                    warn!(%me, claimed = %f, %addr, "{why}");
+                    verdict = Verdict::IdentityMismatch;
+                }
+            }
+            let verdict = match from {
+                Some(f) => claim(f, verdict),
+                None => verdict,
+            };
+            io.send(&ack(verdict)).map_err(setup)?;
+            let from = finish(from, verdict)?;
+            (from, Box::new(io))
+        }
+    };
+    // The reader blocks until data or the end of the stream; silence is detected by `recv`.
+    shutdown.set_read_timeout(None).map_err(setup)?;
+    shutdown.set_write_timeout(Some(shared.timeout)).map_err(setup)?;
+    Ok((from, Accepted { reader, sock: shutdown }))
+}
+
+/// Opens the link to `peer` (dialling side), retrying until the deadline.
+fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSink>, NetError> {
+    let me = shared.me;
+    let fail = |reason: String| NetError::Connect { peer, reason };
+    let mut backoff = INITIAL_BACKOFF;
+    let mut last_error = String::from("no attempt made");
+    let sock = loop {
+        if shared.abort.load(Ordering::SeqCst) {
+            return Err(fail("setup aborted".into()));
+        }
+        let Some(left) = remaining(shared.deadline) else {
+            return Err(fail(format!(
+                "nothing accepted connections at {address} within {:?} (last error: {last_error})",
+                shared.connect_timeout
+            )));
+        };
+        match address.to_socket_addrs() {
+            Ok(addrs) => {
+                let mut connected = None;
+                for a in addrs {
+                    match TcpStream::connect_timeout(&a, left.min(Duration::from_secs(1))) {
+                        Ok(s) => {
+                            connected = Some(s);
+                            break;
+                        }
+                        Err(e) => last_error = format!("{a}: {e}"),
+                    }
+                }
+                if let Some(s) = connected {
+                    break s;
+                }
+            }
+            Err(e) => last_error = format!("cannot resolve {address}: {e}"),
+        }
+        thread::sleep(backoff.min(remaining(shared.deadline).unwrap_or_default()));
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    };
+    let left = remaining(shared.deadline).unwrap_or(Duration::from_millis(1));
+    let io_fail = |e: io::Error| fail(format!("{address}: {e}"));
+    sock.set_nodelay(true).map_err(io_fail)?;
+    set_timeouts(&sock, left).map_err(io_fail)?;
+    let handshake = |reason: String| NetError::Handshake { peer, reason };
+    let hello = hello(shared.n, me, peer);
+    let mut answer = [0u8; 8];
+    let sink: Box<dyn FrameSink> = match &shared.tls {
+        None => {
+            let mut sock = sock;
+            sock.write_all(&hello).map_err(io_fail)?;
+            sock.read_exact(&mut answer).map_err(|e| {
+                handshake(format!("{address} did not acknowledge our hello: {e}"))
+            })?;
+            check_answer(&answer, address).map_err(handshake)?;
+            sock.set_write_timeout(Some(shared.timeout)).map_err(io_fail)?;
+            Box::new(TcpSink { sock })
+        }
+        Some(tls) => {
+            let mut io = TlsIo::new(tls.client(peer)?, sock);
+            io.handshake()
+                .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+            io.send(&hello).map_err(|e| handshake(describe_handshake_error(&e)))?;
+            io.read_exact(&mut answer)
+                .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+            check_answer(&answer, address).map_err(handshake)?;
+            io.socket().set_write_timeout(Some(shared.timeout)).map_err(io_fail)?;
+            Box::new(io.into_sink())
+        }
+    };
+    debug!(%me, %peer, "outgoing link up");
+    Ok(sink)
+}
+
+fn check_answer(a: &[u8; 8], address: &str) -> Result<(), String> {
+    if &a[..4] != MAGIC || a[4] != VERSION {
+        return Err(format!("{address} is not a doram party (bad acknowledgement)"));
+    }
+    match Verdict::from_byte(a[5]) {
+        Some(Verdict::Accepted) => Ok(()),
+        Some(v) => Err(format!("{address} refused us: {}", v.describe())),
+        None => Err(format!("{address} answered with unknown status {}", a[5])),
+    }
+}
+

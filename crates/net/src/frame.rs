@@ -1,0 +1,281 @@
+//! The wire format shared by every backend.
+//!
+//! A frame is a 12-byte header followed by the payload:
+//!
+//! | bytes | field | meaning |
+//! |-------|-------|---------|
+//! | 0..4  | `len` | payload length, `u32` little-endian, at most the session's `max_frame_bytes` |
+//! | 4..12 | `ts`  | the sender's Lamport timestamp, `u64` little-endian, at least 1 |
+//!
+//! The header is the only framing overhead counted in [`LinkStats`](crate::LinkStats); TLS record
+//! overhead is not counted. A receiver rejects a header whose length exceeds its limit before
+//! allocating anything for the payload.
+
+use std::io::{self, Read};
+
+use doram_core::{CodecError, PartyId};
+
+use crate::NetError;
+
+/// Bytes of framing added to every payload.
+pub const FRAME_HEADER_BYTES: usize = 12;
+
+/// Upper bound on the payload buffer reserved up front for one frame; larger frames grow their
+/// buffer as the bytes actually arrive, so an announced length alone never commits memory.
+const PREALLOC_LIMIT: usize = 16 << 20;
+
+/// A decoded frame header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    /// Payload length in bytes.
+    pub len: u32,
+    /// The sender's Lamport timestamp.
+    pub ts: u64,
+}
+
+impl Header {
+    /// The wire encoding.
+    pub fn encode(self) -> [u8; FRAME_HEADER_BYTES] {
+        let mut out = [0u8; FRAME_HEADER_BYTES];
+        out[..4].copy_from_slice(&self.len.to_le_bytes());
+        out[4..].copy_from_slice(&self.ts.to_le_bytes());
+        out
+    }
+
+    /// Parses and checks a header against the receiver's frame limit.
+    pub fn decode(bytes: &[u8; FRAME_HEADER_BYTES], limit: u32) -> Result<Header, FrameError> {
+        let [l0, l1, l2, l3, t @ ..] = *bytes;
+        let len = u32::from_le_bytes([l0, l1, l2, l3]);
+        let ts = u64::from_le_bytes(t);
+        if len > limit {
+            return Err(FrameError::TooLarge { len, limit });
+        }
+        if ts == 0 {
+            return Err(FrameError::Malformed("frame carries Lamport timestamp 0".into()));
+        }
+        Ok(Header { len, ts })
+    }
+}
+
+/// A frame as received: the sender's timestamp and the payload.
+#[derive(Debug)]
+pub(crate) struct RawFrame {
+    pub ts: u64,
+    pub payload: Vec<u8>,
+}
+
+/// A frame-level failure, before the peer is attached.
+#[derive(Debug)]
+pub(crate) enum FrameError {
+    /// The header announced more than the limit.
+    TooLarge { len: u32, limit: u32 },
+    /// The stream ended inside a frame.
+    Truncated { expected: usize, got: usize },
+    /// The header is inconsistent.
+    Malformed(String),
+    /// The byte stream failed.
+    Io(io::Error),
+}
+
+impl FrameError {
+    /// The session-level error for a failure on the link from `peer`.
+    pub fn into_net(self, peer: PartyId, timeout: std::time::Duration) -> NetError {
+        match self {
+            FrameError::TooLarge { len, limit } => {
+                NetError::FrameTooLarge { peer, len: len.into(), limit: limit.into() }
+            }
+            FrameError::Truncated { expected, got } => NetError::Malformed {
+                peer,
+                source: CodecError::Malformed(format!(
+                    "connection ended inside a frame ({got} of {expected} bytes received)"
+                )),
+            },
+            FrameError::Malformed(reason) => {
+                NetError::Malformed { peer, source: CodecError::Malformed(reason) }
+            }
+            FrameError::Io(err) => NetError::from_io(peer, err, timeout),
+        }
+    }
+}
+
+fn is_eof(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::UnexpectedEof
+}
+
+/// Reads into `buf` until it is full or the stream ends; returns the bytes read.
+fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<usize, FrameError> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if is_eof(&e) => break,
+            Err(e) => return Err(FrameError::Io(e)),
+        }
+    }
+    Ok(got)
+}
+
+/// Reads one frame from a byte stream. `Ok(None)` is a clean end of stream at a frame boundary.
+pub(crate) fn read_frame<R: Read + ?Sized>(
+    r: &mut R,
+    limit: u32,
+) -> Result<Option<RawFrame>, FrameError> {
+    let mut hdr = [0u8; FRAME_HEADER_BYTES];
+    let got = read_full(r, &mut hdr)?;
+    if got == 0 {
+        return Ok(None);
+    }
+    if got < FRAME_HEADER_BYTES {
+        return Err(FrameError::Truncated { expected: FRAME_HEADER_BYTES, got });
+    }
+    let header = Header::decode(&hdr, limit)?;
+    let len = header.len as usize;
+    let mut payload = Vec::with_capacity(len.min(PREALLOC_LIMIT));
+    // `read_to_end` retries interrupted reads itself; the payload keeps what arrived before an
+    // error, which is all a truncation report needs.
+    match Read::take(&mut *r, len as u64).read_to_end(&mut payload) {
+        Ok(_) => {}
+        Err(e) if is_eof(&e) => {}
+        Err(e) => return Err(FrameError::Io(e)),
+    }
+    let got = payload.len();
+    if got < len {
+        return Err(FrameError::Truncated {
+            expected: FRAME_HEADER_BYTES + len,
+            got: FRAME_HEADER_BYTES + got,
+        });
+    }
+    Ok(Some(RawFrame { ts: header.ts, payload }))
+}
+
+/// Incremental decoder for a byte stream delivered in arbitrary pieces (the in-process backend
+/// feeds it tampered wire bytes so that faults surface exactly as they would over a socket).
+#[derive(Debug)]
+pub(crate) struct StreamDecoder {
+    buf: Vec<u8>,
+    limit: u32,
+    failed: bool,
+}
+
+impl StreamDecoder {
+    pub fn new(limit: u32) -> Self {
+        StreamDecoder { buf: Vec::new(), limit, failed: false }
+    }
+
+    /// Appends bytes and returns every frame (or the first error) they complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Result<RawFrame, FrameError>> {
+        let mut out = Vec::new();
+        if self.failed {
+            return out;
+        }
+        self.buf.extend_from_slice(bytes);
+        let mut pos = 0;
+        while let Some(hdr) = self.buf.get(pos..pos + FRAME_HEADER_BYTES) {
+            let mut h = [0u8; FRAME_HEADER_BYTES];
+            h.copy_from_slice(hdr);
+            let header = match Header::decode(&h, self.limit) {
+                Ok(header) => header,
+                Err(e) => {
+                    self.failed = true;
+                    self.buf = Vec::new();
+                    out.push(Err(e));
+                    return out;
+                }
+            };
+            let start = pos + FRAME_HEADER_BYTES;
+            let Some(payload) = self.buf.get(start..start + header.len as usize) else {
+                break;
+            };
+            out.push(Ok(RawFrame { ts: header.ts, payload: payload.to_vec() }));
+            pos = start + header.len as usize;
+        }
+        self.buf.drain(..pos);
+        out
+    }
+
+    /// Ends the stream: an error if it stopped inside a frame.
+    pub fn finish(&mut self) -> Option<FrameError> {
+        if self.failed || self.buf.is_empty() {
+            return None;
+        }
+        self.failed = true;
+        let got = self.buf.len();
+        let expected = match self.buf.get(..4) {
+            Some(l) => FRAME_HEADER_BYTES + u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize,
+            None => FRAME_HEADER_BYTES,
+        };
+        self.buf = Vec::new();
+        Some(FrameError::Truncated { expected, got })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire(len: u32, ts: u64, payload: &[u8]) -> Vec<u8> {
+        let mut v = Header { len, ts }.encode().to_vec();
+        v.extend_from_slice(payload);
+        v
+    }
+
+    #[test]
+    fn header_roundtrip_and_limits() {
+        let h = Header { len: 5, ts: 9 };
+        assert_eq!(Header::decode(&h.encode(), 5).unwrap(), h);
+        assert!(matches!(
+            Header::decode(&h.encode(), 4),
+            Err(FrameError::TooLarge { len: 5, limit: 4 })
+        ));
+        assert!(matches!(
+            Header::decode(&Header { len: 1, ts: 0 }.encode(), 4),
+            Err(FrameError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn read_frame_handles_eof_and_truncation() {
+        let mut bytes = wire(3, 1, b"abc");
+        bytes.extend(wire(0, 2, b""));
+        let mut r = &bytes[..];
+        let f = read_frame(&mut r, 10).unwrap().unwrap();
+        assert_eq!((f.ts, f.payload.as_slice()), (1, &b"abc"[..]));
+        let f = read_frame(&mut r, 10).unwrap().unwrap();
+        assert_eq!((f.ts, f.payload.len()), (2, 0));
+        assert!(read_frame(&mut r, 10).unwrap().is_none());
+
+        let bytes = wire(3, 1, b"ab");
+        assert!(matches!(
+            read_frame(&mut &bytes[..], 10),
+            Err(FrameError::Truncated { expected: 15, got: 14 })
+        ));
+        assert!(matches!(
+            read_frame(&mut &bytes[..5], 10),
+            Err(FrameError::Truncated { expected: 12, got: 5 })
+        ));
+    }
+
+    #[test]
+    fn stream_decoder_reassembles_pieces() {
+        let mut all = wire(3, 1, b"abc");
+        all.extend(wire(2, 1, b"de"));
+        let mut dec = StreamDecoder::new(100);
+        let mut frames = Vec::new();
+        for piece in all.chunks(5) {
+            frames.extend(dec.feed(piece).into_iter().map(|f| f.unwrap().payload));
+        }
+        assert_eq!(frames, vec![b"abc".to_vec(), b"de".to_vec()]);
+        assert!(dec.finish().is_none());
+
+        let mut dec = StreamDecoder::new(100);
+        assert!(dec.feed(&wire(3, 1, b"a")).is_empty());
+        assert!(matches!(dec.finish(), Some(FrameError::Truncated { expected: 15, got: 13 })));
+
+        let mut dec = StreamDecoder::new(2);
+        let out = dec.feed(&wire(3, 1, b"abc"));
+        assert!(matches!(out.as_slice(), [Err(FrameError::TooLarge { len: 3, limit: 2 })]));
+        assert!(dec.feed(&wire(1, 1, b"a")).is_empty());
+    }
+}

@@ -1,0 +1,474 @@
+//! [`Session`]: one party's endpoint of a 2–4 party session, whatever the backend.
+
+use std::fmt;
+use std::io::{self, Read};
+use std::net::{Shutdown, TcpStream};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use doram_core::{CodecError, PartyId};
+use doram_field::Group;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::frame::{FRAME_HEADER_BYTES, Header, read_frame};
+use crate::mesh::LocalOut;
+use crate::shaping::{Shaper, Shaping};
+use crate::stats::{Stats, Transcript, TranscriptEvent};
+use crate::NetError;
+
+/// What a link's receiving side hands to [`Session::recv_bytes`].
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// A complete frame, not to be handed out before `deliver_at` (traffic shaping).
+    Frame { ts: u64, payload: Vec<u8>, deliver_at: Option<Instant> },
+    /// The link failed; nothing more will arrive.
+    Failed(NetError),
+}
+
+/// The sending half of a byte-stream link (TCP or TLS).
+pub(crate) trait FrameSink: Send {
+    /// Writes one frame (header and payload) completely.
+    fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()>;
+    /// Ends the connection, best effort.
+    fn close(&mut self);
+}
+
+/// The sending half of a link.
+pub(crate) enum Outgoing {
+    /// In-process channel.
+    Local(LocalOut),
+    /// A socket, plaintext or TLS.
+    Stream(Box<dyn FrameSink>),
+}
+
+/// The background reader of a byte-stream link.
+pub(crate) struct ReaderThread {
+    /// A handle on the incoming socket, to unblock the thread at shutdown.
+    pub sock: TcpStream,
+    pub thread: JoinHandle<()>,
+}
+
+/// Both halves of the connection with one peer.
+pub(crate) struct Link {
+    pub out: Outgoing,
+    pub inbox: Receiver<Incoming>,
+    pub reader: Option<ReaderThread>,
+    pub in_failed: Option<NetError>,
+    pub out_failed: Option<NetError>,
+}
+
+impl Link {
+    pub fn new(out: Outgoing, inbox: Receiver<Incoming>, reader: Option<ReaderThread>) -> Link {
+        Link { out, inbox, reader, in_failed: None, out_failed: None }
+    }
+}
+
+/// Which backend a session runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// In-process channels ([`Session::local_mesh`]).
+    InProcess,
+    /// Plaintext TCP (explicitly insecure).
+    Tcp,
+    /// Mutually authenticated TLS 1.3 over TCP.
+    Tls,
+}
+
+/// Session-wide settings shared by every backend.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub timeout: Duration,
+    pub max_frame: u32,
+}
+
+/// One party's endpoint of a session of 2–4 parties.
+///
+/// A session offers a blocking, message-oriented API: [`send_bytes`](Session::send_bytes)
+/// returns once the frame is handed to the transport (it never waits for the peer to call
+/// `recv`), and [`recv_bytes`](Session::recv_bytes) returns the next frame from one peer, in the
+/// order that peer sent them. Every link has a background reader (or is an in-process channel),
+/// so any pattern of sends and receives that the protocol itself allows completes — parties may
+/// send many messages to many peers before receiving, and two parties may send large messages to
+/// each other at the same time.
+///
+/// # Rounds
+/// Each session keeps a Lamport clock: `clock` is the largest timestamp received so far (0 at
+/// the start). Every frame sent carries the timestamp `ts = clock + 1`; receiving a frame sets
+/// `clock = max(clock, ts)`. [`rounds`](Session::rounds) is the larger of `clock` and the largest
+/// timestamp sent, i.e. the length of the longest chain of causally dependent messages that this
+/// party has taken part in. Consequently messages sent in the same step (with no receive in
+/// between) share a timestamp and count as one round, and `k` sequential dependent messages
+/// (each sent after receiving the previous one) count as `k` rounds: a ping-pong is two rounds,
+/// and an all-to-all exchange followed by a second all-to-all exchange is two rounds at every
+/// party.
+///
+/// # Errors
+/// A failure on a link (closed, malformed, oversized, TLS error) is sticky: every later `recv`
+/// from that peer returns the same error, and likewise for sends. A [`NetError::Timeout`] is not
+/// sticky; the caller may wait again.
+///
+/// Dropping a session closes all its connections; peers then get [`NetError::Closed`] after
+/// the frames already sent to them.
+pub struct Session {
+    me: PartyId,
+    n: usize,
+    kind: TransportKind,
+    links: Vec<Option<Link>>,
+    limits: Limits,
+    clock: u64,
+    sent_high: u64,
+    last_sent_ts: [u64; PartyId::MAX_PARTIES],
+    last_recv_ts: [u64; PartyId::MAX_PARTIES],
+    stats: Stats,
+    transcript: Option<Transcript>,
+    scratch: Vec<u8>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("me", &self.me)
+            .field("n_parties", &self.n)
+            .field("transport", &self.kind)
+            .field("rounds", &self.rounds())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Assembles a session; `links[i]` is the link with party `i` (`None` for `me`).
+    pub(crate) fn from_links(
+        me: PartyId,
+        n: usize,
+        kind: TransportKind,
+        links: Vec<Option<Link>>,
+        limits: Limits,
+    ) -> Session {
+        Session {
+            me,
+            n,
+            kind,
+            links,
+            limits,
+            clock: 0,
+            sent_high: 0,
+            last_sent_ts: [0; PartyId::MAX_PARTIES],
+            last_recv_ts: [0; PartyId::MAX_PARTIES],
+            stats: Stats::default(),
+            transcript: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// This party's id.
+    pub fn me(&self) -> PartyId {
+        self.me
+    }
+
+    /// Number of parties in the session (2–4).
+    pub fn n_parties(&self) -> usize {
+        self.n
+    }
+
+    /// The other parties, in id order.
+    pub fn peers(&self) -> impl Iterator<Item = PartyId> + use<> {
+        let me = self.me;
+        PartyId::first(self.n).iter().copied().filter(move |&p| p != me)
+    }
+
+    /// The backend this session runs on.
+    pub fn transport(&self) -> TransportKind {
+        self.kind
+    }
+
+    /// How long [`recv_bytes`](Session::recv_bytes) waits for a peer before
+    /// [`NetError::Timeout`].
+    pub fn timeout(&self) -> Duration {
+        self.limits.timeout
+    }
+
+    /// Changes the receive timeout (sockets keep the send timeout they were set up with).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.limits.timeout = timeout;
+    }
+
+    /// The largest payload a frame may carry, in bytes.
+    pub fn max_frame_bytes(&self) -> usize {
+        self.limits.max_frame as usize
+    }
+
+    fn link_mut(&mut self, peer: PartyId) -> Result<&mut Link, NetError> {
+        let (me, n) = (self.me, self.n);
+        match self.links.get_mut(peer.index()) {
+            Some(Some(link)) if peer.index() < n => Ok(link),
+            _ => Err(NetError::NotAPeer { party: peer, me, n_parties: n }),
+        }
+    }
+
+    /// Sends `bytes` as one message to `to`.
+    ///
+    /// Returns once the frame is handed to the transport. Fails with
+    /// [`NetError::FrameTooLarge`] (naming `to`) if `bytes` exceeds the frame limit.
+    pub fn send_bytes(&mut self, to: PartyId, bytes: &[u8]) -> Result<(), NetError> {
+        let Limits { timeout, max_frame } = self.limits;
+        let ts = self.clock.saturating_add(1);
+        let link = self.link_mut(to)?;
+        if let Some(e) = &link.out_failed {
+            return Err(e.clone());
+        }
+        let len = match u32::try_from(bytes.len()) {
+            Ok(len) if len <= max_frame => len,
+            _ => {
+                return Err(NetError::FrameTooLarge {
+                    peer: to,
+                    len: bytes.len() as u64,
+                    limit: max_frame.into(),
+                });
+            }
+        };
+        let result = match &mut link.out {
+            Outgoing::Local(local) => local.send(ts, bytes),
+            Outgoing::Stream(sink) => sink
+                .write_frame(&Header { len, ts }.encode(), bytes)
+                .map_err(|e| NetError::from_io(to, e, timeout)),
+        };
+        if let Err(e) = result {
+            // A stream that failed (or timed out) inside a frame cannot be resynchronised.
+            link.out_failed = Some(e.clone());
+            return Err(e);
+        }
+        self.on_sent(to, ts, bytes.len());
+        Ok(())
+    }
+
+    /// Receives the next message from `from`, waiting at most [`timeout`](Session::timeout).
+    pub fn recv_bytes(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
+        let timeout = self.limits.timeout;
+        let last_ts = self.last_recv_ts[from.index()];
+        let link = self.link_mut(from)?;
+        if let Some(e) = &link.in_failed {
+            return Err(e.clone());
+        }
+        let event = match link.inbox.recv_timeout(timeout) {
+            Ok(event) => event,
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(NetError::Timeout { peer: from, after: timeout });
+            }
+            Err(RecvTimeoutError::Disconnected) => Incoming::Failed(NetError::Closed { peer: from }),
+        };
+        let (ts, payload, deliver_at) = match event {
+            Incoming::Frame { ts, payload, deliver_at } if ts >= last_ts => (ts, payload, deliver_at),
+            Incoming::Frame { ts, .. } => {
+                let e = NetError::Malformed {
+                    peer: from,
+                    source: CodecError::Malformed(format!(
+                        "Lamport timestamp went backwards ({ts} after {last_ts})"
+                    )),
+                };
+                link.in_failed = Some(e.clone());
+                return Err(e);
+            }
+            Incoming::Failed(e) => {
+                link.in_failed = Some(e.clone());
+                return Err(e);
+            }
+        };
+        if let Some(at) = deliver_at {
+            let now = Instant::now();
+            if at > now {
+                thread::sleep(at - now);
+            }
+        }
+        self.on_received(from, ts, payload.len());
+        Ok(payload)
+    }
+
+    /// Sends a message serialized with postcard.
+    pub fn send<M: Serialize + ?Sized>(&mut self, to: PartyId, msg: &M) -> Result<(), NetError> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        match postcard::to_extend(msg, buf) {
+            Ok(bytes) => {
+                let r = self.send_bytes(to, &bytes);
+                self.scratch = bytes;
+                r
+            }
+            Err(e) => Err(NetError::Encode(e.to_string())),
+        }
+    }
+
+    /// Receives a postcard-encoded message; bytes that do not decode to exactly one `M` are
+    /// [`NetError::Malformed`].
+    pub fn recv<M: DeserializeOwned>(&mut self, from: PartyId) -> Result<M, NetError> {
+        let bytes = self.recv_bytes(from)?;
+        let malformed = |reason: String| NetError::Malformed {
+            peer: from,
+            source: CodecError::Malformed(reason),
+        };
+        match postcard::take_from_bytes::<M>(&bytes) {
+            Ok((msg, [])) => Ok(msg),
+            Ok((_, rest)) => Err(malformed(format!("{} trailing bytes after the message", rest.len()))),
+            Err(e) => Err(malformed(e.to_string())),
+        }
+    }
+
+    /// Sends group elements as raw little-endian bytes, back to back, with no length prefix
+    /// (the receiver knows the count from the protocol).
+    pub fn send_elems<G: Group>(&mut self, to: PartyId, v: &[G]) -> Result<(), NetError> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        buf.resize(v.len() * G::BYTES, 0);
+        for (x, chunk) in v.iter().zip(buf.chunks_exact_mut(G::BYTES)) {
+            x.write_le(chunk);
+        }
+        let result = self.send_bytes(to, &buf);
+        self.scratch = buf;
+        result
+    }
+
+    /// Receives exactly `count` group elements from `from`; a message of the wrong length or
+    /// with a non-canonical element is [`NetError::Malformed`] naming the peer.
+    pub fn recv_elems<G: Group>(&mut self, from: PartyId, count: usize) -> Result<Vec<G>, NetError> {
+        let bytes = self.recv_bytes(from)?;
+        doram_field::decode_vec(&bytes, count).map_err(|source| NetError::Malformed { peer: from, source })
+    }
+
+    /// Makes `phase` the current phase: later messages are counted under it in
+    /// [`stats`](Session::stats) and the transcript. Re-entering a phase adds to its counters.
+    pub fn set_phase(&mut self, phase: &str) {
+        self.stats.set_phase(phase);
+    }
+
+    /// The current phase ([`DEFAULT_PHASE`](crate::DEFAULT_PHASE) until
+    /// [`set_phase`](Session::set_phase) is called).
+    pub fn phase(&self) -> &str {
+        self.stats.current_phase()
+    }
+
+    /// Communication statistics, per phase and per peer.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Zeroes all statistics (the Lamport clock and the phase names are kept).
+    pub fn reset_stats(&mut self) {
+        self.stats.reset();
+    }
+
+    /// The number of communication rounds so far (see the type-level documentation for the
+    /// exact rule).
+    pub fn rounds(&self) -> u64 {
+        self.clock.max(self.sent_high)
+    }
+
+    /// Starts (`true`) or stops (`false`) recording a [`Transcript`]. Starting keeps events
+    /// already recorded.
+    pub fn record_transcript(&mut self, enabled: bool) {
+        match (enabled, self.transcript.is_some()) {
+            (true, false) => self.transcript = Some(Transcript::default()),
+            (false, true) => self.transcript = None,
+            _ => {}
+        }
+    }
+
+    /// The transcript recorded so far, if recording is on.
+    pub fn transcript(&self) -> Option<&Transcript> {
+        self.transcript.as_ref()
+    }
+
+    /// Returns the transcript recorded so far and starts a fresh one (recording stays on).
+    pub fn take_transcript(&mut self) -> Option<Transcript> {
+        self.transcript.as_mut().map(std::mem::take)
+    }
+
+    fn on_sent(&mut self, to: PartyId, ts: u64, bytes: usize) {
+        let before = self.rounds();
+        self.sent_high = self.sent_high.max(ts);
+        let new_round = std::mem::replace(&mut self.last_sent_ts[to.index()], ts) != ts;
+        let advanced = self.rounds() - before;
+        let phase = self.stats.cur();
+        phase.rounds += advanced;
+        let l = &mut phase.links[to.index()];
+        l.msgs_sent += 1;
+        l.bytes_sent += bytes as u64;
+        l.overhead_sent += FRAME_HEADER_BYTES as u64;
+        l.rounds_sent += u64::from(new_round);
+        self.record(self.me, to, bytes, ts);
+    }
+
+    fn on_received(&mut self, from: PartyId, ts: u64, bytes: usize) {
+        let before = self.rounds();
+        self.clock = self.clock.max(ts);
+        let new_round = std::mem::replace(&mut self.last_recv_ts[from.index()], ts) != ts;
+        let advanced = self.rounds() - before;
+        let phase = self.stats.cur();
+        phase.rounds += advanced;
+        let l = &mut phase.links[from.index()];
+        l.msgs_received += 1;
+        l.bytes_received += bytes as u64;
+        l.overhead_received += FRAME_HEADER_BYTES as u64;
+        l.rounds_received += u64::from(new_round);
+        self.record(from, self.me, bytes, ts);
+    }
+
+    fn record(&mut self, from: PartyId, to: PartyId, bytes: usize, round: u64) {
+        if let Some(t) = &mut self.transcript {
+            t.events.push(TranscriptEvent {
+                phase: self.stats.current_name(),
+                from,
+                to,
+                bytes: bytes as u64,
+                round,
+            });
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        for link in self.links.iter_mut().filter_map(Option::as_mut) {
+            if let Outgoing::Stream(sink) = &mut link.out {
+                sink.close();
+            }
+            if let Some(reader) = link.reader.take() {
+                // Shutting the socket down wakes the reader thread out of its blocking read; it
+                // then reports the end of stream into a channel nobody listens to and exits.
+                let _ = reader.sock.shutdown(Shutdown::Both);
+                let _ = reader.thread.join();
+            }
+        }
+    }
+}
+
+/// Starts the background reader of a byte-stream link: it decodes frames from `stream` and
+/// queues them (or the link's failure) for [`Session::recv_bytes`].
+pub(crate) fn spawn_reader<R: Read + Send + 'static>(
+    me: PartyId,
+    peer: PartyId,
+    mut stream: R,
+    limits: Limits,
+    shaping: Shaping,
+    tx: Sender<Incoming>,
+) -> io::Result<JoinHandle<()>> {
+    thread::Builder::new().name(format!("doram-net {me}<-{peer}")).spawn(move || {
+        let mut shaper = Shaper::new(shaping);
+        loop {
+            let event = match read_frame(&mut stream, limits.max_frame) {
+                Ok(Some(f)) => Incoming::Frame {
+                    deliver_at: shaper.schedule(Instant::now(), FRAME_HEADER_BYTES + f.payload.len()),
+                    ts: f.ts,
+                    payload: f.payload,
+                },
+                Ok(None) => Incoming::Failed(NetError::Closed { peer }),
+                Err(e) => Incoming::Failed(e.into_net(peer, limits.timeout)),
+            };
+            let last = matches!(event, Incoming::Failed(_));
+            if tx.send(event).is_err() || last {
+                break;
+            }
+        }
+    })
+}

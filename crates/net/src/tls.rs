@@ -1,0 +1,493 @@
+//! TLS 1.3 with mutual authentication (rustls, ring provider) and the binding between
+//! certificates and party ids.
+//!
+//! Every party presents its certificate both as a server (to the peers that connect to it) and
+//! as a client (when it connects to them). Peers are trusted in one of two ways:
+//!
+//! * **CA**: the `[tls] ca` certificate signs every party certificate. A connecting party checks
+//!   that the listener's certificate chains to the CA and is valid for the listener's DNS name
+//!   (`party<i>.doram` unless the config names it otherwise); the listener checks the client's
+//!   chain and, after the client's hello claims to be `P_j`, that its certificate is valid for
+//!   `P_j`'s name.
+//! * **Pinned**: without a CA, each party's own certificate (from its `[[party]] cert`) is the
+//!   only certificate accepted for it, byte for byte. Validity dates are not checked for pinned
+//!   certificates.
+//!
+//! Only TLS 1.3 is offered, with AES-128-GCM preferred (AES-NI makes it the fastest suite on
+//! x86-64), then AES-256-GCM and ChaCha20-Poly1305.
+
+use std::io::{self, BufReader, IoSlice, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+
+use doram_core::PartyId;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::{Resumption, WebPkiServerVerifier};
+use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use rustls::server::{NoServerSessionStorage, WebPkiClientVerifier};
+use rustls::{
+    CertificateError, ClientConfig, ClientConnection, Connection, DigitallySignedStruct,
+    DistinguishedName, OtherError, RootCertStore, ServerConfig, ServerConnection, SignatureScheme,
+};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+
+use crate::config::{Config, load_certs};
+use crate::error::ConfigError;
+use crate::frame::FRAME_HEADER_BYTES;
+use crate::session::FrameSink;
+use crate::NetError;
+
+/// Plaintext handed to rustls per call when sending: 16 records of 16 KiB, written to the
+/// socket with one vectored write.
+const SEND_CHUNK: usize = 256 << 10;
+/// Socket read buffer of a TLS reader (rustls asks for at most a few KiB per call).
+const READ_BUFFER: usize = 256 << 10;
+
+/// The crypto provider: ring, TLS 1.3 suites with AES-128-GCM first.
+fn provider() -> Arc<CryptoProvider> {
+    use rustls::crypto::ring::cipher_suite as cs;
+    let mut p = rustls::crypto::ring::default_provider();
+    p.cipher_suites = vec![
+        cs::TLS13_AES_128_GCM_SHA256,
+        cs::TLS13_AES_256_GCM_SHA384,
+        cs::TLS13_CHACHA20_POLY1305_SHA256,
+    ];
+    Arc::new(p)
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct PinError(String);
+
+fn pin_mismatch(what: String) -> rustls::Error {
+    rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(Arc::new(PinError(what)))))
+}
+
+/// Accepts exactly one pinned certificate from the server we connect to.
+#[derive(Debug)]
+struct PinnedServer {
+    peer: PartyId,
+    expected: CertificateDer<'static>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl ServerCertVerifier for PinnedServer {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if end_entity.as_ref() == self.expected.as_ref() {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(pin_mismatch(format!("not the certificate pinned for {}", self.peer)))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// Accepts a client certificate if it is pinned for some peer; which peer is checked after
+/// the hello (see [`TlsSetup::check_identity`]).
+#[derive(Debug)]
+struct PinnedClients {
+    pinned: Vec<CertificateDer<'static>>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl ClientCertVerifier for PinnedClients {
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        &[]
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        if self.pinned.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
+            Ok(ClientCertVerified::assertion())
+        } else {
+            Err(pin_mismatch("not the pinned certificate of any peer".into()))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// How a peer's certificate is tied to its id.
+#[derive(Debug)]
+enum PeerAuth {
+    /// Certificates signed by the CA, identified by DNS name.
+    Ca,
+    /// Certificates pinned per party (indexed by party).
+    Pinned(Vec<CertificateDer<'static>>),
+}
+
+/// Everything one party needs for TLS: its server configuration, a client configuration per
+/// peer and the rule that ties certificates to party ids.
+#[derive(Debug)]
+pub(crate) struct TlsSetup {
+    server: Arc<ServerConfig>,
+    clients: Vec<Option<Arc<ClientConfig>>>,
+    names: Vec<String>,
+    auth: PeerAuth,
+}
+
+fn rustls_config_error(path: &std::path::Path, e: rustls::Error) -> NetError {
+    let reason = match e {
+        rustls::Error::InconsistentKeys(_) => "the private key does not match the certificate".into(),
+        e => format!("unusable certificate or key: {e}"),
+    };
+    ConfigError::Pem { path: path.into(), reason }.into()
+}
+
+impl TlsSetup {
+    /// Loads this party's certificate and key and builds the rustls configurations.
+    pub fn new(config: &Config, me: PartyId) -> Result<TlsSetup, NetError> {
+        let tls = config.tls.as_ref().ok_or(ConfigError::NoTls)?;
+        let own = config
+            .party(me)
+            .ok_or_else(|| ConfigError::Invalid(format!("{me} is not in the configuration")))?;
+        let missing = |what: &str| {
+            ConfigError::Invalid(format!("party {} has no {what} in the configuration", me.index()))
+        };
+        let cert_path = own.cert.as_ref().ok_or_else(|| missing("cert"))?;
+        let key_path = own.key.as_ref().ok_or_else(|| missing("key"))?;
+        let chain = load_certs(cert_path)?;
+        let key_bytes = std::fs::read(key_path).map_err(|e| ConfigError::read(key_path, e))?;
+        let key = PrivateKeyDer::from_pem_slice(&key_bytes).map_err(|e| ConfigError::Pem {
+            path: key_path.clone(),
+            reason: format!("no usable private key: {e}"),
+        })?;
+
+        let provider = provider();
+        let n = config.n_parties();
+        let names: Vec<String> = config.parties.iter().map(|p| p.name.clone()).collect();
+        let auth = if tls.ca.is_some() {
+            PeerAuth::Ca
+        } else {
+            let mut pinned = Vec::with_capacity(n);
+            for p in &config.parties {
+                let path = p.cert.as_ref().ok_or_else(|| {
+                    ConfigError::Invalid(format!("party {} has no cert to pin", p.id.index()))
+                })?;
+                let mut certs = load_certs(path)?;
+                pinned.push(certs.swap_remove(0));
+            }
+            PeerAuth::Pinned(pinned)
+        };
+
+        let roots = || -> Result<Arc<RootCertStore>, NetError> {
+            let mut roots = RootCertStore::empty();
+            for c in &tls.ca_certs {
+                roots.add(c.clone()).map_err(|e| ConfigError::Pem {
+                    path: tls.ca.clone().unwrap_or_default(),
+                    reason: format!("unusable CA certificate: {e}"),
+                })?;
+            }
+            Ok(Arc::new(roots))
+        };
+        let versions = [&rustls::version::TLS13];
+
+        let client_verifier: Arc<dyn ClientCertVerifier> = match &auth {
+            PeerAuth::Ca => WebPkiClientVerifier::builder_with_provider(roots()?, provider.clone())
+                .build()
+                .map_err(|e| ConfigError::Invalid(format!("CA certificate: {e}")))?,
+            PeerAuth::Pinned(pinned) => Arc::new(PinnedClients {
+                pinned: pinned
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| i != me.index())
+                    .map(|(_, c)| c.clone())
+                    .collect(),
+                provider: provider.clone(),
+            }),
+        };
+        let mut server = ServerConfig::builder_with_provider(provider.clone())
+            .with_protocol_versions(&versions)
+            .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
+            .with_client_cert_verifier(client_verifier)
+            .with_single_cert(chain.clone(), key.clone_key())
+            .map_err(|e| rustls_config_error(key_path, e))?;
+        // Nothing is resumed, and the listener never sends after the handshake (see `connect`).
+        server.send_tls13_tickets = 0;
+        server.session_storage = Arc::new(NoServerSessionStorage {});
+
+        let ca_verifier = match &auth {
+            PeerAuth::Ca => Some(
+                WebPkiServerVerifier::builder_with_provider(roots()?, provider.clone())
+                    .build()
+                    .map_err(|e| ConfigError::Invalid(format!("CA certificate: {e}")))?,
+            ),
+            PeerAuth::Pinned(_) => None,
+        };
+        let mut clients = Vec::with_capacity(n);
+        for (i, _) in config.parties.iter().enumerate() {
+            if i == me.index() {
+                clients.push(None);
+                continue;
+            }
+            let builder = ClientConfig::builder_with_provider(provider.clone())
+                .with_protocol_versions(&versions)
+                .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?;
+            let builder = match (&auth, &ca_verifier) {
+                (PeerAuth::Pinned(pinned), _) => {
+                    builder.dangerous().with_custom_certificate_verifier(Arc::new(PinnedServer {
+                        peer: PartyId::ALL[i],
+                        expected: pinned[i].clone(),
+                        provider: provider.clone(),
+                    }))
+                }
+                (PeerAuth::Ca, Some(v)) => builder.with_webpki_verifier(v.clone()),
+                (PeerAuth::Ca, None) => {
+                    return Err(ConfigError::Invalid("CA verifier missing".into()).into());
+                }
+            };
+            let mut client = builder
+                .with_client_auth_cert(chain.clone(), key.clone_key())
+                .map_err(|e| rustls_config_error(key_path, e))?;
+            client.resumption = Resumption::disabled();
+            clients.push(Some(Arc::new(client)));
+        }
+        Ok(TlsSetup { server: Arc::new(server), clients, names, auth })
+    }
+
+    /// A client connection to `peer`, expecting its configured DNS name.
+    pub fn client(&self, peer: PartyId) -> Result<ClientConnection, NetError> {
+        let fail = |reason: String| NetError::Handshake { peer, reason };
+        let config = self
+            .clients
+            .get(peer.index())
+            .and_then(Option::clone)
+            .ok_or_else(|| fail("not a peer".into()))?;
+        let name = ServerName::try_from(self.names[peer.index()].clone())
+            .map_err(|e| fail(format!("bad server name: {e}")))?;
+        ClientConnection::new(config, name).map_err(|e| fail(e.to_string()))
+    }
+
+    /// A server connection for an incoming peer.
+    pub fn server(&self) -> Result<ServerConnection, rustls::Error> {
+        ServerConnection::new(Arc::clone(&self.server))
+    }
+
+    /// Checks that `cert` (already verified by the handshake) belongs to `claimed`.
+    pub fn check_identity(&self, cert: &CertificateDer<'_>, claimed: PartyId) -> Result<(), String> {
+        match &self.auth {
+            PeerAuth::Pinned(pinned) => match pinned.get(claimed.index()) {
+                Some(p) if p.as_ref() == cert.as_ref() => Ok(()),
+                _ => Err(format!("the certificate is not the one pinned for {claimed}")),
+            },
+            PeerAuth::Ca => {
+                let name = &self.names[claimed.index()];
+                let subject = ServerName::try_from(name.as_str()).map_err(|e| e.to_string())?;
+                webpki::EndEntityCert::try_from(cert)
+                    .map_err(|e| format!("unparsable certificate: {e}"))?
+                    .verify_is_valid_for_subject_name(&subject)
+                    .map_err(|_| format!("the certificate is not valid for {claimed}'s name {name}"))
+            }
+        }
+    }
+}
+
+/// A TLS connection over a socket during setup; afterwards the listener side becomes a frame
+/// reader and the connecting side a [`TlsSink`].
+pub(crate) struct TlsIo {
+    pub conn: Connection,
+    sock: BufReader<TcpStream>,
+}
+
+impl TlsIo {
+    pub fn new(conn: impl Into<Connection>, sock: TcpStream) -> TlsIo {
+        TlsIo { conn: conn.into(), sock: BufReader::with_capacity(READ_BUFFER, sock) }
+    }
+
+    /// Writes all pending TLS records to the socket.
+    fn flush(&mut self) -> io::Result<()> {
+        flush_tls(&mut self.conn, self.sock.get_mut())
+    }
+
+    /// Runs the handshake to completion. rustls errors are returned inside the `io::Error`
+    /// (kind `InvalidData`) after the alert has been sent.
+    pub fn handshake(&mut self) -> io::Result<()> {
+        while self.conn.is_handshaking() {
+            self.flush()?;
+            if !self.conn.is_handshaking() {
+                break;
+            }
+            if self.conn.read_tls(&mut self.sock)? == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "connection closed during the TLS handshake",
+                ));
+            }
+            if let Err(e) = self.conn.process_new_packets() {
+                let _ = self.flush();
+                return Err(io::Error::new(io::ErrorKind::InvalidData, e));
+            }
+        }
+        self.flush()
+    }
+
+    /// Sends application data.
+    pub fn send(&mut self, data: &[u8]) -> io::Result<()> {
+        self.conn.writer().write_all(data)?;
+        self.flush()
+    }
+
+    /// The socket.
+    pub fn socket(&self) -> &TcpStream {
+        self.sock.get_ref()
+    }
+
+    /// Turns the connecting side into a frame sink.
+    pub fn into_sink(mut self) -> TlsSink {
+        // Large frames are encrypted in bounded chunks and flushed after each, so the buffer
+        // limit only gets in the way.
+        self.conn.set_buffer_limit(None);
+        TlsSink { conn: self.conn, sock: self.sock.into_inner() }
+    }
+}
+
+impl Read for TlsIo {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.conn.reader().read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+            // `read_tls` returning 0 marks the end of the stream; the next `reader().read`
+            // then reports it (an error unless the peer sent close_notify).
+            self.conn.read_tls(&mut self.sock)?;
+            if let Err(e) = self.conn.process_new_packets() {
+                let _ = self.flush();
+                return Err(io::Error::new(io::ErrorKind::InvalidData, e));
+            }
+            if self.conn.wants_write() {
+                self.flush()?;
+            }
+        }
+    }
+}
+
+fn flush_tls(conn: &mut Connection, sock: &mut TcpStream) -> io::Result<()> {
+    while conn.wants_write() {
+        match conn.write_tls(sock) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The sending half of a TLS link.
+pub(crate) struct TlsSink {
+    conn: Connection,
+    sock: TcpStream,
+}
+
+impl TlsSink {
+    fn encrypt(&mut self, parts: &[IoSlice<'_>]) -> io::Result<()> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        // With no buffer limit rustls takes all plaintext at once.
+        let taken = self.conn.writer().write_vectored(parts)?;
+        if taken != total {
+            return Err(io::Error::other("TLS layer refused plaintext"));
+        }
+        flush_tls(&mut self.conn, &mut self.sock)
+    }
+}
+
+impl FrameSink for TlsSink {
+    fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()> {
+        let first = payload.len().min(SEND_CHUNK - FRAME_HEADER_BYTES);
+        let (head, rest) = payload.split_at(first);
+        self.encrypt(&[IoSlice::new(header), IoSlice::new(head)])?;
+        for chunk in rest.chunks(SEND_CHUNK) {
+            self.encrypt(&[IoSlice::new(chunk)])?;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) {
+        self.conn.send_close_notify();
+        let _ = self.sock.set_write_timeout(Some(Duration::from_millis(100)));
+        let _ = flush_tls(&mut self.conn, &mut self.sock);
+        let _ = self.sock.shutdown(Shutdown::Both);
+    }
+}
+
+/// Describes a handshake failure for the error message.
+pub(crate) fn describe_handshake_error(err: &io::Error) -> String {
+    match err.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+        Some(rustls::Error::InvalidCertificate(e)) => {
+            format!("the peer's certificate was rejected: {e}")
+        }
+        Some(rustls::Error::AlertReceived(alert)) => {
+            format!("the peer aborted the TLS handshake (alert {alert:?}); it does not trust our certificate or identity")
+        }
+        Some(rustls::Error::NoCertificatesPresented) => "the peer presented no certificate".into(),
+        Some(e) => format!("TLS handshake failed: {e}"),
+        None => match err.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                "timed out during the handshake".into()
+            }
+            io::ErrorKind::UnexpectedEof
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::BrokenPipe => {
+                format!("the peer closed the connection during the handshake ({err})")
+            }
+            _ => format!("handshake I/O error: {err}"),
+        },
+    }
+}
