@@ -598,3 +598,229 @@ impl Party {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The round functions driven by hand in one thread, with no session: the messages are
+    //! moved between the three parties by [`route`].
+    use super::*;
+    use crate::msgs::Inbound;
+    use crate::rounds::Round;
+    use crate::share::{deal_additive, reconstruct_additive, reconstruct_replicated};
+    use doram_field::{Fp, Z64};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha12Rng;
+
+    const ALL: [PartyId; 3] = [PartyId::P0, PartyId::P1, PartyId::P2];
+
+    fn setup3(tag: u8) -> [Party; 3] {
+        let started: Vec<(Setup, [SeedMsg; 2])> = ALL
+            .iter()
+            .map(|&p| Setup::start(p, 3, Seed([tag ^ (p.index() as u8); 16])).expect("3 parties"))
+            .collect();
+        let mut inbox: [Vec<(PartyId, Seed)>; 3] = Default::default();
+        for (i, (_, msgs)) in started.iter().enumerate() {
+            for m in msgs {
+                inbox[m.to.index()].push((ALL[i], m.seed));
+            }
+        }
+        let mut parties = started.into_iter().zip(inbox).map(|((setup, _), got)| {
+            let received = [got[0], got[1]];
+            setup.finish(received).expect("valid exchange")
+        });
+        std::array::from_fn(|_| parties.next().expect("three parties"))
+    }
+
+    /// Delivers every outgoing message to its receiver and finishes the three rounds.
+    fn route<F: Group, R: Round<F>>(starts: [Start<R, F>; 3]) -> [R::Output; 3] {
+        let mut mailbox: Vec<(PartyId, Outgoing<F>)> = Vec::new();
+        let rounds: Vec<R> = starts
+            .into_iter()
+            .enumerate()
+            .map(|(i, (round, out))| {
+                mailbox.extend(out.into_iter().map(|m| (ALL[i], m)));
+                round
+            })
+            .collect();
+        let mut outputs = rounds.into_iter().enumerate().map(|(i, round)| {
+            let inbound: Vec<Inbound<F>> = round
+                .expected()
+                .iter()
+                .map(|e| {
+                    let pos = mailbox
+                        .iter()
+                        .position(|(from, m)| *from == e.from && m.to == ALL[i] && m.kind == e.kind)
+                        .expect("message was sent");
+                    let (from, m) = mailbox.remove(pos);
+                    m.deliver(from)
+                })
+                .collect();
+            round.finish(inbound).expect("round completes")
+        });
+        let out = std::array::from_fn(|_| outputs.next().expect("three outputs"));
+        assert!(mailbox.is_empty(), "every message sent was expected");
+        out
+    }
+
+    fn product_in_memory<F: Ring>(tag: u8) {
+        let mut parties = setup3(tag);
+        let mut rng = ChaCha12Rng::seed_from_u64(u64::from(tag));
+        let (x, y) = (
+            crate::share::random_element::<F, _>(&mut rng),
+            crate::share::random_element::<F, _>(&mut rng),
+        );
+        let (ax, ay) = (deal_additive(x, &mut rng), deal_additive(y, &mut rng));
+
+        let [a, b, c] = &mut parties;
+        let rx = route([
+            a.to_replicated_start(&[ax[0]]),
+            b.to_replicated_start(&[ax[1]]),
+            c.to_replicated_start(&[ax[2]]),
+        ]);
+        let ry = route([
+            a.to_replicated_start(&[ay[0]]),
+            b.to_replicated_start(&[ay[1]]),
+            c.to_replicated_start(&[ay[2]]),
+        ]);
+        let rep =
+            |v: &[Vec<Replicated<F>>; 3]| reconstruct_replicated(&[v[0][0], v[1][0], v[2][0]]);
+        assert_eq!(rep(&rx), Some(x));
+        let xy = route([
+            a.mul_start(&rx[0], &ry[0]).expect("same lengths"),
+            b.mul_start(&rx[1], &ry[1]).expect("same lengths"),
+            c.mul_start(&rx[2], &ry[2]).expect("same lengths"),
+        ]);
+        assert_eq!(rep(&xy), Some(x * y));
+        let opened = route([
+            a.open_start(&[ax[0]]),
+            b.open_start(&[ax[1]]),
+            c.open_start(&[ax[2]]),
+        ]);
+        assert!(opened.iter().all(|o| o == &vec![x]));
+        let add = |v: &[Vec<Additive<F>>; 3]| reconstruct_additive(&[v[0][0], v[1][0], v[2][0]]);
+        let prod = route([
+            a.mul_additive_start(&[ax[0]], &[ay[0]])
+                .expect("same lengths"),
+            b.mul_additive_start(&[ax[1]], &[ay[1]])
+                .expect("same lengths"),
+            c.mul_additive_start(&[ax[2]], &[ay[2]])
+                .expect("same lengths"),
+        ]);
+        assert_eq!(add(&prod), x * y);
+        let zeros = [a.zero::<F>(1), b.zero::<F>(1), c.zero::<F>(1)];
+        assert_eq!(add(&zeros), F::ZERO);
+    }
+
+    #[test]
+    fn round_functions_run_without_a_network() {
+        product_in_memory::<Fp>(1);
+        product_in_memory::<Z64>(2);
+    }
+
+    #[test]
+    fn setup_checks_the_session() {
+        assert!(matches!(
+            Setup::start(PartyId::P0, 2, Seed([0; 16])),
+            Err(MpcError::WrongPartyCount { n_parties: 2 })
+        ));
+        assert!(matches!(
+            Setup::start(PartyId::P3, 3, Seed([0; 16])),
+            Err(MpcError::WrongPartyCount { n_parties: 3 })
+        ));
+        let (setup, msgs) = Setup::start(PartyId::P1, 3, Seed([0; 16])).expect("3 parties");
+        assert_eq!(setup.expected(), [PartyId::P2, PartyId::P0]);
+        assert_eq!([msgs[0].to, msgs[1].to], [PartyId::P2, PartyId::P0]);
+        assert_ne!(msgs[0].seed, msgs[1].seed);
+        let dup = [(PartyId::P2, Seed([1; 16])), (PartyId::P2, Seed([2; 16]))];
+        assert!(matches!(setup.finish(dup), Err(MpcError::ApiMisuse(_))));
+    }
+
+    #[test]
+    fn finish_rejects_wrong_messages() {
+        let [mut a, ..] = setup3(3);
+        let x = [Additive::from_share(Fp::ONE); 4];
+        let (round, out) = a.to_replicated_start(&x);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].to, PartyId::P1);
+        let e = round.expected()[0];
+        assert_eq!((e.from, e.count, e.bytes::<Fp>()), (PartyId::P2, 4, 64));
+        let short = Inbound {
+            from: PartyId::P2,
+            kind: MsgKind::ReplicateShares,
+            elems: vec![Fp::ONE; 3],
+        };
+        assert!(matches!(
+            round.finish(vec![short]),
+            Err(MpcError::WrongLength {
+                peer: PartyId::P2,
+                expected_bytes: 64,
+                got_bytes: 48,
+                ..
+            })
+        ));
+        let (round, _) = a.to_replicated_start(&x);
+        let wrong_sender = Inbound {
+            from: PartyId::P1,
+            kind: MsgKind::ReplicateShares,
+            elems: vec![Fp::ONE; 4],
+        };
+        assert!(matches!(
+            round.finish(vec![wrong_sender]),
+            Err(MpcError::ApiMisuse(_))
+        ));
+        let (round, _) = a.to_replicated_start(&x);
+        assert!(matches!(round.finish(vec![]), Err(MpcError::ApiMisuse(_))));
+    }
+
+    #[test]
+    fn empty_batches_send_nothing() {
+        let [mut a, ..] = setup3(4);
+        let (round, out) = a.to_replicated_start::<Fp>(&[]);
+        assert!(out.is_empty() && round.expected().is_empty());
+        assert!(round.finish(vec![]).expect("empty").is_empty());
+        let (round, out) = a.open_start::<Z64>(&[]);
+        assert!(out.is_empty() && round.expected().is_empty());
+        let (round, out) = a.select_start::<Fp>(&[], &[], &[]).expect("same lengths");
+        assert!(out.is_empty() && round.expected().is_empty());
+        let (round, out) = a
+            .input_replicated_start::<Fp>(Input::Own(&[]))
+            .expect("dealer");
+        assert!(out.is_empty() && round.expected().is_empty());
+    }
+
+    #[test]
+    fn api_misuse_is_reported_before_sending() {
+        let [mut a, ..] = setup3(5);
+        let one = [Replicated::from_parts(Fp::ONE, Fp::ONE)];
+        assert!(matches!(
+            a.mul_start(&one, &[]),
+            Err(MpcError::LengthMismatch {
+                op: "mul",
+                left: 1,
+                right: 0
+            })
+        ));
+        assert!(matches!(
+            a.input_additive::<Fp>(Input::Peer {
+                dealer: PartyId::P0,
+                count: 1
+            }),
+            Err(MpcError::ApiMisuse(_))
+        ));
+        assert!(matches!(
+            a.input_replicated_start::<Fp>(Input::Peer {
+                dealer: PartyId::P3,
+                count: 1
+            }),
+            Err(MpcError::ApiMisuse(_))
+        ));
+        assert!(matches!(
+            a.open_to_start(PartyId::P3, &[Additive::from_share(Fp::ONE)]),
+            Err(MpcError::ApiMisuse(_))
+        ));
+        assert_eq!(
+            format!("{:?}", Input::Own(&[Fp::ONE, Fp::ONE])),
+            "Input::Own(len = 2)"
+        );
+    }
+}
