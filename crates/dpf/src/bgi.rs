@@ -1,0 +1,363 @@
+//! The tree DPF of Boyle, Gilboa and Ishai ("Function Secret Sharing: Improvements and
+//! Extensions", CCS 2016, Fig. 1), with a length-doubling PRG from fixed-key AES.
+//!
+//! # Construction
+//!
+//! The domain `[0, n)` is the leaf set of a binary tree of depth `d = ⌈log2 n⌉`, path bits taken
+//! most significant first. A node is a 127-bit seed `s` (lsb 0) and a control bit `t`, stored
+//! together as the block `s | t`.
+//!
+//! * PRG: `G(s) = (MMO(s), MMO(s | 1))` with `MMO(x) = π(x) ⊕ x` on fixed-key AES (the
+//!   correlation-robust hash of Guo–Katz–Wang–Yu 2020): two AES calls per node; each half splits
+//!   into a child seed (bits 1..128) and a child control bit (bit 0).
+//! * Gen (Fig. 1): roots `s_0, s_1` uniform, `t_0 = 0`, `t_1 = 1`. At each level with path bit
+//!   `a` ("keep" = `a`, "lose" = `1 − a`): `s_CW = s_0^lose ⊕ s_1^lose`,
+//!   `t_CW^L = t_0^L ⊕ t_1^L ⊕ a ⊕ 1`, `t_CW^R = t_0^R ⊕ t_1^R ⊕ a`; then
+//!   `s_b ← s_b^keep ⊕ t_b·s_CW`, `t_b ← t_b^keep ⊕ t_b·t_CW^keep`.
+//! * Output: `OCW = (−1)^{t_1}·(β − Convert(s_0) + Convert(s_1))` at the leaf of `α`, and party
+//!   `b` outputs `(−1)^b·(Convert(s) + t·OCW)` (the crate's output conversion, tweak slot 0).
+//!
+//! # Key layout (`to_bytes`)
+//!
+//! `party (1 byte) ‖ s_b (16) ‖ s_CW,0 … s_CW,d−1 (16 each) ‖ control-bit corrections
+//! (⌈2d/8⌉ bytes: bit 2i is t_CW^L of level i, bit 2i+1 is t_CW^R, least significant bit first)
+//! ‖ OCW (G::BYTES)`. Size: `17 + 16·d + ⌈d/4⌉ + |G|` bytes. Seeds and `s_CW` have lsb 0 and unused
+//! bits are 0; decoding rejects anything else. For `n = 1` the key is `party ‖ share`
+//! (`1 + |G|` bytes).
+
+use crate::convert::{LeafSource, convert, tweak};
+use crate::tree::{self, Tree};
+use crate::{DpfKey, SinglePointDpf, TwoParty, check_gen_args, check_len, depth, take};
+use doram_core::{CodecError, Seed};
+use doram_field::Group;
+use doram_prim::aes::{BATCH, Block, FixedKeyAes, batches, fixed_key, lsb, mask};
+use doram_prim::prg::AesPrg;
+
+const SEED_MASK: Block = !1;
+
+/// The BGI tree DPF (marker type; see the [module docs](self)).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bgi;
+
+/// One party's BGI key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BgiKey<G> {
+    party: TwoParty,
+    domain_size: usize,
+    /// Root seed (lsb 0; the root control bit is the party index).
+    seed: Block,
+    /// Per level: `s_CW | t_CW^L` and `s_CW | t_CW^R`, ready to XOR onto the two PRG halves.
+    cws: Vec<[Block; 2]>,
+    /// Output correction word; for `n = 1` the share.
+    ocw: G,
+}
+
+impl<G> std::fmt::Debug for BgiKey<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BgiKey")
+            .field("party", &self.party)
+            .field("domain_size", &self.domain_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The two PRG halves of seed `s` (lsb 0): `(MMO(s), MMO(s | 1))`.
+#[inline(always)]
+fn prg(fk: &FixedKeyAes, s: Block) -> (Block, Block) {
+    (fk.cr(s), fk.cr(s | 1))
+}
+
+impl<G: Group> BgiKey<G> {
+    /// The serialized length of a key for `domain_size` points (see the module docs).
+    pub fn key_size(domain_size: usize) -> usize {
+        if domain_size <= 1 {
+            1 + G::BYTES
+        } else {
+            let d = depth(domain_size);
+            17 + 16 * d + d.div_ceil(4) + G::BYTES
+        }
+    }
+
+    /// Decodes a key for `domain_size` points.
+    pub fn from_bytes(bytes: &[u8], domain_size: usize) -> Result<Self, CodecError> {
+        if domain_size == 0 || domain_size > crate::MAX_DOMAIN {
+            return Err(CodecError::OutOfRange {
+                what: "DPF domain size",
+            });
+        }
+        check_len(bytes, Self::key_size(domain_size))?;
+        let party = TwoParty::from_byte(bytes[0])?;
+        let mut pos = 1;
+        if domain_size == 1 {
+            let ocw = G::read_le(&bytes[pos..])?;
+            return Ok(BgiKey {
+                party,
+                domain_size,
+                seed: 0,
+                cws: vec![],
+                ocw,
+            });
+        }
+        let d = depth(domain_size);
+        let seed = u128::from_le_bytes(take(bytes, &mut pos));
+        if lsb(seed) {
+            return Err(CodecError::OutOfRange {
+                what: "BGI root seed has its lsb set",
+            });
+        }
+        let mut scws = Vec::with_capacity(d);
+        for _ in 0..d {
+            let s = u128::from_le_bytes(take(bytes, &mut pos));
+            if lsb(s) {
+                return Err(CodecError::OutOfRange {
+                    what: "BGI seed correction has its lsb set",
+                });
+            }
+            scws.push(s);
+        }
+        let bits = &bytes[pos..pos + d.div_ceil(4)];
+        pos += bits.len();
+        let bit = |i: usize| (bits[i / 8] >> (i % 8)) & 1 == 1;
+        if (2 * d..bits.len() * 8).any(bit) {
+            return Err(CodecError::OutOfRange {
+                what: "BGI key padding bits are not zero",
+            });
+        }
+        let cws = scws
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| [s | u128::from(bit(2 * i)), s | u128::from(bit(2 * i + 1))])
+            .collect();
+        let ocw = G::read_le(&bytes[pos..])?;
+        Ok(BgiKey {
+            party,
+            domain_size,
+            seed,
+            cws,
+            ocw,
+        })
+    }
+
+    /// The root node `s | t` with `t` the party index.
+    fn root_node(&self) -> Block {
+        self.seed | self.party.index() as u128
+    }
+
+    #[inline(always)]
+    fn finish(&self, conv: G, t: bool) -> G {
+        let y = if t { conv + self.ocw } else { conv };
+        if self.party == TwoParty::P1 { -y } else { y }
+    }
+}
+
+impl<G: Group> DpfKey for BgiKey<G> {
+    fn party(&self) -> TwoParty {
+        self.party
+    }
+
+    fn domain_size(&self) -> usize {
+        self.domain_size
+    }
+
+    fn size_bytes(&self) -> usize {
+        Self::key_size(self.domain_size)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size_bytes());
+        out.push(self.party.to_byte());
+        if self.domain_size > 1 {
+            out.extend_from_slice(&self.seed.to_le_bytes());
+            for cw in &self.cws {
+                out.extend_from_slice(&(cw[0] & SEED_MASK).to_le_bytes());
+            }
+            let mut bits = vec![0u8; self.cws.len().div_ceil(4)];
+            for (i, cw) in self.cws.iter().enumerate() {
+                for (side, c) in cw.iter().enumerate() {
+                    let k = 2 * i + side;
+                    bits[k / 8] |= ((c & 1) as u8) << (k % 8);
+                }
+            }
+            out.extend_from_slice(&bits);
+        }
+        let start = out.len();
+        out.resize(start + G::BYTES, 0);
+        self.ocw.write_le(&mut out[start..]);
+        out
+    }
+}
+
+impl<G: Group> Tree<G> for BgiKey<G> {
+    fn levels(&self) -> usize {
+        self.cws.len()
+    }
+
+    fn out_bits(&self) -> usize {
+        0
+    }
+
+    fn root(&self) -> Block {
+        self.root_node()
+    }
+
+    /// Fig. 1 evaluation of one level: `τ = G(s) ⊕ t·(s_CW, t_CW^L, s_CW, t_CW^R)`.
+    fn expand(&self, level: usize, src: &[Block], dst: &mut [Block]) {
+        let fk = fixed_key();
+        let [cwl, cwr] = self.cws[level];
+        let (whole, rest) = batches(src);
+        let mut dst_chunks = dst.chunks_exact_mut(2 * BATCH);
+        for (p, d) in whole.zip(&mut dst_chunks) {
+            let mut h = [0u128; 2 * BATCH];
+            for k in 0..BATCH {
+                let s = p[k] & SEED_MASK;
+                h[2 * k] = s;
+                h[2 * k + 1] = s | 1;
+            }
+            fk.cr_in_place(&mut h);
+            for k in 0..BATCH {
+                let m = mask(lsb(p[k]));
+                d[2 * k] = h[2 * k] ^ (m & cwl);
+                d[2 * k + 1] = h[2 * k + 1] ^ (m & cwr);
+            }
+        }
+        let d = dst_chunks.into_remainder();
+        for (k, &v) in rest.iter().enumerate() {
+            let (l, r) = prg(fk, v & SEED_MASK);
+            let m = mask(lsb(v));
+            d[2 * k] = l ^ (m & cwl);
+            d[2 * k + 1] = r ^ (m & cwr);
+        }
+    }
+
+    /// Leaves: `±(Convert(s) + t·OCW)`, branch-free: party 0 adds `t·OCW`, party 1 computes
+    /// `(−t·OCW) − Convert(s)`.
+    fn output(&self, nodes: &[Block], out: &mut [G]) {
+        let fk = fixed_key();
+        let negate = self.party == TwoParty::P1;
+        let sel = [G::ZERO, if negate { -self.ocw } else { self.ocw }];
+        let mut blocks = [0u128; BATCH];
+        for (group, outs) in nodes.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let blk = &mut blocks[..group.len()];
+            for (b, &v) in blk.iter_mut().zip(group) {
+                *b = (v & SEED_MASK) ^ tweak(0, 0);
+            }
+            fk.ccr_in_place(blk);
+            for ((y, &v), &b) in outs.iter_mut().zip(group).zip(blk.iter()) {
+                let conv = G::random_from(&mut LeafSource::with_first(fk, v & SEED_MASK, 0, b));
+                let corr = sel[usize::from(lsb(v))];
+                *y = if negate { corr - conv } else { conv + corr };
+            }
+        }
+    }
+}
+
+impl<G: Group> SinglePointDpf<G> for Bgi {
+    type Key = BgiKey<G>;
+
+    fn key_size(domain_size: usize) -> usize {
+        BgiKey::<G>::key_size(domain_size)
+    }
+
+    /// `seeds[b]` (lsb cleared) is party `b`'s root seed. For `n = 1`, party 0's share is
+    /// expanded from `seeds[0]` with [`AesPrg`].
+    fn gen_with_seeds(
+        domain_size: usize,
+        alpha: usize,
+        beta: G,
+        seeds: [Seed; 2],
+    ) -> (Self::Key, Self::Key) {
+        check_gen_args(domain_size, alpha);
+        let key = |party, seed, cws: &Vec<[Block; 2]>, ocw: G| BgiKey {
+            party,
+            domain_size,
+            seed,
+            cws: cws.clone(),
+            ocw,
+        };
+        if domain_size == 1 {
+            let r: G = AesPrg::new(seeds[0]).random();
+            return (
+                key(TwoParty::P0, 0, &vec![], r),
+                key(TwoParty::P1, 0, &vec![], r - beta),
+            );
+        }
+        let fk = fixed_key();
+        let d = depth(domain_size);
+        let root = seeds.map(|s| u128::from_le_bytes(s.0) & SEED_MASK);
+        let mut s = root;
+        let mut t = [false, true];
+        let mut cws = Vec::with_capacity(d);
+        for i in 0..d {
+            let a = (alpha >> (d - 1 - i)) & 1 == 1;
+            let halves = s.map(|sb| prg(fk, sb));
+            // (seed, bit) of each party's left and right child before correction.
+            let split = |x: Block| (x & SEED_MASK, lsb(x));
+            let (l0, r0) = (split(halves[0].0), split(halves[0].1));
+            let (l1, r1) = (split(halves[1].0), split(halves[1].1));
+            let s_cw = if a { l0.0 ^ l1.0 } else { r0.0 ^ r1.0 };
+            let tl_cw = l0.1 ^ l1.1 ^ a ^ true;
+            let tr_cw = r0.1 ^ r1.1 ^ a;
+            let keep = if a { [r0, r1] } else { [l0, l1] };
+            let t_keep_cw = if a { tr_cw } else { tl_cw };
+            for b in 0..2 {
+                let (ks, kt) = keep[b];
+                s[b] = ks ^ (mask(t[b]) & s_cw);
+                t[b] = kt ^ (t[b] & t_keep_cw);
+            }
+            cws.push([s_cw | u128::from(tl_cw), s_cw | u128::from(tr_cw)]);
+        }
+        let v = beta - convert::<G>(fk, s[0], 0) + convert::<G>(fk, s[1], 0);
+        let ocw = if t[1] { -v } else { v };
+        (
+            key(TwoParty::P0, root[0], &cws, ocw),
+            key(TwoParty::P1, root[1], &cws, ocw),
+        )
+    }
+
+    fn eval(key: &Self::Key, x: usize) -> G {
+        let n = key.domain_size;
+        assert!(x < n, "DPF input {x} outside domain of {n} points");
+        if n == 1 {
+            return key.finish(key.ocw, false);
+        }
+        let fk = fixed_key();
+        let d = depth(n);
+        let mut v = key.root_node();
+        for (i, cw) in key.cws.iter().enumerate() {
+            let side = (x >> (d - 1 - i)) & 1;
+            let s = (v & SEED_MASK) | side as u128;
+            v = fk.cr(s) ^ (mask(lsb(v)) & cw[side]);
+        }
+        key.finish(convert::<G>(fk, v & SEED_MASK, 0), lsb(v))
+    }
+
+    fn eval_all_into(key: &Self::Key, out: &mut [G]) {
+        assert_eq!(
+            out.len(),
+            key.domain_size,
+            "output length must equal the domain size"
+        );
+        if key.domain_size == 1 {
+            out[0] = Self::eval(key, 0);
+            return;
+        }
+        tree::eval_all(key, out);
+    }
+
+    fn eval_all_par_into(key: &Self::Key, out: &mut [G]) {
+        assert_eq!(
+            out.len(),
+            key.domain_size,
+            "output length must equal the domain size"
+        );
+        if key.domain_size == 1 {
+            out[0] = Self::eval(key, 0);
+            return;
+        }
+        tree::eval_all_par(key, out);
+    }
+
+    fn key_from_bytes(bytes: &[u8], domain_size: usize) -> Result<Self::Key, CodecError> {
+        BgiKey::from_bytes(bytes, domain_size)
+    }
+}
