@@ -40,12 +40,14 @@
 //! | [`open`](Mpc3::open) (⟨x⟩ to all) | 1 | k to each other party (2k) | — |
 //! | [`open_to`](Mpc3::open_to) (⟨x⟩ to `P_t`) | 1 | non-receivers: k to `P_t`; `P_t`: 0 | — |
 //! | [`open_replicated`](Mpc3::open_replicated) (⟦x⟧ to all) | 1 | k, to the predecessor | — |
-//! | [`open_replicated_to`](Mpc3::open_replicated_to) (⟦x⟧ to `P_t`) | 1 | `P_{t+1}`: k to `P_t`; others: 0 | — |
+//! | [`open_replicated_to`](Mpc3::open_replicated_to) (⟦x⟧ to `P_t`) | 1 (0 at the idle `P_{t−1}`) | `P_{t+1}`: k to `P_t`; others: 0 | — |
 //!
-//! Rounds are counted as [`doram_net::Session::rounds`] counts them (Lamport clock), from a
-//! state in which all three parties' clocks agree (e.g. right after [`Mpc3::setup`]).
-//! Operations that receive nothing at some party (the openings to one party, replicated input)
-//! are one round at every party but do not advance the clocks of the parties that only send.
+//! Rounds are what [`doram_net::Session::rounds`] counts (a Lamport clock), measured from a
+//! state in which the three parties' clocks agree (e.g. right after [`Mpc3::setup`]); the
+//! `costs` test checks every row at every party, for `Fp` and `Z64` and k = 0, 1, 7, 1000. A
+//! party that only sends in an operation (the openings to one party, replicated input) does not
+//! advance its clock by receiving, so the Lamport count may treat its next message as
+//! concurrent with that operation — correctly, since it does not depend on it.
 //!
 //! Every message size depends only on the operation and `k`, never on the values: the tests
 //! compare the per-party transcripts of runs on different inputs.

@@ -513,7 +513,7 @@ impl Party {
     }
 
     /// Opens ⟦x⟧ to `to` only: its successor sends the missing component x_{to+1}. One round;
-    /// `k` elements from `to`'s successor, nothing from the others
+    /// `k` elements from `to`'s successor, nothing from the others (the third party is idle)
     /// ([`MsgKind::OpenReplicated`]). The receiver gets `Some(x)`, the others `None`.
     ///
     /// # Errors

@@ -3,7 +3,7 @@
 //!
 //! Every one-round operation is split into a start function on [`Party`](crate::Party) (for
 //! example [`Party::mul_start`](crate::Party::mul_start)), which returns a pending round and the
-//! [`Outgoing`] messages, and [`Round::finish`], which takes the [`Inbound`] messages listed by
+//! [`Outgoing`](crate::Outgoing) messages, and [`Round::finish`], which takes the [`Inbound`] messages listed by
 //! [`Round::expected`] and returns the result. No function here performs I/O; the driver
 //! ([`run_round`](crate::run_round)) or a test moves the messages.
 

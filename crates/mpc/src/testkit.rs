@@ -2,17 +2,20 @@
 //! with deterministic seeds, for the tests of this crate and of the protocol crates built on it.
 //!
 //! ```
+//! use doram_core::PartyId;
 //! use doram_field::Fp;
 //! use doram_mpc::{Input, testkit};
 //!
 //! let seed = testkit::test_seed();
+//! let six = [Fp::from_u64(6)];
 //! let [a, b, c] = testkit::run_mpc3(seed, |mpc| {
-//!     let x = mpc.input_replicated(match mpc.me() {
-//!         doram_core::PartyId::P0 => Input::Own(&[Fp::from_u64(6)]),
-//!         _ => Input::Peer { dealer: doram_core::PartyId::P0, count: 1 },
-//!     })?;
-//!     let sq = mpc.mul(&x, &x)?;
-//!     mpc.open_replicated(&sq)
+//!     let input = match mpc.me() {
+//!         PartyId::P0 => Input::Own(&six),
+//!         _ => Input::Peer { dealer: PartyId::P0, count: 1 },
+//!     };
+//!     let x = mpc.input_replicated(input)?;
+//!     let square = mpc.mul(&x, &x)?;
+//!     mpc.open_replicated(&square)
 //! });
 //! assert_eq!(a.unwrap(), vec![Fp::from_u64(36)]);
 //! assert_eq!(b.unwrap(), c.unwrap());
