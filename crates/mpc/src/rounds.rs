@@ -149,7 +149,6 @@ pub(crate) fn local_product<F: Ring>(x: Replicated<F>, y: Replicated<F>) -> Addi
 
 /// Pending: an opening; this party holds `partial` (the sum of the shares it has) and adds the
 /// shares it receives.
-#[derive(Debug)]
 pub struct OpenRound<F> {
     pub(crate) partial: Vec<F>,
     pub(crate) expect: Vec<Expected>,
@@ -195,14 +194,12 @@ impl<F: Group> Round<F> for OpenToRound<F> {
 
 /// Pending: replicated input from a dealer. The dealer is done already; each other party waits
 /// for the component x_{d+1} from the dealer `P_d`.
-#[derive(Debug)]
 pub struct InputRound<F> {
     pub(crate) state: InputState<F>,
     pub(crate) expect: Option<Expected>,
 }
 
 /// What a party of a replicated input holds before the round completes.
-#[derive(Debug)]
 pub(crate) enum InputState<F> {
     /// The dealer: both components.
     Dealer(Vec<Replicated<F>>),
@@ -234,5 +231,60 @@ impl<F: Group> Round<F> for InputRound<F> {
                 .map(|(o, p)| Replicated::from_parts(o, p))
                 .collect(),
         })
+    }
+}
+
+// The pending states hold shares: their `Debug` shows the shape only.
+impl<F> core::fmt::Debug for OpenRound<F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("OpenRound")
+            .field("len", &self.partial.len())
+            .field("expect", &self.expect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F> core::fmt::Debug for InputRound<F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (role, len) = match &self.state {
+            InputState::Dealer(v) => ("dealer", v.len()),
+            InputState::WireIsOwn(v) => ("dealer's successor", v.len()),
+            InputState::WireIsPrev(v) => ("dealer's predecessor", v.len()),
+        };
+        f.debug_struct("InputRound")
+            .field("role", &role)
+            .field("len", &len)
+            .field("expect", &self.expect)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doram_field::Fp;
+
+    #[test]
+    fn pending_rounds_do_not_print_shares() {
+        let secret = Fp::from_u64(987_654_321);
+        let open = OpenRound {
+            partial: vec![secret],
+            expect: Vec::new(),
+        };
+        let input = InputRound {
+            state: InputState::WireIsOwn(vec![secret]),
+            expect: None,
+        };
+        let rerep = Rereplicate {
+            own: vec![Additive::from_share(secret)],
+            expect: None,
+        };
+        for s in [
+            format!("{open:?}"),
+            format!("{input:?}"),
+            format!("{rerep:?}"),
+        ] {
+            assert!(!s.contains("987654321"), "{s}");
+        }
     }
 }
