@@ -1,5 +1,8 @@
 //! Bits under XOR: the field GF(2) ([`Bit`]) and the vector space GF(2)^128 ([`Bits128`]).
 
+// In GF(2) addition *is* XOR and multiplication *is* AND; these are not typos.
+#![allow(clippy::suspicious_arithmetic_impl, clippy::suspicious_op_assign_impl)]
+
 use crate::{BlockSource, Group, Ring};
 use core::fmt;
 use core::iter::{Product, Sum};

@@ -317,23 +317,23 @@ const fn square_wide(a: u128) -> (u128, u128) {
 /// With limbs r0..r3 (base B = 2^64) and B² ≡ 28B − 1, B³ ≡ 783B − 28:
 ///
 /// ```text
-///   V ≡ (r0 − r2 − 28·r3) + (r1 + 28·r2 + 783·r3)·B
+///   V ≡ r0 − N + H·B,   N = r2 + 28·r3 < 29·B,   H = r1 + 28·r2 + 783·r3 < 812·B.
 /// ```
 ///
-/// H = r1 + 28·r2 + 783·r3 < 812·B; writing H = h0 + h1·B (h1 ≤ 811) and folding h1·B² again,
+/// Writing H = h0 + h1·B (h1 ≤ 811) and folding h1·B² ≡ h1·(28B − 1) once more,
 ///
 /// ```text
-///   V ≡ (h0 + 28·h1)·B + (r0 − r2 − 28·r3 − h1) = G·B + L,
+///   V ≡ X − Y,   X = r0 + h0·B + 28·h1·B < 2^128 + 2^79,   Y = N + h1 < 2^69.
 /// ```
 ///
-/// with G < B + 22709 and −29·B < L < B. So G·B + L lies in (−2^128, 2^129) and is written as
-/// `s + top·2^128` with s ∈ [0, 2^128) and top ∈ {−1, 0, 1}:
+/// X is assembled from the limbs (r0, h0) plus one addition, which may carry (k); X − Y is one
+/// subtraction, which may borrow (b). So X − Y = s + (k − b)·2^128 with s the 128-bit result,
+/// and 2^128 ≡ C = 2^128 − p:
 ///
-/// * top = 1: G·B + L < 2^128 + 22709·B, so s − p ≡ s + (2^128 − p) is already in [0, p);
-/// * top = −1: G·B + L > −30·B, so adding p once lands in [0, p);
-/// * top = 0: s ∈ [0, 2^128) and one conditional subtraction of p finishes.
-///
-/// In the first two cases and the subtracting third case the result is s ∓ p mod 2^128.
+/// * k = 1, b = 0: X − Y < 2^128 + 2^79, so s < 2^79 and s + C < p;
+/// * k = 0, b = 1: X − Y > −2^70, so s − C = (X − Y) + p lies in [p − 2^70, p);
+/// * otherwise s = X − Y ∈ [0, 2^128), and one conditional subtraction of p finishes
+///   (2^128 < 2p).
 #[inline(always)]
 pub(crate) const fn reduce_wide(lo: u128, hi: u128) -> u128 {
     let r0 = lo as u64;
@@ -341,29 +341,19 @@ pub(crate) const fn reduce_wide(lo: u128, hi: u128) -> u128 {
     let r2 = hi as u64;
     let r3 = (hi >> 64) as u64;
 
+    let n = r2 as u128 + 28 * (r3 as u128);
     let h = r1 as u128 + 28 * (r2 as u128) + 783 * (r3 as u128);
     let h0 = h as u64;
-    let h1 = (h >> 64) as u64; // ≤ 811
+    let h1 = (h >> 64) as u64; // ≤ 811, so 28·h1 fits easily in a u64
 
-    // L = r0 − r2 − 28·r3 − h1 ∈ (−29·2^64 − 812, 2^64): fits easily in i128.
-    let l = r0 as i128 - r2 as i128 - 28 * (r3 as i128) - h1 as i128;
-    // G = h0 + 28·h1 < 2^64 + 22709.
-    let g = h0 as u128 + 28 * (h1 as u128);
-    let g_lo = g as u64;
-    let g_hi = (g >> 64) as i32; // 0 or 1
-
-    // s + top·2^128 = g·2^64 + l, where (l as u128) = l + 2^128 when l < 0.
-    let (s, carry) = ((g_lo as u128) << 64).overflowing_add(l as u128);
-    let top = g_hi + carry as i32 - (l < 0) as i32;
-
-    let sub_p = s.wrapping_sub(MODULUS);
-    if top > 0 || (top == 0 && s >= MODULUS) {
-        sub_p
-    } else if top < 0 {
-        s.wrapping_add(MODULUS)
-    } else {
-        s
-    }
+    let x = ((h0 as u128) << 64) | r0 as u128;
+    let (x, k) = x.overflowing_add(((28 * h1) as u128) << 64);
+    let (s, b) = x.overflowing_sub(n + h1 as u128);
+    // Branch-free application of (k − b)·C.
+    let s = s.wrapping_add(C & 0u128.wrapping_sub(k as u128));
+    let s = s.wrapping_sub(C & 0u128.wrapping_sub(b as u128));
+    let (t, borrow) = s.overflowing_sub(MODULUS);
+    if borrow { s } else { t }
 }
 
 #[inline(always)]
