@@ -13,13 +13,15 @@
 //!
 //! A 256-bit product r0 + r1·B + r2·B² + r3·B³ (64-bit limbs) therefore folds with a handful of
 //! small-constant multiplications into a value of about 2^138, and a second, tiny fold brings it
-//! below 2p (see [`reduce_wide`]). No division, no Montgomery form: elements stay canonical, so
-//! encoding, comparison and the Legendre symbol work on the plain integer.
+//! below 2^128, after which one conditional subtraction of p finishes (the derivation and the
+//! bounds are in the comments of the private `reduce_wide`). No division and no Montgomery
+//! form: elements stay canonical, so encoding, comparison and the Legendre symbol work on the
+//! plain integer.
 //!
-//! Montgomery multiplication would also be cheap here (p ≡ 1 mod 2^64, so −p⁻¹ ≡ −1 mod 2^64),
-//! but it needs the same number of word multiplications for the product, a reduction of similar
-//! length, and conversions in and out of Montgomery form on every encode, decode and Legendre
-//! evaluation; the special-form reduction wins on the whole.
+//! Montgomery multiplication would also be cheap for this p (p ≡ 1 mod 2^64, so −p⁻¹ ≡ −1 mod
+//! 2^64 and the reduction needs no multiplication by p⁻¹), but its reduction has the same
+//! two-round shape as the fold above, and it would add conversions in and out of Montgomery
+//! form to every encode, decode and Legendre evaluation; it is not implemented.
 //!
 //! # Facts used elsewhere
 //!
