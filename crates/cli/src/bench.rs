@@ -1,0 +1,353 @@
+//! `doram bench`: measurements with bytes, messages and rounds next to times.
+//!
+//! Each protocol adds a subcommand; all of them print the same report shape (see
+//! [`crate::report`]) and medians over repetitions.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use doram_core::PartyId;
+use doram_dpf::{Bgi, BgiMpDpf, DpfKey, HalfTree, HalfTreeMpDpf, MultiPointDpf, SinglePointDpf};
+use doram_field::Fp;
+use doram_net::certs::{Addresses, generate_local};
+use doram_net::{Config, Session};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+use crate::progress::bar;
+use crate::report::{PartyFigures, human_bytes, print_json};
+
+/// Arguments of `doram bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[command(subcommand)]
+    pub what: BenchWhat,
+}
+
+/// The benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum BenchWhat {
+    /// Distributed point functions: key generation and full-domain evaluation into Fp.
+    Dpf(DpfArgs),
+    /// Transport: round-trip latency and bulk throughput between two parties on loopback.
+    Net(NetArgs),
+}
+
+/// Single-point DPF constructions.
+#[derive(Debug, Clone, Copy, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Construction {
+    /// Guo et al. 2022: one hash call per tree node.
+    HalfTree,
+    /// Boyle–Gilboa–Ishai 2016: two hash calls per node.
+    Bgi,
+}
+
+/// Arguments of `doram bench dpf`.
+#[derive(Debug, Args)]
+pub struct DpfArgs {
+    /// Domain of 2^N points.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=28))]
+    pub log_n: u32,
+    /// Single-point construction.
+    #[arg(long, value_enum, default_value_t = Construction::HalfTree)]
+    pub construction: Construction,
+    /// Points of a multi-point DPF (cuckoo hashing); 0 measures a single-point DPF.
+    #[arg(long, default_value_t = 0)]
+    pub points: usize,
+    /// Threads for full-domain evaluation (1 = the single-thread path).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Repetitions; the median is reported.
+    #[arg(long, default_value_t = 11)]
+    pub repeat: usize,
+}
+
+/// Transport backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    /// In-process channels.
+    Local,
+    /// Plain TCP (no authentication, no encryption).
+    Tcp,
+    /// Mutually authenticated TLS 1.3.
+    Tls,
+}
+
+/// Arguments of `doram bench net`.
+#[derive(Debug, Args)]
+pub struct NetArgs {
+    /// Backend.
+    #[arg(long, value_enum, default_value_t = Backend::Tls)]
+    pub backend: Backend,
+    /// MiB sent one way for the throughput figure.
+    #[arg(long, default_value_t = 256)]
+    pub mib: usize,
+    /// Frame size in KiB.
+    #[arg(long, default_value_t = 1024)]
+    pub frame_kib: usize,
+    /// Ping-pong round trips for the latency figure.
+    #[arg(long, default_value_t = 1000)]
+    pub round_trips: usize,
+}
+
+/// Runs `doram bench`.
+pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
+    match &args.what {
+        BenchWhat::Dpf(a) => bench_dpf(a, json, quiet),
+        BenchWhat::Net(a) => bench_net(a, json, quiet),
+    }
+}
+
+/// A prepared full-domain evaluation writing into its argument.
+type EvalFn = Box<dyn Fn(&mut [Fp]) + Send + Sync>;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+#[derive(Debug, Serialize)]
+struct DpfReport {
+    benchmark: &'static str,
+    construction: Construction,
+    log_n: u32,
+    points: usize,
+    threads: usize,
+    repeat: usize,
+    key_bytes: usize,
+    gen_ms: f64,
+    eval_all_ms: f64,
+    ns_per_point: f64,
+}
+
+fn bench_dpf(a: &DpfArgs, json: bool, quiet: bool) -> Result<()> {
+    if a.repeat == 0 || a.threads == 0 {
+        bail!("--repeat and --threads must be at least 1");
+    }
+    let n = 1usize << a.log_n;
+    if a.points > n {
+        bail!("--points {} exceeds the domain 2^{}", a.points, a.log_n);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads)
+        .build()?;
+    let mut rng = rand::rng();
+    let mut out = vec![Fp::ZERO; n];
+    let pb = bar(a.repeat as u64, "dpf eval_all", json || quiet);
+    let (mut gens, mut evals) = (Vec::new(), Vec::new());
+    let mut key_bytes = 0;
+    for _ in 0..a.repeat {
+        use rand::Rng;
+        let t = Instant::now();
+        let par = a.threads > 1;
+        let eval: EvalFn = if a.points > 0 {
+            let pts = rand::seq::index::sample(&mut rng, n, a.points).into_vec();
+            let vals: Vec<Fp> = pts.iter().map(|_| Fp::random(&mut rng)).collect();
+            match a.construction {
+                Construction::HalfTree => {
+                    let (k0, _k1) = HalfTreeMpDpf::gen_keys(n, &pts, &vals, &mut rng)?;
+                    gens.push(ms(t.elapsed()));
+                    key_bytes = k0.size_bytes();
+                    Box::new(move |o: &mut [Fp]| {
+                        if par {
+                            o.copy_from_slice(&HalfTreeMpDpf::eval_all_par(&k0));
+                        } else {
+                            HalfTreeMpDpf::eval_all_into(&k0, o);
+                        }
+                    })
+                }
+                Construction::Bgi => {
+                    let (k0, _k1) = BgiMpDpf::gen_keys(n, &pts, &vals, &mut rng)?;
+                    gens.push(ms(t.elapsed()));
+                    key_bytes = k0.size_bytes();
+                    Box::new(move |o: &mut [Fp]| {
+                        if par {
+                            o.copy_from_slice(&BgiMpDpf::eval_all_par(&k0));
+                        } else {
+                            BgiMpDpf::eval_all_into(&k0, o);
+                        }
+                    })
+                }
+            }
+        } else {
+            let alpha = rng.random_range(0..n);
+            let beta = Fp::random(&mut rng);
+            match a.construction {
+                Construction::HalfTree => {
+                    let (k0, _k1) = HalfTree::gen_keys(n, alpha, beta, &mut rng);
+                    gens.push(ms(t.elapsed()));
+                    key_bytes = k0.size_bytes();
+                    Box::new(move |o: &mut [Fp]| {
+                        if par {
+                            HalfTree::eval_all_par_into(&k0, o);
+                        } else {
+                            HalfTree::eval_all_into(&k0, o);
+                        }
+                    })
+                }
+                Construction::Bgi => {
+                    let (k0, _k1) = Bgi::gen_keys(n, alpha, beta, &mut rng);
+                    gens.push(ms(t.elapsed()));
+                    key_bytes = k0.size_bytes();
+                    Box::new(move |o: &mut [Fp]| {
+                        if par {
+                            Bgi::eval_all_par_into(&k0, o);
+                        } else {
+                            Bgi::eval_all_into(&k0, o);
+                        }
+                    })
+                }
+            }
+        };
+        let t = Instant::now();
+        pool.install(|| eval(&mut out));
+        evals.push(ms(t.elapsed()));
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let eval_all_ms = median(evals);
+    let r = DpfReport {
+        benchmark: "dpf",
+        construction: a.construction,
+        log_n: a.log_n,
+        points: a.points,
+        threads: a.threads,
+        repeat: a.repeat,
+        key_bytes,
+        gen_ms: median(gens),
+        eval_all_ms,
+        ns_per_point: eval_all_ms * 1e6 / n as f64,
+    };
+    if json {
+        print_json(&r)?;
+    } else {
+        let what = if a.points > 0 {
+            format!("cuckoo multi-point DPF ({} points)", a.points)
+        } else {
+            format!("{:?} single-point DPF", a.construction)
+        };
+        println!(
+            "{what} over 2^{} points into Fp, {} thread(s), median of {}:",
+            a.log_n, a.threads, a.repeat
+        );
+        println!(
+            "  gen {:.3} ms, key {}, full-domain eval {:.3} ms ({:.2} ns/point)",
+            r.gen_ms,
+            human_bytes(r.key_bytes as u64),
+            r.eval_all_ms,
+            r.ns_per_point
+        );
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize)]
+struct NetReport {
+    benchmark: &'static str,
+    backend: Backend,
+    bytes: usize,
+    frame_bytes: usize,
+    throughput_gb_per_s: f64,
+    round_trip_us: f64,
+    parties: Vec<PartyFigures>,
+}
+
+fn sessions(backend: Backend) -> Result<(Vec<Session>, Option<tempfile::TempDir>)> {
+    if backend == Backend::Local {
+        return Ok((Session::local_mesh(2), None));
+    }
+    let dir = tempfile::tempdir()?;
+    let path = generate_local(dir.path(), 2, Addresses::FreeLocalPorts)?;
+    let config = Config::load(&path)?;
+    let connect = move |c: &Config, me: PartyId| {
+        if backend == Backend::Tcp {
+            Session::connect_insecure_plaintext(c, me)
+        } else {
+            Session::connect(c, me)
+        }
+    };
+    let c1 = config.clone();
+    let h = std::thread::spawn(move || connect(&c1, PartyId::P1));
+    let s0 = connect(&config, PartyId::P0).context("P0 could not connect")?;
+    let s1 = match h.join() {
+        Ok(r) => r.context("P1 could not connect")?,
+        Err(_) => bail!("P1's thread panicked"),
+    };
+    Ok((vec![s0, s1], Some(dir)))
+}
+
+fn bench_net(a: &NetArgs, json: bool, quiet: bool) -> Result<()> {
+    if a.frame_kib == 0 || a.mib == 0 || a.round_trips == 0 {
+        bail!("--mib, --frame-kib and --round-trips must be positive");
+    }
+    let frame = a.frame_kib * 1024;
+    let frames = (a.mib * 1024 * 1024).div_ceil(frame);
+    let (mut ss, _dir) = sessions(a.backend)?;
+    let mut s1 = ss.pop().context("two sessions")?;
+    let mut s0 = ss.pop().context("two sessions")?;
+    let rt = a.round_trips;
+    let pb = bar(frames as u64, "bulk", json || quiet);
+    let receiver = std::thread::spawn(move || -> Result<Session> {
+        // Ping-pong, then drain the bulk transfer and acknowledge it.
+        for _ in 0..rt {
+            let m = s1.recv_bytes(PartyId::P0)?;
+            s1.send_bytes(PartyId::P0, &m)?;
+        }
+        for _ in 0..frames {
+            s1.recv_bytes(PartyId::P0)?;
+        }
+        s1.send_bytes(PartyId::P0, &[1])?;
+        Ok(s1)
+    });
+    let t = Instant::now();
+    for _ in 0..rt {
+        s0.send_bytes(PartyId::P1, &[0u8; 8])?;
+        s0.recv_bytes(PartyId::P1)?;
+    }
+    let round_trip_us = t.elapsed().as_secs_f64() * 1e6 / rt as f64;
+    let payload = vec![0xa5u8; frame];
+    let t = Instant::now();
+    for _ in 0..frames {
+        s0.send_bytes(PartyId::P1, &payload)?;
+        pb.inc(1);
+    }
+    s0.recv_bytes(PartyId::P1)?;
+    let secs = t.elapsed().as_secs_f64();
+    pb.finish_and_clear();
+    let s1 = match receiver.join() {
+        Ok(r) => r?,
+        Err(_) => bail!("the receiving party panicked"),
+    };
+    let bytes = frames * frame;
+    let r = NetReport {
+        benchmark: "net",
+        backend: a.backend,
+        bytes,
+        frame_bytes: frame,
+        throughput_gb_per_s: bytes as f64 / secs / 1e9,
+        round_trip_us,
+        parties: vec![
+            PartyFigures::from_stats(PartyId::P0, s0.stats()),
+            PartyFigures::from_stats(PartyId::P1, s1.stats()),
+        ],
+    };
+    if json {
+        print_json(&r)?;
+    } else {
+        println!(
+            "{:?} on loopback: {:.2} GB/s one way ({} in {} KiB frames), round trip {:.1} µs",
+            a.backend,
+            r.throughput_gb_per_s,
+            human_bytes(bytes as u64),
+            a.frame_kib,
+            r.round_trip_us
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! The `doram` binary end to end: certificates, the demo over TLS (threads and processes), and
+//! clear errors for bad arguments and files.
+
+use assert_cmd::Command;
+
+fn doram() -> Command {
+    Command::cargo_bin("doram").expect("the doram binary is built with the tests")
+}
+
+fn json_of(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).expect("--json prints one JSON document")
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let out = doram().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for cmd in ["certs", "party", "demo", "bench"] {
+        assert!(text.contains(cmd), "--help does not mention {cmd}");
+    }
+}
+
+#[test]
+fn demo_over_tls_threads_is_correct() {
+    let out = doram()
+        .args(["--json", "demo", "--log-n", "10", "--queries", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    assert_eq!(v["correct"], true);
+    assert_eq!(v["transport"], "tls1.3-mutual");
+    let parties = v["parties"].as_array().unwrap();
+    assert_eq!(parties.len(), 3);
+    // Two rounds: keys to the servers, answers back.
+    for p in parties {
+        assert!(p["figures"]["rounds"].as_u64().unwrap() <= 2);
+    }
+    // Each server answers 3 words of 8 bytes.
+    assert_eq!(parties[0]["figures"]["bytes_sent"], 24);
+    assert_eq!(parties[1]["figures"]["bytes_sent"], 24);
+}
+
+#[test]
+fn demo_as_three_processes_is_correct() {
+    let out = doram()
+        .args([
+            "--json",
+            "demo",
+            "--log-n",
+            "8",
+            "--queries",
+            "2",
+            "--processes",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_of(&out.stdout)["correct"], true);
+}
+
+#[test]
+fn certs_then_parties_as_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = doram()
+        .args(["--json", "certs", "--parties", "3", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = json_of(&out.stdout)["config"].as_str().unwrap().to_string();
+    let bin = assert_cmd::cargo::cargo_bin("doram");
+    let spawn = |id: &str, extra: &[&str]| {
+        std::process::Command::new(&bin)
+            .args([
+                "--json", "party", "--config", &config, "--id", id, "lookup", "--log-n", "6",
+            ])
+            .args(["--db-seed", "9", "--queries", "2"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let s0 = spawn("0", &[]);
+    let s1 = spawn("1", &[]);
+    let c = spawn("2", &["--index", "5,63"]);
+    for child in [s0, s1] {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = c.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json_of(&o.stdout);
+    assert_eq!(v["indices"], serde_json::json!([5, 63]));
+    let table = doram_services::lookup::Table::synthetic(64, 9);
+    let expect: Vec<u64> = [5, 63].iter().map(|&i| table.words()[i].0).collect();
+    assert_eq!(v["values"], serde_json::json!(expect));
+}
+
+#[test]
+fn bad_arguments_give_clear_errors() {
+    let out = doram()
+        .args([
+            "party",
+            "--config",
+            "/nonexistent/parties.toml",
+            "--id",
+            "0",
+            "lookup",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = doram()
+        .args(["--json", "certs", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let config = json_of(&out.stdout)["config"].as_str().unwrap().to_string();
+    let out = doram()
+        .args(["party", "--config", &config, "--id", "7", "lookup"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--id 7"));
+
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "this is [not toml").unwrap();
+    let out = doram()
+        .args(["party", "--config"])
+        .arg(&bad)
+        .args(["--id", "0", "lookup"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error"));
+
+    let out = doram()
+        .args(["certs", "--parties", "9", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let out = doram().args(["demo", "--queries", "0"]).output().unwrap();
+    assert!(!out.status.success());
+}
+
+#[test]
+fn bench_dpf_and_net_report_json() {
+    let out = doram()
+        .args(["--json", "bench", "dpf", "--log-n", "10", "--repeat", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    assert!(v["eval_all_ms"].as_f64().unwrap() >= 0.0);
+    assert!(v["key_bytes"].as_u64().unwrap() > 0);
+
+    for backend in ["local", "tcp", "tls"] {
+        let out = doram()
+            .args([
+                "--json",
+                "bench",
+                "net",
+                "--backend",
+                backend,
+                "--mib",
+                "4",
+                "--round-trips",
+                "10",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json_of(&out.stdout);
+        assert_eq!(
+            v["parties"][0]["bytes_sent"].as_u64().unwrap(),
+            4 * 1024 * 1024 + 10 * 8
+        );
+    }
+}
