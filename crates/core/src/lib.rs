@@ -55,7 +55,10 @@ impl PartyId {
         if index < n_parties.min(Self::MAX_PARTIES) {
             Ok(Self::ALL[index])
         } else {
-            Err(CodecError::BadPartyId { got: index as u64, n_parties })
+            Err(CodecError::BadPartyId {
+                got: index as u64,
+                n_parties,
+            })
         }
     }
 
