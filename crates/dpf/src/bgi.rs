@@ -26,7 +26,7 @@
 //! (`1 + |G|` bytes).
 
 use crate::convert::{LeafSource, convert, tweak};
-use crate::tree::{self, Tree};
+use crate::tree::{self, LeafStream, Tree};
 use crate::{DpfKey, SinglePointDpf, TwoParty, check_gen_args, check_len, depth, take};
 use doram_core::{CodecError, Seed};
 use doram_field::Group;
@@ -188,6 +188,10 @@ impl<G: Group> DpfKey for BgiKey<G> {
 }
 
 impl<G: Group> Tree<G> for BgiKey<G> {
+    fn constant(&self) -> Option<G> {
+        (self.domain_size == 1).then(|| self.finish(self.ocw, false))
+    }
+
     fn levels(&self) -> usize {
         self.cws.len()
     }
@@ -355,6 +359,10 @@ impl<G: Group> SinglePointDpf<G> for Bgi {
             return;
         }
         tree::eval_all_par(key, out);
+    }
+
+    fn stream(key: &Self::Key, start: usize) -> LeafStream<'_, G> {
+        LeafStream::new(key, key.domain_size, start)
     }
 
     fn key_from_bytes(bytes: &[u8], domain_size: usize) -> Result<Self::Key, CodecError> {

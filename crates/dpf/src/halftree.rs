@@ -39,7 +39,7 @@
 //! `party ‖ share` (`1 + |G|` bytes): plain additive sharing of `β`.
 
 use crate::convert::{LeafSource, convert, tweak};
-use crate::tree::{self, Tree};
+use crate::tree::{self, LeafStream, Tree};
 use crate::{DpfKey, SinglePointDpf, TwoParty, check_gen_args, check_len, depth, take};
 use doram_core::{CodecError, Seed};
 use doram_field::Group;
@@ -174,6 +174,13 @@ impl<G: Group> DpfKey for HalfTreeKey<G> {
 }
 
 impl<G: Group> Tree<G> for HalfTreeKey<G> {
+    fn constant(&self) -> Option<G> {
+        (self.domain_size == 1).then(|| {
+            let y = self.ocws[0];
+            if self.party == TwoParty::P1 { -y } else { y }
+        })
+    }
+
     fn levels(&self) -> usize {
         self.cws.len()
     }
@@ -344,9 +351,8 @@ impl<G: Group> SinglePointDpf<G> for HalfTree {
     fn eval(key: &Self::Key, x: usize) -> G {
         let n = key.domain_size;
         assert!(x < n, "DPF input {x} outside domain of {n} points");
-        if n == 1 {
-            let y = key.ocws[0];
-            return if key.party == TwoParty::P1 { -y } else { y };
+        if let Some(y) = key.constant() {
+            return y;
         }
         let fk = fixed_key();
         let d = depth(n);
@@ -389,6 +395,10 @@ impl<G: Group> SinglePointDpf<G> for HalfTree {
             return;
         }
         tree::eval_all_par(key, out);
+    }
+
+    fn stream(key: &Self::Key, start: usize) -> LeafStream<'_, G> {
+        LeafStream::new(key, key.domain_size, start)
     }
 
     fn key_from_bytes(bytes: &[u8], domain_size: usize) -> Result<Self::Key, CodecError> {

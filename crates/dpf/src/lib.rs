@@ -23,7 +23,7 @@
 //! Full-domain evaluation expands the top of the tree breadth-first and then each subtree of
 //! 2^10 nodes breadth-first in two small buffers that stay in L1/L2, hashing 8 blocks per AES
 //! call and writing outputs straight into the result slice; `eval_all_par` hands the subtrees to
-//! rayon.
+//! rayon. [`SinglePointDpf::stream`] evaluates in order, one small batch at a time.
 
 pub mod bgi;
 mod convert;
@@ -34,6 +34,7 @@ mod tree;
 pub use bgi::{Bgi, BgiKey};
 pub use halftree::{HalfTree, HalfTreeKey};
 pub use mpdpf::{BgiMpDpf, CuckooMpDpf, HalfTreeMpDpf, MpDpfKey};
+pub use tree::{LeafStream, STREAM_BATCH_BITS, StreamScratch};
 
 use doram_core::{CodecError, PartyId, Seed};
 use doram_field::Group;
@@ -180,6 +181,11 @@ pub trait SinglePointDpf<G: Group> {
         Self::eval_all_par_into(key, &mut out);
         out
     }
+
+    /// In-order evaluation from output `start` on, one aligned batch of at most
+    /// `2^`[`STREAM_BATCH_BITS`] outputs at a time (see [`LeafStream`]): for consumers that
+    /// interleave many keys or cannot hold the whole domain.
+    fn stream(key: &Self::Key, start: usize) -> LeafStream<'_, G>;
 
     /// Decodes a key for a domain of `domain_size` points (the size comes from the protocol).
     fn key_from_bytes(bytes: &[u8], domain_size: usize) -> Result<Self::Key, CodecError>;

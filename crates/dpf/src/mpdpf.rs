@@ -18,10 +18,14 @@
 //!    every bucket DPF is zero except at its own point, and `α_i` is that point only in `b_i`,
 //!    this is `β_i` at `α_i` and 0 elsewhere.
 //!
-//! Full-domain evaluation hashes the domain once (one AES call per point), evaluates every bucket
-//! DPF over its sub-domain into one buffer, then walks `x = 0, 1, …` with a cursor per bucket and
-//! sums `x`'s (at most three) entries: reads stream forward within each bucket and the output is
-//! written in order.
+//! Full-domain evaluation goes through the domain in windows of 2^12 points: it hashes the
+//! window (one AES call per point), gathers each bucket's next outputs (as many as the bucket
+//! has points in the window) into one window array, and sums for each point the next entry of
+//! each of its (at most three) buckets. Each bucket's DPF is evaluated in order by a
+//! [`LeafStream`], a batch at a time, so the working set is one window plus one batch per bucket
+//! rather than all `≈ 3n` bucket outputs. The parallel variant splits the domain into
+//! ranges of windows, after a counting pass that tells each range where every bucket's stream
+//! starts.
 //!
 //! # Key layout (`to_bytes`)
 //!
@@ -30,6 +34,7 @@
 //! (one hashing pass over the domain) and then knows the exact length:
 //! `17 + Σ_{b : |D_b| > 0} D::key_size(|D_b|)`.
 
+use crate::tree::{LeafStream, STREAM_BATCH_BITS, StreamScratch};
 use crate::{
     Bgi, DpfError, DpfKey, HalfTree, MAX_DOMAIN, MultiPointDpf, SinglePointDpf, TwoParty, check_len,
 };
@@ -187,19 +192,6 @@ fn check_points<G>(domain_size: usize, points: &[usize], values: &[G]) -> Result
     Ok(())
 }
 
-/// Hashes `[start, start + out.len())` and replaces repeated buckets of a point by `u32::MAX`.
-fn hash_distinct(h: &CuckooHasher, start: usize, out: &mut [[u32; NUM_HASHES]]) {
-    h.hash_range(start as u64, out);
-    for e in out.iter_mut() {
-        if e[1] == e[0] {
-            e[1] = u32::MAX;
-        }
-        if e[2] == e[0] || e[2] == e[1] {
-            e[2] = u32::MAX;
-        }
-    }
-}
-
 impl<D> CuckooMpDpf<D> {
     /// [`MultiPointDpf::eval`] with a precomputed [`MpDpfKey::simple_hash_table`]: three
     /// single-point evaluations instead of a pass over the domain.
@@ -234,25 +226,100 @@ impl<D> CuckooMpDpf<D> {
     }
 }
 
-/// Shared by the serial and parallel full-domain evaluations: the per-point buckets, the bucket
-/// DPF outputs (all buckets back to back), and the final gather.
-fn gather<G: Group>(hashes: &[[u32; NUM_HASHES]], sizes: &[u32], buf: &[G], out: &mut [G]) {
-    let mut cursor = Vec::with_capacity(sizes.len());
-    let mut off = 0usize;
-    for &s in sizes {
-        cursor.push(off);
-        off += s as usize;
-    }
-    for (y, h) in out.iter_mut().zip(hashes) {
-        let mut acc = buf[cursor[h[0] as usize]];
-        cursor[h[0] as usize] += 1;
-        for &b in &h[1..] {
-            if b != u32::MAX {
-                acc += buf[cursor[b as usize]];
-                cursor[b as usize] += 1;
+/// Points per window of the full-domain evaluation (the window's ≈ 3·2^12 bucket outputs,
+/// 192 KiB of `Fp`, stay in L2; larger windows measured slower).
+const WINDOW: usize = 1 << 12;
+
+/// Points hashed per chunk in the counting pass of the parallel evaluation.
+const HASH_CHUNK: usize = 1024;
+
+/// Evaluates `[start, start + out.len())` of the domain. `first[b]` is the number of points
+/// below `start` in bucket `b`, i.e. where bucket `b`'s stream starts.
+///
+/// Window by window: hash the window's points and count them per bucket; copy each bucket's next
+/// outputs (as many as it has points in the window) from its [`LeafStream`] into one contiguous
+/// window array, bucket after bucket; then walk the window's points in order, each summing the
+/// next unread entry of each of its distinct buckets. Every bucket output is produced once, in
+/// order; the working set is one window (its hashes and the ≈ 3·2^12 bucket outputs it needs)
+/// plus one stream batch per bucket, which is read contiguously.
+fn eval_range<G: Group, D: SinglePointDpf<G>>(
+    key: &MpDpfKey<D::Key>,
+    h: &CuckooHasher,
+    start: usize,
+    first: &[u32],
+    out: &mut [G],
+) {
+    let nb = key.bucket_sizes.len();
+    let mut streams: Vec<Option<LeafStream<'_, G>>> = key
+        .keys
+        .iter()
+        .zip(first)
+        .map(|(k, &f)| k.as_ref().map(|k| D::stream(k, f as usize)))
+        .collect();
+    let batch = 1usize << STREAM_BATCH_BITS;
+    let mut bufs = vec![G::ZERO; nb * batch];
+    // Per bucket: outputs left in its stream buffer, and where the next one is.
+    let mut left = vec![0usize; nb];
+    let mut next = vec![0usize; nb];
+    let mut scratch = StreamScratch::new();
+    let w = WINDOW.min(out.len());
+    let mut hashes = vec![[0u32; NUM_HASHES]; w];
+    let mut cursor = vec![0usize; nb];
+    let mut window = vec![G::ZERO; NUM_HASHES * w];
+    for (wi, ys) in out.chunks_mut(WINDOW).enumerate() {
+        let hs = &mut hashes[..ys.len()];
+        h.hash_range((start + wi * WINDOW) as u64, hs);
+        // Replace repeated buckets of a point by u32::MAX and count points per bucket.
+        let mut count = std::mem::take(&mut cursor);
+        count.fill(0);
+        for hx in hs.iter_mut() {
+            if hx[1] == hx[0] {
+                hx[1] = u32::MAX;
+            }
+            if hx[2] == hx[0] || hx[2] == hx[1] {
+                hx[2] = u32::MAX;
+            }
+            for &b in hx.iter().filter(|&&b| b != u32::MAX) {
+                count[b as usize] += 1;
             }
         }
-        *y = acc;
+        // Each bucket's next `count[b]` outputs, buckets back to back; cursor[b] = where its
+        // stretch starts.
+        let mut filled = 0;
+        for b in 0..nb {
+            let mut need = count[b];
+            count[b] = filled;
+            while need > 0 {
+                if left[b] == 0 {
+                    let stream = streams[b]
+                        .as_mut()
+                        .expect("a bucket holding a point has a key");
+                    left[b] =
+                        stream.next_batch(&mut bufs[b * batch..(b + 1) * batch], &mut scratch);
+                    next[b] = 0;
+                }
+                let take = left[b].min(need);
+                let from = b * batch + next[b];
+                window[filled..filled + take].copy_from_slice(&bufs[from..from + take]);
+                filled += take;
+                next[b] += take;
+                left[b] -= take;
+                need -= take;
+            }
+        }
+        cursor = count;
+        for (y, hx) in ys.iter_mut().zip(hs.iter()) {
+            let b0 = hx[0] as usize;
+            let mut acc = window[cursor[b0]];
+            cursor[b0] += 1;
+            for &b in &hx[1..] {
+                if b != u32::MAX {
+                    acc += window[cursor[b as usize]];
+                    cursor[b as usize] += 1;
+                }
+            }
+            *y = acc;
+        }
     }
 }
 
@@ -379,45 +446,55 @@ impl<G: Group, D: SinglePointDpf<G>> MultiPointDpf<G> for CuckooMpDpf<D> {
             out.fill(G::ZERO);
             return;
         };
-        let mut hashes = vec![[0u32; NUM_HASHES]; key.domain_size];
-        for (i, chunk) in hashes.chunks_mut(1 << 12).enumerate() {
-            hash_distinct(&h, i << 12, chunk);
-        }
-        let total: usize = key.bucket_sizes.iter().map(|&s| s as usize).sum();
-        let mut buf = vec![G::ZERO; total];
-        let mut rest = &mut buf[..];
-        for (&s, k) in key.bucket_sizes.iter().zip(&key.keys) {
-            let (mine, tail) = rest.split_at_mut(s as usize);
-            if let Some(k) = k {
-                D::eval_all_into(k, mine);
-            }
-            rest = tail;
-        }
-        gather(&hashes, &key.bucket_sizes, &buf, out);
+        eval_range::<G, D>(key, &h, 0, &vec![0; key.bucket_sizes.len()], out);
     }
 
+    /// Splits the domain into windows, one rayon task each: a first parallel pass counts each
+    /// bucket's points per window (so every window knows where each bucket's stream starts), a
+    /// second evaluates the windows.
     fn eval_all_par(key: &Self::Key) -> Vec<G> {
-        let mut out = vec![G::ZERO; key.domain_size];
+        let n = key.domain_size;
+        let mut out = vec![G::ZERO; n];
         let Some(h) = key.hasher() else { return out };
-        let mut hashes = vec![[0u32; NUM_HASHES]; key.domain_size];
-        hashes
-            .par_chunks_mut(1 << 12)
-            .enumerate()
-            .for_each(|(i, c)| hash_distinct(&h, i << 12, c));
-        let total: usize = key.bucket_sizes.iter().map(|&s| s as usize).sum();
-        let mut buf = vec![G::ZERO; total];
-        let mut jobs = Vec::with_capacity(key.keys.len());
-        let mut rest = &mut buf[..];
-        for (&s, k) in key.bucket_sizes.iter().zip(&key.keys) {
-            let (mine, tail) = rest.split_at_mut(s as usize);
-            if let Some(k) = k {
-                jobs.push((mine, k));
+        let nb = key.bucket_sizes.len();
+        let windows = (rayon::current_num_threads() * 4)
+            .min(n.div_ceil(1 << 14))
+            .max(1);
+        let width = n.div_ceil(windows);
+        let mut starts: Vec<Vec<u32>> = (0..windows)
+            .into_par_iter()
+            .map(|w| {
+                let (lo, hi) = ((w * width).min(n), ((w + 1) * width).min(n));
+                let mut count = vec![0u32; nb];
+                let mut hs = [[0u32; NUM_HASHES]; HASH_CHUNK];
+                let mut x = lo;
+                while x < hi {
+                    let len = HASH_CHUNK.min(hi - x);
+                    h.hash_range(x as u64, &mut hs[..len]);
+                    for hx in &hs[..len] {
+                        let (bs, cnt) = cuckoo::distinct(*hx);
+                        for &b in &bs[..cnt] {
+                            count[b as usize] += 1;
+                        }
+                    }
+                    x += len;
+                }
+                count
+            })
+            .collect();
+        // Exclusive prefix sums over the windows.
+        let mut acc = vec![0u32; nb];
+        for s in starts.iter_mut() {
+            for (a, c) in acc.iter_mut().zip(s.iter_mut()) {
+                let here = *c;
+                *c = *a;
+                *a += here;
             }
-            rest = tail;
         }
-        jobs.into_par_iter()
-            .for_each(|(s, k)| D::eval_all_into(k, s));
-        gather(&hashes, &key.bucket_sizes, &buf, &mut out);
+        out.par_chunks_mut(width)
+            .zip(starts.par_iter())
+            .enumerate()
+            .for_each(|(w, (ys, first))| eval_range::<G, D>(key, &h, w * width, first, ys));
         out
     }
 

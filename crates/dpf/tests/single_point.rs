@@ -1,7 +1,7 @@
 //! Correctness, key format and pseudorandomness checks of the single-point DPFs.
 
 use doram_core::{CodecError, Seed};
-use doram_dpf::{Bgi, DpfKey, HalfTree, SinglePointDpf, TwoParty};
+use doram_dpf::{Bgi, DpfKey, HalfTree, SinglePointDpf, StreamScratch, TwoParty};
 use doram_field::{Bit, Bits128, Fp, Group, Vector, Z64};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
@@ -188,6 +188,45 @@ fn spot_check_2_pow_20() {
     let alpha = r.random_range(0..n);
     check_large::<HalfTree>(n, alpha, &mut r);
     check_large::<Bgi>(n - 3, n - 4, &mut r);
+}
+
+/// Streams from any start reproduce the full-domain evaluation.
+fn check_stream<G: Group, D: SinglePointDpf<G>>(key: &D::Key, r: &mut ChaCha12Rng) {
+    let all = D::eval_all(key);
+    let n = all.len();
+    let mut scratch = StreamScratch::new();
+    let mut starts = vec![0, n - 1, n / 2, n / 3];
+    starts.extend((0..4).map(|_| r.random_range(0..n)));
+    for start in starts {
+        let mut s = D::stream(key, start);
+        assert_eq!(s.remaining(), n - start);
+        let mut got = Vec::with_capacity(n - start);
+        let mut buf = vec![G::ZERO; s.batch_len()];
+        loop {
+            let k = s.next_batch(&mut buf, &mut scratch);
+            if k == 0 {
+                break;
+            }
+            assert!(k <= s.batch_len());
+            got.extend_from_slice(&buf[..k]);
+        }
+        assert_eq!(got, all[start..], "n = {n}, start = {start}");
+        assert_eq!(s.remaining(), 0);
+    }
+}
+
+#[test]
+fn streams_match_eval_all() {
+    let mut r = rng(10);
+    for n in [1usize, 2, 3, 5, 8, 9, 63, 64, 65, 100, 1000, 4097] {
+        let alpha = r.random_range(0..n);
+        let (k0, k1) = HalfTree::gen_keys(n, alpha, Fp::random(&mut r), &mut r);
+        check_stream::<Fp, HalfTree>(&k0, &mut r);
+        check_stream::<Fp, HalfTree>(&k1, &mut r);
+        let (k0, k1) = Bgi::gen_keys(n, alpha, Z64(5), &mut r);
+        check_stream::<Z64, Bgi>(&k0, &mut r);
+        check_stream::<Z64, Bgi>(&k1, &mut r);
+    }
 }
 
 #[test]
