@@ -107,7 +107,10 @@ pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<P
     let ca_key = KeyPair::generate().map_err(certs_error)?;
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(certs_error)?;
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-    ca_params.distinguished_name.push(DnType::CommonName, "doram local CA");
+    // A distinct name per CA, so that a certificate from another local CA is reported as
+    // coming from an unknown issuer rather than failing a signature check.
+    let tag: String = ca_key.public_key_raw().iter().skip(1).take(6).map(|b| format!("{b:02x}")).collect();
+    ca_params.distinguished_name.push(DnType::CommonName, format!("doram local CA {tag}"));
     ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
     let ca_cert = ca_params.self_signed(&ca_key).map_err(certs_error)?;
     let issuer = Issuer::new(ca_params, ca_key);

@@ -36,7 +36,7 @@ use tracing::{debug, warn};
 
 use crate::config::Config;
 use crate::error::ConfigError;
-use crate::frame::FRAME_HEADER_BYTES;
+use crate::frame::{FRAME_HEADER_BYTES, PayloadSource};
 use crate::session::{
     FrameSink, Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader,
 };
@@ -207,7 +207,7 @@ impl FrameSink for TcpSink {
 
 /// A connection accepted from an authenticated peer.
 struct Accepted {
-    reader: Box<dyn Read + Send>,
+    reader: Box<dyn PayloadSource + Send>,
     sock: TcpStream,
 }
 
@@ -358,22 +358,24 @@ fn establish(config: &Config, shared: &Arc<Shared>, listener: TcpListener) -> Re
                 last_rejection = Some(reason);
             }
             None => {
-                // Deadline: report the first missing peer, outgoing side first.
+                // Deadline: report the first peer with a missing direction.
                 let timeout = shared.connect_timeout;
-                if let Some(&peer) = peers.iter().find(|p| outgoing[p.index()].is_none()) {
-                    return Err(NetError::Connect {
-                        peer,
-                        reason: format!("not reached within {timeout:?}"),
-                    });
-                }
                 let peer = peers
                     .iter()
                     .copied()
-                    .find(|p| incoming[p.index()].is_none())
+                    .find(|p| outgoing[p.index()].is_none() || incoming[p.index()].is_none())
                     .unwrap_or(me);
-                let mut reason = format!("{peer} did not connect to {me} within {timeout:?}");
+                let out_state = match outgoing[peer.index()] {
+                    Some(_) => "our connection to it is up",
+                    None => "our connection to it was not established",
+                };
+                let in_state = match incoming[peer.index()] {
+                    Some(_) => "its connection to us is up",
+                    None => "no authenticated connection came from it",
+                };
+                let mut reason = format!("no link within {timeout:?}: {out_state}, {in_state}");
                 if let Some(r) = last_rejection {
-                    reason.push_str(&format!("; last rejected attempt: {r}"));
+                    reason.push_str(&format!("; last rejected incoming connection: {r}"));
                 }
                 return Err(NetError::Connect { peer, reason });
             }
@@ -453,7 +455,7 @@ fn greet(shared: &Shared, sock: TcpStream, addr: SocketAddr) -> Result<(PartyId,
         }
     };
 
-    let (from, reader): (PartyId, Box<dyn Read + Send>) = match &shared.tls {
+    let (from, reader): (PartyId, Box<dyn PayloadSource + Send>) = match &shared.tls {
         None => {
             let mut sock = sock;
             let mut h = [0u8; 8];
@@ -494,7 +496,7 @@ fn greet(shared: &Shared, sock: TcpStream, addr: SocketAddr) -> Result<(PartyId,
             };
             io.send(&ack(verdict)).map_err(setup)?;
             let from = finish(from, verdict)?;
-            (from, Box::new(io))
+            (from, Box::new(io.into_reader().map_err(setup)?))
         }
     };
     // The reader blocks until data or the end of the stream; silence is detected by `recv`.
@@ -567,7 +569,7 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
                 .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
             check_answer(&answer, address).map_err(handshake)?;
             io.socket().set_write_timeout(Some(shared.timeout)).map_err(io_fail)?;
-            Box::new(io.into_sink())
+            Box::new(io.into_writer().map_err(|e| handshake(e.to_string()))?)
         }
     };
     debug!(%me, %peer, "outgoing link up");

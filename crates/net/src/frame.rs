@@ -20,8 +20,8 @@ use crate::NetError;
 /// Bytes of framing added to every payload.
 pub const FRAME_HEADER_BYTES: usize = 12;
 
-/// Upper bound on the payload buffer reserved up front for one frame; larger frames grow their
-/// buffer as the bytes actually arrive, so an announced length alone never commits memory.
+/// Upper bound on the payload buffer allocated up front for one frame; larger frames grow their
+/// buffer as the bytes actually arrive, so an announced length alone commits at most this much.
 const PREALLOC_LIMIT: usize = 16 << 20;
 
 /// A decoded frame header.
@@ -117,8 +117,29 @@ fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<usize, Frame
     Ok(got)
 }
 
+/// A byte stream that frames are read from.
+pub(crate) trait PayloadSource: Read {
+    /// Appends at most `max` bytes to `out`, returning how many (0 at the end of the stream).
+    ///
+    /// The default goes through `Read::take(..).read_to_end`, which lets sockets write straight
+    /// into the vector's spare capacity; decrypting readers override it to copy their plaintext
+    /// with `extend_from_slice`, so neither path zero-fills the payload first.
+    fn append_to(&mut self, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+        Read::take(&mut *self, max as u64).read_to_end(out)
+    }
+}
+
+impl PayloadSource for std::io::BufReader<std::net::TcpStream> {}
+impl PayloadSource for &[u8] {}
+
+impl<P: PayloadSource + ?Sized> PayloadSource for Box<P> {
+    fn append_to(&mut self, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+        (**self).append_to(out, max)
+    }
+}
+
 /// Reads one frame from a byte stream. `Ok(None)` is a clean end of stream at a frame boundary.
-pub(crate) fn read_frame<R: Read + ?Sized>(
+pub(crate) fn read_frame<R: PayloadSource + ?Sized>(
     r: &mut R,
     limit: u32,
 ) -> Result<Option<RawFrame>, FrameError> {
@@ -132,13 +153,17 @@ pub(crate) fn read_frame<R: Read + ?Sized>(
     }
     let header = Header::decode(&hdr, limit)?;
     let len = header.len as usize;
+    // Capacity beyond PREALLOC_LIMIT is only added as bytes actually arrive.
     let mut payload = Vec::with_capacity(len.min(PREALLOC_LIMIT));
-    // `read_to_end` retries interrupted reads itself; the payload keeps what arrived before an
-    // error, which is all a truncation report needs.
-    match Read::take(&mut *r, len as u64).read_to_end(&mut payload) {
-        Ok(_) => {}
-        Err(e) if is_eof(&e) => {}
-        Err(e) => return Err(FrameError::Io(e)),
+    while payload.len() < len {
+        let missing = len - payload.len();
+        match r.append_to(&mut payload, missing) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if is_eof(&e) => break,
+            Err(e) => return Err(FrameError::Io(e)),
+        }
     }
     let got = payload.len();
     if got < len {

@@ -57,6 +57,7 @@ mod connect;
 mod error;
 mod frame;
 mod mesh;
+mod record;
 mod session;
 mod shaping;
 mod stats;

@@ -1,7 +1,7 @@
 //! [`Session`]: one party's endpoint of a 2–4 party session, whatever the backend.
 
 use std::fmt;
-use std::io::{self, Read};
+use std::io;
 use std::net::{Shutdown, TcpStream};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
@@ -12,7 +12,7 @@ use doram_field::Group;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::frame::{FRAME_HEADER_BYTES, Header, read_frame};
+use crate::frame::{FRAME_HEADER_BYTES, Header, PayloadSource, read_frame};
 use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
 use crate::stats::{Stats, Transcript, TranscriptEvent};
@@ -445,7 +445,7 @@ impl Drop for Session {
 
 /// Starts the background reader of a byte-stream link: it decodes frames from `stream` and
 /// queues them (or the link's failure) for [`Session::recv_bytes`].
-pub(crate) fn spawn_reader<R: Read + Send + 'static>(
+pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
     me: PartyId,
     peer: PartyId,
     mut stream: R,

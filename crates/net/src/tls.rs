@@ -16,10 +16,9 @@
 //! Only TLS 1.3 is offered, with AES-128-GCM preferred (AES-NI makes it the fastest suite on
 //! x86-64), then AES-256-GCM and ChaCha20-Poly1305.
 
-use std::io::{self, BufReader, IoSlice, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io::{self, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::sync::Arc;
-use std::time::Duration;
 
 use doram_core::PartyId;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -36,15 +35,11 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 
 use crate::config::{Config, load_certs};
 use crate::error::ConfigError;
-use crate::frame::FRAME_HEADER_BYTES;
-use crate::session::FrameSink;
+use crate::record::{Keys, RecordReader, RecordWriter};
 use crate::NetError;
 
-/// Plaintext handed to rustls per call when sending: 16 records of 16 KiB, written to the
-/// socket with one vectored write.
-const SEND_CHUNK: usize = 256 << 10;
-/// Socket read buffer of a TLS reader (rustls asks for at most a few KiB per call).
-const READ_BUFFER: usize = 256 << 10;
+/// Socket read buffer during the handshake.
+const READ_BUFFER: usize = 16 << 10;
 
 /// The crypto provider: ring, TLS 1.3 suites with AES-128-GCM first.
 fn provider() -> Arc<CryptoProvider> {
@@ -260,6 +255,8 @@ impl TlsSetup {
         // Nothing is resumed, and the listener never sends after the handshake (see `connect`).
         server.send_tls13_tickets = 0;
         server.session_storage = Arc::new(NoServerSessionStorage {});
+        // After the hello exchange the record layer moves to `crate::record`.
+        server.enable_secret_extraction = true;
 
         let ca_verifier = match &auth {
             PeerAuth::Ca => Some(
@@ -295,6 +292,7 @@ impl TlsSetup {
                 .with_client_auth_cert(chain.clone(), key.clone_key())
                 .map_err(|e| rustls_config_error(key_path, e))?;
             client.resumption = Resumption::disabled();
+            client.enable_secret_extraction = true;
             clients.push(Some(Arc::new(client)));
         }
         Ok(TlsSetup { server: Arc::new(server), clients, names, auth })
@@ -387,12 +385,24 @@ impl TlsIo {
         self.sock.get_ref()
     }
 
-    /// Turns the connecting side into a frame sink.
-    pub fn into_sink(mut self) -> TlsSink {
-        // Large frames are encrypted in bounded chunks and flushed after each, so the buffer
-        // limit only gets in the way.
-        self.conn.set_buffer_limit(None);
-        TlsSink { conn: self.conn, sock: self.sock.into_inner() }
+    /// Hands the connecting side's sending direction to the record layer.
+    pub fn into_writer(self) -> io::Result<RecordWriter> {
+        let secrets = self.conn.dangerous_extract_secrets().map_err(io::Error::other)?;
+        let (seq, secrets) = secrets.tx;
+        Ok(RecordWriter::new(Keys::new(seq, secrets)?, self.sock.into_inner()))
+    }
+
+    /// Hands the listening side's receiving direction to the record layer. The peer must not
+    /// have sent anything after its hello (it waits for the acknowledgement).
+    pub fn into_reader(mut self) -> io::Result<RecordReader> {
+        match self.conn.reader().read(&mut [0u8; 1]) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            _ => return Err(io::Error::other("peer sent data before the acknowledgement")),
+        }
+        let pending = self.sock.buffer().to_vec();
+        let secrets = self.conn.dangerous_extract_secrets().map_err(io::Error::other)?;
+        let (seq, secrets) = secrets.rx;
+        Ok(RecordReader::new(Keys::new(seq, secrets)?, self.sock.into_inner(), &pending))
     }
 }
 
@@ -430,48 +440,11 @@ fn flush_tls(conn: &mut Connection, sock: &mut TcpStream) -> io::Result<()> {
     Ok(())
 }
 
-/// The sending half of a TLS link.
-pub(crate) struct TlsSink {
-    conn: Connection,
-    sock: TcpStream,
-}
-
-impl TlsSink {
-    fn encrypt(&mut self, parts: &[IoSlice<'_>]) -> io::Result<()> {
-        let total: usize = parts.iter().map(|p| p.len()).sum();
-        // With no buffer limit rustls takes all plaintext at once.
-        let taken = self.conn.writer().write_vectored(parts)?;
-        if taken != total {
-            return Err(io::Error::other("TLS layer refused plaintext"));
-        }
-        flush_tls(&mut self.conn, &mut self.sock)
-    }
-}
-
-impl FrameSink for TlsSink {
-    fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()> {
-        let first = payload.len().min(SEND_CHUNK - FRAME_HEADER_BYTES);
-        let (head, rest) = payload.split_at(first);
-        self.encrypt(&[IoSlice::new(header), IoSlice::new(head)])?;
-        for chunk in rest.chunks(SEND_CHUNK) {
-            self.encrypt(&[IoSlice::new(chunk)])?;
-        }
-        Ok(())
-    }
-
-    fn close(&mut self) {
-        self.conn.send_close_notify();
-        let _ = self.sock.set_write_timeout(Some(Duration::from_millis(100)));
-        let _ = flush_tls(&mut self.conn, &mut self.sock);
-        let _ = self.sock.shutdown(Shutdown::Both);
-    }
-}
-
 /// Describes a handshake failure for the error message.
 pub(crate) fn describe_handshake_error(err: &io::Error) -> String {
     match err.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
         Some(rustls::Error::InvalidCertificate(e)) => {
-            format!("the peer's certificate was rejected: {e}")
+            format!("the peer's certificate was rejected (wrong or unknown certificate): {e:?}")
         }
         Some(rustls::Error::AlertReceived(alert)) => {
             format!("the peer aborted the TLS handshake (alert {alert:?}); it does not trust our certificate or identity")
