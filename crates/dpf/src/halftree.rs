@@ -8,26 +8,31 @@
 //! takes bit `d − 1` of `x` (the most significant) at the root and bit 0 last. A node is a
 //! 128-bit seed `s` whose least significant bit is its control bit `t = lsb(s)`.
 //!
-//! * Gen, Fig. 8 step 1: pick `Δ` uniformly with `lsb(Δ) = 1` and `s_0` uniformly; the roots are
-//!   `s_0` and `s_1 = s_0 ⊕ Δ`, so `t_0 ⊕ t_1 = 1`.
-//! * Fig. 8 step 2, for each level `i` with path bit `a`: `CW_i = H(s_0) ⊕ H(s_1) ⊕ (1 − a)·Δ`,
-//!   and party `b` moves to `s_b ← H(s_b) ⊕ a·s_b ⊕ t_b·CW_i`. Invariant: on the path the two
-//!   seeds differ by exactly `Δ`; off the path they are equal.
-//! * Eval, for a node `s` with `t = lsb(s)`: the left child is `H(s) ⊕ t·CW_i` and the right
-//!   child is `left ⊕ s` (the children sum to the parent: one hash call per node, which is what
-//!   halves the cost of a GGM tree).
-//! * Output stage (this implementation's form of Fig. 8's last steps): the last
-//!   `o = min(3, d)` levels are not expanded into seeds. An output node `q` at depth `d − o` yields
-//!   its `2^o` leaves directly as `Convert(q, j)` (see the crate's output conversion: one more
-//!   hash call per leaf for a 128-bit group), and the key carries one output correction word per
-//!   leaf slot `j`: `OCW_j = (−1)^{t_1}·(β·[j = α mod 2^o] − Convert(q_0, j) + Convert(q_1, j))`.
-//!   Party `b` outputs `(−1)^b·(Convert(q, j) + t·OCW_j)`. Off the path `q_0 = q_1` and the
-//!   shares cancel; on it `t_0 − t_1 = (−1)^{t_1}` makes them sum to `β` at `α` and to 0 at its
-//!   siblings. A full expansion to the leaves plus conversion costs about `2n` hash calls; with
-//!   the last three levels folded into the output stage it costs `n/8 + n`, for seven extra
-//!   output words (and two fewer level words) in the key. The output words are as pseudorandom
-//!   as Fig. 8's: each is masked by `Convert(q_1, j)`, whose input `q_0 ⊕ Δ` is unknown to
-//!   party 0 (and symmetrically), which is the same circular correlation robustness the tree
+//! * Fig. 8, Gen, setup: pick `Δ` uniformly with `lsb(Δ) = 1` and `s_0` uniformly; the roots
+//!   are `s_0` and `s_1 = s_0 ⊕ Δ`, so `t_0 ⊕ t_1 = 1`.
+//! * Fig. 8, Gen, levels `i = 1 … n − 1` (the paper's `n` is the depth `d` here, and this
+//!   implementation runs these levels for `i = 1 … d − o`, see the output stage), with path bit
+//!   `a`: `CW_i = H(s_0) ⊕ H(s_1) ⊕ (1 − a)·Δ`, and party `b` moves to
+//!   `s_b ← H(s_b) ⊕ a·s_b ⊕ t_b·CW_i`. Invariant: on the path the two seeds differ by exactly
+//!   `Δ`; off the path they are equal.
+//! * Fig. 8, Eval, for a node `s` with `t = lsb(s)`: the left child is `H(s) ⊕ t·CW_i` and the
+//!   right child is `left ⊕ s` (the children sum to the parent: one hash call per node, which is
+//!   what halves the cost of a GGM tree).
+//! * Output stage. Fig. 8 ends with a BGI-style last level (correction words `HCW`, `LCW^0`,
+//!   `LCW^1`, giving leaf seeds and control bits) and the output correction `CW_{n+1}`. This
+//!   implementation ends differently: the last `o = min(3, d)` levels are not expanded into
+//!   seeds. An output node `q` at depth `d − o` yields its `2^o` leaves directly as
+//!   `Convert(q, j)` (the crate's output conversion: one more hash call per leaf for a 128-bit
+//!   group), and the key carries one output correction word per leaf slot `j`:
+//!   `OCW_j = (−1)^{t_1}·(β·[j = α mod 2^o] − Convert(q_0, j) + Convert(q_1, j))`. Party `b`
+//!   outputs `(−1)^b·(Convert(q, j) + t·OCW_j)`. Off the path `q_0 = q_1` and the shares cancel;
+//!   on it `t_0 − t_1 = (−1)^{t_1}` makes them sum to `β` at `α` and to 0 at its siblings.
+//!
+//!   Why: a full expansion to the leaves plus conversion costs about `2n` hash calls for `n`
+//!   outputs; with the last three levels folded into the output stage it costs `n/8 + n`, for
+//!   seven extra output words (and two fewer level words) in the key. The output words are as
+//!   pseudorandom as Fig. 8's: each is masked by `Convert(q_1, j)`, whose input `q_0 ⊕ Δ` is
+//!   unknown to party 0 (and symmetrically), the same circular correlation robustness the tree
 //!   levels rely on.
 //!
 //! # Key layout (`to_bytes`)
@@ -35,7 +40,7 @@
 //! `party (1 byte) ‖ s_b (16) ‖ CW_0 … CW_{d−o−1} (16 each) ‖ OCW_0 … OCW_{2^o − 1} (G::BYTES
 //! each)`, blocks little-endian. Size: `1 + 16·(d − o + 1) + 2^o·|G|` bytes, i.e.
 //! `16·d + 8·|G| − 31` for `n > 4` (o = 3), `17 + 4|G|` for `n ∈ {3, 4}`, `17 + 2|G|` for
-//! `n = 2` (369 + 48 = 417 bytes for 2^20 points into `Fp`). For `n = 1` the key is
+//! `n = 2` (417 bytes for 2^20 points into `Fp`). For `n = 1` the key is
 //! `party ‖ share` (`1 + |G|` bytes): plain additive sharing of `β`.
 
 use crate::convert::{LeafSource, convert, tweak};
@@ -193,7 +198,7 @@ impl<G: Group> Tree<G> for HalfTreeKey<G> {
         self.seed
     }
 
-    /// Fig. 8, evaluation of one level: left = H(s) ⊕ t·CW, right = left ⊕ s.
+    /// Fig. 8, Eval, one level: left = H(s) ⊕ t·CW_i, right = left ⊕ s.
     fn expand(&self, level: usize, src: &[Block], dst: &mut [Block]) {
         let fk = fixed_key();
         let cw = self.cws[level];
@@ -316,13 +321,14 @@ impl<G: Group> SinglePointDpf<G> for HalfTree {
         let fk = fixed_key();
         let d = depth(domain_size);
         let (levels, o) = shape(domain_size);
-        // Fig. 8 step 1: Δ with lsb 1, s_1 = s_0 ⊕ Δ.
+        // Fig. 8, Gen, setup: Δ with lsb 1, s_1 = s_0 ⊕ Δ (so t_0 ⊕ t_1 = 1 at the root).
         let delta = u128::from_le_bytes(seeds[1].0) | 1;
         let root0 = u128::from_le_bytes(seeds[0].0);
         let root1 = root0 ^ delta;
         let (mut s0, mut s1) = (root0, root1);
         let mut cws = Vec::with_capacity(levels);
-        // Fig. 8 step 2: one correction word per level.
+        // Fig. 8, Gen, levels 1 … d − o: one correction word per level; afterwards the two
+        // seeds still differ by exactly Δ.
         for i in 0..levels {
             let a = (alpha >> (d - 1 - i)) & 1 == 1;
             let (h0, h1) = (fk.ccr(s0), fk.ccr(s1));
