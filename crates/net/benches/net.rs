@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_main};
 use doram_core::PartyId;
 use doram_net::certs::{Addresses, generate_local};
 use doram_net::{Config, ConnectOptions, Session, Transport};
@@ -41,10 +41,13 @@ fn pair(backend: Backend) -> (Session, Session, Option<tempfile::TempDir>) {
         let p0 = s.pop().expect("two sessions");
         return (p0, p1, None);
     }
-    let ls: Vec<TcpListener> =
-        (0..2).map(|_| TcpListener::bind("127.0.0.1:0").expect("bind")).collect();
-    let addrs: Vec<String> =
-        ls.iter().map(|l| l.local_addr().expect("addr").to_string()).collect();
+    let ls: Vec<TcpListener> = (0..2)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
+        .collect();
+    let addrs: Vec<String> = ls
+        .iter()
+        .map(|l| l.local_addr().expect("addr").to_string())
+        .collect();
     let dir = tempfile::tempdir().expect("tempdir");
     let path = generate_local(dir.path(), 2, Addresses::Explicit(addrs)).expect("certs");
     let config = Config::load(path).expect("config");
@@ -68,7 +71,9 @@ fn pair(backend: Backend) -> (Session, Session, Option<tempfile::TempDir>) {
                 })
             })
             .collect();
-        hs.into_iter().map(|h| h.join().expect("thread")).collect::<Vec<_>>()
+        hs.into_iter()
+            .map(|h| h.join().expect("thread"))
+            .collect::<Vec<_>>()
     });
     let p1 = sessions.pop().expect("two sessions");
     let p0 = sessions.pop().expect("two sessions");
@@ -107,7 +112,9 @@ fn sink(mut p1: Session) -> JoinHandle<()> {
 
 fn round_trip(c: &mut Criterion) {
     let mut g = c.benchmark_group("round_trip_8B");
-    g.sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
     for backend in [Backend::InProcess, Backend::Tcp, Backend::Tls] {
         let (mut p0, p1, _dir) = pair(backend);
         let h = echo(p1);
@@ -125,7 +132,9 @@ fn round_trip(c: &mut Criterion) {
 
 fn bulk(c: &mut Criterion) {
     let mut g = c.benchmark_group("bulk_16MiB");
-    g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Bytes((FRAME * FRAMES) as u64));
     let data = vec![0x5au8; FRAME];
     for backend in [Backend::InProcess, Backend::Tcp, Backend::Tls] {
@@ -145,5 +154,9 @@ fn bulk(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, round_trip, bulk);
-criterion_main!(benches);
+mod group {
+    // The macro defines an undocumented public function.
+    #![allow(missing_docs)]
+    criterion::criterion_group!(benches, super::round_trip, super::bulk);
+}
+criterion_main!(group::benches);

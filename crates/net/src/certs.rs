@@ -23,10 +23,10 @@ use rcgen::{
     KeyUsagePurpose,
 };
 
+use crate::NetError;
 use crate::config::{RawConfig, RawParty, RawSession, RawTls, default_party_name};
 use crate::error::ConfigError;
 use crate::mesh::{DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT};
-use crate::NetError;
 
 /// Name of the configuration file written by [`generate_local`].
 pub const CONFIG_FILE: &str = "doram.toml";
@@ -57,8 +57,11 @@ fn write_file(path: &Path, contents: &str, private: bool) -> Result<(), NetError
     }
     #[cfg(not(unix))]
     let _ = private;
-    let mut f = options.open(path).map_err(|e| ConfigError::write(path, e))?;
-    f.write_all(contents.as_bytes()).map_err(|e| ConfigError::write(path, e))?;
+    let mut f = options
+        .open(path)
+        .map_err(|e| ConfigError::write(path, e))?;
+    f.write_all(contents.as_bytes())
+        .map_err(|e| ConfigError::write(path, e))?;
     Ok(())
 }
 
@@ -109,9 +112,20 @@ pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<P
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
     // A distinct name per CA, so that a certificate from another local CA is reported as
     // coming from an unknown issuer rather than failing a signature check.
-    let tag: String = ca_key.public_key_raw().iter().skip(1).take(6).map(|b| format!("{b:02x}")).collect();
-    ca_params.distinguished_name.push(DnType::CommonName, format!("doram local CA {tag}"));
-    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
+    let tag: String = ca_key
+        .public_key_raw()
+        .iter()
+        .skip(1)
+        .take(6)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, format!("doram local CA {tag}"));
+    ca_params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
     let ca_cert = ca_params.self_signed(&ca_key).map_err(certs_error)?;
     let issuer = Issuer::new(ca_params, ca_key);
     write_file(&dir.join("ca.pem"), &ca_cert.pem(), false)?;
@@ -129,8 +143,10 @@ pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<P
         .map_err(certs_error)?;
         params.distinguished_name.push(DnType::CommonName, name);
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-        params.extended_key_usages =
-            vec![ExtendedKeyUsagePurpose::ServerAuth, ExtendedKeyUsagePurpose::ClientAuth];
+        params.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ];
         let key = KeyPair::generate().map_err(certs_error)?;
         let cert = params.signed_by(&key, &issuer).map_err(certs_error)?;
         let (cert_file, key_file) = (format!("party{i}.pem"), format!("party{i}.key"));
@@ -152,7 +168,9 @@ pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<P
             timeout_ms: Some(timeout_ms),
             connect_timeout_ms: Some(timeout_ms),
         },
-        tls: Some(RawTls { ca: Some("ca.pem".into()) }),
+        tls: Some(RawTls {
+            ca: Some("ca.pem".into()),
+        }),
         parties,
         shaping: None,
     };
@@ -178,12 +196,18 @@ mod tests {
         let c = Config::load(&path).unwrap();
         assert_eq!(c.n_parties(), 3);
         assert_eq!(c.parties[2].address, "127.0.0.1:7102");
-        assert_eq!(c.parties[1].key.as_deref(), Some(dir.path().join("party1.key").as_path()));
+        assert_eq!(
+            c.parties[1].key.as_deref(),
+            Some(dir.path().join("party1.key").as_path())
+        );
         assert_eq!(c.tls.as_ref().unwrap().ca_certs.len(), 1);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(dir.path().join("party0.key")).unwrap().permissions().mode();
+            let mode = fs::metadata(dir.path().join("party0.key"))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         assert!(generate_local(dir.path(), 5, Addresses::FreeLocalPorts).is_err());

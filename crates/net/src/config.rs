@@ -145,7 +145,10 @@ pub(crate) fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, Co
     let bytes = std::fs::read(path).map_err(|e| ConfigError::read(path, e))?;
     let certs = CertificateDer::pem_slice_iter(&bytes)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| ConfigError::Pem { path: path.into(), reason: format!("bad PEM: {e}") })?;
+        .map_err(|e| ConfigError::Pem {
+            path: path.into(),
+            reason: format!("bad PEM: {e}"),
+        })?;
     if certs.is_empty() {
         return Err(ConfigError::Pem {
             path: path.into(),
@@ -176,7 +179,8 @@ fn check_address(id: u64, address: &str) -> Result<(), ConfigError> {
     if ServerName::try_from(host).is_err() {
         return Err(bad("invalid host name"));
     }
-    port.parse::<u16>().map_err(|_| bad("port must be a number in 0..=65535"))?;
+    port.parse::<u16>()
+        .map_err(|_| bad("port must be a number in 0..=65535"))?;
     Ok(())
 }
 
@@ -204,8 +208,10 @@ impl Config {
     }
 
     fn parse(text: &str, base: &Path, origin: &str) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text)
-            .map_err(|e| ConfigError::Parse { origin: origin.into(), reason: e.to_string() })?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            origin: origin.into(),
+            reason: e.to_string(),
+        })?;
         let resolve = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
 
         let n = raw.parties.len();
@@ -215,7 +221,10 @@ impl Config {
         let mut seen = BTreeSet::new();
         for p in &raw.parties {
             if p.id >= n as u64 {
-                return Err(ConfigError::PartyOutOfRange { id: p.id, n_parties: n });
+                return Err(ConfigError::PartyOutOfRange {
+                    id: p.id,
+                    n_parties: n,
+                });
             }
             if !seen.insert(p.id) {
                 return Err(ConfigError::DuplicateParty { id: p.id });
@@ -258,15 +267,21 @@ impl Config {
             }
         };
         let timeout = millis("timeout_ms", raw.session.timeout_ms, DEFAULT_TIMEOUT)?;
-        let connect_timeout =
-            millis("connect_timeout_ms", raw.session.connect_timeout_ms, DEFAULT_TIMEOUT)?;
+        let connect_timeout = millis(
+            "connect_timeout_ms",
+            raw.session.connect_timeout_ms,
+            DEFAULT_TIMEOUT,
+        )?;
 
         let tls = match raw.tls {
             None => None,
             Some(RawTls { ca: Some(ca) }) => {
                 let ca = resolve(ca);
                 let ca_certs = load_certs(&ca)?;
-                Some(TlsConfig { ca: Some(ca), ca_certs })
+                Some(TlsConfig {
+                    ca: Some(ca),
+                    ca_certs,
+                })
             }
             Some(RawTls { ca: None }) => {
                 if let Some(p) = parties.iter().find(|p| p.cert.is_none()) {
@@ -275,7 +290,10 @@ impl Config {
                         p.id.index()
                     )));
                 }
-                Some(TlsConfig { ca: None, ca_certs: Vec::new() })
+                Some(TlsConfig {
+                    ca: None,
+                    ca_certs: Vec::new(),
+                })
             }
         };
 
@@ -302,11 +320,21 @@ impl Config {
                         )));
                     }
                 };
-                Shaping { latency, bandwidth_bits_per_sec }
+                Shaping {
+                    latency,
+                    bandwidth_bits_per_sec,
+                }
             }
         };
 
-        Ok(Config { max_frame_bytes, timeout, connect_timeout, tls, parties, shaping })
+        Ok(Config {
+            max_frame_bytes,
+            timeout,
+            connect_timeout,
+            tls,
+            parties,
+            shaping,
+        })
     }
 
     /// Number of parties.
@@ -367,9 +395,15 @@ address = "localhost:7000"
         assert_eq!(c.connect_timeout, Duration::from_millis(700));
         assert_eq!(c.shaping.latency, Duration::from_micros(500));
         assert_eq!(c.shaping.bandwidth_bits_per_sec, Some(100e6));
-        assert_eq!(c.parties[0].cert.as_deref(), Some(Path::new("/base/p0.pem")));
+        assert_eq!(
+            c.parties[0].cert.as_deref(),
+            Some(Path::new("/base/p0.pem"))
+        );
         assert_eq!(c.parties[0].key.as_deref(), Some(Path::new("/abs/p0.key")));
-        assert_eq!(c.parties[1].cert.as_deref(), Some(Path::new("/base/p1.pem")));
+        assert_eq!(
+            c.parties[1].cert.as_deref(),
+            Some(Path::new("/base/p1.pem"))
+        );
         assert_eq!(c.tls.unwrap().ca, None);
     }
 
@@ -382,14 +416,26 @@ address = "localhost:7000"
         ));
         assert!(matches!(
             err(&TWO.replace("id = 1", "id = 2")),
-            ConfigError::PartyOutOfRange { id: 2, n_parties: 2 }
+            ConfigError::PartyOutOfRange {
+                id: 2,
+                n_parties: 2
+            }
         ));
         for bad in ["127.0.0.1", "127.0.0.1:99999", ":80", "::1:80", "a b:1"] {
             let e = err(&TWO.replace("127.0.0.1:7001", bad));
-            assert!(matches!(e, ConfigError::BadAddress { id: 1, .. }), "{bad}: {e}");
+            assert!(
+                matches!(e, ConfigError::BadAddress { id: 1, .. }),
+                "{bad}: {e}"
+            );
         }
-        assert!(matches!(err(&format!("{TWO}colour = 1")), ConfigError::Parse { .. }));
-        assert!(matches!(err(&format!("[session]\ntimeout_ms = 0\n{TWO}")), ConfigError::Invalid(_)));
+        assert!(matches!(
+            err(&format!("{TWO}colour = 1")),
+            ConfigError::Parse { .. }
+        ));
+        assert!(matches!(
+            err(&format!("[session]\ntimeout_ms = 0\n{TWO}")),
+            ConfigError::Invalid(_)
+        ));
         assert!(matches!(
             err(&format!("[session]\nmax_frame_bytes = 4294967296\n{TWO}")),
             ConfigError::Invalid(_)
@@ -403,7 +449,8 @@ address = "localhost:7000"
             ConfigError::Invalid(_)
         ));
         // IPv6 with brackets is fine.
-        Config::from_toml_str(&TWO.replace("127.0.0.1:7001", "[::1]:7001"), Path::new("/")).unwrap();
+        Config::from_toml_str(&TWO.replace("127.0.0.1:7001", "[::1]:7001"), Path::new("/"))
+            .unwrap();
     }
 
     #[test]

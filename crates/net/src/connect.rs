@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use doram_core::PartyId;
 use tracing::{debug, warn};
 
+use crate::NetError;
 use crate::config::Config;
 use crate::error::ConfigError;
 use crate::frame::{FRAME_HEADER_BYTES, PayloadSource};
@@ -41,7 +42,6 @@ use crate::session::{
     FrameSink, Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader,
 };
 use crate::tls::{TlsIo, TlsSetup, describe_handshake_error};
-use crate::NetError;
 
 /// Which transport [`Session::connect_with`] sets up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,16 +110,26 @@ enum Verdict {
 impl Verdict {
     fn from_byte(b: u8) -> Option<Verdict> {
         use Verdict::*;
-        [Accepted, WrongSessionSize, WrongRecipient, NotAPeer, IdentityMismatch, Duplicate, BadHello]
-            .into_iter()
-            .find(|v| *v as u8 == b)
+        [
+            Accepted,
+            WrongSessionSize,
+            WrongRecipient,
+            NotAPeer,
+            IdentityMismatch,
+            Duplicate,
+            BadHello,
+        ]
+        .into_iter()
+        .find(|v| *v as u8 == b)
     }
 
     fn describe(self) -> &'static str {
         match self {
             Verdict::Accepted => "accepted",
             Verdict::WrongSessionSize => "it runs a session with a different number of parties",
-            Verdict::WrongRecipient => "it is not the party we meant to reach (check the addresses)",
+            Verdict::WrongRecipient => {
+                "it is not the party we meant to reach (check the addresses)"
+            }
             Verdict::NotAPeer => "our party id is not a peer in its session",
             Verdict::IdentityMismatch => "our certificate does not belong to our party id",
             Verdict::Duplicate => "it already has a connection from our party id",
@@ -168,7 +178,9 @@ fn judge_hello(h: &[u8; 8], me: PartyId, n: usize) -> (Option<PartyId>, Verdict)
 }
 
 fn remaining(deadline: Instant) -> Option<Duration> {
-    deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())
+    deadline
+        .checked_duration_since(Instant::now())
+        .filter(|d| !d.is_zero())
 }
 
 fn set_timeouts(sock: &TcpStream, t: Duration) -> io::Result<()> {
@@ -197,7 +209,10 @@ struct TcpSink {
 
 impl FrameSink for TcpSink {
     fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()> {
-        write_all_vectored(&mut self.sock, &mut [IoSlice::new(header), IoSlice::new(payload)])
+        write_all_vectored(
+            &mut self.sock,
+            &mut [IoSlice::new(header), IoSlice::new(payload)],
+        )
     }
 
     fn close(&mut self) {
@@ -255,7 +270,9 @@ impl Session {
     ) -> Result<Session, NetError> {
         let n = config.n_parties();
         let own = config.party(me).ok_or_else(|| {
-            ConfigError::Invalid(format!("{me} is not a party of this {n}-party configuration"))
+            ConfigError::Invalid(format!(
+                "{me} is not a party of this {n}-party configuration"
+            ))
         })?;
         let (tls, kind) = match options.transport {
             Transport::Tls => (Some(TlsSetup::new(config, me)?), TransportKind::Tls),
@@ -268,7 +285,10 @@ impl Session {
                 reason: format!("cannot listen on {}: {e}", own.address),
             })?,
         };
-        let limits = Limits { timeout: config.timeout, max_frame: config.max_frame_bytes };
+        let limits = Limits {
+            timeout: config.timeout,
+            max_frame: config.max_frame_bytes,
+        };
         let shared = Arc::new(Shared {
             me,
             n,
@@ -286,16 +306,24 @@ impl Session {
 
         let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
         for (peer, (sink, acc)) in outgoing.into_iter().zip(incoming).enumerate() {
-            let (Some(sink), Some(acc)) = (sink, acc) else { continue };
+            let (Some(sink), Some(acc)) = (sink, acc) else {
+                continue;
+            };
             let peer_id = PartyId::ALL[peer];
             let (tx, rx) = mpsc::channel();
             let shutdown = acc.sock;
             let thread = spawn_reader(me, peer_id, acc.reader, limits, config.shaping, tx)
-                .map_err(|e| NetError::Io { peer: peer_id, source: Arc::new(e) })?;
+                .map_err(|e| NetError::Io {
+                    peer: peer_id,
+                    source: Arc::new(e),
+                })?;
             links[peer] = Some(Link::new(
                 Outgoing::Stream(sink),
                 rx,
-                Some(ReaderThread { sock: shutdown, thread }),
+                Some(ReaderThread {
+                    sock: shutdown,
+                    thread,
+                }),
             ));
         }
         Ok(Session::from_links(me, n, kind, links, limits))
@@ -305,7 +333,11 @@ impl Session {
 type Halves = (Vec<Option<Box<dyn FrameSink>>>, Vec<Option<Accepted>>);
 
 /// Runs the acceptor and one connector per peer until every link is up.
-fn establish(config: &Config, shared: &Arc<Shared>, listener: TcpListener) -> Result<Halves, NetError> {
+fn establish(
+    config: &Config,
+    shared: &Arc<Shared>,
+    listener: TcpListener,
+) -> Result<Halves, NetError> {
     let (tx, rx) = mpsc::channel();
     let me = shared.me;
     {
@@ -314,10 +346,16 @@ fn establish(config: &Config, shared: &Arc<Shared>, listener: TcpListener) -> Re
         thread::Builder::new()
             .name(format!("doram-net {me} accept"))
             .spawn(move || accept_loop(&shared, &listener, &tx))
-            .map_err(|e| NetError::Connect { peer: me, reason: format!("cannot spawn: {e}") })?;
+            .map_err(|e| NetError::Connect {
+                peer: me,
+                reason: format!("cannot spawn: {e}"),
+            })?;
     }
-    let peers: Vec<PartyId> =
-        PartyId::first(shared.n).iter().copied().filter(|&p| p != me).collect();
+    let peers: Vec<PartyId> = PartyId::first(shared.n)
+        .iter()
+        .copied()
+        .filter(|&p| p != me)
+        .collect();
     for &peer in &peers {
         let shared = Arc::clone(shared);
         let tx = tx.clone();
@@ -328,7 +366,10 @@ fn establish(config: &Config, shared: &Arc<Shared>, listener: TcpListener) -> Re
                 let r = dial(&shared, peer, &address);
                 let _ = tx.send(SetupEvent::Outgoing(peer, r));
             })
-            .map_err(|e| NetError::Connect { peer, reason: format!("cannot spawn: {e}") })?;
+            .map_err(|e| NetError::Connect {
+                peer,
+                reason: format!("cannot spawn: {e}"),
+            })?;
     }
     drop(tx);
 
@@ -416,7 +457,11 @@ fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener, tx: &mpsc::Sender<S
 }
 
 /// Authenticates one incoming connection (listener side).
-fn greet(shared: &Shared, sock: TcpStream, addr: SocketAddr) -> Result<(PartyId, Accepted), String> {
+fn greet(
+    shared: &Shared,
+    sock: TcpStream,
+    addr: SocketAddr,
+) -> Result<(PartyId, Accepted), String> {
     let (me, n) = (shared.me, shared.n);
     let left = remaining(shared.deadline).ok_or("setup deadline passed")?;
     let setup = |e: io::Error| format!("connection from {addr}: {e}");
@@ -442,12 +487,14 @@ fn greet(shared: &Shared, sock: TcpStream, addr: SocketAddr) -> Result<(PartyId,
             (Some(from), Verdict::Accepted) => Ok(from),
             (from, v) => Err(format!(
                 "connection from {addr}{} refused: {}",
-                from.map(|f| format!(" claiming to be {f}")).unwrap_or_default(),
+                from.map(|f| format!(" claiming to be {f}"))
+                    .unwrap_or_default(),
                 match v {
                     Verdict::IdentityMismatch => "its certificate does not belong to that party",
                     Verdict::Duplicate => "that party is already connected",
                     Verdict::WrongRecipient => "it meant to reach another party",
-                    Verdict::WrongSessionSize => "it runs a session with a different number of parties",
+                    Verdict::WrongSessionSize =>
+                        "it runs a session with a different number of parties",
                     Verdict::NotAPeer => "its party id is not a peer",
                     Verdict::BadHello | Verdict::Accepted => "malformed hello",
                 }
@@ -473,7 +520,10 @@ fn greet(shared: &Shared, sock: TcpStream, addr: SocketAddr) -> Result<(PartyId,
             let conn = tls.server().map_err(|e| e.to_string())?;
             let mut io = TlsIo::new(conn, sock);
             io.handshake().map_err(|e| {
-                format!("TLS handshake with {addr} failed: {}", describe_handshake_error(&e))
+                format!(
+                    "TLS handshake with {addr} failed: {}",
+                    describe_handshake_error(&e)
+                )
             })?;
             let mut h = [0u8; 8];
             io.read_exact(&mut h)
@@ -501,8 +551,16 @@ fn greet(shared: &Shared, sock: TcpStream, addr: SocketAddr) -> Result<(PartyId,
     };
     // The reader blocks until data or the end of the stream; silence is detected by `recv`.
     shutdown.set_read_timeout(None).map_err(setup)?;
-    shutdown.set_write_timeout(Some(shared.timeout)).map_err(setup)?;
-    Ok((from, Accepted { reader, sock: shutdown }))
+    shutdown
+        .set_write_timeout(Some(shared.timeout))
+        .map_err(setup)?;
+    Ok((
+        from,
+        Accepted {
+            reader,
+            sock: shutdown,
+        },
+    ))
 }
 
 /// Opens the link to `peer` (dialling side), retrying until the deadline.
@@ -553,22 +611,25 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
         None => {
             let mut sock = sock;
             sock.write_all(&hello).map_err(io_fail)?;
-            sock.read_exact(&mut answer).map_err(|e| {
-                handshake(format!("{address} did not acknowledge our hello: {e}"))
-            })?;
+            sock.read_exact(&mut answer)
+                .map_err(|e| handshake(format!("{address} did not acknowledge our hello: {e}")))?;
             check_answer(&answer, address).map_err(handshake)?;
-            sock.set_write_timeout(Some(shared.timeout)).map_err(io_fail)?;
+            sock.set_write_timeout(Some(shared.timeout))
+                .map_err(io_fail)?;
             Box::new(TcpSink { sock })
         }
         Some(tls) => {
             let mut io = TlsIo::new(tls.client(peer)?, sock);
             io.handshake()
                 .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
-            io.send(&hello).map_err(|e| handshake(describe_handshake_error(&e)))?;
+            io.send(&hello)
+                .map_err(|e| handshake(describe_handshake_error(&e)))?;
             io.read_exact(&mut answer)
                 .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
             check_answer(&answer, address).map_err(handshake)?;
-            io.socket().set_write_timeout(Some(shared.timeout)).map_err(io_fail)?;
+            io.socket()
+                .set_write_timeout(Some(shared.timeout))
+                .map_err(io_fail)?;
             Box::new(io.into_writer().map_err(|e| handshake(e.to_string()))?)
         }
     };
@@ -578,7 +639,9 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
 
 fn check_answer(a: &[u8; 8], address: &str) -> Result<(), String> {
     if &a[..4] != MAGIC || a[4] != VERSION {
-        return Err(format!("{address} is not a doram party (bad acknowledgement)"));
+        return Err(format!(
+            "{address} is not a doram party (bad acknowledgement)"
+        ));
     }
     match Verdict::from_byte(a[5]) {
         Some(Verdict::Accepted) => Ok(()),
@@ -586,4 +649,3 @@ fn check_answer(a: &[u8; 8], address: &str) -> Result<(), String> {
         None => Err(format!("{address} answered with unknown status {}", a[5])),
     }
 }
-

@@ -135,10 +135,16 @@ impl NetError {
         use io::ErrorKind as K;
         if let Some(inner) = err.get_ref() {
             if let Some(tls) = inner.downcast_ref::<rustls::Error>() {
-                return NetError::Tls { peer, reason: tls.to_string() };
+                return NetError::Tls {
+                    peer,
+                    reason: tls.to_string(),
+                };
             }
             if let Some(rec) = inner.downcast_ref::<crate::record::TlsRecordError>() {
-                return NetError::Tls { peer, reason: rec.to_string() };
+                return NetError::Tls {
+                    peer,
+                    reason: rec.to_string(),
+                };
             }
         }
         match err.kind() {
@@ -147,8 +153,14 @@ impl NetError {
             | K::ConnectionAborted
             | K::NotConnected
             | K::UnexpectedEof => NetError::Closed { peer },
-            K::WouldBlock | K::TimedOut => NetError::Timeout { peer, after: timeout },
-            _ => NetError::Io { peer, source: Arc::new(err) },
+            K::WouldBlock | K::TimedOut => NetError::Timeout {
+                peer,
+                after: timeout,
+            },
+            _ => NetError::Io {
+                peer,
+                source: Arc::new(err),
+            },
         }
     }
 }
@@ -198,7 +210,9 @@ pub enum ConfigError {
         id: u64,
     },
     /// A party id is not below the number of parties.
-    #[error("party id {id} is out of range: the session has {n_parties} parties (ids 0..{n_parties})")]
+    #[error(
+        "party id {id} is out of range: the session has {n_parties} parties (ids 0..{n_parties})"
+    )]
     PartyOutOfRange {
         /// The offending id.
         id: u64,
@@ -230,10 +244,16 @@ pub enum ConfigError {
 
 impl ConfigError {
     pub(crate) fn read(path: impl Into<PathBuf>, err: io::Error) -> ConfigError {
-        ConfigError::Read { path: path.into(), source: Arc::new(err) }
+        ConfigError::Read {
+            path: path.into(),
+            source: Arc::new(err),
+        }
     }
 
     pub(crate) fn write(path: impl Into<PathBuf>, err: io::Error) -> ConfigError {
-        ConfigError::Write { path: path.into(), source: Arc::new(err) }
+        ConfigError::Write {
+            path: path.into(),
+            source: Arc::new(err),
+        }
     }
 }

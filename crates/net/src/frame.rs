@@ -51,7 +51,9 @@ impl Header {
             return Err(FrameError::TooLarge { len, limit });
         }
         if ts == 0 {
-            return Err(FrameError::Malformed("frame carries Lamport timestamp 0".into()));
+            return Err(FrameError::Malformed(
+                "frame carries Lamport timestamp 0".into(),
+            ));
         }
         Ok(Header { len, ts })
     }
@@ -81,18 +83,21 @@ impl FrameError {
     /// The session-level error for a failure on the link from `peer`.
     pub fn into_net(self, peer: PartyId, timeout: std::time::Duration) -> NetError {
         match self {
-            FrameError::TooLarge { len, limit } => {
-                NetError::FrameTooLarge { peer, len: len.into(), limit: limit.into() }
-            }
+            FrameError::TooLarge { len, limit } => NetError::FrameTooLarge {
+                peer,
+                len: len.into(),
+                limit: limit.into(),
+            },
             FrameError::Truncated { expected, got } => NetError::Malformed {
                 peer,
                 source: CodecError::Malformed(format!(
                     "connection ended inside a frame ({got} of {expected} bytes received)"
                 )),
             },
-            FrameError::Malformed(reason) => {
-                NetError::Malformed { peer, source: CodecError::Malformed(reason) }
-            }
+            FrameError::Malformed(reason) => NetError::Malformed {
+                peer,
+                source: CodecError::Malformed(reason),
+            },
             FrameError::Io(err) => NetError::from_io(peer, err, timeout),
         }
     }
@@ -149,7 +154,10 @@ pub(crate) fn read_frame<R: PayloadSource + ?Sized>(
         return Ok(None);
     }
     if got < FRAME_HEADER_BYTES {
-        return Err(FrameError::Truncated { expected: FRAME_HEADER_BYTES, got });
+        return Err(FrameError::Truncated {
+            expected: FRAME_HEADER_BYTES,
+            got,
+        });
     }
     let header = Header::decode(&hdr, limit)?;
     let len = header.len as usize;
@@ -172,7 +180,10 @@ pub(crate) fn read_frame<R: PayloadSource + ?Sized>(
             got: FRAME_HEADER_BYTES + got,
         });
     }
-    Ok(Some(RawFrame { ts: header.ts, payload }))
+    Ok(Some(RawFrame {
+        ts: header.ts,
+        payload,
+    }))
 }
 
 /// Incremental decoder for a byte stream delivered in arbitrary pieces (the in-process backend
@@ -186,7 +197,11 @@ pub(crate) struct StreamDecoder {
 
 impl StreamDecoder {
     pub fn new(limit: u32) -> Self {
-        StreamDecoder { buf: Vec::new(), limit, failed: false }
+        StreamDecoder {
+            buf: Vec::new(),
+            limit,
+            failed: false,
+        }
     }
 
     /// Appends bytes and returns every frame (or the first error) they complete.
@@ -213,7 +228,10 @@ impl StreamDecoder {
             let Some(payload) = self.buf.get(start..start + header.len as usize) else {
                 break;
             };
-            out.push(Ok(RawFrame { ts: header.ts, payload: payload.to_vec() }));
+            out.push(Ok(RawFrame {
+                ts: header.ts,
+                payload: payload.to_vec(),
+            }));
             pos = start + header.len as usize;
         }
         self.buf.drain(..pos);
@@ -274,11 +292,17 @@ mod tests {
         let bytes = wire(3, 1, b"ab");
         assert!(matches!(
             read_frame(&mut &bytes[..], 10),
-            Err(FrameError::Truncated { expected: 15, got: 14 })
+            Err(FrameError::Truncated {
+                expected: 15,
+                got: 14
+            })
         ));
         assert!(matches!(
             read_frame(&mut &bytes[..5], 10),
-            Err(FrameError::Truncated { expected: 12, got: 5 })
+            Err(FrameError::Truncated {
+                expected: 12,
+                got: 5
+            })
         ));
     }
 
@@ -296,11 +320,20 @@ mod tests {
 
         let mut dec = StreamDecoder::new(100);
         assert!(dec.feed(&wire(3, 1, b"a")).is_empty());
-        assert!(matches!(dec.finish(), Some(FrameError::Truncated { expected: 15, got: 13 })));
+        assert!(matches!(
+            dec.finish(),
+            Some(FrameError::Truncated {
+                expected: 15,
+                got: 13
+            })
+        ));
 
         let mut dec = StreamDecoder::new(2);
         let out = dec.feed(&wire(3, 1, b"abc"));
-        assert!(matches!(out.as_slice(), [Err(FrameError::TooLarge { len: 3, limit: 2 })]));
+        assert!(matches!(
+            out.as_slice(),
+            [Err(FrameError::TooLarge { len: 3, limit: 2 })]
+        ));
         assert!(dec.feed(&wire(1, 1, b"a")).is_empty());
     }
 }

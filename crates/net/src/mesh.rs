@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 
 use doram_core::PartyId;
 
+use crate::NetError;
 use crate::frame::{FRAME_HEADER_BYTES, Header, StreamDecoder};
 use crate::session::{Incoming, Limits, Link, Outgoing, Session, TransportKind};
 use crate::shaping::{Shaper, Shaping};
-use crate::NetError;
 
 /// What the tamper hook of an in-process mesh does with one frame.
 ///
@@ -92,7 +92,10 @@ impl LocalMesh {
     /// # Panics
     /// If `n` is not 2, 3 or 4 (a protocol constant, never peer input).
     pub fn new(n: usize) -> LocalMesh {
-        assert!((2..=PartyId::MAX_PARTIES).contains(&n), "a session has 2 to 4 parties, not {n}");
+        assert!(
+            (2..=PartyId::MAX_PARTIES).contains(&n),
+            "a session has 2 to 4 parties, not {n}"
+        );
         LocalMesh {
             n,
             timeout: DEFAULT_TIMEOUT,
@@ -132,7 +135,10 @@ impl LocalMesh {
     /// Creates the sessions; element `i` belongs to party `i`.
     pub fn build(self) -> Vec<Session> {
         let n = self.n;
-        let limits = Limits { timeout: self.timeout, max_frame: self.max_frame };
+        let limits = Limits {
+            timeout: self.timeout,
+            max_frame: self.max_frame,
+        };
         // senders[from][to] / receivers[to][from]
         let mut senders: Vec<Vec<Option<Sender<Incoming>>>> =
             (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
@@ -220,13 +226,21 @@ fn encode_wire(ts: u64, payload: &[u8]) -> Vec<u8> {
 impl LocalOut {
     pub(crate) fn send(&mut self, ts: u64, payload: &[u8]) -> Result<(), NetError> {
         let closed = NetError::Closed { peer: self.peer };
-        let Some(tx) = &self.tx else { return Err(closed) };
+        let Some(tx) = &self.tx else {
+            return Err(closed);
+        };
         let index = self.frames;
         self.frames += 1;
         let Some(tamper) = self.tamper.clone() else {
-            let deliver_at = self.shaper.schedule(Instant::now(), FRAME_HEADER_BYTES + payload.len());
+            let deliver_at = self
+                .shaper
+                .schedule(Instant::now(), FRAME_HEADER_BYTES + payload.len());
             return tx
-                .send(Incoming::Frame { ts, payload: payload.to_vec(), deliver_at })
+                .send(Incoming::Frame {
+                    ts,
+                    payload: payload.to_vec(),
+                    deliver_at,
+                })
                 .map_err(|_| closed);
         };
         if self.silenced {
@@ -261,18 +275,23 @@ impl LocalOut {
 
     /// Feeds wire bytes through the receiver-side decoder and queues what it yields.
     fn push_wire(&mut self, wire: &[u8]) -> Result<(), NetError> {
-        let Some(tx) = &self.tx else { return Err(NetError::Closed { peer: self.peer }) };
+        let Some(tx) = &self.tx else {
+            return Err(NetError::Closed { peer: self.peer });
+        };
         let now = Instant::now();
         for item in self.decoder.feed(wire) {
             let event = match item {
                 Ok(f) => Incoming::Frame {
-                    deliver_at: self.shaper.schedule(now, FRAME_HEADER_BYTES + f.payload.len()),
+                    deliver_at: self
+                        .shaper
+                        .schedule(now, FRAME_HEADER_BYTES + f.payload.len()),
                     ts: f.ts,
                     payload: f.payload,
                 },
                 Err(e) => Incoming::Failed(e.into_net(self.me, self.limits.timeout)),
             };
-            tx.send(event).map_err(|_| NetError::Closed { peer: self.peer })?;
+            tx.send(event)
+                .map_err(|_| NetError::Closed { peer: self.peer })?;
         }
         Ok(())
     }

@@ -20,7 +20,9 @@ use std::io::{self, Read};
 use std::net::{Shutdown, TcpStream};
 use std::time::Duration;
 
-use ring::aead::{AES_128_GCM, AES_256_GCM, Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
+use ring::aead::{
+    AES_128_GCM, AES_256_GCM, Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey,
+};
 use rustls::ConnectionTrafficSecrets;
 
 use crate::frame::{FRAME_HEADER_BYTES, PayloadSource};
@@ -59,15 +61,24 @@ impl Keys {
         };
         let key = UnboundKey::new(alg, key.as_ref())
             .map_err(|_| io::Error::other("bad traffic key length"))?;
-        let iv: [u8; 12] =
-            iv.as_ref().try_into().map_err(|_| io::Error::other("bad traffic IV length"))?;
-        Ok(Keys { key: LessSafeKey::new(key), iv, seq, limit })
+        let iv: [u8; 12] = iv
+            .as_ref()
+            .try_into()
+            .map_err(|_| io::Error::other("bad traffic IV length"))?;
+        Ok(Keys {
+            key: LessSafeKey::new(key),
+            iv,
+            seq,
+            limit,
+        })
     }
 
     /// The nonce of the next record (`iv ⊕ seq`), advancing the sequence number.
     fn next_nonce(&mut self) -> io::Result<Nonce> {
         if self.seq >= self.limit {
-            return Err(io::Error::other("record limit of the traffic key reached; reconnect"));
+            return Err(io::Error::other(
+                "record limit of the traffic key reached; reconnect",
+            ));
         }
         let mut nonce = self.iv;
         for (n, s) in nonce[4..].iter_mut().zip(self.seq.to_be_bytes()) {
@@ -93,14 +104,19 @@ pub(crate) struct RecordWriter {
 
 impl RecordWriter {
     pub fn new(keys: Keys, sock: TcpStream) -> RecordWriter {
-        RecordWriter { keys, sock, buf: Vec::with_capacity(WRITE_BATCH) }
+        RecordWriter {
+            keys,
+            sock,
+            buf: Vec::with_capacity(WRITE_BATCH),
+        }
     }
 
     /// Appends one sealed record carrying `parts` (≤ MAX_CONTENT bytes in total) of type `ty`.
     fn seal(&mut self, parts: &[&[u8]], ty: u8) -> io::Result<()> {
         let content: usize = parts.iter().map(|p| p.len()).sum();
         let start = self.buf.len();
-        self.buf.extend_from_slice(&record_header(content + 1 + TAG));
+        self.buf
+            .extend_from_slice(&record_header(content + 1 + TAG));
         for p in parts {
             self.buf.extend_from_slice(p);
         }
@@ -142,7 +158,9 @@ impl FrameSink for RecordWriter {
     fn close(&mut self) {
         // close_notify (warning level), best effort and quick.
         if self.seal(&[&[1, 0]], ALERT).is_ok() {
-            let _ = self.sock.set_write_timeout(Some(Duration::from_millis(100)));
+            let _ = self
+                .sock
+                .set_write_timeout(Some(Duration::from_millis(100)));
             let _ = self.flush();
         }
         let _ = self.sock.shutdown(Shutdown::Both);
@@ -177,7 +195,16 @@ impl RecordReader {
     pub fn new(keys: Keys, sock: TcpStream, pending: &[u8]) -> RecordReader {
         let mut buf = vec![0u8; READ_BUFFER.max(pending.len())];
         buf[..pending.len()].copy_from_slice(pending);
-        RecordReader { keys, sock, buf, start: 0, end: pending.len(), plain: 0, plain_end: 0, eof: false }
+        RecordReader {
+            keys,
+            sock,
+            buf,
+            start: 0,
+            end: pending.len(),
+            plain: 0,
+            plain_end: 0,
+            eof: false,
+        }
     }
 
     /// Reads until `buf[start..end]` holds at least `need` bytes; false at a clean end of
@@ -211,15 +238,24 @@ impl RecordReader {
             return Ok(false);
         }
         let h = &self.buf[self.start..self.start + HEADER];
-        let (ty, version, len) = (h[0], [h[1], h[2]], usize::from(u16::from_be_bytes([h[3], h[4]])));
+        let (ty, version, len) = (
+            h[0],
+            [h[1], h[2]],
+            usize::from(u16::from_be_bytes([h[3], h[4]])),
+        );
         if ty != APPLICATION_DATA || version != [3, 3] {
-            return Err(invalid(format!("unexpected TLS record type {ty} version {version:?}")));
+            return Err(invalid(format!(
+                "unexpected TLS record type {ty} version {version:?}"
+            )));
         }
         if !(TAG + 1..=MAX_CIPHERTEXT).contains(&len) {
             return Err(invalid(format!("TLS record length {len} out of range")));
         }
         if !self.fill(HEADER + len)? {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection ended inside a TLS record"));
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "connection ended inside a TLS record",
+            ));
         }
         let nonce = self.keys.next_nonce()?;
         let body_start = self.start + HEADER;
@@ -292,8 +328,10 @@ mod tests {
     use std::net::TcpListener;
 
     fn keys() -> Keys {
-        let secrets =
-            ConnectionTrafficSecrets::Aes256Gcm { key: AeadKey::from([7u8; 32]), iv: Iv::from([9; 12]) };
+        let secrets = ConnectionTrafficSecrets::Aes256Gcm {
+            key: AeadKey::from([7u8; 32]),
+            iv: Iv::from([9; 12]),
+        };
         Keys::new(5, secrets).unwrap()
     }
 
@@ -321,7 +359,12 @@ mod tests {
         t.join().unwrap();
         assert_eq!(got.len(), 2 * FRAME_HEADER_BYTES + 100_000);
         assert_eq!(&got[..FRAME_HEADER_BYTES], &[1u8; FRAME_HEADER_BYTES]);
-        assert!(got[FRAME_HEADER_BYTES..][..100_000].iter().enumerate().all(|(i, &b)| b == i as u8));
+        assert!(
+            got[FRAME_HEADER_BYTES..][..100_000]
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == i as u8)
+        );
     }
 
     #[test]
@@ -341,7 +384,12 @@ mod tests {
         use std::io::Write;
         a2.write_all(&[22, 3, 3, 0, 40]).unwrap();
         let mut r = RecordReader::new(keys(), b, &[]);
-        assert!(r.read(&mut [0u8; 8]).unwrap_err().to_string().contains("record type 22"));
+        assert!(
+            r.read(&mut [0u8; 8])
+                .unwrap_err()
+                .to_string()
+                .contains("record type 22")
+        );
 
         // A record replayed out of order fails (the sequence number is in the nonce).
         let (a, b) = pair();

@@ -12,17 +12,21 @@ use doram_field::Group;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::NetError;
 use crate::frame::{FRAME_HEADER_BYTES, Header, PayloadSource, read_frame};
 use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
 use crate::stats::{Stats, Transcript, TranscriptEvent};
-use crate::NetError;
 
 /// What a link's receiving side hands to [`Session::recv_bytes`].
 #[derive(Debug)]
 pub(crate) enum Incoming {
     /// A complete frame, not to be handed out before `deliver_at` (traffic shaping).
-    Frame { ts: u64, payload: Vec<u8>, deliver_at: Option<Instant> },
+    Frame {
+        ts: u64,
+        payload: Vec<u8>,
+        deliver_at: Option<Instant>,
+    },
     /// The link failed; nothing more will arrive.
     Failed(NetError),
 }
@@ -61,7 +65,13 @@ pub(crate) struct Link {
 
 impl Link {
     pub fn new(out: Outgoing, inbox: Receiver<Incoming>, reader: Option<ReaderThread>) -> Link {
-        Link { out, inbox, reader, in_failed: None, out_failed: None }
+        Link {
+            out,
+            inbox,
+            reader,
+            in_failed: None,
+            out_failed: None,
+        }
     }
 }
 
@@ -176,7 +186,10 @@ impl Session {
     /// The other parties, in id order.
     pub fn peers(&self) -> impl Iterator<Item = PartyId> + use<> {
         let me = self.me;
-        PartyId::first(self.n).iter().copied().filter(move |&p| p != me)
+        PartyId::first(self.n)
+            .iter()
+            .copied()
+            .filter(move |&p| p != me)
     }
 
     /// The backend this session runs on.
@@ -204,7 +217,11 @@ impl Session {
         let (me, n) = (self.me, self.n);
         match self.links.get_mut(peer.index()) {
             Some(Some(link)) if peer.index() < n => Ok(link),
-            _ => Err(NetError::NotAPeer { party: peer, me, n_parties: n }),
+            _ => Err(NetError::NotAPeer {
+                party: peer,
+                me,
+                n_parties: n,
+            }),
         }
     }
 
@@ -255,12 +272,21 @@ impl Session {
         let event = match link.inbox.recv_timeout(timeout) {
             Ok(event) => event,
             Err(RecvTimeoutError::Timeout) => {
-                return Err(NetError::Timeout { peer: from, after: timeout });
+                return Err(NetError::Timeout {
+                    peer: from,
+                    after: timeout,
+                });
             }
-            Err(RecvTimeoutError::Disconnected) => Incoming::Failed(NetError::Closed { peer: from }),
+            Err(RecvTimeoutError::Disconnected) => {
+                Incoming::Failed(NetError::Closed { peer: from })
+            }
         };
         let (ts, payload, deliver_at) = match event {
-            Incoming::Frame { ts, payload, deliver_at } if ts >= last_ts => (ts, payload, deliver_at),
+            Incoming::Frame {
+                ts,
+                payload,
+                deliver_at,
+            } if ts >= last_ts => (ts, payload, deliver_at),
             Incoming::Frame { ts, .. } => {
                 let e = NetError::Malformed {
                     peer: from,
@@ -310,7 +336,10 @@ impl Session {
         };
         match postcard::take_from_bytes::<M>(&bytes) {
             Ok((msg, [])) => Ok(msg),
-            Ok((_, rest)) => Err(malformed(format!("{} trailing bytes after the message", rest.len()))),
+            Ok((_, rest)) => Err(malformed(format!(
+                "{} trailing bytes after the message",
+                rest.len()
+            ))),
             Err(e) => Err(malformed(e.to_string())),
         }
     }
@@ -331,9 +360,14 @@ impl Session {
 
     /// Receives exactly `count` group elements from `from`; a message of the wrong length or
     /// with a non-canonical element is [`NetError::Malformed`] naming the peer.
-    pub fn recv_elems<G: Group>(&mut self, from: PartyId, count: usize) -> Result<Vec<G>, NetError> {
+    pub fn recv_elems<G: Group>(
+        &mut self,
+        from: PartyId,
+        count: usize,
+    ) -> Result<Vec<G>, NetError> {
         let bytes = self.recv_bytes(from)?;
-        doram_field::decode_vec(&bytes, count).map_err(|source| NetError::Malformed { peer: from, source })
+        doram_field::decode_vec(&bytes, count)
+            .map_err(|source| NetError::Malformed { peer: from, source })
     }
 
     /// Makes `phase` the current phase: later messages are counted under it in
@@ -453,22 +487,25 @@ pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
     shaping: Shaping,
     tx: Sender<Incoming>,
 ) -> io::Result<JoinHandle<()>> {
-    thread::Builder::new().name(format!("doram-net {me}<-{peer}")).spawn(move || {
-        let mut shaper = Shaper::new(shaping);
-        loop {
-            let event = match read_frame(&mut stream, limits.max_frame) {
-                Ok(Some(f)) => Incoming::Frame {
-                    deliver_at: shaper.schedule(Instant::now(), FRAME_HEADER_BYTES + f.payload.len()),
-                    ts: f.ts,
-                    payload: f.payload,
-                },
-                Ok(None) => Incoming::Failed(NetError::Closed { peer }),
-                Err(e) => Incoming::Failed(e.into_net(peer, limits.timeout)),
-            };
-            let last = matches!(event, Incoming::Failed(_));
-            if tx.send(event).is_err() || last {
-                break;
+    thread::Builder::new()
+        .name(format!("doram-net {me}<-{peer}"))
+        .spawn(move || {
+            let mut shaper = Shaper::new(shaping);
+            loop {
+                let event = match read_frame(&mut stream, limits.max_frame) {
+                    Ok(Some(f)) => Incoming::Frame {
+                        deliver_at: shaper
+                            .schedule(Instant::now(), FRAME_HEADER_BYTES + f.payload.len()),
+                        ts: f.ts,
+                        payload: f.payload,
+                    },
+                    Ok(None) => Incoming::Failed(NetError::Closed { peer }),
+                    Err(e) => Incoming::Failed(e.into_net(peer, limits.timeout)),
+                };
+                let last = matches!(event, Incoming::Failed(_));
+                if tx.send(event).is_err() || last {
+                    break;
+                }
             }
-        }
-    })
+        })
 }

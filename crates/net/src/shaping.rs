@@ -29,16 +29,25 @@ pub struct Shaping {
 
 impl Shaping {
     /// No shaping: frames are delivered as soon as they arrive.
-    pub const NONE: Shaping = Shaping { latency: Duration::ZERO, bandwidth_bits_per_sec: None };
+    pub const NONE: Shaping = Shaping {
+        latency: Duration::ZERO,
+        bandwidth_bits_per_sec: None,
+    };
 
     /// A local network: 0.5 ms one-way latency (1 ms round trip) and 10 Gbit/s.
     pub fn lan() -> Shaping {
-        Shaping { latency: Duration::from_micros(500), bandwidth_bits_per_sec: Some(10e9) }
+        Shaping {
+            latency: Duration::from_micros(500),
+            bandwidth_bits_per_sec: Some(10e9),
+        }
     }
 
     /// A wide-area network: 30 ms one-way latency and 100 Mbit/s.
     pub fn wan() -> Shaping {
-        Shaping { latency: Duration::from_millis(30), bandwidth_bits_per_sec: Some(100e6) }
+        Shaping {
+            latency: Duration::from_millis(30),
+            bandwidth_bits_per_sec: Some(100e6),
+        }
     }
 
     /// Whether this shaping changes anything.
@@ -64,7 +73,10 @@ pub(crate) struct Shaper {
 
 impl Shaper {
     pub fn new(shaping: Shaping) -> Self {
-        Shaper { shaping, free_at: None }
+        Shaper {
+            shaping,
+            free_at: None,
+        }
     }
 
     /// The delivery time of a frame of `wire_bytes` that arrived at `arrival`, or `None` when

@@ -88,7 +88,10 @@ pub const DEFAULT_PHASE: &str = "default";
 
 impl Default for Stats {
     fn default() -> Self {
-        Stats { phases: vec![(Arc::from(DEFAULT_PHASE), PhaseStats::default())], current: 0 }
+        Stats {
+            phases: vec![(Arc::from(DEFAULT_PHASE), PhaseStats::default())],
+            current: 0,
+        }
     }
 }
 
@@ -100,7 +103,10 @@ impl Stats {
 
     /// The statistics of the phase called `name`, if it was ever entered.
     pub fn phase(&self, name: &str) -> Option<&PhaseStats> {
-        self.phases.iter().find(|(n, _)| &**n == name).map(|(_, s)| s)
+        self.phases
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, s)| s)
     }
 
     /// The name of the current phase.

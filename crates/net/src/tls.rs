@@ -33,10 +33,10 @@ use rustls::{
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 
+use crate::NetError;
 use crate::config::{Config, load_certs};
 use crate::error::ConfigError;
 use crate::record::{Keys, RecordReader, RecordWriter};
-use crate::NetError;
 
 /// Socket read buffer during the handshake.
 const READ_BUFFER: usize = 16 << 10;
@@ -58,7 +58,9 @@ fn provider() -> Arc<CryptoProvider> {
 struct PinError(String);
 
 fn pin_mismatch(what: String) -> rustls::Error {
-    rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(Arc::new(PinError(what)))))
+    rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(Arc::new(PinError(
+        what,
+    )))))
 }
 
 /// Accepts exactly one pinned certificate from the server we connect to.
@@ -81,7 +83,10 @@ impl ServerCertVerifier for PinnedServer {
         if end_entity.as_ref() == self.expected.as_ref() {
             Ok(ServerCertVerified::assertion())
         } else {
-            Err(pin_mismatch(format!("not the certificate pinned for {}", self.peer)))
+            Err(pin_mismatch(format!(
+                "not the certificate pinned for {}",
+                self.peer
+            )))
         }
     }
 
@@ -91,7 +96,12 @@ impl ServerCertVerifier for PinnedServer {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -100,11 +110,18 @@ impl ServerCertVerifier for PinnedServer {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider.signature_verification_algorithms.supported_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 
@@ -127,10 +144,16 @@ impl ClientCertVerifier for PinnedClients {
         _intermediates: &[CertificateDer<'_>],
         _now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        if self.pinned.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
+        if self
+            .pinned
+            .iter()
+            .any(|c| c.as_ref() == end_entity.as_ref())
+        {
             Ok(ClientCertVerified::assertion())
         } else {
-            Err(pin_mismatch("not the pinned certificate of any peer".into()))
+            Err(pin_mismatch(
+                "not the pinned certificate of any peer".into(),
+            ))
         }
     }
 
@@ -140,7 +163,12 @@ impl ClientCertVerifier for PinnedClients {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -149,11 +177,18 @@ impl ClientCertVerifier for PinnedClients {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.provider.signature_verification_algorithms)
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider.signature_verification_algorithms.supported_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 
@@ -178,10 +213,16 @@ pub(crate) struct TlsSetup {
 
 fn rustls_config_error(path: &std::path::Path, e: rustls::Error) -> NetError {
     let reason = match e {
-        rustls::Error::InconsistentKeys(_) => "the private key does not match the certificate".into(),
+        rustls::Error::InconsistentKeys(_) => {
+            "the private key does not match the certificate".into()
+        }
         e => format!("unusable certificate or key: {e}"),
     };
-    ConfigError::Pem { path: path.into(), reason }.into()
+    ConfigError::Pem {
+        path: path.into(),
+        reason,
+    }
+    .into()
 }
 
 impl TlsSetup {
@@ -192,7 +233,10 @@ impl TlsSetup {
             .party(me)
             .ok_or_else(|| ConfigError::Invalid(format!("{me} is not in the configuration")))?;
         let missing = |what: &str| {
-            ConfigError::Invalid(format!("party {} has no {what} in the configuration", me.index()))
+            ConfigError::Invalid(format!(
+                "party {} has no {what} in the configuration",
+                me.index()
+            ))
         };
         let cert_path = own.cert.as_ref().ok_or_else(|| missing("cert"))?;
         let key_path = own.key.as_ref().ok_or_else(|| missing("key"))?;
@@ -276,13 +320,13 @@ impl TlsSetup {
                 .with_protocol_versions(&versions)
                 .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?;
             let builder = match (&auth, &ca_verifier) {
-                (PeerAuth::Pinned(pinned), _) => {
-                    builder.dangerous().with_custom_certificate_verifier(Arc::new(PinnedServer {
+                (PeerAuth::Pinned(pinned), _) => builder
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(PinnedServer {
                         peer: PartyId::ALL[i],
                         expected: pinned[i].clone(),
                         provider: provider.clone(),
-                    }))
-                }
+                    })),
                 (PeerAuth::Ca, Some(v)) => builder.with_webpki_verifier(v.clone()),
                 (PeerAuth::Ca, None) => {
                     return Err(ConfigError::Invalid("CA verifier missing".into()).into());
@@ -295,7 +339,12 @@ impl TlsSetup {
             client.enable_secret_extraction = true;
             clients.push(Some(Arc::new(client)));
         }
-        Ok(TlsSetup { server: Arc::new(server), clients, names, auth })
+        Ok(TlsSetup {
+            server: Arc::new(server),
+            clients,
+            names,
+            auth,
+        })
     }
 
     /// A client connection to `peer`, expecting its configured DNS name.
@@ -317,11 +366,17 @@ impl TlsSetup {
     }
 
     /// Checks that `cert` (already verified by the handshake) belongs to `claimed`.
-    pub fn check_identity(&self, cert: &CertificateDer<'_>, claimed: PartyId) -> Result<(), String> {
+    pub fn check_identity(
+        &self,
+        cert: &CertificateDer<'_>,
+        claimed: PartyId,
+    ) -> Result<(), String> {
         match &self.auth {
             PeerAuth::Pinned(pinned) => match pinned.get(claimed.index()) {
                 Some(p) if p.as_ref() == cert.as_ref() => Ok(()),
-                _ => Err(format!("the certificate is not the one pinned for {claimed}")),
+                _ => Err(format!(
+                    "the certificate is not the one pinned for {claimed}"
+                )),
             },
             PeerAuth::Ca => {
                 let name = &self.names[claimed.index()];
@@ -329,7 +384,9 @@ impl TlsSetup {
                 webpki::EndEntityCert::try_from(cert)
                     .map_err(|e| format!("unparsable certificate: {e}"))?
                     .verify_is_valid_for_subject_name(&subject)
-                    .map_err(|_| format!("the certificate is not valid for {claimed}'s name {name}"))
+                    .map_err(|_| {
+                        format!("the certificate is not valid for {claimed}'s name {name}")
+                    })
             }
         }
     }
@@ -344,7 +401,10 @@ pub(crate) struct TlsIo {
 
 impl TlsIo {
     pub fn new(conn: impl Into<Connection>, sock: TcpStream) -> TlsIo {
-        TlsIo { conn: conn.into(), sock: BufReader::with_capacity(READ_BUFFER, sock) }
+        TlsIo {
+            conn: conn.into(),
+            sock: BufReader::with_capacity(READ_BUFFER, sock),
+        }
     }
 
     /// Writes all pending TLS records to the socket.
@@ -387,9 +447,15 @@ impl TlsIo {
 
     /// Hands the connecting side's sending direction to the record layer.
     pub fn into_writer(self) -> io::Result<RecordWriter> {
-        let secrets = self.conn.dangerous_extract_secrets().map_err(io::Error::other)?;
+        let secrets = self
+            .conn
+            .dangerous_extract_secrets()
+            .map_err(io::Error::other)?;
         let (seq, secrets) = secrets.tx;
-        Ok(RecordWriter::new(Keys::new(seq, secrets)?, self.sock.into_inner()))
+        Ok(RecordWriter::new(
+            Keys::new(seq, secrets)?,
+            self.sock.into_inner(),
+        ))
     }
 
     /// Hands the listening side's receiving direction to the record layer. The peer must not
@@ -397,12 +463,23 @@ impl TlsIo {
     pub fn into_reader(mut self) -> io::Result<RecordReader> {
         match self.conn.reader().read(&mut [0u8; 1]) {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            _ => return Err(io::Error::other("peer sent data before the acknowledgement")),
+            _ => {
+                return Err(io::Error::other(
+                    "peer sent data before the acknowledgement",
+                ));
+            }
         }
         let pending = self.sock.buffer().to_vec();
-        let secrets = self.conn.dangerous_extract_secrets().map_err(io::Error::other)?;
+        let secrets = self
+            .conn
+            .dangerous_extract_secrets()
+            .map_err(io::Error::other)?;
         let (seq, secrets) = secrets.rx;
-        Ok(RecordReader::new(Keys::new(seq, secrets)?, self.sock.into_inner(), &pending))
+        Ok(RecordReader::new(
+            Keys::new(seq, secrets)?,
+            self.sock.into_inner(),
+            &pending,
+        ))
     }
 }
 
@@ -442,12 +519,17 @@ fn flush_tls(conn: &mut Connection, sock: &mut TcpStream) -> io::Result<()> {
 
 /// Describes a handshake failure for the error message.
 pub(crate) fn describe_handshake_error(err: &io::Error) -> String {
-    match err.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+    match err
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>())
+    {
         Some(rustls::Error::InvalidCertificate(e)) => {
             format!("the peer's certificate was rejected (wrong or unknown certificate): {e:?}")
         }
         Some(rustls::Error::AlertReceived(alert)) => {
-            format!("the peer aborted the TLS handshake (alert {alert:?}); it does not trust our certificate or identity")
+            format!(
+                "the peer aborted the TLS handshake (alert {alert:?}); it does not trust our certificate or identity"
+            )
         }
         Some(rustls::Error::NoCertificatesPresented) => "the peer presented no certificate".into(),
         Some(e) => format!("TLS handshake failed: {e}"),

@@ -1,4 +1,6 @@
 //! The in-process backend: messaging, statistics, rounds, transcripts, shaping and faults.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
@@ -7,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::run;
 use doram_core::{CodecError, PartyId};
 use doram_field::Group;
-use doram_net::{LocalMesh, NetError, Session, Shaping, Tamper, FRAME_HEADER_BYTES};
+use doram_net::{FRAME_HEADER_BYTES, LocalMesh, NetError, Session, Shaping, Tamper};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -27,22 +29,26 @@ struct Msg {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Small(u32);
 
+/// Reduction modulo 2^31.
+fn small(x: u32) -> Small {
+    Small(x & 0x7fff_ffff)
+}
 impl std::ops::Add for Small {
     type Output = Small;
     fn add(self, o: Small) -> Small {
-        Small((self.0 + o.0) & 0x7fff_ffff)
+        small(self.0.wrapping_add(o.0))
     }
 }
 impl std::ops::Sub for Small {
     type Output = Small;
     fn sub(self, o: Small) -> Small {
-        Small(self.0.wrapping_sub(o.0) & 0x7fff_ffff)
+        small(self.0.wrapping_sub(o.0))
     }
 }
 impl std::ops::Neg for Small {
     type Output = Small;
     fn neg(self) -> Small {
-        Small(self.0.wrapping_neg() & 0x7fff_ffff)
+        small(self.0.wrapping_neg())
     }
 }
 impl std::ops::AddAssign for Small {
@@ -60,7 +66,7 @@ impl Group for Small {
     const BYTES: usize = 4;
     fn random_from<S: doram_field::BlockSource + ?Sized>(src: &mut S) -> Small {
         let b = src.next_block();
-        Small(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & 0x7fff_ffff)
+        small(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
     fn write_le(&self, out: &mut [u8]) {
         out.copy_from_slice(&self.0.to_le_bytes());
@@ -78,7 +84,9 @@ impl Group for Small {
 }
 
 fn mesh(n: usize) -> Vec<Session> {
-    LocalMesh::new(n).timeout(Duration::from_millis(500)).build()
+    LocalMesh::new(n)
+        .timeout(Duration::from_millis(500))
+        .build()
 }
 
 #[test]
@@ -88,7 +96,14 @@ fn messages_of_every_kind_arrive_in_order() {
         assert_eq!(s.n_parties(), 3);
         // Send everything to everybody first, then receive.
         for p in s.peers() {
-            s.send(p, &Msg { id: me.index() as u32, body: vec![1, 2, 3], note: format!("{me}->{p}") })?;
+            s.send(
+                p,
+                &Msg {
+                    id: me.index() as u32,
+                    body: vec![1, 2, 3],
+                    note: format!("{me}->{p}"),
+                },
+            )?;
             s.send_bytes(p, b"raw")?;
             s.send_bytes(p, &[])?;
             s.send_elems(p, &[Small(me.index() as u32), Small(7)])?;
@@ -104,8 +119,14 @@ fn messages_of_every_kind_arrive_in_order() {
         Ok::<_, NetError>(got)
     });
     let got = out.into_iter().collect::<Result<Vec<_>, _>>().unwrap();
-    assert_eq!(got[0], vec![vec![Small(1), Small(7)], vec![Small(2), Small(7)]]);
-    assert_eq!(got[2], vec![vec![Small(0), Small(7)], vec![Small(1), Small(7)]]);
+    assert_eq!(
+        got[0],
+        vec![vec![Small(1), Small(7)], vec![Small(2), Small(7)]]
+    );
+    assert_eq!(
+        got[2],
+        vec![vec![Small(0), Small(7)], vec![Small(1), Small(7)]]
+    );
 }
 
 #[test]
@@ -188,7 +209,8 @@ fn transcript_of(values: [u64; 2]) -> Vec<doram_net::Transcript> {
         s.record_transcript(true);
         let other = s.me().next(2);
         s.set_phase("share");
-        s.send_elems(other, &[Small(values[s.me().index()] as u32); 4]).unwrap();
+        s.send_elems(other, &[Small(values[s.me().index()] as u32); 4])
+            .unwrap();
         let _ = s.recv_elems::<Small>(other, 4).unwrap();
         s.set_phase("open");
         s.send(other, &values[s.me().index()]).unwrap();
@@ -204,7 +226,10 @@ fn transcripts_capture_shape_not_content() {
     assert_eq!(a, b);
     assert_eq!(a[0].len(), 4);
     let e = &a[0].events[0];
-    assert_eq!((&*e.phase, e.from, e.to, e.bytes, e.round), ("share", P0, P1, 16, 1));
+    assert_eq!(
+        (&*e.phase, e.from, e.to, e.bytes, e.round),
+        ("share", P0, P1, 16, 1)
+    );
     let e = &a[0].events[3];
     assert_eq!((&*e.phase, e.from, e.to, e.round), ("open", P1, P0, 2));
     // A value whose encoding is longer changes the shape (postcard varints).
@@ -216,12 +241,26 @@ fn transcripts_capture_shape_not_content() {
 fn caller_errors_are_reported() {
     let mut s = mesh(2);
     let p0 = &mut s[0];
-    assert!(matches!(p0.send_bytes(P0, b"x"), Err(NetError::NotAPeer { party: P0, .. })));
-    assert!(matches!(p0.recv_bytes(P2), Err(NetError::NotAPeer { party: P2, n_parties: 2, .. })));
+    assert!(matches!(
+        p0.send_bytes(P0, b"x"),
+        Err(NetError::NotAPeer { party: P0, .. })
+    ));
+    assert!(matches!(
+        p0.recv_bytes(P2),
+        Err(NetError::NotAPeer {
+            party: P2,
+            n_parties: 2,
+            ..
+        })
+    ));
     let mut s = LocalMesh::new(2).max_frame_bytes(8).build();
     assert!(matches!(
         s[0].send_bytes(P1, &[0; 9]),
-        Err(NetError::FrameTooLarge { peer: P1, len: 9, limit: 8 })
+        Err(NetError::FrameTooLarge {
+            peer: P1,
+            len: 9,
+            limit: 8
+        })
     ));
     s[0].send_bytes(P1, &[0; 8]).unwrap();
     assert_eq!(s[1].recv_bytes(P0).unwrap().len(), 8);
@@ -230,20 +269,36 @@ fn caller_errors_are_reported() {
 #[test]
 fn wrong_element_count_or_garbage_is_malformed() {
     let mut s = mesh(2);
-    s[1].send_elems(P0, &[Small(1), Small(2), Small(3)]).unwrap();
+    s[1].send_elems(P0, &[Small(1), Small(2), Small(3)])
+        .unwrap();
     let e = s[0].recv_elems::<Small>(P1, 2).unwrap_err();
     assert!(
-        matches!(e, NetError::Malformed { peer: P1, source: CodecError::WrongLength { expected: 8, got: 12 } }),
+        matches!(
+            e,
+            NetError::Malformed {
+                peer: P1,
+                source: CodecError::WrongLength {
+                    expected: 8,
+                    got: 12
+                }
+            }
+        ),
         "{e}"
     );
     assert!(e.to_string().contains("P1"), "{e}");
     s[1].send_bytes(P0, &[0xff; 4]).unwrap();
     assert!(matches!(
         s[0].recv_elems::<Small>(P1, 1),
-        Err(NetError::Malformed { peer: P1, source: CodecError::OutOfRange { .. } })
+        Err(NetError::Malformed {
+            peer: P1,
+            source: CodecError::OutOfRange { .. }
+        })
     ));
     s[1].send_bytes(P0, &[0xff; 3]).unwrap();
-    assert!(matches!(s[0].recv::<Msg>(P1), Err(NetError::Malformed { peer: P1, .. })));
+    assert!(matches!(
+        s[0].recv::<Msg>(P1),
+        Err(NetError::Malformed { peer: P1, .. })
+    ));
     s[1].send(P0, &(5u8, 6u8)).unwrap();
     let e = s[0].recv::<u8>(P1).unwrap_err();
     assert!(e.to_string().contains("trailing"), "{e}");
@@ -292,7 +347,9 @@ fn tamper_drop_and_silence_lead_to_timeouts() {
     let start = Instant::now();
     let r = tamper_outcome(Tamper::Silence);
     assert_eq!(r[0].as_ref().unwrap(), &1000);
-    assert!(matches!(r[1], Err(NetError::Timeout { peer: P1, after }) if after == Duration::from_millis(300)));
+    assert!(
+        matches!(r[1], Err(NetError::Timeout { peer: P1, after }) if after == Duration::from_millis(300))
+    );
     assert!(matches!(r[2], Err(NetError::Timeout { peer: P1, .. })));
     assert!(start.elapsed() >= Duration::from_millis(600));
 }
@@ -301,7 +358,11 @@ fn tamper_drop_and_silence_lead_to_timeouts() {
 fn tamper_pass_with_edited_payload_is_malformed_message() {
     // 1001 as a postcard varint is [0xe9, 0x07]; reversed it is an unterminated varint.
     let r = tamper_outcome(Tamper::Pass);
-    assert!(matches!(r[1], Err(NetError::Malformed { peer: P1, .. })), "{:?}", r[1]);
+    assert!(
+        matches!(r[1], Err(NetError::Malformed { peer: P1, .. })),
+        "{:?}",
+        r[1]
+    );
     assert_eq!(r[2].as_ref().unwrap(), &1002);
 }
 
@@ -316,7 +377,11 @@ fn tamper_truncate_close_and_replace() {
     assert!(matches!(r[2], Err(NetError::Malformed { peer: P1, .. })));
 
     let r = tamper_outcome(Tamper::Truncate(FRAME_HEADER_BYTES + 100));
-    assert_eq!(r[1].as_ref().unwrap(), &1001, "a cut beyond the frame delivers it whole");
+    assert_eq!(
+        r[1].as_ref().unwrap(),
+        &1001,
+        "a cut beyond the frame delivers it whole"
+    );
     assert!(matches!(r[2], Err(NetError::Closed { peer: P1 })));
 
     let r = tamper_outcome(Tamper::Close);
@@ -326,12 +391,20 @@ fn tamper_truncate_close_and_replace() {
 
     // Garbage with a zero timestamp.
     let r = tamper_outcome(Tamper::Replace(vec![1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]));
-    assert!(matches!(r[1], Err(NetError::Malformed { peer: P1, .. })), "{:?}", r[1]);
+    assert!(
+        matches!(r[1], Err(NetError::Malformed { peer: P1, .. })),
+        "{:?}",
+        r[1]
+    );
     // A huge announced length.
     let r = tamper_outcome(Tamper::Replace(vec![0xff; 16]));
     assert!(matches!(
         r[1],
-        Err(NetError::FrameTooLarge { peer: P1, len: 0xffff_ffff, limit: 1024 })
+        Err(NetError::FrameTooLarge {
+            peer: P1,
+            len: 0xffff_ffff,
+            limit: 1024
+        })
     ));
     // A partial header waits for more bytes; the next frame then completes garbage.
     let r = tamper_outcome(Tamper::Replace(vec![3, 0]));
@@ -345,7 +418,13 @@ fn tamper_truncate_close_and_replace() {
     let r = tamper_outcome(Tamper::Replace(common::frame(1, &[1])));
     assert_eq!(r[1].as_ref().unwrap(), &1);
     let mut s = LocalMesh::new(2)
-        .tamper(|_, _, i, _| if i == 1 { Tamper::Replace(common::frame(1, &[5])) } else { Tamper::Pass })
+        .tamper(|_, _, i, _| {
+            if i == 1 {
+                Tamper::Replace(common::frame(1, &[5]))
+            } else {
+                Tamper::Pass
+            }
+        })
         .build();
     s[1].send(P0, &0u8).unwrap();
     let _: u8 = s[0].recv(P1).unwrap();
@@ -361,8 +440,18 @@ fn tamper_truncate_close_and_replace() {
 fn tamper_oversize_is_rejected_without_allocation() {
     let r = tamper_outcome(Tamper::Oversize);
     assert_eq!(r[0].as_ref().unwrap(), &1000);
-    assert!(matches!(r[1], Err(NetError::FrameTooLarge { peer: P1, len: 1025, limit: 1024 })));
-    assert!(matches!(r[2], Err(NetError::FrameTooLarge { peer: P1, .. })));
+    assert!(matches!(
+        r[1],
+        Err(NetError::FrameTooLarge {
+            peer: P1,
+            len: 1025,
+            limit: 1024
+        })
+    ));
+    assert!(matches!(
+        r[2],
+        Err(NetError::FrameTooLarge { peer: P1, .. })
+    ));
 }
 
 #[test]
@@ -373,8 +462,14 @@ fn dropping_a_session_closes_its_links() {
     drop(p1);
     // Messages sent before the drop still arrive, then Closed; sends fail too.
     assert_eq!(s[0].recv::<u8>(P1).unwrap(), 1);
-    assert!(matches!(s[0].recv::<u8>(P1), Err(NetError::Closed { peer: P1 })));
-    assert!(matches!(s[1].send(P1, &1u8), Err(NetError::Closed { peer: P1 })));
+    assert!(matches!(
+        s[0].recv::<u8>(P1),
+        Err(NetError::Closed { peer: P1 })
+    ));
+    assert!(matches!(
+        s[1].send(P1, &1u8),
+        Err(NetError::Closed { peer: P1 })
+    ));
     // The others are unaffected.
     s[1].send(P0, &2u8).unwrap();
     assert_eq!(s[0].recv::<u8>(P2).unwrap(), 2);
@@ -382,7 +477,10 @@ fn dropping_a_session_closes_its_links() {
 
 #[test]
 fn shaping_adds_latency_to_round_trips() {
-    let shaping = Shaping { latency: Duration::from_millis(20), bandwidth_bits_per_sec: None };
+    let shaping = Shaping {
+        latency: Duration::from_millis(20),
+        bandwidth_bits_per_sec: None,
+    };
     let elapsed = run(LocalMesh::new(2).shaping(shaping).build(), |mut s| {
         let start = Instant::now();
         if s.me() == P0 {
@@ -400,7 +498,10 @@ fn shaping_adds_latency_to_round_trips() {
 #[test]
 fn shaping_caps_bandwidth() {
     // 1 MB at 80 Mbit/s takes at least 100 ms.
-    let shaping = Shaping { latency: Duration::ZERO, bandwidth_bits_per_sec: Some(80e6) };
+    let shaping = Shaping {
+        latency: Duration::ZERO,
+        bandwidth_bits_per_sec: Some(80e6),
+    };
     let mut s = LocalMesh::new(2).shaping(shaping).build();
     let start = Instant::now();
     for _ in 0..4 {
@@ -409,7 +510,11 @@ fn shaping_caps_bandwidth() {
     for _ in 0..4 {
         assert_eq!(s[1].recv_bytes(P0).unwrap().len(), 250_000);
     }
-    assert!(start.elapsed() >= Duration::from_millis(100), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() >= Duration::from_millis(100),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]

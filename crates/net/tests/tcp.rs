@@ -1,5 +1,7 @@
 //! Plaintext TCP: messaging, setup, shaping, and faults injected by a raw socket playing a
 //! peer.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
@@ -8,7 +10,7 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{fake_peer, frame, listeners, run, tcp_config, tcp_sessions, TIMEOUT};
+use common::{TIMEOUT, fake_peer, frame, listeners, run, tcp_config, tcp_sessions};
 use doram_core::PartyId;
 use doram_net::{ConnectOptions, NetError, Session, Transport, TransportKind};
 
@@ -40,18 +42,28 @@ fn simultaneous_large_messages_do_not_deadlock() {
     let sessions = tcp_sessions(2, "");
     run(sessions, |mut s| {
         let other = s.me().next(2);
-        let mine: Vec<u8> = (0..SIZE).map(|i| (i % 251) as u8 ^ s.me().index() as u8).collect();
+        let mine: Vec<u8> = (0..SIZE)
+            .map(|i| (i % 251) as u8 ^ s.me().index() as u8)
+            .collect();
         s.send_bytes(other, &mine).unwrap();
         s.send_bytes(other, &mine[..1000]).unwrap();
         let theirs = s.recv_bytes(other).unwrap();
         assert_eq!(theirs.len(), SIZE);
-        assert!(theirs.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8 ^ other.index() as u8));
+        assert!(
+            theirs
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == (i % 251) as u8 ^ other.index() as u8)
+        );
         assert_eq!(s.recv_bytes(other).unwrap().len(), 1000);
     });
 }
 
 /// A real party P0 and a raw-socket fake P1.
-fn real_and_fake() -> (thread::JoinHandle<Result<Session, NetError>>, common::FakePeer) {
+fn real_and_fake() -> (
+    thread::JoinHandle<Result<Session, NetError>>,
+    common::FakePeer,
+) {
     let (mut ls, addrs) = listeners(2);
     let mut config = tcp_config(&addrs, "");
     config.max_frame_bytes = 65536;
@@ -61,7 +73,9 @@ fn real_and_fake() -> (thread::JoinHandle<Result<Session, NetError>>, common::Fa
         Session::connect_with(
             &config,
             P0,
-            ConnectOptions::new().transport(Transport::DangerousPlaintext).listener(l0),
+            ConnectOptions::new()
+                .transport(Transport::DangerousPlaintext)
+                .listener(l0),
         )
     });
     let fake = fake_peer(2, 1, 0, &l1, &addrs[0], None);
@@ -90,10 +104,19 @@ fn garbage_from_a_raw_peer_is_malformed() {
 fn huge_length_from_a_raw_peer_is_rejected() {
     let (real, mut fake) = real_and_fake();
     let mut s = real.join().unwrap().unwrap();
-    fake.out.write_all(&[0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+    fake.out
+        .write_all(&[0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0])
+        .unwrap();
     let e = s.recv_bytes(P1).unwrap_err();
     assert!(
-        matches!(e, NetError::FrameTooLarge { peer: P1, len: 0xffff_ffff, limit: 65536 }),
+        matches!(
+            e,
+            NetError::FrameTooLarge {
+                peer: P1,
+                len: 0xffff_ffff,
+                limit: 65536
+            }
+        ),
         "{e}"
     );
     assert!(e.to_string().contains("P1"));
@@ -115,8 +138,14 @@ fn raw_peer_closing_mid_frame_or_between_frames() {
     fake.out.write_all(&frame(1, &[7; 100])).unwrap();
     drop(fake);
     assert_eq!(s.recv_bytes(P1).unwrap().len(), 100);
-    assert!(matches!(s.recv_bytes(P1), Err(NetError::Closed { peer: P1 })));
-    assert!(matches!(s.recv_bytes(P1), Err(NetError::Closed { peer: P1 })));
+    assert!(matches!(
+        s.recv_bytes(P1),
+        Err(NetError::Closed { peer: P1 })
+    ));
+    assert!(matches!(
+        s.recv_bytes(P1),
+        Err(NetError::Closed { peer: P1 })
+    ));
     // Sending to the vanished peer fails too (once the reset has come back).
     let deadline = Instant::now() + Duration::from_secs(5);
     let e = loop {
@@ -135,7 +164,10 @@ fn silent_raw_peer_times_out() {
     let mut s = real.join().unwrap().unwrap();
     let start = Instant::now();
     let e = s.recv_bytes(P1).unwrap_err();
-    assert!(matches!(e, NetError::Timeout { peer: P1, after } if after == TIMEOUT), "{e}");
+    assert!(
+        matches!(e, NetError::Timeout { peer: P1, after } if after == TIMEOUT),
+        "{e}"
+    );
     assert!(start.elapsed() >= TIMEOUT);
     // Not sticky: a late message is still received.
     let mut out = fake.out;
@@ -150,8 +182,14 @@ fn dropping_a_session_gives_closed_not_a_hang() {
     let p1 = sessions.remove(1);
     drop(p1);
     assert_eq!(sessions[0].recv::<u8>(P1).unwrap(), 1);
-    assert!(matches!(sessions[0].recv::<u8>(P1), Err(NetError::Closed { peer: P1 })));
-    assert!(matches!(sessions[1].recv::<u8>(P1), Err(NetError::Closed { peer: P1 })));
+    assert!(matches!(
+        sessions[0].recv::<u8>(P1),
+        Err(NetError::Closed { peer: P1 })
+    ));
+    assert!(matches!(
+        sessions[1].recv::<u8>(P1),
+        Err(NetError::Closed { peer: P1 })
+    ));
     sessions[0].send(PartyId::P2, &5u8).unwrap();
     assert_eq!(sessions[1].recv::<u8>(P0).unwrap(), 5);
 }
@@ -168,7 +206,9 @@ fn parties_starting_late_are_retried() {
         Session::connect_with(
             &c0,
             P0,
-            ConnectOptions::new().transport(Transport::DangerousPlaintext).listener(l0),
+            ConnectOptions::new()
+                .transport(Transport::DangerousPlaintext)
+                .listener(l0),
         )
     });
     thread::sleep(Duration::from_millis(300));
@@ -188,7 +228,9 @@ fn missing_peer_fails_after_the_connect_timeout() {
     let e = Session::connect_with(
         &config,
         P0,
-        ConnectOptions::new().transport(Transport::DangerousPlaintext).listener(ls.remove(0)),
+        ConnectOptions::new()
+            .transport(Transport::DangerousPlaintext)
+            .listener(ls.remove(0)),
     )
     .unwrap_err();
     assert!(matches!(e, NetError::Connect { .. }), "{e}");
@@ -205,7 +247,9 @@ fn hello_for_another_session_is_refused() {
         Session::connect_with(
             &config,
             P0,
-            ConnectOptions::new().transport(Transport::DangerousPlaintext).listener(l0),
+            ConnectOptions::new()
+                .transport(Transport::DangerousPlaintext)
+                .listener(l0),
         )
     });
     // Claims to be P1 of a 3-party session.

@@ -1,5 +1,7 @@
 //! TLS 1.3 with mutual authentication: messaging, certificate binding, configuration errors,
 //! and faults injected by a fake peer that holds a valid identity.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
@@ -27,7 +29,9 @@ fn three_parties_exchange_over_tls() {
         assert_eq!(s.transport(), TransportKind::Tls);
         let me = s.me();
         // Large messages both ways at once, then small ones.
-        let big: Vec<u8> = (0..(6 << 20)).map(|i| (i as u8).wrapping_mul(me.index() as u8 + 1)).collect();
+        let big: Vec<u8> = (0..(6 << 20))
+            .map(|i| (i as u8).wrapping_mul(me.index() as u8 + 1))
+            .collect();
         for p in s.peers() {
             s.send_bytes(p, &big).unwrap();
             s.send(p, &format!("{me} to {p}")).unwrap();
@@ -35,7 +39,11 @@ fn three_parties_exchange_over_tls() {
         for p in s.peers() {
             let got = s.recv_bytes(p).unwrap();
             assert_eq!(got.len(), 6 << 20);
-            assert!(got.iter().enumerate().all(|(i, &b)| b == (i as u8).wrapping_mul(p.index() as u8 + 1)));
+            assert!(
+                got.iter()
+                    .enumerate()
+                    .all(|(i, &b)| b == (i as u8).wrapping_mul(p.index() as u8 + 1))
+            );
             assert_eq!(s.recv::<String>(p).unwrap(), format!("{p} to {me}"));
         }
         s.rounds()
@@ -48,12 +56,16 @@ fn pinned_certificates_without_a_ca() {
     let (ls, addrs) = listeners(2);
     let (dir, _) = tls_config(2, addrs);
     let path = dir.path().join("doram.toml");
-    let text = std::fs::read_to_string(&path).unwrap().replace("ca = \"ca.pem\"", "");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("ca = \"ca.pem\"", "");
     std::fs::write(&path, text).unwrap();
     let config = Config::load(&path).unwrap();
     assert_eq!(config.tls.as_ref().unwrap().ca, None);
-    let sessions: Vec<Session> =
-        connect_all(&config, ls, Transport::Tls).into_iter().map(Result::unwrap).collect();
+    let sessions: Vec<Session> = connect_all(&config, ls, Transport::Tls)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
     let out = run(sessions, |mut s| {
         let other = s.me().next(2);
         s.send(other, &s.me()).unwrap();
@@ -70,8 +82,10 @@ fn certificates_from_another_ca_are_rejected() {
     let l1 = ls.pop().unwrap();
     let l0 = ls.pop().unwrap();
     let (r0, r1) = thread::scope(|s| {
-        let h0 = s.spawn(|| Session::connect_with(&config_a, P0, ConnectOptions::new().listener(l0)));
-        let h1 = s.spawn(|| Session::connect_with(&config_b, P1, ConnectOptions::new().listener(l1)));
+        let h0 =
+            s.spawn(|| Session::connect_with(&config_a, P0, ConnectOptions::new().listener(l0)));
+        let h1 =
+            s.spawn(|| Session::connect_with(&config_b, P1, ConnectOptions::new().listener(l1)));
         (h0.join().unwrap(), h1.join().unwrap())
     });
     // Each side fails naming the other. The first to detect the foreign certificate says so;
@@ -85,7 +99,10 @@ fn certificates_from_another_ca_are_rejected() {
         );
         texts.push(e.to_string());
     }
-    assert!(texts.iter().any(|t| t.contains("certificate was rejected")), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.contains("certificate was rejected")),
+        "{texts:?}"
+    );
 }
 
 #[test]
@@ -124,9 +141,18 @@ fn a_party_using_another_partys_certificate_is_rejected() {
         }
     });
     let e = real.join().unwrap().unwrap_err();
-    assert!(matches!(e, NetError::Handshake { peer: P1, .. } | NetError::Connect { peer: P1, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            NetError::Handshake { peer: P1, .. } | NetError::Connect { peer: P1, .. }
+        ),
+        "{e}"
+    );
     let text = e.to_string();
-    assert!(text.contains("party1.doram") || text.contains("certificate"), "{text}");
+    assert!(
+        text.contains("party1.doram") || text.contains("certificate"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -135,16 +161,26 @@ fn plaintext_client_at_a_tls_listener_is_rejected() {
     let (_dir, mut config) = tls_config(2, addrs.clone());
     config.connect_timeout = Duration::from_millis(700);
     let l0 = ls.remove(0);
-    let real =
-        thread::spawn(move || Session::connect_with(&config, P0, ConnectOptions::new().listener(l0)));
+    let real = thread::spawn(move || {
+        Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
+    });
     let mut sock = TcpStream::connect(&addrs[0]).unwrap();
     sock.write_all(b"DRMN\x01\x02\x01\x00").unwrap();
     let mut buf = Vec::new();
     let _ = sock.read_to_end(&mut buf); // an alert, then the connection closes
     let e = real.join().unwrap().unwrap_err();
-    assert!(matches!(e, NetError::Connect { peer: P1, .. } | NetError::Handshake { peer: P1, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            NetError::Connect { peer: P1, .. } | NetError::Handshake { peer: P1, .. }
+        ),
+        "{e}"
+    );
     let text = e.to_string();
-    assert!(text.contains("TLS handshake") || text.contains("not established"), "{text}");
+    assert!(
+        text.contains("TLS handshake") || text.contains("not established"),
+        "{text}"
+    );
 }
 
 /// A real TLS party P0 and a fake P1 holding P1's genuine identity.
@@ -154,9 +190,17 @@ fn real_and_fake() -> (Session, common::FakePeer, tempfile::TempDir) {
     config.max_frame_bytes = 1 << 20;
     let l1 = ls.pop().unwrap();
     let l0 = ls.pop().unwrap();
-    let real =
-        thread::spawn(move || Session::connect_with(&config, P0, ConnectOptions::new().listener(l0)));
-    let fake = fake_peer(2, 1, 0, &l1, &addrs[0], Some(&FakeTls::party(dir.path(), 1)));
+    let real = thread::spawn(move || {
+        Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
+    });
+    let fake = fake_peer(
+        2,
+        1,
+        0,
+        &l1,
+        &addrs[0],
+        Some(&FakeTls::party(dir.path(), 1)),
+    );
     (real.join().unwrap().unwrap(), fake, dir)
 }
 
@@ -165,21 +209,38 @@ fn tls_faults_from_an_authenticated_peer() {
     // Oversized frame announced inside TLS.
     let (mut s, mut fake, _d) = real_and_fake();
     fake.out.write_all(&frame(1, b"\x03")).unwrap();
-    fake.out.write_all(&[0, 0, 0x20, 0, 1, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+    fake.out
+        .write_all(&[0, 0, 0x20, 0, 1, 0, 0, 0, 0, 0, 0, 0])
+        .unwrap();
     fake.out.flush().unwrap();
     assert_eq!(s.recv::<u8>(P1).unwrap(), 3);
     let e = s.recv_bytes(P1).unwrap_err();
-    assert!(matches!(e, NetError::FrameTooLarge { peer: P1, len: 0x20_0000, limit: 0x10_0000 }), "{e}");
+    assert!(
+        matches!(
+            e,
+            NetError::FrameTooLarge {
+                peer: P1,
+                len: 0x20_0000,
+                limit: 0x10_0000
+            }
+        ),
+        "{e}"
+    );
 
     // Malformed frame header.
     let (mut s, mut fake, _d) = real_and_fake();
     fake.out.write_all(&frame(0, b"abc")).unwrap();
     fake.out.flush().unwrap();
-    assert!(matches!(s.recv_bytes(P1), Err(NetError::Malformed { peer: P1, .. })));
+    assert!(matches!(
+        s.recv_bytes(P1),
+        Err(NetError::Malformed { peer: P1, .. })
+    ));
 
     // Bytes that are not TLS records, written below TLS.
     let (mut s, mut fake, _d) = real_and_fake();
-    fake.out_raw.write_all(&[0x17, 0x03, 0x03, 0x00, 0x20]).unwrap();
+    fake.out_raw
+        .write_all(&[0x17, 0x03, 0x03, 0x00, 0x20])
+        .unwrap();
     fake.out_raw.write_all(&[0xab; 0x20]).unwrap();
     let e = s.recv_bytes(P1).unwrap_err();
     assert!(matches!(e, NetError::Tls { peer: P1, .. }), "{e}");
@@ -189,19 +250,28 @@ fn tls_faults_from_an_authenticated_peer() {
     fake.out.write_all(&frame(1, &[1; 10])[..15]).unwrap();
     fake.out.flush().unwrap();
     drop(fake);
-    assert!(matches!(s.recv_bytes(P1), Err(NetError::Malformed { peer: P1, .. })));
+    assert!(matches!(
+        s.recv_bytes(P1),
+        Err(NetError::Malformed { peer: P1, .. })
+    ));
     let (mut s, mut fake, _d) = real_and_fake();
     fake.out.write_all(&frame(1, &[1; 10])).unwrap();
     fake.out.flush().unwrap();
     drop(fake);
     assert_eq!(s.recv_bytes(P1).unwrap(), [1; 10]);
-    assert!(matches!(s.recv_bytes(P1), Err(NetError::Closed { peer: P1 })));
+    assert!(matches!(
+        s.recv_bytes(P1),
+        Err(NetError::Closed { peer: P1 })
+    ));
 
     // Silence past the timeout.
     let (mut s, fake, _d) = real_and_fake();
     let start = Instant::now();
     let e = s.recv_bytes(P1).unwrap_err();
-    assert!(matches!(e, NetError::Timeout { peer: P1, after } if after == TIMEOUT), "{e}");
+    assert!(
+        matches!(e, NetError::Timeout { peer: P1, after } if after == TIMEOUT),
+        "{e}"
+    );
     assert!(start.elapsed() >= TIMEOUT);
     // The real party's messages reach the fake, decrypted, framed.
     s.send_bytes(P1, b"ok").unwrap();
@@ -218,8 +288,14 @@ fn dropping_a_tls_session_gives_closed() {
     let p2 = sessions.pop().unwrap();
     drop(p2);
     assert_eq!(sessions[0].recv::<u32>(P2).unwrap(), 9);
-    assert!(matches!(sessions[0].recv::<u32>(P2), Err(NetError::Closed { peer: P2 })));
-    assert!(matches!(sessions[1].recv::<u32>(P2), Err(NetError::Closed { peer: P2 })));
+    assert!(matches!(
+        sessions[0].recv::<u32>(P2),
+        Err(NetError::Closed { peer: P2 })
+    ));
+    assert!(matches!(
+        sessions[1].recv::<u32>(P2),
+        Err(NetError::Closed { peer: P2 })
+    ));
 }
 
 #[test]
@@ -233,25 +309,44 @@ fn tls_configuration_errors_are_clear() {
     // Missing key file.
     std::fs::rename(dir.path().join("party0.key"), dir.path().join("moved.key")).unwrap();
     let e = connect(&config);
-    assert!(matches!(e, NetError::Config(ConfigError::Read { .. })), "{e}");
+    assert!(
+        matches!(e, NetError::Config(ConfigError::Read { .. })),
+        "{e}"
+    );
     assert!(e.to_string().contains("party0.key"), "{e}");
     // Not a key.
     std::fs::write(dir.path().join("party0.key"), "hello\n").unwrap();
     let e = connect(&config);
-    assert!(matches!(e, NetError::Config(ConfigError::Pem { .. })), "{e}");
+    assert!(
+        matches!(e, NetError::Config(ConfigError::Pem { .. })),
+        "{e}"
+    );
     // Another party's key.
     std::fs::copy(dir.path().join("party1.key"), dir.path().join("party0.key")).unwrap();
     let e = connect(&config);
     assert!(e.to_string().contains("does not match"), "{e}");
     // Bad certificate file.
     std::fs::rename(dir.path().join("moved.key"), dir.path().join("party0.key")).unwrap();
-    std::fs::write(dir.path().join("party0.pem"), "-----BEGIN CERTIFICATE-----\n%%%\n-----END CERTIFICATE-----\n").unwrap();
+    std::fs::write(
+        dir.path().join("party0.pem"),
+        "-----BEGIN CERTIFICATE-----\n%%%\n-----END CERTIFICATE-----\n",
+    )
+    .unwrap();
     let e = connect(&config);
-    assert!(matches!(e, NetError::Config(ConfigError::Pem { .. })), "{e}");
+    assert!(
+        matches!(e, NetError::Config(ConfigError::Pem { .. })),
+        "{e}"
+    );
     // No [tls] section: TLS is refused, plaintext must be asked for by name.
     let plain = common::tcp_config(&addrs, "");
-    assert!(matches!(connect(&plain), NetError::Config(ConfigError::NoTls)));
+    assert!(matches!(
+        connect(&plain),
+        NetError::Config(ConfigError::NoTls)
+    ));
     // A party that is not in the configuration.
     let e = Session::connect(&plain, PartyId::P3).unwrap_err();
-    assert!(matches!(e, NetError::Config(ConfigError::Invalid(_))), "{e}");
+    assert!(
+        matches!(e, NetError::Config(ConfigError::Invalid(_))),
+        "{e}"
+    );
 }

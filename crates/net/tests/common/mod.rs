@@ -21,9 +21,13 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// `n` listeners on 127.0.0.1 port 0, and their addresses.
 pub fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
-    let ls: Vec<TcpListener> =
-        (0..n).map(|_| TcpListener::bind("127.0.0.1:0").expect("bind")).collect();
-    let addrs = ls.iter().map(|l| l.local_addr().expect("addr").to_string()).collect();
+    let ls: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
+        .collect();
+    let addrs = ls
+        .iter()
+        .map(|l| l.local_addr().expect("addr").to_string())
+        .collect();
     (ls, addrs)
 }
 
@@ -70,7 +74,10 @@ pub fn connect_all(
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("connect thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("connect thread"))
+            .collect()
     })
 }
 
@@ -99,8 +106,14 @@ pub fn tcp_sessions(n: usize, extra: &str) -> Vec<Session> {
 pub fn run<R: Send>(sessions: Vec<Session>, f: impl Fn(Session) -> R + Sync) -> Vec<R> {
     thread::scope(|s| {
         let f = &f;
-        let handles: Vec<_> = sessions.into_iter().map(|sess| s.spawn(move || f(sess))).collect();
-        handles.into_iter().map(|h| h.join().expect("party thread")).collect()
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .map(|sess| s.spawn(move || f(sess)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("party thread"))
+            .collect()
     })
 }
 
@@ -157,7 +170,10 @@ impl FakeTls {
             .with_client_cert_verifier(verifier)
             .with_single_cert(chain, key)
             .expect("server cert");
-        FakeTls { client: Arc::new(client), server: Arc::new(server) }
+        FakeTls {
+            client: Arc::new(client),
+            server: Arc::new(server),
+        }
     }
 }
 
@@ -191,7 +207,8 @@ pub fn fake_peer(
                     Err(_) => thread::sleep(Duration::from_millis(5)),
                 }
             };
-            sock.set_read_timeout(Some(CONNECT_TIMEOUT)).expect("timeout");
+            sock.set_read_timeout(Some(CONNECT_TIMEOUT))
+                .expect("timeout");
             let raw = sock.try_clone().expect("clone");
             let mut answer = [0u8; 8];
             let out: Box<dyn Write + Send> = match tls {
@@ -213,7 +230,8 @@ pub fn fake_peer(
             (out, raw)
         });
         let (mut sock, _) = listener.accept().expect("accept");
-        sock.set_read_timeout(Some(CONNECT_TIMEOUT)).expect("timeout");
+        sock.set_read_timeout(Some(CONNECT_TIMEOUT))
+            .expect("timeout");
         let mut h = [0u8; 8];
         let incoming: Box<dyn Read + Send> = match tls {
             None => {
@@ -231,6 +249,10 @@ pub fn fake_peer(
         };
         assert_eq!(h, hello(n, real, fake));
         let (out, out_raw) = dial.join().expect("dial");
-        FakePeer { out, incoming, out_raw }
+        FakePeer {
+            out,
+            incoming,
+            out_raw,
+        }
     })
 }
