@@ -23,6 +23,7 @@
 //! 4. After the acknowledgement the listener never writes on that connection again (TLS session
 //!    tickets are disabled), and the dialler never reads from it.
 
+use std::cell::Cell;
 use std::io::{self, BufReader, IoSlice, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -462,6 +463,23 @@ fn greet(
     sock: TcpStream,
     addr: SocketAddr,
 ) -> Result<(PartyId, Accepted), String> {
+    let slot = Cell::new(None);
+    let result = greet_claiming(shared, sock, addr, &slot);
+    if let (Err(_), Some(peer)) = (&result, slot.get()) {
+        // Accepted but failed afterwards: let the peer try again.
+        let mut claimed = shared.claimed.lock().unwrap_or_else(|p| p.into_inner());
+        claimed[peer.index()] = false;
+    }
+    result
+}
+
+/// [`greet`], recording in `slot` the party whose place this connection claimed.
+fn greet_claiming(
+    shared: &Shared,
+    sock: TcpStream,
+    addr: SocketAddr,
+    slot: &Cell<Option<PartyId>>,
+) -> Result<(PartyId, Accepted), String> {
     let (me, n) = (shared.me, shared.n);
     let left = remaining(shared.deadline).ok_or("setup deadline passed")?;
     let setup = |e: io::Error| format!("connection from {addr}: {e}");
@@ -479,6 +497,7 @@ fn greet(
         if std::mem::replace(&mut claimed[from.index()], true) {
             Verdict::Duplicate
         } else {
+            slot.set(Some(from));
             Verdict::Accepted
         }
     };

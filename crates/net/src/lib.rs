@@ -11,7 +11,8 @@
 //! * **in-process** ([`Session::local_mesh`], [`LocalMesh`]): channels between threads of one
 //!   process, with an optional [`Tamper`] hook for fault-injection tests;
 //! * **TLS** ([`Session::connect`]): TLS 1.3 over TCP with mutual certificate authentication and
-//!   certificates bound to party ids (see [`Config`] and [`certs`]);
+//!   certificates bound to party ids (see [`Config`] and [`certs`]); rustls (ring provider) runs
+//!   the handshake, and records are sealed and opened in place in the transport's own buffers;
 //! * **plaintext TCP** ([`Session::connect_insecure_plaintext`]): the same without TLS, for
 //!   trusted hosts only.
 //!

@@ -14,7 +14,9 @@
 //!   certificates.
 //!
 //! Only TLS 1.3 is offered, with AES-128-GCM preferred (AES-NI makes it the fastest suite on
-//! x86-64), then AES-256-GCM and ChaCha20-Poly1305.
+//! x86-64), then AES-256-GCM and ChaCha20-Poly1305. rustls performs the handshake and the
+//! hello exchange of [`crate::connect`]; the established directions then run on the record
+//! layer of [`crate::record`] with the traffic secrets rustls hands over.
 
 use std::io::{self, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -393,7 +395,7 @@ impl TlsSetup {
 }
 
 /// A TLS connection over a socket during setup; afterwards the listener side becomes a frame
-/// reader and the connecting side a [`TlsSink`].
+/// reader and the connecting side a [`RecordWriter`] (see [`crate::record`]).
 pub(crate) struct TlsIo {
     pub conn: Connection,
     sock: BufReader<TcpStream>,
