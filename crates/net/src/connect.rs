@@ -281,9 +281,9 @@ impl Session {
         };
         let listener = match options.listener {
             Some(l) => l,
-            None => TcpListener::bind(&own.address).map_err(|e| NetError::Connect {
-                peer: me,
-                reason: format!("cannot listen on {}: {e}", own.address),
+            None => TcpListener::bind(&own.address).map_err(|e| NetError::Listen {
+                address: own.address.clone(),
+                source: Arc::new(e),
             })?,
         };
         let limits = Limits {

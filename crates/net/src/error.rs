@@ -89,6 +89,15 @@ pub enum NetError {
         /// What was rejected, and by whom.
         reason: String,
     },
+    /// This party could not listen on its configured address.
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        /// The configured address.
+        address: String,
+        /// The underlying error.
+        #[source]
+        source: Arc<io::Error>,
+    },
     /// A party that is not a peer of this session was named (the session's own id, or an id at
     /// or above the number of parties). This is a caller bug, not peer input.
     #[error("{party} is not a peer of {me} in a session of {n_parties} parties")]
@@ -124,6 +133,7 @@ impl NetError {
             | NetError::Connect { peer, .. }
             | NetError::Handshake { peer, .. } => Some(*peer),
             NetError::NotAPeer { .. }
+            | NetError::Listen { .. }
             | NetError::Encode(_)
             | NetError::Config(_)
             | NetError::Certs(_) => None,

@@ -316,3 +316,13 @@ fn binding_the_configured_address_works() {
     });
     assert_eq!(out, vec![P1, P0]);
 }
+
+#[test]
+fn an_address_in_use_is_reported() {
+    let (ls, addrs) = listeners(2);
+    let config = tcp_config(&addrs, "");
+    // `ls[0]` still holds P0's address.
+    let e = Session::connect_insecure_plaintext(&config, P0).unwrap_err();
+    assert!(matches!(&e, NetError::Listen { address, .. } if *address == addrs[0]), "{e}");
+    drop(ls);
+}
