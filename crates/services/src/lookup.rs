@@ -211,3 +211,114 @@ pub fn query<R: RngCore + CryptoRng + ?Sized>(
     let y1: Vec<Z64> = session.recv_elems(SERVER_1, params.queries)?;
     Ok(y0.into_iter().zip(y1).map(|(a, b)| a + b).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doram_dpf::{HalfTree, SinglePointDpf};
+    use doram_field::Fp;
+    use rand::SeedableRng;
+
+    /// The README's library example, kept compiling and true.
+    #[test]
+    fn readme_dpf_example() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
+        let (k0, k1) = HalfTree::gen_keys(1 << 12, 1234, Fp::from_u64(7), &mut rng);
+        let (y0, y1) = (HalfTree::eval_all(&k0), HalfTree::eval_all(&k1));
+        assert_eq!(y0[1234] + y1[1234], Fp::from_u64(7));
+        assert_eq!(y0[999] + y1[999], Fp::ZERO);
+    }
+
+    fn run3<T: Send + 'static>(
+        mut sessions: Vec<Session>,
+        f: impl Fn(&mut Session) -> T + Send + Sync + Clone + 'static,
+    ) -> Vec<T> {
+        let handles: Vec<_> = sessions
+            .drain(..)
+            .map(|mut s| {
+                let f = f.clone();
+                std::thread::spawn(move || f(&mut s))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("party thread"))
+            .collect()
+    }
+
+    #[test]
+    fn lookup_matches_the_table_for_odd_sizes() {
+        for (n, q) in [(1usize, 1usize), (7, 3), (100, 5), (1 << 10, 2)] {
+            let params = LookupParams::new(n, q).unwrap();
+            let table = Table::synthetic(n, n as u64);
+            let indices: Vec<usize> = (0..q).map(|j| (j * 37 + 5) % n).collect();
+            let (t, idx) = (table.clone(), indices.clone());
+            let out = run3(Session::local_mesh(3), move |s| {
+                if s.me() == CLIENT {
+                    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(7);
+                    query(s, params, &idx, &mut rng).map(Some)
+                } else {
+                    serve(s, params, &t).map(|()| None)
+                }
+            });
+            let mut results = out.into_iter();
+            assert!(results.next().unwrap().unwrap().is_none());
+            assert!(results.next().unwrap().unwrap().is_none());
+            let got = results.next().unwrap().unwrap().unwrap();
+            let want: Vec<Z64> = indices.iter().map(|&i| table.words()[i]).collect();
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn transcript_shape_does_not_depend_on_the_indices() {
+        let shape = |indices: Vec<usize>| {
+            let params = LookupParams::new(64, 2).unwrap();
+            let table = Table::synthetic(64, 3);
+            run3(Session::local_mesh(3), move |s| {
+                s.record_transcript(true);
+                if s.me() == CLIENT {
+                    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
+                    query(s, params, &indices, &mut rng).unwrap();
+                } else {
+                    serve(s, params, &table).unwrap();
+                }
+                s.take_transcript().unwrap()
+            })
+        };
+        assert_eq!(shape(vec![0, 1]), shape(vec![63, 17]));
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        assert!(LookupParams::new(0, 1).is_err());
+        assert!(LookupParams::new(4, 0).is_err());
+        // A client asking outside the table is stopped before anything is sent.
+        let out = run3(Session::local_mesh(3), |s| {
+            let params = LookupParams::new(8, 1).unwrap();
+            if s.me() == CLIENT {
+                let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
+                Some(query(s, params, &[8], &mut rng).is_err())
+            } else {
+                None
+            }
+        });
+        assert_eq!(out[2], Some(true));
+        // A server given a malformed batch reports the client by name.
+        let out = run3(Session::local_mesh(3), |s| {
+            let params = LookupParams::new(8, 1).unwrap();
+            if s.me() == CLIENT {
+                s.send_bytes(SERVER_0, &[1, 2, 3]).unwrap();
+                s.send_bytes(SERVER_1, &[1, 2, 3]).unwrap();
+                None
+            } else {
+                Some(
+                    serve(s, params, &Table::synthetic(8, 1))
+                        .unwrap_err()
+                        .to_string(),
+                )
+            }
+        });
+        assert!(out[0].as_ref().unwrap().contains("P2"), "{:?}", out[0]);
+    }
+}
