@@ -1,30 +1,4 @@
-//! The session description read from a TOML file.
-//!
-//! ```toml
-//! [session]                     # optional; defaults shown
-//! max_frame_bytes = 268435456   # largest frame payload accepted or sent (1 ..= 2^31)
-//! timeout_ms = 30000            # silence from a peer beyond this → NetError::Timeout
-//! connect_timeout_ms = 30000    # how long Session::connect keeps trying to reach everybody
-//!
-//! [tls]                         # omit only for the explicitly insecure plaintext transport
-//! ca = "ca.pem"                 # trust anchor; without it each peer is pinned by its `cert`
-//!
-//! [[party]]                     # one per party, ids 0..n with 2 ≤ n ≤ 4
-//! id = 0
-//! address = "127.0.0.1:7000"    # host:port this party listens on
-//! name = "party0.doram"         # optional DNS name its certificate must carry (default party<id>.doram)
-//! cert = "party0.pem"           # its certificate chain (PEM)
-//! key = "party0.key"            # its private key (PEM); only needed on its own host
-//!
-//! [shaping]                     # optional, applied to every link
-//! latency_ms = 0.5              # added one-way latency
-//! bandwidth_mbit = 10000        # per-link bandwidth cap
-//! ```
-//!
-//! Relative paths are resolved against the directory of the configuration file. Loading checks
-//! the structure, the ids, the addresses and the CA certificate; each party's own certificate
-//! and key (and, when pinning, the peers' certificates) are read by
-//! [`Session::connect`](crate::Session::connect).
+//! The session description read from a TOML file (see [`Config`]).
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -42,7 +16,33 @@ use crate::shaping::Shaping;
 /// Largest accepted `max_frame_bytes` (2 GiB).
 pub const MAX_FRAME_LIMIT: u32 = 1 << 31;
 
-/// A validated session description.
+/// A validated session description, read from a TOML file:
+///
+/// ```toml
+/// [session]                     # optional; defaults shown
+/// max_frame_bytes = 268435456   # largest frame payload accepted or sent (1 ..= 2^31)
+/// timeout_ms = 30000            # silence from a peer beyond this → NetError::Timeout
+/// connect_timeout_ms = 30000    # how long Session::connect keeps trying to reach everybody
+///
+/// [tls]                         # omit only for the explicitly insecure plaintext transport
+/// ca = "ca.pem"                 # trust anchor; without it each peer is pinned by its `cert`
+///
+/// [[party]]                     # one per party, ids 0..n with 2 ≤ n ≤ 4
+/// id = 0
+/// address = "127.0.0.1:7000"    # host:port this party listens on
+/// name = "party0.doram"         # optional DNS name its certificate must carry (default party<id>.doram)
+/// cert = "party0.pem"           # its certificate chain (PEM)
+/// key = "party0.key"            # its private key (PEM); only needed on its own host
+///
+/// [shaping]                     # optional, applied to every link
+/// latency_ms = 0.5              # added one-way latency
+/// bandwidth_mbit = 10000        # per-link bandwidth cap
+/// ```
+///
+/// Relative paths are resolved against the directory of the configuration file. Loading checks
+/// the structure, the ids, the addresses and the CA certificate; each party's own certificate
+/// and key (and, when pinning, the peers' certificates) are read by
+/// [`Session::connect`](crate::Session::connect).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Config {
@@ -60,7 +60,14 @@ pub struct Config {
     pub shaping: Shaping,
 }
 
-/// The `[tls]` section.
+/// The `[tls]` section: how peers are authenticated.
+///
+/// * **CA** (`ca` set): the CA certificate signs every party certificate. A dialling party
+///   checks that the listener's certificate chains to the CA and is valid for the listener's
+///   DNS name ([`PartyConfig::name`]); the listener checks the client's chain and, once the
+///   client's hello claims to be `P_j`, that its certificate is valid for `P_j`'s name.
+/// * **Pinned** (no `ca`): each party's own certificate (its `[[party]] cert`) is the only
+///   certificate accepted for it, byte for byte; validity dates are not checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TlsConfig {

@@ -1,27 +1,4 @@
-//! Setting up a session over TCP or TLS.
-//!
-//! # Topology
-//! Every ordered pair of parties has its own connection: party `i` sends to party `j` on the
-//! connection that `i` opened to `j`'s listening address, and receives from `j` on the one
-//! `j` opened to it. So every party listens, and connects to every other party; there is no
-//! election of who dials whom, no race when two parties dial each other, and each connection
-//! has a single owner in each process (a sending caller on one end, a reader thread on the
-//! other), so TLS state is never shared between threads.
-//!
-//! # Setup
-//! 1. The party binds its address (or uses a listener the caller bound), then concurrently
-//!    accepts connections and dials every peer, retrying refused connections with exponential
-//!    backoff (5 ms doubling to 200 ms) until the connect timeout, so processes may start in
-//!    any order.
-//! 2. With TLS, the TLS 1.3 handshake authenticates both ends (see [`crate::tls`]).
-//! 3. The dialling party sends an 8-byte hello: `"DRMN"`, protocol version 1, the number of
-//!    parties, its own id and the id it believes it reached. The listener checks the session
-//!    size, that it is the intended recipient, that the id is a peer not yet connected and,
-//!    with TLS, that the client certificate belongs to that id. It answers with an 8-byte
-//!    acknowledgement (`"DRMN"`, version, status, two zero bytes); a rejection is reported to
-//!    the dialling party with its reason.
-//! 4. After the acknowledgement the listener never writes on that connection again (TLS session
-//!    tickets are disabled), and the dialler never reads from it.
+//! Setting up a session over TCP or TLS (see [`Session::connect`]).
 
 use std::cell::Cell;
 use std::io::{self, BufReader, IoSlice, Read, Write};
@@ -249,6 +226,29 @@ impl Session {
     /// `me`, binding `me`'s configured address.
     ///
     /// Blocks until every peer is connected in both directions or the connect timeout expires.
+    ///
+    /// # Topology
+    /// Every ordered pair of parties has its own connection: party `i` sends to party `j` on the
+    /// connection that `i` opened to `j`'s listening address, and receives from `j` on the one
+    /// `j` opened to it. So every party listens, and connects to every other party; there is no
+    /// election of who dials whom, no race when two parties dial each other, and each connection
+    /// has a single owner in each process (a sending caller on one end, a reader thread on the
+    /// other), so TLS state is never shared between threads.
+    ///
+    /// # Setup
+    /// 1. The party binds its address (or uses a listener the caller bound), then concurrently
+    ///    accepts connections and dials every peer, retrying refused connections with exponential
+    ///    backoff (5 ms doubling to 200 ms) until the connect timeout, so processes may start in
+    ///    any order.
+    /// 2. With TLS, the TLS 1.3 handshake authenticates both ends (see [`TlsConfig`](crate::TlsConfig)).
+    /// 3. The dialling party sends an 8-byte hello: `"DRMN"`, protocol version 1, the number of
+    ///    parties, its own id and the id it believes it reached. The listener checks the session
+    ///    size, that it is the intended recipient, that the id is a peer not yet connected and,
+    ///    with TLS, that the client certificate belongs to that id. It answers with an 8-byte
+    ///    acknowledgement (`"DRMN"`, version, status, two zero bytes); a rejection is reported to
+    ///    the dialling party with its reason.
+    /// 4. After the acknowledgement the listener never writes on that connection again (TLS session
+    ///    tickets are disabled), and the dialler never reads from it.
     pub fn connect(config: &Config, me: PartyId) -> Result<Session, NetError> {
         Session::connect_with(config, me, ConnectOptions::new())
     }
@@ -288,6 +288,7 @@ impl Session {
         };
         let limits = Limits {
             timeout: config.timeout,
+            send_timeout: config.timeout,
             max_frame: config.max_frame_bytes,
         };
         let shared = Arc::new(Shared {

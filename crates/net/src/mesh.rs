@@ -137,6 +137,7 @@ impl LocalMesh {
         let n = self.n;
         let limits = Limits {
             timeout: self.timeout,
+            send_timeout: self.timeout,
             max_frame: self.max_frame,
         };
         // senders[from][to] / receivers[to][from]

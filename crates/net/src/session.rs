@@ -18,6 +18,9 @@ use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
 use crate::stats::{Stats, Transcript, TranscriptEvent};
 
+/// Largest encoding buffer kept between sends.
+const SCRATCH_KEEP: usize = 1 << 20;
+
 /// What a link's receiving side hands to [`Session::recv_bytes`].
 #[derive(Debug)]
 pub(crate) enum Incoming {
@@ -90,7 +93,10 @@ pub enum TransportKind {
 /// Session-wide settings shared by every backend.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
+    /// Receive timeout.
     pub timeout: Duration,
+    /// Socket send timeout, fixed when the link was set up.
+    pub send_timeout: Duration,
     pub max_frame: u32,
 }
 
@@ -122,6 +128,9 @@ pub(crate) struct Limits {
 ///
 /// Dropping a session closes all its connections; peers then get [`NetError::Closed`] after
 /// the frames already sent to them.
+///
+/// Frames that arrive before the protocol asks for them are queued without bound, so a peer
+/// can make this party buffer whatever it sends; the frame limit bounds a single frame only.
 pub struct Session {
     me: PartyId,
     n: usize,
@@ -230,7 +239,11 @@ impl Session {
     /// Returns once the frame is handed to the transport. Fails with
     /// [`NetError::FrameTooLarge`] (naming `to`) if `bytes` exceeds the frame limit.
     pub fn send_bytes(&mut self, to: PartyId, bytes: &[u8]) -> Result<(), NetError> {
-        let Limits { timeout, max_frame } = self.limits;
+        let Limits {
+            send_timeout,
+            max_frame,
+            ..
+        } = self.limits;
         let ts = self.clock.saturating_add(1);
         let link = self.link_mut(to)?;
         if let Some(e) = &link.out_failed {
@@ -250,7 +263,7 @@ impl Session {
             Outgoing::Local(local) => local.send(ts, bytes),
             Outgoing::Stream(sink) => sink
                 .write_frame(&Header { len, ts }.encode(), bytes)
-                .map_err(|e| NetError::from_io(to, e, timeout)),
+                .map_err(|e| NetError::from_io(to, e, send_timeout)),
         };
         if let Err(e) = result {
             // A stream that failed (or timed out) inside a frame cannot be resynchronised.
@@ -319,7 +332,7 @@ impl Session {
         match postcard::to_extend(msg, buf) {
             Ok(bytes) => {
                 let r = self.send_bytes(to, &bytes);
-                self.scratch = bytes;
+                self.keep_scratch(bytes);
                 r
             }
             Err(e) => Err(NetError::Encode(e.to_string())),
@@ -354,8 +367,15 @@ impl Session {
             x.write_le(chunk);
         }
         let result = self.send_bytes(to, &buf);
-        self.scratch = buf;
+        self.keep_scratch(buf);
         result
+    }
+
+    /// Keeps an encoding buffer for reuse, unless a large message made it big.
+    fn keep_scratch(&mut self, buf: Vec<u8>) {
+        if buf.capacity() <= SCRATCH_KEEP {
+            self.scratch = buf;
+        }
     }
 
     /// Receives exactly `count` group elements from `from`; a message of the wrong length or
@@ -398,8 +418,8 @@ impl Session {
         self.clock.max(self.sent_high)
     }
 
-    /// Starts (`true`) or stops (`false`) recording a [`Transcript`]. Starting keeps events
-    /// already recorded.
+    /// Starts (`true`) or stops (`false`) recording a [`Transcript`]. Starting while already
+    /// recording keeps the events recorded so far; stopping discards them.
     pub fn record_transcript(&mut self, enabled: bool) {
         match (enabled, self.transcript.is_some()) {
             (true, false) => self.transcript = Some(Transcript::default()),

@@ -1,24 +1,24 @@
-//! Traffic shaping inside the transport: added one-way latency and a bandwidth cap per link.
-//!
-//! Shaping is enforced by the receiving side of every link, so it needs no privileges, works on
-//! loopback and needs no synchronised clocks. When a frame of `b` wire bytes (payload plus
-//! header) arrives at time `t`, its delivery time is
-//!
-//! ```text
-//! start      = max(t, link_free_at)
-//! link_free_at = start + 8·b / bandwidth
-//! deliver_at = link_free_at + latency
-//! ```
-//!
-//! and `recv` does not return the frame before `deliver_at`. Frames on one link are therefore
-//! serialised at the configured bandwidth and each is delayed by the one-way latency; the two
-//! directions of a pair of parties are shaped independently. Real transfer time on the host is
-//! not subtracted, which on loopback is negligible.
+//! Traffic shaping inside the transport (see [`Shaping`]).
 
 use std::time::{Duration, Instant};
 
 /// Per-link traffic shaping parameters (one-way latency and bandwidth), applied to every link of
 /// a session.
+///
+/// Shaping is enforced by the receiving side of every link, so it needs no privileges, works on
+/// loopback and needs no synchronised clocks. When a frame of `b` wire bytes (payload plus
+/// header) arrives at time `t`, its delivery time is
+///
+/// ```text
+/// start        = max(t, link_free_at)
+/// link_free_at = start + 8·b / bandwidth
+/// deliver_at   = link_free_at + latency
+/// ```
+///
+/// and `recv` does not return the frame before `deliver_at`. Frames on one link are therefore
+/// serialised at the configured bandwidth and each is delayed by the one-way latency; the two
+/// directions of a pair of parties are shaped independently. Real transfer time on the host is
+/// not subtracted, which on loopback is negligible.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Shaping {
     /// Added one-way latency per frame.

@@ -323,6 +323,9 @@ fn an_address_in_use_is_reported() {
     let config = tcp_config(&addrs, "");
     // `ls[0]` still holds P0's address.
     let e = Session::connect_insecure_plaintext(&config, P0).unwrap_err();
-    assert!(matches!(&e, NetError::Listen { address, .. } if *address == addrs[0]), "{e}");
+    assert!(
+        matches!(&e, NetError::Listen { address, .. } if *address == addrs[0]),
+        "{e}"
+    );
     drop(ls);
 }
