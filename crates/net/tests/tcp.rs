@@ -86,10 +86,13 @@ fn real_and_fake() -> (
 fn garbage_from_a_raw_peer_is_malformed() {
     let (real, mut fake) = real_and_fake();
     let mut s = real.join().unwrap().unwrap();
+    fake.out.write_all(&frame(1, &[0xff; 6])).unwrap(); // not a postcard u32
     fake.out.write_all(&frame(1, b"\x05")).unwrap();
     // A frame header with Lamport timestamp 0 is invalid.
     fake.out.write_all(&frame(0, b"xyz")).unwrap();
     fake.out.flush().unwrap();
+    let e = s.recv::<u32>(P1).unwrap_err();
+    assert!(matches!(e, NetError::Malformed { peer: P1, .. }), "{e}");
     assert_eq!(s.recv::<u8>(P1).unwrap(), 5);
     let e = s.recv_bytes(P1).unwrap_err();
     assert!(matches!(e, NetError::Malformed { peer: P1, .. }), "{e}");
