@@ -70,6 +70,15 @@
 //! Work is `O(n)` ring operations per access online and `O(n)` per access in preprocessing;
 //! storage is `8n` elements per preprocessed access plus `2n` for the memory.
 //!
+//! # Structure
+//! The local computations (masks, dealing, rotation, the inner product and the update) are
+//! I/O-free functions in `local`, unit-tested on dealt shares without a network. The rounds
+//! themselves are the engine's ([`Mpc3`], whose round functions are already I/O-free) plus one
+//! message of the protocol's own, the dealt vector; this module sequences them over the
+//! session. Splitting that sequencing into per-round state machines as well would add types
+//! without adding a test that the engine's own round tests and the conformance kit do not
+//! already give.
+//!
 //! # Out-of-range addresses and op values
 //! An address whose integer representative `a ≥ n` accesses cell `a mod n` as long as
 //! `a + 2n·2^σ` stays below the ring's order, and an unspecified cell otherwise; in both cases
@@ -328,6 +337,7 @@ impl<W: IntegerWord> LinearScanOram<W> {
         if self.pool.is_empty() {
             self.preprocess_batch(1)?;
         }
+        // Non-empty: filled just above if it was empty.
         let m = self.pool.pop_front().ok_or(OramError::Poisoned)?;
         let State::Ready(memory) = &mut self.state else {
             return Err(OramError::NotInitialized);
