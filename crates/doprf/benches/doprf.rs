@@ -1,0 +1,146 @@
+//! DOPRF benchmarks for ℓ = 80: batch Legendre throughput, the plaintext PRF, preprocessing
+//! and online time per evaluation of both protocols (three parties on an in-process mesh, one
+//! thread each).
+//!
+//! `cargo bench -p doram-doprf --bench doprf`; criterion prints the median of each benchmark
+//! (the middle value of the "time:" line). For the three-party benchmarks each sample is the
+//! time of the slowest party, from a common start after setup.
+
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use doram_core::Seed;
+use doram_doprf::{Doprf, LegendrePrf, Mode, Params, Roles, legendre_bits};
+use doram_field::Fp;
+use doram_mpc::Additive;
+use doram_net::Session;
+use rand::SeedableRng;
+use rand_chacha::ChaCha12Rng;
+
+/// Fixed seed of every benchmark, for reproducibility.
+const RNG_SEED: u64 = 0x0d0a_f000;
+const BITS: usize = 80;
+
+fn params() -> Params {
+    Params::new(BITS).expect("ℓ = 80 is valid")
+}
+
+fn bench_legendre(c: &mut Criterion) {
+    let mut rng = ChaCha12Rng::seed_from_u64(RNG_SEED);
+    let mut g = c.benchmark_group("legendre");
+    let evals = 256;
+    let values: Vec<Fp> = (0..evals * BITS).map(|_| Fp::random(&mut rng)).collect();
+    g.throughput(Throughput::Elements((evals * BITS) as u64));
+    for threads in [1, 2] {
+        let p = params().with_threads(threads);
+        g.bench_with_input(
+            BenchmarkId::new("bits_batch", format!("{threads}t")),
+            &values,
+            |b, v| b.iter(|| legendre_bits(v, &p)),
+        );
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("prf");
+    let prf = LegendrePrf::random(&params(), &mut rng);
+    let x = Fp::random(&mut rng);
+    g.bench_function("eval_l80", |b| b.iter(|| prf.eval(x)));
+    g.finish();
+}
+
+/// What each party does in one timed iteration.
+#[derive(Clone, Copy)]
+enum Task {
+    Preprocess(Mode, usize),
+    Online(Mode, usize),
+}
+
+/// Runs `iters` iterations of `task` on three fresh parties and returns the slowest party's
+/// time for them.
+fn run_three(task: Task, iters: u64) -> Duration {
+    let params = params();
+    let roles = Roles::ramen_stash();
+    let barrier = Barrier::new(3);
+    let times: Vec<Duration> = std::thread::scope(|s| {
+        let handles: Vec<_> = Session::local_mesh(3)
+            .into_iter()
+            .map(|mut session| {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    let me = session.me();
+                    let mut seed = [0u8; 16];
+                    seed[..8].copy_from_slice(&RNG_SEED.to_le_bytes());
+                    seed[8] = me.index() as u8;
+                    let mut doprf =
+                        Doprf::setup(&mut session, params, roles, Seed(seed)).expect("setup");
+                    let share = Additive::from_share(Fp::from_u64(me.index() as u64 + 1));
+                    if let Task::Online(mode, batch) = task {
+                        doprf
+                            .preprocess(&mut session, mode, iters as usize * batch)
+                            .expect("preprocessing");
+                    }
+                    barrier.wait();
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        match task {
+                            Task::Preprocess(mode, batch) => {
+                                doprf
+                                    .preprocess(&mut session, mode, batch)
+                                    .expect("preprocess");
+                            }
+                            Task::Online(Mode::Unmasked, batch) => {
+                                let x = vec![share; batch];
+                                let out = doprf.eval_unmasked(&mut session, &x).expect("eval");
+                                std::hint::black_box(out);
+                            }
+                            Task::Online(Mode::Masked, batch) => {
+                                let x = vec![share; batch];
+                                let out = doprf.eval_masked(&mut session, &x).expect("eval");
+                                std::hint::black_box(out);
+                            }
+                        }
+                    }
+                    let elapsed = start.elapsed();
+                    // Keep the session open until every party is done.
+                    barrier.wait();
+                    drop(session);
+                    (me, elapsed)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("party thread").1)
+            .collect()
+    });
+    times.into_iter().max().unwrap_or_default()
+}
+
+fn bench_protocols(c: &mut Criterion) {
+    let mut g = c.benchmark_group("doprf_l80");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for mode in [Mode::Unmasked, Mode::Masked] {
+        for batch in [1usize, 64] {
+            g.throughput(Throughput::Elements(batch as u64));
+            g.bench_function(BenchmarkId::new(format!("{mode}/online"), batch), |b| {
+                b.iter_custom(|iters| run_three(Task::Online(mode, batch), iters))
+            });
+        }
+        let batch = 64;
+        g.throughput(Throughput::Elements(batch as u64));
+        g.bench_function(BenchmarkId::new(format!("{mode}/preprocess"), batch), |b| {
+            b.iter_custom(|iters| run_three(Task::Preprocess(mode, batch), iters))
+        });
+    }
+    g.finish();
+}
+
+/// The benchmark group (a private module, so the generated function needs no docs).
+mod groups {
+    use super::*;
+    criterion_group!(benches, bench_legendre, bench_protocols);
+}
+criterion_main!(groups::benches);

@@ -1,0 +1,326 @@
+//! The plaintext Legendre PRF (Ramen §4.5): the oracle for the distributed protocols and what
+//! the key holder evaluates locally (e.g. the memory tags PRF(k_i, j), j ∈ \[m\], of Ramen
+//! Fig. 6, Init step 3).
+//!
+//! # Definition
+//! Key k = (k_0, …, k_{ℓ−1}) ∈ F_p^ℓ; the output is an ℓ-bit string, returned as a `u128`
+//! whose bit i is
+//!
+//! ```text
+//!   PRF(k, x)_i = 1  if  Legendre(k_i + x) = 1   (k_i + x a non-zero square)
+//!                 0  otherwise                    (a non-square, or k_i + x = 0)
+//! ```
+//!
+//! so PRF(k, x) = Σ_i 2^i · [Legendre(k_i + x) = 1]. Ramen writes L_p(a) = ((a/p) + 1)/2 mod p,
+//! which maps the symbol 0 to (p + 1)/2, not a bit; we map it to 0, as the reference
+//! implementation does. For an input chosen independently of the key the symbol 0 occurs with
+//! probability at most ℓ/p < 2^−121 per evaluation (and whoever computed that symbol would
+//! learn x = −k_i; Ramen's proof of Theorem 7 argues that an environment causing it breaks the
+//! shifted Legendre symbol assumption). See the crate documentation for how the distributed
+//! protocols treat it.
+//!
+//! # Speed
+//! Symbols are computed with [`Fp::legendre_vartime`] (binary GCD), which is several times
+//! faster than Euler's criterion. Batches are split across up to [`Params::threads`] scoped
+//! threads ([`legendre_bits`], [`LegendrePrf::eval_batch`]).
+//!
+//! Variable time is acceptable here: the value whose symbol is computed is one the computing
+//! party may know (the key holder's own k_i + x; the masked products t∘(k + x) and s²∘(k + x)
+//! of the protocols, which are uniformly random in their coset of squares or non-squares given
+//! the output bit), so the time reveals nothing about other parties' secrets.
+
+use core::fmt;
+
+use doram_field::Fp;
+use rand_core::{CryptoRng, RngCore};
+
+use crate::error::DoprfError;
+use crate::params::{MAX_BITS, MIN_SYMBOLS_PER_THREAD, Params};
+
+/// A Legendre-PRF key k ∈ F_p^ℓ, 1 ≤ ℓ ≤ [`MAX_BITS`].
+///
+/// A secret: `Debug` prints the length only, and there is no `PartialEq` (compare
+/// [`elements`](LegendreKey::elements) in tests).
+#[derive(Clone)]
+pub struct LegendreKey(Vec<Fp>);
+
+impl fmt::Debug for LegendreKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LegendreKey(bits = {}, ..)", self.0.len())
+    }
+}
+
+impl LegendreKey {
+    /// A uniformly random key of ℓ = `params.bits()` elements.
+    pub fn random<R: RngCore + CryptoRng + ?Sized>(params: &Params, rng: &mut R) -> LegendreKey {
+        LegendreKey((0..params.bits()).map(|_| Fp::random(rng)).collect())
+    }
+
+    /// The key with these elements (e.g. known-answer tests).
+    ///
+    /// # Errors
+    /// [`DoprfError::InvalidParams`] unless 1 ≤ `elements.len()` ≤ [`MAX_BITS`].
+    pub fn from_elements(elements: Vec<Fp>) -> Result<LegendreKey, DoprfError> {
+        Params::new(elements.len())?;
+        Ok(LegendreKey(elements))
+    }
+
+    /// k_0, …, k_{ℓ−1}.
+    pub fn elements(&self) -> &[Fp] {
+        &self.0
+    }
+
+    /// ℓ.
+    pub fn bits(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The key k_1 + k_2 (Ramen Fig. 9/22, KeyGen: "K sets k := k_1 + k_2").
+    pub(crate) fn sum(a: &[Fp], b: &[Fp]) -> LegendreKey {
+        LegendreKey(a.iter().zip(b).map(|(&a, &b)| a + b).collect())
+    }
+}
+
+/// The plaintext Legendre PRF x ↦ PRF(k, x) ∈ {0, 1}^ℓ (see the [module docs](self)).
+#[derive(Clone, Debug)]
+pub struct LegendrePrf {
+    key: LegendreKey,
+    threads: usize,
+}
+
+impl LegendrePrf {
+    /// The PRF under `key`, evaluated on one thread.
+    pub fn new(key: LegendreKey) -> LegendrePrf {
+        LegendrePrf { key, threads: 1 }
+    }
+
+    /// A PRF with a fresh random key of `params.bits()` elements, batches evaluated on
+    /// `params.threads()` threads.
+    pub fn random<R: RngCore + CryptoRng + ?Sized>(params: &Params, rng: &mut R) -> LegendrePrf {
+        LegendrePrf::new(LegendreKey::random(params, rng)).with_threads(params.threads())
+    }
+
+    /// The same PRF with [`eval_batch`](LegendrePrf::eval_batch) on up to `threads` threads.
+    #[must_use]
+    pub fn with_threads(self, threads: usize) -> LegendrePrf {
+        LegendrePrf {
+            threads: threads.max(1),
+            ..self
+        }
+    }
+
+    /// The key.
+    pub fn key(&self) -> &LegendreKey {
+        &self.key
+    }
+
+    /// ℓ.
+    pub fn bits(&self) -> usize {
+        self.key.bits()
+    }
+
+    /// PRF(k, x): bit i is [Legendre(k_i + x) = 1].
+    pub fn eval(&self, x: Fp) -> u128 {
+        pack(self.key.0.iter().map(|&k| k + x))
+    }
+
+    /// PRF(k, x) for every x in `xs`, in order; equal to calling [`eval`](LegendrePrf::eval)
+    /// on each.
+    pub fn eval_batch(&self, xs: &[Fp]) -> Vec<u128> {
+        map_evals(xs.len(), self.bits(), self.threads, |i| self.eval(xs[i]))
+    }
+}
+
+/// The bit of one Legendre symbol: 1 for a non-zero square, 0 for a non-square or zero.
+#[inline]
+pub fn symbol_bit(symbol: i8) -> bool {
+    symbol == 1
+}
+
+/// Packs the symbol bits of `values` (at most 128) into a `u128`, the first value in bit 0.
+#[inline]
+fn pack(values: impl Iterator<Item = Fp>) -> u128 {
+    values.enumerate().fold(0u128, |acc, (i, z)| {
+        acc | (u128::from(symbol_bit(z.legendre_vartime())) << i)
+    })
+}
+
+/// The symbol bits of a batch: `values` holds `values.len() / params.bits()` consecutive
+/// groups of ℓ elements, and output `j` packs the bits of group `j` (element `i` of the group
+/// in bit `i`). Computed on up to `params.threads()` threads.
+///
+/// This is the last step of both protocols (Ramen Fig. 9, step 10; Fig. 22, step 8) and the
+/// bulk of their computation.
+///
+/// # Panics
+/// If `values.len()` is not a multiple of ℓ (a local invariant: the protocol functions build
+/// these vectors from the parameters).
+pub fn legendre_bits(values: &[Fp], params: &Params) -> Vec<u128> {
+    let bits = params.bits();
+    assert!(
+        values.len().is_multiple_of(bits),
+        "legendre_bits: {} values do not form groups of ℓ = {bits}",
+        values.len()
+    );
+    debug_assert!(bits <= MAX_BITS);
+    let count = values.len() / bits;
+    map_evals(count, bits, params.threads(), |j| {
+        pack(values[j * bits..(j + 1) * bits].iter().copied())
+    })
+}
+
+/// `[f(0), …, f(count − 1)]`, computed on up to `threads` threads with at least
+/// [`MIN_SYMBOLS_PER_THREAD`] symbols (of `bits` per evaluation) per thread. The calling thread
+/// computes the last chunk.
+fn map_evals(
+    count: usize,
+    bits: usize,
+    threads: usize,
+    f: impl Fn(usize) -> u128 + Sync,
+) -> Vec<u128> {
+    let by_work = (count * bits) / MIN_SYMBOLS_PER_THREAD;
+    let threads = threads.min(by_work).min(count).max(1);
+    let mut out = vec![0u128; count];
+    if threads == 1 {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = f(i);
+        }
+        return out;
+    }
+    let chunk = count.div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let mut parts = out.chunks_mut(chunk).enumerate();
+        let last = parts.next_back();
+        for (c, part) in parts {
+            scope.spawn(move || {
+                for (j, o) in part.iter_mut().enumerate() {
+                    *o = f(c * chunk + j);
+                }
+            });
+        }
+        if let Some((c, part)) = last {
+            for (j, o) in part.iter_mut().enumerate() {
+                *o = f(c * chunk + j);
+            }
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha12Rng;
+
+    /// The known-answer vectors of `shared/specs/ramen.md`: inputs and their Legendre symbols.
+    const KAT: [(u128, i8); 20] = [
+        (0, 0),
+        (1, 1),
+        (2, 1),
+        (35122421919063474048031845924062067909, 1),
+        (61212839083344548205786527436063227216, 1),
+        (108886203898319005744174078164860101674, 1),
+        (112160854746794802432264095652132979488, -1),
+        (142714630766673706362679167860844911107, 1),
+        (144328356835331043954321695814395383527, 1),
+        (149714699338443771695584577213555322897, -1),
+        (162837698983268132975860461485836731565, 1),
+        (185920817468766357617527011469055960606, -1),
+        (207479253861772423381237297118907360324, 1),
+        (220976947578297059190439898234224764278, 1),
+        (225624737240143795963751467909724695007, 1),
+        (230022448309092634504744292546382561960, -1),
+        (284649339713848098295138218361935151979, -1),
+        (293856596737329296797721884860187281734, 1),
+        (315840344961299616831836711745928570660, 1),
+        (340282366920938462946865773367900766208, 1),
+    ];
+
+    fn kat_expected() -> u128 {
+        KAT.iter()
+            .enumerate()
+            .fold(0, |acc, (i, &(_, s))| acc | (u128::from(s == 1) << i))
+    }
+
+    #[test]
+    fn known_answers_at_zero() {
+        let key = LegendreKey::from_elements(KAT.map(|(v, _)| Fp::from_u128(v)).to_vec()).unwrap();
+        let prf = LegendrePrf::new(key);
+        assert_eq!(prf.eval(Fp::ZERO), kat_expected());
+    }
+
+    #[test]
+    fn known_answers_shifted() {
+        // k_i = v_i − x, so k_i + x = v_i for any x.
+        let x = Fp::from_u64(123_456_789);
+        let key: Vec<Fp> = KAT.iter().map(|&(v, _)| Fp::from_u128(v) - x).collect();
+        let prf = LegendrePrf::new(LegendreKey::from_elements(key).unwrap());
+        assert_eq!(prf.eval(x), kat_expected());
+        // Bit 0 has k_0 + x = 0: symbol 0 maps to bit 0.
+        assert_eq!(prf.eval(x) & 1, 0);
+    }
+
+    #[test]
+    fn eval_matches_euler_and_batch_matches_single() {
+        let mut rng = ChaCha12Rng::seed_from_u64(5);
+        for bits in [1, 7, 80, 128] {
+            let params = Params::new(bits).unwrap();
+            let prf = LegendrePrf::random(&params, &mut rng);
+            let xs: Vec<Fp> = (0..300).map(|_| Fp::random(&mut rng)).collect();
+            for &x in &xs[..20] {
+                let want = prf
+                    .key()
+                    .elements()
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |acc, (i, &k)| {
+                        acc | (u128::from((k + x).legendre() == 1) << i)
+                    });
+                assert_eq!(prf.eval(x), want);
+                assert_eq!(prf.eval(x) & !params.output_mask(), 0);
+            }
+            let single: Vec<u128> = xs.iter().map(|&x| prf.eval(x)).collect();
+            assert_eq!(prf.eval_batch(&xs), single);
+            // Several threads, and enough work to use them.
+            let threaded = prf.clone().with_threads(3);
+            assert_eq!(threaded.eval_batch(&xs), single);
+            assert!(prf.eval_batch(&[]).is_empty());
+        }
+    }
+
+    #[test]
+    fn legendre_bits_groups() {
+        let mut rng = ChaCha12Rng::seed_from_u64(6);
+        let params = Params::new(80).unwrap().with_threads(4);
+        let values: Vec<Fp> = (0..80 * 200).map(|_| Fp::random(&mut rng)).collect();
+        let got = legendre_bits(&values, &params);
+        assert_eq!(got.len(), 200);
+        for (j, &g) in got.iter().enumerate() {
+            for i in 0..80 {
+                let bit = (g >> i) & 1 == 1;
+                assert_eq!(bit, values[j * 80 + i].legendre() == 1);
+            }
+        }
+        assert!(legendre_bits(&[], &params).is_empty());
+    }
+
+    #[test]
+    fn map_evals_splits_evenly() {
+        for count in [0, 1, 2, 5, 1000, 1001] {
+            for threads in [1, 2, 3, 8] {
+                let got = map_evals(count, MIN_SYMBOLS_PER_THREAD, threads, |i| i as u128 * 3);
+                let want: Vec<u128> = (0..count).map(|i| i as u128 * 3).collect();
+                assert_eq!(got, want, "count {count}, threads {threads}");
+            }
+        }
+    }
+
+    #[test]
+    fn key_debug_is_redacted() {
+        let key = LegendreKey::from_elements(vec![Fp::from_u64(42); 3]).unwrap();
+        assert_eq!(format!("{key:?}"), "LegendreKey(bits = 3, ..)");
+        assert!(LegendreKey::from_elements(Vec::new()).is_err());
+    }
+}
