@@ -11,9 +11,10 @@
 //!   a ← a / 2^k, k = tz(a)           J flips iff k is odd and b ≡ ±3 (mod 8)  (the (2/b) rule)
 //! ```
 //!
-//! until a = b; then b = gcd and the symbol is J if b = 1, else 0. Each step at least halves
-//! the larger value, and on random 128-bit inputs the loop takes about 90 steps (about 46 while
-//! a value still exceeds 64 bits, 44 more on single words).
+//! until a = b; then b = gcd and the symbol is J if b = 1, else 0. A step maps (a, b) to
+//! (|a − b| / 2^k, min(a, b)) with k ≥ 1, so it at least halves the product a·b: at most 255
+//! steps for 128-bit inputs, and on random ones the loop takes about 90 steps (about 46 while a
+//! value still exceeds 64 bits, 44 more on single words).
 //!
 //! Implementation notes, all measured on the target machine:
 //!
@@ -33,7 +34,21 @@
 //!   approximations and applying the accumulated 2×2 update matrix to the full values was
 //!   also implemented and measured: for two-word values the matrix application and the
 //!   approximation bookkeeping cost more than they save (about 370 ns against 280 ns per
-//!   symbol), so the exact two-word loop is used.
+//!   symbol), so the exact two-word loop is used. A variant specialised to operands below p
+//!   (folding the borrow into b's high word, as the lock-step code does) was slower too
+//!   (about 290 ns).
+//!
+//! # Many symbols at once
+//!
+//! A single symbol is a chain of about 90 dependent steps, so its latency is what it is; but
+//! independent symbols can share instructions. [`legendre_batch_vartime`] runs the same step in
+//! lock-step on 16 symbols, as vectors of eight 64-bit lanes that the compiler maps to AVX-512
+//! instructions, each lane stepping until its own pair is done while the loop runs until the
+//! slowest of the 16 is (see the private `lockstep` module for the step, its bound and the
+//! code-generation details). Measured on the target machine with 1024 random inputs: about
+//! 70 ns per symbol against about 270 ns for a loop of [`Fp::legendre_vartime`] calls.
+
+mod lockstep;
 
 use crate::fp::Fp;
 use core::hint::select_unpredictable;
@@ -117,12 +132,24 @@ pub fn jacobi_vartime(a: u128, n: u128) -> i8 {
     if b == 1 { sign(recip, two) } else { 0 }
 }
 
+/// Whether [`legendre_batch_vartime`] uses the lock-step SIMD code: only where the compiler may
+/// use at least AVX2 (the workspace builds with `target-cpu=native`). Without vector unsigned
+/// compares and variable shifts the lock-step code is about twice as slow as the scalar loop.
+const LOCKSTEP: bool = cfg!(target_feature = "avx2");
+
+/// Below this many elements a group of [`lockstep::GROUP`] lanes (mostly padding) costs more
+/// than that many scalar symbols (measured: a padded group of 16 takes about 1.1 µs whatever
+/// the number of real lanes, against 0.28 µs per scalar symbol).
+const MIN_LOCKSTEP: usize = 4;
+
 /// Legendre symbols of many elements: `out[i] = xs[i].legendre_vartime()`.
 ///
-/// A plain loop: interleaving two symbol computations to overlap their dependency chains was
-/// measured and gained nothing (the loop is already close to the core's instruction
-/// throughput, and the two computations end at different, unpredictable steps). Callers
-/// parallelise across cores by splitting the slice.
+/// The elements are processed 16 at a time by the lock-step vectorised binary Jacobi algorithm
+/// of the private `lockstep` module (about four times the throughput of calling
+/// [`Fp::legendre_vartime`] in a loop on the target machine); a remainder of fewer than four
+/// elements, and every element on machines without AVX2, go through the scalar
+/// [`jacobi_vartime`]. Variable time, like [`Fp::legendre_vartime`]. Callers parallelise across
+/// cores by splitting the slice.
 ///
 /// # Panics
 /// If the slices have different lengths.
@@ -132,9 +159,41 @@ pub fn legendre_batch_vartime(xs: &[Fp], out: &mut [i8]) {
         out.len(),
         "legendre_batch_vartime: slices of different lengths"
     );
+    if !LOCKSTEP {
+        legendre_scalar(xs, out);
+        return;
+    }
+    let mut xs = xs.chunks_exact(lockstep::GROUP);
+    let mut out = out.chunks_exact_mut(lockstep::GROUP);
+    for (x, o) in (&mut xs).zip(&mut out) {
+        legendre_padded_group(x, o);
+    }
+    let (x, o) = (xs.remainder(), out.into_remainder());
+    if x.len() >= MIN_LOCKSTEP {
+        legendre_padded_group(x, o);
+    } else {
+        legendre_scalar(x, o);
+    }
+}
+
+/// The scalar loop.
+fn legendre_scalar(xs: &[Fp], out: &mut [i8]) {
     for (x, o) in xs.iter().zip(out.iter_mut()) {
         *o = x.legendre_vartime();
     }
+}
+
+/// Up to [`lockstep::GROUP`] symbols by one lock-step group; missing lanes are padded with
+/// zero, which needs no step at all.
+fn legendre_padded_group(xs: &[Fp], out: &mut [i8]) {
+    debug_assert!(xs.len() <= lockstep::GROUP && xs.len() == out.len());
+    let mut x = [[0u128; lockstep::LANES]; 2];
+    for (d, s) in x.as_flattened_mut().iter_mut().zip(xs) {
+        *d = s.to_u128();
+    }
+    let mut o = [[0i8; lockstep::LANES]; 2];
+    lockstep::legendre_group(&x, &mut o);
+    out.copy_from_slice(&o.as_flattened()[..out.len()]);
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@
 //! Protocol hot spots have dedicated helpers: [`fp::dot`] / [`fp::DotAccumulator`] (inner
 //! products with one reduction at the end), [`fp::sum`], and [`Fp::legendre_vartime`] /
 //! [`legendre_batch_vartime`] (a binary-GCD Jacobi symbol, several times faster than Euler's
-//! criterion [`Fp::legendre`]).
+//! criterion [`Fp::legendre`]; the batch version vectorises it across 16 inputs and is about
+//! four times faster again per symbol).
 
 pub mod bit;
 pub mod fp;

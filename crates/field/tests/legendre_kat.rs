@@ -65,6 +65,32 @@ fn known_answers_batch() {
 }
 
 #[test]
+fn batch_of_every_length_up_to_50() {
+    // Deterministic companion of the proptest below: every remainder size, each element at
+    // every lane position.
+    let pool: Vec<Fp> = kat()
+        .into_iter()
+        .map(|(x, _)| x)
+        .chain((0..60u64).map(|i| Fp::from_u64(i * i + 3) * Fp::from_i64(-7)))
+        .collect();
+    for n in 0..=50 {
+        for shift in [0, 5, 13] {
+            let xs: Vec<Fp> = pool.iter().cycle().skip(shift).take(n).copied().collect();
+            let mut out = vec![9i8; n];
+            legendre_batch_vartime(&xs, &mut out);
+            let want: Vec<i8> = xs.iter().map(|x| x.legendre()).collect();
+            assert_eq!(out, want, "length {n}, shift {shift}");
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "different lengths")]
+fn batch_rejects_mismatched_lengths() {
+    legendre_batch_vartime(&[Fp::ONE; 3], &mut [0i8; 2]);
+}
+
+#[test]
 fn known_answers_by_oracle() {
     // The vectors themselves, checked with Euler's criterion on big integers.
     let p = BigUint::from(P);
@@ -98,6 +124,34 @@ fn small_values_and_generator() {
     }
 }
 
+/// Elements biased towards the edges: 0, ±1, small values, values near 2^64 and 2^127, values
+/// sharing p's low word (x ≡ 1 mod 2^64), and uniformly random ones.
+fn edgy() -> impl Strategy<Value = Fp> {
+    prop_oneof![
+        prop_oneof![Just(0u128), Just(1), Just(2), Just(P - 1), Just(P - 2)]
+            .prop_map(Fp::from_u128),
+        (0u128..1 << 16).prop_map(Fp::from_u128),
+        (0u128..1 << 16).prop_map(|d| Fp::from_u128(P - 1 - d)),
+        (0u128..1 << 20).prop_map(|d| Fp::from_u128(((1 << 64) + d - (1 << 19)) % P)),
+        (0u128..1 << 20).prop_map(|d| Fp::from_u128((1 << 127) + d - (1 << 19))),
+        (0u128..(P >> 64)).prop_map(|h| Fp::from_u128(h << 64 | 1)),
+        any::<u128>().prop_map(Fp::from_u128),
+        any::<u128>().prop_map(Fp::from_u128),
+    ]
+}
+
+/// Batches of every interesting length: empty, shorter than one lock-step group, around the
+/// group size of 16 and the scalar-remainder threshold, and longer ones.
+fn batch() -> impl Strategy<Value = Vec<Fp>> {
+    prop_oneof![
+        prop::sample::select(vec![
+            0usize, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 19, 20, 31, 32, 33, 100
+        ])
+        .prop_flat_map(|n| prop::collection::vec(edgy(), n)),
+        prop::collection::vec(edgy(), 0..300),
+    ]
+}
+
 fn nonzero() -> impl Strategy<Value = Fp> {
     prop_oneof![
         (1u128..1 << 70).prop_map(Fp::from_u128),
@@ -128,6 +182,16 @@ proptest! {
     #[test]
     fn multiplicative(x in nonzero(), y in nonzero()) {
         prop_assert_eq!((x * y).legendre_vartime(), x.legendre_vartime() * y.legendre_vartime());
+    }
+
+    #[test]
+    fn batch_matches_single_and_euler(xs in batch()) {
+        let mut out = vec![5i8; xs.len()];
+        legendre_batch_vartime(&xs, &mut out);
+        for (x, got) in xs.iter().zip(&out) {
+            prop_assert_eq!(*got, x.legendre_vartime(), "batch vs single at {}", x);
+            prop_assert_eq!(*got, x.legendre(), "batch vs Euler at {}", x);
+        }
     }
 
     #[test]
