@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use doram_core::Seed;
-use doram_doprf::{Doprf, LegendrePrf, Mode, Params, Roles, legendre_bits};
+use doram_doprf::{
+    Doprf, KeyHolder, LegendrePrf, Mode, Params, Receiver1, Receiver2, Roles, legendre_bits_vartime,
+};
 use doram_field::Fp;
 use doram_mpc::Additive;
 use doram_net::Session;
@@ -37,7 +39,7 @@ fn bench_legendre(c: &mut Criterion) {
         g.bench_with_input(
             BenchmarkId::new("bits_batch", format!("{threads}t")),
             &values,
-            |b, v| b.iter(|| legendre_bits(v, &p)),
+            |b, v| b.iter(|| legendre_bits_vartime(v, &p)),
         );
     }
     g.finish();
@@ -46,6 +48,94 @@ fn bench_legendre(c: &mut Criterion) {
     let prf = LegendrePrf::random(&params(), &mut rng);
     let x = Fp::random(&mut rng);
     g.bench_function("eval_l80", |b| b.iter(|| prf.eval(x)));
+    g.finish();
+}
+
+/// The three roles' states, set up in memory (no session).
+fn local_trio() -> (KeyHolder, Receiver1, Receiver2) {
+    let (params, roles) = (params(), Roles::ramen_stash());
+    let seed = |i: u8| Seed([i; 16]);
+    let (k, k_seed) =
+        KeyHolder::setup_start(params, roles, roles.key_holder(), seed(0)).expect("K plays K");
+    let (r1, r_seed, k1) =
+        Receiver1::setup_start(params, roles, roles.r1(), seed(1)).expect("R1 plays R1");
+    let (r2, k2) = Receiver2::setup_start(params, roles, roles.r2(), seed(2)).expect("R2 plays R2");
+    (
+        k.finish(k1, k2).expect("well-formed key shares"),
+        r1.finish(k_seed),
+        r2.finish(r_seed),
+    )
+}
+
+/// The computation of all three roles, run in one thread with the messages handed over in
+/// memory: what the protocols cost without a network.
+fn bench_local(c: &mut Criterion) {
+    let mut g = c.benchmark_group("doprf_l80_compute");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    let batch = 64;
+    g.throughput(Throughput::Elements(batch as u64));
+    let (mut k, mut r1, mut r2) = local_trio();
+    g.bench_function(BenchmarkId::new("unmasked/preprocess", batch), |b| {
+        b.iter(|| {
+            let pending = k.unmasked_preprocess_start(batch);
+            let c1 = r1.unmasked_preprocess(batch);
+            r2.unmasked_preprocess(batch);
+            k.unmasked_preprocess_finish(pending, c1)
+                .expect("well-formed c_1");
+        })
+    });
+    g.bench_function(BenchmarkId::new("masked/preprocess", batch), |b| {
+        b.iter(|| {
+            k.masked_preprocess(batch);
+            let c3 = r1.masked_preprocess(batch);
+            let pending = r2.masked_preprocess_start(batch);
+            r2.masked_preprocess_finish(pending, c3)
+                .expect("well-formed c_3");
+        })
+    });
+    let x = vec![Additive::from_share(Fp::from_u64(7)); batch];
+    g.bench_function(BenchmarkId::new("unmasked/online", batch), |b| {
+        b.iter_custom(|iters| {
+            let (mut k, mut r1, mut r2) = local_trio();
+            let n = iters as usize * batch;
+            let pending = k.unmasked_preprocess_start(n);
+            let c1 = r1.unmasked_preprocess(n);
+            r2.unmasked_preprocess(n);
+            k.unmasked_preprocess_finish(pending, c1)
+                .expect("well-formed c_1");
+            let start = Instant::now();
+            for _ in 0..iters {
+                let kp = k.unmasked_eval_start(&x).expect("preprocessed");
+                let y2 = r1.unmasked_eval(&x).expect("preprocessed");
+                let (r2p, e) = r2.unmasked_eval_start(&x).expect("preprocessed");
+                let z1 = kp.finish(y2, e).expect("well-formed");
+                std::hint::black_box(r2p.finish(z1).expect("well-formed"));
+            }
+            start.elapsed()
+        })
+    });
+    g.bench_function(BenchmarkId::new("masked/online", batch), |b| {
+        b.iter_custom(|iters| {
+            let (mut k, mut r1, mut r2) = local_trio();
+            let n = iters as usize * batch;
+            k.masked_preprocess(n);
+            let c3 = r1.masked_preprocess(n);
+            let pending = r2.masked_preprocess_start(n);
+            r2.masked_preprocess_finish(pending, c3)
+                .expect("well-formed c_3");
+            let start = Instant::now();
+            for _ in 0..iters {
+                let (kp, d) = k.masked_eval_start(&x).expect("preprocessed");
+                let (_, y2) = r1.masked_eval(&x).expect("preprocessed");
+                let r2p = r2.masked_eval_start(&x).expect("preprocessed");
+                let (_, z3) = r2p.finish(y2, d).expect("well-formed");
+                std::hint::black_box(kp.finish(z3).expect("well-formed"));
+            }
+            start.elapsed()
+        })
+    });
     g.finish();
 }
 
@@ -141,6 +231,6 @@ fn bench_protocols(c: &mut Criterion) {
 /// The benchmark group (a private module, so the generated function needs no docs).
 mod groups {
     use super::*;
-    criterion_group!(benches, bench_legendre, bench_protocols);
+    criterion_group!(benches, bench_legendre, bench_local, bench_protocols);
 }
 criterion_main!(groups::benches);

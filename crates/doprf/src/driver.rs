@@ -98,21 +98,28 @@ impl Doprf {
         let state = match roles.role_of(me) {
             Some(Role::KeyHolder) => {
                 let (pending, seed_msg) = KeyHolder::setup_start(params, roles, me, seed)?;
+                // [Ramen Fig. 9/22, Init] K → R1: k_{k,1}.
                 send(session, roles.r1(), &seed_msg)?;
+                // [Ramen Fig. 9/22, KeyGen] R1 → K: k_1; R2 → K: k_2.
                 let k1 = recv(session, roles.r1(), &params, 0)?;
                 let k2 = recv(session, roles.r2(), &params, 0)?;
                 RoleState::KeyHolder(Box::new(pending.finish(k1, k2)?))
             }
             Some(Role::R1) => {
                 let (pending, seed_msg, k1) = Receiver1::setup_start(params, roles, me, seed)?;
+                // [Ramen Fig. 9/22, Init] R1 → R2: k_{1,2}.
                 send(session, roles.r2(), &seed_msg)?;
+                // [Ramen Fig. 9/22, KeyGen] R1 → K: k_1.
                 send(session, roles.key_holder(), &k1)?;
+                // [Ramen Fig. 9/22, Init] K → R1: k_{k,1}.
                 let k_seed = recv(session, roles.key_holder(), &params, 0)?;
                 RoleState::R1(Box::new(pending.finish(k_seed)))
             }
             Some(Role::R2) => {
                 let (pending, k2) = Receiver2::setup_start(params, roles, me, seed)?;
+                // [Ramen Fig. 9/22, KeyGen] R2 → K: k_2.
                 send(session, roles.key_holder(), &k2)?;
+                // [Ramen Fig. 9/22, Init] R1 → R2: k_{1,2}.
                 let r_seed = recv(session, roles.r1(), &params, 0)?;
                 RoleState::R2(Box::new(pending.finish(r_seed)))
             }
@@ -138,16 +145,19 @@ impl Doprf {
         match &mut self.state {
             RoleState::KeyHolder(k) => {
                 let (params, roles) = (k.params, k.roles);
+                // [Ramen Fig. 9/22, KeyGen] R1 → K: k_1; R2 → K: k_2.
                 let k1 = recv(session, roles.r1(), &params, 0)?;
                 let k2 = recv(session, roles.r2(), &params, 0)?;
                 k.rekey(k1, k2)
             }
             RoleState::R1(r1) => {
                 let msg = r1.rekey();
+                // [Ramen Fig. 9/22, KeyGen] R1 → K: k_1.
                 send(session, r1.roles.key_holder(), &msg)
             }
             RoleState::R2(r2) => {
                 let msg = r2.rekey();
+                // [Ramen Fig. 9/22, KeyGen] R2 → K: k_2.
                 send(session, r2.roles.key_holder(), &msg)
             }
         }
@@ -174,6 +184,7 @@ impl Doprf {
         match (&mut self.state, mode) {
             (RoleState::KeyHolder(k), Mode::Unmasked) => {
                 let pending = k.unmasked_preprocess_start(count);
+                // [Ramen Fig. 22, step 3] R1 → K: c_1.
                 let c1 = recv(session, k.roles.r1(), &k.params, count)?;
                 k.unmasked_preprocess_finish(pending, c1)
             }
@@ -183,10 +194,12 @@ impl Doprf {
             }
             (RoleState::R1(r1), Mode::Unmasked) => {
                 let c1 = r1.unmasked_preprocess(count);
+                // [Ramen Fig. 22, step 3] R1 → K: c_1.
                 send(session, r1.roles.key_holder(), &c1)
             }
             (RoleState::R1(r1), Mode::Masked) => {
                 let c3 = r1.masked_preprocess(count);
+                // [Ramen Fig. 9, steps 3 and 5] R1 → R2: r, c_3.
                 send(session, r1.roles.r2(), &c3)
             }
             (RoleState::R2(r2), Mode::Unmasked) => {
@@ -195,6 +208,7 @@ impl Doprf {
             }
             (RoleState::R2(r2), Mode::Masked) => {
                 let pending = r2.masked_preprocess_start(count);
+                // [Ramen Fig. 9, steps 3 and 5] R1 → R2: r, c_3.
                 let c3 = recv(session, r2.roles.r1(), &r2.params, count)?;
                 r2.masked_preprocess_finish(pending, c3)
             }
@@ -222,15 +236,18 @@ impl Doprf {
                     return Ok(None);
                 }
                 let (params, roles) = (k.params, k.roles);
+                // [Ramen Fig. 22, steps 4–5] R1 → K: y_2; R2 → K: e.
                 let y2 = recv(session, roles.r1(), &params, count)?;
                 let e = recv(session, roles.r2(), &params, count)?;
                 let z1 = pending.finish(y2, e)?;
+                // [Ramen Fig. 22, step 6] K → R2: z_1.
                 send(session, roles.r2(), &z1)?;
                 Ok(None)
             }
             RoleState::R1(r1) => {
                 let y2 = r1.unmasked_eval(x)?;
                 if count > 0 {
+                    // [Ramen Fig. 22, step 4] R1 → K: y_2.
                     send(session, r1.roles.key_holder(), &y2)?;
                 }
                 Ok(None)
@@ -241,7 +258,9 @@ impl Doprf {
                     return Ok(Some(Vec::new()));
                 }
                 let (params, roles) = (r2.params, r2.roles);
+                // [Ramen Fig. 22, step 5] R2 → K: e.
                 send(session, roles.key_holder(), &e)?;
+                // [Ramen Fig. 22, step 6] K → R2: z_1.
                 let z1 = recv(session, roles.key_holder(), &params, count)?;
                 Ok(Some(pending.finish(z1)?))
             }
@@ -269,13 +288,16 @@ impl Doprf {
                     return Ok(Vec::new());
                 }
                 let (params, roles) = (k.params, k.roles);
+                // [Ramen Fig. 9, step 7] K → R2: d.
                 send(session, roles.r2(), &d)?;
+                // [Ramen Fig. 9, step 8] R2 → K: z_3.
                 let z3 = recv(session, roles.r2(), &params, count)?;
                 pending.finish(z3)
             }
             RoleState::R1(r1) => {
                 let (r, y2) = r1.masked_eval(x)?;
                 if count > 0 {
+                    // [Ramen Fig. 9, step 6] R1 → R2: y_2.
                     send(session, r1.roles.r2(), &y2)?;
                 }
                 Ok(r)
@@ -286,9 +308,11 @@ impl Doprf {
                     return Ok(Vec::new());
                 }
                 let (params, roles) = (r2.params, r2.roles);
+                // [Ramen Fig. 9, steps 6–7] R1 → R2: y_2; K → R2: d.
                 let y2 = recv(session, roles.r1(), &params, count)?;
                 let d = recv(session, roles.key_holder(), &params, count)?;
                 let (r, z3) = pending.finish(y2, d)?;
+                // [Ramen Fig. 9, step 8] R2 → K: z_3.
                 send(session, roles.key_holder(), &z3)?;
                 Ok(r)
             }

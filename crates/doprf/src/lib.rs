@@ -26,7 +26,7 @@
 //!
 //! | Ramen | what | here |
 //! |---|---|---|
-//! | §4.5, PRF(k, x) = Σ 2^i·L_p(k_i + x) | Legendre PRF | [`prf`]: [`LegendrePrf`], [`legendre_bits`] |
+//! | §4.5, PRF(k, x) = Σ 2^i·L_p(k_i + x) | Legendre PRF | [`prf`]: [`LegendrePrf`], [`legendre_bits_vartime`] |
 //! | Fig. 8 | F_DOPRF, ideal functionality | [`ideal`]: [`ideal::IdealDoprf`] (tests) |
 //! | Fig. 9/22, KeyGen and Init | key shares k_1 + k_2, PRG seeds | [`party`]: `*::setup_start`, `*::rekey` |
 //! | Fig. 9 | Π^m_DOPRF, masked | [`masked`] |
@@ -166,7 +166,7 @@ pub use driver::{Doprf, RoleState};
 pub use error::DoprfError;
 pub use params::{ALPHA, MAX_BITS, Mode, Params, Role, Roles, STAT_SEC};
 pub use party::{KeyHolder, Receiver1, Receiver2};
-pub use prf::{LegendreKey, LegendrePrf, legendre_bits};
+pub use prf::{LegendreKey, LegendrePrf, legendre_bits_vartime};
 
 #[cfg(test)]
 mod tests;

@@ -37,7 +37,7 @@ use crate::error::DoprfError;
 use crate::msgs::{MaskedC3, MaskedD, MaskedY2, MaskedZ3};
 use crate::params::{ALPHA, Params, Roles};
 use crate::party::{KeyHolder, Receiver1, Receiver2, check_msg, nonzero};
-use crate::prf::legendre_bits;
+use crate::prf::legendre_bits_vartime;
 use crate::unmasked::redacted_pending;
 
 /// K during a masked evaluation: waits for z_3 from R2.
@@ -133,7 +133,7 @@ impl AwaitingZ3 {
         // [Ramen Fig. 9, step 9] z := z_1 + z_3 = t∘(k + x).
         let z: Vec<Fp> = self.z1.iter().zip(&z3.z3).map(|(&a, &b)| a + b).collect();
         // [Ramen Fig. 9, steps 10–11] o[j] := (1/2)((z[j]/p) + 1); K outputs o.
-        Ok(legendre_bits(&z, &self.params))
+        Ok(legendre_bits_vartime(&z, &self.params))
     }
 }
 

@@ -22,7 +22,7 @@
 //! # Speed
 //! Symbols are computed with [`Fp::legendre_vartime`] (binary GCD), which is several times
 //! faster than Euler's criterion. Batches are split across up to [`Params::threads`] scoped
-//! threads ([`legendre_bits`], [`LegendrePrf::eval_batch`]).
+//! threads ([`legendre_bits_vartime`], [`LegendrePrf::eval_batch`]).
 //!
 //! Variable time is acceptable here: the value whose symbol is computed is one the computing
 //! party may know (the key holder's own k_i + x; the masked products t∘(k + x) and s²∘(k + x)
@@ -120,6 +120,8 @@ impl LegendrePrf {
     }
 
     /// PRF(k, x): bit i is [Legendre(k_i + x) = 1].
+    ///
+    /// Variable time in k + x (see the [module docs](self)): for the key holder's own use.
     pub fn eval(&self, x: Fp) -> u128 {
         pack(self.key.0.iter().map(|&k| k + x))
     }
@@ -128,6 +130,17 @@ impl LegendrePrf {
     /// on each.
     pub fn eval_batch(&self, xs: &[Fp]) -> Vec<u128> {
         map_evals(xs.len(), self.bits(), self.threads, |i| self.eval(xs[i]))
+    }
+
+    /// PRF(k, start + j) for j = 0, …, `count` − 1: the tags of a whole domain, e.g. the list
+    /// L_i\[j\] = PRF(k_i, j), j ∈ \[m\], of Ramen Fig. 6, Init step 3 (with `start` = 0, or 1
+    /// for the paper's 1-based indices). Equal to [`eval_batch`](LegendrePrf::eval_batch) on
+    /// those inputs.
+    pub fn eval_range(&self, start: u64, count: usize) -> Vec<u128> {
+        let start = Fp::from_u64(start);
+        map_evals(count, self.bits(), self.threads, |j| {
+            self.eval(start + Fp::from_u64(j as u64))
+        })
     }
 }
 
@@ -155,11 +168,11 @@ fn pack(values: impl Iterator<Item = Fp>) -> u128 {
 /// # Panics
 /// If `values.len()` is not a multiple of ℓ (a local invariant: the protocol functions build
 /// these vectors from the parameters).
-pub fn legendre_bits(values: &[Fp], params: &Params) -> Vec<u128> {
+pub fn legendre_bits_vartime(values: &[Fp], params: &Params) -> Vec<u128> {
     let bits = params.bits();
     assert!(
         values.len().is_multiple_of(bits),
-        "legendre_bits: {} values do not form groups of ℓ = {bits}",
+        "legendre_bits_vartime: {} values do not form groups of ℓ = {bits}",
         values.len()
     );
     debug_assert!(bits <= MAX_BITS);
@@ -282,6 +295,8 @@ mod tests {
                 assert_eq!(prf.eval(x) & !params.output_mask(), 0);
             }
             let single: Vec<u128> = xs.iter().map(|&x| prf.eval(x)).collect();
+            let range: Vec<Fp> = (0..50u64).map(|j| Fp::from_u64(1000 + j)).collect();
+            assert_eq!(prf.eval_range(1000, 50), prf.eval_batch(&range));
             assert_eq!(prf.eval_batch(&xs), single);
             // Several threads, and enough work to use them.
             let threaded = prf.clone().with_threads(3);
@@ -295,7 +310,7 @@ mod tests {
         let mut rng = ChaCha12Rng::seed_from_u64(6);
         let params = Params::new(80).unwrap().with_threads(4);
         let values: Vec<Fp> = (0..80 * 200).map(|_| Fp::random(&mut rng)).collect();
-        let got = legendre_bits(&values, &params);
+        let got = legendre_bits_vartime(&values, &params);
         assert_eq!(got.len(), 200);
         for (j, &g) in got.iter().enumerate() {
             for i in 0..80 {
@@ -303,7 +318,7 @@ mod tests {
                 assert_eq!(bit, values[j * 80 + i].legendre() == 1);
             }
         }
-        assert!(legendre_bits(&[], &params).is_empty());
+        assert!(legendre_bits_vartime(&[], &params).is_empty());
     }
 
     #[test]

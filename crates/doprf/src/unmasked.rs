@@ -27,7 +27,7 @@ use crate::error::DoprfError;
 use crate::msgs::{UnmaskedC1, UnmaskedE, UnmaskedY2, UnmaskedZ1};
 use crate::params::Params;
 use crate::party::{KeyHolder, Receiver1, Receiver2, check_msg, nonzero};
-use crate::prf::{LegendreKey, legendre_bits};
+use crate::prf::{LegendreKey, legendre_bits_vartime};
 
 /// K during unmasked preprocessing: s∘s is drawn, c_1 from R1 is awaited.
 pub struct AwaitingC1 {
@@ -228,7 +228,7 @@ impl AwaitingZ1 {
         // [Ramen Fig. 22, step 7] z := z_1 + z_3 = (s∘s)∘(k + x).
         let z: Vec<Fp> = z1.z1.iter().zip(&self.z3).map(|(&a, &b)| a + b).collect();
         // [Ramen Fig. 22, steps 8–9] o[j] := (1/2)((z[j]/p) + 1): bit j is [Legendre(z_j) = 1].
-        Ok(legendre_bits(&z, &self.params))
+        Ok(legendre_bits_vartime(&z, &self.params))
     }
 }
 

@@ -72,8 +72,8 @@ fn silent_key_holder_is_reported_by_name_not_a_hang() {
     );
     // K waits for z_3 from R2, which never comes: timed out or closed, naming R2.
     assert!(names(&k, P2), "{k:?}");
-    // R1 only sends in the online phase.
-    assert!(r1.is_ok());
+    // R1 only sends in the online phase (a send fails only if R2 already gave up).
+    assert!(r1.is_ok() || names(&r1, P2), "{r1:?}");
     assert!(start.elapsed() < 10 * TIMEOUT, "took {:?}", start.elapsed());
 }
 
@@ -142,7 +142,8 @@ fn mask_with_bits_beyond_l_names_r1() {
         }
         Tamper::Pass
     });
-    assert!(r1.is_ok());
+    // R1 only sends; its y_2 may find R2's link already closed.
+    assert!(r1.is_ok() || names(&r1, P2), "{r1:?}");
     assert!(
         matches!(
             r2,
