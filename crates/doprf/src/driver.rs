@@ -379,6 +379,19 @@ impl Doprf {
         self.state
     }
 
+    /// Wraps a role state (e.g. one set up with the round functions) for use over a session.
+    pub fn from_state(state: RoleState) -> Doprf {
+        let (roles, role) = match &state {
+            RoleState::KeyHolder(k) => (k.roles, Role::KeyHolder),
+            RoleState::R1(r) => (r.roles, Role::R1),
+            RoleState::R2(r) => (r.roles, Role::R2),
+        };
+        Doprf {
+            me: roles.party(role),
+            state,
+        }
+    }
+
     fn check_session(&self, session: &Session) -> Result<(), DoprfError> {
         if session.me() == self.me {
             Ok(())

@@ -22,10 +22,10 @@ pub const MAX_BITS: usize = 128;
 /// which is sampled freshly in each instantiation".
 pub const ALPHA: Fp = Fp::GENERATOR;
 
-/// Below this many Legendre symbols per batch, evaluation stays on the calling thread even when
-/// more threads are allowed (spawning a scoped thread costs tens of microseconds, about a
-/// hundred symbols).
-pub const MIN_SYMBOLS_PER_THREAD: usize = 4096;
+/// The smallest number of Legendre symbols worth a parallel chunk (about a quarter of a
+/// millisecond of work, against a few microseconds to hand a chunk to a rayon worker): smaller
+/// batches stay on the calling thread even when more threads are allowed.
+pub const MIN_SYMBOLS_PER_THREAD: usize = 1024;
 
 /// Public parameters of one DOPRF instance.
 ///
@@ -69,8 +69,9 @@ impl Params {
         Params::new(2 * ceil_log2(m) + STAT_SEC)
     }
 
-    /// The same parameters with Legendre symbols computed on up to `threads` threads (0 is
-    /// treated as 1). Batches below [`MIN_SYMBOLS_PER_THREAD`] symbols per thread use fewer.
+    /// The same parameters with Legendre-symbol batches split into up to `threads` parallel
+    /// chunks on the ambient rayon pool (0 is treated as 1). Batches below
+    /// [`MIN_SYMBOLS_PER_THREAD`] symbols per chunk use fewer chunks.
     #[must_use]
     pub fn with_threads(self, threads: usize) -> Params {
         Params {

@@ -21,8 +21,10 @@
 //!
 //! # Speed
 //! Symbols are computed with [`Fp::legendre_vartime`] (binary GCD), which is several times
-//! faster than Euler's criterion. Batches are split across up to [`Params::threads`] scoped
-//! threads ([`legendre_bits_vartime`], [`LegendrePrf::eval_batch`]).
+//! faster than Euler's criterion. Batches are split into up to [`Params::threads`] chunks that
+//! run on the ambient rayon pool ([`legendre_bits_vartime`], [`LegendrePrf::eval_batch`],
+//! [`LegendrePrf::eval_range`]); a caller that keeps its own pool (as Ramen's preprocessing
+//! does) runs the protocol inside `pool.install(..)`.
 //!
 //! Variable time is acceptable here: the value whose symbol is computed is one the computing
 //! party may know (the key holder's own k_i + x; the masked products t∘(k + x) and s²∘(k + x)
@@ -33,6 +35,7 @@ use core::fmt;
 
 use doram_field::Fp;
 use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
 
 use crate::error::DoprfError;
 use crate::params::{MAX_BITS, MIN_SYMBOLS_PER_THREAD, Params};
@@ -182,9 +185,10 @@ pub fn legendre_bits_vartime(values: &[Fp], params: &Params) -> Vec<u128> {
     })
 }
 
-/// `[f(0), …, f(count − 1)]`, computed on up to `threads` threads with at least
-/// [`MIN_SYMBOLS_PER_THREAD`] symbols (of `bits` per evaluation) per thread. The calling thread
-/// computes the last chunk.
+/// `[f(0), …, f(count − 1)]`, split into at most `threads` chunks of at least
+/// [`MIN_SYMBOLS_PER_THREAD`] symbols (of `bits` per evaluation) each. With more than one
+/// chunk the chunks run on the ambient rayon pool: the global pool, or the one the caller
+/// entered with `rayon::ThreadPool::install`.
 fn map_evals(
     count: usize,
     bits: usize,
@@ -192,32 +196,21 @@ fn map_evals(
     f: impl Fn(usize) -> u128 + Sync,
 ) -> Vec<u128> {
     let by_work = (count * bits) / MIN_SYMBOLS_PER_THREAD;
-    let threads = threads.min(by_work).min(count).max(1);
+    let chunks = threads.min(by_work).min(count).max(1);
     let mut out = vec![0u128; count];
-    if threads == 1 {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = f(i);
+    let fill = |(c, part): (usize, &mut [u128]), chunk: usize| {
+        for (j, o) in part.iter_mut().enumerate() {
+            *o = f(c * chunk + j);
         }
-        return out;
+    };
+    if chunks == 1 {
+        fill((0, &mut out), count);
+    } else {
+        let chunk = count.div_ceil(chunks);
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|part| fill(part, chunk));
     }
-    let chunk = count.div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let mut parts = out.chunks_mut(chunk).enumerate();
-        let last = parts.next_back();
-        for (c, part) in parts {
-            scope.spawn(move || {
-                for (j, o) in part.iter_mut().enumerate() {
-                    *o = f(c * chunk + j);
-                }
-            });
-        }
-        if let Some((c, part)) = last {
-            for (j, o) in part.iter_mut().enumerate() {
-                *o = f(c * chunk + j);
-            }
-        }
-    });
     out
 }
 
