@@ -227,3 +227,14 @@ fn wrong_roles_and_wrong_lengths_are_rejected() {
         })
     ));
 }
+
+#[test]
+fn states_can_move_between_threads() {
+    fn send<T: Send + Sync>() {}
+    send::<crate::Doprf>();
+    send::<KeyHolder>();
+    send::<Receiver1>();
+    send::<Receiver2>();
+    send::<crate::masked::AwaitingZ3>();
+    send::<crate::unmasked::AwaitingZ1>();
+}
