@@ -64,6 +64,23 @@ pub enum RamenError {
     /// The API was used against its contract (detected before anything is sent).
     #[error("API misuse: {0}")]
     ApiMisuse(&'static str),
+    /// `access` or `memory` before `init` (detected before anything is sent).
+    #[error("the memory has not been initialised: call init() first")]
+    NotInitialized,
+    /// A second `init` (detected before anything is sent).
+    #[error("the memory has already been initialised")]
+    AlreadyInitialized,
+    /// `init` with a number of shares other than n (detected before anything is sent).
+    #[error("init() got {got} shares for a memory of {expected} words")]
+    WrongMemoryLength {
+        /// n.
+        expected: usize,
+        /// Shares passed.
+        got: usize,
+    },
+    /// An earlier peer fault left the parties out of step; the instance cannot be used.
+    #[error("an earlier error left the parties out of step; this instance cannot be used any more")]
+    Poisoned,
 }
 
 impl RamenError {

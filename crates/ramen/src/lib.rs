@@ -1,11 +1,20 @@
 //! Ramen.
 #![deny(missing_docs)]
 
+pub mod doram;
+mod driver;
 pub mod error;
+mod interface;
 pub mod msgs;
 pub mod params;
 pub mod pot;
+pub mod read;
+pub mod refresh;
+pub mod stash;
+pub mod steps;
 pub mod tags;
 
+pub use doram::Ramen;
 pub use error::RamenError;
 pub use params::Params;
+pub use steps::{Step, StepTimes};

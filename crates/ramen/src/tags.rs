@@ -25,7 +25,7 @@
 //! distinct tags and a random permutation, as it samples L_2 in Fig. 19.
 
 use doram_doprf::LegendreKey;
-use doram_field::Fp;
+use doram_field::{Fp, legendre_batch_vartime};
 use doram_prim::AesPrg;
 use rayon::prelude::*;
 
@@ -53,12 +53,18 @@ pub fn memory_tags(key: &LegendreKey, m: usize, pool: Option<&rayon::ThreadPool>
     let mut tags = vec![0u64; m];
     let fill = |(c, chunk): (usize, &mut [u64])| {
         let j0 = Fp::from_u64((c * TAG_CHUNK) as u64);
+        let mut xs = vec![Fp::ZERO; chunk.len()];
+        let mut symbols = vec![0i8; chunk.len()];
         for (bit, &kt) in k.iter().enumerate() {
-            // x = k_t + j, one field addition per cell.
+            // x = k_t + j, one field addition per cell; the symbols in one lock-step batch.
             let mut x = kt + j0;
-            for tag in chunk.iter_mut() {
-                *tag |= u64::from(x.legendre_vartime() == 1) << bit;
+            for slot in xs.iter_mut() {
+                *slot = x;
                 x += Fp::ONE;
+            }
+            legendre_batch_vartime(&xs, &mut symbols);
+            for (tag, &sym) in chunk.iter_mut().zip(&symbols) {
+                *tag |= u64::from(sym == 1) << bit;
             }
         }
     };

@@ -1,0 +1,1001 @@
+//! Ramen Fig. 14 (Π_DORAM): [`Ramen`], one party's endpoint of the distributed ORAM — setup,
+//! preprocessing, Init, Access (reads and writes alike), the epoch refresh and Get Memory.
+//!
+//! # One access, round by round
+//! Every round sends all of its messages before receiving any, so the sub-protocols that do not
+//! depend on each other share rounds ("R" = round; P0, P1, P2 are the paper's P_1, P_2, P_3):
+//!
+//! | round | messages | figure |
+//! |---|---|---|
+//! | R1 | stash shares to the successor (replication); masked DOPRF y_2, d to P2 | Fig. 4, steps 3, 8 |
+//! | R2 | masked DOPRF z_3 to P0 | Fig. 4, step 3 |
+//! | R3 | flag shift adr' ⊕ α from P0 to P1, P2 | Fig. 4, step 4 |
+//! | R4 | products flag·(n + c − adr), flag·op; location openings | Fig. 14, step 2; Fig. 4, step 10(b) |
+//! | R5 | unmasked DOPRFs y_2, e (three memory keys and the stash key) | Fig. 6, step 2(a); Fig. 5, step 1 |
+//! | R6 | unmasked DOPRFs z_1 | Fig. 6, step 2(a); Fig. 5, step 1 |
+//! | R7 | p-OT accesses; stash tag from P2 to P1 | Fig. 6, step 2(e); Fig. 5, step 2 |
+//! | R8 | products op·(val − val_M), op·flag·(val_st − val_M), flag·(val_st − val_M) | Fig. 5, step 5; Fig. 14, step 5 |
+//! | R9 | write corrections γ | Fig. 5, step 7 |
+//!
+//! The output is known after R8; R9 completes the stash update. The product op·flag is computed
+//! in R4 next to the address select, so that R8 computes Δ = op·(val − val_M) −
+//! (op·flag)·(val_st − val_M) = val_new − val_old and val_old = val_M + flag·(val_st − val_M)
+//! (Fig. 5, steps 5–6, and Fig. 14, step 5, whose output d equals val_old) in one round.
+//!
+//! # Lockstep and poisoning
+//! The three parties must call the same methods in the same order. A peer fault in the middle
+//! of a protocol leaves the parties out of step: the instance is then poisoned and every later
+//! call fails with [`RamenError::ApiMisuse`]. Misuse (access before init, …) is detected before
+//! anything is sent.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use doram_core::{PartyId, Seed};
+use doram_doprf::msgs::{
+    KeyHolderSeed, KeyShare1, KeyShare2, MaskedC3, MaskedD, MaskedY2, MaskedZ3, ReceiverSeed,
+    UnmaskedC1, UnmaskedE, UnmaskedY2, UnmaskedZ1,
+};
+use doram_doprf::party::{AwaitingKeyHolderSeed, AwaitingKeyShares, AwaitingReceiverSeed};
+use doram_doprf::{KeyHolder, Receiver1, Receiver2, Role, Roles};
+use doram_field::Fp;
+use doram_mpc::{Additive, Party, Replicated, Round, Setup};
+use doram_net::Session;
+use doram_prim::AesPrg;
+
+use crate::driver::Channel;
+use crate::error::RamenError;
+use crate::msgs::{
+    FlagKeys, FlagShift, LocKeys, LocOpening, MaskedMemory, PositionMapMsg, PotAccess,
+    PotChooserKeys, PotReceiverKey, StashTag, WriteBackKey, WriteCorrection,
+};
+use crate::params::Params;
+use crate::pot;
+use crate::read::{self, HelperEpoch, KeyHolderEpoch, ReaderEpoch};
+use crate::refresh::{self, EpochPrep, FlagMaterial};
+use crate::stash::{self, LocDealt, StashShares};
+use crate::steps::{Step, StepTimes};
+
+/// One party's role state in one DOPRF instance.
+enum RoleState {
+    K(Box<KeyHolder>),
+    R1(Box<Receiver1>),
+    R2(Box<Receiver2>),
+}
+
+/// A DOPRF instance during setup.
+enum PendingSetup {
+    K(Box<AwaitingKeyShares>),
+    R1(Box<AwaitingKeyHolderSeed>),
+    R2(Box<AwaitingReceiverSeed>),
+}
+
+/// This party's ends of the four DOPRF instances of Ramen: the three memory keys (Fig. 6) and
+/// the stash key (Fig. 4/5).
+struct Doprfs {
+    /// K of the memory key k_{me+1} (the successor reads with it).
+    mem_k: KeyHolder,
+    /// R1 of the memory key k_{me−1} (held by the successor).
+    mem_r1: Receiver1,
+    /// R2 of the memory key k_{me} (held by the predecessor): learns the tags.
+    mem_r2: Receiver2,
+    /// The stash key's instance: K = P0, R1 = P1, R2 = P2.
+    stash: RoleState,
+    mem_params: doram_doprf::Params,
+    stash_params: doram_doprf::Params,
+}
+
+/// The live state of the current epoch.
+struct Epoch {
+    holder: KeyHolderEpoch,
+    reader: ReaderEpoch,
+    helper: HelperEpoch,
+    flag: FlagMaterial,
+    loc_dealt: LocDealt,
+    loc_from_next: Vec<doram_dpf::HalfTreeKey<crate::msgs::LocOut>>,
+    loc_from_prev: Vec<doram_dpf::HalfTreeKey<crate::msgs::LocOut>>,
+    stash: StashShares,
+    /// L_stash (P1 and P2 only; empty at P0).
+    list: Vec<u64>,
+}
+
+impl Epoch {
+    /// Accesses done in this epoch (the counter c of Fig. 14, from 0).
+    fn count(&self) -> usize {
+        self.stash.len()
+    }
+}
+
+/// Whether the memory is loaded.
+enum State {
+    Uninit,
+    Ready {
+        /// ⟨M⟩: this party's additive shares of the n words.
+        memory: Vec<Fp>,
+        /// The current epoch, if started and not yet written back.
+        epoch: Option<Box<Epoch>>,
+    },
+}
+
+/// One party's endpoint of the Ramen distributed ORAM (Ramen Fig. 14) over a memory of n words
+/// of `Fp`. Reads and writes exchange exactly the same messages: the operation is a secret bit.
+pub struct Ramen {
+    params: Params,
+    chan: Channel,
+    mpc: Party,
+    doprf: Doprfs,
+    local: AesPrg,
+    /// PRG shared with the predecessor: σ of the key this party holds (the predecessor helps).
+    sigma_with_prev: AesPrg,
+    /// PRG shared with the successor: σ of the key the successor holds (this party helps).
+    sigma_with_next: AesPrg,
+    pool: Option<rayon::ThreadPool>,
+    prepared: VecDeque<EpochPrep>,
+    state: State,
+    poisoned: bool,
+    times: StepTimes,
+}
+
+impl std::fmt::Debug for Ramen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ramen")
+            .field("me", &self.chan.me())
+            .field("params", &self.params)
+            .field("prepared_epochs", &self.prepared.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn setup_send(
+    chan: &mut Channel,
+    roles: Roles,
+    params: doram_doprf::Params,
+    seed: Seed,
+) -> Result<PendingSetup, RamenError> {
+    let me = chan.me();
+    match roles.role_of(me) {
+        Some(Role::KeyHolder) => {
+            let (pending, msg) = KeyHolder::setup_start(params, roles, me, seed)?;
+            chan.send_doprf(roles.r1(), &msg)?;
+            Ok(PendingSetup::K(Box::new(pending)))
+        }
+        Some(Role::R1) => {
+            let (pending, seed_msg, k1) = Receiver1::setup_start(params, roles, me, seed)?;
+            chan.send_doprf(roles.r2(), &seed_msg)?;
+            chan.send_doprf(roles.key_holder(), &k1)?;
+            Ok(PendingSetup::R1(Box::new(pending)))
+        }
+        Some(Role::R2) => {
+            let (pending, k2) = Receiver2::setup_start(params, roles, me, seed)?;
+            chan.send_doprf(roles.key_holder(), &k2)?;
+            Ok(PendingSetup::R2(Box::new(pending)))
+        }
+        None => Err(RamenError::ApiMisuse(
+            "this party plays no role in a DOPRF instance",
+        )),
+    }
+}
+
+fn setup_recv(
+    chan: &mut Channel,
+    roles: Roles,
+    params: doram_doprf::Params,
+    pending: PendingSetup,
+) -> Result<RoleState, RamenError> {
+    Ok(match pending {
+        PendingSetup::K(p) => {
+            let k1: KeyShare1 = chan.recv_doprf(roles.r1(), &params, 0)?;
+            let k2: KeyShare2 = chan.recv_doprf(roles.r2(), &params, 0)?;
+            RoleState::K(Box::new(p.finish(k1, k2)?))
+        }
+        PendingSetup::R1(p) => {
+            let s: KeyHolderSeed = chan.recv_doprf(roles.key_holder(), &params, 0)?;
+            RoleState::R1(Box::new(p.finish(s)))
+        }
+        PendingSetup::R2(p) => {
+            let s: ReceiverSeed = chan.recv_doprf(roles.r1(), &params, 0)?;
+            RoleState::R2(Box::new(p.finish(s)))
+        }
+    })
+}
+
+const ALL: [PartyId; 3] = [PartyId::P0, PartyId::P1, PartyId::P2];
+
+impl Ramen {
+    /// Sets up this party's endpoint on `session` (three parties): pairwise PRG seeds (F_Zero)
+    /// and the four DOPRF instances, in one round. All of this party's randomness derives from
+    /// `seed`.
+    ///
+    /// # Errors
+    /// [`RamenError::InvalidParams`] unless the session has three parties (before anything is
+    /// sent); a peer fault, naming the peer.
+    pub fn new(session: Session, params: Params, seed: Seed) -> Result<Ramen, RamenError> {
+        if session.n_parties() != 3 || session.me().index() >= 3 {
+            return Err(RamenError::InvalidParams(
+                "Ramen needs a session of three parties",
+            ));
+        }
+        let pool = if params.threads() > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(params.threads())
+                    .build()
+                    .map_err(|_| RamenError::Local("could not start the preprocessing threads"))?,
+            )
+        } else {
+            None
+        };
+        let start = Instant::now();
+        let mut chan = Channel::new(session);
+        let me = chan.me();
+        let caller_phase = chan.session().phase().to_owned();
+        chan.session_mut().set_phase(Step::Setup.phase());
+        let mut master = AesPrg::new(seed);
+        let mem_params = doram_doprf::Params::new(params.tag_bits() as usize)?;
+        let stash_params = doram_doprf::Params::new(params.stash_tag_bits() as usize)?;
+
+        // Pairwise PRG seeds (F_Zero) and DOPRF Init + KeyGen, all in one round.
+        let (setup, seed_msgs) = Setup::start(me, 3, master.next_seed())?;
+        for m in &seed_msgs {
+            chan.send_raw(m.to, &m.seed.0)?;
+        }
+        let instances: Vec<(Roles, doram_doprf::Params)> = ALL
+            .iter()
+            .map(|&k| Ok((Roles::ramen_memory(k)?, mem_params)))
+            .chain(std::iter::once(Ok((Roles::ramen_stash(), stash_params))))
+            .collect::<Result<_, RamenError>>()?;
+        let mut pending = Vec::with_capacity(4);
+        for &(roles, p) in &instances {
+            pending.push(setup_send(&mut chan, roles, p, master.next_seed())?);
+        }
+        let mut got = Vec::with_capacity(2);
+        for from in setup.expected() {
+            let bytes = chan.recv_raw(from, 16, "a pairwise PRG seed (F_Zero setup)")?;
+            let mut seed = [0u8; 16];
+            seed.copy_from_slice(&bytes);
+            got.push((from, Seed(seed)));
+        }
+        let mut mpc = setup.finish([got[0], got[1]])?;
+        let mut states = Vec::with_capacity(4);
+        for (&(roles, p), pend) in instances.iter().zip(pending) {
+            states.push(setup_recv(&mut chan, roles, p, pend)?);
+        }
+        let mut states = states.into_iter();
+        let mut mem = [None, None, None];
+        for (k, st) in ALL.iter().zip(states.by_ref()) {
+            mem[k.index()] = Some(st);
+        }
+        let (next, prev) = (me.next(3), me.prev(3));
+        let take = |s: Option<RoleState>| s.ok_or(RamenError::Local("missing DOPRF instance"));
+        let mem_k = match take(mem[me.index()].take())? {
+            RoleState::K(k) => *k,
+            _ => return Err(RamenError::Local("wrong DOPRF role")),
+        };
+        let mem_r1 = match take(mem[next.index()].take())? {
+            RoleState::R1(r) => *r,
+            _ => return Err(RamenError::Local("wrong DOPRF role")),
+        };
+        let mem_r2 = match take(mem[prev.index()].take())? {
+            RoleState::R2(r) => *r,
+            _ => return Err(RamenError::Local("wrong DOPRF role")),
+        };
+        let stash = take(states.next())?;
+        let sigma_with_prev = AesPrg::new(mpc.pairwise().with(prev).next_seed());
+        let sigma_with_next = AesPrg::new(mpc.pairwise().with(next).next_seed());
+        let local = AesPrg::new(master.next_seed());
+        let mut times = StepTimes::default();
+        times.since(Step::Setup, start);
+        chan.session_mut().set_phase(&caller_phase);
+        Ok(Ramen {
+            params,
+            chan,
+            mpc,
+            doprf: Doprfs {
+                mem_k,
+                mem_r1,
+                mem_r2,
+                stash,
+                mem_params,
+                stash_params,
+            },
+            local,
+            sigma_with_prev,
+            sigma_with_next,
+            pool,
+            prepared: VecDeque::new(),
+            state: State::Uninit,
+            poisoned: false,
+            times,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// This party.
+    pub fn me(&self) -> PartyId {
+        self.chan.me()
+    }
+
+    /// The session (statistics, transcript, timeout).
+    pub fn session(&self) -> &Session {
+        self.chan.session()
+    }
+
+    /// The session, mutably (phase labels, transcripts, timeouts; never for sending).
+    pub fn session_mut(&mut self) -> &mut Session {
+        self.chan.session_mut()
+    }
+
+    /// Time spent per step so far.
+    pub fn step_times(&self) -> &StepTimes {
+        &self.times
+    }
+
+    /// Whether an earlier peer fault left this instance unusable.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    /// Whether [`load`](Ramen::load) has been called.
+    pub fn is_initialized(&self) -> bool {
+        matches!(self.state, State::Ready { .. })
+    }
+
+    /// Accesses covered by preprocessed material: the rest of the current epoch plus s per
+    /// prepared epoch.
+    pub fn preprocessed(&self) -> usize {
+        let current = match &self.state {
+            State::Ready { epoch: Some(e), .. } => self.params.epoch() - e.count(),
+            _ => 0,
+        };
+        current + self.prepared.len() * self.params.epoch()
+    }
+
+    /// Accesses done in the current epoch (0 right after a write-back).
+    pub fn epoch_position(&self) -> usize {
+        match &self.state {
+            State::Ready { epoch: Some(e), .. } => e.count(),
+            _ => 0,
+        }
+    }
+
+    /// Runs `f`, poisoning the instance if it fails (a failure mid-protocol leaves the parties
+    /// out of step).
+    /// The caller's session phase is restored afterwards (the steps set their own phases).
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, RamenError>,
+    ) -> Result<T, RamenError> {
+        if self.poisoned {
+            return Err(RamenError::Poisoned);
+        }
+        let phase = self.chan.session().phase().to_owned();
+        let r = f(self);
+        self.chan.session_mut().set_phase(&phase);
+        if r.is_err() {
+            self.poisoned = true;
+        }
+        r
+    }
+
+    /// Runs the input-independent preprocessing for at least `accesses` further accesses
+    /// (whole epochs: one round of communication per epoch).
+    ///
+    /// # Errors
+    /// A peer fault (the instance is then poisoned).
+    pub fn prepare(&mut self, accesses: usize) -> Result<(), RamenError> {
+        self.guarded(|r| {
+            while r.preprocessed() < accesses {
+                r.prepare_epoch()?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Ramen Fig. 14, Init: loads this party's additive shares of the n words. The epoch
+    /// starts (and M'_i is sent, Fig. 6, Init step 5) at the first access.
+    ///
+    /// # Errors
+    /// [`RamenError::ApiMisuse`] on a second call or a wrong length (nothing is sent).
+    pub fn load(&mut self, memory: &[Additive<Fp>]) -> Result<(), RamenError> {
+        if self.poisoned {
+            return Err(RamenError::Poisoned);
+        }
+        if self.is_initialized() {
+            return Err(RamenError::AlreadyInitialized);
+        }
+        if memory.len() != self.params.n() {
+            return Err(RamenError::WrongMemoryLength {
+                expected: self.params.n(),
+                got: memory.len(),
+            });
+        }
+        self.state = State::Ready {
+            memory: Additive::shares(memory),
+            epoch: None,
+        };
+        Ok(())
+    }
+
+    /// Ramen Fig. 14, Access: executes the shared instruction (op, addr, val), where op is a
+    /// shared bit (0 = read, 1 = write), and returns this party's share of the value at addr
+    /// before the access. Reads and writes send exactly the same messages.
+    ///
+    /// # Errors
+    /// [`RamenError::ApiMisuse`] before [`load`](Ramen::load) (nothing is sent); a peer fault
+    /// (the instance is then poisoned).
+    pub fn access_shared(
+        &mut self,
+        op: Additive<Fp>,
+        addr: Additive<Fp>,
+        val: Additive<Fp>,
+    ) -> Result<Additive<Fp>, RamenError> {
+        if !self.is_initialized() {
+            return Err(RamenError::NotInitialized);
+        }
+        self.guarded(|r| r.access_inner(op, addr, val))
+    }
+
+    /// Ramen Fig. 14, Get Memory: fresh additive shares of the whole memory, with the stash of
+    /// the current epoch written back (into a copy: the epoch continues unchanged).
+    ///
+    /// # Errors
+    /// [`RamenError::ApiMisuse`] before [`load`](Ramen::load); a peer fault.
+    pub fn memory_shares(&mut self) -> Result<Vec<Additive<Fp>>, RamenError> {
+        if !self.is_initialized() {
+            return Err(RamenError::NotInitialized);
+        }
+        self.guarded(|r| r.memory_inner())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Preprocessing.
+
+    /// Prepares one epoch (see [`EpochPrep`]): local work, then one round of messages.
+    fn prepare_epoch(&mut self) -> Result<(), RamenError> {
+        let start = Instant::now();
+        self.chan.session_mut().set_phase(Step::Preprocess.phase());
+        let params = self.params;
+        let s = params.stash();
+        let me = self.chan.me();
+        let (next, prev) = (me.next(3), me.prev(3));
+        let pool = self.pool.as_ref();
+
+        // Local, input-independent work.
+        let (holder, map_msg, to_chooser, to_receiver) =
+            read::prepare_key_holder(&params, &mut self.local, &mut self.sigma_with_prev, pool)?;
+        let helper_sigma = read::helper_sigma(&params, &mut self.sigma_with_next);
+        let (loc_dealt, loc_to_next, loc_to_prev) = stash::deal_loc_keys(s, s, &mut self.local);
+        let flag_deal = (me == PartyId::P0)
+            .then(|| stash::deal_flag_keys(s, params.stash_tag_bits(), &mut self.local));
+
+        // DOPRF preprocessing (Fig. 22, steps 1–3; Fig. 9, steps 1–5) and stash KeyGen.
+        let d = &mut self.doprf;
+        let c1_mem = d.mem_r1.unmasked_preprocess(s);
+        let pending_k = d.mem_k.unmasked_preprocess_start(s);
+        d.mem_r2.unmasked_preprocess(s);
+        enum StashPrep {
+            K(doram_doprf::unmasked::AwaitingC1),
+            R1(UnmaskedC1, MaskedC3, KeyShare1),
+            R2(doram_doprf::masked::AwaitingC3, KeyShare2),
+        }
+        let stash_prep = match &mut d.stash {
+            RoleState::K(k) => {
+                k.masked_preprocess(s);
+                StashPrep::K(k.unmasked_preprocess_start(s))
+            }
+            RoleState::R1(r1) => StashPrep::R1(
+                r1.unmasked_preprocess(s),
+                r1.masked_preprocess(s),
+                r1.rekey(),
+            ),
+            RoleState::R2(r2) => {
+                r2.unmasked_preprocess(s);
+                StashPrep::R2(r2.masked_preprocess_start(s), r2.rekey())
+            }
+        };
+
+        // Send, ring messages first, then the stash instance's.
+        let chan = &mut self.chan;
+        chan.send_doprf(next, &c1_mem)?;
+        chan.send(next, &map_msg)?;
+        chan.send(next, &to_chooser)?;
+        chan.send(next, &loc_to_next)?;
+        chan.send(prev, &to_receiver)?;
+        chan.send(prev, &loc_to_prev)?;
+        match (&stash_prep, &flag_deal) {
+            (StashPrep::K(_), Some((_, to_p1, to_p2))) => {
+                chan.send(PartyId::P1, to_p1)?;
+                chan.send(PartyId::P2, to_p2)?;
+            }
+            (StashPrep::R1(c1, c3, k1), _) => {
+                chan.send_doprf(PartyId::P0, c1)?;
+                chan.send_doprf(PartyId::P0, k1)?;
+                chan.send_doprf(PartyId::P2, c3)?;
+            }
+            (StashPrep::R2(_, k2), _) => {
+                chan.send_doprf(PartyId::P0, k2)?;
+            }
+            (StashPrep::K(_), None) => return Err(RamenError::Local("P0 deals the flag keys")),
+        }
+
+        // Receive in the same order.
+        let (mp, sp) = (d.mem_params, d.stash_params);
+        let c1: UnmaskedC1 = chan.recv_doprf(prev, &mp, s)?;
+        let map: PositionMapMsg = chan.recv(prev, (params.memory(), params.position_bits()))?;
+        let chooser_keys: PotChooserKeys = chan.recv(prev, ())?;
+        let loc_from_prev: LocKeys = chan.recv(prev, (s, s))?;
+        let receiver_key: PotReceiverKey = chan.recv(next, ())?;
+        let loc_from_next: LocKeys = chan.recv(next, (s, s))?;
+        d.mem_k.unmasked_preprocess_finish(pending_k, c1)?;
+        let mut stash_key = None;
+        let flag = match (stash_prep, &mut d.stash, flag_deal) {
+            (StashPrep::K(pending), RoleState::K(k), Some((dealt, _, _))) => {
+                let c1: UnmaskedC1 = chan.recv_doprf(PartyId::P1, &sp, s)?;
+                let k1: KeyShare1 = chan.recv_doprf(PartyId::P1, &sp, 0)?;
+                let k2: KeyShare2 = chan.recv_doprf(PartyId::P2, &sp, 0)?;
+                k.unmasked_preprocess_finish(pending, c1)?;
+                stash_key = Some((k1, k2));
+                FlagMaterial::Dealer(dealt)
+            }
+            (StashPrep::R1(..), _, _) => {
+                let keys: FlagKeys = chan.recv(PartyId::P0, (s, params.stash_tag_bits()))?;
+                FlagMaterial::Holder(keys.keys)
+            }
+            (StashPrep::R2(pending, _), RoleState::R2(r2), _) => {
+                let keys: FlagKeys = chan.recv(PartyId::P0, (s, params.stash_tag_bits()))?;
+                let c3: MaskedC3 = chan.recv_doprf(PartyId::P1, &sp, s)?;
+                r2.masked_preprocess_finish(pending, c3)?;
+                FlagMaterial::Holder(keys.keys)
+            }
+            _ => return Err(RamenError::Local("inconsistent stash roles")),
+        };
+        let m = params.memory();
+        self.prepared.push_back(EpochPrep {
+            holder,
+            map: map.map,
+            chooser: pot::Chooser::new(m, &chooser_keys),
+            helper: HelperEpoch {
+                sigma: helper_sigma,
+                receiver: pot::Receiver::new(m, &receiver_key),
+            },
+            flag,
+            loc_dealt,
+            loc_from_next: loc_from_next.keys,
+            loc_from_prev: loc_from_prev.keys,
+            stash_key,
+        });
+        self.times.since(Step::Preprocess, start);
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Epochs.
+
+    /// Starts an epoch: installs its keys and exchanges the masked memories (Ramen Fig. 6, Init
+    /// step 5; the Refresh of Fig. 14). Prepares the epoch first if nothing is prepared.
+    fn start_epoch(&mut self) -> Result<(), RamenError> {
+        if self.prepared.is_empty() {
+            self.prepare_epoch()?;
+        }
+        let start = Instant::now();
+        self.chan.session_mut().set_phase(Step::Refresh.phase());
+        let prep = self
+            .prepared
+            .pop_front()
+            .ok_or(RamenError::Local("no prepared epoch"))?;
+        let me = self.chan.me();
+        let (next, prev) = (me.next(3), me.prev(3));
+        let d = &mut self.doprf;
+        // [Ramen Fig. 6, Init step 1] the key holder's key k_i for this epoch (drawn by the key
+        // holder alone in preprocessing; the DOPRF only needs it to be unknown to R2).
+        let l = d.mem_params.bits();
+        d.mem_k.rekey(
+            KeyShare1 {
+                k1: prep.holder.key.elements().to_vec(),
+            },
+            KeyShare2 {
+                k2: vec![Fp::ZERO; l],
+            },
+        )?;
+        // [Ramen Fig. 4, step 1] a fresh stash key per epoch (KeyGen shares from preprocessing).
+        if let (RoleState::K(k), Some((k1, k2))) = (&mut d.stash, prep.stash_key) {
+            k.rekey(k1, k2)?;
+        }
+        let State::Ready { memory, epoch } = &mut self.state else {
+            return Err(RamenError::ApiMisuse("no memory loaded"));
+        };
+        // [Ramen Fig. 6, Init step 5] P_{i−1} → P_i: M'_i.
+        let masked = read::masked_memory(memory, &prep.holder);
+        self.chan.send(next, &masked)?;
+        let m_prime: MaskedMemory = self.chan.recv(prev, self.params.memory())?;
+        *epoch = Some(Box::new(Epoch {
+            holder: prep.holder,
+            reader: ReaderEpoch {
+                map: prep.map,
+                chooser: prep.chooser,
+                m_prime: m_prime.values,
+                positions: Vec::with_capacity(self.params.epoch()),
+            },
+            helper: prep.helper,
+            flag: prep.flag,
+            loc_dealt: prep.loc_dealt,
+            loc_from_next: prep.loc_from_next,
+            loc_from_prev: prep.loc_from_prev,
+            stash: StashShares::default(),
+            list: Vec::new(),
+        }));
+        self.times.since(Step::Refresh, start);
+        Ok(())
+    }
+
+    /// Ramen Fig. 7 for the stash of `epoch`: exchanges the write-back keys and adds the
+    /// updates into `memory`.
+    fn write_back(
+        chan: &mut Channel,
+        params: &Params,
+        rng: &mut AesPrg,
+        pool: Option<&rayon::ThreadPool>,
+        epoch: &Epoch,
+        memory: &mut [Fp],
+    ) -> Result<(), RamenError> {
+        let me = chan.me();
+        let (next, prev) = (me.next(3), me.prev(3));
+        let c = epoch.count();
+        // [Ramen Fig. 7, step 1(c)] P_i → P_{i−1}, P_{i+1}: mk_{i,i−1}, mk_{i,i+1}.
+        // A sub-generator per write-back: the local generator advances by one seed whatever the
+        // keys' generation consumes, so later draws do not depend on the data.
+        let mut rng = AesPrg::new(rng.next_seed());
+        let (to_next, to_prev) =
+            refresh::write_back_keys(params, &epoch.reader.positions, &epoch.stash, &mut rng)?;
+        chan.send(next, &to_next)?;
+        chan.send(prev, &to_prev)?;
+        let from_prev: WriteBackKey = chan.recv(prev, (params.memory(), c))?;
+        let from_next: WriteBackKey = chan.recv(next, (params.memory(), c))?;
+        // [Ramen Fig. 7, step 1(d)] evaluate both neighbours' keys at σ(j), j ∈ [n].
+        refresh::apply_write_back(
+            memory,
+            &from_next,
+            &epoch.holder,
+            &from_prev,
+            &epoch.helper,
+            pool,
+        );
+        Ok(())
+    }
+
+    /// Ends the current epoch: write-back (Ramen Fig. 7) and F_Zero(n) (steps 2–3).
+    fn finish_epoch(&mut self) -> Result<(), RamenError> {
+        let start = Instant::now();
+        self.chan.session_mut().set_phase(Step::WriteBack.phase());
+        let State::Ready { memory, epoch } = &mut self.state else {
+            return Err(RamenError::ApiMisuse("no memory loaded"));
+        };
+        let Some(e) = epoch.take() else {
+            return Ok(());
+        };
+        Self::write_back(
+            &mut self.chan,
+            &self.params,
+            &mut self.local,
+            self.pool.as_ref(),
+            &e,
+            memory,
+        )?;
+        // [Ramen Fig. 7, steps 2–3] ⟨M⟩ := ⟨M⟩ + ⟨0⟩.
+        let fresh = self
+            .mpc
+            .reshare(&Additive::from_shares(std::mem::take(memory)));
+        *memory = Additive::shares(&fresh);
+        self.times.since(Step::WriteBack, start);
+        Ok(())
+    }
+
+    fn memory_inner(&mut self) -> Result<Vec<Additive<Fp>>, RamenError> {
+        let start = Instant::now();
+        self.chan.session_mut().set_phase(Step::GetMemory.phase());
+        let State::Ready { memory, epoch } = &mut self.state else {
+            return Err(RamenError::ApiMisuse("no memory loaded"));
+        };
+        let mut copy = memory.clone();
+        if let Some(e) = epoch.as_deref()
+            && e.count() > 0
+        {
+            Self::write_back(
+                &mut self.chan,
+                &self.params,
+                &mut self.local,
+                self.pool.as_ref(),
+                e,
+                &mut copy,
+            )?;
+        }
+        let out = self.mpc.reshare(&Additive::from_shares(copy));
+        self.times.since(Step::GetMemory, start);
+        Ok(out)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Access.
+
+    fn access_inner(
+        &mut self,
+        op: Additive<Fp>,
+        addr: Additive<Fp>,
+        val: Additive<Fp>,
+    ) -> Result<Additive<Fp>, RamenError> {
+        let needs_epoch = matches!(self.state, State::Ready { epoch: None, .. });
+        if needs_epoch {
+            self.start_epoch()?;
+        }
+        let params = self.params;
+        let (n, s) = (params.n(), params.stash());
+        let me = self.chan.me();
+        let (next, prev) = (me.next(3), me.prev(3));
+        let Ramen {
+            chan,
+            mpc,
+            doprf: d,
+            local,
+            state,
+            times,
+            ..
+        } = self;
+        let State::Ready {
+            epoch: Some(epoch), ..
+        } = state
+        else {
+            return Err(RamenError::Local("no active epoch"));
+        };
+        let c = epoch.count();
+        let sp = d.stash_params;
+        let mp = d.mem_params;
+
+        // ---------------------------------------------------------------- Fig. 4: stash read.
+        let t0 = Instant::now();
+        chan.session_mut().set_phase(Step::StashRead.phase());
+        // R1. [Ramen Fig. 4, step 8] ⟨stash.val⟩ → ⟦stash.val⟧: P_i → P_{i+1}.
+        let (replicate, out) =
+            mpc.to_replicated_start(&Additive::from_shares(epoch.stash.val.clone()));
+        chan.send_mpc(&out)?;
+        // [Ramen Fig. 4, step 3] masked DOPRF on ⟨adr⟩ under k_stash (K = P0, R1 = P1, R2 = P2).
+        enum Masked {
+            K(doram_doprf::masked::AwaitingZ3),
+            R1(u128),
+            R2(doram_doprf::masked::AwaitingY2AndD),
+        }
+        let masked = match &mut d.stash {
+            RoleState::K(k) => {
+                let (pending, dmsg) = k.masked_eval_start(&[addr])?;
+                chan.send_doprf(PartyId::P2, &dmsg)?;
+                Masked::K(pending)
+            }
+            RoleState::R1(r1) => {
+                let (r, y2) = r1.masked_eval(&[addr])?;
+                chan.send_doprf(PartyId::P2, &y2)?;
+                Masked::R1(first(&r)?)
+            }
+            RoleState::R2(r2) => Masked::R2(r2.masked_eval_start(&[addr])?),
+        };
+        let inbound = chan.recv_mpc(replicate.expected())?;
+        let rep: Vec<Replicated<Fp>> = replicate.finish(inbound)?;
+        // The own components are fresh additive shares of the stash values.
+        epoch.stash.val = rep.iter().map(|x| x.own()).collect();
+        // R2. [Ramen Fig. 4, step 3] R2 → K: z_3.
+        let masked = match masked {
+            Masked::R2(pending) => {
+                let y2: MaskedY2 = chan.recv_doprf(PartyId::P1, &sp, 1)?;
+                let dmsg: MaskedD = chan.recv_doprf(PartyId::P0, &sp, 1)?;
+                let (r, z3) = pending.finish(y2, dmsg)?;
+                chan.send_doprf(PartyId::P0, &z3)?;
+                Masked::R1(first(&r)?)
+            }
+            other => other,
+        };
+        // R3. [Ramen Fig. 4, step 4] P0 learns adr' = PRF(k_stash, adr) ⊕ R and sends
+        // adr' ⊕ α to P1 and P2 (α: this access's preprocessed flag-DPF point).
+        let (flag, loc) = match (masked, &epoch.flag) {
+            (Masked::K(pending), FlagMaterial::Dealer(dealt)) => {
+                let z3: MaskedZ3 = chan.recv_doprf(PartyId::P2, &sp, 1)?;
+                let a = first(&pending.finish(z3)?)? as u64;
+                let alpha = *dealt
+                    .alphas
+                    .get(c)
+                    .ok_or(RamenError::Local("flag keys used up"))?;
+                let shift = FlagShift { shift: a ^ alpha };
+                chan.send(PartyId::P1, &shift)?;
+                chan.send(PartyId::P2, &shift)?;
+                (Fp::ZERO, Fp::ZERO)
+            }
+            (Masked::R1(r), FlagMaterial::Holder(keys)) => {
+                let shift: FlagShift = chan.recv(PartyId::P0, sp.bits() as u32)?;
+                let key = keys.get(c).ok_or(RamenError::Local("flag keys used up"))?;
+                // [Ramen Fig. 4, step 5] evaluate at L_stash[j] ⊕ R ⊕ adr' ⊕ α.
+                stash::flag_and_loc(key, &epoch.list, shift.shift ^ r as u64)
+            }
+            _ => return Err(RamenError::Local("inconsistent stash roles")),
+        };
+        // [Ramen Fig. 4, step 6] loc := Select(flag, loc, c) = loc + c·(1 − flag), linear since
+        // loc = 0 whenever flag = 0.
+        let cf = Fp::from_u64(c as u64);
+        let flag = Additive::from_share(flag);
+        let loc = Additive::from_share(loc - cf * flag.share()).add_public(cf, me);
+
+        // R4. [Ramen Fig. 14, step 2] adr_M = Select(flag, n + c, adr) = adr + flag·(n + c − adr),
+        // and op·flag for the write (Fig. 5, step 5).
+        let w = Additive::public(Fp::from_u64((n + c) as u64), me) - addr;
+        let (products, out) = mpc.mul_additive_start(&[flag, flag], &[w, op])?;
+        chan.send_mpc(&out)?;
+        // [Ramen Fig. 4, step 10(b)] openings of loc − α_i + s(μ + 1) for the three location
+        // DPFs, each from a fresh sharing of loc.
+        let z: Vec<Fp> = (0..3).map(|_| mpc.reshare(&[loc])[0].share()).collect();
+        let alpha = *epoch
+            .loc_dealt
+            .alphas
+            .get(c)
+            .ok_or(RamenError::Local("location keys used up"))?;
+        let masked_share = stash::masked_loc_share(z[me.index()], alpha, &params, local);
+        chan.send(
+            next,
+            &LocOpening {
+                masked: masked_share,
+                share: z[prev.index()],
+            },
+        )?;
+        chan.send(
+            prev,
+            &LocOpening {
+                masked: masked_share,
+                share: z[next.index()],
+            },
+        )?;
+        let inbound = chan.recv_mpc(products.expected())?;
+        let prod = products.finish(inbound)?;
+        let open_prev: LocOpening = chan.recv(prev, ())?;
+        let open_next: LocOpening = chan.recv(next, ())?;
+        let adr_m = addr + prod[0];
+        let op_flag = prod[1];
+        // The successor's DPF: generator next, evaluators me and prev.
+        let shift_next = stash::loc_shift(open_next.masked + z[next.index()] + open_prev.share, s);
+        // The predecessor's DPF: generator prev, evaluators me and next.
+        let shift_prev = stash::loc_shift(open_prev.masked + z[prev.index()] + open_next.share, s);
+        let key_next = epoch
+            .loc_from_next
+            .get(c)
+            .ok_or(RamenError::Local("location keys used up"))?;
+        let key_prev = epoch
+            .loc_from_prev
+            .get(c)
+            .ok_or(RamenError::Local("location keys used up"))?;
+        let e_next = stash::shifted_outputs(key_next, shift_next, s, c + 1);
+        let e_prev = stash::shifted_outputs(key_prev, shift_prev, s, c + 1);
+        // [Ramen Fig. 4, step 10(d)] ⟨val_st⟩.
+        let val_st = stash::read_value(&e_next[..c], &e_prev[..c], &rep);
+        times.since(Step::StashRead, t0);
+
+        // --------------------------------------------------------------- Fig. 6: memory read.
+        let t0 = Instant::now();
+        chan.session_mut().set_phase(Step::MemoryRead.phase());
+        // R5. [Ramen Fig. 6, step 2(a)] unmasked DOPRFs on ⟨adr_M⟩ for the three memory keys,
+        // and [Ramen Fig. 5, step 1] under k_stash.
+        let x = [adr_m];
+        let y2 = d.mem_r1.unmasked_eval(&x)?;
+        chan.send_doprf(next, &y2)?;
+        let (pending_r2, e) = d.mem_r2.unmasked_eval_start(&x)?;
+        chan.send_doprf(prev, &e)?;
+        let pending_k = d.mem_k.unmasked_eval_start(&x)?;
+        enum Unmasked {
+            K(doram_doprf::unmasked::AwaitingY2AndE),
+            R1,
+            R2(doram_doprf::unmasked::AwaitingZ1),
+            Done,
+        }
+        let stash_unmasked = match &mut d.stash {
+            RoleState::K(k) => Unmasked::K(k.unmasked_eval_start(&x)?),
+            RoleState::R1(r1) => {
+                chan.send_doprf(PartyId::P0, &r1.unmasked_eval(&x)?)?;
+                Unmasked::R1
+            }
+            RoleState::R2(r2) => {
+                let (pending, e) = r2.unmasked_eval_start(&x)?;
+                chan.send_doprf(PartyId::P0, &e)?;
+                Unmasked::R2(pending)
+            }
+        };
+        let y2: UnmaskedY2 = chan.recv_doprf(prev, &mp, 1)?;
+        let e: UnmaskedE = chan.recv_doprf(next, &mp, 1)?;
+        // R6. K → R2: z_1.
+        let z1 = pending_k.finish(y2, e)?;
+        chan.send_doprf(next, &z1)?;
+        let stash_unmasked = match stash_unmasked {
+            Unmasked::K(pending) => {
+                let y2: UnmaskedY2 = chan.recv_doprf(PartyId::P1, &sp, 1)?;
+                let e: UnmaskedE = chan.recv_doprf(PartyId::P2, &sp, 1)?;
+                chan.send_doprf(PartyId::P2, &pending.finish(y2, e)?)?;
+                Unmasked::Done
+            }
+            other => other,
+        };
+        let z1: UnmaskedZ1 = chan.recv_doprf(prev, &mp, 1)?;
+        let tag = first(&pending_r2.finish(z1)?)? as u64;
+        // [Ramen Fig. 6, step 2(b)–(d)] the position of the cell and ⟨x⟩ = M'_i[position].
+        let (pos, x_reader) = epoch.reader.read(tag);
+        // R7. [Ramen Fig. 6, step 2(e)] p-OT access: C → R.
+        chan.send(next, &epoch.reader.chooser.access(pos)?)?;
+        // [Ramen Fig. 5, step 2] P2 → P1: PRF(k_stash, adr_M); both append it to L_stash.
+        match stash_unmasked {
+            Unmasked::R2(pending) => {
+                let z1: UnmaskedZ1 = chan.recv_doprf(PartyId::P0, &sp, 1)?;
+                let tag = first(&pending.finish(z1)?)? as u64;
+                chan.send(PartyId::P1, &StashTag { tag })?;
+                epoch.list.push(tag);
+            }
+            Unmasked::R1 => {
+                let t: StashTag = chan.recv(PartyId::P2, sp.bits() as u32)?;
+                epoch.list.push(t.tag);
+            }
+            Unmasked::K(_) | Unmasked::Done => {}
+        }
+        let access: PotAccess = chan.recv(prev, ())?;
+        // [Ramen Fig. 6, step 2(e)–(f)] the helper's share −r_i[position].
+        let r = epoch.helper.receiver.receive(prev, &access)?;
+        let val_m = x_reader - r;
+        times.since(Step::MemoryRead, t0);
+
+        // ---------------------------------------------------------------- Fig. 5: stash write.
+        let t0 = Instant::now();
+        chan.session_mut().set_phase(Step::StashWrite.phase());
+        // [Ramen Fig. 5, step 3] stash[c] := (adr_M, val_M, val_M).
+        epoch.stash.push(val_m);
+        // R8. [Ramen Fig. 5, steps 5–6; Fig. 14, step 5]
+        let val_m = Additive::from_share(val_m);
+        let val_st = Additive::from_share(val_st);
+        let (products, out) = mpc.mul_additive_start(
+            &[op, op_flag, flag],
+            &[val - val_m, val_st - val_m, val_st - val_m],
+        )?;
+        chan.send_mpc(&out)?;
+        let inbound = chan.recv_mpc(products.expected())?;
+        let prod = products.finish(inbound)?;
+        let delta = prod[0] - prod[1];
+        let old = val_m + prod[2];
+        // R9. [Ramen Fig. 5, step 7(d)] γ_i = ⟨Δ⟩_i·ρ_i^{−1} to both evaluators.
+        let rho_inv = *epoch
+            .loc_dealt
+            .rho_inv
+            .get(c)
+            .ok_or(RamenError::Local("location keys used up"))?;
+        let gamma = WriteCorrection {
+            gamma: delta.share() * rho_inv,
+        };
+        chan.send(next, &gamma)?;
+        chan.send(prev, &gamma)?;
+        let g_prev: WriteCorrection = chan.recv(prev, ())?;
+        let g_next: WriteCorrection = chan.recv(next, ())?;
+        // [Ramen Fig. 5, steps 7(e), 9] stash.val += δ.
+        stash::apply_write(
+            &mut epoch.stash.val,
+            &e_next,
+            &e_prev,
+            g_next.gamma,
+            g_prev.gamma,
+        );
+        times.since(Step::StashWrite, t0);
+
+        // [Ramen Fig. 14, step 6] the stash is full: write it back.
+        if epoch.count() == s {
+            self.finish_epoch()?;
+        }
+        Ok(old)
+    }
+}
+
+/// The only output of a batch of one DOPRF evaluation.
+fn first(v: &[u128]) -> Result<u128, RamenError> {
+    v.first()
+        .copied()
+        .ok_or(RamenError::Local("a DOPRF batch of one returned nothing"))
+}
