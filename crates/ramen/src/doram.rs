@@ -134,6 +134,32 @@ pub struct Ramen {
     state: State,
     poisoned: bool,
     times: StepTimes,
+    /// Intermediate shares recorded for the layer tests (see [`Probe`]), if enabled.
+    probes: Option<Vec<Probe>>,
+}
+
+/// One party's shares of the outputs of each sub-protocol in one access, recorded only when
+/// enabled ([`Ramen::record_probes`]), so that tests can reconstruct them and compare them with
+/// the ideal functionalities of [`crate::ideal`]. They are this party's own shares (which it
+/// holds anyway); recording them changes no message.
+#[derive(Clone, Debug, Default)]
+pub struct Probe {
+    /// F_Stash Read (Fig. 16): ⟨flag⟩.
+    pub flag: Fp,
+    /// F_Stash Read: ⟨loc⟩.
+    pub loc: Fp,
+    /// F_Stash Read: ⟨val_st⟩.
+    pub val_st: Fp,
+    /// Fig. 14, step 2: ⟨adr_M⟩.
+    pub adr_m: Fp,
+    /// F_r-M Access (Fig. 18): ⟨val_M⟩.
+    pub val_m: Fp,
+    /// F_Stash Write (Fig. 16): ⟨stash.val⟩ afterwards.
+    pub stash_val: Vec<Fp>,
+    /// F_Stash Write: ⟨stash.val_old⟩ afterwards.
+    pub stash_old: Vec<Fp>,
+    /// F_w-M (Fig. 20): ⟨M⟩ after the write-back, if this access ended an epoch.
+    pub written_back: Option<Vec<Fp>>,
 }
 
 impl std::fmt::Debug for Ramen {
@@ -306,6 +332,7 @@ impl Ramen {
             state: State::Uninit,
             poisoned: false,
             times,
+            probes: None,
         })
     }
 
@@ -610,14 +637,22 @@ impl Ramen {
         };
         // [Ramen Fig. 6, Init step 5] P_{i−1} → P_i: M'_i.
         let masked = read::masked_memory(memory, &prep.holder);
-        self.chan.send(next, &masked)?;
-        let m_prime: MaskedMemory = self.chan.recv(prev, self.params.memory())?;
+        for msg in read::masked_memory_messages(&masked) {
+            self.chan.send(next, &msg)?;
+        }
+        drop(masked);
+        let m = self.params.memory();
+        let mut m_prime = Vec::with_capacity(m);
+        for len in read::masked_memory_chunks(m) {
+            let chunk: MaskedMemory = self.chan.recv(prev, len)?;
+            m_prime.extend_from_slice(&chunk.values);
+        }
         *epoch = Some(Box::new(Epoch {
             holder: prep.holder,
             reader: ReaderEpoch {
                 map: prep.map,
                 chooser: prep.chooser,
-                m_prime: m_prime.values,
+                m_prime,
                 positions: Vec::with_capacity(self.params.epoch()),
             },
             helper: prep.helper,
@@ -742,6 +777,7 @@ impl Ramen {
             local,
             state,
             times,
+            probes,
             ..
         } = self;
         let State::Ready {
@@ -985,11 +1021,40 @@ impl Ramen {
         );
         times.since(Step::StashWrite, t0);
 
+        if let Some(probes) = probes {
+            probes.push(Probe {
+                flag: flag.share(),
+                loc: loc.share(),
+                val_st: val_st.share(),
+                adr_m: adr_m.share(),
+                val_m: val_m.share(),
+                stash_val: epoch.stash.val.clone(),
+                stash_old: epoch.stash.old.clone(),
+                written_back: None,
+            });
+        }
+
         // [Ramen Fig. 14, step 6] the stash is full: write it back.
         if epoch.count() == s {
             self.finish_epoch()?;
+            if let (Some(probes), State::Ready { memory, .. }) = (&mut self.probes, &self.state)
+                && let Some(last) = probes.last_mut()
+            {
+                last.written_back = Some(memory.clone());
+            }
         }
         Ok(old)
+    }
+
+    /// Starts (or stops, discarding them) recording [`Probe`]s of every access, for tests and
+    /// debugging.
+    pub fn record_probes(&mut self, on: bool) {
+        self.probes = on.then(Vec::new);
+    }
+
+    /// The probes recorded so far, one per access.
+    pub fn probes(&self) -> &[Probe] {
+        self.probes.as_deref().unwrap_or_default()
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod doram;
 mod driver;
 pub mod error;
+pub mod ideal;
 mod interface;
 pub mod msgs;
 pub mod params;
@@ -15,7 +16,7 @@ pub mod stash;
 pub mod steps;
 pub mod tags;
 
-pub use doram::Ramen;
+pub use doram::{Probe, Ramen};
 pub use error::RamenError;
 pub use params::Params;
 pub use runner::{BenchConfig, BenchOutcome, Comm, PartyReport, run_local, run_party};

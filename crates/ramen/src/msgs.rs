@@ -13,7 +13,7 @@
 //! | [`PotReceiverKey`] | Fig. 2, Init step 2: S → R | 16 |
 //! | [`PotAccess`] | Fig. 2, Access step 2: C → R | 20 |
 //! | [`PositionMapMsg`] | Fig. 6, Init step 5(c), tag column: P_{i−1} → P_i | 8 + ⌈3·seg·⌈log2 m⌉/8⌉ |
-//! | [`MaskedMemory`] | Fig. 6, Init step 5(c), value column: P_{i−1} → P_i | 16·m |
+//! | [`MaskedMemory`] | Fig. 6, Init step 5(c), value column: P_{i−1} → P_i | 16·m, in chunks of ≤ 4 MiB |
 //! | [`FlagKeys`] | Fig. 4, step 4 (preprocessed): P_1 → P_2, P_3 | count·key(2^ℓ_stash) |
 //! | [`FlagShift`] | Fig. 4, step 4 (online): P_1 → P_2, P_3 | 8 |
 //! | [`LocKeys`] | Fig. 4, step 10(c) and Fig. 5, step 7(d) (preprocessed): P_i → P_{i±1} | count·key(s) |
@@ -218,16 +218,20 @@ impl Message for PositionMapMsg {
 }
 
 /// Ramen Fig. 6, Init step 5(c), the value column: P_{i−1} → P_i, the masked and permuted
-/// memory share M'_i, m field elements.
+/// memory share M'_i, m field elements, sent as ⌈m / [`MASKED_MEMORY_CHUNK`]⌉ messages of
+/// consecutive entries (a memory of 2^24 words would exceed the transport's frame limit in one).
 #[derive(Clone, PartialEq, Eq)]
 pub struct MaskedMemory {
-    /// M'_i.
+    /// A chunk of M'_i.
     pub values: Vec<Fp>,
 }
 
+/// Entries of M'_i per [`MaskedMemory`] message (4 MiB).
+pub const MASKED_MEMORY_CHUNK: usize = 1 << 18;
+
 impl Message for MaskedMemory {
     const WHAT: &'static str = "the masked memory M'_i (Ramen Fig. 6, Init step 5(c))";
-    /// m.
+    /// The chunk's length.
     type Shape = usize;
     fn wire_len(m: usize) -> Option<usize> {
         Some(m * Fp::BYTES)

@@ -20,7 +20,9 @@ use doram_field::Fp;
 use doram_prim::AesPrg;
 
 use crate::error::RamenError;
-use crate::msgs::{MaskedMemory, PositionMapMsg, PotChooserKeys, PotReceiverKey};
+use crate::msgs::{
+    MASKED_MEMORY_CHUNK, MaskedMemory, PositionMapMsg, PotChooserKeys, PotReceiverKey,
+};
 use crate::params::Params;
 use crate::pot;
 use crate::tags::{PositionMap, random_permutation, sample_memory_key};
@@ -114,13 +116,26 @@ pub fn helper_sigma(params: &Params, sigma_rng: &mut AesPrg) -> Vec<u32> {
 
 /// Ramen Fig. 6, Init step 5(a) at P_{i−1}: M'_i[σ_i(j)] = ⟨M⟩_{i−1}[j] + r_i[σ_i(j)] for
 /// j ∈ [m], where the n cells of `share` are followed by s dummy cells holding 0.
-pub fn masked_memory(share: &[Fp], holder: &KeyHolderEpoch) -> MaskedMemory {
+pub fn masked_memory(share: &[Fp], holder: &KeyHolderEpoch) -> Vec<Fp> {
     let r = holder.sender.r();
     let mut values = r.to_vec();
     for (&x, &p) in share.iter().zip(&holder.sigma) {
         values[p as usize] += x;
     }
-    MaskedMemory { values }
+    values
+}
+
+/// Ramen Fig. 6, Init step 5(c): M'_i as the messages that carry it.
+pub fn masked_memory_messages(values: &[Fp]) -> impl Iterator<Item = MaskedMemory> + '_ {
+    values
+        .chunks(MASKED_MEMORY_CHUNK)
+        .map(|c| MaskedMemory { values: c.to_vec() })
+}
+
+/// The lengths of the messages that carry M'_i for a memory of `m` cells.
+pub fn masked_memory_chunks(m: usize) -> impl Iterator<Item = usize> {
+    (0..m.div_ceil(MASKED_MEMORY_CHUNK))
+        .map(move |c| MASKED_MEMORY_CHUNK.min(m - c * MASKED_MEMORY_CHUNK))
 }
 
 impl ReaderEpoch {
@@ -156,10 +171,16 @@ mod tests {
         assert_eq!(sigma, holder.sigma);
         let share: Vec<Fp> = (0..n as u64).map(|j| Fp::from_u64(j * j + 3)).collect();
         let mm = masked_memory(&share, &holder);
+        let chunks: Vec<MaskedMemory> = masked_memory_messages(&mm).collect();
+        assert_eq!(
+            chunks.iter().map(|c| c.values.len()).collect::<Vec<_>>(),
+            masked_memory_chunks(m).collect::<Vec<_>>()
+        );
+        assert_eq!(masked_memory_chunks(3 * MASKED_MEMORY_CHUNK + 1).count(), 4);
         let mut reader = ReaderEpoch {
             map: map.map,
             chooser: pot::Chooser::new(m, &to_c),
-            m_prime: mm.values,
+            m_prime: mm,
             positions: Vec::new(),
         };
         let helper = HelperEpoch {
