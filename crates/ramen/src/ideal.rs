@@ -11,7 +11,7 @@
 use doram_field::Fp;
 use doram_prim::AesPrg;
 
-/// Ramen Fig. 1, F_3-OT: Init gives S a random vector r; each Access reveals r[indx] to R at the
+/// Ramen Fig. 1, F_3-OT: Init gives S a random vector r; each Access reveals r\[indx\] to R at the
 /// index C chose.
 #[derive(Clone, Debug)]
 pub struct IdealPot {
@@ -25,7 +25,7 @@ impl IdealPot {
         (IdealPot { r: r.clone() }, r)
     }
 
-    /// Access with C's input `index`: R's output r[index] (`None` outside the vector).
+    /// Access with C's input `index`: R's output r\[index\] (`None` outside the vector).
     pub fn access(&self, index: usize) -> Option<Fp> {
         self.r.get(index).copied()
     }
@@ -43,7 +43,7 @@ impl IdealDoram {
         IdealDoram { memory }
     }
 
-    /// Access (op, adr, val): returns M[adr] and, for a write, sets M[adr] := val.
+    /// Access (op, adr, val): returns M\[adr\] and, for a write, sets M\[adr\] := val.
     ///
     /// # Panics
     /// If `adr` is out of range (test inputs only).
@@ -116,8 +116,8 @@ impl IdealStash {
         }
     }
 
-    /// Write in Stash (Fig. 16, Write, steps 2–3): stash[c] := (adr_M, val_M, val_M), then for
-    /// a write stash[loc].val := val.
+    /// Write in Stash (Fig. 16, Write, steps 2–3): stash\[c\] := (adr_M, val_M, val_M), then for
+    /// a write stash\[loc\].val := val.
     pub fn write(&mut self, val_m: Fp, adr_m: u64, st: StashState, write: bool, val: Fp) {
         self.entries.push(StashEntry {
             adr: adr_m,
@@ -130,7 +130,7 @@ impl IdealStash {
     }
 }
 
-/// Ramen Fig. 18, F_r-M Access: M[adr_M] of the memory with the s dummy cells (0) appended.
+/// Ramen Fig. 18, F_r-M Access: M\[adr_M\] of the memory with the s dummy cells (0) appended.
 ///
 /// # Panics
 /// If `adr_m ≥ n + s` (test inputs only).
@@ -140,7 +140,7 @@ pub fn ideal_read(memory: &[Fp], s: usize, adr_m: u64) -> Fp {
     memory.get(adr).copied().unwrap_or(Fp::ZERO)
 }
 
-/// Ramen Fig. 20, F_w-M Update: M[stash[j].adr] := stash[j].val for every entry whose address
+/// Ramen Fig. 20, F_w-M Update: M\[stash[j\].adr] := stash\[j\].val for every entry whose address
 /// is a real cell (dummy cells are dropped).
 pub fn ideal_update(memory: &[Fp], stash: &IdealStash) -> Vec<Fp> {
     let mut m = memory.to_vec();

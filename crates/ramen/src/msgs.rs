@@ -431,7 +431,7 @@ impl Message for WriteCorrection {
 }
 
 /// Ramen Fig. 7, step 1(c): P_i → P_{i−1} and P_i → P_{i+1}, a multi-point DPF key for f_i,
-/// which is P_i's share of stash[c].val − stash[c].val_old at the position of the cell read in
+/// which is P_i's share of stash\[c\].val − stash\[c\].val_old at the position of the cell read in
 /// access c.
 #[derive(Clone, PartialEq, Eq)]
 pub struct WriteBackKey {

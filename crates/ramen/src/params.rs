@@ -4,7 +4,7 @@
 //!
 //! # How many PRF bits the memory tags need
 //!
-//! Ramen (§4.5, "Collision Resistance") needs the tags PRF(k_i, j), j ∈ [m], of one epoch to be
+//! Ramen (§4.5, "Collision Resistance") needs the tags PRF(k_i, j), j ∈ \[m\], of one epoch to be
 //! pairwise distinct: a collision would make two memory cells indistinguishable to the party
 //! that looks them up (Fig. 6, Access step 2(c)). The reference implementation uses
 //! ℓ = 2·⌈log2 m⌉ + 40 bits, which bounds the collision probability by the birthday bound
@@ -15,7 +15,7 @@
 //! draws a fresh one (see [`crate::tags`]). Nothing else changes:
 //! * correctness: every key in use has m distinct tags, with certainty;
 //! * security: the key in use is uniform among the keys without collision, and the tags are the
-//!   outputs of a (pseudo)random *injective* function on [m] — exactly the distribution the
+//!   outputs of a (pseudo)random *injective* function on \[m\] — exactly the distribution the
 //!   simulator of Ramen's Theorem 3 samples ("sample without replacement a list L_2", Fig. 15,
 //!   Init step 3). Each output bit is an independent Legendre PRF instance with its own key
 //!   element, so the number of bits does not affect the PRF's security, only the collision

@@ -2,16 +2,16 @@
 //! [`Chooser`] (C) and [`Receiver`] (R).
 //!
 //! Init: S samples PRF keys k_C, k_R and a PRP key k_PRP, sends (k_C, k_PRP) to C and k_R to R,
-//! and defines r[j] = PRF(k_C, π(j)) + PRF(k_R, π(j)) for j ∈ [ℓ]. Access (up to ℓ times, at
+//! and defines r\[j\] = PRF(k_C, π(j)) + PRF(k_R, π(j)) for j ∈ \[ℓ\]. Access (up to ℓ times, at
 //! distinct indices in Ramen): C sends (π(indx), PRF(k_C, π(indx))) to R, which outputs
-//! r[indx] = PRF(k_R, π(indx)) + a. R learns r at the indices C chose and, since it only sees
+//! r\[indx\] = PRF(k_R, π(indx)) + a. R learns r at the indices C chose and, since it only sees
 //! π(indx), nothing about the indices; C learns nothing about r (it lacks k_R).
 //!
 //! Instantiation (Ramen §5.1 uses "AES-CTR as a PRG and Blake3 to instantiate a PRF into F_p"):
 //! * PRF(k, x) ([`PotPrf`]): AES-128 under k on the block x + 2^64·t for t = 0, 1, …, the first
 //!   output below p (rejection sampling; a block is rejected with probability about 2^−59).
 //!   S evaluates it 2ℓ times at Init, eight blocks per AES call.
-//! * PRP(k_PRP, ·): a uniformly random permutation of [ℓ] drawn by Fisher–Yates from AES-CTR
+//! * PRP(k_PRP, ·): a uniformly random permutation of \[ℓ\] drawn by Fisher–Yates from AES-CTR
 //!   under k_PRP ([`crate::tags::random_permutation`]); S and C both expand it (O(ℓ) each per
 //!   Init), which is cheaper than a small-domain block cipher at Ramen's sizes.
 //!
@@ -189,7 +189,7 @@ impl Receiver {
         }
     }
 
-    /// Ramen Fig. 2, Access step 3 at R: x = PRF(k_R, π(indx)) + a = r[indx], for the message
+    /// Ramen Fig. 2, Access step 3 at R: x = PRF(k_R, π(indx)) + a = r\[indx\], for the message
     /// that C (`chooser`) sent.
     ///
     /// # Errors

@@ -6,10 +6,10 @@
 //! * **key holder** P_{i−1} ([`KeyHolderEpoch`]): key k_i, the positions σ_i, the p-OT sender
 //!   vector r_i; computes and sends M'_i (Init step 5);
 //! * **reader** P_i ([`ReaderEpoch`]): learns the tag PRF(k_i, adr_M) (DOPRF R2), maps it to
-//!   its position, takes ⟨x⟩ = M'_i[pos] and reveals the mask's index through the p-OT
+//!   its position, takes ⟨x⟩ = M'_i\[pos\] and reveals the mask's index through the p-OT
 //!   (chooser);
 //! * **helper** P_{i+1} ([`HelperEpoch`]): DOPRF R1; knows σ_i for the write-back; receives
-//!   r_i[pos] (p-OT receiver) and sets ⟨x⟩ = −r_i[pos].
+//!   r_i\[pos\] (p-OT receiver) and sets ⟨x⟩ = −r_i\[pos\].
 //!
 //! Every party plays all three roles, for three different i. Positions: see [`crate::tags`]
 //! (σ_i instead of the sorted order, and a compact tag → position map instead of the sorted
@@ -114,8 +114,8 @@ pub fn helper_sigma(params: &Params, sigma_rng: &mut AesPrg) -> Vec<u32> {
     random_permutation(params.memory(), &mut AesPrg::new(sigma_rng.next_seed()))
 }
 
-/// Ramen Fig. 6, Init step 5(a) at P_{i−1}: M'_i[σ_i(j)] = ⟨M⟩_{i−1}[j] + r_i[σ_i(j)] for
-/// j ∈ [m], where the n cells of `share` are followed by s dummy cells holding 0.
+/// Ramen Fig. 6, Init step 5(a) at P_{i−1}: M'_i[σ_i(j)] = ⟨M⟩_{i−1}\[j\] + r_i[σ_i(j)] for
+/// j ∈ \[m\], where the n cells of `share` are followed by s dummy cells holding 0.
 pub fn masked_memory(share: &[Fp], holder: &KeyHolderEpoch) -> Vec<Fp> {
     let r = holder.sender.r();
     let mut values = r.to_vec();
@@ -140,7 +140,7 @@ pub fn masked_memory_chunks(m: usize) -> impl Iterator<Item = usize> {
 
 impl ReaderEpoch {
     /// Ramen Fig. 6, Access step 2(c)–(d) at P_i: the position of the cell with tag `tag` and
-    /// this party's share ⟨x⟩ = M'_i[position]. Records the position (step 2(b)).
+    /// this party's share ⟨x⟩ = M'_i\[position\]. Records the position (step 2(b)).
     ///
     /// For the tag of an in-range address the position is that cell's; for anything else
     /// (only possible for an out-of-range address) it is an unspecified position.

@@ -5,7 +5,7 @@
 //! P_i knows the positions (in its masked memory M'_i) of the s cells read during the epoch and
 //! holds a share of val − val_old for each. It generates a multi-point DPF key pair (Schoppmann
 //! et al.'s cuckoo construction over Half-Tree, [`doram_dpf::HalfTreeMpDpf`]) on the domain
-//! [m] with these values at these positions ([`write_back_keys`], Fig. 7, step 1(c)), and sends
+//! \[m\] with these values at these positions ([`write_back_keys`], Fig. 7, step 1(c)), and sends
 //! one key to each neighbour. P_{i−1} and P_{i+1} both know σ_i, evaluate the key on the whole
 //! domain and add the output at σ_i(j) to their share of cell j < n ([`apply_write_back`],
 //! step 1(d)). Then all shares are re-randomised with F_Zero(n) (steps 2–3).
@@ -74,7 +74,7 @@ impl std::fmt::Debug for EpochPrep {
 }
 
 /// Ramen Fig. 7, step 1(c) at P_i: the multi-point DPF keys for the successor and the
-/// predecessor, with value ⟨stash[c].val⟩_i − ⟨stash[c].val_old⟩_i at the position read in
+/// predecessor, with value ⟨stash\[c\].val⟩_i − ⟨stash\[c\].val_old⟩_i at the position read in
 /// access c, for every access c so far.
 ///
 /// # Errors
@@ -132,8 +132,8 @@ fn eval_all(key: &WriteBackKey, pool: Option<&rayon::ThreadPool>) -> Vec<Fp> {
     }
 }
 
-/// Ramen Fig. 7, step 1(d) at P_t for both neighbours' keys: for j ∈ [n],
-/// ⟨M[j]⟩ += Eval(mk_{i,t}, σ_i(j)) for the successor's key (positions σ of the reads this party
+/// Ramen Fig. 7, step 1(d) at P_t for both neighbours' keys: for j ∈ \[n\],
+/// ⟨M\[j\]⟩ += Eval(mk_{i,t}, σ_i(j)) for the successor's key (positions σ of the reads this party
 /// holds the key for) and the predecessor's key (positions σ of the reads it helps with).
 pub fn apply_write_back(
     memory: &mut [Fp],

@@ -3,9 +3,9 @@
 //! stash state and the functions that turn received messages into shares.
 //!
 //! # The stash
-//! Entry c of the stash holds ⟨stash[c].val⟩ and ⟨stash[c].val_old⟩ (additive, all three
+//! Entry c of the stash holds ⟨stash\[c\].val⟩ and ⟨stash\[c\].val_old⟩ (additive, all three
 //! parties) — [`StashShares`] — and P_2, P_3 (our P1, P2) hold the list L_stash of the stash tags
-//! PRF(k_stash, adr_M) of the addresses read so far. Ramen also stores ⟨stash[c].adr⟩ (Fig. 5,
+//! PRF(k_stash, adr_M) of the addresses read so far. Ramen also stores ⟨stash\[c\].adr⟩ (Fig. 5,
 //! step 3), which no step ever reads; we do not keep it.
 //!
 //! # Deliberate changes (all input-independent work moves to preprocessing)
@@ -13,8 +13,8 @@
 //!    in preprocessing, one DPF key pair per access for the function that is 1 at a random
 //!    α ∈ {0, 1}^ℓ_stash ([`FlagKeys`]). Online, after the masked DOPRF gave it
 //!    adr' = PRF(k_stash, adr) ⊕ R, P_1 sends adr' ⊕ α ([`crate::msgs::FlagShift`]) to P_2, P_3, who
-//!    evaluate their key at L_stash[j] ⊕ R ⊕ adr' ⊕ α, which is α exactly when
-//!    L_stash[j] = PRF(k_stash, adr). P_2, P_3 learn PRF(k_stash, adr) ⊕ α, uniformly random;
+//!    evaluate their key at L_stash\[j\] ⊕ R ⊕ adr' ⊕ α, which is α exactly when
+//!    L_stash\[j\] = PRF(k_stash, adr). P_2, P_3 learn PRF(k_stash, adr) ⊕ α, uniformly random;
 //!    P_1 learns nothing new. This saves the DPF key generation and the key transfer (about a
 //!    kilobyte each way) in the online phase.
 //! 2. **F_Select for loc is linear** (Fig. 4, step 6). loc = Σ_j v_j·j is 0 whenever flag = 0,
@@ -53,9 +53,9 @@ use crate::tags::{NextU64, uniform_below};
 /// The additive stash shares of one party: entry c was written by access c of the epoch.
 #[derive(Clone, Default)]
 pub struct StashShares {
-    /// ⟨stash[c].val⟩.
+    /// ⟨stash\[c\].val⟩.
     pub val: Vec<Fp>,
-    /// ⟨stash[c].val_old⟩.
+    /// ⟨stash\[c\].val_old⟩.
     pub old: Vec<Fp>,
 }
 
@@ -76,7 +76,7 @@ impl StashShares {
         self.val.is_empty()
     }
 
-    /// Ramen Fig. 5, step 3: stash[c] := (adr_M, val_M, val_M) (without the address, see the
+    /// Ramen Fig. 5, step 3: stash\[c\] := (adr_M, val_M, val_M) (without the address, see the
     /// [module docs](self)).
     pub fn push(&mut self, val_m: Fp) {
         self.val.push(val_m);
@@ -117,7 +117,7 @@ pub fn deal_flag_keys(
 }
 
 /// Ramen Fig. 4, steps 4–5 at P_2, P_3: this party's shares of flag = Σ_j v_j and
-/// loc = Σ_j v_j·j, where v_j = Eval(key, L_stash[j] ⊕ d) and `d` = PRF(k_stash, adr) ⊕ α (the
+/// loc = Σ_j v_j·j, where v_j = Eval(key, L_stash\[j\] ⊕ d) and `d` = PRF(k_stash, adr) ⊕ α (the
 /// received shift ⊕ the DOPRF mask R). `list` holds L_stash[0..c].
 pub fn flag_and_loc(key: &HalfTreeKey<Fp>, list: &[u64], d: u64) -> (Fp, Fp) {
     let mut flag = Fp::ZERO;
@@ -195,7 +195,7 @@ pub fn shifted_outputs(
 }
 
 /// Ramen Fig. 4, step 10(d), both instances this party evaluates: its share of
-/// val_st = stash[loc].val. `from_next` are its outputs for the successor's DPF, which it
+/// val_st = stash\[loc\].val. `from_next` are its outputs for the successor's DPF, which it
 /// evaluates on the component x_{i−1} it shares with the predecessor; `from_prev` those for
 /// the predecessor's DPF, evaluated on its own component x_i.
 pub fn read_value(from_next: &[LocOut], from_prev: &[LocOut], stash: &[Replicated<Fp>]) -> Fp {

@@ -2,7 +2,7 @@
 //!
 //! # Tags
 //! The key holder K = P_{i−1} of memory key k_i evaluates the Legendre PRF on every cell,
-//! L_i[j] = PRF(k_i, j) for j ∈ [m] (Fig. 6, Init step 3): m·ℓ Legendre symbols, the dominant
+//! L_i\[j\] = PRF(k_i, j) for j ∈ \[m\] (Fig. 6, Init step 3): m·ℓ Legendre symbols, the dominant
 //! cost of Ramen. [`memory_tags`] computes them in chunks of consecutive j (k_t + j is one
 //! field addition from k_t + j − 1), spread over a rayon pool. [`sample_memory_key`] draws keys
 //! until the m tags are pairwise distinct (see [`crate::params`] for why this lets ℓ shrink).
@@ -11,10 +11,10 @@
 //! Ramen stores P_i's masked memory M'_i "sorted by PRF(k_i, j)" and has P_i map a tag to its
 //! rank L_i^{−1}(tag) (Fig. 6, Init steps 5(b)–7, Access step 2(c)). The rank only serves as a
 //! position that hides j. Here the position of cell j is σ_i(j) for a uniformly random
-//! permutation σ_i of [m] that K shares with the other key holder P_{i+1} (both derive it from
+//! permutation σ_i of \[m\] that K shares with the other key holder P_{i+1} (both derive it from
 //! their pairwise PRG, so P_{i+1} needs neither the key nor the tags, and only K computes
 //! Legendre symbols), and P_i receives, instead of the m sorted tags, a compact map
-//! ([`PositionMap`]) that sends each tag L_i[j] to σ_i(j): a three-hash XOR retrieval table
+//! ([`PositionMap`]) that sends each tag L_i\[j\] to σ_i(j): a three-hash XOR retrieval table
 //! ("Bloomier filter"/XOR filter without fingerprints) of 1.23·m + 32 entries of ⌈log2 m⌉ bits,
 //! about 2.6 bytes per cell for n = 2^16 instead of 8 for a tag.
 //!
@@ -41,7 +41,7 @@ const MAX_KEY_DRAWS: usize = 64;
 /// Hash seeds tried when building a [`PositionMap`] (each fails with small probability).
 const MAX_MAP_ATTEMPTS: usize = 256;
 
-/// tags[j] = PRF(k, j) for j ∈ [m]: bit t of tags[j] is [Legendre(k_t + j) = 1]
+/// tags\[j\] = PRF(k, j) for j ∈ \[m\]: bit t of tags\[j\] is [Legendre(k_t + j) = 1]
 /// (Ramen Fig. 6, Init step 3; the PRF of §4.5 with symbol 0 mapped to bit 0, as in
 /// `doram_doprf::LegendrePrf`). Runs on `pool` (parallel over chunks of cells) if given.
 ///
@@ -118,7 +118,7 @@ fn radix_sort(v: &mut Vec<u64>) {
 /// k ∈ F_p^ℓ from `rng` and its m tags, redrawing the key until the tags are distinct.
 ///
 /// # Errors
-/// [`RamenError::Local`] if [`MAX_KEY_DRAWS`] keys in a row collide (probability below
+/// [`RamenError::Local`] if 64 keys in a row collide (probability below
 /// 2^−576 with the default parameters).
 pub fn sample_memory_key(
     params: &Params,
