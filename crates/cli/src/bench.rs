@@ -31,6 +31,8 @@ pub enum BenchWhat {
     Dpf(DpfArgs),
     /// Transport: round-trip latency and bulk throughput between two parties on loopback.
     Net(NetArgs),
+    /// The Ramen three-party DORAM: time, bytes, messages and rounds per access.
+    Ramen(crate::ramen::BenchRamenArgs),
 }
 
 /// Single-point DPF constructions.
@@ -97,6 +99,7 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
     match &args.what {
         BenchWhat::Dpf(a) => bench_dpf(a, json, quiet),
         BenchWhat::Net(a) => bench_net(a, json, quiet),
+        BenchWhat::Ramen(a) => crate::ramen::bench(a, json),
     }
 }
 

@@ -8,6 +8,7 @@ mod certs;
 mod demo;
 mod party;
 mod progress;
+mod ramen;
 mod report;
 
 use anyhow::Result;

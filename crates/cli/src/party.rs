@@ -30,6 +30,8 @@ pub struct PartyArgs {
 pub enum Job {
     /// Private lookup: parties 0 and 1 serve a table, party 2 looks up secret indices.
     Lookup(LookupArgs),
+    /// One party of the Ramen DORAM benchmark (the same options on every party).
+    Ramen(crate::ramen::RamenArgs),
 }
 
 /// Arguments of the lookup job (the same on every party, except `--index` for the client).
@@ -135,6 +137,17 @@ pub fn run(args: &PartyArgs, json: bool) -> Result<()> {
             } else {
                 print_lookup_report(me, &report);
             }
+        }
+        Job::Ramen(r) => {
+            if config.n_parties() != 3 {
+                bail!(
+                    "Ramen needs a three-party config (got {})",
+                    config.n_parties()
+                );
+            }
+            let session = Session::connect(&config, me)
+                .with_context(|| format!("{me} could not connect to its peers"))?;
+            crate::ramen::party_job(session, r, json)?;
         }
     }
     Ok(())

@@ -205,3 +205,78 @@ fn bench_dpf_and_net_report_json() {
         );
     }
 }
+
+#[test]
+fn bench_ramen_verifies_and_reports_the_shared_fields() {
+    let out = doram()
+        .args([
+            "--json",
+            "bench",
+            "ramen",
+            "--n",
+            "40",
+            "--accesses",
+            "9",
+            "--verify",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    assert_eq!(v["verified"], true);
+    for field in ["amortized_ms", "online_ms", "preprocessing_ms"] {
+        assert!(v[field].as_f64().unwrap() > 0.0, "{field}");
+    }
+    let parties = v["parties"].as_array().unwrap();
+    assert_eq!(parties.len(), 3);
+    for p in parties {
+        for field in ["bytes_sent", "messages_sent", "rounds", "peak_memory_bytes"] {
+            assert!(p[field].as_u64().unwrap() > 0, "{field}");
+        }
+    }
+}
+
+#[test]
+fn bench_ramen_as_processes_over_tls() {
+    let out = doram()
+        .args([
+            "--json",
+            "bench",
+            "ramen",
+            "--n",
+            "20",
+            "--accesses",
+            "6",
+            "--verify",
+        ])
+        .args(["--processes", "--net", "latency=0.2,bandwidth=1000"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    assert_eq!(v["parties_as"], "processes");
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["bandwidth_mbit"], 1000.0);
+}
+
+#[test]
+fn bench_ramen_rejects_bad_options() {
+    for args in [
+        vec!["bench", "ramen", "--n", "3"],
+        vec!["bench", "ramen", "--net", "fast"],
+        vec!["bench", "ramen", "--net", "latency=-1"],
+        vec!["bench", "ramen", "--threads", "0"],
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+    }
+}

@@ -1,0 +1,370 @@
+//! `doram bench ramen` and the `ramen` job of `doram party`: the Ramen DORAM benchmark.
+//!
+//! The report uses the field names shared by every protocol's bench: `amortized_ms`,
+//! `online_ms` and `preprocessing_ms` per access, and per party `bytes_sent`,
+//! `messages_sent`, `rounds` and `peak_memory_bytes`.
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use doram_core::PartyId;
+use doram_net::certs::{Addresses, generate_local};
+use doram_net::{Config, Session, Shaping};
+use doram_ramen::{BenchConfig, Params, PartyReport, run_local, run_party};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::report::{human_bytes, peak_memory_bytes, print_json};
+
+/// Options shared by `doram bench ramen` and `doram party … ramen`.
+#[derive(Debug, Clone, Args)]
+pub struct RamenArgs {
+    /// Memory of 2^N words (N ≥ 4).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(4..=26))]
+    pub log_n: u32,
+    /// Memory of exactly this many words (any n ≥ 16); overrides --log-n.
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// Number of accesses (default: one epoch, √n).
+    #[arg(long)]
+    pub accesses: Option<usize>,
+    /// Preprocess every access before the online phase (reports online time separately).
+    #[arg(long)]
+    pub preprocess: bool,
+    /// Threads per party for preprocessing.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Open and check every result and the final memory against a plaintext mirror.
+    #[arg(long)]
+    pub verify: bool,
+    /// Public seed of the workload (random database and instructions).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The reference benchmark's workload: an all-zero memory and only writes.
+    #[arg(long)]
+    pub reference_workload: bool,
+}
+
+impl RamenArgs {
+    fn config(&self) -> Result<BenchConfig> {
+        if self.threads == 0 {
+            bail!("--threads must be at least 1");
+        }
+        let n = self.n.unwrap_or(1usize << self.log_n);
+        let params = Params::new(n)?.with_threads(self.threads);
+        let mut cfg = BenchConfig::new(params);
+        if let Some(a) = self.accesses {
+            if a == 0 {
+                bail!("--accesses must be at least 1");
+            }
+            cfg.accesses = a;
+        }
+        cfg.seed = self.seed;
+        cfg.preprocess_first = self.preprocess;
+        cfg.verify = self.verify;
+        cfg.zero_memory = self.reference_workload;
+        cfg.writes_only = self.reference_workload;
+        Ok(cfg)
+    }
+}
+
+/// Arguments of `doram bench ramen`.
+#[derive(Debug, Args)]
+pub struct BenchRamenArgs {
+    #[command(flatten)]
+    pub run: RamenArgs,
+    /// Network to emulate on every link: `none`, `lan` (1 ms RTT, 10 Gbit/s), `wan` (30 ms one
+    /// way, 100 Mbit/s) or `latency=MS,bandwidth=MBIT`.
+    #[arg(long, default_value = "none", value_parser = parse_net)]
+    pub net: Shaping,
+    /// Run the parties as three `doram party` processes over mutually authenticated TLS
+    /// instead of threads of this process over in-process channels.
+    #[arg(long)]
+    pub processes: bool,
+}
+
+/// Parses `--net`.
+pub fn parse_net(s: &str) -> Result<Shaping, String> {
+    match s {
+        "none" => return Ok(Shaping::NONE),
+        "lan" => return Ok(Shaping::lan()),
+        "wan" => return Ok(Shaping::wan()),
+        _ => {}
+    }
+    let mut shaping = Shaping::NONE;
+    for part in s.split(',') {
+        let (k, v) = part.split_once('=').ok_or_else(|| {
+            format!("expected none, lan, wan or latency=MS,bandwidth=MBIT, got {s:?}")
+        })?;
+        let x: f64 = v.parse().map_err(|_| format!("{k}: not a number: {v:?}"))?;
+        if !(x.is_finite() && x >= 0.0) {
+            return Err(format!("{k} must be a non-negative number"));
+        }
+        match k {
+            "latency" => shaping.latency = Duration::from_secs_f64(x / 1e3),
+            "bandwidth" if x > 0.0 => shaping.bandwidth_bits_per_sec = Some(x * 1e6),
+            "bandwidth" => return Err("bandwidth must be positive".into()),
+            _ => {
+                return Err(format!(
+                    "unknown network setting {k:?} (latency, bandwidth)"
+                ));
+            }
+        }
+    }
+    Ok(shaping)
+}
+
+/// One party's figures in the shared report shape.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RamenParty {
+    /// `P0`, `P1`, `P2`.
+    pub party: String,
+    /// Payload bytes sent in preprocessing and online phases (setup excluded).
+    pub bytes_sent: u64,
+    /// Of which online.
+    pub online_bytes_sent: u64,
+    /// Messages sent (preprocessing and online).
+    pub messages_sent: u64,
+    /// Rounds (preprocessing and online).
+    pub rounds: u64,
+    /// Of which online.
+    pub online_rounds: u64,
+    /// Wall time after setup, ms.
+    pub elapsed_ms: f64,
+    /// Online time, ms.
+    pub online_ms: f64,
+    /// Preprocessing time, ms.
+    pub preprocessing_ms: f64,
+    /// Peak resident memory of the process that ran the party.
+    pub peak_memory_bytes: Option<u64>,
+}
+
+impl RamenParty {
+    fn from_report(r: &PartyReport) -> RamenParty {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        RamenParty {
+            party: r.party.to_string(),
+            bytes_sent: r.online.bytes + r.preprocessing.bytes,
+            online_bytes_sent: r.online.bytes,
+            messages_sent: r.online.messages + r.preprocessing.messages,
+            rounds: r.online.rounds + r.preprocessing.rounds,
+            online_rounds: r.online.rounds,
+            elapsed_ms: ms(r.elapsed),
+            online_ms: ms(r.steps.online()),
+            preprocessing_ms: ms(r.steps.preprocessing()),
+            peak_memory_bytes: peak_memory_bytes(),
+        }
+    }
+}
+
+/// The `doram bench ramen` report.
+#[derive(Debug, Serialize)]
+pub struct RamenReport {
+    /// Always `ramen`.
+    pub protocol: &'static str,
+    /// Memory size.
+    pub n: usize,
+    /// Stash size = accesses per epoch.
+    pub stash: usize,
+    /// Accesses run.
+    pub accesses: usize,
+    /// Threads per party.
+    pub threads: usize,
+    /// Whether preprocessing ran before the online phase.
+    pub preprocess_first: bool,
+    /// Whether every result was checked against the plaintext mirror.
+    pub verified: bool,
+    /// `threads` or `processes`.
+    pub parties_as: &'static str,
+    /// Emulated one-way latency, ms.
+    pub latency_ms: f64,
+    /// Emulated bandwidth, Mbit/s (absent: unlimited).
+    pub bandwidth_mbit: Option<f64>,
+    /// Time per access including preprocessing and refresh (slowest party), ms.
+    pub amortized_ms: f64,
+    /// Online time per access (slowest party), ms.
+    pub online_ms: f64,
+    /// Preprocessing time per access (slowest party), ms.
+    pub preprocessing_ms: f64,
+    /// Online payload bytes per access, summed over the parties.
+    pub online_bytes_per_access: f64,
+    /// All payload bytes per access (preprocessing included), summed over the parties.
+    pub bytes_per_access: f64,
+    /// Per party.
+    pub parties: Vec<RamenParty>,
+}
+
+fn report(
+    cfg: &BenchConfig,
+    parties: Vec<RamenParty>,
+    verified: bool,
+    shaping: Shaping,
+    processes: bool,
+) -> RamenReport {
+    let k = cfg.accesses.max(1) as f64;
+    let worst = |f: fn(&RamenParty) -> f64| parties.iter().map(f).fold(0.0, f64::max) / k;
+    RamenReport {
+        protocol: "ramen",
+        n: cfg.params.n(),
+        stash: cfg.params.stash(),
+        accesses: cfg.accesses,
+        threads: cfg.params.threads(),
+        preprocess_first: cfg.preprocess_first,
+        verified,
+        parties_as: if processes { "processes" } else { "threads" },
+        latency_ms: shaping.latency.as_secs_f64() * 1e3,
+        bandwidth_mbit: shaping.bandwidth_bits_per_sec.map(|b| b / 1e6),
+        amortized_ms: worst(|p| p.elapsed_ms),
+        online_ms: worst(|p| p.online_ms),
+        preprocessing_ms: worst(|p| p.preprocessing_ms),
+        online_bytes_per_access: parties
+            .iter()
+            .map(|p| p.online_bytes_sent as f64)
+            .sum::<f64>()
+            / k,
+        bytes_per_access: parties.iter().map(|p| p.bytes_sent as f64).sum::<f64>() / k,
+        parties,
+    }
+}
+
+/// Runs `doram bench ramen`.
+pub fn bench(a: &BenchRamenArgs, json: bool) -> Result<()> {
+    let cfg = a.run.config()?;
+    let r = if a.processes {
+        let parties = run_processes(&a.run, a.net)?;
+        report(&cfg, parties, cfg.verify, a.net, true)
+    } else {
+        let out = run_local(&cfg, a.net)?;
+        let parties = out.parties.iter().map(RamenParty::from_report).collect();
+        report(&cfg, parties, out.verified, a.net, false)
+    };
+    if json {
+        print_json(&r)?;
+    } else {
+        println!(
+            "Ramen, n = {} (stash {}), {} accesses, {} thread(s)/party, {}{}:",
+            r.n,
+            r.stash,
+            r.accesses,
+            r.threads,
+            r.parties_as,
+            if r.verified {
+                ", every result verified"
+            } else {
+                ""
+            }
+        );
+        println!(
+            "  {:.3} ms/access amortized ({:.3} online + {:.3} preprocessing), {}/access online, {}/access in all",
+            r.amortized_ms,
+            r.online_ms,
+            r.preprocessing_ms,
+            human_bytes(r.online_bytes_per_access as u64),
+            human_bytes(r.bytes_per_access as u64)
+        );
+        for p in &r.parties {
+            println!(
+                "  {}: sent {} in {} messages, {} rounds ({} online), peak memory {}",
+                p.party,
+                human_bytes(p.bytes_sent),
+                p.messages_sent,
+                p.rounds,
+                p.online_rounds,
+                p.peak_memory_bytes.map_or("?".into(), human_bytes)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The `ramen` job of `doram party`: this party's side over a connected session; prints this
+/// party's figures.
+pub fn party_job(session: Session, a: &RamenArgs, json: bool) -> Result<()> {
+    let cfg = a.config()?;
+    let me = session.me();
+    let r = run_party(session, &cfg).with_context(|| format!("{me} failed"))?;
+    let p = RamenParty::from_report(&r);
+    if json {
+        print_json(&p)?;
+    } else {
+        println!(
+            "{me}: {:.3} ms/access amortized, sent {} in {} messages, {} rounds",
+            p.elapsed_ms / cfg.accesses.max(1) as f64,
+            human_bytes(p.bytes_sent),
+            p.messages_sent,
+            p.rounds
+        );
+    }
+    Ok(())
+}
+
+fn run_processes(a: &RamenArgs, shaping: Shaping) -> Result<Vec<RamenParty>> {
+    let dir = tempfile::tempdir()?;
+    let config = generate_local(dir.path(), 3, Addresses::FreeLocalPorts)?;
+    if shaping != Shaping::NONE {
+        append_shaping(&config, shaping)?;
+    }
+    let exe = std::env::current_exe().context("cannot find the doram executable")?;
+    let children: Vec<_> = PartyId::first(3)
+        .iter()
+        .map(|p| {
+            let mut c = Command::new(&exe);
+            c.args(["--json", "party", "--config"]).arg(&config);
+            c.args(["--id", &p.index().to_string(), "ramen"]);
+            c.args([
+                "--log-n",
+                &a.log_n.to_string(),
+                "--seed",
+                &a.seed.to_string(),
+            ]);
+            c.args(["--threads", &a.threads.to_string()]);
+            if let Some(n) = a.n {
+                c.args(["--n", &n.to_string()]);
+            }
+            if let Some(k) = a.accesses {
+                c.args(["--accesses", &k.to_string()]);
+            }
+            for (flag, on) in [
+                ("--preprocess", a.preprocess),
+                ("--verify", a.verify),
+                ("--reference-workload", a.reference_workload),
+            ] {
+                if on {
+                    c.arg(flag);
+                }
+            }
+            c.stdout(Stdio::piped())
+                .spawn()
+                .with_context(|| format!("cannot start {p}"))
+        })
+        .collect::<Result<_>>()?;
+    let mut out = Vec::new();
+    for (i, child) in children.into_iter().enumerate() {
+        let o = child.wait_with_output()?;
+        if !o.status.success() {
+            bail!("party {i} exited with {}", o.status);
+        }
+        out.push(
+            serde_json::from_slice(&o.stdout)
+                .with_context(|| format!("party {i} printed no readable report"))?,
+        );
+    }
+    Ok(out)
+}
+
+/// Adds a `[shaping]` section to a generated config.
+fn append_shaping(config: &Path, s: Shaping) -> Result<()> {
+    let mut text = std::fs::read_to_string(config)?;
+    text.push_str(&format!(
+        "\n[shaping]\nlatency_ms = {}\n",
+        s.latency.as_secs_f64() * 1e3
+    ));
+    if let Some(b) = s.bandwidth_bits_per_sec {
+        text.push_str(&format!("bandwidth_mbit = {}\n", b / 1e6));
+    }
+    std::fs::write(config, text)?;
+    // Fail here, not in three children, if the section is not what the loader expects.
+    Config::load(config).with_context(|| format!("shaped config {}", config.display()))?;
+    Ok(())
+}
