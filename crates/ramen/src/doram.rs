@@ -281,6 +281,7 @@ impl Ramen {
             seed.copy_from_slice(&bytes);
             got.push((from, Seed(seed)));
         }
+        // `got` has one entry per expected sender: exactly two.
         let mut mpc = setup.finish([got[0], got[1]])?;
         let mut states = Vec::with_capacity(4);
         for (&(roles, p), pend) in instances.iter().zip(pending) {
@@ -867,6 +868,7 @@ impl Ramen {
         chan.send_mpc(&out)?;
         // [Ramen Fig. 4, step 10(b)] openings of loc − α_i + s(μ + 1) for the three location
         // DPFs, each from a fresh sharing of loc.
+        // `reshare` returns one share per input: index 0 exists.
         let z: Vec<Fp> = (0..3).map(|_| mpc.reshare(&[loc])[0].share()).collect();
         let alpha = *epoch
             .loc_dealt
@@ -892,6 +894,7 @@ impl Ramen {
         let prod = products.finish(inbound)?;
         let open_prev: LocOpening = chan.recv(prev, ())?;
         let open_next: LocOpening = chan.recv(next, ())?;
+        // The product round returns one product per operand pair (two here), or an error.
         let adr_m = addr + prod[0];
         let op_flag = prod[1];
         // The successor's DPF: generator next, evaluators me and prev.
@@ -996,6 +999,7 @@ impl Ramen {
         chan.send_mpc(&out)?;
         let inbound = chan.recv_mpc(products.expected())?;
         let prod = products.finish(inbound)?;
+        // One product per operand pair: three here.
         let delta = prod[0] - prod[1];
         let old = val_m + prod[2];
         // R9. [Ramen Fig. 5, step 7(d)] γ_i = ⟨Δ⟩_i·ρ_i^{−1} to both evaluators.

@@ -244,36 +244,39 @@ impl PositionMap {
         let m = tags.len();
         let seg = segment_len(m);
         let len = 3 * seg;
-        let mut hashed = vec![[0usize; 3]; m];
-        let mut count = vec![0u32; len];
-        let mut xor = vec![0u32; len];
-        let mut queue = Vec::new();
-        let mut order: Vec<(u32, usize)> = Vec::with_capacity(m);
+        // Per slot, the number of keys hashed to it (high 32 bits) and the XOR of their indices
+        // (low 32 bits), in one word so that an update touches one cache line.
+        const ONE: u64 = 1 << 32;
+        let mut hashed = vec![[0u32; 3]; m];
+        let mut slot = vec![0u64; len];
+        let mut queue: Vec<u32> = Vec::new();
+        let mut order: Vec<(u32, u32)> = Vec::with_capacity(m);
         'attempt: for _ in 0..MAX_MAP_ATTEMPTS {
             let seed = rng.next_u64_le();
-            count.iter_mut().for_each(|c| *c = 0);
-            xor.iter_mut().for_each(|x| *x = 0);
+            slot.iter_mut().for_each(|c| *c = 0);
             for (e, (&t, h)) in tags.iter().zip(hashed.iter_mut()).enumerate() {
-                *h = slots(t, seed, seg);
-                for &s in h.iter() {
-                    count[s] += 1;
-                    xor[s] ^= e as u32;
+                // Slots are below 3·seg < 2^32 for m ≤ 2^27.
+                *h = slots(t, seed, seg).map(|x| x as u32);
+                for &x in h.iter() {
+                    let c = &mut slot[x as usize];
+                    *c = (*c + ONE) ^ e as u64;
                 }
             }
             queue.clear();
-            queue.extend((0..len).filter(|&s| count[s] == 1));
+            queue.extend((0..len as u32).filter(|&x| slot[x as usize] >> 32 == 1));
             order.clear();
-            while let Some(s) = queue.pop() {
-                if count[s] != 1 {
+            while let Some(x) = queue.pop() {
+                let c = slot[x as usize];
+                if c >> 32 != 1 {
                     continue;
                 }
-                let e = xor[s];
-                order.push((e, s));
-                for &s2 in &hashed[e as usize] {
-                    count[s2] -= 1;
-                    xor[s2] ^= e;
-                    if count[s2] == 1 {
-                        queue.push(s2);
+                let e = c as u32;
+                order.push((e, x));
+                for &x2 in &hashed[e as usize] {
+                    let c2 = &mut slot[x2 as usize];
+                    *c2 = (*c2 - ONE) ^ u64::from(e);
+                    if *c2 >> 32 == 1 {
+                        queue.push(x2);
                     }
                 }
             }
@@ -281,13 +284,13 @@ impl PositionMap {
                 continue 'attempt;
             }
             let mut table = vec![0u32; len];
-            for &(e, s) in order.iter().rev() {
+            for &(e, x) in order.iter().rev() {
                 let h = hashed[e as usize];
                 let others = h
                     .iter()
-                    .filter(|&&x| x != s)
-                    .fold(0u32, |a, &x| a ^ table[x]);
-                table[s] = positions[e as usize] ^ others;
+                    .filter(|&&y| y != x)
+                    .fold(0u32, |a, &y| a ^ table[y as usize]);
+                table[x as usize] = positions[e as usize] ^ others;
             }
             return Ok(PositionMap { seed, seg, table });
         }
