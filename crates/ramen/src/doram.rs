@@ -834,6 +834,7 @@ impl Ramen {
         };
         // R3. [Ramen Fig. 4, step 4] P0 learns adr' = PRF(k_stash, adr) ⊕ R and sends
         // adr' ⊕ α to P1 and P2 (α: this access's preprocessed flag-DPF point).
+        // [Ramen Fig. 4, step 2] ⟨flag⟩ = ⟨loc⟩ = 0 at P0; P1 and P2 sum DPF outputs (step 5).
         let (flag, loc) = match (masked, &epoch.flag) {
             (Masked::K(pending), FlagMaterial::Dealer(dealt)) => {
                 let z3: MaskedZ3 = chan.recv_doprf(PartyId::P2, &sp, 1)?;
@@ -858,6 +859,8 @@ impl Ramen {
         // [Ramen Fig. 4, step 6] loc := Select(flag, loc, c) = loc + c·(1 − flag), linear since
         // loc = 0 whenever flag = 0.
         let cf = Fp::from_u64(c as u64);
+        // [Ramen Fig. 4, step 7] no separate F_Zero: ⟨flag⟩ is only ever sent inside the
+        // products below, which re-randomise their operands first.
         let flag = Additive::from_share(flag);
         let loc = Additive::from_share(loc - cf * flag.share()).add_public(cf, me);
 
@@ -912,6 +915,8 @@ impl Ramen {
         let e_next = stash::shifted_outputs(key_next, shift_next, s, c + 1);
         let e_prev = stash::shifted_outputs(key_prev, shift_prev, s, c + 1);
         // [Ramen Fig. 4, step 10(d)] ⟨val_st⟩.
+        // [Ramen Fig. 4, steps 9 and 11–12] ⟨val_st⟩ is only ever sent inside the products of
+        // R8, which re-randomise their operands, so step 11's F_Zero is not needed.
         let val_st = stash::read_value(&e_next[..c], &e_prev[..c], &rep);
         times.since(Step::StashRead, t0);
 
@@ -1015,7 +1020,8 @@ impl Ramen {
         chan.send(prev, &gamma)?;
         let g_prev: WriteCorrection = chan.recv(prev, ())?;
         let g_next: WriteCorrection = chan.recv(next, ())?;
-        // [Ramen Fig. 5, steps 7(e), 9] stash.val += δ.
+        // [Ramen Fig. 5, steps 7(e), 9] stash.val += δ; [Ramen Fig. 5, steps 8, 10–11] no
+        // F_Zero: the shares are re-randomised before they are next sent (Fig. 4, step 8).
         stash::apply_write(
             &mut epoch.stash.val,
             &e_next,

@@ -448,4 +448,14 @@ mod tests {
         let out = run_local(&cfg, Shaping::NONE).unwrap();
         assert!(out.parties.iter().all(|p| p.preprocessing.bytes > 0));
     }
+
+    #[test]
+    fn a_verified_run_with_preprocessing_threads() {
+        let params = Params::new(300).unwrap().with_threads(2);
+        let mut cfg = BenchConfig::new(params);
+        cfg.accesses = params.epoch() + 1;
+        cfg.verify = true;
+        cfg.seed = 6;
+        assert!(run_local(&cfg, Shaping::NONE).unwrap().verified);
+    }
 }
