@@ -25,8 +25,15 @@
 //! # Lockstep and poisoning
 //! The three parties must call the same methods in the same order. A peer fault in the middle
 //! of a protocol leaves the parties out of step: the instance is then poisoned and every later
-//! call fails with [`RamenError::ApiMisuse`]. Misuse (access before init, …) is detected before
-//! anything is sent.
+//! call fails with [`RamenError::Poisoned`]. Misuse (access before init, …) is detected before
+//! anything is sent and leaves the instance usable.
+//!
+//! # State
+//! [`Ramen`] holds the engine (pairwise PRGs, F_Zero, products), its ends of the four DOPRF
+//! instances (K of its own memory key, R1 of the successor's, R2 of the predecessor's, and its
+//! role for the stash key), a queue of prepared epochs ([`EpochPrep`]), the memory shares and the
+//! live epoch (stash shares, L_stash, M'_i, the read positions). The phase is an enum rather than
+//! a typestate because `doram_oram::DistributedOram` calls `init` on the same object.
 
 use std::collections::VecDeque;
 use std::time::Instant;
