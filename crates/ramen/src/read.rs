@@ -90,13 +90,26 @@ pub fn prepare_key_holder(
     RamenError,
 > {
     let m = params.memory();
+    let sigma_seed = sigma_rng.next_seed();
+    let pot_seed = rng.next_seed();
+    // The tags (the bulk of the work, parallel on the pool) and, independently, σ_i and the
+    // p-OT vector: on the pool side by side if there is one.
+    let others = || {
+        let sigma = random_permutation(m, &mut AesPrg::new(sigma_seed));
+        // [Ramen Fig. 6, Init step 4] F_3-OT Init with P_{i−1} as S.
+        let pot = pot::Sender::init(m, &mut AesPrg::new(pot_seed));
+        (sigma, pot)
+    };
     // [Ramen Fig. 6, Init steps 1 and 3] k_i and the tags L_i[j] = PRF(k_i, j), j ∈ [m].
-    let (key, tags) = sample_memory_key(params, rng, pool)?;
-    let sigma = random_permutation(m, &mut AesPrg::new(sigma_rng.next_seed()));
+    let (keyed, (sigma, (sender, to_chooser, to_receiver))) = match pool {
+        Some(p) if p.current_num_threads() > 1 => {
+            p.join(|| sample_memory_key(params, rng, pool), others)
+        }
+        _ => (sample_memory_key(params, rng, pool), others()),
+    };
+    let (key, tags) = keyed?;
     // [Ramen Fig. 6, Init step 5(b)] the "sorted" tag column becomes a tag → position map.
     let map = PositionMap::build(&tags, &sigma, rng)?;
-    // [Ramen Fig. 6, Init step 4] F_3-OT Init with P_{i−1} as S.
-    let (sender, to_chooser, to_receiver) = pot::Sender::init(m, rng);
     let msg = PositionMapMsg {
         map,
         width: params.position_bits(),
