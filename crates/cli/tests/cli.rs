@@ -11,6 +11,21 @@ fn json_of(out: &[u8]) -> serde_json::Value {
     serde_json::from_slice(out).expect("--json prints one JSON document")
 }
 
+/// Runs `doram --json ARGS`, requires success and returns the JSON it printed.
+fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = doram()
+        .arg("--json")
+        .args(args)
+        .output()
+        .expect("doram runs");
+    assert!(
+        out.status.success(),
+        "doram {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out.stdout)
+}
+
 #[test]
 fn help_lists_the_commands() {
     let out = doram().arg("--help").output().unwrap();
@@ -23,16 +38,7 @@ fn help_lists_the_commands() {
 
 #[test]
 fn demo_over_tls_threads_is_correct() {
-    let out = doram()
-        .args(["--json", "demo", "--log-n", "10", "--queries", "3"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out.stdout);
+    let v = run_json(&["demo", "--log-n", "10", "--queries", "3"]);
     assert_eq!(v["correct"], true);
     assert_eq!(v["transport"], "tls1.3-mutual");
     let parties = v["parties"].as_array().unwrap();
@@ -48,24 +54,8 @@ fn demo_over_tls_threads_is_correct() {
 
 #[test]
 fn demo_as_three_processes_is_correct() {
-    let out = doram()
-        .args([
-            "--json",
-            "demo",
-            "--log-n",
-            "8",
-            "--queries",
-            "2",
-            "--processes",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(json_of(&out.stdout)["correct"], true);
+    let v = run_json(&["demo", "--log-n", "8", "--queries", "2", "--processes"]);
+    assert_eq!(v["correct"], true);
 }
 
 #[test]
@@ -165,40 +155,21 @@ fn bad_arguments_give_clear_errors() {
 
 #[test]
 fn bench_dpf_and_net_report_json() {
-    let out = doram()
-        .args(["--json", "bench", "dpf", "--log-n", "10", "--repeat", "3"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out.stdout);
+    let v = run_json(&["bench", "dpf", "--log-n", "10", "--repeat", "3"]);
     assert!(v["eval_all_ms"].as_f64().unwrap() >= 0.0);
     assert!(v["key_bytes"].as_u64().unwrap() > 0);
 
     for backend in ["local", "tcp", "tls"] {
-        let out = doram()
-            .args([
-                "--json",
-                "bench",
-                "net",
-                "--backend",
-                backend,
-                "--mib",
-                "4",
-                "--round-trips",
-                "10",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{backend}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v = json_of(&out.stdout);
+        let v = run_json(&[
+            "bench",
+            "net",
+            "--backend",
+            backend,
+            "--mib",
+            "4",
+            "--round-trips",
+            "10",
+        ]);
         assert_eq!(
             v["parties"][0]["bytes_sent"].as_u64().unwrap(),
             4 * 1024 * 1024 + 10 * 8
@@ -208,25 +179,7 @@ fn bench_dpf_and_net_report_json() {
 
 #[test]
 fn bench_ramen_verifies_and_reports_the_shared_fields() {
-    let out = doram()
-        .args([
-            "--json",
-            "bench",
-            "ramen",
-            "--n",
-            "40",
-            "--accesses",
-            "9",
-            "--verify",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out.stdout);
+    let v = run_json(&["bench", "ramen", "--n", "40", "--accesses", "9", "--verify"]);
     assert_eq!(v["verified"], true);
     for field in ["amortized_ms", "online_ms", "preprocessing_ms"] {
         assert!(v[field].as_f64().unwrap() > 0.0, "{field}");
@@ -242,26 +195,18 @@ fn bench_ramen_verifies_and_reports_the_shared_fields() {
 
 #[test]
 fn bench_ramen_as_processes_over_tls() {
-    let out = doram()
-        .args([
-            "--json",
-            "bench",
-            "ramen",
-            "--n",
-            "20",
-            "--accesses",
-            "6",
-            "--verify",
-        ])
-        .args(["--processes", "--net", "latency=0.2,bandwidth=1000"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out.stdout);
+    let v = run_json(&[
+        "bench",
+        "ramen",
+        "--n",
+        "20",
+        "--accesses",
+        "6",
+        "--verify",
+        "--processes",
+        "--net",
+        "latency=0.2,bandwidth=1000",
+    ]);
     assert_eq!(v["parties_as"], "processes");
     assert_eq!(v["verified"], true);
     assert_eq!(v["bandwidth_mbit"], 1000.0);
