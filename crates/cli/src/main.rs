@@ -37,11 +37,11 @@ enum Command {
     /// Create a CA, a certificate and key per party, and a ready config for local runs.
     ///
     /// Example: `doram certs --out local --parties 3` writes local/ca.pem, local/party<i>.pem,
-    /// local/party<i>.key and local/parties.toml (ports on 127.0.0.1).
+    /// local/party<i>.key and local/doram.toml (free ports on 127.0.0.1).
     Certs(certs::CertsArgs),
     /// Run one party of a session as this process (the other parties run elsewhere).
     ///
-    /// Example, three terminals: `doram party --config local/parties.toml --id 0 lookup`,
+    /// Example, three terminals: `doram party --config local/doram.toml --id 0 lookup`,
     /// `... --id 1 lookup`, `... --id 2 lookup --index 42`.
     Party(party::PartyArgs),
     /// The main job: three local parties over mutually authenticated TLS run a private lookup
