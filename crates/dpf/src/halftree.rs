@@ -378,29 +378,11 @@ impl<G: Group> SinglePointDpf<G> for HalfTree {
     }
 
     fn eval_all_into(key: &Self::Key, out: &mut [G]) {
-        assert_eq!(
-            out.len(),
-            key.domain_size,
-            "output length must equal the domain size"
-        );
-        if key.domain_size == 1 {
-            out[0] = Self::eval(key, 0);
-            return;
-        }
-        tree::eval_all(key, out);
+        tree::eval_domain(key, key.domain_size, out, false);
     }
 
     fn eval_all_par_into(key: &Self::Key, out: &mut [G]) {
-        assert_eq!(
-            out.len(),
-            key.domain_size,
-            "output length must equal the domain size"
-        );
-        if key.domain_size == 1 {
-            out[0] = Self::eval(key, 0);
-            return;
-        }
-        tree::eval_all_par(key, out);
+        tree::eval_domain(key, key.domain_size, out, true);
     }
 
     fn stream(key: &Self::Key, start: usize) -> LeafStream<'_, G> {

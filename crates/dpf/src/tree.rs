@@ -76,6 +76,32 @@ pub(crate) fn subtree<G: Group, T: Tree<G> + ?Sized>(
     t.output(&src[..len], out);
 }
 
+/// Full-domain evaluation as every tree DPF's `eval_all_into` / `eval_all_par_into` does it:
+/// checks that `out` covers the domain of `domain_size` points, answers a one-point domain
+/// from [`Tree::constant`], and otherwise expands the tree on this thread or on rayon's pool.
+///
+/// # Panics
+/// If `out.len() != domain_size` (a caller bug, not peer input).
+pub(crate) fn eval_domain<G: Group, T: Tree<G>>(
+    t: &T,
+    domain_size: usize,
+    out: &mut [G],
+    parallel: bool,
+) {
+    assert_eq!(
+        out.len(),
+        domain_size,
+        "output length must equal the domain size"
+    );
+    if let Some(y) = t.constant() {
+        out[0] = y;
+    } else if parallel {
+        eval_all_par(t, out);
+    } else {
+        eval_all(t, out);
+    }
+}
+
 /// Evaluates the whole domain `[0, out.len())` on the current thread.
 pub(crate) fn eval_all<G: Group, T: Tree<G>>(t: &T, out: &mut [G]) {
     let (roots, c) = subtree_roots(t, out.len());
