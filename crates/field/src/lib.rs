@@ -10,6 +10,7 @@
 //! | --- | --- | --- |
 //! | [`Fp`] | the prime field, p = 2^128 − 28·2^64 + 1 | 16 |
 //! | [`Z64`] | the ring Z/2^64 | 8 |
+//! | [`Fp64`] | the prime field, p = 2^64 − 59 | 8 |
 //! | [`Bit`] | GF(2): XOR and AND | 1 |
 //! | [`Bits128`] | GF(2)^128: XOR and AND | 16 |
 //! | [`Vector<G, N>`] | G^N, component-wise | N·G::BYTES |
@@ -22,12 +23,14 @@
 
 pub mod bit;
 pub mod fp;
+pub mod fp64;
 pub mod legendre;
 pub mod vector;
 pub mod z64;
 
 pub use bit::{Bit, Bits128};
 pub use fp::Fp;
+pub use fp64::{Fp64, Fp64Acc};
 pub use legendre::legendre_batch_vartime;
 pub use vector::Vector;
 pub use z64::Z64;
