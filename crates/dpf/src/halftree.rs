@@ -48,7 +48,7 @@ use crate::tree::{self, LeafStream, Tree};
 use crate::{DpfKey, SinglePointDpf, TwoParty, check_gen_args, check_len, depth, take};
 use doram_core::{CodecError, Seed};
 use doram_field::Group;
-use doram_prim::aes::{BATCH, Block, batches, fixed_key, lsb, mask};
+use doram_prim::aes::{BATCH, Block, fixed_key, lsb, mask};
 use doram_prim::prg::AesPrg;
 
 /// Levels folded into the output stage (at most; fewer for `n ≤ 2`).
@@ -200,25 +200,7 @@ impl<G: Group> Tree<G> for HalfTreeKey<G> {
 
     /// Fig. 8, Eval, one level: left = H(s) ⊕ t·CW_i, right = left ⊕ s.
     fn expand(&self, level: usize, src: &[Block], dst: &mut [Block]) {
-        let fk = fixed_key();
-        let cw = self.cws[level];
-        let (whole, rest) = batches(src);
-        let mut dst_chunks = dst.chunks_exact_mut(2 * BATCH);
-        for (p, d) in whole.zip(&mut dst_chunks) {
-            let mut h = *p;
-            fk.ccr8(&mut h);
-            for k in 0..BATCH {
-                let l = h[k] ^ (mask(lsb(p[k])) & cw);
-                d[2 * k] = l;
-                d[2 * k + 1] = l ^ p[k];
-            }
-        }
-        let d = dst_chunks.into_remainder();
-        for (k, &s) in rest.iter().enumerate() {
-            let l = fk.ccr(s) ^ (mask(lsb(s)) & cw);
-            d[2 * k] = l;
-            d[2 * k + 1] = l ^ s;
-        }
+        crate::levels::expand_level(self.cws[level], src, dst);
     }
 
     /// The output stage: leaf `j` of output node `q` is `±(Convert(q, j) + t·OCW_j)`.

@@ -28,11 +28,13 @@
 pub mod bgi;
 mod convert;
 pub mod halftree;
+pub mod levels;
 pub mod mpdpf;
 mod tree;
 
 pub use bgi::{Bgi, BgiKey};
 pub use halftree::{HalfTree, HalfTreeKey};
+pub use levels::HalfTreeLevels;
 pub use mpdpf::{BgiMpDpf, CuckooMpDpf, HalfTreeMpDpf, MpDpfKey};
 pub use tree::{LeafStream, STREAM_BATCH_BITS, StreamScratch};
 

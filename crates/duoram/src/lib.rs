@@ -1,0 +1,1 @@
+//! Duoram: a three-party distributed ORAM (work in progress).
