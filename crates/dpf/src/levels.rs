@@ -207,10 +207,10 @@ mod tests {
                 assert_eq!(leaves[b].len(), 1 << d);
             }
             let delta = keys[0].root ^ keys[1].root;
-            for x in 0..1 << d {
-                let diff = leaves[0][x] ^ leaves[1][x];
+            for (x, (l0, l1)) in leaves[0].iter().zip(&leaves[1]).enumerate() {
+                let diff = l0 ^ l1;
                 assert_eq!(diff, if x == alpha { delta } else { 0 }, "d = {d}, x = {x}");
-                assert_eq!(keys[0].leaf(x), leaves[0][x]);
+                assert_eq!(keys[0].leaf(x), *l0);
             }
         }
     }
