@@ -60,9 +60,35 @@ pub fn run_round<F: Group, R: Round<F>>(
     start: Start<R, F>,
 ) -> Result<R::Output, MpcError> {
     let (round, outgoing) = start;
-    for m in &outgoing {
+    send_outgoing(session, &outgoing)?;
+    finish_round(session, round)
+}
+
+/// Sends the messages of a round start (the first half of [`run_round`]). With
+/// [`finish_round`], several independent rounds can share one communication round: send the
+/// messages of all of them, then finish each in the same order on every party.
+///
+/// # Errors
+/// [`MpcError::Net`] if the transport fails.
+pub fn send_outgoing<F: Group>(
+    session: &mut Session,
+    outgoing: &[crate::Outgoing<F>],
+) -> Result<(), MpcError> {
+    for m in outgoing {
         session.send_elems(m.to, &m.elems)?;
     }
+    Ok(())
+}
+
+/// Receives the messages `round` expects, checks their sizes and decodes them, and finishes
+/// the round (the second half of [`run_round`]).
+///
+/// # Errors
+/// As [`run_round`].
+pub fn finish_round<F: Group, R: Round<F>>(
+    session: &mut Session,
+    round: R,
+) -> Result<R::Output, MpcError> {
     let mut inbound = Vec::with_capacity(round.expected().len());
     for e in round.expected() {
         let bytes = session.recv_bytes(e.from)?;

@@ -99,8 +99,17 @@
 //! ```
 //!
 //! With the `testkit` feature, [`testkit::run_mpc3`] does the threading and seeding.
+//!
+//! # The compute engine
+//! [`Engine`] ([`engine`]) is the CPU step of RAM programs on top of these operations: secret
+//! `Fp` values in replicated shares, batched products, selects, bit operations (AND, OR, XOR,
+//! NOT), openings to all or to one party, and less-than and equality of `k`-bit integers
+//! (k ≤ 80) by masked opening and a logarithmic-depth bitwise comparison over preprocessed
+//! random bits (1 + ⌈log₂ k⌉ rounds per batch). It borrows a session per batch
+//! ([`Engine::on`]), so it can share a party's connections with a distributed ORAM.
 
 pub mod driver;
+pub mod engine;
 pub mod error;
 pub mod msgs;
 pub mod party;
@@ -109,7 +118,8 @@ pub mod share;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
-pub use driver::{Mpc3, run_round, setup_party};
+pub use driver::{Mpc3, finish_round, run_round, send_outgoing, setup_party};
+pub use engine::{Comparison, Counters, Engine, Online, Secret, SecretBit};
 pub use error::MpcError;
 pub use msgs::{Expected, Inbound, MsgKind, Outgoing};
 pub use party::{Input, N_PARTIES, Party, SeedMsg, Setup, Start};

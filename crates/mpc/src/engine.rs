@@ -1,0 +1,685 @@
+//! [`Engine`]: the compute engine for the CPU step of RAM programs — secret values of `Fp` in
+//! replicated shares with addition, multiplication, selection, bit operations, opening, and
+//! equality and less-than of `k`-bit integers, every operation batched.
+//!
+//! # Model
+//! Three parties, honest majority, one passive corruption, as the rest of this crate. A secret
+//! value ([`Secret`]) is a replicated share ⟦x⟧ of x ∈ F_p; a secret bit ([`SecretBit`]) is a
+//! secret value known to be 0 or 1. Linear operations are local (the operators of
+//! [`Replicated`]); everything else is a batched method of [`Online`], the engine together with
+//! the session it talks over, so that `k` independent operations cost the rounds of one.
+//!
+//! The engine does not own a session: [`Engine::on`] borrows one for the duration of a batch of
+//! operations. A RAM program runs it over the session that its distributed ORAM owns, between
+//! accesses (every engine operation and every ORAM access consumes all of its own messages
+//! before it returns, so the two never interleave on a link).
+//!
+//! # Comparison (how `lt` and `eq` work)
+//! For `k`-bit integers a, b (0 ≤ a, b < 2^k, k ≤ [`MAX_BITS`]) the engine computes
+//! [a < b] and [a = b] with the masked-opening technique of Catrina and de Hoogh ("Improved
+//! primitives for secure multiparty integer computation", SCN 2010: Mod2m with the bitwise
+//! comparison BitLT) with preprocessed shared random bits, as edaBits (Escudero et al.,
+//! CRYPTO 2020) package them:
+//!
+//! 1. z = a − b + 2^k, an integer in [1, 2^{k+1}); [a < b] = 1 − ⌊z / 2^k⌋ and
+//!    [a = b] = [z mod 2^k = 0].
+//! 2. Mask: r' = Σ_{i<k} 2^i·r_i from `k` preprocessed shared bits r_i, and a high part
+//!    2^k·(s₀ + s₁ + s₂) where each party `P_j` draws s_j ∈ [0, 2^σ) alone (σ =
+//!    [`STAT_SEC`]) and uses it as its additive share — an additive sharing of an integer
+//!    nobody knows. Open c = z + r' + 2^k·Σ s_j (one round). Over the integers
+//!    c < 2^{k+σ+3} < p, so nothing wraps; r' hides z mod 2^k perfectly and the two
+//!    s_j unknown to any one party hide the ≤ 2 high bits of z + r' statistically (distance
+//!    ≤ 2^{2−σ}).
+//! 3. With c' = c mod 2^k: z mod 2^k = c' − r' + 2^k·[c' < r'], so ⌊z / 2^k⌋ =
+//!    (z + r' − c')·2^{−k} − [c' < r'] (an exact division: the numerator is a multiple of
+//!    2^k), hence [a < b] = 1 − (z + r' − c')·2^{−k} + [c' < r'], and [a = b] = [c' = r'].
+//! 4. [c' < r'] and [c' = r'] for public c' and shared bits r_i: a balanced tree over the
+//!    bits, leaves (l_i, e_i) = ((1 − c_i)·r_i, 1 − c_i ⊕ r_i), and a node combines its upper
+//!    half H and lower half L as (l_H + e_H·l_L, e_H·e_L) — ⌈log₂ k⌉ rounds of batched
+//!    products (the BitLT of Catrina–de Hoogh §4 in its logarithmic-depth form).
+//!
+//! # Preprocessing
+//! Shared random bits are made in batches (Damgård et al., TCC 2006, "random bit" by XOR of
+//! bits the parties contribute): `P0` and `P1` each deal a random bit as a replicated input
+//! (one round, both dealers at once), and b = b₀ ⊕ b₁ = b₀ + b₁ − 2·b₀·b₁ (one product
+//! round). No single party knows b: `P0` knows only b₀, `P1` only b₁, `P2` neither. The bits
+//! go into a pool ([`Engine::preprocess`]); every comparison of `k`-bit values takes exactly
+//! `k` bits from it, each bit is used once, and if the pool runs short the missing bits are
+//! made inline (two extra rounds, counted in [`Counters::inline_refills`]). A program that
+//! knows its comparison count preprocesses exactly that many bits and ends with an empty pool.
+//!
+//! # Costs
+//! Per batch of `m` operations, per party (elements are 16-byte `Fp`s, "products" are
+//! replicated multiplications, one element to the successor each):
+//!
+//! | operation | rounds | elements sent per party | pool bits |
+//! |---|---|---|---|
+//! | [`preprocess`](Engine::preprocess) `m` bits | 2 (per 2^18 bits) | `P0`, `P1`: 2m + m; `P2`: m | +m |
+//! | linear ops, [`not`](Online::not), [`constant`](Online::constant), [`to_additive`](Online::to_additive) | 0 | 0 | 0 |
+//! | [`input`](Online::input) | 1 | dealer: 2m | 0 |
+//! | [`from_additive`](Online::from_additive) | 1 | m | 0 |
+//! | [`mul_many`](Online::mul_many), [`select_many`](Online::select_many), [`and_many`](Online::and_many), [`or_many`](Online::or_many), [`xor_many`](Online::xor_many) | 1 | m | 0 |
+//! | [`open_many`](Online::open_many) | 1 | m to the predecessor | 0 |
+//! | [`open_to`](Online::open_to) | 1 | m from the receiver's successor | 0 |
+//! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | 1 + ⌈log₂ k⌉ | 2m (opening) + m·[`products_per_comparison`] | m·k |
+//!
+//! For k = 64 a comparison is 7 rounds and, for `lt` alone, 125 products (2 KiB per party);
+//! `eq` alone is 63 products; `cmp` (both) 126.
+//!
+//! # Security notes
+//! * Inputs of a comparison must lie in [0, 2^k): outside it the result is unspecified and the
+//!   opened c no longer hides the inputs. Programs bound their values (e.g. sentinels) so
+//!   that this holds.
+//! * Every opened value is either an output or masked as above; every product re-randomises
+//!   its output with F_Zero (Ramen Fig. 25), and [`to_additive`](Online::to_additive)
+//!   re-randomises the shares it hands out.
+
+use std::collections::VecDeque;
+
+use doram_core::{PartyId, Seed};
+use doram_field::Fp;
+use doram_net::Session;
+use rand_core::RngCore;
+
+use crate::driver::{finish_round, run_round, send_outgoing, setup_party};
+use crate::error::MpcError;
+use crate::party::{Input, Party};
+use crate::share::{Additive, Replicated};
+
+/// A secret value of the engine: this party's replicated share ⟦x⟧ of x ∈ F_p.
+pub type Secret = Replicated<Fp>;
+
+/// Statistical security parameter of the comparison masks, in bits.
+pub const STAT_SEC: u32 = 40;
+
+/// The largest bit length `k` of a comparison: the masked value c < 2^{k+σ+3} must stay below
+/// p > 2^127, and a margin is kept.
+pub const MAX_BITS: u32 = 80;
+
+/// Bits made per preprocessing batch (two rounds each): 4 MiB messages at most.
+const BITS_PER_BATCH: usize = 1 << 18;
+
+/// A secret bit: a [`Secret`] whose value is 0 or 1.
+///
+/// Bits come out of comparisons and bit operations, or from [`SecretBit::assume_bit`] when the
+/// program knows a value is a bit. `Debug` shows no share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SecretBit(Secret);
+
+impl SecretBit {
+    /// The bit as a secret value (0 or 1).
+    #[inline]
+    pub const fn value(self) -> Secret {
+        self.0
+    }
+
+    /// Treats `x` as a bit. The caller guarantees x ∈ {0, 1}; bit operations on any other value
+    /// compute the arithmetic formulas of [`Online::and_many`] etc. on it.
+    #[inline]
+    pub const fn assume_bit(x: Secret) -> SecretBit {
+        SecretBit(x)
+    }
+
+    /// The public bit `b` as a constant sharing.
+    pub fn public(b: bool, me: PartyId) -> SecretBit {
+        SecretBit(Replicated::public(Fp::from_u64(u64::from(b)), me))
+    }
+}
+
+/// The outcome of one comparison by [`Online::cmp_many`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Comparison {
+    /// [a < b].
+    pub lt: SecretBit,
+    /// [a = b].
+    pub eq: SecretBit,
+}
+
+/// What the engine has done so far; all counts are functions of the public call sequence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Shared random bits made (in preprocessing or inline).
+    pub bits_made: u64,
+    /// Shared random bits consumed by comparisons.
+    pub bits_used: u64,
+    /// Times a comparison found the pool short and made the missing bits inline.
+    pub inline_refills: u64,
+    /// Comparisons (each `lt`, `eq` or `cmp` counts one).
+    pub comparisons: u64,
+    /// Replicated products (multiplications, selects, bit operations, comparison trees,
+    /// preprocessing).
+    pub products: u64,
+}
+
+/// One party's compute engine: the I/O-free [`Party`] state, the pool of preprocessed random
+/// bits and counters. See the [module documentation](self).
+#[derive(Debug)]
+pub struct Engine {
+    party: Party,
+    pool: VecDeque<Secret>,
+    counters: Counters,
+}
+
+/// Which outputs a comparison needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Lt,
+    Eq,
+    Both,
+}
+
+impl Want {
+    fn lt(self) -> bool {
+        matches!(self, Want::Lt | Want::Both)
+    }
+    fn eq(self) -> bool {
+        matches!(self, Want::Eq | Want::Both)
+    }
+}
+
+/// Products one comparison of `k`-bit values costs: for `lt` alone, for `eq` alone, for both.
+pub fn products_per_comparison(k: u32) -> [usize; 3] {
+    [Want::Lt, Want::Eq, Want::Both].map(|w| tree_products(k as usize, w))
+}
+
+/// Products of the comparison tree over `k` leaves.
+fn tree_products(k: usize, want: Want) -> usize {
+    let mut n = k;
+    let mut total = 0;
+    while n > 1 {
+        let pairs = n / 2;
+        let last = n.div_ceil(2) == 1;
+        let l = want.lt();
+        let e = !last || want.eq();
+        total += pairs * (usize::from(l) + usize::from(e));
+        n = n.div_ceil(2);
+    }
+    total
+}
+
+impl Engine {
+    /// Sets up the engine over `session` (one round: pairwise PRG seeds, [`setup_party`]), with
+    /// this party's randomness derived from `seed`.
+    ///
+    /// # Errors
+    /// As [`setup_party`].
+    pub fn setup(session: &mut Session, seed: Seed) -> Result<Engine, MpcError> {
+        Ok(Engine::new(setup_party(session, seed)?))
+    }
+
+    /// An engine on a party state that is already set up.
+    pub fn new(party: Party) -> Engine {
+        Engine {
+            party,
+            pool: VecDeque::new(),
+            counters: Counters::default(),
+        }
+    }
+
+    /// This party.
+    pub fn me(&self) -> PartyId {
+        self.party.me()
+    }
+
+    /// The I/O-free party state (e.g. for [`Party::input_additive`], which needs no session).
+    pub fn party_mut(&mut self) -> &mut Party {
+        &mut self.party
+    }
+
+    /// Shared random bits in the pool.
+    pub fn pool_len(&self) -> usize {
+        self.pool.len()
+    }
+
+    /// What the engine has done so far.
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// Makes `bits` shared random bits and adds them to the pool (2 rounds per 2^18 bits; see
+    /// the [module documentation](self)). `bits = 0` sends nothing.
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn preprocess(&mut self, session: &mut Session, bits: usize) -> Result<(), MpcError> {
+        let mut left = bits;
+        while left > 0 {
+            let count = left.min(BITS_PER_BATCH);
+            let made = self.random_bits(session, count)?;
+            self.pool.extend(made);
+            left -= count;
+        }
+        Ok(())
+    }
+
+    /// One batch of shared random bits b = b₀ ⊕ b₁, b₀ dealt by `P0` and b₁ by `P1`.
+    fn random_bits(
+        &mut self,
+        session: &mut Session,
+        count: usize,
+    ) -> Result<Vec<Secret>, MpcError> {
+        let me = self.party.me();
+        let mine: Vec<Fp> = if matches!(me, PartyId::P0 | PartyId::P1) {
+            let rng = self.party.local_rng();
+            let mut out = Vec::with_capacity(count);
+            while out.len() < count {
+                let word = rng.next_u64();
+                let take = (count - out.len()).min(64);
+                out.extend((0..take).map(|i| Fp::from_u64((word >> i) & 1)));
+            }
+            out
+        } else {
+            Vec::new()
+        };
+        let input = |dealer: PartyId| {
+            if dealer == me {
+                Input::Own(&mine)
+            } else {
+                Input::Peer { dealer, count }
+            }
+        };
+        // Both dealers' inputs in one round: send both, then receive both.
+        let (r0, out0) = self.party.input_replicated_start(input(PartyId::P0))?;
+        let (r1, out1) = self.party.input_replicated_start(input(PartyId::P1))?;
+        send_outgoing(session, &out0)?;
+        send_outgoing(session, &out1)?;
+        let b0 = finish_round(session, r0)?;
+        let b1 = finish_round(session, r1)?;
+        // b₀ ⊕ b₁ = b₀ + b₁ − 2·b₀·b₁.
+        let start = self.party.mul_start(&b0, &b1)?;
+        let prod = run_round(session, start)?;
+        self.counters.products += count as u64;
+        self.counters.bits_made += count as u64;
+        Ok(b0
+            .iter()
+            .zip(&b1)
+            .zip(prod)
+            .map(|((&x, &y), p)| x + y - p * Fp::from_u64(2))
+            .collect())
+    }
+
+    /// The engine over `session` for a batch of online operations.
+    pub fn on<'a>(&'a mut self, session: &'a mut Session) -> Online<'a> {
+        Online {
+            engine: self,
+            session,
+        }
+    }
+}
+
+/// The engine together with the session it talks over; every method is one batched operation
+/// (see the cost table in the [module documentation](self)). All three parties call the same
+/// methods with the same batch lengths and bit lengths in the same order.
+#[derive(Debug)]
+pub struct Online<'a> {
+    engine: &'a mut Engine,
+    session: &'a mut Session,
+}
+
+impl Online<'_> {
+    /// This party.
+    pub fn me(&self) -> PartyId {
+        self.engine.party.me()
+    }
+
+    /// The session (e.g. for statistics).
+    pub fn session(&self) -> &Session {
+        self.session
+    }
+
+    /// The public constant `c` as a sharing.
+    pub fn constant(&self, c: u64) -> Secret {
+        Replicated::public(Fp::from_u64(c), self.me())
+    }
+
+    /// The public field element `c` as a sharing.
+    pub fn constant_fp(&self, c: Fp) -> Secret {
+        Replicated::public(c, self.me())
+    }
+
+    /// x + c for a public `c`.
+    pub fn add_public(&self, x: Secret, c: u64) -> Secret {
+        x.add_public(Fp::from_u64(c), self.me())
+    }
+
+    /// 1 − b (local).
+    pub fn not(&self, b: SecretBit) -> SecretBit {
+        SecretBit(Replicated::public(Fp::ONE, self.me()) - b.0)
+    }
+
+    /// Secret values from a dealer's integers: the dealer passes `Input::Own(values)`, the
+    /// others `Input::Peer { dealer, count }`. One round (the dealer sends 2 elements per
+    /// value).
+    ///
+    /// # Errors
+    /// As [`Party::input_replicated_start`]; a transport fault.
+    pub fn input(&mut self, input: Input<'_, u64>) -> Result<Vec<Secret>, MpcError> {
+        let owned: Vec<Fp>;
+        let input = match input {
+            Input::Own(v) => {
+                owned = v.iter().map(|&x| Fp::from_u64(x)).collect();
+                Input::Own(&owned[..])
+            }
+            Input::Peer { dealer, count } => Input::Peer { dealer, count },
+        };
+        let start = self.engine.party.input_replicated_start(input)?;
+        run_round(self.session, start)
+    }
+
+    /// Additive shares → secret values (Ramen Fig. 4, step 8: one round, one element per value
+    /// to the successor), e.g. for the values a distributed ORAM returns.
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn from_additive(&mut self, x: &[Additive<Fp>]) -> Result<Vec<Secret>, MpcError> {
+        let start = self.engine.party.to_replicated_start(x);
+        run_round(self.session, start)
+    }
+
+    /// Secret values → fresh additive shares (local: the contained share plus an F_Zero
+    /// sharing of 0), e.g. for the address and value of an ORAM access.
+    pub fn to_additive(&mut self, x: &[Secret]) -> Vec<Additive<Fp>> {
+        let add = Replicated::to_additive_vec(x);
+        self.engine.party.reshare(&add)
+    }
+
+    fn products(&mut self, x: &[Secret], y: &[Secret]) -> Result<Vec<Secret>, MpcError> {
+        if x.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.engine.counters.products += x.len() as u64;
+        let start = self.engine.party.mul_start(x, y)?;
+        run_round(self.session, start)
+    }
+
+    /// x·y for each pair. One round.
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn mul_many(&mut self, pairs: &[(Secret, Secret)]) -> Result<Vec<Secret>, MpcError> {
+        let (x, y): (Vec<_>, Vec<_>) = pairs.iter().copied().unzip();
+        self.products(&x, &y)
+    }
+
+    /// `b ? x : y` for each triple (y + b·(x − y), Ramen Fig. 23, F_Select). One round.
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn select_many(
+        &mut self,
+        triples: &[(SecretBit, Secret, Secret)],
+    ) -> Result<Vec<Secret>, MpcError> {
+        let b: Vec<Secret> = triples.iter().map(|t| t.0.0).collect();
+        let d: Vec<Secret> = triples.iter().map(|t| t.1 - t.2).collect();
+        let p = self.products(&b, &d)?;
+        Ok(p.into_iter().zip(triples).map(|(p, t)| t.2 + p).collect())
+    }
+
+    fn bitwise(
+        &mut self,
+        pairs: &[(SecretBit, SecretBit)],
+        f: impl Fn(Secret, Secret, Secret) -> Secret,
+    ) -> Result<Vec<SecretBit>, MpcError> {
+        let (x, y): (Vec<Secret>, Vec<Secret>) = pairs.iter().map(|(a, b)| (a.0, b.0)).unzip();
+        let p = self.products(&x, &y)?;
+        Ok(x.iter()
+            .zip(&y)
+            .zip(p)
+            .map(|((&a, &b), p)| SecretBit(f(a, b, p)))
+            .collect())
+    }
+
+    /// a ∧ b = a·b for each pair. One round.
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn and_many(
+        &mut self,
+        pairs: &[(SecretBit, SecretBit)],
+    ) -> Result<Vec<SecretBit>, MpcError> {
+        self.bitwise(pairs, |_, _, p| p)
+    }
+
+    /// a ∨ b = a + b − a·b for each pair. One round.
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn or_many(
+        &mut self,
+        pairs: &[(SecretBit, SecretBit)],
+    ) -> Result<Vec<SecretBit>, MpcError> {
+        self.bitwise(pairs, |a, b, p| a + b - p)
+    }
+
+    /// a ⊕ b = a + b − 2·a·b for each pair. One round.
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn xor_many(
+        &mut self,
+        pairs: &[(SecretBit, SecretBit)],
+    ) -> Result<Vec<SecretBit>, MpcError> {
+        self.bitwise(pairs, |a, b, p| a + b - p * Fp::from_u64(2))
+    }
+
+    /// Opens the values to all parties. One round (one element per value to the predecessor).
+    ///
+    /// # Errors
+    /// A transport fault or a peer's malformed message.
+    pub fn open_many(&mut self, x: &[Secret]) -> Result<Vec<Fp>, MpcError> {
+        let start = self.engine.party.open_replicated_start(x);
+        run_round(self.session, start)
+    }
+
+    /// Opens the values to `to` only: `Some` there, `None` at the others. One round.
+    ///
+    /// # Errors
+    /// [`MpcError::ApiMisuse`] if `to` is not one of the three parties; a transport fault.
+    pub fn open_to(&mut self, to: PartyId, x: &[Secret]) -> Result<Option<Vec<Fp>>, MpcError> {
+        let start = self.engine.party.open_replicated_to_start(to, x)?;
+        run_round(self.session, start)
+    }
+
+    /// [a < b] for each pair of `k`-bit integers (0 ≤ a, b < 2^k). 1 + ⌈log₂ k⌉ rounds; `k`
+    /// pool bits per pair.
+    ///
+    /// # Errors
+    /// [`MpcError::ApiMisuse`] unless 1 ≤ k ≤ [`MAX_BITS`] (before anything is sent); a
+    /// transport fault or a peer's malformed message.
+    pub fn lt_many(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        k: u32,
+    ) -> Result<Vec<SecretBit>, MpcError> {
+        Ok(self
+            .compare(pairs, k, Want::Lt)?
+            .into_iter()
+            .map(|c| c.lt)
+            .collect())
+    }
+
+    /// [a = b] for each pair of `k`-bit integers. As [`lt_many`](Online::lt_many), with about
+    /// half the products.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Online::lt_many).
+    pub fn eq_many(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        k: u32,
+    ) -> Result<Vec<SecretBit>, MpcError> {
+        Ok(self
+            .compare(pairs, k, Want::Eq)?
+            .into_iter()
+            .map(|c| c.eq)
+            .collect())
+    }
+
+    /// Both [a < b] and [a = b] for each pair of `k`-bit integers, for the cost of one
+    /// comparison.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Online::lt_many).
+    pub fn cmp_many(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        k: u32,
+    ) -> Result<Vec<Comparison>, MpcError> {
+        self.compare(pairs, k, Want::Both)
+    }
+
+    /// Takes `count` bits from the pool, making the missing ones inline.
+    fn take_bits(&mut self, count: usize) -> Result<Vec<Secret>, MpcError> {
+        let missing = count.saturating_sub(self.engine.pool.len());
+        if missing > 0 {
+            self.engine.counters.inline_refills += 1;
+            self.engine.preprocess(self.session, missing)?;
+        }
+        self.engine.counters.bits_used += count as u64;
+        Ok(self.engine.pool.drain(..count).collect())
+    }
+
+    fn compare(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        k: u32,
+        want: Want,
+    ) -> Result<Vec<Comparison>, MpcError> {
+        if k == 0 || k > MAX_BITS {
+            return Err(MpcError::ApiMisuse(
+                "comparison bit length must be in 1..=MAX_BITS",
+            ));
+        }
+        let m = pairs.len();
+        if m == 0 {
+            return Ok(Vec::new());
+        }
+        let me = self.me();
+        let ku = k as usize;
+        self.engine.counters.comparisons += m as u64;
+        let bits = self.take_bits(m * ku)?;
+        let two_k = Fp::from_u128(1u128 << k);
+        let mut pows = Vec::with_capacity(ku);
+        let mut p = Fp::ONE;
+        for _ in 0..ku {
+            pows.push(p);
+            p = p + p;
+        }
+        // [Catrina–de Hoogh, Mod2m, steps 1–3] z + r' (replicated) and the masked opening.
+        let mut zr = Vec::with_capacity(m);
+        let mut masked = Vec::with_capacity(m);
+        let sec_mask = (1u64 << STAT_SEC) - 1;
+        for (j, &(a, b)) in pairs.iter().enumerate() {
+            let r: Secret = bits[j * ku..(j + 1) * ku]
+                .iter()
+                .zip(&pows)
+                .map(|(&bit, &w)| bit * w)
+                .sum();
+            let z = (a - b).add_public(two_k, me) + r;
+            zr.push(z);
+            let s = self.engine.party.local_rng().next_u64() & sec_mask;
+            masked.push(z.to_additive() + Additive::from_share(Fp::from_u64(s) * two_k));
+        }
+        let start = self.engine.party.open_start(&masked);
+        let opened = run_round(self.session, start)?;
+        // [Catrina–de Hoogh, BitLT] leaves (l_i, e_i) for public c'_i and shared r_i, then the
+        // tree, one round of products per level.
+        let low_mask = (1u128 << k) - 1;
+        let c_low: Vec<u128> = opened.iter().map(|c| c.to_u128() & low_mask).collect();
+        let one = Replicated::public(Fp::ONE, me);
+        let mut level: Vec<(Secret, Secret)> = Vec::with_capacity(m * ku);
+        for (j, &c) in c_low.iter().enumerate() {
+            for i in 0..ku {
+                let r = bits[j * ku + i];
+                if (c >> i) & 1 == 1 {
+                    level.push((Replicated::ZERO, r));
+                } else {
+                    level.push((r, one - r));
+                }
+            }
+        }
+        let mut width = ku;
+        while width > 1 {
+            let pairs_per = width / 2;
+            let next_width = width.div_ceil(2);
+            let last = next_width == 1;
+            let need_l = want.lt();
+            let need_e = !last || want.eq();
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            for j in 0..m {
+                let base = j * width;
+                for t in 0..pairs_per {
+                    let (l_lo, e_lo) = level[base + 2 * t];
+                    let (_, e_hi) = level[base + 2 * t + 1];
+                    if need_l {
+                        xs.push(e_hi);
+                        ys.push(l_lo);
+                    }
+                    if need_e {
+                        xs.push(e_hi);
+                        ys.push(e_lo);
+                    }
+                }
+            }
+            let prods = self.products(&xs, &ys)?;
+            let mut it = prods.into_iter();
+            let mut next = Vec::with_capacity(m * next_width);
+            for j in 0..m {
+                let base = j * width;
+                for t in 0..pairs_per {
+                    let (l_hi, _) = level[base + 2 * t + 1];
+                    let l = if need_l {
+                        l_hi + it.next().ok_or(MpcError::ApiMisuse("product count"))?
+                    } else {
+                        Replicated::ZERO
+                    };
+                    let e = if need_e {
+                        it.next().ok_or(MpcError::ApiMisuse("product count"))?
+                    } else {
+                        Replicated::ZERO
+                    };
+                    next.push((l, e));
+                }
+                if width % 2 == 1 {
+                    next.push(level[base + width - 1]);
+                }
+            }
+            level = next;
+            width = next_width;
+        }
+        // [Catrina–de Hoogh, Mod2m, step 4; Trunc] [a < b] = 1 − (z + r' − c')·2^{−k} + [c' < r'].
+        let inv_two_k = two_k
+            .inverse()
+            .ok_or(MpcError::ApiMisuse("2^k is not invertible"))?;
+        Ok(level
+            .into_iter()
+            .zip(zr)
+            .zip(c_low)
+            .map(|(((u, e), zr), c)| {
+                let high = (zr - Replicated::public(Fp::from_u128(c), me)) * inv_two_k;
+                Comparison {
+                    lt: SecretBit(one - high + u),
+                    eq: SecretBit(e),
+                }
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_counts() {
+        assert_eq!(tree_products(1, Want::Both), 0);
+        assert_eq!(tree_products(2, Want::Lt), 1);
+        assert_eq!(tree_products(2, Want::Eq), 1);
+        assert_eq!(tree_products(2, Want::Both), 2);
+        assert_eq!(tree_products(64, Want::Eq), 63);
+        assert_eq!(tree_products(64, Want::Both), 126);
+        assert_eq!(tree_products(64, Want::Lt), 125);
+        assert_eq!(products_per_comparison(3), [3, 2, 4]);
+    }
+}

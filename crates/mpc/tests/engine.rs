@@ -1,0 +1,349 @@
+//! The compute engine against plaintext on random inputs and boundaries (0, 2^k − 1, equal
+//! values), for several bit lengths; its round counts; the pool; and transcripts that do not
+//! depend on the values.
+
+use doram_core::PartyId;
+use doram_field::Fp;
+use doram_mpc::engine::{MAX_BITS, products_per_comparison};
+use doram_mpc::testkit::{party_seed, run3, test_seed};
+use doram_mpc::{Additive, Engine, Input, MpcError, Online, Secret, SecretBit, deal_additive};
+use doram_net::{Session, Transcript};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
+
+/// Runs `f` on an engine at each of three parties; returns their results.
+fn run_engine<T: Send>(
+    seed: u64,
+    preprocess: usize,
+    f: impl Fn(&mut Online<'_>) -> Result<T, MpcError> + Sync,
+) -> [T; 3] {
+    run3(|mut session: Session| {
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).expect("engine setup");
+        engine
+            .preprocess(&mut session, preprocess)
+            .expect("preprocess");
+        f(&mut engine.on(&mut session)).expect("engine run")
+    })
+}
+
+/// Inputs `values` from `P0` (the others pass the count).
+fn input_p0(on: &mut Online<'_>, values: &[u64]) -> Result<Vec<Secret>, MpcError> {
+    let input = match on.me() {
+        PartyId::P0 => Input::Own(values),
+        _ => Input::Peer {
+            dealer: PartyId::P0,
+            count: values.len(),
+        },
+    };
+    on.input(input)
+}
+
+fn to_u64(x: Fp) -> u64 {
+    u64::try_from(x.to_u128()).expect("a value below 2^64")
+}
+
+/// Random k-bit pairs with boundaries and ties.
+fn pairs_for(k: u32, rng: &mut ChaCha12Rng, count: usize) -> Vec<(u64, u64)> {
+    let top = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+    let mut v = vec![
+        (0, 0),
+        (0, top),
+        (top, 0),
+        (top, top),
+        (top - top / 2, top - top / 2),
+    ];
+    if top > 0 {
+        v.push((top - 1, top));
+        v.push((top, top - 1));
+        v.push((1, 0));
+    }
+    while v.len() < count {
+        let a = rng.random::<u64>() & top;
+        let b = if rng.random_bool(0.3) {
+            a
+        } else {
+            rng.random::<u64>() & top
+        };
+        v.push((a, b));
+    }
+    v
+}
+
+#[test]
+fn comparisons_match_plaintext() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    for k in [1u32, 2, 3, 7, 20, 33, 64] {
+        let pairs = pairs_for(k, &mut rng, 40);
+        let flat: Vec<u64> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let [r, _, _] = run_engine(seed ^ u64::from(k), 0, |on| {
+            let x = input_p0(on, &flat)?;
+            let sp: Vec<(Secret, Secret)> = x.chunks(2).map(|c| (c[0], c[1])).collect();
+            let lt = on.lt_many(&sp, k)?;
+            let eq = on.eq_many(&sp, k)?;
+            let both = on.cmp_many(&sp, k)?;
+            let mut all: Vec<Secret> = lt.iter().chain(&eq).map(|b| b.value()).collect();
+            all.extend(both.iter().flat_map(|c| [c.lt.value(), c.eq.value()]));
+            on.open_many(&all)
+        });
+        let m = pairs.len();
+        for (j, &(a, b)) in pairs.iter().enumerate() {
+            let (lt, eq) = (u64::from(a < b), u64::from(a == b));
+            assert_eq!(to_u64(r[j]), lt, "lt({a}, {b}) at k = {k}");
+            assert_eq!(to_u64(r[m + j]), eq, "eq({a}, {b}) at k = {k}");
+            assert_eq!(to_u64(r[2 * m + 2 * j]), lt, "cmp.lt({a}, {b}) at k = {k}");
+            assert_eq!(
+                to_u64(r[2 * m + 2 * j + 1]),
+                eq,
+                "cmp.eq({a}, {b}) at k = {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn wide_comparisons_with_a_sentinel() {
+    // 65-bit values: u64 entries against the sentinel 2^64 (as programs use it).
+    let seed = test_seed();
+    let sentinel = Fp::from_u128(1 << 64);
+    let vals = [0u64, 1, u64::MAX - 1, u64::MAX];
+    let [r, _, _] = run_engine(seed, 0, |on| {
+        let x = input_p0(on, &vals)?;
+        let s = on.constant_fp(sentinel);
+        let mut pairs: Vec<(Secret, Secret)> = x.iter().map(|&v| (v, s)).collect();
+        pairs.extend(x.iter().map(|&v| (s, v)));
+        pairs.push((s, s));
+        let c = on.cmp_many(&pairs, 65)?;
+        let all: Vec<Secret> = c
+            .iter()
+            .flat_map(|c| [c.lt.value(), c.eq.value()])
+            .collect();
+        on.open_many(&all)
+    });
+    let got: Vec<u64> = r.into_iter().map(to_u64).collect();
+    assert_eq!(
+        got,
+        vec![1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+    );
+}
+
+#[test]
+fn arithmetic_bits_and_openings_match_plaintext() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let n = 37;
+    let xs: Vec<u64> = (0..n).map(|_| rng.random()).collect();
+    let ys: Vec<u64> = (0..n).map(|_| rng.random()).collect();
+    let bs: Vec<u64> = (0..n).map(|_| rng.random_range(0..2)).collect();
+    let cs: Vec<u64> = (0..n).map(|_| rng.random_range(0..2)).collect();
+    let mut all = xs.clone();
+    all.extend(&ys);
+    all.extend(&bs);
+    all.extend(&cs);
+    let outs = run_engine(seed, 0, |on| {
+        let v = input_p0(on, &all)?;
+        let (x, rest) = v.split_at(n);
+        let (y, rest) = rest.split_at(n);
+        let (b, c) = rest.split_at(n);
+        let b: Vec<SecretBit> = b.iter().map(|&v| SecretBit::assume_bit(v)).collect();
+        let c: Vec<SecretBit> = c.iter().map(|&v| SecretBit::assume_bit(v)).collect();
+        let xy: Vec<_> = x.iter().copied().zip(y.iter().copied()).collect();
+        let bc: Vec<_> = b.iter().copied().zip(c.iter().copied()).collect();
+        let prod = on.mul_many(&xy)?;
+        let sel: Vec<_> = (0..n).map(|i| (b[i], x[i], y[i])).collect();
+        let sel = on.select_many(&sel)?;
+        let and = on.and_many(&bc)?;
+        let or = on.or_many(&bc)?;
+        let xor = on.xor_many(&bc)?;
+        let not: Vec<SecretBit> = b.iter().map(|&b| on.not(b)).collect();
+        let lin: Vec<Secret> = (0..n).map(|i| on.add_public(x[i] - y[i], 5)).collect();
+        // Through additive shares and back.
+        let add = on.to_additive(&prod);
+        let back = on.from_additive(&add)?;
+        let mut open: Vec<Secret> = prod.clone();
+        open.extend(sel);
+        open.extend(
+            and.iter()
+                .chain(&or)
+                .chain(&xor)
+                .chain(&not)
+                .map(|b| b.value()),
+        );
+        open.extend(lin);
+        open.extend(back);
+        let to_p2 = on.open_to(PartyId::P2, &x[..3])?;
+        Ok((on.open_many(&open)?, to_p2))
+    });
+    let [(r, none0), (r1, none1), (r2, to_p2)] = outs;
+    assert_eq!(r, r1);
+    assert_eq!(r, r2);
+    assert!(none0.is_none() && none1.is_none());
+    let f = |v: u64| Fp::from_u64(v);
+    assert_eq!(
+        to_p2.expect("P2 receives"),
+        xs[..3].iter().map(|&v| f(v)).collect::<Vec<_>>()
+    );
+    for i in 0..n {
+        let prod = f(xs[i]) * f(ys[i]);
+        assert_eq!(r[i], prod);
+        assert_eq!(r[n + i], if bs[i] == 1 { f(xs[i]) } else { f(ys[i]) });
+        assert_eq!(r[2 * n + i], f(bs[i] & cs[i]));
+        assert_eq!(r[3 * n + i], f(bs[i] | cs[i]));
+        assert_eq!(r[4 * n + i], f(bs[i] ^ cs[i]));
+        assert_eq!(r[5 * n + i], f(1 - bs[i]));
+        assert_eq!(r[6 * n + i], f(xs[i]) - f(ys[i]) + f(5));
+        assert_eq!(r[7 * n + i], prod);
+    }
+}
+
+#[test]
+fn empty_batches_send_nothing() {
+    let seed = test_seed();
+    let outs = run3(|mut session: Session| {
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+        let before = session.stats().total().sum().msgs_sent;
+        let mut on = engine.on(&mut session);
+        assert!(on.lt_many(&[], 64).unwrap().is_empty());
+        assert!(on.mul_many(&[]).unwrap().is_empty());
+        assert!(on.and_many(&[]).unwrap().is_empty());
+        assert!(on.open_many(&[]).unwrap().is_empty());
+        engine.preprocess(&mut session, 0).unwrap();
+        session.stats().total().sum().msgs_sent - before
+    });
+    assert_eq!(outs, [0, 0, 0]);
+}
+
+#[test]
+fn bad_bit_lengths_are_misuse_before_sending() {
+    let seed = test_seed();
+    let outs = run3(|mut session: Session| {
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+        let me = session.me();
+        let mut on = engine.on(&mut session);
+        let x = on.constant(1);
+        let a = on.lt_many(&[(x, x)], 0);
+        let b = on.eq_many(&[(x, x)], MAX_BITS + 1);
+        let ok = on.lt_many(&[(x, x)], MAX_BITS);
+        let ok = ok.and_then(|v| on.open_many(&[v[0].value()]));
+        (
+            matches!(a, Err(MpcError::ApiMisuse(_))),
+            matches!(b, Err(MpcError::ApiMisuse(_))),
+            ok.map(|v| v[0]).ok(),
+            me,
+        )
+    });
+    for (a, b, ok, me) in outs {
+        assert!(a && b, "{me}");
+        assert_eq!(ok, Some(Fp::ZERO), "{me}");
+    }
+}
+
+/// Rounds, products and pool use of one batched comparison.
+#[test]
+fn comparison_costs_and_pool() {
+    let seed = test_seed();
+    for (k, m) in [(64u32, 5usize), (20, 1), (1, 3)] {
+        let outs = run3(|mut session: Session| {
+            let me = session.me();
+            let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+            engine.preprocess(&mut session, m * k as usize).unwrap();
+            let r0 = session.rounds();
+            let sent0 = session.stats().total().sum().bytes_sent;
+            let mut on = engine.on(&mut session);
+            let x = on.constant(3);
+            let pairs = vec![(x, x); m];
+            let _ = on.lt_many(&pairs, k).unwrap();
+            let rounds = session.rounds() - r0;
+            let sent = session.stats().total().sum().bytes_sent - sent0;
+            (rounds, sent, engine.pool_len(), engine.counters())
+        });
+        let tree_rounds = u64::from(k.next_power_of_two().trailing_zeros());
+        let products = products_per_comparison(k)[0] * m;
+        for (rounds, sent, pool, c) in outs {
+            assert_eq!(rounds, 1 + tree_rounds, "k = {k}");
+            // Opening: m elements to each of two peers; products: one element each.
+            assert_eq!(sent, 16 * (2 * m + products) as u64, "k = {k}");
+            assert_eq!(pool, 0);
+            assert_eq!(c.inline_refills, 0);
+            assert_eq!(c.bits_used, (m * k as usize) as u64);
+        }
+    }
+    // Without preprocessing the bits are made inline, and results are the same.
+    let outs = run_engine(seed, 0, |on| {
+        let x = on.constant(3);
+        let y = on.constant(4);
+        let lt = on.lt_many(&[(x, y), (y, x)], 8)?;
+        on.open_many(&[lt[0].value(), lt[1].value()])
+    });
+    assert_eq!(outs[0], vec![Fp::ONE, Fp::ZERO]);
+}
+
+#[test]
+fn pool_is_consumed_once() {
+    let seed = test_seed();
+    let outs = run3(|mut session: Session| {
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+        engine.preprocess(&mut session, 300).unwrap();
+        // 37 comparisons of 8 bits take 296 of the 300 bits.
+        let mut on = engine.on(&mut session);
+        let x = on.constant(0);
+        let y = on.constant(255);
+        let r = on.lt_many(&vec![(x, y); 37], 8).unwrap();
+        let opened = on
+            .open_many(&r.iter().map(|b| b.value()).collect::<Vec<_>>())
+            .unwrap();
+        (opened, engine.pool_len())
+    });
+    for (o, pool) in outs {
+        assert!(o.iter().all(|&v| v == Fp::ONE));
+        assert_eq!(pool, 300 - 37 * 8);
+    }
+}
+
+/// The transcript of a batch of comparisons (and the arithmetic around it) is the same for
+/// different secret values.
+#[test]
+fn transcripts_do_not_depend_on_values() {
+    let seed = test_seed();
+    let run = |vals: Vec<u64>| -> [Transcript; 3] {
+        run3(|mut session: Session| {
+            let me = session.me();
+            let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+            session.record_transcript(true);
+            engine.preprocess(&mut session, 64).unwrap();
+            let mut on = engine.on(&mut session);
+            let x = input_p0(&mut on, &vals).unwrap();
+            let c = on.cmp_many(&[(x[0], x[1]), (x[2], x[3])], 40).unwrap();
+            let s = on
+                .select_many(&[(c[0].lt, x[0], x[1]), (c[1].eq, x[2], x[3])])
+                .unwrap();
+            let _ = on.open_to(PartyId::P1, &s).unwrap();
+            session.take_transcript().unwrap()
+        })
+    };
+    let a = run(vec![1, 2, 3, 3]);
+    let b = run(vec![(1 << 40) - 1, 0, 17, 1 << 39]);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn additive_inputs_from_dealt_shares() {
+    // from_additive accepts any additive sharing, e.g. one dealt outside the engine.
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let shares = deal_additive(Fp::from_u64(42), &mut rng);
+    let outs = run3(|mut session: Session| {
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+        let mut on = engine.on(&mut session);
+        let x = on
+            .from_additive(&[shares[me.index()], Additive::public(Fp::ONE, me)])
+            .unwrap();
+        on.open_many(&x).unwrap()
+    });
+    assert!(outs.iter().all(|o| *o == vec![Fp::from_u64(42), Fp::ONE]));
+}
