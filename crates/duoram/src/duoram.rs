@@ -1,0 +1,745 @@
+//! [`Duoram`]: one party's endpoint of 3P-Duoram — setup, preprocessing, Init, the online READ
+//! (Protocol 1), UPDATE with REFRESHBLINDS (Protocol 2) and WRITE, and Get Memory.
+
+use std::ops::Range;
+
+use doram_core::{PartyId, Seed};
+use doram_mpc::Additive;
+use doram_net::Session;
+use doram_oram::STAT_SEC;
+use doram_prim::{AesPrg, PairwisePrgs, PairwiseSeeds};
+use rand_core::RngCore;
+
+use crate::error::DuoramError;
+use crate::material::{Half, Material, Pool};
+use crate::msgs::{In, Out};
+use crate::prep::{self, Ctx, PendingKeys};
+use crate::role::{Role, Side};
+use crate::word::DuoWord;
+
+/// The largest supported `⌈log2 n⌉`.
+pub const MAX_LOG_N: usize = 40;
+
+/// Preprocessing batches hold at most this many DPF leaves per DPF position, summed over the
+/// batch's operations (`max(1, 2^20 / 2^h)` operations per batch), bounding the batch's
+/// transient memory; each batch costs `h + 4` rounds.
+pub const BATCH_LEAVES: usize = 1 << 20;
+
+/// Words per frame when a whole vector is sent (Init): well below the transport's frame limit.
+const CHUNK_WORDS: usize = 1 << 18;
+
+/// This party's share of the memory state (Duoram §3, "P0 holds (D0, D̃1, ζ0, …), P1 holds
+/// (D1, D̃0, ζ1, …), and P2 holds (ζ0, ζ1)"), each of length `2^h`.
+enum Memory<W> {
+    Primary {
+        /// D_b.
+        d: Vec<W>,
+        /// D̃_{1−b} = D_{1−b} + ζ_{1−b}, the other primary's blinded share.
+        dt: Vec<W>,
+        /// ζ_b.
+        z: Vec<W>,
+    },
+    Helper {
+        /// ζ_0.
+        z0: Vec<W>,
+        /// ζ_1.
+        z1: Vec<W>,
+    },
+}
+
+/// Where an instance is in its life.
+enum State<W> {
+    /// Constructed; `init` not yet called.
+    Fresh,
+    /// Initialised.
+    Ready(Memory<W>),
+    /// An operation failed half-way; the parties are out of step.
+    Poisoned,
+}
+
+/// What an operation does after the offsets are exchanged.
+#[derive(Clone, Copy)]
+enum Kind<W> {
+    /// READ (Protocol 1).
+    Read,
+    /// UPDATE by this party's share of a delta (Protocol 2).
+    Update(W),
+    /// WRITE of this party's share of a value: READ, then UPDATE by `value − old` with the
+    /// same material.
+    Write(W),
+}
+
+/// One party of 3P-Duoram over a memory of `n` words of `W` (see the [crate documentation]
+/// (crate) for the protocol, its costs and the decisions taken).
+pub struct Duoram<W: DuoWord> {
+    session: Session,
+    role: Role,
+    n: usize,
+    h: usize,
+    prgs: PairwisePrgs,
+    rng: AesPrg,
+    pool: Pool<W>,
+    state: State<W>,
+}
+
+impl<W: DuoWord> std::fmt::Debug for Duoram<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.state {
+            State::Fresh => "fresh",
+            State::Ready(_) => "ready",
+            State::Poisoned => "poisoned",
+        };
+        f.debug_struct("Duoram")
+            .field("role", &self.role)
+            .field("n", &self.n)
+            .field("state", &state)
+            .field("preprocessed", &self.pool.len())
+            .finish()
+    }
+}
+
+/// `⌈log2 n⌉` for `n ≥ 1`.
+fn log2_ceil(n: usize) -> usize {
+    (usize::BITS - (n - 1).leading_zeros()) as usize
+}
+
+/// The two contiguous segments of the cyclic shift by `s` on a domain of `len` (Duoram §4.2.1:
+/// the shifted vector at `i` is the original at `i − s mod len`): state `s..len` with material
+/// `0..len − s`, and state `0..s` with material `len − s..len`.
+fn segments(len: usize, s: usize) -> [(Range<usize>, Range<usize>); 2] {
+    [(s..len, 0..len - s), (0..s, len - s..len)]
+}
+
+impl<W: DuoWord> Duoram<W> {
+    /// Sets up this party's endpoint for a memory of `n` words: checks the size and exchanges
+    /// the pairwise PRG seeds with both peers (one round, 16 bytes to each). `seed` is this
+    /// party's private randomness.
+    ///
+    /// # Errors
+    /// [`DuoramError::InvalidSize`] for `n = 0`, `n > 2^40`, or (for a prime-field word) an `n`
+    /// too large for the statistical index mask; [`DuoramError::WrongSession`] unless the
+    /// session has three parties; a peer fault.
+    pub fn setup(mut session: Session, n: usize, seed: Seed) -> Result<Self, DuoramError> {
+        if n == 0 {
+            return Err(DuoramError::InvalidSize {
+                n,
+                reason: "the memory must have at least one word",
+            });
+        }
+        let h = log2_ceil(n);
+        if h > MAX_LOG_N {
+            return Err(DuoramError::InvalidSize {
+                n,
+                reason: "at most 2^40 words",
+            });
+        }
+        if !W::SHARES_REDUCE_MOD_POW2 && h as u32 + STAT_SEC + 3 > W::CAPACITY_BITS {
+            return Err(DuoramError::InvalidSize {
+                n,
+                reason: "the word ring cannot hold the statistically masked index",
+            });
+        }
+        if session.n_parties() != 3 {
+            return Err(DuoramError::WrongSession(session.n_parties()));
+        }
+        let me = session.me();
+        let role = Role::of(me).ok_or(DuoramError::WrongSession(session.n_parties()))?;
+        let mut rng = AesPrg::new(seed);
+        let sent = PairwiseSeeds::sample_outgoing(me, 3, &mut rng);
+        for p in session.peers() {
+            if let Some(s) = sent[p.index()] {
+                session.send_bytes(p, &s.0)?;
+            }
+        }
+        let mut received = [None; PartyId::MAX_PARTIES];
+        for p in session.peers() {
+            let bytes = session.recv_bytes(p)?;
+            let s: [u8; 16] =
+                bytes
+                    .as_slice()
+                    .try_into()
+                    .map_err(|_| DuoramError::WrongLength {
+                        peer: p,
+                        what: "a pairwise PRG seed",
+                        expected: 16,
+                        got: bytes.len(),
+                    })?;
+            received[p.index()] = Some(Seed(s));
+        }
+        let prgs = PairwiseSeeds::from_exchange(me, 3, &sent, &received)
+            .map_err(|_| DuoramError::Local("pairwise seed exchange"))?
+            .into_prgs();
+        Ok(Duoram {
+            session,
+            role,
+            n,
+            h,
+            prgs,
+            rng,
+            pool: Pool::new(),
+            state: State::Fresh,
+        })
+    }
+
+    /// This party's role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The memory size n.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Never true for a constructed instance.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// `⌈log2 n⌉`: the DPF depth; the DPF domain and the state vectors have `2^h` entries.
+    pub fn depth(&self) -> usize {
+        self.h
+    }
+
+    /// The session (statistics, transcript, timeout).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The session, mutably (phase labels, transcripts, timeouts — not for sending).
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// Operations the preprocessed material covers (one DPF triple each).
+    pub fn preprocessed(&self) -> usize {
+        self.pool.len()
+    }
+
+    fn check_usable(&self) -> Result<(), DuoramError> {
+        match self.state {
+            State::Poisoned => Err(DuoramError::Poisoned),
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs `f`; if it fails, the parties may be out of step, so the instance is poisoned.
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, DuoramError>,
+    ) -> Result<T, DuoramError> {
+        let r = f(self);
+        if r.is_err() {
+            self.state = State::Poisoned;
+        }
+        r
+    }
+
+    /// Preprocesses `ops` further operations (one DPF triple each), in batches of
+    /// `max(1, 2^20 / 2^h)` operations of `h + 4` rounds each. Every party must call it with
+    /// the same `ops`.
+    ///
+    /// # Errors
+    /// A peer fault (the instance is then poisoned), or [`DuoramError::Poisoned`].
+    pub fn preprocess(&mut self, ops: usize) -> Result<(), DuoramError> {
+        self.check_usable()?;
+        self.guarded(|s| s.preprocess_inner(ops))
+    }
+
+    fn preprocess_inner(&mut self, ops: usize) -> Result<(), DuoramError> {
+        let per_batch = (BATCH_LEAVES >> self.h).max(1);
+        let mut ctx = Ctx {
+            session: &mut self.session,
+            prgs: &mut self.prgs,
+            rng: &mut self.rng,
+            h: self.h,
+        };
+        let mut pending: Option<PendingKeys<W>> = None;
+        let mut left = ops;
+        while left > 0 {
+            let m = left.min(per_batch);
+            left -= m;
+            let first = self.pool.reserve(m);
+            match self.role {
+                Role::Primary(side) => {
+                    for mat in prep::primary_batch(&mut ctx, side, first, m)? {
+                        self.pool.push(mat);
+                    }
+                }
+                Role::Helper => {
+                    // Deal this batch first, then evaluate the previous batch's keys while the
+                    // primaries generate this one.
+                    prep::helper_deal::<W>(&mut ctx, first, m)?;
+                    if let Some(p) = pending.take() {
+                        for mat in prep::helper_evaluate(self.h, p) {
+                            self.pool.push(mat);
+                        }
+                    }
+                    pending = Some(prep::helper_receive(&mut ctx, first, m)?);
+                }
+            }
+        }
+        if let Some(p) = pending {
+            for mat in prep::helper_evaluate(self.h, p) {
+                self.pool.push(mat);
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops up to `ops` preprocessed operations without using them (e.g. to free memory) and
+    /// returns how many were dropped. All parties must drop the same number: if they do not,
+    /// the next operation fails at once with [`DuoramError::MaterialMismatch`] (the messages
+    /// carry the material id), never silently.
+    pub fn discard_preprocessed(&mut self, ops: usize) -> usize {
+        self.pool.discard(ops)
+    }
+
+    /// Init: loads the memory from this party's additive shares (one per word; P2's share may
+    /// be non-zero). One round: with ζ_0 (shared by P0 and P2) and ζ_1 (shared by P1 and P2)
+    /// drawn from the pairwise PRGs, P2's share is folded into the primaries' shares and each
+    /// primary obtains the other's blinded share D̃ (`n` words on each of the four links
+    /// P0 → P1, P1 → P0, P2 → P0, P2 → P1). See the crate documentation for why the blinds
+    /// must be random here.
+    ///
+    /// # Errors
+    /// [`DuoramError::WrongMemoryLength`], [`DuoramError::AlreadyInitialized`] (before anything
+    /// is sent); a peer fault.
+    pub fn init(&mut self, memory: &[Additive<W>]) -> Result<(), DuoramError> {
+        self.check_usable()?;
+        if !matches!(self.state, State::Fresh) {
+            return Err(DuoramError::AlreadyInitialized);
+        }
+        if memory.len() != self.n {
+            return Err(DuoramError::WrongMemoryLength {
+                expected: self.n,
+                got: memory.len(),
+            });
+        }
+        let mem = self.guarded(|s| s.init_inner(memory))?;
+        self.state = State::Ready(mem);
+        Ok(())
+    }
+
+    fn send_words(&mut self, to: PartyId, v: &[W]) -> Result<(), DuoramError> {
+        for (c, chunk) in v.chunks(CHUNK_WORDS).enumerate() {
+            let mut out = Out::new(c as u64, chunk.len() * W::BYTES);
+            for &w in chunk {
+                out.word(w);
+            }
+            self.session.send_bytes(to, &out.buf)?;
+        }
+        Ok(())
+    }
+
+    fn recv_words(
+        &mut self,
+        from: PartyId,
+        count: usize,
+        what: &'static str,
+    ) -> Result<Vec<W>, DuoramError> {
+        let mut v = Vec::with_capacity(count);
+        let mut c = 0u64;
+        while v.len() < count {
+            let len = (count - v.len()).min(CHUNK_WORDS);
+            let bytes = self.session.recv_bytes(from)?;
+            let mut m = In::open(bytes, from, what, len * W::BYTES, c)?;
+            for _ in 0..len {
+                v.push(m.word()?);
+            }
+            c += 1;
+        }
+        Ok(v)
+    }
+
+    fn init_inner(&mut self, memory: &[Additive<W>]) -> Result<Memory<W>, DuoramError> {
+        let (n, big) = (self.n, 1usize << self.h);
+        let shares: Vec<W> = Additive::shares(memory);
+        let padded = |mut v: Vec<W>| {
+            v.resize(big, W::ZERO);
+            v
+        };
+        match self.role {
+            Role::Primary(Side::Zero) => {
+                let p2 = self.prgs.with(PartyId::P2);
+                let z: Vec<W> = p2.expand(n);
+                let rho: Vec<W> = p2.expand(n);
+                let d: Vec<W> = shares.iter().zip(&rho).map(|(&m, &r)| m + r).collect();
+                let dt0: Vec<W> = d.iter().zip(&z).map(|(&d, &z)| d + z).collect();
+                self.send_words(PartyId::P1, &dt0)?;
+                let u = self.recv_words(PartyId::P1, n, "P1's masked share (Init)")?;
+                let w = self.recv_words(PartyId::P2, n, "P2's masked share (Init)")?;
+                let dt: Vec<W> = u.iter().zip(&w).map(|(&a, &b)| a + b).collect();
+                Ok(Memory::Primary {
+                    d: padded(d),
+                    dt: padded(dt),
+                    z: padded(z),
+                })
+            }
+            Role::Primary(Side::One) => {
+                let p2 = self.prgs.with(PartyId::P2);
+                let z: Vec<W> = p2.expand(n);
+                let sigma: Vec<W> = p2.expand(n);
+                let u: Vec<W> = (0..n).map(|i| shares[i] + z[i] + sigma[i]).collect();
+                self.send_words(PartyId::P0, &u)?;
+                let x = self.recv_words(PartyId::P2, n, "P2's masked share (Init)")?;
+                let d: Vec<W> = shares.iter().zip(&x).map(|(&m, &x)| m + x).collect();
+                let dt = self.recv_words(PartyId::P0, n, "P0's blinded share D̃0 (Init)")?;
+                Ok(Memory::Primary {
+                    d: padded(d),
+                    dt: padded(dt),
+                    z: padded(z),
+                })
+            }
+            Role::Helper => {
+                let p0 = self.prgs.with(PartyId::P0);
+                let z0: Vec<W> = p0.expand(n);
+                let rho: Vec<W> = p0.expand(n);
+                let p1 = self.prgs.with(PartyId::P1);
+                let z1: Vec<W> = p1.expand(n);
+                let sigma: Vec<W> = p1.expand(n);
+                let to1: Vec<W> = (0..n).map(|i| shares[i] - rho[i]).collect();
+                let to0: Vec<W> = (0..n).map(|i| to1[i] - sigma[i]).collect();
+                self.send_words(PartyId::P1, &to1)?;
+                self.send_words(PartyId::P0, &to0)?;
+                Ok(Memory::Helper {
+                    z0: padded(z0),
+                    z1: padded(z1),
+                })
+            }
+        }
+    }
+
+    /// Get Memory: fresh additive shares of the first `n` words of the current memory (the
+    /// primaries' D_b plus a three-party zero-sharing from the pairwise PRGs; no communication).
+    ///
+    /// # Errors
+    /// [`DuoramError::NotInitialized`]; [`DuoramError::Poisoned`].
+    pub fn memory(&mut self) -> Result<Vec<Additive<W>>, DuoramError> {
+        self.check_usable()?;
+        let State::Ready(mem) = &self.state else {
+            return Err(DuoramError::NotInitialized);
+        };
+        let n = self.n;
+        let zero: Vec<W> = self.prgs.zero_shares(n);
+        Ok(match mem {
+            Memory::Primary { d, .. } => d[..n]
+                .iter()
+                .zip(zero)
+                .map(|(&d, z)| Additive::from_share(d + z))
+                .collect(),
+            Memory::Helper { .. } => zero.into_iter().map(Additive::from_share).collect(),
+        })
+    }
+
+    /// READ (Duoram Protocol 1): this party's share of the word at the shared address `addr`
+    /// (additive shares among all three parties). Two sequential messages.
+    ///
+    /// # Errors
+    /// [`DuoramError::NotInitialized`] (before anything is sent); a peer fault.
+    pub fn read(&mut self, addr: Additive<W>) -> Result<Additive<W>, DuoramError> {
+        self.operate(addr.share(), Kind::Read)
+    }
+
+    /// UPDATE (Duoram Protocol 2, with REFRESHBLINDS): adds the shared `delta` to the word at
+    /// `addr`. One message.
+    ///
+    /// # Errors
+    /// As [`read`](Self::read).
+    pub fn update(&mut self, addr: Additive<W>, delta: Additive<W>) -> Result<(), DuoramError> {
+        self.operate(addr.share(), Kind::Update(delta.share()))
+            .map(drop)
+    }
+
+    /// WRITE: READ, then UPDATE by `value − old` with the same preprocessing material (the
+    /// offset is revealed once); returns this party's share of the old value. Three sequential
+    /// messages.
+    ///
+    /// # Errors
+    /// As [`read`](Self::read).
+    pub fn write(
+        &mut self,
+        addr: Additive<W>,
+        value: Additive<W>,
+    ) -> Result<Additive<W>, DuoramError> {
+        self.operate(addr.share(), Kind::Write(value.share()))
+    }
+
+    fn operate(&mut self, addr: W, kind: Kind<W>) -> Result<Additive<W>, DuoramError> {
+        self.check_usable()?;
+        if !matches!(self.state, State::Ready(_)) {
+            return Err(DuoramError::NotInitialized);
+        }
+        self.guarded(|s| {
+            if s.pool.len() == 0 {
+                // An operation without material preprocesses it inline, labelled as such.
+                let phase = s.session.phase().to_owned();
+                s.session.set_phase("preprocess");
+                let r = s.preprocess_inner(1);
+                s.session.set_phase(&phase);
+                r?;
+            }
+            let mat = s
+                .pool
+                .take()?
+                .ok_or(DuoramError::Local("no preprocessing material"))?;
+            s.run_op(addr, kind, mat).map(Additive::from_share)
+        })
+    }
+
+    /// This party's offset share (Protocol 1, step 5): `i_b − ri_b` for a primary, `i_2` for the
+    /// helper, reduced mod 2^h (Z/2^64) or under a statistical mask (prime field).
+    fn offset_share(&mut self, addr: W, ri: Option<W>) -> W {
+        let big = 1u128 << self.h;
+        if W::SHARES_REDUCE_MOD_POW2 {
+            let x = addr - ri.unwrap_or(W::ZERO);
+            W::from_u128(x.to_u128() & (big - 1))
+        } else {
+            match ri {
+                Some(ri) => {
+                    let q = 1 + (self.rng.next_u64() & ((1u64 << STAT_SEC) - 1));
+                    addr - ri + W::from_u128(big * u128::from(q))
+                }
+                None => addr,
+            }
+        }
+    }
+
+    /// Reads an offset share from a peer's message.
+    fn read_offset(&self, m: &mut In) -> Result<W, DuoramError> {
+        let o: W = m.word()?;
+        if W::SHARES_REDUCE_MOD_POW2 {
+            m.bounded(o.to_u128(), 1u128 << self.h)?;
+        }
+        Ok(o)
+    }
+
+    fn run_op(&mut self, addr: W, kind: Kind<W>, mat: Material<W>) -> Result<W, DuoramError> {
+        let id = mat.id();
+        let big = 1usize << self.h;
+        let bare_update = matches!(kind, Kind::Update(_));
+        let me = self.session.me();
+        let others = [me.next(3), me.prev(3)];
+
+        // Protocol 1, step 5 / Protocol 2, step 5: everybody sends its offset share to both
+        // others (for a bare UPDATE together with the masked deltas M_b + F_b^(k)).
+        let ri = match &mat {
+            Material::Primary { ri, .. } => Some(*ri),
+            Material::Helper { .. } => None,
+        };
+        let my_off = self.offset_share(addr, ri);
+        let delta0 = match kind {
+            Kind::Update(m) => m,
+            _ => W::ZERO,
+        };
+        let masked = |mat: &Material<W>, m: W| match mat {
+            Material::Primary { f, .. } => f.map(|f| m + f),
+            Material::Helper { .. } => [m; 3],
+        };
+        let my_masked = masked(&mat, delta0);
+        for &p in &others {
+            let words = Self::flight_words(self.role, p, bare_update, true);
+            let mut out = Out::new(id, words * W::BYTES);
+            out.word(my_off);
+            if bare_update {
+                self.push_deltas(&mut out, p, &my_masked);
+            }
+            self.session.send_bytes(p, &out.buf)?;
+        }
+        let mut offsets = my_off;
+        let mut fsum = my_masked;
+        for &p in &others {
+            let words = Self::flight_words(role_of(p)?, me, bare_update, true);
+            let what = if bare_update {
+                "the offset and masked deltas (Duoram Protocol 2, step 5)"
+            } else {
+                "the offset (Duoram Protocol 1, step 5)"
+            };
+            let bytes = self.session.recv_bytes(p)?;
+            let mut m = In::open(bytes, p, what, words * W::BYTES, id)?;
+            offsets += self.read_offset(&mut m)?;
+            if bare_update {
+                self.pull_deltas(&mut m, p, &mut fsum)?;
+            }
+        }
+        // Protocol 1, step 6: S = Σ offsets mod 2^h.
+        let shift = (offsets.to_u128() % big as u128) as usize;
+
+        let mut out = W::ZERO;
+        if matches!(kind, Kind::Read | Kind::Write(_)) {
+            out = self.read_part(id, shift, &mat)?;
+        }
+        if let Kind::Write(value) = kind {
+            // The UPDATE of a WRITE: delta = value − old, one more message.
+            let mine = masked(&mat, value - out);
+            for &p in &others {
+                let words = Self::flight_words(self.role, p, true, false);
+                let mut o = Out::new(id, words * W::BYTES);
+                self.push_deltas(&mut o, p, &mine);
+                self.session.send_bytes(p, &o.buf)?;
+            }
+            fsum = mine;
+            for &p in &others {
+                let words = Self::flight_words(role_of(p)?, me, true, false);
+                let bytes = self.session.recv_bytes(p)?;
+                let what = "the masked deltas of a WRITE (Duoram Protocol 2, step 5)";
+                let mut m = In::open(bytes, p, what, words * W::BYTES, id)?;
+                self.pull_deltas(&mut m, p, &mut fsum)?;
+            }
+        }
+        if matches!(kind, Kind::Update(_) | Kind::Write(_)) {
+            self.update_part(shift, &mat, fsum);
+        }
+        Ok(out)
+    }
+
+    /// Words in an offset/delta message from `from` to `to`: 1 for the offset (if `offset`),
+    /// plus the masked deltas the receiver may see — three from a primary to the other primary,
+    /// two from a primary to P2 (never M_b + F_b^(1): P2 holds no half of DPF #1), and P2's own
+    /// delta share (one word) to each primary.
+    fn flight_words(from: Role, to: PartyId, deltas: bool, offset: bool) -> usize {
+        let d = match (from, deltas) {
+            (_, false) => 0,
+            (Role::Helper, true) => 1,
+            (Role::Primary(_), true) if to == PartyId::P2 => 2,
+            (Role::Primary(_), true) => 3,
+        };
+        usize::from(offset) + d
+    }
+
+    fn push_deltas(&self, out: &mut Out, to: PartyId, masked: &[W; 3]) {
+        match self.role {
+            Role::Helper => out.word(masked[0]),
+            Role::Primary(_) if to == PartyId::P2 => {
+                out.word(masked[1]);
+                out.word(masked[2]);
+            }
+            Role::Primary(_) => {
+                for &w in masked {
+                    out.word(w);
+                }
+            }
+        }
+    }
+
+    /// Adds a peer's masked deltas into `fsum` (F^(k) = Σ_b (M_b + F_b^(k)) + M_2).
+    fn pull_deltas(&self, m: &mut In, from: PartyId, fsum: &mut [W; 3]) -> Result<(), DuoramError> {
+        if from == PartyId::P2 {
+            let m2: W = m.word()?;
+            for f in fsum.iter_mut() {
+                *f += m2;
+            }
+        } else if self.role == Role::Helper {
+            fsum[1] += m.word()?;
+            fsum[2] += m.word()?;
+        } else {
+            for f in fsum.iter_mut() {
+                *f += m.word()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Protocol 1, steps 7–10: the dot products over the shifted vectors.
+    fn read_part(&mut self, id: u64, shift: usize, mat: &Material<W>) -> Result<W, DuoramError> {
+        let big = 1usize << self.h;
+        let State::Ready(mem) = &self.state else {
+            return Err(DuoramError::NotInitialized);
+        };
+        let segs = segments(big, shift);
+        let value = match (mem, mat) {
+            (Memory::Helper { z0, z1 }, Material::Helper { from0, from1, .. }) => {
+                // Step 8: γ0 = −⟨ζ0, t1^(3)⟩ + ρ to P0, γ1 = −⟨ζ1, t0^(2)⟩ − ρ to P1.
+                let mut g0 = W::ZERO;
+                let mut g1 = W::ZERO;
+                for (st, mt) in &segs {
+                    g0 -= W::dot(&z0[st.clone()], &from1.t[mt.clone()]);
+                    g1 -= W::dot(&z1[st.clone()], &from0.t[mt.clone()]);
+                }
+                let rho: W = self.rng.random();
+                for (p, g) in [(PartyId::P0, g0 + rho), (PartyId::P1, g1 - rho)] {
+                    let mut out = Out::new(id, W::BYTES);
+                    out.word(g);
+                    self.session.send_bytes(p, &out.buf)?;
+                }
+                W::ZERO
+            }
+            (Memory::Primary { d, dt, z }, Material::Primary { dpf, .. }) => {
+                let Role::Primary(side) = self.role else {
+                    return Err(DuoramError::Local("role and memory disagree"));
+                };
+                // Steps 9–10: ⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(cross) − t^(1)⟩ + γ_b.
+                let (t1, tc) = (&dpf[0].t, &dpf[side.cross_dpf()].t);
+                let mut acc = W::ZERO;
+                for (st, mt) in &segs {
+                    acc += W::read_sum(
+                        &d[st.clone()],
+                        &dt[st.clone()],
+                        &z[st.clone()],
+                        &t1[mt.clone()],
+                        &tc[mt.clone()],
+                    );
+                }
+                let bytes = self.session.recv_bytes(PartyId::P2)?;
+                let what = "γ (Duoram Protocol 1, step 8)";
+                let mut m = In::open(bytes, PartyId::P2, what, W::BYTES, id)?;
+                acc + m.word()?
+            }
+            _ => return Err(DuoramError::Local("role and material disagree")),
+        };
+        // Fresh output shares among all three: add a zero-sharing.
+        Ok(value + self.prgs.zero_share::<W>())
+    }
+
+    /// Protocol 2, steps 6–10: the local updates, with `fsum[k] = F^(k+1)` (P2 only uses
+    /// k = 2, 3).
+    fn update_part(&mut self, shift: usize, mat: &Material<W>, fsum: [W; 3]) {
+        let big = 1usize << self.h;
+        let segs = segments(big, shift);
+        let State::Ready(mem) = &mut self.state else {
+            return;
+        };
+        match (mem, mat) {
+            (Memory::Helper { z0, z1 }, Material::Helper { from0, from1, .. }) => {
+                // Step 10: ζ0 −= V0^(2), ζ1 −= V1^(3).
+                for (st, mt) in &segs {
+                    sub_v(&mut z0[st.clone()], from0, mt.clone(), fsum[1]);
+                    sub_v(&mut z1[st.clone()], from1, mt.clone(), fsum[2]);
+                }
+            }
+            (Memory::Primary { d, dt, z }, Material::Primary { dpf, .. }) => {
+                let Role::Primary(side) = self.role else {
+                    return;
+                };
+                let (kb, kc) = (side.blind_dpf(), side.cross_dpf());
+                // Steps 8–9 (labels as in §3.1.2): D_b += V^(1); ζ_b −= V^(blind);
+                // D̃_{1−b} += V^(cross) − V^(1).
+                for (st, mt) in &segs {
+                    let (d, dt, z) = (&mut d[st.clone()], &mut dt[st.clone()], &mut z[st.clone()]);
+                    let (a, b, c) = (&dpf[0], &dpf[kb], &dpf[kc]);
+                    let (fa, fb, fc) = (fsum[0], fsum[kb], fsum[kc]);
+                    for (k, j) in mt.clone().enumerate() {
+                        let v1 = a.v[j] + fa * a.t[j];
+                        let vb = b.v[j] + fb * b.t[j];
+                        let vc = c.v[j] + fc * c.t[j];
+                        d[k] += v1;
+                        z[k] -= vb;
+                        dt[k] += vc - v1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn role_of(p: PartyId) -> Result<Role, DuoramError> {
+    Role::of(p).ok_or(DuoramError::WrongSession(4))
+}
+
+/// `z[k] −= v[j] + f·t[j]` for `j` in `mt` (REFRESHBLINDS at P2).
+fn sub_v<W: DuoWord>(z: &mut [W], half: &Half<W>, mt: Range<usize>, f: W) {
+    for (zk, j) in z.iter_mut().zip(mt) {
+        *zk -= half.v[j] + f * half.t[j];
+    }
+}

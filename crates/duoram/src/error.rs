@@ -1,0 +1,154 @@
+//! [`DuoramError`]: everything that can go wrong in Duoram, with the peer named wherever a peer
+//! is to blame.
+
+use doram_core::{CodecError, PartyId};
+use doram_net::NetError;
+use doram_oram::OramError;
+
+/// Errors of the Duoram protocol.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DuoramError {
+    /// The transport failed (closed link, timeout, oversized frame, …); names the peer.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A peer's message had the wrong size (every size follows from the public parameters).
+    #[error("{peer} sent {what}: expected {expected} bytes, got {got}")]
+    WrongLength {
+        /// The sender.
+        peer: PartyId,
+        /// Which message.
+        what: &'static str,
+        /// The size the protocol prescribes.
+        expected: usize,
+        /// The size received.
+        got: usize,
+    },
+    /// A peer's message had the right size but did not decode (a field element ≥ p, an index
+    /// share ≥ 2^h, a bit other than 0 or 1).
+    #[error("{peer} sent a malformed {what}: {source}")]
+    Malformed {
+        /// The sender.
+        peer: PartyId,
+        /// Which message.
+        what: &'static str,
+        /// Why it did not decode.
+        source: CodecError,
+    },
+    /// A peer's message belongs to other preprocessing material than the one this party is
+    /// using: the parties' pools are out of step (a lost message, or material discarded at one
+    /// party only).
+    #[error("{peer} sent {what} for material {got}, but this party is at material {expected}")]
+    MaterialMismatch {
+        /// The sender.
+        peer: PartyId,
+        /// Which message.
+        what: &'static str,
+        /// The material id (low 32 bits) this party expected.
+        expected: u32,
+        /// The material id (low 32 bits) in the message.
+        got: u32,
+    },
+    /// Preprocessing material was about to be used a second time (or out of order).
+    #[error("preprocessing material {id} was already consumed (last consumed: {last})")]
+    MaterialReused {
+        /// The id of the material.
+        id: u64,
+        /// The id consumed last.
+        last: u64,
+    },
+    /// The session does not have three parties.
+    #[error("Duoram needs a session of three parties, got {0}")]
+    WrongSession(usize),
+    /// The memory size is not supported (detected before anything is sent).
+    #[error("a memory of {n} words is not supported: {reason}")]
+    InvalidSize {
+        /// The requested size.
+        n: usize,
+        /// Why not.
+        reason: &'static str,
+    },
+    /// `access`, `read`, `update`, `write` or `memory` before `init` (detected before anything
+    /// is sent).
+    #[error("the memory has not been initialised: call init() first")]
+    NotInitialized,
+    /// A second `init` (detected before anything is sent).
+    #[error("the memory has already been initialised")]
+    AlreadyInitialized,
+    /// `init` with a number of shares other than n (detected before anything is sent).
+    #[error("init() got {got} shares for a memory of {expected} words")]
+    WrongMemoryLength {
+        /// n.
+        expected: usize,
+        /// Shares passed.
+        got: usize,
+    },
+    /// A secret-shared operation type was passed: Duoram reveals the type of each access.
+    #[error("Duoram reveals the operation type: pass OpShare::Public")]
+    HiddenOpUnsupported,
+    /// A benchmark run with verification found a result that differs from the plaintext mirror.
+    #[error("verification failed: {what} at index {index} differs from the plaintext mirror")]
+    VerificationFailed {
+        /// What differed.
+        what: &'static str,
+        /// Which operation or cell.
+        index: usize,
+    },
+    /// A local failure (e.g. a party thread of a local run panicked).
+    #[error("local failure: {0}")]
+    Local(&'static str),
+    /// An earlier peer fault left the parties out of step; the instance cannot be used.
+    #[error("an earlier error left the parties out of step; this instance cannot be used any more")]
+    Poisoned,
+}
+
+impl DuoramError {
+    /// The peer this error blames, if any.
+    pub fn peer(&self) -> Option<PartyId> {
+        match self {
+            DuoramError::Net(e) => e.peer(),
+            DuoramError::WrongLength { peer, .. }
+            | DuoramError::Malformed { peer, .. }
+            | DuoramError::MaterialMismatch { peer, .. } => Some(*peer),
+            _ => None,
+        }
+    }
+
+    /// Whether this is misuse of the API, detected before anything was sent (the instance is
+    /// still usable).
+    pub fn is_misuse(&self) -> bool {
+        matches!(
+            self,
+            DuoramError::NotInitialized
+                | DuoramError::AlreadyInitialized
+                | DuoramError::WrongMemoryLength { .. }
+                | DuoramError::HiddenOpUnsupported
+                | DuoramError::InvalidSize { .. }
+        )
+    }
+}
+
+/// Misuse maps to the interface's misuse variants, transport errors to [`OramError::Net`],
+/// protocol faults of a peer to [`OramError::PeerMisbehaved`] (keeping the peer); the rest is
+/// [`OramError::Protocol`].
+impl From<DuoramError> for OramError {
+    fn from(e: DuoramError) -> Self {
+        match e {
+            DuoramError::Net(e) => OramError::Net(e),
+            DuoramError::NotInitialized => OramError::NotInitialized,
+            DuoramError::AlreadyInitialized => OramError::AlreadyInitialized,
+            DuoramError::WrongMemoryLength { expected, got } => {
+                OramError::WrongMemoryLength { expected, got }
+            }
+            DuoramError::HiddenOpUnsupported => OramError::HiddenOpUnsupported,
+            DuoramError::InvalidSize { n, reason } => OramError::InvalidSize { n, reason },
+            DuoramError::Poisoned => OramError::Poisoned,
+            DuoramError::WrongLength { peer, what, .. }
+            | DuoramError::Malformed { peer, what, .. }
+            | DuoramError::MaterialMismatch { peer, what, .. } => {
+                OramError::PeerMisbehaved { peer, what }
+            }
+            other => OramError::Protocol(Box::new(other)),
+        }
+    }
+}

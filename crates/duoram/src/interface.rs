@@ -1,0 +1,54 @@
+//! [`DistributedOram`] for [`Duoram`]: the operation type is public
+//! ([`OpVisibility::Public`]); a WRITE returns the old value, as F_DORAM does.
+
+use doram_mpc::Additive;
+use doram_net::Session;
+use doram_oram::{DistributedOram, InstructionShare, Op, OpVisibility, OramError};
+
+use crate::duoram::Duoram;
+use crate::error::DuoramError;
+use crate::word::DuoWord;
+
+impl<W: DuoWord> DistributedOram for Duoram<W> {
+    type Word = W;
+
+    const OP_VISIBILITY: OpVisibility = OpVisibility::Public;
+
+    fn len(&self) -> usize {
+        Duoram::len(self)
+    }
+
+    fn session(&self) -> &Session {
+        Duoram::session(self)
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        Duoram::session_mut(self)
+    }
+
+    /// Preprocesses `accesses` operations: one DPF triple each, for a read or a write alike.
+    fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
+        Duoram::preprocess(self, accesses).map_err(Into::into)
+    }
+
+    fn preprocessed(&self) -> usize {
+        Duoram::preprocessed(self)
+    }
+
+    fn init(&mut self, memory: &[Additive<W>]) -> Result<(), OramError> {
+        Duoram::init(self, memory).map_err(Into::into)
+    }
+
+    fn access(&mut self, ins: &InstructionShare<W>) -> Result<Additive<W>, OramError> {
+        let r = match ins.op.public() {
+            None => Err(DuoramError::HiddenOpUnsupported),
+            Some(Op::Read) => Duoram::read(self, ins.addr),
+            Some(Op::Write) => Duoram::write(self, ins.addr, ins.value),
+        };
+        r.map_err(Into::into)
+    }
+
+    fn memory(&mut self) -> Result<Vec<Additive<W>>, OramError> {
+        Duoram::memory(self).map_err(Into::into)
+    }
+}

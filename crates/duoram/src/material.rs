@@ -1,0 +1,170 @@
+//! Preprocessing material: what one operation consumes, and the pool that hands it out exactly
+//! once.
+//!
+//! Per operation (one *triple* of DPFs, all three at the same random index ri):
+//!
+//! | party | holds | words |
+//! |---|---|---|
+//! | P_b (b = 0, 1) | ri_b; for k = 1, 2, 3: additive flags t_b^(k), leaf words v_b^(k), final-correction share F_b^(k) | `6·2^h + 4` |
+//! | P2 | P0's half of DPF #2 and P1's half of DPF #3: (t, v) of each | `4·2^h` |
+//!
+//! With `Z64` words that is 48 MiB per operation at each primary and 32 MiB at P2 for
+//! `2^h = 2^20`; a READ uses only the t vectors, but an operation's type is not known when it
+//! is preprocessed.
+
+use std::collections::VecDeque;
+
+use crate::error::DuoramError;
+
+/// One party's half of one DPF, converted to words: additive flags `t` (`t_0 + t_1 = e_ri`) and
+/// leaf words `v` (`v_0 + v_1 = −(F_0 + F_1)·e_ri`), both of length `2^h`.
+pub(crate) struct Half<W> {
+    pub(crate) t: Vec<W>,
+    pub(crate) v: Vec<W>,
+}
+
+/// The material of one operation at one party.
+pub(crate) enum Material<W> {
+    /// At P0 or P1.
+    Primary {
+        /// The material id (the same at all three parties).
+        id: u64,
+        /// This party's additive share of ri.
+        ri: W,
+        /// Its halves of DPFs #1, #2, #3.
+        dpf: [Half<W>; 3],
+        /// Its shares F_b^(k) of the final correction words.
+        f: [W; 3],
+    },
+    /// At P2.
+    Helper {
+        /// The material id.
+        id: u64,
+        /// P0's half of DPF #2 (pairs with ζ1 in READ, refreshes ζ0 in UPDATE).
+        from0: Half<W>,
+        /// P1's half of DPF #3 (pairs with ζ0 in READ, refreshes ζ1 in UPDATE).
+        from1: Half<W>,
+    },
+}
+
+impl<W> Material<W> {
+    pub(crate) fn id(&self) -> u64 {
+        match self {
+            Material::Primary { id, .. } | Material::Helper { id, .. } => *id,
+        }
+    }
+}
+
+/// Preprocessed material in the order it was made; each entry is handed out once, in order.
+pub(crate) struct Pool<W> {
+    queue: VecDeque<Material<W>>,
+    /// The id of the last entry handed out or discarded.
+    consumed: Option<u64>,
+    /// The id the next preprocessed entry gets.
+    next_id: u64,
+}
+
+impl<W> Pool<W> {
+    pub(crate) fn new() -> Self {
+        Pool {
+            queue: VecDeque::new(),
+            consumed: None,
+            next_id: 0,
+        }
+    }
+
+    /// Entries available.
+    pub(crate) fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Reserves `count` consecutive ids for a preprocessing batch; returns the first.
+    pub(crate) fn reserve(&mut self, count: usize) -> u64 {
+        let first = self.next_id;
+        self.next_id += count as u64;
+        first
+    }
+
+    /// Adds a preprocessed entry.
+    pub(crate) fn push(&mut self, m: Material<W>) {
+        self.queue.push_back(m);
+    }
+
+    /// Checks that `id` was never handed out before (ids are handed out in increasing order).
+    fn check_fresh(&self, id: u64) -> Result<(), DuoramError> {
+        match self.consumed {
+            Some(last) if id <= last => Err(DuoramError::MaterialReused { id, last }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes the next entry, if any, marking it consumed.
+    ///
+    /// # Errors
+    /// [`DuoramError::MaterialReused`] if its id is not above the last consumed id.
+    pub(crate) fn take(&mut self) -> Result<Option<Material<W>>, DuoramError> {
+        let Some(m) = self.queue.pop_front() else {
+            return Ok(None);
+        };
+        self.check_fresh(m.id())?;
+        self.consumed = Some(m.id());
+        Ok(Some(m))
+    }
+
+    /// Puts an entry back at the front (only for an entry whose operation failed before
+    /// anything was sent).
+    #[cfg(test)]
+    pub(crate) fn push_front_for_test(&mut self, m: Material<W>) {
+        self.queue.push_front(m);
+    }
+
+    /// Drops up to `count` entries without using them; returns how many were dropped.
+    pub(crate) fn discard(&mut self, count: usize) -> usize {
+        let k = count.min(self.queue.len());
+        for m in self.queue.drain(..k) {
+            self.consumed = Some(m.id());
+        }
+        k
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doram_field::Z64;
+
+    fn helper(id: u64) -> Material<Z64> {
+        let h = || Half {
+            t: vec![],
+            v: vec![],
+        };
+        Material::Helper {
+            id,
+            from0: h(),
+            from1: h(),
+        }
+    }
+
+    #[test]
+    fn entries_are_consumed_once_and_in_order() {
+        let mut pool = Pool::new();
+        let first = pool.reserve(3);
+        assert_eq!(first, 0);
+        for id in first..first + 3 {
+            pool.push(helper(id));
+        }
+        assert_eq!(pool.len(), 3);
+        let a = pool.take().unwrap().unwrap();
+        assert_eq!(a.id(), 0);
+        // Handing the same entry out again is refused, whatever path it took back.
+        pool.push_front_for_test(a);
+        assert!(matches!(
+            pool.take(),
+            Err(DuoramError::MaterialReused { id: 0, last: 0 })
+        ));
+        assert_eq!(pool.discard(1), 1);
+        assert_eq!(pool.take().unwrap().unwrap().id(), 2);
+        assert!(pool.take().unwrap().is_none());
+        assert_eq!(pool.reserve(1), 3);
+    }
+}

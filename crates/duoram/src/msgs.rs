@@ -1,0 +1,205 @@
+//! Wire format of Duoram's messages.
+//!
+//! Every message is one transport frame: a 4-byte little-endian *material tag* (the low 32 bits
+//! of the id of the preprocessing material the message belongs to — for a preprocessing batch,
+//! of its first triple) followed by a payload whose exact length follows from the public
+//! parameters (memory size, batch size, word type). The receiver checks the length before
+//! decoding anything, then the tag, then each element (words must be canonical, index shares
+//! below `2^h`, bits 0 or 1), and reports the first violation as a typed error naming the
+//! sender. The tag catches a lost or duplicated frame and pools that are out of step at once,
+//! instead of letting a message of the right size be taken for another.
+//!
+//! | message | arrow | payload |
+//! |---|---|---|
+//! | dealer correlations | preprocessing, P2 → P1 | `16·h` per DPF (Z₁ of each level's AND) + one word per DPF (Beaver γ₁) |
+//! | masked AND inputs | preprocessing, P_b → P_{1−b} | `h` bytes + 16 per DPF |
+//! | level share | preprocessing, P_b → P_{1−b}, once per level | 16 per DPF |
+//! | Beaver openings | preprocessing, P_b → P_{1−b} | 2 words per DPF, then 1 word per DPF |
+//! | key half | preprocessing, P_b → P2 | `16 + 16·h` + one word per triple |
+//! | offset | READ/UPDATE, everyone → everyone | 1 word (+ delta words for UPDATE) |
+//! | γ | READ, P2 → P_b | 1 word |
+
+use doram_core::{CodecError, PartyId};
+use doram_field::Group;
+use doram_prim::aes::Block;
+
+use crate::error::DuoramError;
+
+/// Bytes of the material tag that starts every message.
+pub const TAG_BYTES: usize = 4;
+
+/// The tag of material `id`.
+pub(crate) fn tag_of(id: u64) -> u32 {
+    id as u32
+}
+
+/// A message being built.
+pub(crate) struct Out {
+    pub(crate) buf: Vec<u8>,
+}
+
+impl Out {
+    pub(crate) fn new(id: u64, payload: usize) -> Out {
+        let mut buf = Vec::with_capacity(TAG_BYTES + payload);
+        buf.extend_from_slice(&tag_of(id).to_le_bytes());
+        Out { buf }
+    }
+
+    pub(crate) fn word<W: Group>(&mut self, w: W) {
+        let start = self.buf.len();
+        self.buf.resize(start + W::BYTES, 0);
+        w.write_le(&mut self.buf[start..]);
+    }
+
+    pub(crate) fn block(&mut self, b: Block) {
+        self.buf.extend_from_slice(&b.to_le_bytes());
+    }
+
+    pub(crate) fn bit(&mut self, b: bool) {
+        self.buf.push(u8::from(b));
+    }
+}
+
+/// A received message being parsed; every accessor is bounds-safe because the length was checked
+/// up front.
+pub(crate) struct In {
+    bytes: Vec<u8>,
+    pos: usize,
+    peer: PartyId,
+    what: &'static str,
+}
+
+impl In {
+    /// Checks the exact length (`TAG_BYTES + payload`) and the tag.
+    pub(crate) fn open(
+        bytes: Vec<u8>,
+        peer: PartyId,
+        what: &'static str,
+        payload: usize,
+        id: u64,
+    ) -> Result<In, DuoramError> {
+        let expected = TAG_BYTES + payload;
+        if bytes.len() != expected {
+            return Err(DuoramError::WrongLength {
+                peer,
+                what,
+                expected,
+                got: bytes.len(),
+            });
+        }
+        let mut t = [0u8; TAG_BYTES];
+        t.copy_from_slice(&bytes[..TAG_BYTES]);
+        let got = u32::from_le_bytes(t);
+        if got != tag_of(id) {
+            return Err(DuoramError::MaterialMismatch {
+                peer,
+                what,
+                expected: tag_of(id),
+                got,
+            });
+        }
+        Ok(In {
+            bytes,
+            pos: TAG_BYTES,
+            peer,
+            what,
+        })
+    }
+
+    fn malformed(&self, source: CodecError) -> DuoramError {
+        DuoramError::Malformed {
+            peer: self.peer,
+            what: self.what,
+            source,
+        }
+    }
+
+    pub(crate) fn word<W: Group>(&mut self) -> Result<W, DuoramError> {
+        let r = W::read_le(&self.bytes[self.pos..self.pos + W::BYTES]);
+        self.pos += W::BYTES;
+        r.map_err(|e| self.malformed(e))
+    }
+
+    pub(crate) fn block(&mut self) -> Block {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.bytes[self.pos..self.pos + 16]);
+        self.pos += 16;
+        u128::from_le_bytes(b)
+    }
+
+    pub(crate) fn bit(&mut self) -> Result<bool, DuoramError> {
+        let b = self.bytes[self.pos];
+        self.pos += 1;
+        match b {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(self.malformed(CodecError::OutOfRange {
+                what: "a bit byte is neither 0 nor 1",
+            })),
+        }
+    }
+
+    /// Fails with a malformed-message error unless `ok`.
+    pub(crate) fn check(&self, ok: bool, what: &'static str) -> Result<(), DuoramError> {
+        if ok {
+            Ok(())
+        } else {
+            Err(self.malformed(CodecError::OutOfRange { what }))
+        }
+    }
+
+    /// An index share that must lie below `bound`.
+    pub(crate) fn bounded(&mut self, value: u128, bound: u128) -> Result<u128, DuoramError> {
+        if value < bound {
+            Ok(value)
+        } else {
+            Err(self.malformed(CodecError::OutOfRange {
+                what: "an index share is not below the domain size",
+            }))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doram_field::Z64;
+
+    #[test]
+    fn round_trip_and_rejections() {
+        let mut o = Out::new(7, 8 + 16 + 1);
+        o.word(Z64(5));
+        o.block(99);
+        o.bit(true);
+        let bytes = o.buf.clone();
+        let mut i = In::open(bytes.clone(), PartyId::P1, "x", 25, 7).unwrap();
+        assert_eq!(i.word::<Z64>().unwrap(), Z64(5));
+        assert_eq!(i.block(), 99);
+        assert!(i.bit().unwrap());
+        assert!(matches!(
+            In::open(bytes.clone(), PartyId::P1, "x", 24, 7),
+            Err(DuoramError::WrongLength { .. })
+        ));
+        assert!(matches!(
+            In::open(bytes.clone(), PartyId::P1, "x", 25, 8),
+            Err(DuoramError::MaterialMismatch {
+                expected: 8,
+                got: 7,
+                ..
+            })
+        ));
+        let mut bad = bytes;
+        *bad.last_mut().unwrap() = 2;
+        let mut i = In::open(bad, PartyId::P2, "x", 25, 7).unwrap();
+        i.word::<Z64>().unwrap();
+        i.block();
+        assert!(matches!(
+            i.bit(),
+            Err(DuoramError::Malformed {
+                peer: PartyId::P2,
+                ..
+            })
+        ));
+        assert!(i.bounded(3, 4).is_ok() && i.bounded(4, 4).is_err());
+    }
+}

@@ -1,0 +1,196 @@
+//! [`DuoWord`]: the word rings Duoram runs over (`Z64`, the paper's and the benchmarked case,
+//! and `Fp`), with the two per-ring decisions the protocol needs: how a DPF leaf label becomes
+//! words, and how a masked index is opened.
+
+use doram_field::{BlockSource, Fp, Group, Z64};
+use doram_oram::IntegerWord;
+use doram_prim::aes::{Block, FixedKeyAes};
+
+/// The tweak of leaf output `j`, block `k` (never zero, so leaf hashes are domain-separated
+/// from the internal-node hashes `H(s)` of the tree; the same tweaks as the DPF crate's output
+/// conversion).
+#[inline(always)]
+pub(crate) const fn tweak(j: u64, k: u64) -> Block {
+    ((((k as u128) << 32) | (j as u128 + 1)) << 64) as Block
+}
+
+/// The block stream `CCR(leaf ⊕ T(j, k))`, k = 0, 1, …, with the first block precomputed.
+struct LeafStream<'a> {
+    fk: &'a FixedKeyAes,
+    leaf: Block,
+    j: u64,
+    k: u64,
+    first: Option<Block>,
+}
+
+impl BlockSource for LeafStream<'_> {
+    fn next_block(&mut self) -> [u8; 16] {
+        if let Some(b) = self.first.take() {
+            return b.to_le_bytes();
+        }
+        let b = self.fk.ccr(self.leaf ^ tweak(self.j, self.k));
+        self.k += 1;
+        b.to_le_bytes()
+    }
+}
+
+/// A word ring for Duoram.
+///
+/// Every leaf label `s` of a DPF tree gives two words, the *flag word* `a(s)` and the *value
+/// word* `v(s)`, as a deterministic function of the whole label (so that equal labels — all
+/// leaves but the point — give equal words) that is uniform in the ring for a random label:
+/// they are drawn with [`Group::random_from`] from the circular correlation-robust hash stream
+/// `CCR(s ⊕ T(j, k))`. For `Z64` one hash block is split in two (`a` = low 64 bits, `v` = high
+/// 64 bits); `Fp` draws each from its own stream (rejection sampling, one block almost always).
+pub trait DuoWord: IntegerWord {
+    /// Whether reducing every additive share mod `2^h` gives additive shares mod `2^h` (true for
+    /// Z/2^64): then a masked index is opened exactly, share by share. Otherwise (a prime field)
+    /// it is opened as an integer under a statistical mask (see the crate documentation).
+    const SHARES_REDUCE_MOD_POW2: bool;
+
+    /// `(a(s), v(s))` for the leaf label `s`, given `first = CCR(s ⊕ T(0, 0))`.
+    fn leaf_words(fk: &FixedKeyAes, leaf: Block, first: Block) -> (Self, Self);
+
+    /// `Σ a[i]·b[i]`.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    fn dot(a: &[Self], b: &[Self]) -> Self {
+        assert_eq!(a.len(), b.len(), "dot: slices of different lengths");
+        a.iter()
+            .zip(b)
+            .fold(Self::ZERO, |acc, (&x, &y)| acc + x * y)
+    }
+
+    /// `Σ (d[i] + e[i] + z[i])·t[i] − z[i]·u[i]`, the primaries' READ sum (Duoram Protocol 1,
+    /// steps 9–10) over one contiguous segment.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    fn read_sum(d: &[Self], e: &[Self], z: &[Self], t: &[Self], u: &[Self]) -> Self {
+        let len = d.len();
+        assert!(e.len() == len && z.len() == len && t.len() == len && u.len() == len);
+        let mut acc = Self::ZERO;
+        for i in 0..len {
+            acc += (d[i] + e[i] + z[i]) * t[i] - z[i] * u[i];
+        }
+        acc
+    }
+}
+
+impl DuoWord for Z64 {
+    const SHARES_REDUCE_MOD_POW2: bool = true;
+
+    #[inline(always)]
+    fn leaf_words(_fk: &FixedKeyAes, _leaf: Block, first: Block) -> (Z64, Z64) {
+        (Z64(first as u64), Z64((first >> 64) as u64))
+    }
+
+    fn dot(a: &[Z64], b: &[Z64]) -> Z64 {
+        assert_eq!(a.len(), b.len(), "dot: slices of different lengths");
+        // Eight independent lanes, so that the compiler keeps them in one vector register.
+        let mut acc = [0u64; 8];
+        let mut ca = a.chunks_exact(8);
+        let mut cb = b.chunks_exact(8);
+        for (x, y) in (&mut ca).zip(&mut cb) {
+            for k in 0..8 {
+                acc[k] = acc[k].wrapping_add(x[k].0.wrapping_mul(y[k].0));
+            }
+        }
+        let mut s = acc.iter().fold(0u64, |s, &x| s.wrapping_add(x));
+        for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+            s = s.wrapping_add(x.0.wrapping_mul(y.0));
+        }
+        Z64(s)
+    }
+
+    fn read_sum(d: &[Z64], e: &[Z64], z: &[Z64], t: &[Z64], u: &[Z64]) -> Z64 {
+        let len = d.len();
+        assert!(e.len() == len && z.len() == len && t.len() == len && u.len() == len);
+        let mut acc = [0u64; 8];
+        let whole = len / 8 * 8;
+        for c in (0..whole).step_by(8) {
+            for k in 0..8 {
+                let i = c + k;
+                let s = d[i].0.wrapping_add(e[i].0).wrapping_add(z[i].0);
+                acc[k] = acc[k]
+                    .wrapping_add(s.wrapping_mul(t[i].0))
+                    .wrapping_sub(z[i].0.wrapping_mul(u[i].0));
+            }
+        }
+        let mut s = acc.iter().fold(0u64, |s, &x| s.wrapping_add(x));
+        for i in whole..len {
+            let x = d[i].0.wrapping_add(e[i].0).wrapping_add(z[i].0);
+            s = s
+                .wrapping_add(x.wrapping_mul(t[i].0))
+                .wrapping_sub(z[i].0.wrapping_mul(u[i].0));
+        }
+        Z64(s)
+    }
+}
+
+impl DuoWord for Fp {
+    const SHARES_REDUCE_MOD_POW2: bool = false;
+
+    fn leaf_words(fk: &FixedKeyAes, leaf: Block, first: Block) -> (Fp, Fp) {
+        let a = Fp::random_from(&mut LeafStream {
+            fk,
+            leaf,
+            j: 0,
+            k: 1,
+            first: Some(first),
+        });
+        let v = Fp::random_from(&mut LeafStream {
+            fk,
+            leaf,
+            j: 1,
+            k: 0,
+            first: None,
+        });
+        (a, v)
+    }
+
+    fn dot(a: &[Fp], b: &[Fp]) -> Fp {
+        doram_field::fp::dot(a, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doram_prim::aes::fixed_key;
+
+    #[test]
+    fn leaf_words_are_functions_of_the_label() {
+        let fk = fixed_key();
+        let leaf = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3211u128;
+        let first = fk.ccr(leaf ^ tweak(0, 0));
+        let (a, v) = Z64::leaf_words(fk, leaf, first);
+        assert_eq!(a.0, first as u64);
+        assert_eq!(v.0, (first >> 64) as u64);
+        let (fa, fv) = Fp::leaf_words(fk, leaf, first);
+        assert_eq!(Fp::leaf_words(fk, leaf, first), (fa, fv));
+        assert_ne!(fa, fv);
+        let other = Fp::leaf_words(fk, leaf ^ 2, fk.ccr((leaf ^ 2) ^ tweak(0, 0)));
+        assert_ne!(other.0, fa);
+    }
+
+    #[test]
+    fn fast_sums_match_the_generic_ones() {
+        let w = |i: u64| Z64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 7));
+        for len in [0usize, 1, 7, 8, 9, 31] {
+            let v: Vec<Vec<Z64>> = (0..5)
+                .map(|k| (0..len as u64).map(|i| w(i * 5 + k)).collect())
+                .collect();
+            let mut want = Z64(0);
+            for i in 0..len {
+                want += (v[0][i] + v[1][i] + v[2][i]) * v[3][i] - v[2][i] * v[4][i];
+            }
+            assert_eq!(Z64::read_sum(&v[0], &v[1], &v[2], &v[3], &v[4]), want);
+            let d: Z64 = (0..len)
+                .map(|i| v[0][i] * v[1][i])
+                .fold(Z64(0), |a, b| a + b);
+            assert_eq!(<Z64 as DuoWord>::dot(&v[0], &v[1]), d);
+        }
+    }
+}
