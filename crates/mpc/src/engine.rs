@@ -16,13 +16,13 @@
 //!
 //! # Comparison (how `lt` and `eq` work)
 //! For `k`-bit integers a, b (0 ≤ a, b < 2^k, k ≤ [`MAX_BITS`]) the engine computes
-//! [a < b] and [a = b] with the masked-opening technique of Catrina and de Hoogh ("Improved
+//! \[a < b\] and \[a = b\] with the masked-opening technique of Catrina and de Hoogh ("Improved
 //! primitives for secure multiparty integer computation", SCN 2010: Mod2m with the bitwise
 //! comparison BitLT) with preprocessed shared random bits, as edaBits (Escudero et al.,
 //! CRYPTO 2020) package them:
 //!
-//! 1. z = a − b + 2^k, an integer in [1, 2^{k+1}); [a < b] = 1 − ⌊z / 2^k⌋ and
-//!    [a = b] = [z mod 2^k = 0].
+//! 1. z = a − b + 2^k, an integer in [1, 2^{k+1}); \[a < b\] = 1 − ⌊z / 2^k⌋ and
+//!    \[a = b\] = \[z mod 2^k = 0\].
 //! 2. Mask: r' = Σ_{i<k} 2^i·r_i from `k` preprocessed shared bits r_i, and a high part
 //!    2^k·(s₀ + s₁ + s₂) where each party `P_j` draws s_j ∈ [0, 2^σ) alone (σ =
 //!    [`STAT_SEC`]) and uses it as its additive share — an additive sharing of an integer
@@ -30,10 +30,10 @@
 //!    c < 2^{k+σ+3} < p, so nothing wraps; r' hides z mod 2^k perfectly and the two
 //!    s_j unknown to any one party hide the ≤ 2 high bits of z + r' statistically (distance
 //!    ≤ 2^{2−σ}).
-//! 3. With c' = c mod 2^k: z mod 2^k = c' − r' + 2^k·[c' < r'], so ⌊z / 2^k⌋ =
-//!    (z + r' − c')·2^{−k} − [c' < r'] (an exact division: the numerator is a multiple of
-//!    2^k), hence [a < b] = 1 − (z + r' − c')·2^{−k} + [c' < r'], and [a = b] = [c' = r'].
-//! 4. [c' < r'] and [c' = r'] for public c' and shared bits r_i: a balanced tree over the
+//! 3. With c' = c mod 2^k: z mod 2^k = c' − r' + 2^k·\[c' < r'\], so ⌊z / 2^k⌋ =
+//!    (z + r' − c')·2^{−k} − \[c' < r'\] (an exact division: the numerator is a multiple of
+//!    2^k), hence \[a < b\] = 1 − (z + r' − c')·2^{−k} + \[c' < r'\], and \[a = b\] = \[c' = r'\].
+//! 4. \[c' < r'\] and \[c' = r'\] for public c' and shared bits r_i: a balanced tree over the
 //!    bits, leaves (l_i, e_i) = ((1 − c_i)·r_i, 1 − c_i ⊕ r_i), and a node combines its upper
 //!    half H and lower half L as (l_H + e_H·l_L, e_H·e_L) — ⌈log₂ k⌉ rounds of batched
 //!    products (the BitLT of Catrina–de Hoogh §4 in its logarithmic-depth form).
@@ -129,9 +129,9 @@ impl SecretBit {
 /// The outcome of one comparison by [`Online::cmp_many`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Comparison {
-    /// [a < b].
+    /// \[a < b\].
     pub lt: SecretBit,
-    /// [a = b].
+    /// \[a = b\].
     pub eq: SecretBit,
 }
 
@@ -480,7 +480,7 @@ impl Online<'_> {
         run_round(self.session, start)
     }
 
-    /// [a < b] for each pair of `k`-bit integers (0 ≤ a, b < 2^k). 1 + ⌈log₂ k⌉ rounds; `k`
+    /// \[a < b\] for each pair of `k`-bit integers (0 ≤ a, b < 2^k). 1 + ⌈log₂ k⌉ rounds; `k`
     /// pool bits per pair.
     ///
     /// # Errors
@@ -498,7 +498,7 @@ impl Online<'_> {
             .collect())
     }
 
-    /// [a = b] for each pair of `k`-bit integers. As [`lt_many`](Online::lt_many), with about
+    /// \[a = b\] for each pair of `k`-bit integers. As [`lt_many`](Online::lt_many), with about
     /// half the products.
     ///
     /// # Errors
@@ -515,7 +515,7 @@ impl Online<'_> {
             .collect())
     }
 
-    /// Both [a < b] and [a = b] for each pair of `k`-bit integers, for the cost of one
+    /// Both \[a < b\] and \[a = b\] for each pair of `k`-bit integers, for the cost of one
     /// comparison.
     ///
     /// # Errors
@@ -648,7 +648,7 @@ impl Online<'_> {
             level = next;
             width = next_width;
         }
-        // [Catrina–de Hoogh, Mod2m, step 4; Trunc] [a < b] = 1 − (z + r' − c')·2^{−k} + [c' < r'].
+        // [Catrina–de Hoogh, Mod2m, step 4; Trunc] \[a < b\] = 1 − (z + r' − c')·2^{−k} + \[c' < r'\].
         let inv_two_k = two_k
             .inverse()
             .ok_or(MpcError::ApiMisuse("2^k is not invertible"))?;

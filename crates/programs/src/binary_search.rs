@@ -1,0 +1,343 @@
+//! Binary search of a secret key in a secret sorted array.
+//!
+//! **Output**: the index of the first entry ≥ key (`n` if every entry is smaller), and whether
+//! that entry equals the key ([`SearchOutput`]) — `slice::partition_point(|x| x < key)` and
+//! `binary_search(key).is_ok()` of the plaintext array.
+//!
+//! **Algorithm** (fixed running time, Gordon et al. §2.1: "the running time on x, D is exactly
+//! t"): the branch-free search with a public window length. `base` (secret) and `len`
+//! (public, starts at n) keep the answer in [base, base + len]; while len > 1, probe
+//! A[base + ⌊len/2⌋ − 1] and add ⌊len/2⌋ to base if it is below the key; len −= ⌊len/2⌋ either
+//! way. A last probe of A[base] decides between base and base + 1, and a final read of
+//! A[index] against the key gives `found`. The memory holds the n entries and a sentinel
+//! 2^64 at index n (above every 64-bit key, so never equal to it), so every address is in
+//! range; comparisons run on 65 bits ([`KEY_BITS`]). The base update base += ⌊len/2⌋·[A < key]
+//! is linear: a probe costs one read and one comparison and no select.
+//!
+//! **Costs** for n ≥ 1, with p = ⌈log₂ n⌉ + 1 probes (n = 0: one read, one comparison):
+//! * DORAM accesses: p + 1 reads on a memory of n + 1 words;
+//! * comparisons: p less-than and one equality, at 65 bits (65 random bits each);
+//! * rounds: per probe, the access's own, one to convert its result, and 1 + 7 for the
+//!   comparison; plus one round for the key's input and one to open the output.
+//!
+//! The access pattern (addresses are secret; the sequence of operations is public) and the
+//! running time depend on n only.
+//!
+//! [`linear_search`] is the same search as a linear scan in the engine (n comparisons in one
+//! batch, no DORAM), for finding the size where the DORAM pays off ([`crate::bench`]).
+
+use doram_core::{PartyId, Seed};
+use doram_field::Fp;
+use doram_mpc::{Input, Secret, SecretBit};
+use doram_net::Session;
+
+use crate::error::{InputError, ProgramError};
+use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
+use crate::roles::{PartyRun, Roles, RunConfig, announce_sizes, run_three};
+use crate::with_backend;
+
+/// Bit length of the comparisons: 64-bit entries and keys, and the sentinel 2^64.
+pub const KEY_BITS: u32 = 65;
+
+/// The largest array the entry points accept.
+pub const MAX_N: u64 = 1 << 27;
+
+/// The result of a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchOutput {
+    /// The index of the first entry ≥ the key (`n` if none).
+    pub index: u64,
+    /// Whether the entry at `index` equals the key.
+    pub found: bool,
+}
+
+/// The plaintext search the secure one must match.
+pub fn plain(sorted: &[u64], key: u64) -> SearchOutput {
+    let index = sorted.partition_point(|&x| x < key);
+    SearchOutput {
+        index: index as u64,
+        found: sorted.get(index) == Some(&key),
+    }
+}
+
+/// Number of less-than probes for `n` entries: ⌈log₂ n⌉ + 1, or 0 for an empty array.
+pub fn probes(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        n.next_power_of_two().trailing_zeros() as usize + 1
+    }
+}
+
+/// Accesses, comparisons and random bits of a search over `n` entries.
+pub fn plan(n: usize) -> Plan {
+    let comparisons = probes(n) + 1;
+    Plan {
+        accesses: comparisons,
+        comparisons,
+        bits: comparisons * KEY_BITS as usize,
+    }
+}
+
+/// The program: searches `key` in `array`, whose `n + 1` words are the sorted entries and the
+/// sentinel 2^64. Returns the secret index of the first entry ≥ key and the bit "found".
+///
+/// # Errors
+/// The machine's errors.
+pub fn search<D: Backend>(
+    m: &mut Machine<D>,
+    array: OArray,
+    key: Secret,
+) -> Result<(Secret, SecretBit), ProgramError> {
+    let n = array.len().saturating_sub(1);
+    let me = m.me();
+    let mut base = Secret::ZERO;
+    if n > 0 {
+        let mut len = n;
+        while len > 1 {
+            let half = len / 2;
+            let probe = base.add_public(Fp::from_u64(half as u64 - 1), me);
+            let v = m.read(array, probe)?;
+            let below = m.cpu(|on| on.lt_many(&[(v, key)], KEY_BITS))?;
+            base += below[0].value() * Fp::from_u64(half as u64);
+            len -= half;
+        }
+        let v = m.read(array, base)?;
+        let below = m.cpu(|on| on.lt_many(&[(v, key)], KEY_BITS))?;
+        base += below[0].value();
+    }
+    let v = m.read(array, base)?;
+    let found = m.cpu(|on| on.eq_many(&[(v, key)], KEY_BITS))?;
+    Ok((base, found[0]))
+}
+
+/// The same search as a linear scan in the engine over secret `entries` (no DORAM): the index
+/// is the number of entries below the key, and `found` = Σ_i [i = index]·[A_i = key], where
+/// [i = index] = [A_{i−1} < key] − [A_i < key] for a sorted array. One batch of n comparisons
+/// (1 + 7 rounds) and one round of n products.
+///
+/// # Errors
+/// The engine's errors.
+pub fn linear_search<D: Backend>(
+    m: &mut Machine<D>,
+    entries: &[Secret],
+    key: Secret,
+) -> Result<(Secret, SecretBit), ProgramError> {
+    m.cpu(|on| {
+        let pairs: Vec<(Secret, Secret)> = entries.iter().map(|&a| (a, key)).collect();
+        let c = on.cmp_many(&pairs, KEY_BITS)?;
+        let index: Secret = c.iter().map(|c| c.lt.value()).sum();
+        let one = on.constant(1);
+        let firsts: Vec<(Secret, Secret)> = (0..c.len())
+            .map(|i| {
+                let prev = if i == 0 { one } else { c[i - 1].lt.value() };
+                (prev - c[i].lt.value(), c[i].eq.value())
+            })
+            .collect();
+        let found: Secret = on.mul_many(&firsts)?.into_iter().sum();
+        Ok((index, SecretBit::assume_bit(found)))
+    })
+}
+
+/// Checks the roles' inputs at this party before anything is sent.
+fn check_inputs(
+    me: PartyId,
+    roles: &Roles,
+    data: Option<&[u64]>,
+    key: Option<u64>,
+) -> Result<(), ProgramError> {
+    roles.check()?;
+    if (me == roles.querier) != key.is_some() {
+        return Err(InputError::Role("the querier, and only it, provides the key").into());
+    }
+    if (me == roles.owner) != data.is_some() {
+        return Err(InputError::Role("the data owner, and only it, provides the array").into());
+    }
+    if let Some(d) = data
+        && let Some(i) = d.windows(2).position(|w| w[1] < w[0])
+    {
+        return Err(InputError::Unsorted {
+            line: i + 2,
+            value: d[i + 1],
+            previous: d[i],
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The key as a secret, input by the querier (one round).
+fn input_key<D: Backend>(
+    m: &mut Machine<D>,
+    roles: &Roles,
+    key: Option<u64>,
+) -> Result<Secret, ProgramError> {
+    let k = key.map(|k| [k]);
+    let v = m.engine_in(Part::Input, |on| {
+        let input = match &k {
+            Some(k) => Input::Own(&k[..]),
+            None => Input::Peer {
+                dealer: roles.querier,
+                count: 1,
+            },
+        };
+        on.input(input)
+    })?;
+    Ok(v[0])
+}
+
+fn open_output<D: Backend>(
+    m: &mut Machine<D>,
+    roles: &Roles,
+    n: usize,
+    index: Secret,
+    found: SecretBit,
+) -> Result<Option<SearchOutput>, ProgramError> {
+    let out = m.engine_in(Part::Output, |on| {
+        on.open_to(roles.receiver, &[index, found.value()])
+    })?;
+    out.map(|v| {
+        Ok(SearchOutput {
+            index: to_int(v[0], n as u128 + 1, "search index")?,
+            found: to_int(v[1], 2, "found bit")? == 1,
+        })
+    })
+    .transpose()
+}
+
+/// One party's run with the backend `D`: the owner passes `Some(sorted entries)`, the querier
+/// `Some(key)`, everybody else `None`. The owner announces n; the receiver gets
+/// `Some(output)`.
+///
+/// # Errors
+/// [`ProgramError::Input`] for a wrong role input or an unsorted array (before sending);
+/// [`ProgramError::BadSizes`] if the owner announces n > [`MAX_N`]; transport, engine and
+/// DORAM errors.
+pub fn run_party_with<D: Backend>(
+    mut session: Session,
+    seed: Seed,
+    roles: Roles,
+    data: Option<&[u64]>,
+    key: Option<u64>,
+) -> Result<PartyRun<SearchOutput>, ProgramError> {
+    check_inputs(session.me(), &roles, data, key)?;
+    let sizes = data.map(|d| [d.len() as u64]);
+    let n = announce_sizes(
+        &mut session,
+        roles.owner,
+        sizes.as_ref().map(|s| &s[..]),
+        &[MAX_N],
+        &["n"],
+    )?[0] as usize;
+    let mut m = Machine::<D>::setup(session, seed)?;
+    let p = plan(n);
+    m.preprocess_bits(p.bits)?;
+    let key = input_key(&mut m, &roles, key)?;
+    let entries = m.alloc_input(roles.owner, data, n)?;
+    let sentinel = m.alloc_public_fp([Fp::from_u128(1 << 64)])?;
+    let array = entries
+        .join(sentinel)
+        .ok_or(ProgramError::Misuse("arrays are not adjacent"))?;
+    m.boot(p.accesses)?;
+    let (index, found) = search(&mut m, array, key)?;
+    let output = open_output(&mut m, &roles, n, index, found)?;
+    Ok(PartyRun::from_machine(&mut m, output))
+}
+
+/// [`run_party_with`] with the backend chosen at run time.
+///
+/// # Errors
+/// As [`run_party_with`].
+pub fn run_party(
+    session: Session,
+    config: &RunConfig,
+    data: Option<&[u64]>,
+    key: Option<u64>,
+) -> Result<PartyRun<SearchOutput>, ProgramError> {
+    with_backend!(config.backend, D => run_party_with::<D>(session, config.seed, config.roles, data, key))
+}
+
+/// The linear-scan search ([`linear_search`]) as one party's run: the owner's entries and the
+/// querier's key are input to the engine (one round each), no DORAM.
+///
+/// # Errors
+/// As [`run_party_with`].
+pub fn run_party_linear(
+    mut session: Session,
+    seed: Seed,
+    roles: Roles,
+    data: Option<&[u64]>,
+    key: Option<u64>,
+) -> Result<PartyRun<SearchOutput>, ProgramError> {
+    check_inputs(session.me(), &roles, data, key)?;
+    let sizes = data.map(|d| [d.len() as u64]);
+    let n = announce_sizes(
+        &mut session,
+        roles.owner,
+        sizes.as_ref().map(|s| &s[..]),
+        &[MAX_N],
+        &["n"],
+    )?[0] as usize;
+    // The engine only; the backend type is never booted.
+    let mut m = Machine::<doram_oram::LinearScanOram<Fp>>::setup(session, seed)?;
+    m.preprocess_bits(n * KEY_BITS as usize)?;
+    let key = input_key(&mut m, &roles, key)?;
+    let entries = m.engine_in(Part::Input, |on| {
+        let input = match data {
+            Some(d) => Input::Own(d),
+            None => Input::Peer {
+                dealer: roles.owner,
+                count: n,
+            },
+        };
+        on.input(input)
+    })?;
+    let (index, found) = linear_search(&mut m, &entries, key)?;
+    let output = open_output(&mut m, &roles, n, index, found)?;
+    Ok(PartyRun::from_machine(&mut m, output))
+}
+
+/// Runs a search on three threads over an in-process mesh; `P_i`'s seed derives from `seed`.
+/// Returns the three parties' runs (the receiver's has the output).
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local(
+    config_backend: crate::BackendKind,
+    roles: Roles,
+    data: &[u64],
+    key: u64,
+    seed: u64,
+) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
+    let r = run_three(seed, |session, s| {
+        let me = session.me();
+        let config = RunConfig {
+            backend: config_backend,
+            roles,
+            seed: s,
+        };
+        let d = (me == roles.owner).then_some(data);
+        let k = (me == roles.querier).then_some(key);
+        run_party(session, &config, d, k)
+    });
+    crate::roles::all_ok(r)
+}
+
+/// [`run_local`] for the linear scan in the engine.
+///
+/// # Errors
+/// As [`run_local`].
+pub fn run_local_linear(
+    roles: Roles,
+    data: &[u64],
+    key: u64,
+    seed: u64,
+) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
+    let r = run_three(seed, |session, s| {
+        let me = session.me();
+        let d = (me == roles.owner).then_some(data);
+        let k = (me == roles.querier).then_some(key);
+        run_party_linear(session, s, roles, d, k)
+    });
+    crate::roles::all_ok(r)
+}

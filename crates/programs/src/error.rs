@@ -1,0 +1,158 @@
+//! [`ProgramError`]: what can go wrong in a program run; [`InputError`]: what is wrong with an
+//! input file.
+
+use doram_core::PartyId;
+use doram_mpc::MpcError;
+use doram_net::NetError;
+use doram_oram::OramError;
+
+/// Errors of a program run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProgramError {
+    /// The transport failed (closed link, timeout, malformed frame); names the peer.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// The compute engine failed (a peer's malformed message, or misuse).
+    #[error(transparent)]
+    Mpc(MpcError),
+    /// The distributed ORAM failed.
+    #[error(transparent)]
+    Oram(OramError),
+    /// This party's own input is missing, present where it must not be, or invalid; detected
+    /// before this party sends anything of the run.
+    #[error("input: {0}")]
+    Input(#[from] InputError),
+    /// The data owner announced public sizes outside the supported bounds.
+    #[error("{peer} announced unsupported sizes: {reason}")]
+    BadSizes {
+        /// The data owner.
+        peer: PartyId,
+        /// What is out of bounds.
+        reason: String,
+    },
+    /// An opened output is not what the program can produce (e.g. an index beyond the array):
+    /// a peer deviated or the inputs broke the program's bounds.
+    #[error("an opened output is out of range: {0}")]
+    BadOutput(&'static str),
+    /// The program used the machine in a way it does not allow (e.g. an access before the
+    /// memory is loaded, or a public index out of range); detected before anything is sent.
+    #[error("misuse: {0}")]
+    Misuse(&'static str),
+    /// The roles name a party outside the three-party session.
+    #[error("roles must name parties P0, P1 or P2")]
+    BadRoles,
+}
+
+impl From<MpcError> for ProgramError {
+    fn from(e: MpcError) -> Self {
+        match e {
+            MpcError::Net(e) => ProgramError::Net(e),
+            other => ProgramError::Mpc(other),
+        }
+    }
+}
+
+impl From<OramError> for ProgramError {
+    fn from(e: OramError) -> Self {
+        match e {
+            OramError::Net(e) => ProgramError::Net(e),
+            OramError::Mpc(e) => ProgramError::from(e),
+            other => ProgramError::Oram(other),
+        }
+    }
+}
+
+impl ProgramError {
+    /// The peer this error blames, if any.
+    pub fn peer(&self) -> Option<PartyId> {
+        match self {
+            ProgramError::Net(e) => e.peer(),
+            ProgramError::Mpc(MpcError::WrongLength { peer, .. })
+            | ProgramError::Mpc(MpcError::Malformed { peer, .. })
+            | ProgramError::BadSizes { peer, .. } => Some(*peer),
+            ProgramError::Oram(e) => e.peer(),
+            _ => None,
+        }
+    }
+}
+
+/// A problem with an input file or value; lines are numbered from 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// A field is not a non-negative integer of the allowed range.
+    #[error("line {line}: {field:?} is not an integer in 0..={max}")]
+    NotAnInteger {
+        /// The line.
+        line: usize,
+        /// The offending text.
+        field: String,
+        /// The largest allowed value.
+        max: u64,
+    },
+    /// A weight is negative.
+    #[error("line {line}: negative weight {field:?}")]
+    NegativeWeight {
+        /// The line.
+        line: usize,
+        /// The offending text.
+        field: String,
+    },
+    /// The sorted array is not sorted.
+    #[error("line {line}: {value} is smaller than the previous entry {previous}")]
+    Unsorted {
+        /// The line.
+        line: usize,
+        /// The entry.
+        value: u64,
+        /// The entry before it.
+        previous: u64,
+    },
+    /// An edge line has the wrong number of fields.
+    #[error("line {line}: expected {expected} fields, got {got}")]
+    FieldCount {
+        /// The line.
+        line: usize,
+        /// Fields expected ("2", "3" or "2 or 3").
+        expected: &'static str,
+        /// Fields found.
+        got: usize,
+    },
+    /// A vertex id is not below the vertex count.
+    #[error("line {line}: vertex {vertex} is out of range for {vertices} vertices")]
+    VertexOutOfRange {
+        /// The line (0 for a query).
+        line: usize,
+        /// The vertex.
+        vertex: u64,
+        /// The vertex count.
+        vertices: u64,
+    },
+    /// Preference lists are not valid JSON of the expected shape.
+    #[error("preferences: {0}")]
+    Json(String),
+    /// A preference list is not a permutation of 0..k.
+    #[error("preferences: {side} {index}: {reason}")]
+    NotAPermutation {
+        /// "proposer" or "acceptor".
+        side: &'static str,
+        /// Whose list.
+        index: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An input is larger than the programs support.
+    #[error("{what} is {got}, more than the supported {max}")]
+    TooLarge {
+        /// What.
+        what: &'static str,
+        /// The size.
+        got: u64,
+        /// The bound.
+        max: u64,
+    },
+    /// A party has an input although its role has none, or lacks one its role needs.
+    #[error("{0}")]
+    Role(&'static str),
+}

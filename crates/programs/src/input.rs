@@ -1,0 +1,340 @@
+//! Input files of the programs, parsed and bounded with typed errors ([`InputError`]):
+//!
+//! * sorted arrays ([`parse_sorted`]): one unsigned 64-bit integer per line, or the first
+//!   column of a CSV file (an optional non-numeric header line is skipped); must be
+//!   non-decreasing;
+//! * edge lists ([`parse_edges`]): `u,v` or `u,v,w` per line, vertex ids in `0..V`, weights
+//!   integers in `0..=`[`MAX_WEIGHT`];
+//! * preference lists ([`parse_prefs`]): JSON `{"proposers": [[...], ...], "acceptors":
+//!   [[...], ...]}`, `k` lists per side, each a permutation of `0..k`.
+//!
+//! Blank lines and lines starting with `#` are ignored in the text formats.
+
+use serde::Deserialize;
+
+use crate::error::InputError;
+
+/// The largest edge weight: weights are below 2^32 so that path lengths of up to 2^20 edges
+/// stay below the programs' sentinel.
+pub const MAX_WEIGHT: u64 = u32::MAX as u64;
+
+/// The largest number of preference lists per side.
+pub const MAX_PREFS: usize = 1 << 12;
+
+/// One directed edge `from → to` with weight `weight` (1 for unweighted graphs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Edge {
+    /// Tail.
+    pub from: u64,
+    /// Head.
+    pub to: u64,
+    /// Weight.
+    pub weight: u64,
+}
+
+/// Preference lists of a stable-matching instance: `proposers[p]` lists acceptors from most to
+/// least preferred, `acceptors[a]` lists proposers likewise.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prefs {
+    /// The proposers' lists.
+    pub proposers: Vec<Vec<u64>>,
+    /// The acceptors' lists.
+    pub acceptors: Vec<Vec<u64>>,
+}
+
+impl Prefs {
+    /// Number of proposers (= acceptors).
+    pub fn k(&self) -> usize {
+        self.proposers.len()
+    }
+
+    /// Checks that both sides have `k` lists, each a permutation of `0..k`.
+    ///
+    /// # Errors
+    /// [`InputError::NotAPermutation`] or [`InputError::TooLarge`].
+    pub fn validate(&self) -> Result<(), InputError> {
+        let k = self.proposers.len();
+        if k > MAX_PREFS {
+            return Err(InputError::TooLarge {
+                what: "the number of proposers",
+                got: k as u64,
+                max: MAX_PREFS as u64,
+            });
+        }
+        if self.acceptors.len() != k {
+            return Err(InputError::NotAPermutation {
+                side: "acceptors",
+                index: self.acceptors.len(),
+                reason: format!("{} acceptor lists for {k} proposers", self.acceptors.len()),
+            });
+        }
+        for (side, lists) in [("proposer", &self.proposers), ("acceptor", &self.acceptors)] {
+            for (index, list) in lists.iter().enumerate() {
+                check_permutation(list, k).map_err(|reason| InputError::NotAPermutation {
+                    side,
+                    index,
+                    reason,
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_permutation(list: &[u64], k: usize) -> Result<(), String> {
+    if list.len() != k {
+        return Err(format!("{} entries, expected {k}", list.len()));
+    }
+    let mut seen = vec![false; k];
+    for &x in list {
+        let slot = usize::try_from(x)
+            .ok()
+            .and_then(|i| seen.get_mut(i))
+            .ok_or_else(|| format!("{x} is not in 0..{k}"))?;
+        if *slot {
+            return Err(format!("{x} appears twice"));
+        }
+        *slot = true;
+    }
+    Ok(())
+}
+
+/// Non-empty, non-comment lines with their 1-based numbers.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+}
+
+fn integer(line: usize, field: &str, max: u64) -> Result<u64, InputError> {
+    let f = field.trim();
+    match f.parse::<u64>() {
+        Ok(v) if v <= max => Ok(v),
+        _ => Err(InputError::NotAnInteger {
+            line,
+            field: f.to_string(),
+            max,
+        }),
+    }
+}
+
+/// Parses a sorted array: one integer per line or the first CSV column; a first line whose
+/// first field is not a number is a header.
+///
+/// # Errors
+/// [`InputError::NotAnInteger`], [`InputError::Unsorted`].
+pub fn parse_sorted(text: &str) -> Result<Vec<u64>, InputError> {
+    let mut out: Vec<u64> = Vec::new();
+    for (k, (line, l)) in lines(text).enumerate() {
+        let first = l.split(',').next().unwrap_or("").trim();
+        let numeric = first.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+        if k == 0 && !numeric {
+            continue; // a header
+        }
+        let v = integer(line, first, u64::MAX)?;
+        if let Some(&previous) = out.last()
+            && v < previous
+        {
+            return Err(InputError::Unsorted {
+                line,
+                value: v,
+                previous,
+            });
+        }
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// Parses an edge list over `vertices` vertices. With `weighted`, every line is `u,v,w`;
+/// otherwise `u,v` (a third field is then rejected). Edges are directed; list both directions
+/// for an undirected graph.
+///
+/// # Errors
+/// [`InputError::FieldCount`], [`InputError::NotAnInteger`], [`InputError::NegativeWeight`],
+/// [`InputError::VertexOutOfRange`].
+pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge>, InputError> {
+    let mut out = Vec::new();
+    for (line, l) in lines(text) {
+        let fields: Vec<&str> = l.split(',').map(str::trim).collect();
+        let expected = if weighted { 3 } else { 2 };
+        if fields.len() != expected {
+            return Err(InputError::FieldCount {
+                line,
+                expected: if weighted { "3" } else { "2" },
+                got: fields.len(),
+            });
+        }
+        let vertex = |f: &str| -> Result<u64, InputError> {
+            let v = integer(line, f, u64::MAX)?;
+            if v >= vertices {
+                return Err(InputError::VertexOutOfRange {
+                    line,
+                    vertex: v,
+                    vertices,
+                });
+            }
+            Ok(v)
+        };
+        let from = vertex(fields[0])?;
+        let to = vertex(fields[1])?;
+        let weight = if weighted {
+            let w = fields[2];
+            if w.starts_with('-') {
+                return Err(InputError::NegativeWeight {
+                    line,
+                    field: w.to_string(),
+                });
+            }
+            integer(line, w, MAX_WEIGHT)?
+        } else {
+            1
+        };
+        out.push(Edge { from, to, weight });
+    }
+    Ok(out)
+}
+
+/// Parses and validates preference lists.
+///
+/// # Errors
+/// [`InputError::Json`] for malformed JSON or a wrong shape; as [`Prefs::validate`].
+pub fn parse_prefs(json: &str) -> Result<Prefs, InputError> {
+    let p: Prefs = serde_json::from_str(json).map_err(|e| InputError::Json(e.to_string()))?;
+    p.validate()?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_files() {
+        assert_eq!(parse_sorted("1\n2\n2\n\n# c\n10\n"), Ok(vec![1, 2, 2, 10]));
+        assert_eq!(parse_sorted("key,name\n3,a\n4,b\n"), Ok(vec![3, 4]));
+        assert_eq!(parse_sorted(""), Ok(vec![]));
+        assert_eq!(parse_sorted("18446744073709551615\n"), Ok(vec![u64::MAX]));
+        assert!(matches!(
+            parse_sorted("1\n3\n2\n"),
+            Err(InputError::Unsorted {
+                line: 3,
+                value: 2,
+                previous: 3
+            })
+        ));
+        assert!(matches!(
+            parse_sorted("1\nx\n"),
+            Err(InputError::NotAnInteger { line: 2, .. })
+        ));
+        assert!(matches!(
+            parse_sorted("1\n-2\n"),
+            Err(InputError::NotAnInteger { line: 2, .. })
+        ));
+        assert!(matches!(
+            parse_sorted("18446744073709551616\n"),
+            Err(InputError::NotAnInteger { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_sorted("1.5\n"),
+            Err(InputError::NotAnInteger { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn edge_files() {
+        let e = parse_edges("0,1\n1, 2\n", 3, false).unwrap();
+        assert_eq!(
+            e[1],
+            Edge {
+                from: 1,
+                to: 2,
+                weight: 1
+            }
+        );
+        let w = parse_edges("0,1,7\n# x\n2,0,0\n", 3, true).unwrap();
+        assert_eq!(
+            w,
+            vec![
+                Edge {
+                    from: 0,
+                    to: 1,
+                    weight: 7
+                },
+                Edge {
+                    from: 2,
+                    to: 0,
+                    weight: 0
+                }
+            ]
+        );
+        assert!(matches!(
+            parse_edges("0,3\n", 3, false),
+            Err(InputError::VertexOutOfRange {
+                line: 1,
+                vertex: 3,
+                vertices: 3
+            })
+        ));
+        assert!(matches!(
+            parse_edges("0,1,-4\n", 3, true),
+            Err(InputError::NegativeWeight { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_edges("0,1,2.5\n", 3, true),
+            Err(InputError::NotAnInteger { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_edges("0,1,4294967296\n", 3, true),
+            Err(InputError::NotAnInteger { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_edges("0,1\n", 3, true),
+            Err(InputError::FieldCount {
+                line: 1,
+                got: 2,
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse_edges("0,1,1\n", 3, false),
+            Err(InputError::FieldCount {
+                line: 1,
+                got: 3,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn preference_files() {
+        let ok = r#"{"proposers": [[1,0],[0,1]], "acceptors": [[0,1],[1,0]]}"#;
+        assert_eq!(parse_prefs(ok).unwrap().k(), 2);
+        let empty = r#"{"proposers": [], "acceptors": []}"#;
+        assert_eq!(parse_prefs(empty).unwrap().k(), 0);
+        for bad in [
+            r#"{"proposers": [[1,1],[0,1]], "acceptors": [[0,1],[1,0]]}"#,
+            r#"{"proposers": [[1],[0,1]], "acceptors": [[0,1],[1,0]]}"#,
+            r#"{"proposers": [[1,2],[0,1]], "acceptors": [[0,1],[1,0]]}"#,
+            r#"{"proposers": [[1,0],[0,1]], "acceptors": [[0,1]]}"#,
+        ] {
+            assert!(
+                matches!(parse_prefs(bad), Err(InputError::NotAPermutation { .. })),
+                "{bad}"
+            );
+        }
+        for bad in [
+            r#"{"proposers": [[1,0]]}"#,
+            r#"{"proposers": [[-1]], "acceptors": [[0]]}"#,
+            r#"{"proposers": [[0]], "acceptors": [[0]], "extra": 1}"#,
+            "not json",
+        ] {
+            assert!(
+                matches!(parse_prefs(bad), Err(InputError::Json(_))),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Who plays which part in a program run ([`Roles`]), the public sizes the data owner
+//! announces ([`announce_sizes`]), and the plumbing every program's `run_party` and
+//! `run_local` share.
+
+use doram_core::{PartyId, Seed};
+use doram_net::{Session, Transcript};
+
+use crate::error::{InputError, ProgramError};
+use crate::machine::{Backend, BackendKind, Machine, Meter};
+use doram_mpc::Counters;
+
+/// The parties of a run, by role. Roles may coincide (e.g. the data owner also receives the
+/// output); every party of the session takes part in the computation whatever its roles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Roles {
+    /// Holds the data (sorted array, graph, preference lists) and announces its public sizes.
+    pub owner: PartyId,
+    /// Holds the query (search key, source vertex); unused by stable matching.
+    pub querier: PartyId,
+    /// Learns the output; the other parties learn nothing but the public sizes.
+    pub receiver: PartyId,
+}
+
+impl Default for Roles {
+    /// `P0` owns the data, `P1` queries, `P2` receives.
+    fn default() -> Self {
+        Roles {
+            owner: PartyId::P0,
+            querier: PartyId::P1,
+            receiver: PartyId::P2,
+        }
+    }
+}
+
+impl Roles {
+    /// Checks that every role names one of the three parties.
+    ///
+    /// # Errors
+    /// [`ProgramError::BadRoles`].
+    pub fn check(&self) -> Result<(), ProgramError> {
+        if [self.owner, self.querier, self.receiver]
+            .iter()
+            .all(|p| p.index() < 3)
+        {
+            Ok(())
+        } else {
+            Err(ProgramError::BadRoles)
+        }
+    }
+}
+
+/// One party's configuration of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunConfig {
+    /// The DORAM backend (all parties must agree).
+    pub backend: BackendKind,
+    /// The roles (all parties must agree).
+    pub roles: Roles,
+    /// This party's randomness.
+    pub seed: Seed,
+}
+
+/// What one party's run produced: its output (at the receiver) and its costs.
+#[derive(Clone, Debug)]
+pub struct PartyRun<T> {
+    /// The output, at the receiver; `None` elsewhere.
+    pub output: Option<T>,
+    /// This party's costs, per part.
+    pub meter: Meter,
+    /// The engine's counters (comparisons, products, random bits).
+    pub counters: Counters,
+    /// The party's transcript, if the session was recording one when the run started
+    /// ([`Session::record_transcript`]).
+    pub transcript: Option<Transcript>,
+}
+
+impl<T> PartyRun<T> {
+    pub(crate) fn from_machine<D: Backend>(m: &mut Machine<D>, output: Option<T>) -> Self {
+        PartyRun {
+            output,
+            meter: m.meter().clone(),
+            counters: m.engine().counters(),
+            transcript: m.session_mut().and_then(|s| s.take_transcript()),
+        }
+    }
+}
+
+/// The data owner sends the public sizes to both other parties, who check them against
+/// `max` (element-wise) — one round; the owner passes `Some(sizes)`, the others `None`.
+/// Returns the sizes at every party.
+///
+/// # Errors
+/// [`ProgramError::BadSizes`] naming the owner if it announced a different number of sizes
+/// or one above its bound; [`ProgramError::Input`] if the owner's own sizes are out of
+/// bounds (before sending); a transport fault.
+pub fn announce_sizes(
+    session: &mut Session,
+    owner: PartyId,
+    sizes: Option<&[u64]>,
+    max: &[u64],
+    names: &[&'static str],
+) -> Result<Vec<u64>, ProgramError> {
+    let me = session.me();
+    if me == owner {
+        let sizes = sizes.ok_or(InputError::Role("the data owner must provide its data"))?;
+        for ((&s, &m), &name) in sizes.iter().zip(max).zip(names) {
+            if s > m {
+                return Err(InputError::TooLarge {
+                    what: name,
+                    got: s,
+                    max: m,
+                }
+                .into());
+            }
+        }
+        for p in [me.next(3), me.prev(3)] {
+            session.send(p, &sizes.to_vec())?;
+        }
+        Ok(sizes.to_vec())
+    } else {
+        if sizes.is_some() {
+            return Err(InputError::Role("only the data owner provides data").into());
+        }
+        let got: Vec<u64> = session.recv(owner)?;
+        if got.len() != max.len() {
+            return Err(ProgramError::BadSizes {
+                peer: owner,
+                reason: format!("{} sizes instead of {}", got.len(), max.len()),
+            });
+        }
+        for ((&s, &m), &name) in got.iter().zip(max).zip(names) {
+            if s > m {
+                return Err(ProgramError::BadSizes {
+                    peer: owner,
+                    reason: format!("{name} = {s} > {m}"),
+                });
+            }
+        }
+        Ok(got)
+    }
+}
+
+/// Runs `f` at each of three parties of a fresh in-process mesh, one thread each, with seeds
+/// derived from `seed`; returns the three results in party order. A panicking party is
+/// re-raised after the others have ended.
+pub fn run_three<T: Send>(
+    seed: u64,
+    f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
+) -> [Result<T, ProgramError>; 3] {
+    let f = &f;
+    let sessions = Session::local_mesh(3);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .map(|session| {
+                let me = session.me();
+                let mut s = [0u8; 16];
+                s[..8].copy_from_slice(&seed.to_le_bytes());
+                s[8] = me.index() as u8;
+                s[9..].copy_from_slice(b"program");
+                scope.spawn(move || f(session, Seed(s)))
+            })
+            .collect();
+        let mut out: Vec<Result<T, ProgramError>> = Vec::with_capacity(3);
+        let mut panic = None;
+        for h in handles {
+            match h.join() {
+                Ok(r) => out.push(r),
+                Err(p) => {
+                    panic.get_or_insert(p);
+                    out.push(Err(ProgramError::Misuse("party thread panicked")));
+                }
+            }
+        }
+        if let Some(p) = panic {
+            std::panic::resume_unwind(p);
+        }
+        let mut it = out.into_iter();
+        std::array::from_fn(|_| {
+            it.next()
+                .unwrap_or(Err(ProgramError::Misuse("missing party")))
+        })
+    })
+}
+
+/// The three results if all are `Ok`, else the first error in party order.
+///
+/// # Errors
+/// The first error.
+pub fn all_ok<T>(results: [Result<T, ProgramError>; 3]) -> Result<[T; 3], ProgramError> {
+    let [a, b, c] = results;
+    Ok([a?, b?, c?])
+}

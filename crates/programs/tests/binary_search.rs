@@ -1,0 +1,188 @@
+//! Binary search against the plaintext search on random sorted arrays (empty, single, odd
+//! sizes, duplicates, keys at and beyond both ends), on the linear-scan and Ramen backends and
+//! as a linear scan in the engine; transcripts independent of the secrets; input errors.
+
+use doram_core::{PartyId, Seed};
+use doram_mpc::testkit::test_seed;
+use doram_net::Session;
+use doram_programs::binary_search::{self, SearchOutput, plain};
+use doram_programs::{BackendKind, InputError, ProgramError, Roles, RunConfig, run_three};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
+
+fn sorted(rng: &mut ChaCha12Rng, n: usize, spread: u64) -> Vec<u64> {
+    let mut v: Vec<u64> = (0..n).map(|_| rng.random_range(0..spread)).collect();
+    v.sort_unstable();
+    v
+}
+
+fn keys(rng: &mut ChaCha12Rng, data: &[u64]) -> Vec<u64> {
+    let mut k = vec![0, u64::MAX, rng.random()];
+    if let (Some(&a), Some(&b)) = (data.first(), data.last()) {
+        k.extend([a, b, a.saturating_sub(1), b.saturating_add(1)]);
+        k.push(data[rng.random_range(0..data.len())]);
+    }
+    k
+}
+
+fn receiver_output(
+    runs: &[doram_programs::PartyRun<SearchOutput>; 3],
+    roles: Roles,
+) -> SearchOutput {
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r.output.is_some(), i == roles.receiver.index());
+    }
+    runs[roles.receiver.index()]
+        .output
+        .expect("receiver output")
+}
+
+#[test]
+fn matches_plaintext_on_linear_scan_backend() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let roles = Roles::default();
+    for n in [0usize, 1, 2, 3, 5, 8, 13, 33] {
+        let spread = if n % 2 == 0 { 10 } else { u64::MAX };
+        let data = sorted(&mut rng, n, spread);
+        for key in keys(&mut rng, &data) {
+            let runs = binary_search::run_local(BackendKind::LinearScan, roles, &data, key, seed)
+                .unwrap_or_else(|e| panic!("n = {n}, key = {key}: {e}"));
+            assert_eq!(
+                receiver_output(&runs, roles),
+                plain(&data, key),
+                "n = {n}, key = {key}, data = {data:?}"
+            );
+            // Exactly the planned random bits were used, all preprocessed.
+            for r in &runs {
+                assert_eq!(r.counters.inline_refills, 0);
+                assert_eq!(r.counters.bits_used, binary_search::plan(n).bits as u64);
+            }
+        }
+    }
+}
+
+#[test]
+fn matches_plaintext_on_ramen_with_other_roles() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 1);
+    // The owner also receives; the querier is P0.
+    let roles = Roles {
+        owner: PartyId::P2,
+        querier: PartyId::P0,
+        receiver: PartyId::P2,
+    };
+    for n in [0usize, 1, 17, 40] {
+        let data = sorted(&mut rng, n, 50);
+        for key in keys(&mut rng, &data).into_iter().take(4) {
+            let runs =
+                binary_search::run_local(BackendKind::Ramen, roles, &data, key, seed).unwrap();
+            assert_eq!(
+                receiver_output(&runs, roles),
+                plain(&data, key),
+                "n = {n}, key = {key}"
+            );
+        }
+    }
+}
+
+#[test]
+fn linear_scan_in_the_engine_matches_plaintext() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 2);
+    let roles = Roles::default();
+    for n in [0usize, 1, 6, 21] {
+        let data = sorted(&mut rng, n, 12);
+        for key in keys(&mut rng, &data) {
+            let runs = binary_search::run_local_linear(roles, &data, key, seed).unwrap();
+            assert_eq!(
+                receiver_output(&runs, roles),
+                plain(&data, key),
+                "n = {n}, key = {key}"
+            );
+        }
+    }
+}
+
+/// Each party's transcript for fixed n is the same for different arrays and keys.
+#[test]
+fn transcripts_depend_on_n_only() {
+    let seed = test_seed();
+    let roles = Roles::default();
+    for backend in BackendKind::ALL {
+        let run = |data: Vec<u64>, key: u64| {
+            run_three(seed, |mut session: Session, s: Seed| {
+                session.record_transcript(true);
+                let me = session.me();
+                let config = RunConfig {
+                    backend,
+                    roles,
+                    seed: s,
+                };
+                let d = (me == roles.owner).then_some(&data[..]);
+                let k = (me == roles.querier).then_some(key);
+                // The machine owns the session; recording continues inside.
+                let run = binary_search::run_party(session, &config, d, k)?;
+                Ok(run.transcript.expect("recording"))
+            })
+            .map(|r| r.expect("run"))
+        };
+        let a = run(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 0);
+        let b = run(
+            vec![
+                0,
+                0,
+                0,
+                5,
+                9,
+                100,
+                1000,
+                1 << 40,
+                u64::MAX - 1,
+                u64::MAX,
+                u64::MAX,
+            ],
+            u64::MAX,
+        );
+        let c = run(vec![7; 11], 7);
+        assert_eq!(a, b, "{}", backend.name());
+        assert_eq!(a, c, "{}", backend.name());
+    }
+}
+
+#[test]
+fn role_input_errors_are_typed_and_local() {
+    let seed = test_seed();
+    let roles = Roles::default();
+    let config = |s| RunConfig {
+        backend: BackendKind::LinearScan,
+        roles,
+        seed: s,
+    };
+    // Unsorted data: the owner fails before sending; the others see the link close.
+    let r = run_three(seed, |session, s| {
+        let me = session.me();
+        let d = (me == roles.owner).then_some(&[3u64, 1][..]);
+        let k = (me == roles.querier).then_some(1);
+        binary_search::run_party(session, &config(s), d, k)
+    });
+    assert!(matches!(
+        r[0],
+        Err(ProgramError::Input(InputError::Unsorted {
+            line: 2,
+            value: 1,
+            previous: 3
+        }))
+    ));
+    assert!(r[1].is_err() && r[2].is_err());
+    // A missing key at the querier.
+    let r = run_three(seed, |session, s| {
+        let me = session.me();
+        let d = (me == roles.owner).then_some(&[1u64][..]);
+        binary_search::run_party(session, &config(s), d, None)
+    });
+    assert!(matches!(
+        r[1],
+        Err(ProgramError::Input(InputError::Role(_)))
+    ));
+}
