@@ -1,0 +1,347 @@
+//! Breadth-first search: hop distances from a secret source in a secret directed graph.
+//!
+//! **Inputs**: the data owner's graph (V vertices, E directed edges as [`Edge`]s; list both
+//! directions for an undirected graph), the querier's source s < V. **Output**: for every
+//! vertex its distance from s in edges, `None` if unreachable.
+//!
+//! **Algorithm**: the queue-based BFS made oblivious with a fixed number of uniform steps
+//! (the "V + E steps" formulation: every step either pops a vertex or scans one edge, so
+//! V + E steps always suffice — each vertex is popped at most once and each edge scanned at
+//! most once — and steps beyond the real work are idle). The memory holds, in one DORAM:
+//! the queue `Q` (V + 1 words, Q[0] = s), the distances `D` (V words, initially the sentinel
+//! V; D[s] is set to 0 by one write), the CSR offsets `OFF` (V + 1 words) and targets `T`
+//! (E + 1 words, the last a padding 0). Registers in the engine: head, tail, the edge pointer
+//! ptr and end of the current vertex, and its distance du. Each step:
+//! 1. is_end = [ptr = end], empty = [head = tail] (one batch of equalities);
+//!    pop = is_end ∧ ¬empty, edge = ¬is_end (idle when both are 0);
+//! 2. w = read(pop ? Q + head : T + ptr) — one access whose address is selected between two
+//!    arrays of the same memory;
+//! 3. dw = D[w], sw = OFF[w], ew = OFF[w + 1] (three reads, one conversion round);
+//! 4. visit = edge ∧ [dw = V]; on pop: ptr, end, du := sw, ew, dw and head += 1; on edge:
+//!    ptr += 1;
+//! 5. if visit: D[w] := du + 1, Q[tail] := w, tail += 1 (two conditional writes).
+//!
+//! **Costs**, with b = bits of max(V, E):
+//! * DORAM accesses: 1 + 6·(V + E) on a backend that hides the op type (two conditional writes
+//!   are one access each), 1 + 7·(V + E) on one that reveals it (a read before the queue
+//!   write; the distance write knows its old value);
+//! * comparisons: 3·(V + E) equalities at b bits;
+//! * rounds per step: 2·(1 + ⌈log₂ b⌉) for the comparisons, 4 for products and selects,
+//!   2 conversions, plus the accesses' own (and 2 more on a revealing backend).
+//!
+//! Time and access pattern depend on V and E only.
+
+use doram_core::Seed;
+use doram_field::Fp;
+use doram_mpc::{Input, Secret, SecretBit};
+use doram_net::Session;
+
+use crate::error::{InputError, ProgramError};
+use crate::input::Edge;
+use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three};
+use crate::with_backend;
+
+/// The largest vertex count the entry points accept.
+pub const MAX_V: u64 = 1 << 20;
+/// The largest edge count the entry points accept.
+pub const MAX_E: u64 = 1 << 22;
+
+/// Compressed sparse rows of a directed graph: the edges of u are
+/// `targets[offsets[u]..offsets[u + 1]]`, in input order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Csr {
+    /// V + 1 offsets.
+    pub offsets: Vec<u64>,
+    /// E targets.
+    pub targets: Vec<u64>,
+    /// E weights, parallel to `targets`.
+    pub weights: Vec<u64>,
+}
+
+impl Csr {
+    /// The CSR form of `edges` over `vertices` vertices (edges must be in range, as
+    /// [`parse_edges`](crate::input::parse_edges) guarantees).
+    ///
+    /// # Errors
+    /// [`InputError::VertexOutOfRange`] for an edge outside the graph.
+    pub fn new(vertices: u64, edges: &[Edge]) -> Result<Csr, InputError> {
+        let v = vertices as usize;
+        let mut count = vec![0u64; v + 1];
+        for (i, e) in edges.iter().enumerate() {
+            for x in [e.from, e.to] {
+                if x >= vertices {
+                    return Err(InputError::VertexOutOfRange {
+                        line: i + 1,
+                        vertex: x,
+                        vertices,
+                    });
+                }
+            }
+            count[e.from as usize + 1] += 1;
+        }
+        for i in 0..v {
+            count[i + 1] += count[i];
+        }
+        let mut next = count.clone();
+        let mut targets = vec![0; edges.len()];
+        let mut weights = vec![0; edges.len()];
+        for e in edges {
+            let slot = &mut next[e.from as usize];
+            targets[*slot as usize] = e.to;
+            weights[*slot as usize] = e.weight;
+            *slot += 1;
+        }
+        Ok(Csr {
+            offsets: count,
+            targets,
+            weights,
+        })
+    }
+}
+
+/// Plaintext BFS distances (the reference).
+pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
+    let v = vertices as usize;
+    let mut adj = vec![Vec::new(); v];
+    for e in edges {
+        adj[e.from as usize].push(e.to as usize);
+    }
+    let mut dist = vec![None; v];
+    let mut queue = std::collections::VecDeque::new();
+    if (source as usize) < v {
+        dist[source as usize] = Some(0);
+        queue.push_back(source as usize);
+    }
+    while let Some(u) = queue.pop_front() {
+        let du = dist[u].unwrap_or(0);
+        for &w in &adj[u] {
+            if dist[w].is_none() {
+                dist[w] = Some(du + 1);
+                queue.push_back(w);
+            }
+        }
+    }
+    dist
+}
+
+/// Accesses, comparisons and random bits for V vertices and E edges on a backend that hides
+/// the op type (`hides_op`) or not.
+pub fn plan(vertices: usize, edges: usize, hides_op: bool) -> Plan {
+    let steps = vertices + edges;
+    let b = bits_for(vertices.max(edges) as u64) as usize;
+    let per_step = if hides_op { 6 } else { 7 };
+    Plan {
+        accesses: 1 + per_step * steps,
+        comparisons: 3 * steps,
+        bits: 3 * steps * b,
+    }
+}
+
+/// The memory of a BFS run.
+#[derive(Clone, Copy, Debug)]
+pub struct BfsMemory {
+    /// The queue, V + 1 words, Q[0] = source.
+    pub queue: OArray,
+    /// Distances, V words, initially V (the sentinel).
+    pub dist: OArray,
+    /// CSR offsets, V + 1 words.
+    pub offsets: OArray,
+    /// CSR targets and a padding word, E + 1 words.
+    pub targets: OArray,
+}
+
+/// The program: runs V + E steps over `mem` from the secret `source`; the distances are in
+/// `mem.dist` afterwards (the sentinel V for unreachable vertices).
+///
+/// # Errors
+/// The machine's errors.
+pub fn bfs<D: Backend>(
+    m: &mut Machine<D>,
+    mem: &BfsMemory,
+    source: Secret,
+) -> Result<(), ProgramError> {
+    let v = mem.dist.len();
+    let e = mem.targets.len().saturating_sub(1);
+    let b = bits_for(v.max(e) as u64);
+    let me = m.me();
+    let c = |x: u64| Secret::public(Fp::from_u64(x), me);
+    // D[s] := 0.
+    m.write(mem.dist, source, Secret::ZERO)?;
+    let (mut head, mut tail) = (c(0), c(1));
+    let (mut ptr, mut end, mut du) = (c(0), c(0), c(0));
+    let inf = c(v as u64);
+    for _ in 0..v + e {
+        // Step 1.
+        let (pop, edge) = m.cpu(|on| {
+            let f = on.eq_many(&[(ptr, end), (head, tail)], b)?;
+            let not_empty = on.not(f[1]);
+            let pop = on.and_many(&[(f[0], not_empty)])?[0];
+            Ok((pop, on.not(f[0])))
+        })?;
+        // Step 2.
+        let addr = m.cpu(|on| {
+            on.select_many(&[(pop, mem.queue.addr(head, me), mem.targets.addr(ptr, me))])
+        })?[0];
+        let w = m.read_addr(addr)?;
+        // Step 3.
+        let w1 = w.add_public(Fp::ONE, me);
+        let r = m.read_many(&[(mem.dist, w), (mem.offsets, w), (mem.offsets, w1)])?;
+        let (dw, sw, ew) = (r[0], r[1], r[2]);
+        // Step 4.
+        let (visit, p) = m.cpu(|on| {
+            let unvisited = on.eq_many(&[(dw, inf)], b)?[0];
+            let p = on.mul_many(&[
+                (edge.value(), unvisited.value()),
+                (pop.value(), sw - ptr),
+                (pop.value(), ew - end),
+                (pop.value(), dw - du),
+            ])?;
+            Ok((SecretBit::assume_bit(p[0]), p))
+        })?;
+        // Step 5 (du is still the current vertex's distance).
+        let next_dist = du.add_public(Fp::ONE, me);
+        m.cond_write_known(mem.dist, w, visit, next_dist, dw)?;
+        m.cond_write(mem.queue, tail, visit, w)?;
+        ptr = ptr + edge.value() + p[1];
+        end += p[2];
+        du += p[3];
+        head += pop.value();
+        tail += visit.value();
+    }
+    Ok(())
+}
+
+/// One party's run with the backend `D`: the owner passes `Some((V, edges))`, the querier
+/// `Some(source)`, the others `None`. The owner announces V and E; the receiver gets the
+/// distances.
+///
+/// # Errors
+/// [`ProgramError::Input`] for a wrong role input, V = 0 or a source ≥ V (at the party that
+/// holds it, before it sends); [`ProgramError::BadSizes`] for announced sizes above
+/// [`MAX_V`], [`MAX_E`]; transport, engine and DORAM errors.
+pub fn run_party_with<D: Backend>(
+    mut session: Session,
+    seed: Seed,
+    roles: Roles,
+    graph: Option<(u64, &[Edge])>,
+    source: Option<u64>,
+) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
+    let me = session.me();
+    roles.check()?;
+    if (me == roles.querier) != source.is_some() || (me == roles.owner) != graph.is_some() {
+        return Err(InputError::Role(
+            "the owner provides the graph and the querier the source, nobody else",
+        )
+        .into());
+    }
+    let csr = match graph {
+        Some((0, _)) => {
+            return Err(InputError::Role("a graph needs at least one vertex").into());
+        }
+        Some((v, edges)) => Some(Csr::new(v, edges)?),
+        None => None,
+    };
+    let sizes = graph.map(|(v, e)| [v, e.len() as u64]);
+    let s = announce_sizes(
+        &mut session,
+        roles.owner,
+        sizes.as_ref().map(|s| &s[..]),
+        &[MAX_V, MAX_E],
+        &["V", "E"],
+    )?;
+    let (v, e) = (s[0] as usize, s[1] as usize);
+    if v == 0 {
+        return Err(ProgramError::BadSizes {
+            peer: roles.owner,
+            reason: "V = 0".into(),
+        });
+    }
+    if let Some(src) = source
+        && src >= v as u64
+    {
+        return Err(InputError::VertexOutOfRange {
+            line: 0,
+            vertex: src,
+            vertices: v as u64,
+        }
+        .into());
+    }
+    let mut m = Machine::<D>::setup(session, seed)?;
+    let p = plan(v, e, Machine::<D>::hides_op_type());
+    m.preprocess_bits(p.bits)?;
+    let src = source.map(|s| [s]);
+    let source = m.engine_in(Part::Input, |on| {
+        on.input(match &src {
+            Some(s) => Input::Own(&s[..]),
+            None => Input::Peer {
+                dealer: roles.querier,
+                count: 1,
+            },
+        })
+    })?[0];
+    let q0 = m.alloc_secret(&[source])?;
+    let q_rest = m.alloc_fill(v, 0)?;
+    let queue = q0.join(q_rest).ok_or(ProgramError::Misuse("layout"))?;
+    let dist = m.alloc_fill(v, v as u64)?;
+    let offsets = m.alloc_input(roles.owner, csr.as_ref().map(|c| &c.offsets[..]), v + 1)?;
+    let t = m.alloc_input(roles.owner, csr.as_ref().map(|c| &c.targets[..]), e)?;
+    let pad = m.alloc_fill(1, 0)?;
+    let targets = t.join(pad).ok_or(ProgramError::Misuse("layout"))?;
+    let mem = BfsMemory {
+        queue,
+        dist,
+        offsets,
+        targets,
+    };
+    m.boot(p.accesses)?;
+    bfs(&mut m, &mem, source)?;
+    let d = m.snapshot(&[mem.dist])?.remove(0);
+    let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &d))?;
+    let output = out
+        .map(|vals| {
+            vals.into_iter()
+                .map(|x| to_int(x, v as u128 + 1, "distance").map(|d| (d < v as u64).then_some(d)))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    Ok(PartyRun::from_machine(&mut m, output))
+}
+
+/// [`run_party_with`] with the backend chosen at run time.
+///
+/// # Errors
+/// As [`run_party_with`].
+pub fn run_party(
+    session: Session,
+    config: &RunConfig,
+    graph: Option<(u64, &[Edge])>,
+    source: Option<u64>,
+) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
+    with_backend!(config.backend, D => run_party_with::<D>(session, config.seed, config.roles, graph, source))
+}
+
+/// Runs BFS on three threads over an in-process mesh.
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local(
+    backend: BackendKind,
+    roles: Roles,
+    vertices: u64,
+    edges: &[Edge],
+    source: u64,
+    seed: u64,
+) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
+    all_ok(run_three(seed, |session, s| {
+        let me = session.me();
+        let config = RunConfig {
+            backend,
+            roles,
+            seed: s,
+        };
+        let g = (me == roles.owner).then_some((vertices, edges));
+        let src = (me == roles.querier).then_some(source);
+        run_party(session, &config, g, src)
+    }))
+}

@@ -1,0 +1,182 @@
+//! BFS, Dijkstra against plaintext on random graphs (single vertex, no edges, disconnected
+//! parts, self-loops, parallel edges, ties and equal weights), on both backends; transcripts
+//! independent of the graph and the source; input errors.
+
+use doram_core::Seed;
+use doram_mpc::testkit::test_seed;
+use doram_net::Session;
+use doram_programs::input::Edge;
+use doram_programs::{
+    BackendKind, InputError, PartyRun, ProgramError, Roles, RunConfig, bfs, run_three,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
+
+/// A random graph whose upper half of vertices only points among itself.
+pub fn random_graph(rng: &mut ChaCha12Rng, v: u64, e: usize, max_w: u64) -> Vec<Edge> {
+    (0..e)
+        .map(|_| {
+            // Vertices in the upper half only point among themselves: disconnected parts.
+            let from = rng.random_range(0..v);
+            let to = if from >= v / 2 && v > 1 {
+                rng.random_range(v / 2..v)
+            } else {
+                rng.random_range(0..v)
+            };
+            Edge {
+                from,
+                to,
+                weight: rng.random_range(0..=max_w),
+            }
+        })
+        .collect()
+}
+
+fn output<T: Clone>(runs: &[PartyRun<T>; 3], roles: Roles) -> T {
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r.output.is_some(), i == roles.receiver.index());
+    }
+    runs[roles.receiver.index()]
+        .output
+        .clone()
+        .expect("receiver output")
+}
+
+#[test]
+fn bfs_matches_plaintext() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let roles = Roles::default();
+    for (v, e) in [(1u64, 0usize), (1, 2), (2, 1), (5, 0), (6, 9), (9, 14)] {
+        for backend in BackendKind::ALL {
+            let edges = random_graph(&mut rng, v, e, 1);
+            let source = rng.random_range(0..v);
+            let runs = bfs::run_local(backend, roles, v, &edges, source, seed)
+                .unwrap_or_else(|err| panic!("V = {v}, E = {e}: {err}"));
+            assert_eq!(
+                output(&runs, roles),
+                bfs::plain(v, &edges, source),
+                "{}: V = {v}, edges = {edges:?}, source = {source}",
+                backend.name()
+            );
+            for r in &runs {
+                assert_eq!(r.counters.inline_refills, 0);
+                // Both backends hide the op type.
+                let plan = bfs::plan(v as usize, e, true);
+                assert_eq!(r.counters.bits_used, plan.bits as u64);
+                assert_eq!(
+                    r.meter.get(doram_programs::Part::Oram).accesses,
+                    plan.accesses as u64
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bfs_transcripts_depend_on_sizes_only() {
+    let seed = test_seed();
+    let roles = Roles::default();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 5);
+    let (v, e) = (5u64, 6usize);
+    for backend in BackendKind::ALL {
+        let run = |edges: Vec<Edge>, source: u64| {
+            run_three(seed, |mut session: Session, s: Seed| {
+                session.record_transcript(true);
+                let me = session.me();
+                let config = RunConfig {
+                    backend,
+                    roles,
+                    seed: s,
+                };
+                let g = (me == roles.owner).then_some((v, &edges[..]));
+                let src = (me == roles.querier).then_some(source);
+                Ok(bfs::run_party(session, &config, g, src)?
+                    .transcript
+                    .expect("recording"))
+            })
+            .map(|r| r.expect("run"))
+        };
+        let chain: Vec<Edge> = (0..4)
+            .map(|i| Edge {
+                from: i,
+                to: i + 1,
+                weight: 1,
+            })
+            .chain([
+                Edge {
+                    from: 4,
+                    to: 0,
+                    weight: 1,
+                },
+                Edge {
+                    from: 0,
+                    to: 1,
+                    weight: 1,
+                },
+            ])
+            .collect();
+        let star: Vec<Edge> = vec![
+            Edge {
+                from: 2,
+                to: 2,
+                weight: 1
+            };
+            6
+        ];
+        let random = random_graph(&mut rng, v, e, 1);
+        let a = run(chain, 0);
+        assert_eq!(a, run(star, 2), "{}", backend.name());
+        assert_eq!(a, run(random, 4), "{}", backend.name());
+    }
+}
+
+#[test]
+fn bfs_input_errors() {
+    let seed = test_seed();
+    let roles = Roles::default();
+    let r = run_three(seed, |session, s| {
+        let me = session.me();
+        let config = RunConfig {
+            backend: BackendKind::LinearScan,
+            roles,
+            seed: s,
+        };
+        let edges = [Edge {
+            from: 0,
+            to: 1,
+            weight: 1,
+        }];
+        let g = (me == roles.owner).then_some((2, &edges[..]));
+        let src = (me == roles.querier).then_some(2);
+        bfs::run_party(session, &config, g, src)
+    });
+    assert!(matches!(
+        r[1],
+        Err(ProgramError::Input(InputError::VertexOutOfRange {
+            vertex: 2,
+            vertices: 2,
+            ..
+        }))
+    ));
+    let r = run_three(seed, |session, s| {
+        let me = session.me();
+        let config = RunConfig {
+            backend: BackendKind::LinearScan,
+            roles,
+            seed: s,
+        };
+        let edges = [Edge {
+            from: 0,
+            to: 5,
+            weight: 1,
+        }];
+        let g = (me == roles.owner).then_some((2, &edges[..]));
+        let src = (me == roles.querier).then_some(0);
+        bfs::run_party(session, &config, g, src)
+    });
+    assert!(matches!(
+        r[0],
+        Err(ProgramError::Input(InputError::VertexOutOfRange { .. }))
+    ));
+}
