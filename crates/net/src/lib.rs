@@ -59,6 +59,7 @@ mod error;
 mod frame;
 mod mesh;
 mod record;
+pub mod service;
 mod session;
 mod shaping;
 mod stats;

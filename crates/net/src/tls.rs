@@ -44,7 +44,7 @@ use crate::record::{Keys, RecordReader, RecordWriter};
 const READ_BUFFER: usize = 16 << 10;
 
 /// The crypto provider: ring, TLS 1.3 suites with AES-128-GCM first.
-fn provider() -> Arc<CryptoProvider> {
+pub(crate) fn provider() -> Arc<CryptoProvider> {
     use rustls::crypto::ring::cipher_suite as cs;
     let mut p = rustls::crypto::ring::default_provider();
     p.cipher_suites = vec![
@@ -481,6 +481,34 @@ impl TlsIo {
             Keys::new(seq, secrets)?,
             self.sock.into_inner(),
             &pending,
+        ))
+    }
+}
+
+impl TlsIo {
+    /// Hands both directions of a client–server connection to the record layer (see
+    /// [`crate::service`]): the peer must not have sent anything after the hello exchange.
+    pub fn into_duplex(mut self) -> io::Result<(RecordWriter, RecordReader)> {
+        match self.conn.reader().read(&mut [0u8; 1]) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            _ => {
+                return Err(io::Error::other(
+                    "peer sent data before the hello exchange ended",
+                ));
+            }
+        }
+        let pending = self.sock.buffer().to_vec();
+        let secrets = self
+            .conn
+            .dangerous_extract_secrets()
+            .map_err(io::Error::other)?;
+        let sock = self.sock.into_inner();
+        let write_sock = sock.try_clone()?;
+        let (tx_seq, tx) = secrets.tx;
+        let (rx_seq, rx) = secrets.rx;
+        Ok((
+            RecordWriter::new(Keys::new(tx_seq, tx)?, write_sock),
+            RecordReader::new(Keys::new(rx_seq, rx)?, sock, &pending),
         ))
     }
 }

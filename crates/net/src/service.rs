@@ -1,0 +1,346 @@
+//! Client–server connections: a service (one of the configured parties) accepts many clients
+//! over **server-authenticated** TLS 1.3; clients have no certificate and pin the
+//! configuration's CA.
+//!
+//! Each connection becomes an ordinary two-party [`Session`] — the client is
+//! [`SERVICE_CLIENT`] (P0) and the service [`SERVICE_SIDE`] (P1) — so protocol code, statistics,
+//! timeouts and transcripts work exactly as between parties. Unlike the party mesh, both
+//! directions share one TCP connection.
+//!
+//! # Setup
+//! 1. The service binds its client-facing address ([`ServiceListener::bind`]) and
+//!    [`accept`](ServiceListener::accept)s TCP connections; the TLS handshake of each runs in
+//!    [`PendingClient::handshake`], on whatever thread the caller chooses, so a slow client never
+//!    holds up the accept loop.
+//! 2. The client ([`connect_service`]) checks that the service's certificate chains to the CA of
+//!    the configuration and is valid for the service party's DNS name.
+//! 3. The client sends an 8-byte hello (`"DRSV"`, version 1, the party id it meant to reach,
+//!    zeros) and the service answers with an 8-byte acknowledgement (`"DRSV"`, version, status
+//!    0 = accepted, 1 = wrong party, 2 = bad hello). After that, frames flow in both directions
+//!    on the record layer; the service never sends before the client's first frame.
+
+use std::io::{self, Read};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use doram_core::PartyId;
+use rustls::client::Resumption;
+use rustls::server::NoServerSessionStorage;
+use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{PrivateKeyDer, ServerName};
+
+use crate::NetError;
+use crate::config::{Config, load_certs};
+use crate::error::ConfigError;
+use crate::session::{Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader};
+use crate::shaping::Shaping;
+use crate::tls::{TlsIo, describe_handshake_error, provider};
+
+/// The client's id in a service session.
+pub const SERVICE_CLIENT: PartyId = PartyId::P0;
+/// The service's id in a service session.
+pub const SERVICE_SIDE: PartyId = PartyId::P1;
+
+const MAGIC: &[u8; 4] = b"DRSV";
+const VERSION: u8 = 1;
+const ACCEPT_POLL: Duration = Duration::from_millis(5);
+
+/// A service's listening socket for clients.
+pub struct ServiceListener {
+    listener: TcpListener,
+    tls: Arc<ServerConfig>,
+    me: PartyId,
+    limits: Limits,
+}
+
+impl std::fmt::Debug for ServiceListener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceListener")
+            .field("me", &self.me)
+            .field("addr", &self.listener.local_addr().ok())
+            .finish_non_exhaustive()
+    }
+}
+
+/// An accepted TCP connection whose TLS handshake has not run yet.
+#[derive(Debug)]
+pub struct PendingClient {
+    sock: TcpStream,
+    addr: SocketAddr,
+    tls: Arc<ServerConfig>,
+    me: PartyId,
+    limits: Limits,
+    handshake_timeout: Duration,
+}
+
+impl ServiceListener {
+    /// Binds `address` for clients of party `me`, which presents its configured certificate.
+    /// Receive and send timeouts of accepted sessions are the configuration's timeout.
+    pub fn bind(address: &str, config: &Config, me: PartyId) -> Result<ServiceListener, NetError> {
+        let listener = TcpListener::bind(address).map_err(|e| NetError::Listen {
+            address: address.to_string(),
+            source: Arc::new(e),
+        })?;
+        ServiceListener::from_listener(listener, config, me)
+    }
+
+    /// Uses an already bound listener (e.g. on port 0 in tests).
+    pub fn from_listener(
+        listener: TcpListener,
+        config: &Config,
+        me: PartyId,
+    ) -> Result<ServiceListener, NetError> {
+        let own = config
+            .party(me)
+            .ok_or_else(|| ConfigError::Invalid(format!("{me} is not in the configuration")))?;
+        let missing = |what: &str| {
+            ConfigError::Invalid(format!(
+                "party {} has no {what} in the configuration",
+                me.index()
+            ))
+        };
+        let cert_path = own.cert.as_ref().ok_or_else(|| missing("cert"))?;
+        let key_path = own.key.as_ref().ok_or_else(|| missing("key"))?;
+        let chain = load_certs(cert_path)?;
+        let key_bytes = std::fs::read(key_path).map_err(|e| ConfigError::read(key_path, e))?;
+        let key = PrivateKeyDer::from_pem_slice(&key_bytes).map_err(|e| ConfigError::Pem {
+            path: key_path.clone(),
+            reason: format!("no usable private key: {e}"),
+        })?;
+        let mut server = ServerConfig::builder_with_provider(provider())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .map_err(|e| ConfigError::Pem {
+                path: key_path.clone(),
+                reason: format!("unusable certificate or key: {e}"),
+            })?;
+        server.send_tls13_tickets = 0;
+        server.session_storage = Arc::new(NoServerSessionStorage {});
+        server.enable_secret_extraction = true;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| NetError::Listen {
+                address: format!("{:?}", listener.local_addr().ok()),
+                source: Arc::new(e),
+            })?;
+        Ok(ServiceListener {
+            listener,
+            tls: Arc::new(server),
+            me,
+            limits: Limits {
+                timeout: config.timeout,
+                send_timeout: config.timeout,
+                max_frame: config.max_frame_bytes,
+            },
+        })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Waits up to `wait` for a TCP connection. `Ok(None)` if none arrived.
+    pub fn accept(&self, wait: Duration) -> Result<Option<PendingClient>, NetError> {
+        let deadline = Instant::now() + wait;
+        loop {
+            match self.listener.accept() {
+                Ok((sock, addr)) => {
+                    return Ok(Some(PendingClient {
+                        sock,
+                        addr,
+                        tls: Arc::clone(&self.tls),
+                        me: self.me,
+                        limits: self.limits,
+                        handshake_timeout: self.limits.timeout,
+                    }));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if Instant::now() >= deadline {
+                        return Ok(None);
+                    }
+                    std::thread::sleep(ACCEPT_POLL.min(wait));
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(NetError::Listen {
+                        address: format!("{:?}", self.listener.local_addr().ok()),
+                        source: Arc::new(e),
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl PendingClient {
+    /// The client's address.
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Runs the TLS handshake and the hello exchange (bounded by the configured timeout) and
+    /// returns the service's end of the session (`me` = [`SERVICE_SIDE`]).
+    pub fn handshake(self) -> Result<Session, NetError> {
+        let peer = SERVICE_CLIENT;
+        let fail = |reason: String| NetError::Handshake { peer, reason };
+        let io_fail = |e: io::Error| fail(format!("{}: {e}", self.addr));
+        self.sock.set_nonblocking(false).map_err(io_fail)?;
+        self.sock.set_nodelay(true).map_err(io_fail)?;
+        self.sock
+            .set_read_timeout(Some(self.handshake_timeout))
+            .map_err(io_fail)?;
+        self.sock
+            .set_write_timeout(Some(self.handshake_timeout))
+            .map_err(io_fail)?;
+        let conn = ServerConnection::new(Arc::clone(&self.tls)).map_err(|e| fail(e.to_string()))?;
+        let mut io = TlsIo::new(conn, self.sock);
+        io.handshake()
+            .map_err(|e| fail(format!("{}: {}", self.addr, describe_handshake_error(&e))))?;
+        let mut h = [0u8; 8];
+        io.read_exact(&mut h)
+            .map_err(|e| fail(format!("{}: {}", self.addr, describe_handshake_error(&e))))?;
+        let status = if &h[..4] != MAGIC || h[4] != VERSION {
+            2
+        } else if usize::from(h[5]) != self.me.index() {
+            1
+        } else {
+            0
+        };
+        io.send(&[
+            MAGIC[0], MAGIC[1], MAGIC[2], MAGIC[3], VERSION, status, 0, 0,
+        ])
+        .map_err(|e| fail(e.to_string()))?;
+        if status != 0 {
+            return Err(fail(format!(
+                "{}: refused the client's hello (status {status})",
+                self.addr
+            )));
+        }
+        session_from(io, SERVICE_SIDE, peer, self.limits).map_err(|e| fail(e.to_string()))
+    }
+}
+
+/// Connects to the service of party `server` at `address` as an anonymous client, trusting
+/// the configuration's CA and expecting the party's configured DNS name. The session's
+/// timeouts are `timeout`; `me` = [`SERVICE_CLIENT`].
+pub fn connect_service(
+    address: &str,
+    config: &Config,
+    server: PartyId,
+    timeout: Duration,
+) -> Result<Session, NetError> {
+    let peer = SERVICE_SIDE;
+    let fail = |reason: String| NetError::Connect { peer, reason };
+    let tls = config.tls.as_ref().ok_or(ConfigError::NoTls)?;
+    if tls.ca_certs.is_empty() {
+        return Err(ConfigError::Invalid(
+            "clients of a service need a [tls] ca to trust (pinned peers are for parties)".into(),
+        )
+        .into());
+    }
+    let name = config
+        .party(server)
+        .ok_or_else(|| ConfigError::Invalid(format!("{server} is not in the configuration")))?
+        .name
+        .clone();
+    let mut roots = RootCertStore::empty();
+    for c in &tls.ca_certs {
+        roots.add(c.clone()).map_err(|e| ConfigError::Pem {
+            path: tls.ca.clone().unwrap_or_default(),
+            reason: format!("unusable CA certificate: {e}"),
+        })?;
+    }
+    let mut client = ClientConfig::builder_with_provider(provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    client.resumption = Resumption::disabled();
+    client.enable_secret_extraction = true;
+    let server_name =
+        ServerName::try_from(name.clone()).map_err(|e| fail(format!("bad server name: {e}")))?;
+    let conn =
+        ClientConnection::new(Arc::new(client), server_name).map_err(|e| fail(e.to_string()))?;
+
+    let mut last = String::from("no address");
+    let addrs: Vec<SocketAddr> = address
+        .to_socket_addrs()
+        .map_err(|e| fail(format!("cannot resolve {address}: {e}")))?
+        .collect();
+    let mut sock = None;
+    for a in addrs {
+        match TcpStream::connect_timeout(&a, timeout) {
+            Ok(s) => {
+                sock = Some(s);
+                break;
+            }
+            Err(e) => last = format!("{a}: {e}"),
+        }
+    }
+    let sock = sock.ok_or_else(|| fail(last))?;
+    let io_fail = |e: io::Error| fail(format!("{address}: {e}"));
+    sock.set_nodelay(true).map_err(io_fail)?;
+    sock.set_read_timeout(Some(timeout)).map_err(io_fail)?;
+    sock.set_write_timeout(Some(timeout)).map_err(io_fail)?;
+    let handshake = |reason: String| NetError::Handshake { peer, reason };
+    let mut io = TlsIo::new(conn, sock);
+    io.handshake()
+        .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+    io.send(&[
+        MAGIC[0],
+        MAGIC[1],
+        MAGIC[2],
+        MAGIC[3],
+        VERSION,
+        server.index() as u8,
+        0,
+        0,
+    ])
+    .map_err(|e| handshake(describe_handshake_error(&e)))?;
+    let mut a = [0u8; 8];
+    io.read_exact(&mut a)
+        .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+    if &a[..4] != MAGIC || a[4] != VERSION || a[5] != 0 {
+        return Err(handshake(format!(
+            "{address} refused the connection (status {})",
+            a[5]
+        )));
+    }
+    let limits = Limits {
+        timeout,
+        send_timeout: timeout,
+        max_frame: config.max_frame_bytes,
+    };
+    session_from(io, SERVICE_CLIENT, peer, limits).map_err(|e| handshake(e.to_string()))
+}
+
+/// Splits an established connection into a two-party session.
+fn session_from(io: TlsIo, me: PartyId, peer: PartyId, limits: Limits) -> io::Result<Session> {
+    let shutdown = io.socket().try_clone()?;
+    shutdown.set_read_timeout(None)?;
+    shutdown.set_write_timeout(Some(limits.send_timeout))?;
+    let (writer, reader) = io.into_duplex()?;
+    let (tx, rx) = mpsc::channel();
+    let thread = spawn_reader(me, peer, reader, limits, Shaping::default(), tx)?;
+    let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
+    links[peer.index()] = Some(Link::new(
+        Outgoing::Stream(Box::new(writer)),
+        rx,
+        Some(ReaderThread {
+            sock: shutdown,
+            thread,
+        }),
+    ));
+    Ok(Session::from_links(
+        me,
+        2,
+        TransportKind::Tls,
+        links,
+        limits,
+    ))
+}
