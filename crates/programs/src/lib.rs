@@ -2,6 +2,7 @@
 
 pub mod bfs;
 pub mod binary_search;
+pub mod dijkstra;
 pub mod error;
 pub mod input;
 pub mod machine;

@@ -180,3 +180,88 @@ fn bfs_input_errors() {
         Err(ProgramError::Input(InputError::VertexOutOfRange { .. }))
     ));
 }
+
+#[test]
+fn dijkstra_matches_plaintext() {
+    use doram_programs::dijkstra;
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 7);
+    let roles = Roles {
+        owner: doram_core::PartyId::P1,
+        querier: doram_core::PartyId::P2,
+        receiver: doram_core::PartyId::P0,
+    };
+    // (V, E, largest weight): equal weights (max 0 or 1) make ties.
+    for (v, e, max_w) in [
+        (1u64, 0usize, 5u64),
+        (2, 3, 0),
+        (4, 0, 3),
+        (5, 9, 1),
+        (7, 16, u32::MAX as u64),
+    ] {
+        for backend in BackendKind::ALL {
+            let edges = random_graph(&mut rng, v, e, max_w);
+            let source = rng.random_range(0..v);
+            let runs = dijkstra::run_local(backend, roles, v, &edges, source, seed)
+                .unwrap_or_else(|err| panic!("V = {v}, E = {e}: {err}"));
+            assert_eq!(
+                output(&runs, roles),
+                dijkstra::plain(v, &edges, source),
+                "{}: V = {v}, edges = {edges:?}, source = {source}",
+                backend.name()
+            );
+            for r in &runs {
+                let plan = dijkstra::plan(v as usize);
+                assert_eq!(r.counters.inline_refills, 0);
+                assert_eq!(r.counters.bits_used, plan.bits as u64);
+                assert_eq!(r.counters.comparisons, plan.comparisons as u64);
+                assert_eq!(
+                    r.meter.get(doram_programs::Part::Oram).accesses,
+                    plan.accesses as u64
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn dijkstra_transcripts_depend_on_sizes_only() {
+    use doram_programs::dijkstra;
+    let seed = test_seed();
+    let roles = Roles::default();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 9);
+    let v = 4u64;
+    let run = |edges: Vec<Edge>, source: u64| {
+        run_three(seed, |mut session: Session, s: Seed| {
+            session.record_transcript(true);
+            let me = session.me();
+            let config = RunConfig {
+                backend: BackendKind::LinearScan,
+                roles,
+                seed: s,
+            };
+            let g = (me == roles.owner).then_some((v, &edges[..]));
+            let src = (me == roles.querier).then_some(source);
+            Ok(dijkstra::run_party(session, &config, g, src)?
+                .transcript
+                .expect("recording"))
+        })
+        .map(|r| r.expect("run"))
+    };
+    let a = run(random_graph(&mut rng, v, 5, 100), 0);
+    assert_eq!(a, run(random_graph(&mut rng, v, 5, u32::MAX as u64), 3));
+    assert_eq!(
+        a,
+        run(
+            vec![
+                Edge {
+                    from: 1,
+                    to: 1,
+                    weight: 0
+                };
+                5
+            ],
+            1
+        )
+    );
+}

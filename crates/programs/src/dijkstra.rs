@@ -1,0 +1,312 @@
+//! Dijkstra's single-source shortest paths with secret non-negative edge weights.
+//!
+//! **Inputs**: the data owner's weighted directed graph (V vertices, E edges, weights in
+//! `0..=`[`MAX_WEIGHT`](crate::input::MAX_WEIGHT)), the querier's source s < V. **Output**:
+//! for every vertex the length of a shortest path from s, `None` if unreachable (internally
+//! the sentinel [`INF`] = 2^52, above every path length of up to 2^20 edges of weight < 2^32).
+//!
+//! **Algorithm**: the dense O(V²) form of Dijkstra, which is oblivious once its selection is
+//! (every iteration touches every vertex): the DORAM holds the V × V weight matrix `W`
+//! (row-major; the smallest weight among parallel edges, [`INF`] where there is no edge, self
+//! loops dropped), and the engine holds the distance vector and visited bits, indexed
+//! publicly. V iterations, each:
+//! 1. u = argmin over unvisited vertices of dist (a tournament over keys
+//!    dist_j + visited_j·2^53: ⌈log₂ V⌉ levels of one batch of less-than and one of selects;
+//!    ties go to the lower index);
+//! 2. visited_j += [j = u] (one batch of V equalities);
+//! 3. row u of `W`: V reads at the secret addresses u·V + j;
+//! 4. relax: dist_j := min(dist_j, du + W[u][j]) (one batch of V less-than, one of selects).
+//!
+//! Visited vertices are never improved (du ≥ their distance), and an unreachable u has
+//! du = INF, so INF + w is never below any distance.
+//!
+//! **Costs**: V² DORAM reads on a memory of V² words; 3V² comparisons — per iteration
+//! (V − 1) + V less-than at 54 bits ([`DIST_BITS`]) and V equalities at ⌈log₂ V⌉ bits, plus
+//! V equalities to place the source; rounds per iteration: ⌈log₂ V⌉·(1 + 6 + 1) for the tournament,
+//! 1 + ⌈log₂ b⌉ for the one-hot, the reads and one conversion round, 1 + 6 + 1 for the
+//! relaxation. Time and access pattern depend on V only (E is announced but not used).
+
+use doram_core::Seed;
+use doram_field::Fp;
+use doram_mpc::{Input, Secret, SecretBit};
+use doram_net::Session;
+
+use crate::bfs::Csr;
+use crate::error::{InputError, ProgramError};
+use crate::input::Edge;
+use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three};
+use crate::with_backend;
+
+/// The "no path" and "no edge" sentinel: 2^52.
+pub const INF: u64 = 1 << 52;
+
+/// Added to the key of a visited vertex: 2^53.
+const VISITED: u64 = 1 << 53;
+
+/// Bit length of distance comparisons: keys and tentative distances are below 2^54.
+pub const DIST_BITS: u32 = 54;
+
+/// The largest vertex count the entry points accept (the matrix has V² words).
+pub const MAX_V: u64 = 1 << 12;
+
+/// The largest edge count the entry points accept.
+pub const MAX_E: u64 = 1 << 24;
+
+/// The weight matrix the owner loads: row-major V × V, INF where there is no edge.
+pub fn matrix(vertices: u64, edges: &[Edge]) -> Result<Vec<u64>, InputError> {
+    Csr::new(vertices, edges)?; // range checks
+    let v = vertices as usize;
+    let mut w = vec![INF; v * v];
+    for e in edges {
+        if e.from != e.to {
+            let cell = &mut w[e.from as usize * v + e.to as usize];
+            *cell = (*cell).min(e.weight);
+        }
+    }
+    Ok(w)
+}
+
+/// Plaintext shortest-path lengths (the reference).
+pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
+    let v = vertices as usize;
+    let mut dist: Vec<Option<u64>> = vec![None; v];
+    let mut done = vec![false; v];
+    if (source as usize) < v {
+        dist[source as usize] = Some(0);
+    }
+    loop {
+        let u = (0..v)
+            .filter(|&j| !done[j])
+            .filter_map(|j| dist[j].map(|d| (d, j)))
+            .min();
+        let Some((du, u)) = u else { break };
+        done[u] = true;
+        for e in edges.iter().filter(|e| e.from as usize == u) {
+            let nd = du + e.weight;
+            let t = e.to as usize;
+            if dist[t].is_none_or(|d| nd < d) {
+                dist[t] = Some(nd);
+            }
+        }
+    }
+    dist
+}
+
+/// Accesses, comparisons and random bits for V vertices.
+pub fn plan(vertices: usize) -> Plan {
+    let v = vertices;
+    let b = bits_for(v.saturating_sub(1) as u64) as usize;
+    let lt = v * (v.saturating_sub(1) + v);
+    let eq = v * v + v;
+    Plan {
+        accesses: v * v,
+        comparisons: lt + eq,
+        bits: lt * DIST_BITS as usize + eq * b,
+    }
+}
+
+/// The program: shortest-path lengths from the secret `source` over the weight matrix `w`
+/// (V² words). Returns the distances (INF for unreachable vertices).
+///
+/// # Errors
+/// The machine's errors.
+pub fn dijkstra<D: Backend>(
+    m: &mut Machine<D>,
+    w: OArray,
+    vertices: usize,
+    source: Secret,
+) -> Result<Vec<Secret>, ProgramError> {
+    let v = vertices;
+    let me = m.me();
+    let c = |x: u64| Secret::public(Fp::from_u64(x), me);
+    let b = bits_for(v.saturating_sub(1) as u64);
+    let ids: Vec<Secret> = (0..v as u64).map(c).collect();
+    // dist_j = INF·(1 − [j = s]).
+    let mut dist: Vec<Secret> = m.cpu(|on| {
+        let pairs: Vec<_> = ids.iter().map(|&j| (j, source)).collect();
+        let at = on.eq_many(&pairs, b)?;
+        Ok(at
+            .iter()
+            .map(|e| c(INF) - e.value() * Fp::from_u64(INF))
+            .collect())
+    })?;
+    let mut visited = vec![Secret::ZERO; v];
+    for _ in 0..v {
+        // Step 1: the tournament.
+        let mut items: Vec<(Secret, Secret)> = (0..v)
+            .map(|j| (dist[j] + visited[j] * Fp::from_u64(VISITED), ids[j]))
+            .collect();
+        while items.len() > 1 {
+            items = m.cpu(|on| {
+                let pairs: Vec<(Secret, Secret)> =
+                    items.chunks_exact(2).map(|p| (p[1].0, p[0].0)).collect();
+                let right_smaller = on.lt_many(&pairs, DIST_BITS)?;
+                let mut sel: Vec<(SecretBit, Secret, Secret)> = Vec::new();
+                for (p, &r) in items.chunks_exact(2).zip(&right_smaller) {
+                    sel.push((r, p[1].0, p[0].0));
+                    sel.push((r, p[1].1, p[0].1));
+                }
+                let s = on.select_many(&sel)?;
+                let mut next: Vec<(Secret, Secret)> =
+                    s.chunks_exact(2).map(|x| (x[0], x[1])).collect();
+                if items.len() % 2 == 1 {
+                    next.push(items[items.len() - 1]);
+                }
+                Ok(next)
+            })?;
+        }
+        let (du, u) = items[0];
+        // Step 2: mark u.
+        let onehot = m.cpu(|on| {
+            let pairs: Vec<_> = ids.iter().map(|&j| (j, u)).collect();
+            on.eq_many(&pairs, b)
+        })?;
+        for (vis, h) in visited.iter_mut().zip(&onehot) {
+            *vis += h.value();
+        }
+        // Step 3: row u.
+        let row_start = u * Fp::from_u64(v as u64);
+        let reads: Vec<(OArray, Secret)> = ids.iter().map(|&j| (w, row_start + j)).collect();
+        let row = m.read_many(&reads)?;
+        // Step 4: relax.
+        dist = m.cpu(|on| {
+            let nd: Vec<Secret> = row.iter().map(|&x| du + x).collect();
+            let pairs: Vec<_> = nd.iter().zip(&dist).map(|(&a, &b)| (a, b)).collect();
+            let better = on.lt_many(&pairs, DIST_BITS)?;
+            let sel: Vec<_> = better
+                .iter()
+                .zip(nd.iter().zip(&dist))
+                .map(|(&f, (&a, &b))| (f, a, b))
+                .collect();
+            on.select_many(&sel)
+        })?;
+    }
+    Ok(dist)
+}
+
+/// One party's run with the backend `D`: the owner passes `Some((V, edges))`, the querier
+/// `Some(source)`, the others `None`. The owner announces V and E.
+///
+/// # Errors
+/// As [`bfs::run_party_with`](crate::bfs::run_party_with), with the bounds [`MAX_V`],
+/// [`MAX_E`].
+pub fn run_party_with<D: Backend>(
+    mut session: Session,
+    seed: Seed,
+    roles: Roles,
+    graph: Option<(u64, &[Edge])>,
+    source: Option<u64>,
+) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
+    let me = session.me();
+    roles.check()?;
+    if (me == roles.querier) != source.is_some() || (me == roles.owner) != graph.is_some() {
+        return Err(InputError::Role(
+            "the owner provides the graph and the querier the source, nobody else",
+        )
+        .into());
+    }
+    let weights = match graph {
+        Some((0, _)) => {
+            return Err(InputError::Role("a graph needs at least one vertex").into());
+        }
+        Some((v, _)) if v > MAX_V => {
+            return Err(InputError::TooLarge {
+                what: "V",
+                got: v,
+                max: MAX_V,
+            }
+            .into());
+        }
+        Some((v, edges)) => Some(matrix(v, edges)?),
+        None => None,
+    };
+    let sizes = graph.map(|(v, e)| [v, e.len() as u64]);
+    let s = announce_sizes(
+        &mut session,
+        roles.owner,
+        sizes.as_ref().map(|s| &s[..]),
+        &[MAX_V, MAX_E],
+        &["V", "E"],
+    )?;
+    let v = s[0] as usize;
+    if v == 0 {
+        return Err(ProgramError::BadSizes {
+            peer: roles.owner,
+            reason: "V = 0".into(),
+        });
+    }
+    if let Some(src) = source
+        && src >= v as u64
+    {
+        return Err(InputError::VertexOutOfRange {
+            line: 0,
+            vertex: src,
+            vertices: v as u64,
+        }
+        .into());
+    }
+    let mut m = Machine::<D>::setup(session, seed)?;
+    let p = plan(v);
+    m.preprocess_bits(p.bits)?;
+    let src = source.map(|s| [s]);
+    let source = m.engine_in(Part::Input, |on| {
+        on.input(match &src {
+            Some(s) => Input::Own(&s[..]),
+            None => Input::Peer {
+                dealer: roles.querier,
+                count: 1,
+            },
+        })
+    })?[0];
+    let w = m.alloc_input(roles.owner, weights.as_deref(), v * v)?;
+    m.boot(p.accesses)?;
+    let dist = dijkstra(&mut m, w, v, source)?;
+    let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &dist))?;
+    let output = out
+        .map(|vals| {
+            vals.into_iter()
+                .map(|x| to_int(x, u128::from(INF) + 1, "distance").map(|d| (d < INF).then_some(d)))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    Ok(PartyRun::from_machine(&mut m, output))
+}
+
+/// [`run_party_with`] with the backend chosen at run time.
+///
+/// # Errors
+/// As [`run_party_with`].
+pub fn run_party(
+    session: Session,
+    config: &RunConfig,
+    graph: Option<(u64, &[Edge])>,
+    source: Option<u64>,
+) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
+    with_backend!(config.backend, D => run_party_with::<D>(session, config.seed, config.roles, graph, source))
+}
+
+/// Runs Dijkstra on three threads over an in-process mesh.
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local(
+    backend: BackendKind,
+    roles: Roles,
+    vertices: u64,
+    edges: &[Edge],
+    source: u64,
+    seed: u64,
+) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
+    all_ok(run_three(seed, |session, s| {
+        let me = session.me();
+        let config = RunConfig {
+            backend,
+            roles,
+            seed: s,
+        };
+        let g = (me == roles.owner).then_some((vertices, edges));
+        let src = (me == roles.querier).then_some(source);
+        run_party(session, &config, g, src)
+    }))
+}
