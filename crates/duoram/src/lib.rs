@@ -3,6 +3,8 @@
 //! `shared/papers/001_*.txt`).
 
 #![deny(missing_docs)]
+// Index loops over several parallel arrays follow the protocols' formulas term by term.
+#![allow(clippy::needless_range_loop)]
 
 pub mod duoram;
 pub mod error;
@@ -11,9 +13,11 @@ pub(crate) mod material;
 pub mod msgs;
 pub(crate) mod prep;
 pub mod role;
+pub mod runner;
 pub mod word;
 
 pub use duoram::{BATCH_LEAVES, Duoram, MAX_LOG_N};
 pub use error::DuoramError;
 pub use role::{Role, Side};
+pub use runner::{BenchConfig, BenchOutcome, Comm, Kind, OpMix, PartyReport, run_local, run_party};
 pub use word::DuoWord;

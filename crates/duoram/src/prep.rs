@@ -196,7 +196,15 @@ pub(crate) fn primary_batch<W: DuoWord>(
     let seed = ctx.prgs.with(PartyId::P2).next_seed();
     let mut corr: Corr<W> = draw_corr(&mut AesPrg::new(seed), dpfs, h, p0);
 
-    // Round 0: P2's products to P1; masked AND inputs between the primaries.
+    // Round 0: masked AND inputs between the primaries; P2's products to P1.
+    let mut out = Out::new(first, dpfs * (h + 16));
+    for d in 0..dpfs {
+        for l in 0..h {
+            out.bit(x_of(d, l) ^ corr.x[d * h + l]);
+        }
+        out.block(roots[d] ^ corr.y[d]);
+    }
+    ctx.session.send_bytes(peer, &out.buf)?;
     if !p0 {
         let bytes = ctx.session.recv_bytes(PartyId::P2)?;
         let mut m = In::open(
@@ -213,14 +221,6 @@ pub(crate) fn primary_batch<W: DuoWord>(
             corr.gamma.push(m.word()?);
         }
     }
-    let mut out = Out::new(first, dpfs * (h + 16));
-    for d in 0..dpfs {
-        for l in 0..h {
-            out.bit(x_of(d, l) ^ corr.x[d * h + l]);
-        }
-        out.block(roots[d] ^ corr.y[d]);
-    }
-    ctx.session.send_bytes(peer, &out.buf)?;
     let bytes = ctx.session.recv_bytes(peer)?;
     let mut m = In::open(
         bytes,
