@@ -50,6 +50,7 @@
 use std::time::{Duration, Instant};
 
 use doram_core::{PartyId, Seed};
+use doram_duoram::Duoram;
 use doram_field::Fp;
 use doram_mpc::{Additive, Engine, Input, MpcError, Online, Secret, SecretBit};
 use doram_net::Session;
@@ -104,6 +105,24 @@ impl Backend for Ramen {
     }
 }
 
+impl Backend for Duoram<Fp> {
+    const NAME: &'static str = "duoram";
+    const MIN_LEN: usize = 1;
+
+    fn create(session: Session, n: usize, seed: Seed) -> Result<Self, OramError> {
+        Duoram::setup(session, n, seed).map_err(Into::into)
+    }
+
+    /// One DPF triple per access, 3·2^⌈log₂ n⌉ words of material at the primaries: keep it
+    /// under 2^24 words (256 MiB).
+    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
+        n.next_power_of_two()
+            .saturating_mul(accesses)
+            .saturating_mul(3)
+            <= 1 << 24
+    }
+}
+
 /// The backends, for choosing one at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BackendKind {
@@ -111,17 +130,25 @@ pub enum BackendKind {
     LinearScan,
     /// [`Ramen`]: O(√n·log n) per access amortised, hides the op type.
     Ramen,
+    /// [`Duoram<Fp>`]: O(log n) communication and O(n) local work per access, free Init,
+    /// reveals the op type.
+    Duoram,
 }
 
 impl BackendKind {
     /// Every backend.
-    pub const ALL: [BackendKind; 2] = [BackendKind::LinearScan, BackendKind::Ramen];
+    pub const ALL: [BackendKind; 3] = [
+        BackendKind::LinearScan,
+        BackendKind::Ramen,
+        BackendKind::Duoram,
+    ];
 
     /// The name used on command lines and in reports.
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::LinearScan => <LinearScanOram<Fp> as Backend>::NAME,
             BackendKind::Ramen => <Ramen as Backend>::NAME,
+            BackendKind::Duoram => <Duoram<Fp> as Backend>::NAME,
         }
     }
 
@@ -143,6 +170,10 @@ macro_rules! with_backend {
             }
             $crate::BackendKind::Ramen => {
                 type $d = ::doram_ramen::Ramen;
+                $body
+            }
+            $crate::BackendKind::Duoram => {
+                type $d = ::doram_duoram::Duoram<::doram_field::Fp>;
                 $body
             }
         }

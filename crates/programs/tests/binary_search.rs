@@ -38,16 +38,21 @@ fn receiver_output(
 }
 
 #[test]
-fn matches_plaintext_on_linear_scan_backend() {
+fn matches_plaintext_on_linear_scan_and_duoram() {
     let seed = test_seed();
     let mut rng = ChaCha12Rng::seed_from_u64(seed);
     let roles = Roles::default();
     for n in [0usize, 1, 2, 3, 5, 8, 13, 33] {
         let spread = if n % 2 == 0 { 10 } else { u64::MAX };
         let data = sorted(&mut rng, n, spread);
-        for key in keys(&mut rng, &data) {
-            let runs = binary_search::run_local(BackendKind::LinearScan, roles, &data, key, seed)
-                .unwrap_or_else(|e| panic!("n = {n}, key = {key}: {e}"));
+        for (i, key) in keys(&mut rng, &data).into_iter().enumerate() {
+            let backend = if i % 2 == 0 {
+                BackendKind::LinearScan
+            } else {
+                BackendKind::Duoram
+            };
+            let runs = binary_search::run_local(backend, roles, &data, key, seed)
+                .unwrap_or_else(|e| panic!("{}: n = {n}, key = {key}: {e}", backend.name()));
             assert_eq!(
                 receiver_output(&runs, roles),
                 plain(&data, key),
