@@ -1,0 +1,694 @@
+//! The servers S_0, S_1 (key holders) and S_2 (dealer): offline pools and client handling.
+//!
+//! # Offline material (PIR-GOD Algorithm 2, steps 1–10)
+//! * S_2 keeps a pool of [`ServerConfig::pool_size`] instances. For each, it runs
+//!   [`dpf::generate`], sends S_0 and S_1 their partial views over the servers' mesh (tag
+//!   0x21, with a fresh instance id), and only then makes the instance available to clients,
+//!   keeping both full views (spec §11 P12).
+//! * S_b regenerates its full view and evaluates its key on the whole domain as soon as a
+//!   partial view arrives, and stores the result under the instance id.
+//! * An instance is handed out at most once. At S_2 it leaves the pool when a client begins a
+//!   query; at S_b the material moves out of the store into the connection that fetched it and
+//!   is consumed by the answer (or dropped). A second request for the same id is refused
+//!   ([`PirError::InstanceReused`]). Refills run in the background ([`Server::serve`]) or are
+//!   driven by the caller ([`Server::deal_one`] / [`Server::receive_one`], as the benchmark
+//!   does between queries).
+//!
+//! # Clients
+//! Every client connection runs on its own thread (up to [`ServerConfig::max_clients`]; more
+//! are closed at once) and is served until the client closes it, it stays idle for
+//! [`ServerConfig::idle_timeout`], or the server is shut down hard. Bad requests are refused
+//! with a code, never a panic.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use doram_field::Fp64;
+use doram_net::service::{PendingClient, SERVICE_CLIENT, ServiceListener};
+use doram_net::{Config, NetError, Session};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use tracing::{debug, warn};
+
+use crate::answer::answer;
+use crate::behaviour::{Act, Behaviour, Stage};
+use crate::db::{Database, DbInfo};
+use crate::dpf::{self, Evaluation, FullView, Holder};
+use crate::proto::{self, Refusal, Request, ServerId};
+use crate::PirError;
+
+/// How often blocking waits re-check for shutdown.
+const POLL: Duration = Duration::from_millis(25);
+/// Consumed instance ids remembered per key holder (to report reuse precisely).
+const CONSUMED_MEMORY: usize = 1 << 16;
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Which server this is.
+    pub role: ServerId,
+    /// Offline instances S_2 keeps ready (S_0/S_1 hold what S_2 sent them, up to
+    /// `pool_size + max_clients + 4`, evicting the oldest beyond that).
+    pub pool_size: usize,
+    /// How long a request waits for offline material before it is refused.
+    pub instance_wait: Duration,
+    /// A client connection silent for this long is closed.
+    pub idle_timeout: Duration,
+    /// Concurrent client connections; further connections are closed immediately.
+    pub max_clients: usize,
+    /// Stop accepting clients (and producing offline material) after this many queries
+    /// (S_2 counts begun queries, S_0/S_1 answered shifts; fallback requests count too).
+    pub max_queries: Option<u64>,
+}
+
+impl ServerConfig {
+    /// Defaults for `role`: pool of 4, 10 s instance wait, 60 s idle timeout, 64 clients.
+    pub fn new(role: ServerId) -> ServerConfig {
+        ServerConfig {
+            role,
+            pool_size: 4,
+            instance_wait: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_clients: 64,
+            max_queries: None,
+        }
+    }
+}
+
+/// Stops a running [`Server::serve`].
+#[derive(Clone, Debug, Default)]
+pub struct ShutdownHandle {
+    flags: Arc<Flags>,
+}
+
+#[derive(Debug, Default)]
+struct Flags {
+    /// Stop accepting clients and producing offline material.
+    stop: AtomicBool,
+    /// Also end client connections at their next idle moment.
+    hard: AtomicBool,
+}
+
+impl ShutdownHandle {
+    /// Stops accepting clients, stops the offline loop and closes client connections when
+    /// they are next idle; [`Server::serve`] then returns.
+    pub fn shutdown(&self) {
+        self.flags.stop.store(true, Ordering::SeqCst);
+        self.flags.hard.store(true, Ordering::SeqCst);
+    }
+
+    fn stopping(&self) -> bool {
+        self.flags.stop.load(Ordering::SeqCst)
+    }
+
+    fn hard(&self) -> bool {
+        self.flags.hard.load(Ordering::SeqCst)
+    }
+}
+
+/// What [`Server::serve`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServeReport {
+    /// Queries served (see [`ServerConfig::max_queries`]).
+    pub queries: u64,
+    /// Fallback requests answered in the clear.
+    pub clear_answers: u64,
+    /// Client connections accepted.
+    pub connections: u64,
+    /// Offline instances produced (S_2) or received (S_0/S_1).
+    pub instances: u64,
+}
+
+/// One offline instance at S_2: the views it reports to the client.
+struct DealerInstance {
+    id: u64,
+    views: [FullView; 2],
+}
+
+#[derive(Default)]
+struct HolderStore {
+    available: BTreeMap<u64, Evaluation>,
+    consumed: BTreeSet<u64>,
+    highest: Option<u64>,
+    link_down: bool,
+}
+
+enum Pool {
+    Dealer(Mutex<VecDeque<DealerInstance>>),
+    Holder(Mutex<HolderStore>),
+}
+
+struct Shared {
+    config: ServerConfig,
+    db: Arc<Database>,
+    behaviour: Behaviour,
+    pool: Pool,
+    ready: Condvar,
+    shutdown: ShutdownHandle,
+    next_id: AtomicU64,
+    rng: Mutex<ChaCha20Rng>,
+    queries: AtomicU64,
+    clears: AtomicU64,
+    connections: AtomicU64,
+    instances: AtomicU64,
+    active: AtomicUsize,
+}
+
+/// A server: its database, behaviour and offline pool. Cloning shares the same server.
+#[derive(Clone)]
+pub struct Server {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("role", &self.shared.config.role)
+            .field("pool", &self.pool_len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The protected data stays consistent even if a holder panicked.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A client connection to serve.
+#[derive(Debug)]
+pub enum Incoming {
+    /// An established session (in-process).
+    Session(Session),
+    /// A TLS connection whose handshake runs on the connection's thread.
+    Tls(PendingClient),
+}
+
+/// A source of client connections.
+pub trait Acceptor {
+    /// Waits up to `wait` for the next connection; `Ok(None)` if none arrived. An error ends
+    /// [`Server::serve`].
+    fn accept(&mut self, wait: Duration) -> Result<Option<Incoming>, PirError>;
+}
+
+impl Acceptor for ServiceListener {
+    fn accept(&mut self, wait: Duration) -> Result<Option<Incoming>, PirError> {
+        Ok(ServiceListener::accept(self, wait)?.map(Incoming::Tls))
+    }
+}
+
+impl Acceptor for Receiver<Session> {
+    fn accept(&mut self, wait: Duration) -> Result<Option<Incoming>, PirError> {
+        match self.recv_timeout(wait) {
+            Ok(s) => Ok(Some(Incoming::Session(s))),
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => {
+                thread::sleep(wait);
+                Ok(None)
+            }
+        }
+    }
+}
+
+impl Server {
+    /// A server with an empty pool. `db` is the database it announces (and, unless
+    /// `behaviour` says otherwise, computes on).
+    pub fn new(config: ServerConfig, db: Arc<Database>, behaviour: Behaviour) -> Server {
+        let pool = match config.role {
+            ServerId::S2 => Pool::Dealer(Mutex::new(VecDeque::new())),
+            _ => Pool::Holder(Mutex::new(HolderStore::default())),
+        };
+        let mut seed_rng = rand::rng();
+        let rng = ChaCha20Rng::from_rng(&mut seed_rng);
+        let first_id = seed_rng.next_u64() >> 16;
+        Server {
+            shared: Arc::new(Shared {
+                config,
+                db,
+                behaviour,
+                pool,
+                ready: Condvar::new(),
+                shutdown: ShutdownHandle::default(),
+                next_id: AtomicU64::new(first_id),
+                rng: Mutex::new(rng),
+                queries: AtomicU64::new(0),
+                clears: AtomicU64::new(0),
+                connections: AtomicU64::new(0),
+                instances: AtomicU64::new(0),
+                active: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// This server's role.
+    pub fn role(&self) -> ServerId {
+        self.shared.config.role
+    }
+
+    /// The handle that stops [`serve`](Server::serve).
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        self.shared.shutdown.clone()
+    }
+
+    /// Offline instances ready (S_2) or stored (S_0/S_1).
+    pub fn pool_len(&self) -> usize {
+        match &self.shared.pool {
+            Pool::Dealer(q) => lock(q).len(),
+            Pool::Holder(h) => lock(h).available.len(),
+        }
+    }
+
+    fn domain_bits(&self) -> u8 {
+        self.shared.db.info().domain_bits
+    }
+
+    /// S_2, one offline instance (PIR-GOD Algorithm 2, steps 1–4): generates it, sends the
+    /// partial views to S_0 and S_1 on `mesh`, then adds it to the pool. A failed send is
+    /// logged and the instance is still pooled (S_b's missing view then names S_{1−b} honest).
+    pub fn deal_one(&self, mesh: &mut Session) -> Result<u64, PirError> {
+        let sh = &self.shared;
+        let Pool::Dealer(queue) = &sh.pool else {
+            return Err(PirError::Invalid("only S2 deals offline material".into()));
+        };
+        let n = self.domain_bits();
+        // Steps 1–3.
+        let generated = {
+            let mut rng = lock(&sh.rng);
+            match sh.behaviour {
+                Behaviour::WrongPayload => {
+                    dpf::generate_with_payload(n, Some(Fp64::from_u64(2)), &mut *rng)
+                }
+                _ => dpf::generate(n, &mut *rng),
+            }
+        };
+        let id = sh.next_id.fetch_add(1, Ordering::SeqCst);
+        let mut views = generated.views;
+        if matches!(sh.behaviour, Behaviour::TamperGOutput) {
+            for v in &mut views {
+                v.outputs.cws[0].tau[0] ^= true;
+            }
+        }
+        // Step 4: partial views to S_0 and S_1.
+        for h in Holder::BOTH {
+            let mut partial = views[h.index()].partial();
+            if h == Holder::Zero && matches!(sh.behaviour, Behaviour::TamperPartialView) {
+                partial.outputs.cws[0].sigma ^= 1 << 64;
+            }
+            let msg = proto::encode_offline(id, &partial);
+            let to = ServerId::of_holder(h).party();
+            let act = if h == Holder::Zero {
+                sh.behaviour.at(Stage::Offline)
+            } else {
+                Act::Send
+            };
+            let sent = match act {
+                Act::Send => mesh.send_bytes(to, &msg),
+                Act::Garbage => mesh.send_bytes(to, &garbage(msg.len())),
+                Act::Drop | Act::Close => Ok(()),
+            };
+            if let Err(e) = sent {
+                warn!(%id, holder = ?h, "partial view not delivered: {e}");
+            }
+        }
+        lock(queue).push_back(DealerInstance { id, views });
+        sh.instances.fetch_add(1, Ordering::SeqCst);
+        sh.ready.notify_all();
+        Ok(id)
+    }
+
+    /// S_0/S_1, one offline message (PIR-GOD Algorithm 2, steps 5–10): receives a partial
+    /// view from S_2 on `mesh` (waiting up to the session's timeout), regenerates the full
+    /// view, evaluates the key on the whole domain and stores the result.
+    pub fn receive_one(&self, mesh: &mut Session) -> Result<u64, PirError> {
+        let sh = &self.shared;
+        let Some(holder) = sh.config.role.holder() else {
+            return Err(PirError::Invalid("only S0 and S1 receive offline material".into()));
+        };
+        let bytes = mesh.recv_bytes(ServerId::S2.party())?;
+        let (id, partial) = proto::decode_offline(&bytes, usize::from(self.domain_bits()))?;
+        let evaluation = dpf::regenerate(holder, partial);
+        let Pool::Holder(store) = &sh.pool else {
+            return Err(PirError::Invalid("not a key holder".into()));
+        };
+        let mut st = lock(store);
+        if st.consumed.contains(&id) || st.available.contains_key(&id) {
+            return Err(PirError::InstanceReused { id });
+        }
+        st.available.insert(id, evaluation);
+        st.highest = Some(st.highest.map_or(id, |h| h.max(id)));
+        let cap = sh.config.pool_size + sh.config.max_clients + 4;
+        while st.available.len() > cap {
+            if let Some((old, _)) = st.available.pop_first() {
+                debug!(%old, "evicting unused offline instance");
+            }
+        }
+        drop(st);
+        sh.instances.fetch_add(1, Ordering::SeqCst);
+        sh.ready.notify_all();
+        Ok(id)
+    }
+
+    /// Runs the offline loop on its own thread until shutdown: S_2 keeps the pool full, S_b
+    /// receives and evaluates partial views as they come.
+    pub fn spawn_offline(&self, mut mesh: Session) -> Result<JoinHandle<()>, PirError> {
+        let server = self.clone();
+        thread::Builder::new()
+            .name(format!("pir {} offline", self.role()))
+            .spawn(move || server.offline_loop(&mut mesh))
+            .map_err(|e| PirError::Invalid(format!("cannot spawn the offline thread: {e}")))
+    }
+
+    fn offline_loop(&self, mesh: &mut Session) {
+        let sh = &self.shared;
+        match &sh.pool {
+            Pool::Dealer(q) => {
+                while !sh.shutdown.stopping() {
+                    let need = lock(q).len() < sh.config.pool_size.max(1);
+                    if need {
+                        if let Err(e) = self.deal_one(mesh) {
+                            warn!("offline generation failed: {e}");
+                            thread::sleep(POLL);
+                        }
+                    } else {
+                        let g = lock(q);
+                        let _ = sh.ready.wait_timeout(g, POLL);
+                    }
+                }
+            }
+            Pool::Holder(store) => {
+                mesh.set_timeout(POLL);
+                while !sh.shutdown.stopping() {
+                    match self.receive_one(mesh) {
+                        Ok(_) => {}
+                        Err(PirError::Net(NetError::Timeout { .. })) => {}
+                        Err(PirError::Net(e)) => {
+                            warn!("offline link to S2 failed: {e}");
+                            lock(store).link_down = true;
+                            sh.ready.notify_all();
+                            return;
+                        }
+                        Err(e) => warn!("offline message rejected: {e}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// S_2: takes the next instance for a client, waiting up to the instance wait.
+    fn take_dealer(&self) -> Option<DealerInstance> {
+        let sh = &self.shared;
+        let Pool::Dealer(q) = &sh.pool else {
+            return None;
+        };
+        let deadline = Instant::now() + sh.config.instance_wait;
+        let mut g = lock(q);
+        loop {
+            if let Some(inst) = g.pop_front() {
+                sh.ready.notify_all();
+                return Some(inst);
+            }
+            let now = Instant::now();
+            if now >= deadline || sh.shutdown.hard() {
+                return None;
+            }
+            g = sh
+                .ready
+                .wait_timeout(g, (deadline - now).min(POLL))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+    }
+
+    /// S_b: takes instance `id` out of the store (never twice).
+    fn take_holder(&self, id: u64) -> Result<Evaluation, PirError> {
+        let sh = &self.shared;
+        let Pool::Holder(store) = &sh.pool else {
+            return Err(PirError::Invalid("not a key holder".into()));
+        };
+        let deadline = Instant::now() + sh.config.instance_wait;
+        let mut st = lock(store);
+        loop {
+            if let Some(e) = st.available.remove(&id) {
+                st.consumed.insert(id);
+                while st.consumed.len() > CONSUMED_MEMORY {
+                    st.consumed.pop_first();
+                }
+                return Ok(e);
+            }
+            if st.consumed.contains(&id) {
+                return Err(PirError::InstanceReused { id });
+            }
+            let now = Instant::now();
+            let passed = st.highest.is_some_and(|h| h >= id);
+            if passed || st.link_down || now >= deadline || sh.shutdown.hard() {
+                return Err(PirError::InstanceUnavailable { id });
+            }
+            st = sh
+                .ready
+                .wait_timeout(st, (deadline - now).min(POLL))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+    }
+
+    fn count_query(&self) {
+        let sh = &self.shared;
+        let q = sh.queries.fetch_add(1, Ordering::SeqCst) + 1;
+        if sh.config.max_queries.is_some_and(|m| q >= m) {
+            sh.shutdown.flags.stop.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Sends `msg` at `stage` as the behaviour dictates; `false` means: close the connection.
+    fn reply(&self, s: &mut Session, stage: Stage, msg: &[u8]) -> bool {
+        match self.shared.behaviour.at(stage) {
+            Act::Send => s.send_bytes(SERVICE_CLIENT, msg).is_ok(),
+            Act::Drop => true,
+            Act::Garbage => s.send_bytes(SERVICE_CLIENT, &garbage(msg.len())).is_ok(),
+            Act::Close => false,
+        }
+    }
+
+    fn refuse(s: &mut Session, why: Refusal) -> bool {
+        s.send_bytes(SERVICE_CLIENT, &proto::encode_refused(why))
+            .is_ok()
+    }
+
+    /// Serves one client connection until it closes, idles out, or a hard shutdown.
+    pub fn handle_client(&self, mut s: Session) {
+        let sh = &self.shared;
+        let role = sh.config.role;
+        s.set_timeout(POLL);
+        let mut last = Instant::now();
+        // S_b: the instance fetched on this connection, consumed by the next shift.
+        let mut fetched: Option<(u64, Evaluation)> = None;
+        loop {
+            let bytes = match s.recv_bytes(SERVICE_CLIENT) {
+                Ok(b) => b,
+                Err(NetError::Timeout { .. }) => {
+                    if sh.shutdown.hard() || last.elapsed() >= sh.config.idle_timeout {
+                        return;
+                    }
+                    continue;
+                }
+                Err(_) => return,
+            };
+            last = Instant::now();
+            let Ok(req) = proto::decode_request(&bytes) else {
+                if !Self::refuse(&mut s, Refusal::BadRequest) {
+                    return;
+                }
+                continue;
+            };
+            let keep = match (req, role) {
+                (Request::Hello(_), _) => {
+                    self.reply(&mut s, Stage::Info, &proto::encode_info(role, &sh.db.info()))
+                }
+                // Algorithm 2, step 11 at S_2: both views, one copy of the G outputs.
+                (Request::Begin, ServerId::S2) => match self.take_dealer() {
+                    Some(mut inst) => {
+                        self.count_query();
+                        if matches!(sh.behaviour, Behaviour::TamperView) {
+                            inst.views[0].inputs.seed ^= 1 << 100;
+                        }
+                        let msg = proto::encode_pair(inst.id, [&inst.views[0], &inst.views[1]]);
+                        self.reply(&mut s, Stage::Views, &msg)
+                    }
+                    None => Self::refuse(&mut s, Refusal::Unavailable),
+                },
+                // Step 11 at S_b: its regenerated full view.
+                (Request::Fetch(id), ServerId::S0 | ServerId::S1) => {
+                    fetched = None;
+                    match self.take_holder(id) {
+                        Ok(mut e) => {
+                            let mut view = e.view.clone();
+                            if matches!(sh.behaviour, Behaviour::TamperView) {
+                                view.g_inputs.levels[0][1] ^= 1 << 9;
+                            }
+                            let msg = proto::encode_view(id, &view);
+                            e.view = view;
+                            fetched = Some((id, e));
+                            self.reply(&mut s, Stage::Views, &msg)
+                        }
+                        Err(PirError::InstanceReused { .. }) => {
+                            Self::refuse(&mut s, Refusal::Reused)
+                        }
+                        Err(_) => Self::refuse(&mut s, Refusal::Unavailable),
+                    }
+                }
+                // Step 15: the inner products with the rotated database.
+                (Request::Shift(id, delta), ServerId::S0 | ServerId::S1) => {
+                    match fetched.take() {
+                        Some((fid, e)) if fid == id => {
+                            self.count_query();
+                            let msg = proto::encode_answer(id, &self.answer(&e, delta));
+                            self.reply(&mut s, Stage::Answer, &msg)
+                        }
+                        _ => Self::refuse(&mut s, Refusal::NotFetched),
+                    }
+                }
+                // Step 18: D[i] in the clear, for a client that identified this server as honest.
+                (Request::Clear(i), _) => {
+                    self.count_query();
+                    sh.clears.fetch_add(1, Ordering::SeqCst);
+                    match self.compute_db().record(i) {
+                        Some(rec) => s.send_bytes(SERVICE_CLIENT, &proto::encode_record(&rec)).is_ok(),
+                        None => Self::refuse(&mut s, Refusal::OutOfRange),
+                    }
+                }
+                _ => Self::refuse(&mut s, Refusal::WrongRole),
+            };
+            if !keep {
+                return;
+            }
+        }
+    }
+
+    /// The database the answers are computed on (differs only for a lying server).
+    fn compute_db(&self) -> &Database {
+        let sh = &self.shared;
+        match &sh.behaviour {
+            Behaviour::LyingDatabase(d) if d.info().domain_bits == sh.db.info().domain_bits => d,
+            _ => &sh.db,
+        }
+    }
+
+    /// S_b's shares for shift Δ, with the behaviour's deviations.
+    fn answer(&self, e: &Evaluation, delta: u32) -> Vec<Fp64> {
+        let db = self.compute_db();
+        let delta = match self.shared.behaviour {
+            Behaviour::WrongShift => u64::from(delta) + 1,
+            _ => u64::from(delta),
+        };
+        let mut v = answer(db, &e.shares, delta);
+        let k = v.len();
+        match self.shared.behaviour {
+            Behaviour::WrongZ => v[0] += Fp64::ONE,
+            Behaviour::WrongY => v[1] += Fp64::ONE,
+            Behaviour::WrongLastChunk if k >= 2 => {
+                v[k - 2] += Fp64::ONE;
+                v[k - 1] += Fp64::ONE;
+            }
+            _ => {}
+        }
+        v
+    }
+
+    /// Serves clients from `acceptor` until shutdown (or the query limit), running the
+    /// offline loop on `mesh` in the background if given (without a mesh the caller feeds the
+    /// pool with [`deal_one`](Server::deal_one) / [`receive_one`](Server::receive_one)).
+    /// Returns once every connection has ended.
+    pub fn serve<A: Acceptor>(
+        &self,
+        mesh: Option<Session>,
+        mut acceptor: A,
+    ) -> Result<ServeReport, PirError> {
+        let sh = &self.shared;
+        let offline = mesh.map(|m| self.spawn_offline(m)).transpose()?;
+        let mut handlers: Vec<JoinHandle<()>> = Vec::new();
+        let mut result = Ok(());
+        while !sh.shutdown.stopping() {
+            let incoming = match acceptor.accept(POLL) {
+                Ok(Some(i)) => i,
+                Ok(None) => continue,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            handlers.retain(|h| !h.is_finished());
+            if sh.active.load(Ordering::SeqCst) >= sh.config.max_clients {
+                warn!("client limit reached; closing a new connection");
+                continue;
+            }
+            sh.connections.fetch_add(1, Ordering::SeqCst);
+            sh.active.fetch_add(1, Ordering::SeqCst);
+            let server = self.clone();
+            let spawned = thread::Builder::new()
+                .name(format!("pir {} client", self.role()))
+                .spawn(move || {
+                    let session = match incoming {
+                        Incoming::Session(s) => Some(s),
+                        Incoming::Tls(p) => match p.handshake() {
+                            Ok(s) => Some(s),
+                            Err(e) => {
+                                debug!("client handshake failed: {e}");
+                                None
+                            }
+                        },
+                    };
+                    if let Some(s) = session {
+                        server.handle_client(s);
+                    }
+                    server.shared.active.fetch_sub(1, Ordering::SeqCst);
+                });
+            match spawned {
+                Ok(h) => handlers.push(h),
+                Err(e) => {
+                    sh.active.fetch_sub(1, Ordering::SeqCst);
+                    warn!("cannot spawn a client thread: {e}");
+                }
+            }
+        }
+        sh.shutdown.flags.stop.store(true, Ordering::SeqCst);
+        sh.ready.notify_all();
+        if let Some(h) = offline {
+            let _ = h.join();
+        }
+        for h in handlers {
+            let _ = h.join();
+        }
+        result?;
+        Ok(ServeReport {
+            queries: sh.queries.load(Ordering::SeqCst),
+            clear_answers: sh.clears.load(Ordering::SeqCst),
+            connections: sh.connections.load(Ordering::SeqCst),
+            instances: sh.instances.load(Ordering::SeqCst),
+        })
+    }
+}
+
+fn garbage(len: usize) -> Vec<u8> {
+    let mut g = vec![0u8; len.max(1)];
+    rand::rng().fill_bytes(&mut g);
+    g
+}
+
+/// Runs a server over the network, blocking until it stops: connects to the other two
+/// servers over mutually authenticated TLS (the party mesh of `net`, where party i is S_i),
+/// listens for clients on `client_address` with server-authenticated TLS, and serves them.
+/// Stop it with the handle from `server` ([`Server::shutdown_handle`]) or a query limit.
+pub fn serve_tls(server: &Server, net: &Config, client_address: &str) -> Result<ServeReport, PirError> {
+    let me = server.role().party();
+    let listener = ServiceListener::bind(client_address, net, me)?;
+    let mesh = Session::connect(net, me)?;
+    server.serve(Some(mesh), listener)
+}
+
+/// The database description a server announces.
+pub fn announced(server: &Server) -> DbInfo {
+    server.shared.db.info()
+}
