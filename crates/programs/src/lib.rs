@@ -6,6 +6,7 @@ pub mod dijkstra;
 pub mod error;
 pub mod input;
 pub mod machine;
+pub mod matching;
 pub mod roles;
 
 pub use error::{InputError, ProgramError};
