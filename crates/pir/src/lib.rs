@@ -7,6 +7,7 @@ pub mod codec;
 pub mod db;
 pub mod dpf;
 pub mod error;
+pub mod local;
 mod prg;
 pub mod proto;
 pub mod server;
