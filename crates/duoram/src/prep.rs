@@ -3,29 +3,40 @@
 //! (Doerner–shelat, Duoram App. C, on Half-Tree DPFs), converted to additive words, and the
 //! halves P2 needs handed to P2.
 //!
-//! A batch of `m` operations generates `3m` DPFs in parallel, `h = ⌈log2 n⌉` levels deep:
+//! A batch of `m` operations generates `3m` DPFs in parallel. The domain is `2^h` leaves
+//! (`h = ⌈log2 n⌉`); the tree is expanded `L = h − o` levels (`o = min(3, h)`), and each node at
+//! depth `L` (an *output node*) yields its `K = 2^o` leaves directly (the Half-Tree output stage
+//! of the DPF crate, distributed):
 //!
 //! 1. (App. C, setup) P_b draws, per operation, `h` random path bits `rx_b` (ri = rx_0 ⊕ rx_1)
 //!    and, per DPF, a root seed: lsb 0 at P0, lsb 1 at P1, so that `Δ = root_0 ⊕ root_1` has
-//!    lsb 1 and the root flags differ. P2 derives the AND and Beaver correlations from the
-//!    seeds it shares with P0 and with P1 and sends P1 its halves of the products (message
-//!    "dealer correlations"); P0 and P1 exchange their masked AND inputs (App. A, Du–Atallah).
-//! 2. (App. C, per level ℓ) P_b hashes every node of its level (`H(s)`, fixed-key CCR) and
-//!    XORs the hashes into `A_b`. The correction word is
-//!    `CW = A_0 ⊕ A_1 ⊕ (1 ⊕ α_ℓ)·Δ` (Half-Tree, Fig. 8: it makes the off-path children of the
-//!    on-path pair equal); `(1 ⊕ α_ℓ)·Δ` is one Du–Atallah AND of the XOR-shared path bit and
-//!    the XOR-shared `Δ`. The parties exchange `A_b ⊕ z_b` (one message each way per level),
-//!    learn `CW`, and derive the children `H(s) ⊕ lsb(s)·CW` and `H(s) ⊕ lsb(s)·CW ⊕ s`.
-//! 3. (§4.1.1, App. D) Each leaf label `s` gives a flag bit `t̂ = lsb(s)` and two words
-//!    `a(s), v(s)` ([`DuoWord::leaf_words`]). P0 keeps its words, P1 negates them, so that
-//!    `v_0 + v_1 = −(F_0 + F_1)·e_ri` with `F_b = −Σ v_b`, and the flags are turned into
-//!    additive shares with the output correction `OCW = pm·(1 − C)` where
-//!    `pm = Σt̂_0 − Σt̂_1 = ±1` and `C = Σa_0 − Σa_1` (both additively shared, one Beaver
-//!    product dealt by P2, two messages): `t_b = ±(a_b + t̂_b·OCW)` sums to `C + pm²(1 − C) = 1`
-//!    at ri and to 0 elsewhere.
-//! 4. (Protocol 1, step 2) P0 sends P2 its half of DPF #2 (root, correction words, OCW), P1 its
-//!    half of DPF #3; P2 evaluates them to the same words.
+//!    lsb 1 and the root flags differ. P2 derives all correlations from the seeds it shares with
+//!    P0 and with P1 and sends P1 its product shares (message "dealer correlations"); P0 and P1
+//!    exchange their masked inputs: the AND inputs (App. A, Du–Atallah) and the masked one-hot
+//!    vectors of the low `o` bits of `rx_b`, from which a bilinear (XOR-convolution) product
+//!    with dealer masks gives additive shares of `E = e_{ri mod K}` and of `G = ρ·E` for a
+//!    random `ρ = ρ_0 + ρ_1` that nobody knows.
+//! 2. (App. C, per level ℓ < L) P_b hashes every node of its level (`H(s)`, fixed-key CCR) and
+//!    XORs the hashes into `A_b`. The correction word is `CW = A_0 ⊕ A_1 ⊕ (1 ⊕ α_ℓ)·Δ`
+//!    (Half-Tree, Fig. 8: it makes the off-path children of the on-path pair equal);
+//!    `(1 ⊕ α_ℓ)·Δ` is one Du–Atallah AND of the XOR-shared path bit and the XOR-shared `Δ`. The
+//!    parties exchange `A_b ⊕ z_b` (one message each way per level), learn `CW`, and derive the
+//!    children `H(s) ⊕ lsb(s)·CW` and `H(s) ⊕ lsb(s)·CW ⊕ s`.
+//! 3. (§4.1.1, App. D, as an output stage) Slot `j` of output node `s` gives the words
+//!    `a_j(s), v_j(s)` ([`DuoWord::leaf_words`], one AES call per leaf for `Z64`) and the node's
+//!    flag `t̂ = lsb(s)`. Off the path both parties' nodes are equal, on it they differ by `Δ`,
+//!    so with `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)` (sums over all output
+//!    nodes; both additively shared) the public output corrections
+//!    `OCW_j = pm·(E_j − C_j)` and `OCW'_j = pm·(G_j − C'_j)` (with `C'_j` from the value words)
+//!    make `t_b = ±(a_j + t̂·OCW_j)` an additive sharing of `e_ri` and `v_b = ±(v_j + t̂·OCW'_j)`
+//!    one of `ρ·e_ri` (P1 negates). These are the paper's `t_b` and `v_b` with
+//!    `F_b = −Σ v_b`: `v_0 + v_1 = −(F_0 + F_1)·e_ri`. The products by `pm` are one
+//!    scalar-times-vector Beaver multiplication dealt by P2; opening them is one more message.
+//! 4. (Protocol 1, step 2) P0 sends P2 its half of DPF #2 (root, correction words, output
+//!    corrections), P1 its half of DPF #3; P2 evaluates them to the same words.
 //! 5. (§2.7, B2A) `ri_b = Σ_i i·t_b^(1)[i]`: additive shares of ri without communication.
+//!
+//! Rounds per batch: `h − o + 4`, whatever the batch size. Bytes: O(h) per DPF.
 
 use doram_core::PartyId;
 use doram_dpf::HalfTreeLevels;
@@ -44,7 +55,37 @@ use crate::word::{DuoWord, tweak};
 /// DPFs per operation.
 pub(crate) const DPFS: usize = 3;
 
-/// The dealer's correlations for one party's side of a batch.
+/// Tree levels folded into the output stage (at most).
+pub(crate) const OUT_BITS: usize = 3;
+
+/// Bilinear products per DPF: `u_0 ⊛ u_1`, `u_0 ⊛ ρ_1u_1`, `ρ_0u_0 ⊛ u_1`.
+const BILINEAR: usize = 3;
+
+/// The shape of a tree of depth `h`: expanded levels `L` and output bits `o`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    pub(crate) h: usize,
+    pub(crate) levels: usize,
+    pub(crate) o: usize,
+}
+
+impl Shape {
+    pub(crate) fn new(h: usize) -> Shape {
+        let o = OUT_BITS.min(h);
+        Shape {
+            h,
+            levels: h - o,
+            o,
+        }
+    }
+
+    /// Leaves per output node.
+    pub(crate) fn k(self) -> usize {
+        1 << self.o
+    }
+}
+
+/// The dealer's correlations for one party's side of a batch (all vectors DPF-major).
 struct Corr<W> {
     /// Y_b per DPF (the mask of Δ_b).
     y: Vec<Block>,
@@ -52,101 +93,175 @@ struct Corr<W> {
     x: Vec<bool>,
     /// Z_b per DPF and level (the AND triple's output share).
     z: Vec<Block>,
-    /// Beaver (α_b, β_b, γ_b) per DPF.
+    /// The masks of this party's inputs to the bilinear products, K words per product.
+    r: Vec<W>,
+    /// This party's shares of the products of the masks, K words per product.
+    c: Vec<W>,
+    /// Beaver scalar-times-vector: α_b per DPF, β_b and γ_b (2K words) per DPF.
     alpha: Vec<W>,
     beta: Vec<W>,
     gamma: Vec<W>,
 }
 
-/// Draws one party's correlations from the stream it shares with P2, in a fixed order. The
-/// Z and γ shares of P0 are drawn too; P1's come from P2 (`own_products == false`).
-fn draw_corr<W: DuoWord>(prg: &mut AesPrg, dpfs: usize, h: usize, own_products: bool) -> Corr<W> {
+/// Draws one party's correlations from the stream it shares with P2, in a fixed order. P0's
+/// product shares (Z, c, γ) are drawn too; P1's come from P2 (`own_products == false`).
+fn draw_corr<W: DuoWord>(prg: &mut AesPrg, dpfs: usize, s: Shape, own_products: bool) -> Corr<W> {
+    let (l, k) = (s.levels, s.k());
     let mut c = Corr {
         y: Vec::with_capacity(dpfs),
-        x: Vec::with_capacity(dpfs * h),
-        z: Vec::with_capacity(dpfs * h),
+        x: Vec::with_capacity(dpfs * l),
+        z: Vec::with_capacity(dpfs * l),
+        r: Vec::with_capacity(dpfs * BILINEAR * k),
+        c: Vec::with_capacity(dpfs * BILINEAR * k),
         alpha: Vec::with_capacity(dpfs),
-        beta: Vec::with_capacity(dpfs),
-        gamma: Vec::with_capacity(dpfs),
+        beta: Vec::with_capacity(dpfs * 2 * k),
+        gamma: Vec::with_capacity(dpfs * 2 * k),
     };
     for _ in 0..dpfs {
         c.y.push(prg.next_u128());
-        for _ in 0..h {
+        for _ in 0..l {
             c.x.push(prg.next_u128() & 1 == 1);
             if own_products {
                 c.z.push(prg.next_u128());
             }
         }
+        for _ in 0..BILINEAR {
+            for _ in 0..k {
+                c.r.push(prg.random());
+            }
+            if own_products {
+                for _ in 0..k {
+                    c.c.push(prg.random());
+                }
+            }
+        }
         c.alpha.push(prg.random());
-        c.beta.push(prg.random());
+        for _ in 0..2 * k {
+            c.beta.push(prg.random());
+        }
         if own_products {
-            c.gamma.push(prg.random());
+            for _ in 0..2 * k {
+                c.gamma.push(prg.random());
+            }
         }
     }
     c
 }
 
-fn dealer_payload<W: DuoWord>(dpfs: usize, h: usize) -> usize {
-    dpfs * (16 * h + W::BYTES)
+/// The XOR convolution `(x ⊛ y)[j] = Σ_i x[i]·y[i ⊕ j]` (bilinear; `e_a ⊛ e_b = e_{a⊕b}`).
+fn xor_conv<W: DuoWord>(x: &[W], y: &[W]) -> Vec<W> {
+    let k = x.len();
+    (0..k)
+        .map(|j| (0..k).fold(W::ZERO, |acc, i| acc + x[i] * y[i ^ j]))
+        .collect()
 }
 
-fn key_payload<W: DuoWord>(ops: usize, h: usize) -> usize {
-    ops * (16 + 16 * h + W::BYTES)
+fn dealer_payload<W: DuoWord>(dpfs: usize, s: Shape) -> usize {
+    dpfs * (16 * s.levels + (BILINEAR + 2) * s.k() * W::BYTES)
 }
 
-/// The flag bits, flag words and value words of a run of leaves; returns (Σa, Σv, #flags).
-fn convert_leaves<W: DuoWord>(
-    leaves: &[Block],
+fn inputs_payload<W: DuoWord>(dpfs: usize, s: Shape) -> usize {
+    dpfs * (s.levels + 16 + BILINEAR * s.k() * W::BYTES)
+}
+
+fn key_payload<W: DuoWord>(ops: usize, s: Shape) -> usize {
+    ops * (16 + 16 * s.levels + 2 * s.k() * W::BYTES)
+}
+
+/// Per-slot sums of an output stage and the number of flagged output nodes.
+struct Sums<W> {
+    a: [W; 1 << OUT_BITS],
+    v: [W; 1 << OUT_BITS],
+    flagged: u64,
+}
+
+impl<W: DuoWord> Sums<W> {
+    fn new() -> Self {
+        Sums {
+            a: [W::ZERO; 1 << OUT_BITS],
+            v: [W::ZERO; 1 << OUT_BITS],
+            flagged: 0,
+        }
+    }
+}
+
+/// Output stage, first pass: for output nodes `nodes`, the raw words of each of their `2^o`
+/// slots into `a` and `v` (`nodes.len()·2^o` each), each node's flag into `flags`, and the sums.
+fn convert_outputs<W: DuoWord>(
+    nodes: &[Block],
+    o: usize,
     a: &mut [W],
     v: &mut [W],
     flags: &mut [u8],
-) -> (W, W, u64) {
+    sums: &mut Sums<W>,
+) {
     let fk = fixed_key();
-    let (mut sa, mut sv, mut count) = (W::ZERO, W::ZERO, 0u64);
-    for (((ls, as_), vs), fs) in leaves
-        .chunks(BATCH)
-        .zip(a.chunks_mut(BATCH))
-        .zip(v.chunks_mut(BATCH))
-        .zip(flags.chunks_mut(BATCH))
-    {
+    let k = 1usize << o;
+    for (f, &q) in flags.iter_mut().zip(nodes) {
+        *f = u8::from(lsb(q));
+        sums.flagged += u64::from(lsb(q));
+    }
+    let total = nodes.len() << o;
+    let mut x = 0;
+    while x < total {
+        let len = BATCH.min(total - x);
         let mut blk = [0u128; BATCH];
-        for (b, &l) in blk.iter_mut().zip(ls) {
-            *b = l ^ tweak(0, 0);
+        for (i, b) in blk.iter_mut().enumerate().take(len) {
+            let y = x + i;
+            *b = nodes[y >> o] ^ tweak((y & (k - 1)) as u64, 0);
         }
-        if ls.len() == BATCH {
+        if len == BATCH {
             fk.ccr8(&mut blk);
         } else {
-            for b in blk.iter_mut().take(ls.len()) {
+            for b in blk.iter_mut().take(len) {
                 *b = fk.ccr(*b);
             }
         }
-        for k in 0..ls.len() {
-            let (x, y) = W::leaf_words(fk, ls[k], blk[k]);
-            as_[k] = x;
-            vs[k] = y;
-            let f = lsb(ls[k]);
-            fs[k] = u8::from(f);
-            sa += x;
-            sv += y;
-            count += u64::from(f);
+        for (i, &b) in blk.iter().enumerate().take(len) {
+            let y = x + i;
+            let j = y & (k - 1);
+            let (wa, wv) = W::leaf_words(fk, nodes[y >> o], j as u64, b);
+            a[y] = wa;
+            v[y] = wv;
+            sums.a[j] += wa;
+            sums.v[j] += wv;
         }
+        x += len;
     }
-    (sa, sv, count)
 }
 
-/// §4.1.1 and App. D, final step: `t ← ±(a + t̂·OCW)` in place, `v ← ±v` (negated at P1).
-fn finish_half<W: DuoWord>(t: &mut [W], v: &mut [W], flags: &[u8], ocw: W, negate: bool) {
-    let sel = [W::ZERO, ocw];
-    if negate {
-        for ((t, v), &f) in t.iter_mut().zip(v.iter_mut()).zip(flags) {
-            *t = -(*t + sel[usize::from(f)]);
-            *v = -*v;
-        }
-    } else {
-        for (t, &f) in t.iter_mut().zip(flags) {
-            *t += sel[usize::from(f)];
+/// Output stage, second pass: `t ← ±(a + t̂·OCW_j)` and `v ← ±(v + t̂·OCW'_j)` in place
+/// (negated at P1); returns `Σ v` after the update.
+fn finish_outputs<W: DuoWord>(
+    t: &mut [W],
+    v: &mut [W],
+    flags: &[u8],
+    o: usize,
+    ocw: &[W],
+    negate: bool,
+) -> W {
+    let k = 1usize << o;
+    let (ot, ov) = ocw.split_at(k);
+    let mut sum = W::ZERO;
+    for (q, &f) in flags.iter().enumerate() {
+        let ts = &mut t[q << o..(q + 1) << o];
+        let vs = &mut v[q << o..(q + 1) << o];
+        for j in 0..k {
+            let (mut x, mut y) = (ts[j], vs[j]);
+            if f == 1 {
+                x += ot[j];
+                y += ov[j];
+            }
+            if negate {
+                x = -x;
+                y = -y;
+            }
+            ts[j] = x;
+            vs[j] = y;
+            sum += y;
         }
     }
+    sum
 }
 
 /// `Σ_i i·t[i]`: a share of the point of an additive unit vector (§2.7, option B).
@@ -174,12 +289,13 @@ pub(crate) fn primary_batch<W: DuoWord>(
     first: u64,
     ops: usize,
 ) -> Result<Vec<Material<W>>, DuoramError> {
-    let h = ctx.h;
+    let sh = Shape::new(ctx.h);
+    let (h, levels, o, k) = (sh.h, sh.levels, sh.o, sh.k());
     let dpfs = DPFS * ops;
     let peer = side.other().party();
     let p0 = side == Side::Zero;
 
-    // App. C, setup: path bits (per operation) and roots (per DPF).
+    // App. C, setup: path bits (per operation), roots and ρ_b (per DPF).
     let rx: Vec<u64> = (0..ops)
         .map(|_| ctx.rng.next_u64() & ((1u64 << h) - 1))
         .collect();
@@ -189,87 +305,130 @@ pub(crate) fn primary_batch<W: DuoWord>(
             if p0 { r & !1 } else { r | 1 }
         })
         .collect();
+    let rho: Vec<W> = (0..dpfs).map(|_| ctx.rng.random()).collect();
     // App. A: this party's AND inputs x_b (per DPF and level) and y_b = Δ_b (per DPF). The
     // AND computes (1 ⊕ α_ℓ)·Δ with α_ℓ = a_0 ⊕ a_1: x_0 = 1 ⊕ a_0, x_1 = a_1.
     let bit = |d: usize, l: usize| (rx[d / DPFS] >> (h - 1 - l)) & 1 == 1;
     let x_of = |d: usize, l: usize| if p0 { !bit(d, l) } else { bit(d, l) };
+    // The inputs to the bilinear products: P0 (u_0, u_0, ρ_0·u_0), P1 (u_1, ρ_1·u_1, u_1), with
+    // u_b the one-hot vector of the low o bits of rx_b.
+    let bil_input = |d: usize, i: usize| -> Vec<W> {
+        let pos = (rx[d / DPFS] as usize) & (k - 1);
+        let scaled = if p0 { i == 2 } else { i == 1 };
+        let one = if scaled { rho[d] } else { W::ONE };
+        (0..k)
+            .map(|j| if j == pos { one } else { W::ZERO })
+            .collect()
+    };
     let seed = ctx.prgs.with(PartyId::P2).next_seed();
-    let mut corr: Corr<W> = draw_corr(&mut AesPrg::new(seed), dpfs, h, p0);
+    let mut corr: Corr<W> = draw_corr(&mut AesPrg::new(seed), dpfs, sh, p0);
 
-    // Round 0: masked AND inputs between the primaries; P2's products to P1.
-    let mut out = Out::new(first, dpfs * (h + 16));
+    // Round 0: masked inputs between the primaries; P2's product shares to P1.
+    let mut out = Out::new(first, inputs_payload::<W>(dpfs, sh));
     for d in 0..dpfs {
-        for l in 0..h {
-            out.bit(x_of(d, l) ^ corr.x[d * h + l]);
+        for l in 0..levels {
+            out.bit(x_of(d, l) ^ corr.x[d * levels + l]);
         }
         out.block(roots[d] ^ corr.y[d]);
+        for i in 0..BILINEAR {
+            let input = bil_input(d, i);
+            for j in 0..k {
+                out.word(input[j] + corr.r[(d * BILINEAR + i) * k + j]);
+            }
+        }
     }
     ctx.session.send_bytes(peer, &out.buf)?;
     if !p0 {
         let bytes = ctx.session.recv_bytes(PartyId::P2)?;
+        let what = "the dealer correlations (Duoram App. A, C, D)";
         let mut m = In::open(
             bytes,
             PartyId::P2,
-            "the dealer correlations (Duoram App. A, C)",
-            dealer_payload::<W>(dpfs, h),
+            what,
+            dealer_payload::<W>(dpfs, sh),
             first,
         )?;
-        for _ in 0..dpfs * h {
-            corr.z.push(m.block());
-        }
         for _ in 0..dpfs {
-            corr.gamma.push(m.word()?);
+            for _ in 0..levels {
+                corr.z.push(m.block());
+            }
+            for _ in 0..BILINEAR * k {
+                corr.c.push(m.word()?);
+            }
+            for _ in 0..2 * k {
+                corr.gamma.push(m.word()?);
+            }
         }
     }
     let bytes = ctx.session.recv_bytes(peer)?;
-    let mut m = In::open(
-        bytes,
-        peer,
-        "the masked AND inputs (Duoram App. A)",
-        dpfs * (h + 16),
-        first,
-    )?;
-    let mut their_x = Vec::with_capacity(dpfs * h);
+    let what = "the masked AND and one-hot inputs (Duoram App. A)";
+    let mut m = In::open(bytes, peer, what, inputs_payload::<W>(dpfs, sh), first)?;
+    let mut their_x = Vec::with_capacity(dpfs * levels);
     let mut their_y = Vec::with_capacity(dpfs);
+    let mut their_m: Vec<W> = Vec::with_capacity(dpfs * BILINEAR * k);
     for _ in 0..dpfs {
-        for _ in 0..h {
+        for _ in 0..levels {
             their_x.push(m.bit()?);
         }
         their_y.push(m.block());
+        for _ in 0..BILINEAR * k {
+            their_m.push(m.word()?);
+        }
+    }
+    // The bilinear products: with P0's input x (mask R) and P1's input y (mask S), opened
+    // m_x = x + R and m_y = y + S and dealt shares c of R ⊛ S:
+    // P0 holds m_x ⊛ m_y − R ⊛ m_y + c_0, P1 holds −m_x ⊛ S + c_1; they sum to x ⊛ y.
+    let mut e_sh: Vec<Vec<W>> = Vec::with_capacity(dpfs);
+    let mut g_sh: Vec<Vec<W>> = Vec::with_capacity(dpfs);
+    for d in 0..dpfs {
+        let mut prods = Vec::with_capacity(BILINEAR);
+        for i in 0..BILINEAR {
+            let at = (d * BILINEAR + i) * k;
+            let mine = bil_input(d, i);
+            let r = &corr.r[at..at + k];
+            let my_masked: Vec<W> = mine.iter().zip(r).map(|(&x, &r)| x + r).collect();
+            let theirs = &their_m[at..at + k];
+            let c = &corr.c[at..at + k];
+            let z: Vec<W> = if p0 {
+                let a = xor_conv(&my_masked, theirs);
+                let b = xor_conv(r, theirs);
+                (0..k).map(|j| a[j] - b[j] + c[j]).collect()
+            } else {
+                let a = xor_conv(theirs, r);
+                (0..k).map(|j| c[j] - a[j]).collect()
+            };
+            prods.push(z);
+        }
+        let g: Vec<W> = (0..k).map(|j| prods[1][j] + prods[2][j]).collect();
+        g_sh.push(g);
+        e_sh.push(prods.swap_remove(0));
     }
 
     // App. C, levels: one exchange per level for all DPFs of the batch.
     let mut nodes: Vec<Vec<Block>> = roots.iter().map(|&r| vec![r]).collect();
-    let mut cws: Vec<Vec<Block>> = vec![Vec::with_capacity(h); dpfs];
-    for l in 0..h {
+    let mut cws: Vec<Vec<Block>> = vec![Vec::with_capacity(levels); dpfs];
+    for l in 0..levels {
         let mut hashes: Vec<Vec<Block>> = Vec::with_capacity(dpfs);
+        let mut mine = Vec::with_capacity(dpfs);
         let mut out = Out::new(first, dpfs * 16);
         for d in 0..dpfs {
             let mut hs = vec![0; nodes[d].len()];
             let a = hash_level(&nodes[d], &mut hs);
             hashes.push(hs);
             // App. A: z_b = x_b·(y_b ⊕ (y_{1−b} ⊕ Y_{1−b})) ⊕ Y_b·(x_{1−b} ⊕ X_{1−b}) ⊕ Z_b.
-            let i = d * h + l;
+            let i = d * levels + l;
             let z = (mask(x_of(d, l)) & (roots[d] ^ their_y[d]))
                 ^ (mask(their_x[i]) & corr.y[d])
                 ^ corr.z[i];
+            mine.push(a ^ z);
             out.block(a ^ z);
         }
         ctx.session.send_bytes(peer, &out.buf)?;
         let bytes = ctx.session.recv_bytes(peer)?;
-        let mut m = In::open(
-            bytes,
-            peer,
-            "a level's correction-word share (Duoram App. C, step 3)",
-            dpfs * 16,
-            first,
-        )?;
-        // Out::new wrote the tag first; the shares follow in DPF order.
-        let mine = &out.buf[crate::msgs::TAG_BYTES..];
+        let what = "a level's correction-word share (Duoram App. C, step 3)";
+        let mut m = In::open(bytes, peer, what, dpfs * 16, first)?;
         for d in 0..dpfs {
-            let mut b = [0u8; 16];
-            b.copy_from_slice(&mine[16 * d..16 * d + 16]);
-            let cw = u128::from_le_bytes(b) ^ m.block();
+            let cw = mine[d] ^ m.block();
             cws[d].push(cw);
             let mut next = vec![0; 2 * nodes[d].len()];
             correct_level(cw, &nodes[d], &hashes[d], &mut next);
@@ -277,85 +436,106 @@ pub(crate) fn primary_batch<W: DuoWord>(
         }
     }
 
-    // §4.1.1: leaf words and flags.
+    // §4.1.1: the output stage's raw words and flags.
     let n = 1usize << h;
     let mut halves: Vec<Half<W>> = Vec::with_capacity(dpfs);
     let mut flags: Vec<Vec<u8>> = Vec::with_capacity(dpfs);
-    let mut sums: Vec<(W, W, u64)> = Vec::with_capacity(dpfs);
-    for leaves in nodes.drain(..) {
+    let mut sums: Vec<Sums<W>> = Vec::with_capacity(dpfs);
+    for out_nodes in nodes.drain(..) {
         let mut t = vec![W::ZERO; n];
         let mut v = vec![W::ZERO; n];
-        let mut f = vec![0u8; n];
-        sums.push(convert_leaves(&leaves, &mut t, &mut v, &mut f));
-        drop(leaves);
+        let mut f = vec![0u8; out_nodes.len()];
+        let mut s = Sums::new();
+        convert_outputs(&out_nodes, o, &mut t, &mut v, &mut f, &mut s);
         halves.push(Half { t, v });
         flags.push(f);
+        sums.push(s);
     }
 
-    // App. D (as an output correction): OCW = pm·(1 − C), one Beaver product per DPF.
+    // App. D (as an output correction): (OCW, OCW') = pm·(E − C, G − C'), one Beaver
+    // scalar-times-vector product per DPF, then opened.
     let sign = |w: W| if p0 { w } else { -w };
-    let xs: Vec<W> = sums.iter().map(|s| sign(W::from_u64(s.2))).collect();
-    let ys: Vec<W> = sums
-        .iter()
-        .map(|s| if p0 { W::ONE - s.0 } else { s.0 })
-        .collect();
-    let mut out = Out::new(first, dpfs * 2 * W::BYTES);
+    let mut out = Out::new(first, dpfs * (1 + 2 * k) * W::BYTES);
+    let mut xs = Vec::with_capacity(dpfs);
+    let mut ys: Vec<Vec<W>> = Vec::with_capacity(dpfs);
     for d in 0..dpfs {
-        out.word(xs[d] - corr.alpha[d]);
-        out.word(ys[d] - corr.beta[d]);
+        let x = sign(W::from_u64(sums[d].flagged));
+        let mut y = Vec::with_capacity(2 * k);
+        for j in 0..k {
+            y.push(e_sh[d][j] - sign(sums[d].a[j]));
+        }
+        for j in 0..k {
+            y.push(g_sh[d][j] - sign(sums[d].v[j]));
+        }
+        out.word(x - corr.alpha[d]);
+        for (i, &yi) in y.iter().enumerate() {
+            out.word(yi - corr.beta[d * 2 * k + i]);
+        }
+        xs.push(x);
+        ys.push(y);
     }
     ctx.session.send_bytes(peer, &out.buf)?;
     let bytes = ctx.session.recv_bytes(peer)?;
-    let what = "the Beaver openings of the output correction (Duoram App. D, step 5)";
-    let mut m = In::open(bytes, peer, what, dpfs * 2 * W::BYTES, first)?;
-    let mut prod = Vec::with_capacity(dpfs);
-    let mut out = Out::new(first, dpfs * W::BYTES);
+    let what = "the Beaver openings of the output corrections (Duoram App. D, step 5)";
+    let mut m = In::open(bytes, peer, what, dpfs * (1 + 2 * k) * W::BYTES, first)?;
+    let mut prods: Vec<Vec<W>> = Vec::with_capacity(dpfs);
+    let mut out = Out::new(first, dpfs * 2 * k * W::BYTES);
     for d in 0..dpfs {
         let dd = xs[d] - corr.alpha[d] + m.word()?;
-        let ee = ys[d] - corr.beta[d] + m.word()?;
-        let mut z = corr.gamma[d] + dd * corr.beta[d] + ee * corr.alpha[d];
-        if p0 {
-            z += dd * ee;
+        let mut z = Vec::with_capacity(2 * k);
+        for i in 0..2 * k {
+            let b = corr.beta[d * 2 * k + i];
+            let ee = ys[d][i] - b + m.word()?;
+            let mut zi = corr.gamma[d * 2 * k + i] + dd * b + ee * corr.alpha[d];
+            if p0 {
+                zi += dd * ee;
+            }
+            out.word(zi);
+            z.push(zi);
         }
-        prod.push(z);
-        out.word(z);
+        prods.push(z);
     }
     ctx.session.send_bytes(peer, &out.buf)?;
     let bytes = ctx.session.recv_bytes(peer)?;
-    let what = "the output correction share (Duoram App. D, step 6)";
-    let mut m = In::open(bytes, peer, what, dpfs * W::BYTES, first)?;
-    let mut ocws = Vec::with_capacity(dpfs);
-    for z in prod {
-        ocws.push(z + m.word()?);
+    let what = "the output correction shares (Duoram App. D, step 6)";
+    let mut m = In::open(bytes, peer, what, dpfs * 2 * k * W::BYTES, first)?;
+    let mut ocws: Vec<Vec<W>> = Vec::with_capacity(dpfs);
+    for z in prods {
+        let mut ocw = Vec::with_capacity(2 * k);
+        for zi in z {
+            ocw.push(zi + m.word()?);
+        }
+        ocws.push(ocw);
     }
 
     // Protocol 1, step 2: this party's half of its blind DPF to P2.
-    let mut out = Out::new(first, key_payload::<W>(ops, h));
+    let mut out = Out::new(first, key_payload::<W>(ops, sh));
     for op in 0..ops {
         let d = op * DPFS + side.blind_dpf();
         out.block(roots[d]);
         for &cw in &cws[d] {
             out.block(cw);
         }
-        out.word(ocws[d]);
+        for &w in &ocws[d] {
+            out.word(w);
+        }
     }
     ctx.session.send_bytes(PartyId::P2, &out.buf)?;
 
-    // App. D, step 7 / §4.1.1: the final words, F_b, and ri_b.
+    // App. D, step 7 / §4.1.1: the final words, F_b = −Σ v_b, and ri_b.
     let mut materials = Vec::with_capacity(ops);
     let mut it = halves.into_iter();
     for op in 0..ops {
         let mut dpf: [Option<Half<W>>; 3] = [None, None, None];
         let mut f = [W::ZERO; 3];
-        for k in 0..DPFS {
-            let d = op * DPFS + k;
+        for (kk, slot) in dpf.iter_mut().enumerate() {
+            let d = op * DPFS + kk;
             let Some(mut half) = it.next() else {
                 return Err(DuoramError::Local("a DPF half went missing"));
             };
-            finish_half(&mut half.t, &mut half.v, &flags[d], ocws[d], !p0);
-            // F_b = −Σ v_b after the sign: P0 −Σv, P1 +Σv (its v was negated).
-            f[k] = if p0 { -sums[d].1 } else { sums[d].1 };
-            dpf[k] = Some(half);
+            let sum_v = finish_outputs(&mut half.t, &mut half.v, &flags[d], o, &ocws[d], !p0);
+            f[kk] = -sum_v;
+            *slot = Some(half);
         }
         let [Some(d1), Some(d2), Some(d3)] = dpf else {
             return Err(DuoramError::Local("a DPF half went missing"));
@@ -374,34 +554,44 @@ pub(crate) fn primary_batch<W: DuoWord>(
 /// The keys P2 received for a batch, waiting to be evaluated.
 pub(crate) struct PendingKeys<W> {
     first: u64,
-    /// Per operation: P0's half of DPF #2, P1's half of DPF #3, each with its OCW.
-    keys: Vec<[(HalfTreeLevels, W); 2]>,
+    /// Per operation: P0's half of DPF #2, P1's half of DPF #3, each with its output corrections.
+    keys: Vec<[(HalfTreeLevels, Vec<W>); 2]>,
 }
 
 /// P2, start of a batch (App. A dealer): derives both primaries' correlations and sends P1 its
-/// products `Z_1 = X_0·Y_1 ⊕ X_1·Y_0 ⊕ Z_0` and `γ_1 = (α_0 + α_1)(β_0 + β_1) − γ_0`.
+/// product shares: `Z_1 = X_0·Y_1 ⊕ X_1·Y_0 ⊕ Z_0` per AND, `c_1 = R ⊛ S − c_0` per bilinear
+/// product and `γ_1 = α·β − γ_0` per Beaver product.
 pub(crate) fn helper_deal<W: DuoWord>(
     ctx: &mut Ctx<'_>,
     first: u64,
     ops: usize,
 ) -> Result<(), DuoramError> {
-    let h = ctx.h;
+    let sh = Shape::new(ctx.h);
+    let (levels, k) = (sh.levels, sh.k());
     let dpfs = DPFS * ops;
     let s0 = ctx.prgs.with(PartyId::P0).next_seed();
     let s1 = ctx.prgs.with(PartyId::P1).next_seed();
-    let c0: Corr<W> = draw_corr(&mut AesPrg::new(s0), dpfs, h, true);
-    let c1: Corr<W> = draw_corr(&mut AesPrg::new(s1), dpfs, h, false);
-    let mut out = Out::new(first, dealer_payload::<W>(dpfs, h));
+    let c0: Corr<W> = draw_corr(&mut AesPrg::new(s0), dpfs, sh, true);
+    let c1: Corr<W> = draw_corr(&mut AesPrg::new(s1), dpfs, sh, false);
+    let mut out = Out::new(first, dealer_payload::<W>(dpfs, sh));
     for d in 0..dpfs {
-        for l in 0..h {
-            let i = d * h + l;
+        for l in 0..levels {
+            let i = d * levels + l;
             let z1 = (mask(c0.x[i]) & c1.y[d]) ^ (mask(c1.x[i]) & c0.y[d]) ^ c0.z[i];
             out.block(z1);
         }
-    }
-    for d in 0..dpfs {
-        let g = (c0.alpha[d] + c1.alpha[d]) * (c0.beta[d] + c1.beta[d]) - c0.gamma[d];
-        out.word(g);
+        for i in 0..BILINEAR {
+            let at = (d * BILINEAR + i) * k;
+            let rs = xor_conv(&c0.r[at..at + k], &c1.r[at..at + k]);
+            for j in 0..k {
+                out.word(rs[j] - c0.c[at + j]);
+            }
+        }
+        let alpha = c0.alpha[d] + c1.alpha[d];
+        for i in 0..2 * k {
+            let at = d * 2 * k + i;
+            out.word(alpha * (c0.beta[at] + c1.beta[at]) - c0.gamma[at]);
+        }
     }
     ctx.session.send_bytes(PartyId::P1, &out.buf)?;
     Ok(())
@@ -413,13 +603,13 @@ pub(crate) fn helper_receive<W: DuoWord>(
     first: u64,
     ops: usize,
 ) -> Result<PendingKeys<W>, DuoramError> {
-    let h = ctx.h;
+    let sh = Shape::new(ctx.h);
     let mut from = [Vec::with_capacity(ops), Vec::with_capacity(ops)];
     for (side, keys) in [Side::Zero, Side::One].into_iter().zip(&mut from) {
         let p = side.party();
         let bytes = ctx.session.recv_bytes(p)?;
         let what = "a DPF key half (Duoram Protocol 1, step 2)";
-        let mut m = In::open(bytes, p, what, key_payload::<W>(ops, h), first)?;
+        let mut m = In::open(bytes, p, what, key_payload::<W>(ops, sh), first)?;
         for _ in 0..ops {
             let root = m.block();
             // P0's roots have lsb 0, P1's lsb 1 (App. C, setup).
@@ -427,8 +617,11 @@ pub(crate) fn helper_receive<W: DuoWord>(
                 lsb(root) == (side == Side::One),
                 "a root seed has the wrong lsb",
             )?;
-            let cws = (0..h).map(|_| m.block()).collect();
-            let ocw: W = m.word()?;
+            let cws = (0..sh.levels).map(|_| m.block()).collect();
+            let mut ocw = Vec::with_capacity(2 * sh.k());
+            for _ in 0..2 * sh.k() {
+                ocw.push(m.word()?);
+            }
             keys.push((HalfTreeLevels { root, cws }, ocw));
         }
     }
@@ -440,8 +633,10 @@ pub(crate) fn helper_receive<W: DuoWord>(
 }
 
 /// P2: evaluates received key halves to the same words their holders computed (Protocol 1,
-/// step 3), one cache-sized subtree at a time.
+/// step 3), one cache-sized subtree of output nodes at a time.
 pub(crate) fn helper_evaluate<W: DuoWord>(h: usize, pending: PendingKeys<W>) -> Vec<Material<W>> {
+    let sh = Shape::new(h);
+    let o = sh.o;
     let n = 1usize << h;
     let mut out = Vec::with_capacity(pending.keys.len());
     for (op, pair) in pending.keys.into_iter().enumerate() {
@@ -449,18 +644,14 @@ pub(crate) fn helper_evaluate<W: DuoWord>(h: usize, pending: PendingKeys<W>) -> 
             let (key, ocw) = &pair[side.index()];
             let mut t = vec![W::ZERO; n];
             let mut v = vec![W::ZERO; n];
-            let mut flags = vec![0u8; 1 << 10.min(h)];
-            key.for_each_leaf_chunk(|start, leaves| {
-                let end = start + leaves.len();
-                let f = &mut flags[..leaves.len()];
-                convert_leaves(leaves, &mut t[start..end], &mut v[start..end], f);
-                finish_half(
-                    &mut t[start..end],
-                    &mut v[start..end],
-                    f,
-                    *ocw,
-                    side == Side::One,
-                );
+            let mut flags = Vec::new();
+            key.for_each_leaf_chunk(|start, nodes| {
+                let (lo, hi) = (start << o, (start + nodes.len()) << o);
+                flags.resize(nodes.len(), 0);
+                let mut sums = Sums::new();
+                let (ts, vs) = (&mut t[lo..hi], &mut v[lo..hi]);
+                convert_outputs(nodes, o, ts, vs, &mut flags, &mut sums);
+                finish_outputs(ts, vs, &flags, o, ocw, side == Side::One);
             });
             Half { t, v }
         });

@@ -36,20 +36,23 @@ impl BlockSource for LeafStream<'_> {
 
 /// A word ring for Duoram.
 ///
-/// Every leaf label `s` of a DPF tree gives two words, the *flag word* `a(s)` and the *value
-/// word* `v(s)`, as a deterministic function of the whole label (so that equal labels — all
-/// leaves but the point — give equal words) that is uniform in the ring for a random label:
-/// they are drawn with [`Group::random_from`] from the circular correlation-robust hash stream
-/// `CCR(s ⊕ T(j, k))`. For `Z64` one hash block is split in two (`a` = low 64 bits, `v` = high
-/// 64 bits); `Fp` draws each from its own stream (rejection sampling, one block almost always).
+/// Every output node `s` of a DPF tree gives, for each of its output slots `j`, two words: the
+/// *flag word* `a_j(s)` and the *value word* `v_j(s)`, as a deterministic function of the whole
+/// node label (so that equal labels — all nodes off the path — give equal words) that is uniform
+/// in the ring for a random label: they are drawn with [`Group::random_from`] from the circular
+/// correlation-robust hash stream `CCR(s ⊕ T(j, k))`, k = 0, 1, …. For `Z64` one hash block is
+/// split in two (`a` = low 64 bits, `v` = high 64 bits), one AES call per output; `Fp` draws
+/// each from its own stream (slot `j` and slot `j + 8`; rejection sampling needs one block
+/// almost always).
 pub trait DuoWord: IntegerWord {
     /// Whether reducing every additive share mod `2^h` gives additive shares mod `2^h` (true for
     /// Z/2^64): then a masked index is opened exactly, share by share. Otherwise (a prime field)
     /// it is opened as an integer under a statistical mask (see the crate documentation).
     const SHARES_REDUCE_MOD_POW2: bool;
 
-    /// `(a(s), v(s))` for the leaf label `s`, given `first = CCR(s ⊕ T(0, 0))`.
-    fn leaf_words(fk: &FixedKeyAes, leaf: Block, first: Block) -> (Self, Self);
+    /// `(a_j(s), v_j(s))` for output slot `j < 8` of the output node `s`, given
+    /// `first = CCR(s ⊕ T(j, 0))`.
+    fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Self, Self);
 
     /// `Σ a[i]·b[i]`.
     ///
@@ -82,7 +85,7 @@ impl DuoWord for Z64 {
     const SHARES_REDUCE_MOD_POW2: bool = true;
 
     #[inline(always)]
-    fn leaf_words(_fk: &FixedKeyAes, _leaf: Block, first: Block) -> (Z64, Z64) {
+    fn leaf_words(_fk: &FixedKeyAes, _node: Block, _j: u64, first: Block) -> (Z64, Z64) {
         (Z64(first as u64), Z64((first >> 64) as u64))
     }
 
@@ -132,18 +135,19 @@ impl DuoWord for Z64 {
 impl DuoWord for Fp {
     const SHARES_REDUCE_MOD_POW2: bool = false;
 
-    fn leaf_words(fk: &FixedKeyAes, leaf: Block, first: Block) -> (Fp, Fp) {
+    fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Fp, Fp) {
         let a = Fp::random_from(&mut LeafStream {
             fk,
-            leaf,
-            j: 0,
+            leaf: node,
+            j,
             k: 1,
             first: Some(first),
         });
+        // The value word's stream uses the tweaks of slot j + 8 (slots are below 8).
         let v = Fp::random_from(&mut LeafStream {
             fk,
-            leaf,
-            j: 1,
+            leaf: node,
+            j: j + 8,
             k: 0,
             first: None,
         });
@@ -165,13 +169,13 @@ mod tests {
         let fk = fixed_key();
         let leaf = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3211u128;
         let first = fk.ccr(leaf ^ tweak(0, 0));
-        let (a, v) = Z64::leaf_words(fk, leaf, first);
+        let (a, v) = Z64::leaf_words(fk, leaf, 0, first);
         assert_eq!(a.0, first as u64);
         assert_eq!(v.0, (first >> 64) as u64);
-        let (fa, fv) = Fp::leaf_words(fk, leaf, first);
-        assert_eq!(Fp::leaf_words(fk, leaf, first), (fa, fv));
+        let (fa, fv) = Fp::leaf_words(fk, leaf, 0, first);
+        assert_eq!(Fp::leaf_words(fk, leaf, 0, first), (fa, fv));
         assert_ne!(fa, fv);
-        let other = Fp::leaf_words(fk, leaf ^ 2, fk.ccr((leaf ^ 2) ^ tweak(0, 0)));
+        let other = Fp::leaf_words(fk, leaf ^ 2, 0, fk.ccr((leaf ^ 2) ^ tweak(0, 0)));
         assert_ne!(other.0, fa);
     }
 

@@ -98,8 +98,9 @@ fn online_costs_match_table_2() {
     }
 }
 
-/// Preprocessing: one batch of k operations costs h + 4 rounds whatever k is, and bytes linear
-/// in k·h (key material only, no vector of length n).
+/// Preprocessing: one batch of k operations costs h − 3 + 4 rounds whatever k is (three tree
+/// levels are folded into the output stage), and bytes linear in k·h (key material only, no
+/// vector of length n).
 #[test]
 fn preprocessing_is_logarithmic() {
     let seed = test_seed();
@@ -111,18 +112,26 @@ fn preprocessing_is_logarithmic() {
             o.preprocess(k).unwrap();
             o.session().stats().clone()
         });
-        let h = 10u64;
+        // h = 10 levels, 3 folded: L = 7 expanded levels, K = 8 leaves per output node.
+        let (l, kk) = (7u64, 8u64);
         let dpfs = 3 * k as u64;
         for (p, stats) in ALL.iter().zip(&per) {
             let (msgs, bytes, rounds) = costs(stats, "preprocess");
-            assert_eq!(rounds, h + 4, "{p}, n = {n}, k = {k}");
+            assert_eq!(rounds, l + 4, "{p}, n = {n}, k = {k}");
             let payload = match p.index() {
-                // Masked AND inputs, h level shares, two Beaver messages, the key half to P2.
-                0 | 1 => dpfs * (h + 16) + dpfs * 16 * h + dpfs * 24 + k as u64 * (16 + 16 * h + 8),
-                // The dealer's products, to P1 only.
-                _ => dpfs * (16 * h + 8),
+                // Masked AND and one-hot inputs, L level shares, two Beaver messages, the key
+                // half to P2.
+                0 | 1 => {
+                    dpfs * (l + 16 + 3 * kk * 8)
+                        + dpfs * 16 * l
+                        + dpfs * (1 + 2 * kk) * 8
+                        + dpfs * 2 * kk * 8
+                        + k as u64 * (16 + 16 * l + 2 * kk * 8)
+                }
+                // The dealer's product shares, to P1 only.
+                _ => dpfs * (16 * l + 5 * kk * 8),
             };
-            let m = if p.index() < 2 { h + 4 } else { 1 };
+            let m = if p.index() < 2 { l + 4 } else { 1 };
             assert_eq!(
                 (msgs, bytes),
                 (m, payload + m * TAG),
