@@ -216,7 +216,11 @@ impl Client {
     /// server-authenticated TLS, trusting the CA of `net` and the servers' configured names,
     /// and agrees on the database description. A server that cannot be reached is treated
     /// like one that deviates (every query then falls back to an honest server).
-    pub fn connect(net: &Config, addresses: [&str; 3], timeout: Duration) -> Result<Client, PirError> {
+    pub fn connect(
+        net: &Config,
+        addresses: [&str; 3],
+        timeout: Duration,
+    ) -> Result<Client, PirError> {
         let links = ServerId::ALL.map(|s| {
             connect_service(addresses[s.index()], net, s.party(), timeout)
                 .map_err(|e| tracing::warn!(server = %s, "cannot connect: {e}"))
@@ -228,7 +232,10 @@ impl Client {
     /// Uses established sessions (`links[i]` with S_i, this side being the client of a
     /// service session) with receive timeout `timeout`, and agrees on the database
     /// description: the one at least two servers announce. Fails only if no two servers agree.
-    pub fn from_links(mut links: [Option<Session>; 3], timeout: Duration) -> Result<Client, PirError> {
+    pub fn from_links(
+        mut links: [Option<Session>; 3],
+        timeout: Duration,
+    ) -> Result<Client, PirError> {
         let hello = proto::encode_request(Request::Hello(PROTOCOL_VERSION));
         for s in links.iter_mut().flatten() {
             s.set_timeout(timeout);
@@ -250,24 +257,30 @@ impl Client {
             })
             .collect();
         let agreed = answers.iter().flatten().find(|i| {
-            answers.iter().filter(|a| a.as_ref().ok() == Some(*i)).count() >= 2
+            answers
+                .iter()
+                .filter(|a| a.as_ref().ok() == Some(*i))
+                .count()
+                >= 2
         });
         let Some(info) = agreed.copied() else {
             return Err(PirError::Unrecoverable(format!(
                 "no two servers announce the same database: {answers:?}"
             )));
         };
-        let distrusted = ServerId::ALL.iter().find_map(|&srv| match &answers[srv.index()] {
-            Ok(i) if *i == info => None,
-            Ok(_) => Some(Deviation::Description {
-                server: srv,
-                detail: "announces another database".into(),
-            }),
-            Err(e) => Some(Deviation::Description {
-                server: srv,
-                detail: e.clone(),
-            }),
-        });
+        let distrusted = ServerId::ALL
+            .iter()
+            .find_map(|&srv| match &answers[srv.index()] {
+                Ok(i) if *i == info => None,
+                Ok(_) => Some(Deviation::Description {
+                    server: srv,
+                    detail: "announces another database".into(),
+                }),
+                Err(e) => Some(Deviation::Description {
+                    server: srv,
+                    detail: e.clone(),
+                }),
+            });
         for s in links.iter_mut().flatten() {
             s.set_phase("query");
         }

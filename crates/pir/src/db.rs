@@ -284,7 +284,9 @@ impl Database {
     pub fn from_file_bytes(bytes: &[u8]) -> Result<Database, PirError> {
         let mut r = Reader::new(bytes, "database file");
         if r.take(8)? != MAGIC {
-            return Err(PirError::Database("not a doram PIR database (bad magic)".into()));
+            return Err(PirError::Database(
+                "not a doram PIR database (bad magic)".into(),
+            ));
         }
         let version = r.u32()?;
         if version != VERSION {

@@ -324,7 +324,14 @@ where
         let leaves = subtree(*node, top, k, cws, a, b, x);
         leaf(acc, i * per, leaves, chunk);
     };
-    let fresh = || (vec![[0 as Block; 2]; depth], init(), vec![0; per], vec![0; per]);
+    let fresh = || {
+        (
+            vec![[0 as Block; 2]; depth],
+            init(),
+            vec![0; per],
+            vec![0; per],
+        )
+    };
     let (sub_xors, acc) = if depth >= PAR_MIN_DEPTH && nodes.len() > 1 {
         nodes
             .par_iter()
@@ -460,7 +467,16 @@ pub fn generate_with_payload<R: RngCore + CryptoRng>(
     for j in 1..=n {
         // Algorithm 1, steps 3–4 for level j at both parties (levels < j are corrected).
         let x: [[Block; 2]; 2] = std::array::from_fn(|b| {
-            let (xors, ()) = walk(roots[b], &cws, j, &mut [], 0, || (), |_, _, _, _| {}, |_, _| ());
+            let (xors, ()) = walk(
+                roots[b],
+                &cws,
+                j,
+                &mut [],
+                0,
+                || (),
+                |_, _, _, _| {},
+                |_, _| (),
+            );
             xors[j - 1]
         });
         // Step 5: G call j.
@@ -576,8 +592,8 @@ mod tests {
                 assert_eq!(e1.view, g.views[1], "n = {n}: view 1 regenerated");
                 for x in 0..1usize << n {
                     let z = Fp64::from_u64(e0.shares[2 * x]) + Fp64::from_u64(e1.shares[2 * x]);
-                    let y = Fp64::from_u64(e0.shares[2 * x + 1])
-                        + Fp64::from_u64(e1.shares[2 * x + 1]);
+                    let y =
+                        Fp64::from_u64(e0.shares[2 * x + 1]) + Fp64::from_u64(e1.shares[2 * x + 1]);
                     if x == g.r as usize {
                         assert_eq!((z, y), (Fp64::ONE, g.alpha), "n = {n}, x = r = {x}");
                     } else {
@@ -649,10 +665,16 @@ mod tests {
     #[test]
     fn g_final_sign_rule() {
         let v = [[Fp64::from_u64(3), Fp64::from_u64(5)], [Fp64::ZERO; 2]];
-        let w = [[Fp64::from_u64(10), Fp64::ZERO], [Fp64::from_u64(4), Fp64::ONE]];
+        let w = [
+            [Fp64::from_u64(10), Fp64::ZERO],
+            [Fp64::from_u64(4), Fp64::ONE],
+        ];
         // q = 0: γ = v − W_0 + W_1.
         let g = g_final([2, 1], w, v);
-        assert_eq!(g, [Fp64::from_u64(3) - Fp64::from_u64(6), Fp64::from_u64(6)]);
+        assert_eq!(
+            g,
+            [Fp64::from_u64(3) - Fp64::from_u64(6), Fp64::from_u64(6)]
+        );
         // q = 1: negated.
         let g1 = g_final([1, 2], w, v);
         assert_eq!(g1, [-g[0], -g[1]]);

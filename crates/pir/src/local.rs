@@ -11,12 +11,12 @@ use doram_core::PartyId;
 use doram_net::service::SERVICE_CLIENT;
 use doram_net::{LocalMesh, Shaping, Tamper};
 
+use crate::PirError;
 use crate::behaviour::Behaviour;
 use crate::client::Client;
 use crate::db::Database;
 use crate::proto::ServerId;
 use crate::server::{ServeReport, Server, ServerConfig};
-use crate::PirError;
 
 /// Direction of a tapped client–server message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

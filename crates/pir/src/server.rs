@@ -34,12 +34,12 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use tracing::{debug, warn};
 
+use crate::PirError;
 use crate::answer::answer;
 use crate::behaviour::{Act, Behaviour, Stage};
 use crate::db::{Database, DbInfo};
 use crate::dpf::{self, Evaluation, FullView, Holder};
 use crate::proto::{self, Refusal, Request, ServerId};
-use crate::PirError;
 
 /// How often blocking waits re-check for shutdown.
 const POLL: Duration = Duration::from_millis(25);
@@ -287,9 +287,13 @@ impl Server {
         let id = sh.next_id.fetch_add(1, Ordering::SeqCst);
         let mut views = generated.views;
         if matches!(sh.behaviour, Behaviour::TamperGOutput) {
-            for v in &mut views {
-                v.outputs.cws[0].tau[0] ^= true;
-            }
+            // A consistent liar: flips τ^{1,0} and reports the views the holders will
+            // regenerate from the tampered partial views, so that the views agree.
+            views = Holder::BOTH.map(|h| {
+                let mut p = views[h.index()].partial();
+                p.outputs.cws[0].tau[0] ^= true;
+                dpf::regenerate(h, p).view
+            });
         }
         // Step 4: partial views to S_0 and S_1.
         for h in Holder::BOTH {
@@ -325,7 +329,9 @@ impl Server {
     pub fn receive_one(&self, mesh: &mut Session) -> Result<u64, PirError> {
         let sh = &self.shared;
         let Some(holder) = sh.config.role.holder() else {
-            return Err(PirError::Invalid("only S0 and S1 receive offline material".into()));
+            return Err(PirError::Invalid(
+                "only S0 and S1 receive offline material".into(),
+            ));
         };
         let bytes = mesh.recv_bytes(ServerId::S2.party())?;
         let (id, partial) = proto::decode_offline(&bytes, usize::from(self.domain_bits()))?;
@@ -504,9 +510,11 @@ impl Server {
                 continue;
             };
             let keep = match (req, role) {
-                (Request::Hello(_), _) => {
-                    self.reply(&mut s, Stage::Info, &proto::encode_info(role, &sh.db.info()))
-                }
+                (Request::Hello(_), _) => self.reply(
+                    &mut s,
+                    Stage::Info,
+                    &proto::encode_info(role, &sh.db.info()),
+                ),
                 // Algorithm 2, step 11 at S_2: both views, one copy of the G outputs.
                 (Request::Begin, ServerId::S2) => match self.take_dealer() {
                     Some(mut inst) => {
@@ -540,22 +548,22 @@ impl Server {
                     }
                 }
                 // Step 15: the inner products with the rotated database.
-                (Request::Shift(id, delta), ServerId::S0 | ServerId::S1) => {
-                    match fetched.take() {
-                        Some((fid, e)) if fid == id => {
-                            self.count_query();
-                            let msg = proto::encode_answer(id, &self.answer(&e, delta));
-                            self.reply(&mut s, Stage::Answer, &msg)
-                        }
-                        _ => Self::refuse(&mut s, Refusal::NotFetched),
+                (Request::Shift(id, delta), ServerId::S0 | ServerId::S1) => match fetched.take() {
+                    Some((fid, e)) if fid == id => {
+                        self.count_query();
+                        let msg = proto::encode_answer(id, &self.answer(&e, delta));
+                        self.reply(&mut s, Stage::Answer, &msg)
                     }
-                }
+                    _ => Self::refuse(&mut s, Refusal::NotFetched),
+                },
                 // Step 18: D[i] in the clear, for a client that identified this server as honest.
                 (Request::Clear(i), _) => {
                     self.count_query();
                     sh.clears.fetch_add(1, Ordering::SeqCst);
                     match self.compute_db().record(i) {
-                        Some(rec) => s.send_bytes(SERVICE_CLIENT, &proto::encode_record(&rec)).is_ok(),
+                        Some(rec) => s
+                            .send_bytes(SERVICE_CLIENT, &proto::encode_record(&rec))
+                            .is_ok(),
                         None => Self::refuse(&mut s, Refusal::OutOfRange),
                     }
                 }
@@ -681,7 +689,11 @@ fn garbage(len: usize) -> Vec<u8> {
 /// servers over mutually authenticated TLS (the party mesh of `net`, where party i is S_i),
 /// listens for clients on `client_address` with server-authenticated TLS, and serves them.
 /// Stop it with the handle from `server` ([`Server::shutdown_handle`]) or a query limit.
-pub fn serve_tls(server: &Server, net: &Config, client_address: &str) -> Result<ServeReport, PirError> {
+pub fn serve_tls(
+    server: &Server,
+    net: &Config,
+    client_address: &str,
+) -> Result<ServeReport, PirError> {
     let me = server.role().party();
     let listener = ServiceListener::bind(client_address, net, me)?;
     let mesh = Session::connect(net, me)?;

@@ -57,7 +57,10 @@ fn servers_never_see_the_index() {
     // The same index many times, then others.
     let queries: Vec<u64> = std::iter::repeat_n(77, 40).chain([0, 255, 128]).collect();
     for &i in &queries {
-        assert_eq!(client.query(i).unwrap().value, values[i as usize].to_le_bytes());
+        assert_eq!(
+            client.query(i).unwrap().value,
+            values[i as usize].to_le_bytes()
+        );
     }
     cluster.shutdown();
     let log = log.lock().unwrap();

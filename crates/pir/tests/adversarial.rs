@@ -1,0 +1,257 @@
+//! One corrupt server at a time, every deviation class: the client always outputs D[i], never
+//! trusts (or sends i to) the corrupt server, and never blames an honest one.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use doram_pir::client::Deviation;
+use doram_pir::local::{Direction, LocalCluster, LocalOptions};
+use doram_pir::{Behaviour, Database, ServerId, Stage};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+const TIMEOUT: Duration = Duration::from_millis(400);
+const LATE: Duration = Duration::from_millis(900);
+
+struct Fixture {
+    db: Arc<Database>,
+    /// Same shape, different contents.
+    other: Arc<Database>,
+}
+
+fn fixture(record_size: usize, count: usize, seed: u64) -> Fixture {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut bytes = vec![0u8; record_size * count];
+    rng.fill_bytes(&mut bytes);
+    // A word ≥ p, so that the mask chunk is part of every answer.
+    bytes[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut other = bytes.clone();
+    for b in other.iter_mut().step_by(5) {
+        *b ^= 0x5a;
+    }
+    Fixture {
+        db: Arc::new(Database::from_bytes(record_size, &bytes).unwrap()),
+        other: Arc::new(Database::from_bytes(record_size, &other).unwrap()),
+    }
+}
+
+/// The deviations that a server in role `s` can commit, with whether the client must detect
+/// them (a deviation in a message the protocol does not use need not be detected).
+fn deviations(s: ServerId, f: &Fixture) -> Vec<(String, Behaviour, bool)> {
+    let mut v: Vec<(String, Behaviour, bool)> = Vec::new();
+    let all_stages = [Stage::Info, Stage::Views];
+    for st in all_stages {
+        v.push((format!("drop {st:?}"), Behaviour::Drop(st), true));
+        v.push((format!("delay {st:?}"), Behaviour::Delay(st, LATE), true));
+        v.push((format!("garbage {st:?}"), Behaviour::Garbage(st), true));
+        v.push((format!("close {st:?}"), Behaviour::Close(st), true));
+    }
+    v.push(("tampered full view".into(), Behaviour::TamperView, true));
+    if s == ServerId::S2 {
+        v.push((
+            "tampered partial view".into(),
+            Behaviour::TamperPartialView,
+            true,
+        ));
+        v.push(("tampered G output".into(), Behaviour::TamperGOutput, true));
+        v.push(("payload (2, α)".into(), Behaviour::WrongPayload, true));
+        v.push((
+            "drop partial view".into(),
+            Behaviour::Drop(Stage::Offline),
+            true,
+        ));
+        v.push((
+            "garbage partial view".into(),
+            Behaviour::Garbage(Stage::Offline),
+            true,
+        ));
+        // S2's database only matters if it is asked in the clear, which must not happen.
+        v.push((
+            "lying database".into(),
+            Behaviour::LyingDatabase(f.other.clone()),
+            false,
+        ));
+    } else {
+        for st in [Stage::Answer] {
+            v.push((format!("drop {st:?}"), Behaviour::Drop(st), true));
+            v.push((format!("delay {st:?}"), Behaviour::Delay(st, LATE), true));
+            v.push((format!("garbage {st:?}"), Behaviour::Garbage(st), true));
+            v.push((format!("close {st:?}"), Behaviour::Close(st), true));
+        }
+        v.push(("wrong z share".into(), Behaviour::WrongZ, true));
+        v.push(("wrong y share".into(), Behaviour::WrongY, true));
+        v.push(("wrong last chunk".into(), Behaviour::WrongLastChunk, true));
+        v.push(("wrong shift".into(), Behaviour::WrongShift, true));
+        v.push((
+            "lying database".into(),
+            Behaviour::LyingDatabase(f.other.clone()),
+            true,
+        ));
+    }
+    v
+}
+
+/// Runs `queries` queries with server `corrupt` behaving as `behaviour` (and, with
+/// `own_db`, holding a different database version) and checks the guarantees.
+fn run_case(
+    f: &Fixture,
+    corrupt: ServerId,
+    name: &str,
+    behaviour: Behaviour,
+    own_db: bool,
+    must_detect: bool,
+    queries: usize,
+    rng: &mut ChaCha20Rng,
+) {
+    let clear_to: Arc<Mutex<Vec<ServerId>>> = Arc::default();
+    let sink = clear_to.clone();
+    let options = LocalOptions {
+        pool_size: 2,
+        instance_wait: Duration::from_millis(250),
+        client_timeout: TIMEOUT,
+        tap: Some(Arc::new(move |s, d, b: &[u8]| {
+            if d == Direction::ToServer && b.first() == Some(&0x05) {
+                sink.lock().unwrap().push(s);
+            }
+        })),
+        ..LocalOptions::default()
+    };
+    let mut dbs = [f.db.clone(), f.db.clone(), f.db.clone()];
+    if own_db {
+        dbs[corrupt.index()] = f.other.clone();
+    }
+    let mut behaviours = [Behaviour::Honest, Behaviour::Honest, Behaviour::Honest];
+    behaviours[corrupt.index()] = behaviour;
+    let cluster = LocalCluster::start(dbs, behaviours, options).unwrap();
+    let ctx = format!("corrupt {corrupt}, {name}");
+    let mut client = cluster.client().unwrap();
+    let mut detected = client.distrusted().is_some();
+    for _ in 0..queries {
+        let i = rng.next_u64() % f.db.len();
+        let out = client
+            .query(i)
+            .unwrap_or_else(|e| panic!("{ctx}: query failed: {e}"));
+        assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}: wrong record");
+        if let Some(fb) = &out.fallback {
+            detected = true;
+            assert_ne!(fb.trusted, corrupt, "{ctx}: trusted the corrupt server");
+            assert!(
+                fb.suspects.contains(corrupt),
+                "{ctx}: corrupt server not among the suspects {:?}",
+                fb.suspects
+            );
+            if let Some(b) = out.blamed() {
+                assert_eq!(b, corrupt, "{ctx}: blamed an honest server");
+            }
+        }
+    }
+    assert!(!must_detect || detected, "{ctx}: deviation went unnoticed");
+    assert!(
+        !clear_to.lock().unwrap().contains(&corrupt),
+        "{ctx}: the index was sent to the corrupt server"
+    );
+    cluster.shutdown();
+}
+
+fn sweep(corrupt: ServerId, seed: u64) {
+    let f = fixture(20, 100, seed);
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    for (name, behaviour, must_detect) in deviations(corrupt, &f) {
+        run_case(
+            &f,
+            corrupt,
+            &name,
+            behaviour,
+            false,
+            must_detect,
+            3,
+            &mut rng,
+        );
+    }
+    run_case(
+        &f,
+        corrupt,
+        "different database version",
+        Behaviour::Honest,
+        true,
+        true,
+        3,
+        &mut rng,
+    );
+}
+
+#[test]
+fn corrupt_s0() {
+    sweep(ServerId::S0, 100);
+}
+
+#[test]
+fn corrupt_s1() {
+    sweep(ServerId::S1, 101);
+}
+
+#[test]
+fn corrupt_s2() {
+    sweep(ServerId::S2, 102);
+}
+
+#[test]
+fn blame_follows_the_evidence() {
+    // Specific deviations lead to the specific rules of spec §8.
+    let f = fixture(8, 64, 7);
+    let cases = [
+        (ServerId::S2, Behaviour::TamperGOutput, "G"),
+        (ServerId::S2, Behaviour::WrongPayload, "payload"),
+        (ServerId::S2, Behaviour::TamperPartialView, "mismatch0"),
+        (ServerId::S1, Behaviour::TamperView, "mismatch1"),
+        (ServerId::S0, Behaviour::WrongY, "mac"),
+        (ServerId::S1, Behaviour::Drop(Stage::Answer), "answer1"),
+    ];
+    for (corrupt, behaviour, want) in cases {
+        let mut behaviours = [Behaviour::Honest, Behaviour::Honest, Behaviour::Honest];
+        behaviours[corrupt.index()] = behaviour;
+        let options = LocalOptions {
+            client_timeout: TIMEOUT,
+            ..LocalOptions::default()
+        };
+        let cluster = LocalCluster::start(
+            [f.db.clone(), f.db.clone(), f.db.clone()],
+            behaviours,
+            options,
+        )
+        .unwrap();
+        let mut client = cluster.client().unwrap();
+        let out = client.query(5).unwrap();
+        assert_eq!(out.value, f.db.record(5).unwrap());
+        let fb = out.fallback.clone().unwrap();
+        let ok = match (want, &fb.deviation) {
+            ("G", Deviation::GOracle { call: 1 }) => fb.trusted == ServerId::S0,
+            ("payload", Deviation::Payload) => out.blamed() == Some(ServerId::S2),
+            (
+                "mismatch0",
+                Deviation::ViewMismatch {
+                    holder: ServerId::S0,
+                },
+            ) => fb.trusted == ServerId::S1,
+            (
+                "mismatch1",
+                Deviation::ViewMismatch {
+                    holder: ServerId::S1,
+                },
+            ) => fb.trusted == ServerId::S0,
+            ("mac", Deviation::Mac { chunk: 0 }) => fb.trusted == ServerId::S2,
+            (
+                "answer1",
+                Deviation::Answer {
+                    holder: ServerId::S1,
+                    ..
+                },
+            ) => out.blamed() == Some(ServerId::S1) && fb.trusted == ServerId::S2,
+            _ => false,
+        };
+        assert!(ok, "{want}: got {fb:?}");
+        cluster.shutdown();
+    }
+}
