@@ -700,7 +700,21 @@ pub fn serve_tls(
     server.serve(Some(mesh), listener)
 }
 
-/// The database description a server announces.
-pub fn announced(server: &Server) -> DbInfo {
-    server.shared.db.info()
+/// [`serve_tls`] with an already bound client listener (e.g. on port 0 in tests).
+pub fn serve_tls_on(
+    server: &Server,
+    net: &Config,
+    client_listener: std::net::TcpListener,
+) -> Result<ServeReport, PirError> {
+    let me = server.role().party();
+    let listener = ServiceListener::from_listener(client_listener, net, me)?;
+    let mesh = Session::connect(net, me)?;
+    server.serve(Some(mesh), listener)
+}
+
+impl Server {
+    /// The database description this server announces.
+    pub fn info(&self) -> DbInfo {
+        self.shared.db.info()
+    }
 }
