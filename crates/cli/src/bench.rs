@@ -33,6 +33,14 @@ pub enum BenchWhat {
     Net(NetArgs),
     /// The Ramen three-party DORAM: time, bytes, messages and rounds per access.
     Ramen(crate::ramen::BenchRamenArgs),
+    /// The three-party Duoram DORAM: time, bytes, messages and rounds per READ, UPDATE and
+    /// WRITE, preprocessing apart from online.
+    Duoram(crate::duoram::BenchDuoramArgs),
+    /// Sweep several DORAM protocols over sizes and networks: CSV, JSON, SVG plots and the
+    /// crossover sizes.
+    ///
+    /// Example: `doram bench compare --protocols ramen,duoram --log-n 10..20:2 --net lan,wan`.
+    Compare(crate::compare::CompareArgs),
 }
 
 /// Single-point DPF constructions.
@@ -100,6 +108,8 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
         BenchWhat::Dpf(a) => bench_dpf(a, json, quiet),
         BenchWhat::Net(a) => bench_net(a, json, quiet),
         BenchWhat::Ramen(a) => crate::ramen::bench(a, json),
+        BenchWhat::Duoram(a) => crate::duoram::bench(a, json),
+        BenchWhat::Compare(a) => crate::compare::run(a, json, quiet),
     }
 }
 

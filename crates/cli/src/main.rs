@@ -5,8 +5,11 @@
 
 mod bench;
 mod certs;
+mod compare;
 mod demo;
+mod duoram;
 mod party;
+mod processes;
 mod progress;
 mod ramen;
 mod report;

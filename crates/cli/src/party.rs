@@ -32,6 +32,8 @@ pub enum Job {
     Lookup(LookupArgs),
     /// One party of the Ramen DORAM benchmark (the same options on every party).
     Ramen(crate::ramen::RamenArgs),
+    /// One party of the 3P-Duoram benchmark (the same options on every party).
+    Duoram(crate::duoram::DuoramArgs),
 }
 
 /// Arguments of the lookup job (the same on every party, except `--index` for the client).
@@ -148,6 +150,17 @@ pub fn run(args: &PartyArgs, json: bool) -> Result<()> {
             let session = Session::connect(&config, me)
                 .with_context(|| format!("{me} could not connect to its peers"))?;
             crate::ramen::party_job(session, r, json)?;
+        }
+        Job::Duoram(d) => {
+            if config.n_parties() != 3 {
+                bail!(
+                    "3P-Duoram needs a three-party config (got {})",
+                    config.n_parties()
+                );
+            }
+            let session = Session::connect(&config, me)
+                .with_context(|| format!("{me} could not connect to its peers"))?;
+            crate::duoram::party_job(session, d, json)?;
         }
     }
     Ok(())

@@ -6,13 +6,9 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use doram_core::PartyId;
-use doram_net::certs::{Addresses, generate_local};
-use doram_net::{Config, Session, Shaping};
+use doram_net::{Session, Shaping};
 use doram_ramen::{BenchConfig, Params, PartyReport, run_local, run_party};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::report::{human_bytes, peak_memory_bytes, print_json};
@@ -195,7 +191,7 @@ pub struct RamenReport {
     pub parties: Vec<RamenParty>,
 }
 
-fn report(
+pub(crate) fn report(
     cfg: &BenchConfig,
     parties: Vec<RamenParty>,
     verified: bool,
@@ -300,71 +296,60 @@ pub fn party_job(session: Session, a: &RamenArgs, json: bool) -> Result<()> {
 }
 
 fn run_processes(a: &RamenArgs, shaping: Shaping) -> Result<Vec<RamenParty>> {
-    let dir = tempfile::tempdir()?;
-    let config = generate_local(dir.path(), 3, Addresses::FreeLocalPorts)?;
-    if shaping != Shaping::NONE {
-        append_shaping(&config, shaping)?;
+    let mut args = vec![
+        "--log-n".to_string(),
+        a.log_n.to_string(),
+        "--seed".into(),
+        a.seed.to_string(),
+        "--threads".into(),
+        a.threads.to_string(),
+    ];
+    if let Some(n) = a.n {
+        args.extend(["--n".into(), n.to_string()]);
     }
-    let exe = std::env::current_exe().context("cannot find the doram executable")?;
-    let children: Vec<_> = PartyId::first(3)
-        .iter()
-        .map(|p| {
-            let mut c = Command::new(&exe);
-            c.args(["--json", "party", "--config"]).arg(&config);
-            c.args(["--id", &p.index().to_string(), "ramen"]);
-            c.args([
-                "--log-n",
-                &a.log_n.to_string(),
-                "--seed",
-                &a.seed.to_string(),
-            ]);
-            c.args(["--threads", &a.threads.to_string()]);
-            if let Some(n) = a.n {
-                c.args(["--n", &n.to_string()]);
-            }
-            if let Some(k) = a.accesses {
-                c.args(["--accesses", &k.to_string()]);
-            }
-            for (flag, on) in [
-                ("--preprocess", a.preprocess),
-                ("--verify", a.verify),
-                ("--reference-workload", a.reference_workload),
-            ] {
-                if on {
-                    c.arg(flag);
-                }
-            }
-            c.stdout(Stdio::piped())
-                .spawn()
-                .with_context(|| format!("cannot start {p}"))
-        })
-        .collect::<Result<_>>()?;
-    let mut out = Vec::new();
-    for (i, child) in children.into_iter().enumerate() {
-        let o = child.wait_with_output()?;
-        if !o.status.success() {
-            bail!("party {i} exited with {}", o.status);
+    if let Some(k) = a.accesses {
+        args.extend(["--accesses".into(), k.to_string()]);
+    }
+    for (flag, on) in [
+        ("--preprocess", a.preprocess),
+        ("--verify", a.verify),
+        ("--reference-workload", a.reference_workload),
+    ] {
+        if on {
+            args.push(flag.into());
         }
-        out.push(
-            serde_json::from_slice(&o.stdout)
-                .with_context(|| format!("party {i} printed no readable report"))?,
-        );
     }
-    Ok(out)
+    crate::processes::run_parties("ramen", &args, shaping)
 }
 
-/// Adds a `[shaping]` section to a generated config.
-fn append_shaping(config: &Path, s: Shaping) -> Result<()> {
-    let mut text = std::fs::read_to_string(config)?;
-    text.push_str(&format!(
-        "\n[shaping]\nlatency_ms = {}\n",
-        s.latency.as_secs_f64() * 1e3
-    ));
-    if let Some(b) = s.bandwidth_bits_per_sec {
-        text.push_str(&format!("bandwidth_mbit = {}\n", b / 1e6));
-    }
-    std::fs::write(config, text)?;
-    // Fail here, not in three children, if the section is not what the loader expects.
-    Config::load(config).with_context(|| format!("shaped config {}", config.display()))?;
-    Ok(())
+/// One point of `doram bench compare`: Ramen at 2^`log_n` words on `net`, preprocessing first,
+/// one epoch of random reads and writes (or `--accesses`).
+pub fn compare_point(
+    log_n: u32,
+    net: &crate::compare::NamedNet,
+    args: &crate::compare::CompareArgs,
+) -> Result<crate::compare::Row> {
+    let params = Params::new(1usize << log_n)?.with_threads(args.threads);
+    let mut cfg = BenchConfig::new(params);
+    cfg.accesses = args.accesses.unwrap_or(params.epoch().min(1024));
+    cfg.seed = args.seed;
+    cfg.preprocess_first = true;
+    cfg.verify = args.verify;
+    let out = run_local(&cfg, net.shaping)?;
+    let parties: Vec<RamenParty> = out.parties.iter().map(RamenParty::from_report).collect();
+    let online_rounds = parties.iter().map(|p| p.online_rounds).max().unwrap_or(0);
+    let r = report(&cfg, parties, out.verified, net.shaping, false);
+    Ok(crate::compare::Row {
+        protocol: "ramen",
+        net: net.name.clone(),
+        log_n,
+        accesses: cfg.accesses,
+        online_ms: r.online_ms,
+        preprocessing_ms: r.preprocessing_ms,
+        total_ms: r.amortized_ms,
+        online_bytes: r.online_bytes_per_access,
+        total_bytes: r.bytes_per_access,
+        online_rounds: online_rounds as f64 / cfg.accesses.max(1) as f64,
+        verified: r.verified,
+    })
 }

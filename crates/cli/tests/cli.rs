@@ -225,3 +225,128 @@ fn bench_ramen_rejects_bad_options() {
         assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
     }
 }
+
+#[test]
+fn bench_duoram_verifies_and_reports_per_kind() {
+    let v = run_json(&[
+        "bench",
+        "duoram",
+        "--n",
+        "37",
+        "--accesses",
+        "12",
+        "--verify",
+    ]);
+    assert_eq!(v["protocol"], "duoram");
+    assert_eq!(v["verified"], true);
+    for field in ["amortized_ms", "online_ms", "preprocessing_ms"] {
+        assert!(v[field].as_f64().unwrap() > 0.0, "{field}");
+    }
+    let counted: u64 = ["read", "update", "write"]
+        .iter()
+        .map(|k| v[k]["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 12);
+    assert_eq!(v["parties"].as_array().unwrap().len(), 3);
+    // Only writes: every write sends the same online bytes.
+    let w = run_json(&[
+        "bench",
+        "duoram",
+        "--log-n",
+        "6",
+        "--accesses",
+        "4",
+        "--mix",
+        "writes",
+        "--preprocess",
+    ]);
+    assert_eq!(w["write"]["count"], 4);
+    assert_eq!(w["read"]["count"], 0);
+    assert!(w["write"]["bytes"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bench_duoram_as_processes_over_tls() {
+    let v = run_json(&[
+        "bench",
+        "duoram",
+        "--log-n",
+        "7",
+        "--accesses",
+        "5",
+        "--verify",
+        "--processes",
+    ]);
+    assert_eq!(v["parties_as"], "processes");
+    assert_eq!(v["verified"], true);
+}
+
+#[test]
+fn bench_duoram_rejects_bad_options() {
+    for args in [
+        vec!["bench", "duoram", "--n", "0"],
+        vec!["bench", "duoram", "--accesses", "0"],
+        vec!["bench", "duoram", "--threads", "2"],
+        vec!["bench", "duoram", "--mix", "deletes"],
+        vec!["bench", "duoram", "--net", "fast"],
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+    }
+}
+
+#[test]
+fn bench_compare_writes_csv_json_plots_and_crossovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cmp");
+    let v = run_json(&[
+        "--quiet",
+        "bench",
+        "compare",
+        "--protocols",
+        "ramen,duoram",
+        "--log-n",
+        "4..6:2",
+        "--net",
+        "none,latency=0.1,bandwidth=10000",
+        "--accesses",
+        "4",
+        "--verify",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2 * 2 * 2);
+    assert!(rows.iter().all(|r| r["verified"] == true));
+    // Two networks × {online, total}.
+    assert_eq!(v["crossovers"].as_array().unwrap().len(), 4);
+    let csv = std::fs::read_to_string(out.join("compare.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + rows.len());
+    assert!(csv.contains("\"latency=0.1,bandwidth=10000\""));
+    for svg in [
+        "compare-none.svg",
+        "compare-latency-0-1-bandwidth-10000.svg",
+    ] {
+        let text = std::fs::read_to_string(out.join(svg)).unwrap();
+        assert!(
+            text.contains("ramen total") && text.contains("duoram online"),
+            "{svg}"
+        );
+    }
+    assert!(out.join("compare.json").is_file());
+}
+
+#[test]
+fn bench_compare_rejects_bad_ranges() {
+    for args in [
+        vec!["bench", "compare", "--log-n", "24..10"],
+        vec!["bench", "compare", "--log-n", "2..8"],
+        vec!["bench", "compare", "--net", "lan,lan"],
+        vec!["bench", "compare", "--protocols", "pathoram"],
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+    }
+}
