@@ -2,6 +2,7 @@
 
 pub mod answer;
 pub mod behaviour;
+pub mod bench;
 pub mod client;
 pub mod codec;
 pub mod db;
