@@ -80,7 +80,12 @@ pub struct Duoram<W: DuoWord> {
     rng: AesPrg,
     pool: Pool<W>,
     state: State<W>,
+    /// Vectors of consumed material, kept for the next preprocessing (at most [`SPARE`]).
+    spare: Vec<Vec<W>>,
 }
+
+/// Vectors of consumed material kept for reuse: one operation's worth at a primary.
+const SPARE: usize = 6;
 
 impl<W: DuoWord> std::fmt::Debug for Duoram<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -178,6 +183,7 @@ impl<W: DuoWord> Duoram<W> {
             rng,
             pool: Pool::new(),
             state: State::Fresh,
+            spare: Vec::new(),
         })
     }
 
@@ -253,6 +259,7 @@ impl<W: DuoWord> Duoram<W> {
             prgs: &mut self.prgs,
             rng: &mut self.rng,
             h: self.h,
+            spare: &mut self.spare,
         };
         let mut pending: Option<PendingKeys<W>> = None;
         let mut left = ops;
@@ -271,7 +278,7 @@ impl<W: DuoWord> Duoram<W> {
                     // primaries generate this one.
                     prep::helper_deal::<W>(&mut ctx, first, m)?;
                     if let Some(p) = pending.take() {
-                        for mat in prep::helper_evaluate(self.h, p) {
+                        for mat in prep::helper_evaluate(self.h, p, ctx.spare) {
                             self.pool.push(mat);
                         }
                     }
@@ -280,7 +287,7 @@ impl<W: DuoWord> Duoram<W> {
             }
         }
         if let Some(p) = pending {
-            for mat in prep::helper_evaluate(self.h, p) {
+            for mat in prep::helper_evaluate(self.h, p, &mut self.spare) {
                 self.pool.push(mat);
             }
         }
@@ -483,7 +490,9 @@ impl<W: DuoWord> Duoram<W> {
                 .pool
                 .take()?
                 .ok_or(DuoramError::Local("no preprocessing material"))?;
-            s.run_op(addr, kind, mat).map(Additive::from_share)
+            let r = s.run_op(addr, kind, &mat).map(Additive::from_share);
+            s.recycle(mat);
+            r
         })
     }
 
@@ -514,7 +523,22 @@ impl<W: DuoWord> Duoram<W> {
         Ok(o)
     }
 
-    fn run_op(&mut self, addr: W, kind: Kind<W>, mat: Material<W>) -> Result<W, DuoramError> {
+    /// Keeps the vectors of consumed material for the next preprocessing, up to [`SPARE`].
+    fn recycle(&mut self, mat: Material<W>) {
+        let halves: Vec<Half<W>> = match mat {
+            Material::Primary { dpf, .. } => dpf.into(),
+            Material::Helper { from0, from1, .. } => vec![from0, from1],
+        };
+        for h in halves {
+            for v in [h.t, h.v] {
+                if self.spare.len() < SPARE {
+                    self.spare.push(v);
+                }
+            }
+        }
+    }
+
+    fn run_op(&mut self, addr: W, kind: Kind<W>, mat: &Material<W>) -> Result<W, DuoramError> {
         let id = mat.id();
         let big = 1usize << self.h;
         let bare_update = matches!(kind, Kind::Update(_));
@@ -523,7 +547,7 @@ impl<W: DuoWord> Duoram<W> {
 
         // Protocol 1, step 5 / Protocol 2, step 5: everybody sends its offset share to both
         // others (for a bare UPDATE together with the masked deltas M_b + F_b^(k)).
-        let ri = match &mat {
+        let ri = match mat {
             Material::Primary { ri, .. } => Some(*ri),
             Material::Helper { .. } => None,
         };
@@ -536,7 +560,7 @@ impl<W: DuoWord> Duoram<W> {
             Material::Primary { f, .. } => f.map(|f| m + f),
             Material::Helper { .. } => [m; 3],
         };
-        let my_masked = masked(&mat, delta0);
+        let my_masked = masked(mat, delta0);
         for &p in &others {
             let words = Self::flight_words(self.role, p, bare_update, true);
             let mut out = Out::new(id, words * W::BYTES);
@@ -567,11 +591,11 @@ impl<W: DuoWord> Duoram<W> {
 
         let mut out = W::ZERO;
         if matches!(kind, Kind::Read | Kind::Write(_)) {
-            out = self.read_part(id, shift, &mat)?;
+            out = self.read_part(id, shift, mat)?;
         }
         if let Kind::Write(value) = kind {
             // The UPDATE of a WRITE: delta = value − old, one more message.
-            let mine = masked(&mat, value - out);
+            let mine = masked(mat, value - out);
             for &p in &others {
                 let words = Self::flight_words(self.role, p, true, false);
                 let mut o = Out::new(id, words * W::BYTES);
@@ -588,7 +612,7 @@ impl<W: DuoWord> Duoram<W> {
             }
         }
         if matches!(kind, Kind::Update(_) | Kind::Write(_)) {
-            self.update_part(shift, &mat, fsum);
+            self.update_part(shift, mat, fsum);
         }
         Ok(out)
     }

@@ -195,39 +195,70 @@ fn convert_outputs<W: DuoWord>(
     flags: &mut [u8],
     sums: &mut Sums<W>,
 ) {
+    match o {
+        0 => convert_fixed::<W, 0>(nodes, a, v, flags, sums),
+        1 => convert_fixed::<W, 1>(nodes, a, v, flags, sums),
+        2 => convert_fixed::<W, 2>(nodes, a, v, flags, sums),
+        _ => convert_fixed::<W, OUT_BITS>(nodes, a, v, flags, sums),
+    }
+}
+
+/// [`convert_outputs`] with `2^O` slots per node known at compile time: one 8-block hash call
+/// per `8 / 2^O` nodes, per-slot sums in registers, outputs written in order.
+#[inline(always)]
+fn convert_fixed<W: DuoWord, const O: usize>(
+    nodes: &[Block],
+    a: &mut [W],
+    v: &mut [W],
+    flags: &mut [u8],
+    sums: &mut Sums<W>,
+) {
     let fk = fixed_key();
-    let k = 1usize << o;
+    let k = 1usize << O;
+    let per = BATCH >> O;
+    let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
+    let mut sa = [W::ZERO; BATCH];
+    let mut sv = [W::ZERO; BATCH];
+    let mut flagged = 0u64;
     for (f, &q) in flags.iter_mut().zip(nodes) {
         *f = u8::from(lsb(q));
-        sums.flagged += u64::from(lsb(q));
+        flagged += u64::from(lsb(q));
     }
-    let total = nodes.len() << o;
-    let mut x = 0;
-    while x < total {
-        let len = BATCH.min(total - x);
-        let mut blk = [0u128; BATCH];
-        for (i, b) in blk.iter_mut().enumerate().take(len) {
-            let y = x + i;
-            *b = nodes[y >> o] ^ tweak((y & (k - 1)) as u64, 0);
+    let whole = nodes.len() / per;
+    let (a_head, a_tail) = a.split_at_mut(whole * BATCH);
+    let (v_head, v_tail) = v.split_at_mut(whole * BATCH);
+    for ((qs, ac), vc) in nodes
+        .chunks_exact(per)
+        .zip(a_head.chunks_exact_mut(BATCH))
+        .zip(v_head.chunks_exact_mut(BATCH))
+    {
+        let mut blk: [Block; BATCH] = std::array::from_fn(|i| qs[i >> O] ^ tweaks[i]);
+        fk.ccr8(&mut blk);
+        for i in 0..BATCH {
+            let (x, y) = W::leaf_words(fk, qs[i >> O], (i & (k - 1)) as u64, blk[i]);
+            ac[i] = x;
+            vc[i] = y;
+            sa[i] += x;
+            sv[i] += y;
         }
-        if len == BATCH {
-            fk.ccr8(&mut blk);
-        } else {
-            for b in blk.iter_mut().take(len) {
-                *b = fk.ccr(*b);
-            }
-        }
-        for (i, &b) in blk.iter().enumerate().take(len) {
-            let y = x + i;
-            let j = y & (k - 1);
-            let (wa, wv) = W::leaf_words(fk, nodes[y >> o], j as u64, b);
-            a[y] = wa;
-            v[y] = wv;
-            sums.a[j] += wa;
-            sums.v[j] += wv;
-        }
-        x += len;
     }
+    // The last nodes (fewer than a batch, only when there are fewer than 8 / 2^O nodes left).
+    for (r, &q) in nodes[whole * per..].iter().enumerate() {
+        for j in 0..k {
+            let b = fk.ccr(q ^ tweaks[j]);
+            let (x, y) = W::leaf_words(fk, q, j as u64, b);
+            a_tail[r * k + j] = x;
+            v_tail[r * k + j] = y;
+            sa[j] += x;
+            sv[j] += y;
+        }
+    }
+    // Lane i of the batch sums held slot i mod 2^O.
+    for i in 0..BATCH {
+        sums.a[i & (k - 1)] += sa[i];
+        sums.v[i & (k - 1)] += sv[i];
+    }
+    sums.flagged += flagged;
 }
 
 /// Output stage, second pass: `t ← ±(a + t̂·OCW_j)` and `v ← ±(v + t̂·OCW'_j)` in place
@@ -241,17 +272,16 @@ fn finish_outputs<W: DuoWord>(
     negate: bool,
 ) -> W {
     let k = 1usize << o;
-    let (ot, ov) = ocw.split_at(k);
+    // sel[f][j]: the correction of slot j for flag f, so that the loop has no branch.
+    let mut sel_t = [[W::ZERO; 1 << OUT_BITS]; 2];
+    let mut sel_v = [[W::ZERO; 1 << OUT_BITS]; 2];
+    sel_t[1][..k].copy_from_slice(&ocw[..k]);
+    sel_v[1][..k].copy_from_slice(&ocw[k..2 * k]);
     let mut sum = W::ZERO;
-    for (q, &f) in flags.iter().enumerate() {
-        let ts = &mut t[q << o..(q + 1) << o];
-        let vs = &mut v[q << o..(q + 1) << o];
+    for ((ts, vs), &f) in t.chunks_exact_mut(k).zip(v.chunks_exact_mut(k)).zip(flags) {
+        let (ct, cv) = (&sel_t[usize::from(f & 1)], &sel_v[usize::from(f & 1)]);
         for j in 0..k {
-            let (mut x, mut y) = (ts[j], vs[j]);
-            if f == 1 {
-                x += ot[j];
-                y += ov[j];
-            }
+            let (mut x, mut y) = (ts[j] + ct[j], vs[j] + cv[j]);
             if negate {
                 x = -x;
                 y = -y;
@@ -274,17 +304,28 @@ fn point_share<W: DuoWord>(t: &[W]) -> W {
 }
 
 /// Everything a preprocessing run needs from its instance.
-pub(crate) struct Ctx<'a> {
+pub(crate) struct Ctx<'a, W> {
     pub(crate) session: &'a mut Session,
     pub(crate) prgs: &'a mut PairwisePrgs,
     pub(crate) rng: &'a mut AesPrg,
     /// Tree depth h (the DPF domain is 2^h).
     pub(crate) h: usize,
+    /// Vectors of length 2^h left over from consumed material, reused before allocating.
+    pub(crate) spare: &'a mut Vec<Vec<W>>,
+}
+
+/// A vector of length `n` whose contents the caller overwrites entirely: a spare one if there
+/// is one (no page faults, no zeroing), else a fresh one.
+fn take_vec<W: DuoWord>(spare: &mut Vec<Vec<W>>, n: usize) -> Vec<W> {
+    match spare.pop() {
+        Some(v) if v.len() == n => v,
+        _ => vec![W::ZERO; n],
+    }
 }
 
 /// P0's or P1's side of one batch of `ops` triples with ids `first..first + ops`.
 pub(crate) fn primary_batch<W: DuoWord>(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, W>,
     side: Side,
     first: u64,
     ops: usize,
@@ -442,8 +483,8 @@ pub(crate) fn primary_batch<W: DuoWord>(
     let mut flags: Vec<Vec<u8>> = Vec::with_capacity(dpfs);
     let mut sums: Vec<Sums<W>> = Vec::with_capacity(dpfs);
     for out_nodes in nodes.drain(..) {
-        let mut t = vec![W::ZERO; n];
-        let mut v = vec![W::ZERO; n];
+        let mut t = take_vec(ctx.spare, n);
+        let mut v = take_vec(ctx.spare, n);
         let mut f = vec![0u8; out_nodes.len()];
         let mut s = Sums::new();
         convert_outputs(&out_nodes, o, &mut t, &mut v, &mut f, &mut s);
@@ -562,7 +603,7 @@ pub(crate) struct PendingKeys<W> {
 /// product shares: `Z_1 = X_0·Y_1 ⊕ X_1·Y_0 ⊕ Z_0` per AND, `c_1 = R ⊛ S − c_0` per bilinear
 /// product and `γ_1 = α·β − γ_0` per Beaver product.
 pub(crate) fn helper_deal<W: DuoWord>(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, W>,
     first: u64,
     ops: usize,
 ) -> Result<(), DuoramError> {
@@ -599,7 +640,7 @@ pub(crate) fn helper_deal<W: DuoWord>(
 
 /// P2, end of a batch: receives P0's and P1's key halves (Protocol 1, step 2).
 pub(crate) fn helper_receive<W: DuoWord>(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, W>,
     first: u64,
     ops: usize,
 ) -> Result<PendingKeys<W>, DuoramError> {
@@ -634,7 +675,11 @@ pub(crate) fn helper_receive<W: DuoWord>(
 
 /// P2: evaluates received key halves to the same words their holders computed (Protocol 1,
 /// step 3), one cache-sized subtree of output nodes at a time.
-pub(crate) fn helper_evaluate<W: DuoWord>(h: usize, pending: PendingKeys<W>) -> Vec<Material<W>> {
+pub(crate) fn helper_evaluate<W: DuoWord>(
+    h: usize,
+    pending: PendingKeys<W>,
+    spare: &mut Vec<Vec<W>>,
+) -> Vec<Material<W>> {
     let sh = Shape::new(h);
     let o = sh.o;
     let n = 1usize << h;
@@ -642,8 +687,8 @@ pub(crate) fn helper_evaluate<W: DuoWord>(h: usize, pending: PendingKeys<W>) -> 
     for (op, pair) in pending.keys.into_iter().enumerate() {
         let [from0, from1] = [Side::Zero, Side::One].map(|side| {
             let (key, ocw) = &pair[side.index()];
-            let mut t = vec![W::ZERO; n];
-            let mut v = vec![W::ZERO; n];
+            let mut t = take_vec(spare, n);
+            let mut v = take_vec(spare, n);
             let mut flags = Vec::new();
             key.for_each_leaf_chunk(|start, nodes| {
                 let (lo, hi) = (start << o, (start + nodes.len()) << o);
