@@ -33,7 +33,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!(
         "{:>4} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9}",
-        "n", "record", "offline", "dealer", "holder", "online", "client", "on bytes", "formula", "off B", "formula"
+        "n",
+        "record",
+        "offline",
+        "dealer",
+        "holder",
+        "online",
+        "client",
+        "on bytes",
+        "formula",
+        "off B",
+        "formula"
     );
     let mut json = Vec::new();
     for n in bits {

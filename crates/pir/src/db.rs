@@ -133,7 +133,7 @@ impl Database {
                 "record size {record_size} outside 1..={MAX_RECORD_BYTES}"
             )));
         }
-        if bytes.is_empty() || bytes.len() % record_size != 0 {
+        if bytes.is_empty() || !bytes.len().is_multiple_of(record_size) {
             return Err(PirError::Database(format!(
                 "{} bytes are not a positive whole number of {record_size}-byte records",
                 bytes.len()

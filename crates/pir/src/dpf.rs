@@ -287,6 +287,7 @@ fn subtree<'a>(
 /// 1..=depth and the fold of `leaf` over the depth-`depth` nodes (meaningful only if all
 /// `depth` correction words are known). `leaf(acc, first, nodes, out)` gets consecutive nodes
 /// starting at index `first` and their `stride`-element slice of `out`.
+#[allow(clippy::too_many_arguments)]
 fn walk<A, I, F, M>(
     root: Block,
     cws: &[Cw],

@@ -718,3 +718,76 @@ impl Server {
         self.shared.db.info()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use doram_net::LocalMesh;
+    use doram_net::service::SERVICE_SIDE;
+
+    /// Offline material is handed out once: a second fetch of the same instance is refused
+    /// as reused, a shift without a fetch is refused, and S_2 never hands out an id twice.
+    #[test]
+    fn instances_are_single_use() {
+        let db = Arc::new(Database::from_u64s(&(0..64).collect::<Vec<u64>>()).unwrap());
+        let mut mesh = LocalMesh::new(3).build();
+        let servers: Vec<Server> = ServerId::ALL
+            .iter()
+            .map(|&id| Server::new(ServerConfig::new(id), db.clone(), Behaviour::Honest))
+            .collect();
+        let id = servers[2].deal_one(&mut mesh[2]).unwrap();
+        let id2 = servers[2].deal_one(&mut mesh[2]).unwrap();
+        assert_ne!(id, id2);
+        assert_eq!(servers[0].receive_one(&mut mesh[0]).unwrap(), id);
+        assert_eq!(servers[0].receive_one(&mut mesh[0]).unwrap(), id2);
+        assert!(servers[2].take_dealer().is_some());
+        assert!(servers[2].take_dealer().is_some());
+
+        let mut pair = LocalMesh::new(2).build();
+        let server_side = pair.pop().unwrap();
+        let mut client = pair.pop().unwrap();
+        let s0 = servers[0].clone();
+        let t = thread::spawn(move || s0.handle_client(server_side));
+        let mut ask = |r: Request| {
+            client
+                .send_bytes(SERVICE_SIDE, &proto::encode_request(r))
+                .unwrap();
+            client.recv_bytes(SERVICE_SIDE).unwrap()
+        };
+        assert_eq!(
+            ask(Request::Shift(id, 3)),
+            [proto::REFUSED, Refusal::NotFetched as u8]
+        );
+        assert_eq!(ask(Request::Fetch(id))[0], proto::VIEW);
+        assert_eq!(ask(Request::Shift(id, 3))[0], proto::ANSWER);
+        assert_eq!(
+            ask(Request::Fetch(id)),
+            [proto::REFUSED, Refusal::Reused as u8]
+        );
+        assert_eq!(
+            ask(Request::Shift(id, 3)),
+            [proto::REFUSED, Refusal::NotFetched as u8]
+        );
+        assert_eq!(
+            ask(Request::Begin),
+            [proto::REFUSED, Refusal::WrongRole as u8]
+        );
+        assert_eq!(
+            ask(Request::Clear(64)),
+            [proto::REFUSED, Refusal::OutOfRange as u8]
+        );
+        assert_eq!(ask(Request::Clear(5))[1..], 5u64.to_le_bytes());
+        client.send_bytes(SERVICE_SIDE, &[0xee, 1, 2]).unwrap();
+        assert_eq!(
+            client.recv_bytes(SERVICE_SIDE).unwrap(),
+            [proto::REFUSED, Refusal::BadRequest as u8]
+        );
+        drop(client);
+        t.join().unwrap();
+        assert!(matches!(
+            servers[0].take_holder(id),
+            Err(PirError::InstanceReused { .. })
+        ));
+    }
+}

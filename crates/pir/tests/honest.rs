@@ -42,7 +42,8 @@ fn honest_queries_return_records_without_fallback() {
 #[test]
 fn servers_never_see_the_index() {
     // Taps every client–server message of honest runs.
-    let log: Arc<Mutex<Vec<(ServerId, Direction, Vec<u8>)>>> = Arc::default();
+    type Log = Vec<(ServerId, Direction, Vec<u8>)>;
+    let log: Arc<Mutex<Log>> = Arc::default();
     let sink = log.clone();
     let options = LocalOptions {
         tap: Some(Arc::new(move |s, d, b: &[u8]| {
