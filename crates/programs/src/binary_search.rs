@@ -6,19 +6,25 @@
 //!
 //! **Algorithm** (fixed running time, Gordon et al. §2.1: "the running time on x, D is exactly
 //! t"): the branch-free search with a public window length. `base` (secret) and `len`
-//! (public, starts at n) keep the answer in [base, base + len]; while len > 1, probe
-//! A[base + ⌊len/2⌋ − 1] and add ⌊len/2⌋ to base if it is below the key; len −= ⌊len/2⌋ either
-//! way. A last probe of A[base] decides between base and base + 1, and a final read of
-//! A[index] against the key gives `found`. The memory holds the n entries and a sentinel
-//! 2^64 at index n (above every 64-bit key, so never equal to it), so every address is in
-//! range; comparisons run on 65 bits ([`KEY_BITS`]). The base update base += ⌊len/2⌋·[A < key]
-//! is linear: a probe costs one read and one comparison and no select.
+//! (public, starts at n) keep the answer in [base, base + len] with base + len ≤ n; while
+//! len > 1, probe A[base + ⌊len/2⌋ − 1] and add ⌊len/2⌋ to base if it is below the key;
+//! len −= ⌊len/2⌋ either way. The base update base += ⌊len/2⌋·[A < key] is linear, so a probe
+//! costs one read and one comparison and no select. The last probe reads A[base]
+//! (base ≤ n − 1) and compares it with the key for both < and = (one comparison), together
+//! with [base = n − 1]: the index is base + lt; if lt = 0, found = [A[base] = key]; otherwise
+//! the entry at the index is read — at index − [index = n], so that the address stays in
+//! range and the memory holds exactly n words (a sentinel word would push n = 2^20 to a
+//! 2^21-word DORAM) — and found = [index < n]·[A[index] = key]. Comparisons run on 64 bits
+//! ([`KEY_BITS`]).
 //!
-//! **Costs** for n ≥ 1, with p = ⌈log₂ n⌉ + 1 probes (n = 0: one read, one comparison):
-//! * DORAM accesses: p + 1 reads on a memory of n + 1 words;
-//! * comparisons: p less-than and one equality, at 65 bits (65 random bits each);
-//! * rounds: per probe, the access's own, one to convert its result, and 1 + 7 for the
-//!   comparison; plus one round for the key's input and one to open the output.
+//! **Costs** for n ≥ 1, with p = ⌈log₂ n⌉ + 1 probes (n = 0: nothing at all, the output is
+//! (0, false)):
+//! * DORAM accesses: p + 1 reads on a memory of n words;
+//! * comparisons: p + 2 at 64 bits (64 random bits each): p − 1 less-than, the last probe's
+//!   combined less-than/equality with [base = n − 1], the final equality;
+//! * rounds: per probe, the access's own, one to convert its result, and 1 + 6 for the
+//!   comparison; 2 product rounds at the end; one round for the key's input and one to open
+//!   the output.
 //!
 //! The access pattern (addresses are secret; the sequence of operations is public) and the
 //! running time depend on n only.
@@ -36,8 +42,8 @@ use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
 use crate::roles::{PartyRun, Roles, RunConfig, announce_sizes, run_three};
 use crate::with_backend;
 
-/// Bit length of the comparisons: 64-bit entries and keys, and the sentinel 2^64.
-pub const KEY_BITS: u32 = 65;
+/// Bit length of the comparisons: 64-bit entries and keys.
+pub const KEY_BITS: u32 = 64;
 
 /// The largest array the entry points accept.
 pub const MAX_N: u64 = 1 << 27;
@@ -71,16 +77,19 @@ pub fn probes(n: usize) -> usize {
 
 /// Accesses, comparisons and random bits of a search over `n` entries.
 pub fn plan(n: usize) -> Plan {
-    let comparisons = probes(n) + 1;
+    if n == 0 {
+        return Plan::default();
+    }
+    let comparisons = probes(n) + 2;
     Plan {
-        accesses: comparisons,
+        accesses: probes(n) + 1,
         comparisons,
         bits: comparisons * KEY_BITS as usize,
     }
 }
 
-/// The program: searches `key` in `array`, whose `n + 1` words are the sorted entries and the
-/// sentinel 2^64. Returns the secret index of the first entry ≥ key and the bit "found".
+/// The program: searches `key` in `array`, whose n words are the sorted entries. Returns the
+/// secret index of the first entry ≥ key (n if none) and the bit "found".
 ///
 /// # Errors
 /// The machine's errors.
@@ -89,32 +98,45 @@ pub fn search<D: Backend>(
     array: OArray,
     key: Secret,
 ) -> Result<(Secret, SecretBit), ProgramError> {
-    let n = array.len().saturating_sub(1);
+    let n = array.len();
     let me = m.me();
-    let mut base = Secret::ZERO;
-    if n > 0 {
-        let mut len = n;
-        while len > 1 {
-            let half = len / 2;
-            let probe = base.add_public(Fp::from_u64(half as u64 - 1), me);
-            let v = m.read(array, probe)?;
-            let below = m.cpu(|on| on.lt_many(&[(v, key)], KEY_BITS))?;
-            base += below[0].value() * Fp::from_u64(half as u64);
-            len -= half;
-        }
-        let v = m.read(array, base)?;
-        let below = m.cpu(|on| on.lt_many(&[(v, key)], KEY_BITS))?;
-        base += below[0].value();
+    let c = |x: u64| Secret::public(Fp::from_u64(x), me);
+    if n == 0 {
+        return Ok((c(0), SecretBit::public(false, me)));
     }
+    let mut base = Secret::ZERO;
+    let mut len = n;
+    while len > 1 {
+        let half = len / 2;
+        let probe = base.add_public(Fp::from_u64(half as u64 - 1), me);
+        let v = m.read(array, probe)?;
+        let below = m.cpu(|on| on.lt_many(&[(v, key)], KEY_BITS))?;
+        base += below[0].value() * Fp::from_u64(half as u64);
+        len -= half;
+    }
+    // The last probe: A[base] against the key, and [base = n − 1].
     let v = m.read(array, base)?;
-    let found = m.cpu(|on| on.eq_many(&[(v, key)], KEY_BITS))?;
-    Ok((base, found[0]))
+    let (lt, eq, last_lt) = m.cpu(|on| {
+        let r = on.cmp_many(&[(v, key), (base, c(n as u64 - 1))], KEY_BITS)?;
+        // lt·[base = n − 1]: the index is n.
+        let at_end = on.mul_many(&[(r[0].lt.value(), r[1].eq.value())])?[0];
+        Ok((r[0].lt, r[0].eq, at_end))
+    })?;
+    let index = base + lt.value();
+    // Read A[index − [index = n]]; it matters only if lt = 1 and index < n.
+    let w = m.read(array, index - last_lt)?;
+    let found = m.cpu(|on| {
+        let e = on.eq_many(&[(w, key)], KEY_BITS)?[0];
+        let p = on.mul_many(&[(lt.value() - last_lt, e.value())])?[0];
+        Ok(SecretBit::assume_bit(eq.value() + p))
+    })?;
+    Ok((index, found))
 }
 
 /// The same search as a linear scan in the engine over secret `entries` (no DORAM): the index
 /// is the number of entries below the key, and `found` = Σ_i [i = index]·[A_i = key], where
 /// [i = index] = [A_{i−1} < key] − [A_i < key] for a sorted array. One batch of n comparisons
-/// (1 + 7 rounds) and one round of n products.
+/// (1 + 6 rounds) and one round of n products.
 ///
 /// # Errors
 /// The engine's errors.
@@ -233,11 +255,7 @@ pub fn run_party_with<D: Backend>(
     let p = plan(n);
     m.preprocess_bits(p.bits)?;
     let key = input_key(&mut m, &roles, key)?;
-    let entries = m.alloc_input(roles.owner, data, n)?;
-    let sentinel = m.alloc_public_fp([Fp::from_u128(1 << 64)])?;
-    let array = entries
-        .join(sentinel)
-        .ok_or(ProgramError::Misuse("arrays are not adjacent"))?;
+    let array = m.alloc_input(roles.owner, data, n)?;
     m.boot(p.accesses)?;
     let (index, found) = search(&mut m, array, key)?;
     let output = open_output(&mut m, &roles, n, index, found)?;

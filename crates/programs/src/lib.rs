@@ -1,5 +1,6 @@
 //! Secure three-party RAM programs (work in progress).
 
+pub mod bench;
 pub mod bfs;
 pub mod binary_search;
 pub mod dijkstra;
