@@ -1,6 +1,170 @@
-//! 3P-Duoram (Vadapalli, Henry, Goldberg, "DUORAM: A Bandwidth-Efficient Distributed ORAM for
-//! 2- and 3-Party Computation", USENIX Security 2023; sections and protocols numbered as in
+//! 3P-Duoram: a three-party distributed ORAM with constant online communication (Vadapalli,
+//! Henry, Goldberg, "DUORAM: A Bandwidth-Efficient Distributed ORAM for 2- and 3-Party
+//! Computation", USENIX Security 2023; sections, protocols and appendices numbered as in
 //! `shared/papers/001_*.txt`).
+//!
+//! Three parties hold a memory of `n` words of a ring `W` ([`DuoWord`]: `Z64`, the paper's
+//! words and the benchmarked case, or `Fp`). Addresses and values are additively shared; the
+//! type of each operation (READ, UPDATE, WRITE) is public. The primaries P0 and P1 hold
+//! additive shares `D_0, D_1` of the memory, each with a blinded copy of the other's share
+//! (`D̃_{1−b} = D_{1−b} + ζ_{1−b}`) and its own blind `ζ_b`; the helper P2 holds both blinds. One
+//! passive corruption, no collusion.
+//!
+//! Brief overview: [`Duoram`] is one party's endpoint ([`Duoram::setup`],
+//! [`Duoram::preprocess`], [`Duoram::init`], [`Duoram::read`], [`Duoram::update`],
+//! [`Duoram::write`], [`Duoram::memory`]) and implements `doram_oram::DistributedOram` with
+//! public operation types; [`Role`] and [`Side`] are the party roles; [`run_local`] /
+//! [`run_party`] run benchmarks ([`BenchOutcome`]); [`DuoramError`] names the peer at fault.
+//!
+//! # How it works
+//! * **Preprocessing** ([`Duoram::preprocess`], module `prep`): for every future operation,
+//!   P0 and P1 generate three DPFs at one random index `ri` with P2 as the dealer of correlated
+//!   randomness (App. C), convert them to additive words (§4.1.1, App. D) and send P2 one half
+//!   each (Protocol 1, steps 1–4). All DPFs of a batch are generated in parallel, so a batch
+//!   costs `⌈log2 n⌉ + 1` rounds (for n > 4) whatever its size, and O(log n) bytes per DPF.
+//! * **READ** (Protocol 1, steps 5–10): everybody reveals its share of `i* − ri` (mod `2^h`),
+//!   and everybody rotates its DPF vectors by the offset `S` — a rotation that is never
+//!   materialised: the dot products run over two contiguous slices each. P2 sends
+//!   `γ_b = ∓⟨ζ_b, t^(k)⟩ ± ρ`, and `read_b = ⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(k') − t^(1)⟩ + γ_b`.
+//!   Two sequential messages.
+//! * **UPDATE** (Protocol 2 with REFRESHBLINDS, §3.1.2): the offset and the masked deltas
+//!   `M_b + F_b^(k)` in one message; every party adds `V^(k) = v^(k) + F^(k)·t^(k)` (shifted)
+//!   to its state: `D_b += V^(1)`, `ζ_b −= V^(blind)`, `D̃_{1−b} += V^(cross) − V^(1)`, P2
+//!   refreshes both blinds. One message.
+//! * **WRITE**: READ, then UPDATE by `value − old` (three sequential messages).
+//!
+//! `grep -rn 'Protocol 1'` (or `'App. C'`, `'Protocol 2'`, …) lists every step.
+//!
+//! # Costs
+//! Online, per operation, for `Z64` (payload words of 8 bytes; each message also carries the
+//! transport's header and our 4-byte material tag); `tests/costs.rs` measures every row:
+//!
+//! | operation | P0, P1: messages / words sent | P2 | sequential messages |
+//! |---|---|---|---|
+//! | READ | 2 / 2 | 4 / 4 | 2 |
+//! | UPDATE | 2 / 7 | 2 / 4 | 1 |
+//! | WRITE | 4 / 7 | 6 / 6 | 3 |
+//! | READ + WRITE (interleaved) | 6 / 9 | 10 / 10 | 5 |
+//!
+//! The primaries' READ is Table 2's (2 words in 2 messages). P2 sends two words more per READ
+//! and UPDATE than in the paper because the interface shares addresses and values among all
+//! three parties: P2 sends its share to both primaries in the first flight. A WRITE sends 7
+//! words per primary instead of Table 2's 9 because its UPDATE reuses the READ's offset and
+//! material (decision 5). Local work is O(n) word operations per operation and party.
+//!
+//! Preprocessing, per batch of `m` operations (`3m` DPFs), `h = ⌈log2 n⌉`, `o = min(3, h)`:
+//! `h − o + 4` rounds; per DPF `17(h − o) + 56·2^o + 24` bytes from each primary to the other
+//! and `16(h − o) + 40·2^o` from P2 to P1, plus one key half of `16(h − o) + 16·2^o + 16` bytes
+//! per operation from each primary to P2 (`Z64`, tags not counted; about 7 KiB per operation in
+//! total at `2^20`); about `2^h + 2^{h−o}` fixed-key AES calls per DPF at each holder (three
+//! DPFs per operation at P0 and P1, two at P2). `tests/costs.rs` checks these counts.
+//!
+//! Memory: the state is `3·2^h` words per party (P2: `2·2^h`). One operation's material is
+//! `6·2^h + 4` words at a primary and `4·2^h` at P2 (48 MiB and 32 MiB for `2^h = 2^20` and
+//! `Z64`); a READ needs only the `t` vectors, but an operation's type is not known when it is
+//! preprocessed. A preprocessing batch holds at most `2^20` leaves per DPF position (one
+//! operation per batch from `2^20` on), and the vectors of one consumed operation are kept for
+//! reuse by the next preprocessing.
+//!
+//! # Deliberate decisions (the spec's "underspecified items", §7, and other choices)
+//! 1. **DPFs: Half-Tree, with the last three levels folded into a distributed output stage**
+//!    (U5). The paper builds BGI tree DPFs with an AES PRG. Here the tree is Half-Tree's (one
+//!    fixed-key CCR call per node, children `H(s) ⊕ t·CW` and that `⊕ s`; the DPF crate's
+//!    construction and level code), and the generation is App. C's: per level the holders XOR
+//!    the hashes of all their nodes and compute `CW = A_0 ⊕ A_1 ⊕ (1 ⊕ α)·Δ` with one
+//!    Du–Atallah AND of the shared path bit and the shared `Δ = root_0 ⊕ root_1`. Half-Tree needs
+//!    one AND per level and no separate flag corrections (the flag is the label's lsb). The last
+//!    `o = 3` levels are not expanded: each node at depth `h − 3` yields its 8 leaves directly,
+//!    one CCR call each, with one output correction per slot, as the DPF crate's Half-Tree does.
+//!    About `1.125·2^h` AES calls per DPF instead of BGI's `3·2^h` (expansion plus conversion).
+//! 2. **Leaf words and the XOR → additive flag conversion (U2, U6)**: slot `j` of an output
+//!    node `s` gives two words `a_j(s), v_j(s)` from `CCR(s ⊕ T(j, 0))` (`Z64`: the two halves
+//!    of the block; `Fp`: rejection sampling from two tweaked streams), uniform in the ring —
+//!    raw label bits would not do: 127 of the 128 bits are left once the flag is removed, and
+//!    on the path the two labels differ by the secret `Δ`. App. D's conversion needs, per
+//!    converted flag vector, `(v, F)` of *another* DPF at the same index, plus one product and
+//!    two openings. Instead each DPF's own output stage is corrected: with
+//!    `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)` (additively shared sums over all
+//!    output nodes), `OCW_j = pm·(E_j − C_j)` makes `t_b = ±(a_j + t̂·OCW_j)` additive shares of
+//!    `e_ri`, where `E = e_{ri mod 8}` is additively shared from the XOR-shared low bits by one
+//!    bilinear product with dealer masks; likewise `OCW'_j = pm·(ρE_j − C'_j)` makes the value
+//!    words sum to `ρ·e_ri` for a shared random `ρ`, i.e. the paper's `v_b` with
+//!    `F_b = −Σ v_b`. These are exactly BGI's output correction words (computed in MPC:
+//!    one Beaver scalar-times-vector product dealt by P2 and one opening); the flag words `a`
+//!    are never used for anything else, so revealing `±(E_j − C_j)` reveals nothing, and `v`
+//!    (revealed through `F^(k)` in UPDATE) is independent of `a`. So three DPFs per operation,
+//!    and P2 gets its additive vectors by evaluating the key halves it receives (root,
+//!    correction words, output corrections) — it never holds both halves of a DPF.
+//! 3. **B2A for ri (U1)**: option B of the spec, `ri_b = Σ_i i·t_b^(1)[i]` mod the ring: no
+//!    communication, and `ri_{1−b} = ri − ri_b` with `ri` uniform and unknown to either party.
+//! 4. **Init with arbitrary shares** (pitfall 14): the blinds start random, not zero (a zero
+//!    blind would hand P0 the plaintext). `ζ_0` comes from the PRG P0 shares with P2 and `ζ_1`
+//!    from the one P1 shares with P2; P2's input share is folded into the primaries' shares
+//!    under masks from the same PRGs, and each primary receives the other's blinded share —
+//!    one round, `n` words on each of four links.
+//! 5. **WRITE = READ + UPDATE on one triple.** The UPDATE of a WRITE uses the READ's DPFs and
+//!    offset: the address is the same, so revealing the offset once reveals everything a second
+//!    triple's offset would, and a READ reveals nothing about `v` or `F`. So every operation —
+//!    READ, UPDATE or WRITE — consumes exactly one triple, and `preprocess(k)` covers `k`
+//!    accesses of the `DistributedOram` interface whatever their types.
+//! 6. **Non-power-of-two n (U8)**: the DPF domain and the state vectors have `2^h ≥ n` entries
+//!    and ri is uniform in `0..2^h`; the offset is taken mod `2^h`. Cells `n..2^h` are padding:
+//!    zero, never returned by [`Duoram::memory`]. Padding costs up to a factor 2 in work and
+//!    memory for `n` just above a power of two.
+//! 7. **Opening the offset.** For `Z64` each party reduces its share mod `2^h` (a homomorphism
+//!    since `2^h` divides `2^64`): exact. For `Fp` the primaries add `2^h·q_b` with `q_b` uniform
+//!    in `1..=2^40` and the integer `i* − ri + 2^h(q_0 + q_1)` is opened: the offset is
+//!    `mod 2^h` of it, and the carry it leaks is statistically hidden (2^−40), as in the
+//!    linear-scan DORAM. This needs `h + 43` bits of integer capacity (any `n ≤ 2^40` for `Fp`).
+//! 8. **Outputs are fresh three-party sharings**: every READ output and [`Duoram::memory`] add
+//!    a zero-sharing from the pairwise PRGs (P2's share of a READ is its zero-share).
+//! 9. **Material is consumed once and in step**: every message carries the low 32 bits of the
+//!    id of the material it belongs to, checked by the receiver, so a lost frame or pools out
+//!    of step (e.g. [`Duoram::discard_preprocessed`] at one party only) fail at once with
+//!    [`DuoramError::MaterialMismatch`]; the pool refuses to hand out an id twice
+//!    ([`DuoramError::MaterialReused`]).
+//! 10. **P2 pipelines**: in a preprocessing run of several batches P2 sends the next batch's
+//!    correlations before evaluating the previous batch's key halves, so its evaluation overlaps
+//!    the primaries' generation.
+//! 11. **Out-of-range addresses** are not detectable (addresses are shared): an address `a ≥ n`
+//!    reads and writes cell `a mod 2^h` (a padding cell if `n ≤ a mod 2^h`), for `Fp` as long
+//!    as `a + 2^{h+41}` stays below p; the opened offset then no longer hides it. Nothing panics
+//!    or hangs, and message sizes do not change.
+//!
+//! # Example
+//! Three parties in one process, one thread each:
+//! ```
+//! use doram_core::Seed;
+//! use doram_field::Z64;
+//! use doram_mpc::Additive;
+//! use doram_net::Session;
+//! use doram_duoram::Duoram;
+//!
+//! let results = std::thread::scope(|s| {
+//!     let handles: Vec<_> = Session::local_mesh(3)
+//!         .into_iter()
+//!         .map(|session| {
+//!             s.spawn(move || -> Result<_, doram_duoram::DuoramError> {
+//!                 let me = session.me();
+//!                 let mut oram = Duoram::<Z64>::setup(session, 10, Seed([me.index() as u8; 16]))?;
+//!                 oram.preprocess(3)?;
+//!                 // Cell j holds 10·j, shared as (10·j, 0, 0); constants are public sharings.
+//!                 let c = |v: u64| Additive::public(Z64(v), me);
+//!                 oram.init(&(0..10).map(|j| c(10 * j)).collect::<Vec<_>>())?;
+//!                 let old = oram.write(c(3), c(99))?; // returns the old value
+//!                 oram.update(c(3), c(1))?; // adds 1
+//!                 let new = oram.read(c(3))?;
+//!                 Ok([old, new])
+//!             })
+//!         })
+//!         .collect();
+//!     handles.into_iter().map(|h| h.join().unwrap()).collect::<Result<Vec<_>, _>>()
+//! })?;
+//! let open = |t: usize| results.iter().map(|r| r[t].share()).fold(Z64(0), |a, b| a + b);
+//! assert_eq!(open(0), Z64(30));
+//! assert_eq!(open(1), Z64(100));
+//! # Ok::<(), doram_duoram::DuoramError>(())
+//! ```
 
 #![deny(missing_docs)]
 // Index loops over several parallel arrays follow the protocols' formulas term by term.
