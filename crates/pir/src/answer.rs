@@ -12,6 +12,8 @@ use crate::db::Database;
 
 /// Rows per parallel task.
 const BLOCK: usize = 1 << 13;
+/// Rows per column pass when a record has several chunks.
+const ROWS: usize = 64;
 
 /// Adds `Σ zy[2x]·rows[x·m + j]` (and the y half) into `acc[2j]`, `acc[2j + 1]`.
 #[inline]
@@ -25,10 +27,21 @@ fn kernel(zy: &[u64], rows: &[u64], m: usize, acc: &mut [Fp64Acc]) {
         acc[0] = a;
         acc[1] = b;
     } else {
-        for (s, row) in zy.chunks_exact(2).zip(rows.chunks_exact(m)) {
-            for (pair, &d) in acc.chunks_exact_mut(2).zip(row) {
-                pair[0].add_mul(s[0], d);
-                pair[1].add_mul(s[1], d);
+        // Several chunks: column by column over a few rows at a time, so that the two
+        // accumulators stay in registers and the rows stay in L1/L2.
+        let count = zy.len() / 2;
+        for r0 in (0..count).step_by(ROWS) {
+            let r1 = (r0 + ROWS).min(count);
+            let shares = &zy[2 * r0..2 * r1];
+            let block = &rows[r0 * m..r1 * m];
+            for (j, pair) in acc.chunks_exact_mut(2).enumerate() {
+                let (mut a, mut b) = (Fp64Acc::new(), Fp64Acc::new());
+                for (s, &d) in shares.chunks_exact(2).zip(block[j..].iter().step_by(m)) {
+                    a.add_mul(s[0], d);
+                    b.add_mul(s[1], d);
+                }
+                pair[0].merge(a);
+                pair[1].merge(b);
             }
         }
     }
