@@ -37,6 +37,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         kind(Kind::Update),
         kind(Kind::Write),
     );
+    let (prep_cpu, online_cpu) = out.cpu_per_op();
+    let cpu =
+        |d: Option<std::time::Duration>| d.map_or("-".to_owned(), |d| format!("{:.3}", ms(d)));
+    eprintln!(
+        "  CPU ms/op summed over the parties: preprocessing {:.3}; read {}, update {}, write {}",
+        ms(prep_cpu),
+        cpu(online_cpu[0]),
+        cpu(online_cpu[1]),
+        cpu(online_cpu[2]),
+    );
     println!("{}", out.to_json());
     Ok(())
 }

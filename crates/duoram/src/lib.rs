@@ -183,5 +183,8 @@ pub mod word;
 pub use duoram::{BATCH_LEAVES, Duoram, MAX_LOG_N};
 pub use error::DuoramError;
 pub use role::{Role, Side};
-pub use runner::{BenchConfig, BenchOutcome, Comm, Kind, OpMix, PartyReport, run_local, run_party};
+pub use runner::{
+    BenchConfig, BenchOutcome, Comm, Kind, OpMix, PartyReport, run_local, run_party,
+    thread_cpu_time,
+};
 pub use word::DuoWord;

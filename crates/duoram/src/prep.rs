@@ -185,13 +185,14 @@ impl<W: DuoWord> Sums<W> {
     }
 }
 
-/// Output stage, first pass: for output nodes `nodes`, the raw words of each of their `2^o`
-/// slots into `a` and `v` (`nodes.len()·2^o` each), each node's flag into `flags`, and the sums.
+/// Output stage, first pass: for output nodes `nodes`, appends the raw words of each of their
+/// `2^o` slots to `a` and `v` (`nodes.len()·2^o` each), writes each node's flag into `flags`,
+/// and adds to the sums.
 fn convert_outputs<W: DuoWord>(
     nodes: &[Block],
     o: usize,
-    a: &mut [W],
-    v: &mut [W],
+    a: &mut Vec<W>,
+    v: &mut Vec<W>,
     flags: &mut [u8],
     sums: &mut Sums<W>,
 ) {
@@ -208,8 +209,8 @@ fn convert_outputs<W: DuoWord>(
 #[inline(always)]
 fn convert_fixed<W: DuoWord, const O: usize>(
     nodes: &[Block],
-    a: &mut [W],
-    v: &mut [W],
+    a: &mut Vec<W>,
+    v: &mut Vec<W>,
     flags: &mut [u8],
     sums: &mut Sums<W>,
 ) {
@@ -225,30 +226,30 @@ fn convert_fixed<W: DuoWord, const O: usize>(
         flagged += u64::from(lsb(q));
     }
     let whole = nodes.len() / per;
-    let (a_head, a_tail) = a.split_at_mut(whole * BATCH);
-    let (v_head, v_tail) = v.split_at_mut(whole * BATCH);
-    for ((qs, ac), vc) in nodes
-        .chunks_exact(per)
-        .zip(a_head.chunks_exact_mut(BATCH))
-        .zip(v_head.chunks_exact_mut(BATCH))
-    {
+    a.reserve(nodes.len() << O);
+    v.reserve(nodes.len() << O);
+    for qs in nodes.chunks_exact(per) {
         let mut blk: [Block; BATCH] = std::array::from_fn(|i| qs[i >> O] ^ tweaks[i]);
         fk.ccr8(&mut blk);
+        let mut xs = [W::ZERO; BATCH];
+        let mut ys = [W::ZERO; BATCH];
         for i in 0..BATCH {
             let (x, y) = W::leaf_words(fk, qs[i >> O], (i & (k - 1)) as u64, blk[i]);
-            ac[i] = x;
-            vc[i] = y;
+            xs[i] = x;
+            ys[i] = y;
             sa[i] += x;
             sv[i] += y;
         }
+        a.extend_from_slice(&xs);
+        v.extend_from_slice(&ys);
     }
     // The last nodes (fewer than a batch, only when there are fewer than 8 / 2^O nodes left).
-    for (r, &q) in nodes[whole * per..].iter().enumerate() {
+    for &q in &nodes[whole * per..] {
         for j in 0..k {
             let b = fk.ccr(q ^ tweaks[j]);
             let (x, y) = W::leaf_words(fk, q, j as u64, b);
-            a_tail[r * k + j] = x;
-            v_tail[r * k + j] = y;
+            a.push(x);
+            v.push(y);
             sa[j] += x;
             sv[j] += y;
         }
@@ -314,12 +315,16 @@ pub(crate) struct Ctx<'a, W> {
     pub(crate) spare: &'a mut Vec<Vec<W>>,
 }
 
-/// A vector of length `n` whose contents the caller overwrites entirely: a spare one if there
-/// is one (no page faults, no zeroing), else a fresh one.
+/// An empty vector with room for `n` words, which the caller fills in order: a spare one if
+/// there is one (no page faults), else a fresh allocation (never zero-filled: the output stage
+/// touches each page first).
 fn take_vec<W: DuoWord>(spare: &mut Vec<Vec<W>>, n: usize) -> Vec<W> {
     match spare.pop() {
-        Some(v) if v.len() == n => v,
-        _ => vec![W::ZERO; n],
+        Some(mut v) if v.capacity() >= n => {
+            v.clear();
+            v
+        }
+        _ => Vec::with_capacity(n),
     }
 }
 
@@ -692,10 +697,11 @@ pub(crate) fn helper_evaluate<W: DuoWord>(
             let mut flags = Vec::new();
             key.for_each_leaf_chunk(|start, nodes| {
                 let (lo, hi) = (start << o, (start + nodes.len()) << o);
+                debug_assert_eq!(t.len(), lo);
                 flags.resize(nodes.len(), 0);
                 let mut sums = Sums::new();
+                convert_outputs(nodes, o, &mut t, &mut v, &mut flags, &mut sums);
                 let (ts, vs) = (&mut t[lo..hi], &mut v[lo..hi]);
-                convert_outputs(nodes, o, ts, vs, &mut flags, &mut sums);
                 finish_outputs(ts, vs, &flags, o, ocw, side == Side::One);
             });
             Half { t, v }

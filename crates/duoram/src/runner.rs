@@ -149,6 +149,15 @@ impl Comm {
     }
 }
 
+/// The CPU time this thread has used so far (Linux: `/proc/thread-self/schedstat`), or `None`
+/// where that is not available. On a shared machine it separates a party's own work from the
+/// time it waited for a core.
+pub fn thread_cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
 /// One party's measurements.
 #[derive(Clone, Debug)]
 pub struct PartyReport {
@@ -164,6 +173,10 @@ pub struct PartyReport {
     pub online: [Duration; 3],
     /// Operations per kind.
     pub counts: [usize; 3],
+    /// This party's CPU time in preprocessing (zero where not available).
+    pub preprocessing_cpu: Duration,
+    /// This party's CPU time online per kind (zero where not available).
+    pub online_cpu: [Duration; 3],
     /// Preprocessing communication.
     pub preprocessing_comm: Comm,
     /// Init communication.
@@ -230,6 +243,26 @@ impl BenchOutcome {
         })
     }
 
+    /// CPU time per operation summed over the three parties: preprocessing, and online per
+    /// kind (`None` if no operation of that kind ran). With one core per party the wall time
+    /// cannot be below the largest party's share; on two cores, not below half the sum.
+    pub fn cpu_per_op(&self) -> (Duration, [Option<Duration>; 3]) {
+        let ops = self.config.ops.max(1) as u32;
+        let prep: Duration = self.parties.iter().map(|p| p.preprocessing_cpu).sum();
+        let online = Kind::ALL.map(|k| {
+            let i = k.index();
+            let count = self.parties.first().map_or(0, |p| p.counts[i]);
+            (count > 0).then(|| {
+                self.parties
+                    .iter()
+                    .map(|p| p.online_cpu[i])
+                    .sum::<Duration>()
+                    / count as u32
+            })
+        });
+        (prep / ops, online)
+    }
+
     /// Preprocessing payload bytes per operation, summed over the parties.
     pub fn preprocessing_bytes_per_op(&self) -> f64 {
         let total: u64 = self
@@ -284,11 +317,17 @@ impl BenchOutcome {
                     })
                     .collect();
                 format!(
-                    "{{\"party\":{},\"setup_ms\":{:.3},\"preprocessing_ms\":{:.3},\"init_ms\":{:.3},\
-                     \"online\":{{{}}},\"preprocessing\":{},\"init\":{},\"setup\":{}}}",
+                    "{{\"party\":{},\"setup_ms\":{:.3},\"preprocessing_ms\":{:.3},\
+                     \"preprocessing_cpu_ms\":{:.3},\"online_cpu_ms\":[{:.3},{:.3},{:.3}],\
+                     \"init_ms\":{:.3},\"online\":{{{}}},\"preprocessing\":{},\"init\":{},\
+                     \"setup\":{}}}",
                     p.party.index(),
                     ms(p.setup),
                     ms(p.preprocessing),
+                    ms(p.preprocessing_cpu),
+                    ms(p.online_cpu[0]),
+                    ms(p.online_cpu[1]),
+                    ms(p.online_cpu[2]),
                     ms(p.init),
                     online.join(","),
                     comm(&p.preprocessing_comm),
@@ -401,13 +440,17 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
     let mut o = Duoram::<Z64>::setup(session, cfg.n, party_seed(cfg.seed, me))?;
     let setup = t.elapsed();
     let mut preprocessing = Duration::ZERO;
+    let mut preprocessing_cpu = Duration::ZERO;
     let mut online = [Duration::ZERO; 3];
+    let mut online_cpu = [Duration::ZERO; 3];
     let mut counts = [0usize; 3];
+    let cpu = || thread_cpu_time().unwrap_or_default();
     let mut prep = |o: &mut Duoram<Z64>, k: usize| -> Result<(), DuoramError> {
         o.session_mut().set_phase("preprocess");
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu());
         o.preprocess(k)?;
         preprocessing += t.elapsed();
+        preprocessing_cpu += cpu().saturating_sub(c);
         Ok(())
     };
     o.session_mut().set_phase("init");
@@ -430,7 +473,7 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
             prep(&mut o, 1)?;
         }
         o.session_mut().set_phase(kind.phase());
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu());
         let out = match kind {
             Kind::Read => o.read(addr)?,
             Kind::Update => {
@@ -440,6 +483,7 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
             Kind::Write => o.write(addr, value)?,
         };
         online[kind.index()] += t.elapsed();
+        online_cpu[kind.index()] += cpu().saturating_sub(c);
         counts[kind.index()] += 1;
         if cfg.verify {
             outputs.push(out);
@@ -456,6 +500,8 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
         init,
         online,
         counts,
+        preprocessing_cpu,
+        online_cpu,
         preprocessing_comm: Comm::of(&stats, "preprocess"),
         init_comm: Comm::of(&stats, "init"),
         setup_comm: Comm::of(&stats, "setup"),
