@@ -8,18 +8,18 @@
 //! (the "V + E steps" formulation: every step either pops a vertex or scans one edge, so
 //! V + E steps always suffice — each vertex is popped at most once and each edge scanned at
 //! most once — and steps beyond the real work are idle). The memory holds, in one DORAM:
-//! the queue `Q` (V + 1 words, Q[0] = s), the distances `D` (V words, initially the sentinel
-//! V; D[s] is set to 0 by one write), the CSR offsets `OFF` (V + 1 words) and targets `T`
+//! the queue `Q` (V + 1 words, Q\[0\] = s), the distances `D` (V words, initially the sentinel
+//! V; D\[s\] is set to 0 by one write), the CSR offsets `OFF` (V + 1 words) and targets `T`
 //! (E + 1 words, the last a padding 0). Registers in the engine: head, tail, the edge pointer
 //! ptr and end of the current vertex, and its distance du. Each step:
 //! 1. is_end = [ptr = end], empty = [head = tail] (one batch of equalities);
 //!    pop = is_end ∧ ¬empty, edge = ¬is_end (idle when both are 0);
 //! 2. w = read(pop ? Q + head : T + ptr) — one access whose address is selected between two
 //!    arrays of the same memory;
-//! 3. dw = D[w], sw = OFF[w], ew = OFF[w + 1] (three reads, one conversion round);
+//! 3. dw = D\[w\], sw = OFF\[w\], ew = OFF[w + 1] (three reads, one conversion round);
 //! 4. visit = edge ∧ [dw = V]; on pop: ptr, end, du := sw, ew, dw and head += 1; on edge:
 //!    ptr += 1;
-//! 5. if visit: D[w] := du + 1, Q[tail] := w, tail += 1 (two conditional writes).
+//! 5. if visit: D\[w\] := du + 1, Q\[tail\] := w, tail += 1 (two conditional writes).
 //!
 //! **Costs**, with b = bits of max(V, E):
 //! * DORAM accesses: 1 + 6·(V + E) on a backend that hides the op type (two conditional writes
@@ -141,7 +141,7 @@ pub fn plan(vertices: usize, edges: usize, hides_op: bool) -> Plan {
 /// The memory of a BFS run.
 #[derive(Clone, Copy, Debug)]
 pub struct BfsMemory {
-    /// The queue, V + 1 words, Q[0] = source.
+    /// The queue, V + 1 words, Q\[0\] = source.
     pub queue: OArray,
     /// Distances, V words, initially V (the sentinel).
     pub dist: OArray,

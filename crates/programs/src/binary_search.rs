@@ -8,13 +8,13 @@
 //! t"): the branch-free search with a public window length. `base` (secret) and `len`
 //! (public, starts at n) keep the answer in [base, base + len] with base + len ≤ n; while
 //! len > 1, probe A[base + ⌊len/2⌋ − 1] and add ⌊len/2⌋ to base if it is below the key;
-//! len −= ⌊len/2⌋ either way. The base update base += ⌊len/2⌋·[A < key] is linear, so a probe
-//! costs one read and one comparison and no select. The last probe reads A[base]
+//! len −= ⌊len/2⌋ either way. The base update base += ⌊len/2⌋·\[A < key\] is linear, so a probe
+//! costs one read and one comparison and no select. The last probe reads A\[base\]
 //! (base ≤ n − 1) and compares it with the key for both < and = (one comparison), together
-//! with [base = n − 1]: the index is base + lt; if lt = 0, found = [A[base] = key]; otherwise
+//! with [base = n − 1]: the index is base + lt; if lt = 0, found = [A\[base\] = key]; otherwise
 //! the entry at the index is read — at index − [index = n], so that the address stays in
 //! range and the memory holds exactly n words (a sentinel word would push n = 2^20 to a
-//! 2^21-word DORAM) — and found = [index < n]·[A[index] = key]. Comparisons run on 64 bits
+//! 2^21-word DORAM) — and found = \[index < n\]·[A\[index\] = key]. Comparisons run on 64 bits
 //! ([`KEY_BITS`]).
 //!
 //! **Costs** for n ≥ 1, with p = ⌈log₂ n⌉ + 1 probes (n = 0: nothing at all, the output is
@@ -135,7 +135,7 @@ pub fn search<D: Backend>(
 
 /// The same search as a linear scan in the engine over secret `entries` (no DORAM): the index
 /// is the number of entries below the key, and `found` = Σ_i [i = index]·[A_i = key], where
-/// [i = index] = [A_{i−1} < key] − [A_i < key] for a sorted array. One batch of n comparisons
+/// [i = index] = [A_{i−1} < key] − \[A_i < key\] for a sorted array. One batch of n comparisons
 /// (1 + 6 rounds) and one round of n products.
 ///
 /// # Errors

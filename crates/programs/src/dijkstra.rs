@@ -15,7 +15,7 @@
 //!    ties go to the lower index);
 //! 2. visited_j += [j = u] (one batch of V equalities);
 //! 3. row u of `W`: V reads at the secret addresses u·V + j;
-//! 4. relax: dist_j := min(dist_j, du + W[u][j]) (one batch of V less-than, one of selects).
+//! 4. relax: dist_j := min(dist_j, du + W\[u\]\[j\]) (one batch of V less-than, one of selects).
 //!
 //! Visited vertices are never improved (du ≥ their distance), and an unreachable u has
 //! du = INF, so INF + w is never below any distance.

@@ -1,4 +1,153 @@
-//! Secure three-party RAM programs (work in progress).
+//! Secure three-party RAM programs for doram: a [`Machine`] that runs the CPU step of a RAM
+//! program in generic MPC (the compute engine [`doram_mpc::Engine`]) and keeps its memory in a
+//! distributed ORAM, and four programs on it — [`binary_search`], [`bfs`], [`dijkstra`] and
+//! stable [`matching`] — with entry points for distrustful parties and benchmarks.
+//!
+//! This is the architecture of Ramen §1 and Fig. 11 ("a next-step function in generic MPC plus
+//! a DORAM") and of Gordon et al. §3 (the RAM model: one memory, a small state, a
+//! next-instruction function; running time fixed in advance).
+//!
+//! | item | what it is |
+//! |---|---|
+//! | [`Machine`] | one party's machine: engine + one DORAM memory of arrays; reads, writes, conditional writes, updates; per-part costs |
+//! | [`OArray`] | an array in the machine's memory, indexed by secrets |
+//! | [`Backend`], [`BackendKind`] | the DORAMs a machine runs on: [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), [`Ramen`](doram_ramen::Ramen), [`Duoram<Fp>`](doram_duoram::Duoram) |
+//! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over a machine, `run_party`, `run_local` |
+//! | [`input`] | parsers for sorted arrays, edge lists and preference lists |
+//! | [`Roles`], [`RunConfig`], [`PartyRun`] | who owns the data, who queries, who learns the output |
+//! | [`bench`](mod@bench) | benchmarks with the ORAM/CPU split and JSON output |
+//!
+//! # The security model
+//! Three parties, honest majority, one passive corruption. Secrets are replicated shares in
+//! the engine and additive shares in the DORAM. What every party learns: the public sizes the
+//! data owner announces (n; V and E; k), the program, and — on a backend that reveals it — the
+//! type of each access, which every program here fixes in advance (it is part of the program
+//! text, not of the data). The messages each party sends and receives (count, sizes, rounds)
+//! are a function of the sizes only; the tests check this on transcripts for every program and
+//! backend. Only the receiver learns the output.
+//!
+//! # How to write a program
+//! A program is an ordinary Rust function over a [`Machine`]. Its control flow may depend on
+//! public values only (sizes, loop counters); everything that depends on secrets is computed
+//! with the engine — arithmetic on shares, comparisons, selects — so that running time and the
+//! sequence of operations are fixed by the public sizes (Gordon et al. §2.1: the running time
+//! "on x, D is exactly t"). The steps:
+//!
+//! 1. **Set up** the machine on the party's session: [`Machine::setup`].
+//! 2. **Plan**: compute from the public sizes how many comparisons (random bits) and DORAM
+//!    accesses the program makes, and preprocess them ([`Machine::preprocess_bits`]; DORAM
+//!    preprocessing happens in [`Machine::boot`]). The tests check that the plan is exact.
+//! 3. **Input** the small secrets into the engine ([`doram_mpc::Online::input`], via
+//!    [`Machine::engine_in`]) and **lay out the memory**: one array per table
+//!    ([`Machine::alloc_input`] shares the owner's data without any message,
+//!    [`Machine::alloc_fill`] for public initial values, [`Machine::alloc_secret`] for engine
+//!    values). Then [`Machine::boot`] creates the DORAM over all arrays and loads them.
+//! 4. **Run** the steps: [`Machine::read`] / [`Machine::read_many`] with secret indices,
+//!    [`Machine::cpu`] for a batch of engine operations (put independent operations in one
+//!    batch: a batch costs the rounds of one operation), [`Machine::write`] when the new value
+//!    is computed anyway, [`Machine::cond_write`] when whether to write is secret, and
+//!    [`Machine::update`] for read–modify–write. Never branch on an opened value.
+//! 5. **Output**: open the results to the receiver only ([`doram_mpc::Online::open_to`];
+//!    [`Machine::snapshot`] for whole arrays).
+//!
+//! Which op type a backend hides matters in step 4: [`Machine::hides_op_type`] says whether
+//! the DORAM hides reads from writes. `cond_write` is one hidden-op access on Ramen and the
+//! linear scan, and a read, a select and a write on Duoram — the same public sequence whatever
+//! the condition — so a program written with it is correct and oblivious on every backend.
+//!
+//! ## Worked example: binary search
+//! The search of [`binary_search::search`], simplified to its core (the library version also
+//! computes "found" and keeps every address in range): the window length `len` is public and
+//! shrinks the same way whatever the comparisons say, and the secret `base` moves by a linear
+//! function of the comparison bit, so no select is needed.
+//! ```
+//! use doram_core::PartyId;
+//! use doram_field::Fp;
+//! use doram_mpc::{Input, Secret};
+//! use doram_oram::LinearScanOram;
+//! use doram_programs::{Machine, OArray, Part, ProgramError, run_three, to_int};
+//!
+//! /// The number of entries below `key` in the sorted, non-empty `array` (its partition
+//! /// point).
+//! fn lower_bound(
+//!     m: &mut Machine<LinearScanOram<Fp>>,
+//!     array: OArray,
+//!     key: Secret,
+//! ) -> Result<Secret, ProgramError> {
+//!     let me = m.me();
+//!     // The answer is in [base, base + len], and base + len ≤ n.
+//!     let mut base = Secret::ZERO;
+//!     let mut len = array.len();
+//!     while len > 1 {
+//!         let half = len / 2;
+//!         let probe = base.add_public(Fp::from_u64(half as u64 - 1), me);
+//!         let v = m.read(array, probe)?; // one DORAM access at a secret address
+//!         let below = m.cpu(|on| on.lt_many(&[(v, key)], 64))?[0];
+//!         // base += half·[v < key]: linear in the bit, no round.
+//!         base += below.value() * Fp::from_u64(half as u64);
+//!         // The same public length whichever way the comparison went.
+//!         len -= half;
+//!     }
+//!     let v = m.read(array, base)?;
+//!     let below = m.cpu(|on| on.lt_many(&[(v, key)], 64))?[0];
+//!     Ok(base + below.value())
+//! }
+//!
+//! let data = [3u64, 5, 5, 8, 13, 21, 34];
+//! let key = 9u64;
+//! // P0 owns the array, P1 the key, P2 learns the result.
+//! let results = run_three(7, |session, seed| {
+//!     let me = session.me();
+//!     let mut m = Machine::<LinearScanOram<Fp>>::setup(session, seed)?;
+//!     let k = [key];
+//!     let key = m.engine_in(Part::Input, |on| {
+//!         on.input(match me {
+//!             PartyId::P1 => Input::Own(&k[..]),
+//!             _ => Input::Peer { dealer: PartyId::P1, count: 1 },
+//!         })
+//!     })?[0];
+//!     let owned = (me == PartyId::P0).then_some(&data[..]);
+//!     let array = m.alloc_input(PartyId::P0, owned, data.len())?;
+//!     m.boot(0)?; // accesses preprocess inline
+//!     let index = lower_bound(&mut m, array, key)?;
+//!     let out = m.engine_in(Part::Output, |on| on.open_to(PartyId::P2, &[index]))?;
+//!     out.map(|v| to_int(v[0], data.len() as u128 + 1, "index")).transpose()
+//! });
+//! let [p0, p1, p2] = results.map(|r| r.unwrap());
+//! assert_eq!((p0, p1), (None, None));
+//! assert_eq!(p2, Some(data.partition_point(|&x| x < key) as u64));
+//! ```
+//! The library's [`binary_search::run_party`] adds the rest: the owner announces n
+//! ([`announce_sizes`]), inputs are checked before anything is sent, the random bits are
+//! preprocessed to the exact count ([`binary_search::plan`]), and the backend is chosen at run
+//! time.
+//!
+//! # Sessions and shares
+//! A party has one session; the DORAM owns it and the engine borrows it between accesses (see
+//! [`machine`] for why that is safe, and how shares convert between the engine's replicated
+//! and the DORAM's additive form). The engine computes in F_p, so all backends run with F_p
+//! words — Duoram as the generic `Duoram<Fp>` rather than over Z_2^64 with a conversion per
+//! access.
+//!
+//! # Choosing a backend
+//! * **Duoram** ([`BackendKind::Duoram`]): Init is essentially free (the memory is just
+//!   re-shared), an access costs O(log n) communication and O(n) local work (DPF evaluation),
+//!   and its DPF preprocessing runs inline per access when the material would not fit in
+//!   memory. The op type is public. This is the backend for large memories searched a few
+//!   times: binary search over 2^20 secret 64-bit entries, end to end (sharing, Init, 22
+//!   accesses, output), takes 13 s on the 2-vCPU development machine with the three parties
+//!   as threads (see [`bench`](mod@bench)).
+//! * **Ramen** ([`BackendKind::Ramen`]): O(√n·log n) per access amortised over an epoch of
+//!   √n accesses, hides the op type — the backend for long programs with many accesses (BFS,
+//!   Dijkstra, matching); its first epoch (the tags of the whole memory) makes a single search
+//!   over 2^20 entries expensive.
+//! * **Linear scan** ([`BackendKind::LinearScan`]): O(n) per access, 2 online rounds; the
+//!   baseline and second oracle for small memories.
+//!
+//! # Errors
+//! [`ProgramError`]: inputs are parsed and checked with typed [`InputError`]s before a party
+//! sends anything; peer faults (closed links, timeouts, malformed messages, announced sizes
+//! out of bounds) name the peer; nothing panics on peer input.
 
 pub mod bench;
 pub mod bfs;

@@ -16,11 +16,11 @@
 //! proposer) and `PARTNER` (k words, the sentinel k for "free"). The engine holds `cur`, the
 //! proposer about to propose (the sentinel k when nobody is free), and `fresh`, the next
 //! proposer who has never proposed. Each iteration:
-//! 1. i = NEXT[cur], a = PREF[cur·k + i] (two dependent reads);
-//! 2. q = PARTNER[a] and r_new = RANK[a·k + cur] (one batch), then r_old = RANK[a·k + q];
-//! 3. active = [cur ≠ k], free = [q = k], better = [r_new < r_old] (one batch of
+//! 1. i = NEXT\[cur\], a = PREF[cur·k + i] (two dependent reads);
+//! 2. q = PARTNER\[a\] and r_new = RANK[a·k + cur] (one batch), then r_old = RANK[a·k + q];
+//! 3. active = [cur ≠ k], free = [q = k], better = \[r_new < r_old\] (one batch of
 //!    comparisons), accept = active ∧ (free ∨ better);
-//! 4. NEXT[cur] := i + active; PARTNER[a] := accept ? cur : q (plain writes: the new values
+//! 4. NEXT\[cur\] := i + active; PARTNER\[a\] := accept ? cur : q (plain writes: the new values
 //!    are computed, so no conditional write is needed and the op sequence is the same on
 //!    every backend);
 //! 5. cur := accept ? (free ? fresh : q) : cur, fresh += accept ∧ free. A rejected proposer
