@@ -259,7 +259,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
         Program::BinarySearch | Program::LinearSearch => {
             let mut data: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
             data.sort_unstable();
-            let key = if n > 0 && rng.next_u64() % 2 == 0 {
+            let key = if n > 0 && rng.next_u64().is_multiple_of(2) {
                 data[below(&mut rng, n as u64) as usize]
             } else {
                 rng.next_u64()
