@@ -124,12 +124,12 @@
 //!    [`DuoramError::MaterialMismatch`]; the pool refuses to hand out an id twice
 //!    ([`DuoramError::MaterialReused`]).
 //! 10. **P2 pipelines**: in a preprocessing run of several batches P2 sends the next batch's
-//!    correlations before evaluating the previous batch's key halves, so its evaluation overlaps
-//!    the primaries' generation.
+//!     correlations before evaluating the previous batch's key halves, so its evaluation overlaps
+//!     the primaries' generation.
 //! 11. **Out-of-range addresses** are not detectable (addresses are shared): an address `a ≥ n`
-//!    reads and writes cell `a mod 2^h` (a padding cell if `n ≤ a mod 2^h`), for `Fp` as long
-//!    as `a + 2^{h+41}` stays below p; the opened offset then no longer hides it. Nothing panics
-//!    or hangs, and message sizes do not change.
+//!     reads and writes cell `a mod 2^h` (a padding cell if `n ≤ a mod 2^h`), for `Fp` as long
+//!     as `a + 2^{h+41}` stays below p; the opened offset then no longer hides it. Nothing
+//!     panics or hangs, and message sizes do not change.
 //!
 //! # Example
 //! Three parties in one process, one thread each:
