@@ -1,0 +1,120 @@
+//! Peer faults end every party's run with a typed error naming the peer, never a panic or a
+//! hang: announced sizes out of bounds, and a party that leaves in the middle of a program.
+
+use std::time::Duration;
+
+use doram_core::{PartyId, Seed};
+use doram_field::Fp;
+use doram_mpc::Secret;
+use doram_mpc::testkit::test_seed;
+use doram_net::{LocalMesh, NetError, Session};
+use doram_oram::LinearScanOram;
+use doram_programs::{BackendKind, Machine, ProgramError, Roles, RunConfig, bfs, binary_search};
+
+fn run_on_mesh<T: Send>(
+    f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
+) -> Vec<Result<T, ProgramError>> {
+    let sessions = LocalMesh::new(3).timeout(Duration::from_secs(10)).build();
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .map(|session| {
+                let seed = Seed([session.me().index() as u8; 16]);
+                s.spawn(move || f(session, seed))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    })
+}
+
+#[test]
+fn oversized_announcements_blame_the_owner() {
+    let _ = test_seed();
+    let roles = Roles::default();
+    let r = run_on_mesh(|mut session, seed| {
+        let me = session.me();
+        if me == roles.owner {
+            // A deviating owner announces n = 2^40.
+            for p in [PartyId::P1, PartyId::P2] {
+                session.send(p, &vec![1u64 << 40])?;
+            }
+            return Ok(None);
+        }
+        let config = RunConfig {
+            backend: BackendKind::LinearScan,
+            roles,
+            seed,
+        };
+        let key = (me == roles.querier).then_some(5);
+        binary_search::run_party(session, &config, None, key).map(|r| r.output)
+    });
+    for res in &r[1..] {
+        match res {
+            Err(
+                e @ ProgramError::BadSizes {
+                    peer: PartyId::P0, ..
+                },
+            ) => {
+                assert_eq!(e.peer(), Some(PartyId::P0));
+            }
+            other => panic!("expected BadSizes from P0, got {other:?}"),
+        }
+    }
+    // A wrong number of sizes, too.
+    let r = run_on_mesh(|mut session, seed| {
+        let me = session.me();
+        if me == roles.owner {
+            for p in [PartyId::P1, PartyId::P2] {
+                session.send(p, &vec![3u64])?;
+            }
+            return Ok(None);
+        }
+        let config = RunConfig {
+            backend: BackendKind::LinearScan,
+            roles,
+            seed,
+        };
+        let src = (me == roles.querier).then_some(0);
+        bfs::run_party(session, &config, None, src).map(|r| r.output)
+    });
+    assert!(r[1..].iter().all(|x| matches!(
+        x,
+        Err(ProgramError::BadSizes {
+            peer: PartyId::P0,
+            ..
+        })
+    )));
+}
+
+#[test]
+fn a_party_leaving_mid_program_is_a_typed_error_elsewhere() {
+    let _ = test_seed();
+    let r = run_on_mesh(|session, seed| {
+        let me = session.me();
+        let mut m = Machine::<LinearScanOram<Fp>>::setup(session, seed)?;
+        let a = m.alloc_fill(8, 3)?;
+        m.boot(0)?;
+        let mut i = Secret::ZERO;
+        for step in 0..4 {
+            if me == PartyId::P2 && step == 2 {
+                return Ok(()); // leaves: its session is dropped
+            }
+            let v = m.read(a, i)?;
+            let lt = m.cpu(|on| on.lt_many(&[(v, i)], 8))?;
+            i += lt[0].value();
+        }
+        Ok(())
+    });
+    assert!(r[2].is_ok());
+    for res in &r[..2] {
+        match res {
+            Err(ProgramError::Net(NetError::Closed { peer })) => assert_eq!(*peer, PartyId::P2),
+            Err(e) => assert_eq!(e.peer(), Some(PartyId::P2), "{e}"),
+            Ok(()) => panic!("the run cannot complete without P2"),
+        }
+    }
+}
