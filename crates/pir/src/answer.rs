@@ -13,7 +13,7 @@ use crate::db::Database;
 /// Rows per parallel task.
 const BLOCK: usize = 1 << 13;
 /// Rows per column pass when a record has several chunks.
-const ROWS: usize = 64;
+const ROWS: usize = 32;
 
 /// Adds `Σ zy[2x]·rows[x·m + j]` (and the y half) into `acc[2j]`, `acc[2j + 1]`.
 #[inline]
@@ -29,11 +29,16 @@ fn kernel(zy: &[u64], rows: &[u64], m: usize, acc: &mut [Fp64Acc]) {
     } else {
         // Several chunks: column by column over a few rows at a time, so that the two
         // accumulators stay in registers and the rows stay in L1/L2.
+        // Each block is first copied in one sequential read (which the hardware prefetcher
+        // streams from memory) and then read column-wise from the cache.
         let count = zy.len() / 2;
+        let mut buf = vec![0u64; ROWS * m];
         for r0 in (0..count).step_by(ROWS) {
             let r1 = (r0 + ROWS).min(count);
             let shares = &zy[2 * r0..2 * r1];
-            let block = &rows[r0 * m..r1 * m];
+            let block = &mut buf[..(r1 - r0) * m];
+            block.copy_from_slice(&rows[r0 * m..r1 * m]);
+            let block = &*block;
             for (j, pair) in acc.chunks_exact_mut(2).enumerate() {
                 let (mut a, mut b) = (Fp64Acc::new(), Fp64Acc::new());
                 for (s, &d) in shares.chunks_exact(2).zip(block[j..].iter().step_by(m)) {
