@@ -178,7 +178,7 @@ pub struct LinkBytes {
 /// The result of a query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueryOutcome {
-    /// The record D[i].
+    /// The record `D[i]`.
     pub value: Vec<u8>,
     /// `None` if the protocol completed; otherwise the deviation and the fallback taken.
     pub fallback: Option<Fallback>,

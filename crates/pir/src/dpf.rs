@@ -5,7 +5,7 @@
 //!
 //! # Conventions
 //! * A tree node is a [`Block`] = "127-bit seed ‖ control bit t" (bit 0 is t); see
-//!   [`crate::prg`]. The root of party b is `seed_b | b` (Algorithm 1, step 1: t̂^{0,0}_b = b).
+//!   the `prg` module. The root of party b is `seed_b | b` (Algorithm 1, step 1: t̂^{0,0}_b = b).
 //! * Levels are numbered j = 1..n; node ℓ at level j−1 has children 2ℓ and 2ℓ+1, so the bit
 //!   of r used at level j is bit n−j of the integer r (MSB first, spec §11 P5). Leaf x is the
 //!   evaluation point x.
@@ -167,7 +167,7 @@ pub fn g_level(r_bits: [bool; 2], xors: [[Block; 2]; 2]) -> Cw {
     }
 }
 
-/// G-oracle call n+1 (Functionality 2; Algorithm 1, step 10): q = [T_1 > T_0] and
+/// G-oracle call n+1 (Functionality 2; Algorithm 1, step 10): q = 1 if T_1 > T_0 (else 0) and
 /// γ = (−1)^q (v − W_0 + W_1), componentwise.
 pub fn g_final(t: [u32; 2], w: [[Fp64; 2]; 2], v_shares: [[Fp64; 2]; 2]) -> [Fp64; 2] {
     let q = t[1] > t[0];
