@@ -134,11 +134,14 @@
 //! * Timeouts stand for the synchrony the model assumes: the client's timeout must exceed what
 //!   an honest server may take (S_2 refilling an empty pool, the inner product), or an honest
 //!   but slow server is blamed.
-//! * S_2 sends partial views to S_0 and S_1 from one thread over one mesh session. A corrupt
-//!   holder that stops reading its socket can, once the TCP buffers are full, delay the other
-//!   holder's partial views by up to the mesh send timeout; queries in that window see an
-//!   honest holder's view missing and trust the corrupt holder. Independent sender paths per
-//!   holder would close this.
+//! * S_2 sends the partial views to S_0 and S_1 from one thread over one mesh session and pools
+//!   an instance only after both sends returned. A corrupt holder that stops reading its
+//!   socket can therefore stall production, once the TCP buffers are full, for up to the mesh
+//!   send timeout (`timeout_ms` of `doram.toml`); after that its link is marked failed and
+//!   production continues. The guarantee needs the timeouts ordered: mesh timeout + one key
+//!   generation < [`ServerConfig::instance_wait`] < the client's timeout (minus the inner
+//!   product time); otherwise a client may time out on an honest S_2 while the pool is stalled.
+//!   [`server::serve_tls`] warns when the first inequality does not hold.
 //! * The fallback reveals i to an honest server (allowed by the definition); the 4-server
 //!   variant of footnote 1 is not implemented.
 

@@ -694,10 +694,23 @@ pub fn serve_tls(
     net: &Config,
     client_address: &str,
 ) -> Result<ServeReport, PirError> {
+    check_timeouts(server, net);
     let me = server.role().party();
     let listener = ServiceListener::bind(client_address, net, me)?;
     let mesh = Session::connect(net, me)?;
     server.serve(Some(mesh), listener)
+}
+
+/// Warns when a stalled holder link could outlast the instance wait (see the crate's
+/// limitations).
+fn check_timeouts(server: &Server, net: &Config) {
+    if server.shared.config.instance_wait <= net.timeout {
+        warn!(
+            instance_wait = ?server.shared.config.instance_wait,
+            mesh_timeout = ?net.timeout,
+            "the instance wait should exceed the mesh timeout (plus one key generation)"
+        );
+    }
 }
 
 /// [`serve_tls`] with an already bound client listener (e.g. on port 0 in tests).
@@ -706,6 +719,7 @@ pub fn serve_tls_on(
     net: &Config,
     client_listener: std::net::TcpListener,
 ) -> Result<ServeReport, PirError> {
+    check_timeouts(server, net);
     let me = server.role().party();
     let listener = ServiceListener::from_listener(client_listener, net, me)?;
     let mesh = Session::connect(net, me)?;
