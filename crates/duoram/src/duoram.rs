@@ -82,6 +82,8 @@ pub struct Duoram<W: DuoWord> {
     state: State<W>,
     /// Vectors of consumed material, kept for the next preprocessing (at most [`SPARE`]).
     spare: Vec<Vec<W>>,
+    /// The level buffers of the last preprocessing batch, kept for the next one.
+    blocks: Vec<Vec<u128>>,
 }
 
 /// Vectors of consumed material kept for reuse: one operation's worth at a primary.
@@ -184,6 +186,7 @@ impl<W: DuoWord> Duoram<W> {
             pool: Pool::new(),
             state: State::Fresh,
             spare: Vec::new(),
+            blocks: Vec::new(),
         })
     }
 
@@ -260,6 +263,7 @@ impl<W: DuoWord> Duoram<W> {
             rng: &mut self.rng,
             h: self.h,
             spare: &mut self.spare,
+            blocks: &mut self.blocks,
         };
         let mut pending: Option<PendingKeys<W>> = None;
         let mut left = ops;

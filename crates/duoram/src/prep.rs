@@ -40,7 +40,6 @@
 
 use doram_core::PartyId;
 use doram_dpf::HalfTreeLevels;
-use doram_dpf::levels::{correct_level, hash_level};
 use doram_net::Session;
 use doram_prim::aes::{BATCH, Block, fixed_key, lsb, mask};
 use doram_prim::{AesPrg, PairwisePrgs};
@@ -313,6 +312,72 @@ pub(crate) struct Ctx<'a, W> {
     pub(crate) h: usize,
     /// Vectors of length 2^h left over from consumed material, reused before allocating.
     pub(crate) spare: &'a mut Vec<Vec<W>>,
+    /// Level buffers kept between batches.
+    pub(crate) blocks: &'a mut Vec<Vec<Block>>,
+}
+
+/// Block buffers kept between batches (two per DPF of a one-operation batch).
+const BLOCK_SPARE: usize = 2 * DPFS;
+
+/// An empty block buffer with room for `cap` blocks (a kept one if possible).
+fn take_blocks(spare: &mut Vec<Vec<Block>>, cap: usize) -> Vec<Block> {
+    match spare.pop() {
+        Some(mut v) if v.capacity() >= cap => {
+            v.clear();
+            v
+        }
+        _ => Vec::with_capacity(cap),
+    }
+}
+
+/// Keeps a block buffer for the next batch (up to [`BLOCK_SPARE`]).
+fn give_blocks(spare: &mut Vec<Vec<Block>>, v: Vec<Block>) {
+    if spare.len() < BLOCK_SPARE {
+        spare.push(v);
+    }
+}
+
+/// Applies a level's correction word to uncorrected children in place: each pair
+/// `(H(s), H(s) ⊕ s)` gets `lsb(s)·CW` on both (App. C, step 6; `s` is the pair's XOR).
+fn correct_pairs(level: &mut [Block], cw: Block) {
+    for p in level.chunks_exact_mut(2) {
+        let m = mask(lsb(p[0] ^ p[1])) & cw;
+        p[0] ^= m;
+        p[1] ^= m;
+    }
+}
+
+/// One level of App. C, steps 1–2 (and step 6 of the level above): corrects `src` in place
+/// with the pending correction word of its level (if any), then appends the uncorrected
+/// children `H(s)`, `H(s) ⊕ s` of every node to `dst` (cleared first) and returns the XOR of
+/// the hashes, `A_b`.
+fn expand_raw(src: &mut [Block], pending: Option<Block>, dst: &mut Vec<Block>) -> Block {
+    if let Some(cw) = pending {
+        correct_pairs(src, cw);
+    }
+    let fk = fixed_key();
+    dst.clear();
+    let mut acc = [0u128; BATCH];
+    let mut chunks = src.chunks_exact(BATCH);
+    for c in &mut chunks {
+        let mut h: [Block; BATCH] = std::array::from_fn(|i| c[i]);
+        fk.ccr8(&mut h);
+        let mut kids = [0u128; 2 * BATCH];
+        for i in 0..BATCH {
+            acc[i] ^= h[i];
+            kids[2 * i] = h[i];
+            kids[2 * i + 1] = h[i] ^ c[i];
+        }
+        dst.extend_from_slice(&kids);
+    }
+    let mut x = acc.iter().fold(0, |a, b| a ^ b);
+    for &s in chunks.remainder() {
+        let h = fk.ccr(s);
+        x ^= h;
+        dst.push(h);
+        dst.push(h ^ s);
+    }
+    x
 }
 
 /// An empty vector with room for `n` words, which the caller fills in order: a spare one if
@@ -451,16 +516,28 @@ pub(crate) fn primary_batch<W: DuoWord>(
     }
 
     // App. C, levels: one exchange per level for all DPFs of the batch.
-    let mut nodes: Vec<Vec<Block>> = roots.iter().map(|&r| vec![r]).collect();
+    // Each DPF's current level is kept *uncorrected* (children `H(s)`, `H(s) ⊕ s` of corrected
+    // parents); the level's correction is applied while the next level is hashed, so every level
+    // is one pass over memory.
+    let mut nodes: Vec<Vec<Block>> = roots
+        .iter()
+        .map(|&r| {
+            let mut v = take_blocks(ctx.blocks, 1 << levels);
+            v.push(r);
+            v
+        })
+        .collect();
+    let mut next: Vec<Vec<Block>> = (0..dpfs)
+        .map(|_| take_blocks(ctx.blocks, 1 << levels))
+        .collect();
     let mut cws: Vec<Vec<Block>> = vec![Vec::with_capacity(levels); dpfs];
     for l in 0..levels {
-        let mut hashes: Vec<Vec<Block>> = Vec::with_capacity(dpfs);
         let mut mine = Vec::with_capacity(dpfs);
         let mut out = Out::new(first, dpfs * 16);
         for d in 0..dpfs {
-            let mut hs = vec![0; nodes[d].len()];
-            let a = hash_level(&nodes[d], &mut hs);
-            hashes.push(hs);
+            let pending = if l == 0 { None } else { Some(cws[d][l - 1]) };
+            let a = expand_raw(&mut nodes[d], pending, &mut next[d]);
+            std::mem::swap(&mut nodes[d], &mut next[d]);
             // App. A: z_b = x_b·(y_b ⊕ (y_{1−b} ⊕ Y_{1−b})) ⊕ Y_b·(x_{1−b} ⊕ X_{1−b}) ⊕ Z_b.
             let i = d * levels + l;
             let z = (mask(x_of(d, l)) & (roots[d] ^ their_y[d]))
@@ -474,11 +551,13 @@ pub(crate) fn primary_batch<W: DuoWord>(
         let what = "a level's correction-word share (Duoram App. C, step 3)";
         let mut m = In::open(bytes, peer, what, dpfs * 16, first)?;
         for d in 0..dpfs {
-            let cw = mine[d] ^ m.block();
-            cws[d].push(cw);
-            let mut next = vec![0; 2 * nodes[d].len()];
-            correct_level(cw, &nodes[d], &hashes[d], &mut next);
-            nodes[d] = next;
+            cws[d].push(mine[d] ^ m.block());
+        }
+    }
+    // The last level's correction, applied to the output nodes.
+    if levels > 0 {
+        for d in 0..dpfs {
+            correct_pairs(&mut nodes[d], cws[d][levels - 1]);
         }
     }
 
@@ -496,6 +575,10 @@ pub(crate) fn primary_batch<W: DuoWord>(
         halves.push(Half { t, v });
         flags.push(f);
         sums.push(s);
+        give_blocks(ctx.blocks, out_nodes);
+    }
+    for b in next.drain(..) {
+        give_blocks(ctx.blocks, b);
     }
 
     // App. D (as an output correction): (OCW, OCW') = pm·(E − C, G − C'), one Beaver
