@@ -30,6 +30,10 @@ pub enum Direction {
 /// A wire tap: sees every client–server payload (`server`, direction, bytes).
 pub type Tap = dyn Fn(ServerId, Direction, &[u8]) + Send + Sync;
 
+/// A transport-level fault injector on client connections: decides the fate of each frame
+/// (`server`, direction, index of the frame on that link and direction, payload).
+pub type Injector = dyn Fn(ServerId, Direction, u64, &mut Vec<u8>) -> Tamper + Send + Sync;
+
 /// Settings of a [`LocalCluster`].
 #[derive(Clone)]
 pub struct LocalOptions {
@@ -43,6 +47,8 @@ pub struct LocalOptions {
     pub shaping: Shaping,
     /// Optional wire tap on client connections.
     pub tap: Option<Arc<Tap>>,
+    /// Optional transport fault injection on client connections (after the tap).
+    pub inject: Option<Arc<Injector>>,
 }
 
 impl Default for LocalOptions {
@@ -53,6 +59,7 @@ impl Default for LocalOptions {
             client_timeout: Duration::from_secs(10),
             shaping: Shaping::default(),
             tap: None,
+            inject: None,
         }
     }
 }
@@ -64,6 +71,7 @@ impl std::fmt::Debug for LocalOptions {
             .field("instance_wait", &self.instance_wait)
             .field("client_timeout", &self.client_timeout)
             .field("tapped", &self.tap.is_some())
+            .field("injecting", &self.inject.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -160,15 +168,22 @@ impl LocalCluster {
             let mut mesh = LocalMesh::new(2)
                 .timeout(self.options.client_timeout)
                 .shaping(self.options.shaping);
-            if let Some(tap) = self.options.tap.clone() {
-                mesh = mesh.tamper(move |from: PartyId, _to, _k, payload: &mut Vec<u8>| {
+            let tap = self.options.tap.clone();
+            let inject = self.options.inject.clone();
+            if tap.is_some() || inject.is_some() {
+                mesh = mesh.tamper(move |from: PartyId, _to, k, payload: &mut Vec<u8>| {
                     let dir = if from == SERVICE_CLIENT {
                         Direction::ToServer
                     } else {
                         Direction::ToClient
                     };
-                    tap(id, dir, payload);
-                    Tamper::Pass
+                    if let Some(t) = &tap {
+                        t(id, dir, payload);
+                    }
+                    match &inject {
+                        Some(f) => f(id, dir, k, payload),
+                        None => Tamper::Pass,
+                    }
                 });
             }
             let mut pair = mesh.build();

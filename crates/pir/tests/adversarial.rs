@@ -255,3 +255,50 @@ fn blame_follows_the_evidence() {
         cluster.shutdown();
     }
 }
+
+#[test]
+fn transport_faults_from_one_server() {
+    // Broken frames at the transport level (not just bad payloads): an oversized announcement,
+    // a garbage header, a frame cut short by a closing connection.
+    use doram_net::Tamper;
+    let f = fixture(8, 32, 9);
+    // Frames S_i → client: 0 = info, then per query: S2 1 view pair; S_b view, answer.
+    let cases: Vec<(ServerId, u64, Tamper)> = vec![
+        (ServerId::S2, 1, Tamper::Oversize),
+        (ServerId::S2, 1, Tamper::Truncate(7)),
+        (ServerId::S0, 1, Tamper::Replace(vec![0xff; 40])),
+        (ServerId::S1, 2, Tamper::Oversize),
+        (ServerId::S1, 2, Tamper::Truncate(30)),
+        (ServerId::S0, 2, Tamper::Silence),
+        (ServerId::S1, 0, Tamper::Close),
+    ];
+    for (corrupt, frame, fault) in cases {
+        let ctx = format!("{corrupt} frame {frame} {fault:?}");
+        let fault2 = fault.clone();
+        let options = LocalOptions {
+            client_timeout: TIMEOUT,
+            inject: Some(Arc::new(move |s, d, k, _p: &mut Vec<u8>| {
+                if s == corrupt && d == Direction::ToClient && k == frame {
+                    fault2.clone()
+                } else {
+                    Tamper::Pass
+                }
+            })),
+            ..LocalOptions::default()
+        };
+        let cluster = LocalCluster::honest(f.db.clone(), options).unwrap();
+        let mut client = cluster.client().unwrap();
+        let mut fell_back = false;
+        for i in [3u64, 17, 31] {
+            let out = client.query(i).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}");
+            if let Some(fb) = &out.fallback {
+                fell_back = true;
+                assert_ne!(fb.trusted, corrupt, "{ctx}");
+                assert!(fb.suspects.contains(corrupt), "{ctx}: {fb:?}");
+            }
+        }
+        assert!(fell_back, "{ctx}: fault not noticed");
+        cluster.shutdown();
+    }
+}
