@@ -91,3 +91,34 @@ fn servers_never_see_the_index() {
     // Δ = i − r with fresh r: 40 queries of the same index give (almost surely) many shifts.
     assert!(deltas.len() > 30, "only {} distinct shifts", deltas.len());
 }
+
+#[test]
+fn concurrent_clients_do_not_block_each_other() {
+    let values: Vec<u64> = (0..512u64).map(|x| x ^ 0xabcdef).collect();
+    let db = Arc::new(Database::from_u64s(&values).unwrap());
+    let cluster = LocalCluster::honest(db, LocalOptions::default()).unwrap();
+    // A client that connects and then stays silent mid-query holds nothing up.
+    let idle = cluster.client().unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let mut client = cluster.client().unwrap();
+            let values = &values;
+            s.spawn(move || {
+                for k in 0..5u64 {
+                    let i = (t * 97 + k * 31) % 512;
+                    let out = client.query(i).unwrap();
+                    assert_eq!(out.value, values[i as usize].to_le_bytes());
+                    assert!(out.fallback.is_none());
+                }
+            });
+        }
+    });
+    drop(idle);
+    let reports = cluster.shutdown();
+    // S2 began 20 queries, each holder answered 20, each with its own instance.
+    let r: Vec<_> = reports.into_iter().map(Result::unwrap).collect();
+    assert_eq!(r[2].queries, 20);
+    assert_eq!(r[0].queries, 20);
+    assert_eq!(r[1].queries, 20);
+    assert!(r[2].instances >= 20);
+}
