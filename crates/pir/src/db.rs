@@ -97,6 +97,7 @@ impl DbInfo {
         let words = info.words();
         let ok = (1..=MAX_RECORD_BYTES).contains(&(info.record_size as usize))
             && info.count >= 1
+            && info.count <= 1u64 << MAX_DOMAIN_BITS
             && info.domain_bits == domain_bits_for(info.count)
             && (info.mask_chunks == 0
                 || usize::from(info.mask_chunks) == words.div_ceil(MASK_BITS));
@@ -506,5 +507,30 @@ mod tests {
         assert_eq!(db.record(2).expect("r"), u64::MAX.to_le_bytes());
         assert!(Database::from_csv("nope\n".as_bytes(), 8).is_err());
         assert!(Database::from_csv("0x0102030405060708090a\n".as_bytes(), 8).is_err());
+    }
+}
+
+#[cfg(test)]
+mod info_tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_are_bounded() {
+        let db = Database::from_u64s(&[1, 2, 3]).expect("db");
+        let mut w = Writer::default();
+        db.info().put(&mut w);
+        let mut r = Reader::new(&w.0, "info");
+        assert_eq!(DbInfo::get(&mut r).expect("valid"), db.info());
+        for (off, bytes) in [
+            (36usize, u64::MAX.to_le_bytes().to_vec()), // count
+            (44, vec![9]),                              // domain bits
+            (32, 0u32.to_le_bytes().to_vec()),          // record size
+            (45, 7u16.to_le_bytes().to_vec()),          // mask chunks
+        ] {
+            let mut bad = w.0.clone();
+            bad[off..off + bytes.len()].copy_from_slice(&bytes);
+            let mut r = Reader::new(&bad, "info");
+            assert!(DbInfo::get(&mut r).is_err(), "offset {off}");
+        }
     }
 }
