@@ -3,28 +3,33 @@
 //! **Inputs**: the data owner's weighted directed graph (V vertices, E edges, weights in
 //! `0..=`[`MAX_WEIGHT`](crate::input::MAX_WEIGHT)), the querier's source s < V. **Output**:
 //! for every vertex the length of a shortest path from s, `None` if unreachable (internally
-//! the sentinel [`INF`] = 2^52, above every path length of up to 2^20 edges of weight < 2^32).
+//! the sentinel [`INF`] = 2^44, above every path of up to [`MAX_V`] − 1 edges of weight
+//! < 2^32).
 //!
 //! **Algorithm**: the dense O(V²) form of Dijkstra, which is oblivious once its selection is
 //! (every iteration touches every vertex): the DORAM holds the V × V weight matrix `W`
 //! (row-major; the smallest weight among parallel edges, [`INF`] where there is no edge, self
 //! loops dropped), and the engine holds the distance vector and visited bits, indexed
 //! publicly. V iterations, each:
-//! 1. u = argmin over unvisited vertices of dist (a tournament over keys
-//!    dist_j + visited_j·2^53: ⌈log₂ V⌉ levels of one batch of less-than and one of selects;
-//!    ties go to the lower index);
-//! 2. visited_j += [j = u] (one batch of V equalities);
+//! 1. the smallest key dist_j + visited_j·2^45 (unvisited vertices first) by a tournament:
+//!    ⌈log₂ V⌉ levels of one batch of less-than and one of selects, keeping each level's
+//!    comparison bits (ties go to the lower index);
+//! 2. the winner's one-hot vector h, top-down through the recorded bits (one product per
+//!    tournament pair, ⌈log₂ V⌉ rounds); u = Σ j·h_j and visited_j += h_j are linear;
 //! 3. row u of `W`: V reads at the secret addresses u·V + j;
-//! 4. relax: dist_j := min(dist_j, du + W\[u\]\[j\]) (one batch of V less-than, one of selects).
+//! 4. relax: dist_j := min(dist_j, du + W\[u\]\[j\]) (one batch of V less-than, one of
+//!    selects).
 //!
 //! Visited vertices are never improved (du ≥ their distance), and an unreachable u has
-//! du = INF, so INF + w is never below any distance.
+//! du = INF, so INF + w is never below any distance. All keys and tentative distances stay
+//! below 2^46, the comparisons' bit length [`DIST_BITS`].
 //!
-//! **Costs**: V² DORAM reads on a memory of V² words; 3V² comparisons — per iteration
-//! (V − 1) + V less-than at 54 bits ([`DIST_BITS`]) and V equalities at ⌈log₂ V⌉ bits, plus
-//! V equalities to place the source; rounds per iteration: ⌈log₂ V⌉·(1 + 6 + 1) for the tournament,
-//! 1 + ⌈log₂ b⌉ for the one-hot, the reads and one conversion round, 1 + 6 + 1 for the
-//! relaxation. Time and access pattern depend on V only (E is announced but not used).
+//! **Costs**: V² DORAM reads on a memory of V² words; 2V² − V less-than at 46 bits (per
+//! iteration V − 1 in the tournament and V in the relaxation) and V equalities at ⌈log₂ V⌉
+//! bits to place the source; per iteration 3V − 2 products besides the comparisons' own;
+//! rounds per iteration: ⌈log₂ V⌉·(1 + 6 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot
+//! vector, the reads' own and one conversion round, 1 + 6 + 1 for the relaxation. Time and
+//! access pattern depend on V only (E is announced but not used).
 
 use doram_core::Seed;
 use doram_field::Fp;
@@ -38,14 +43,15 @@ use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for
 use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three};
 use crate::with_backend;
 
-/// The "no path" and "no edge" sentinel: 2^52.
-pub const INF: u64 = 1 << 52;
+/// The "no path" and "no edge" sentinel: 2^44, above every path of up to 2^12 − 1 edges of
+/// weight below 2^32.
+pub const INF: u64 = 1 << 44;
 
-/// Added to the key of a visited vertex: 2^53.
-const VISITED: u64 = 1 << 53;
+/// Added to the key of a visited vertex: 2^45.
+const VISITED: u64 = 1 << 45;
 
-/// Bit length of distance comparisons: keys and tentative distances are below 2^54.
-pub const DIST_BITS: u32 = 54;
+/// Bit length of distance comparisons: keys and tentative distances are below 2^46.
+pub const DIST_BITS: u32 = 46;
 
 /// The largest vertex count the entry points accept (the matrix has V² words).
 pub const MAX_V: u64 = 1 << 12;
@@ -98,7 +104,7 @@ pub fn plan(vertices: usize) -> Plan {
     let v = vertices;
     let b = bits_for(v.saturating_sub(1) as u64) as usize;
     let lt = v * (v.saturating_sub(1) + v);
-    let eq = v * v + v;
+    let eq = v;
     Plan {
         accesses: v * v,
         comparisons: lt + eq,
@@ -132,38 +138,62 @@ pub fn dijkstra<D: Backend>(
             .collect())
     })?;
     let mut visited = vec![Secret::ZERO; v];
+    let one = c(1);
     for _ in 0..v {
-        // Step 1: the tournament.
-        let mut items: Vec<(Secret, Secret)> = (0..v)
-            .map(|j| (dist[j] + visited[j] * Fp::from_u64(VISITED), ids[j]))
+        // Step 1: the tournament, keeping each level's comparison bits.
+        let mut items: Vec<Secret> = (0..v)
+            .map(|j| dist[j] + visited[j] * Fp::from_u64(VISITED))
             .collect();
+        let mut levels: Vec<(usize, Vec<SecretBit>)> = Vec::new();
         while items.len() > 1 {
-            items = m.cpu(|on| {
+            let (next, bits) = m.cpu(|on| {
                 let pairs: Vec<(Secret, Secret)> =
-                    items.chunks_exact(2).map(|p| (p[1].0, p[0].0)).collect();
+                    items.chunks_exact(2).map(|p| (p[1], p[0])).collect();
                 let right_smaller = on.lt_many(&pairs, DIST_BITS)?;
-                let mut sel: Vec<(SecretBit, Secret, Secret)> = Vec::new();
-                for (p, &r) in items.chunks_exact(2).zip(&right_smaller) {
-                    sel.push((r, p[1].0, p[0].0));
-                    sel.push((r, p[1].1, p[0].1));
-                }
-                let s = on.select_many(&sel)?;
-                let mut next: Vec<(Secret, Secret)> =
-                    s.chunks_exact(2).map(|x| (x[0], x[1])).collect();
+                let sel: Vec<(SecretBit, Secret, Secret)> = items
+                    .chunks_exact(2)
+                    .zip(&right_smaller)
+                    .map(|(p, &r)| (r, p[1], p[0]))
+                    .collect();
+                let mut next = on.select_many(&sel)?;
                 if items.len() % 2 == 1 {
                     next.push(items[items.len() - 1]);
                 }
-                Ok(next)
+                Ok((next, right_smaller))
+            })?;
+            levels.push((items.len(), bits));
+            items = next;
+        }
+        let du = items[0];
+        // Step 2: the winner's one-hot vector, top-down through the recorded bits (one
+        // product per pair), then u = Σ j·[j = u] and visited += [j = u].
+        let mut onehot = vec![one];
+        for (len, bits) in levels.iter().rev() {
+            onehot = m.cpu(|on| {
+                let pairs: Vec<(Secret, Secret)> = bits
+                    .iter()
+                    .zip(&onehot)
+                    .map(|(b, &p)| (p, b.value()))
+                    .collect();
+                let right = on.mul_many(&pairs)?;
+                let mut down = Vec::with_capacity(*len);
+                for (&p, r) in onehot.iter().zip(right) {
+                    down.push(p - r);
+                    down.push(r);
+                }
+                if len % 2 == 1 {
+                    down.push(onehot[bits.len()]);
+                }
+                Ok(down)
             })?;
         }
-        let (du, u) = items[0];
-        // Step 2: mark u.
-        let onehot = m.cpu(|on| {
-            let pairs: Vec<_> = ids.iter().map(|&j| (j, u)).collect();
-            on.eq_many(&pairs, b)
-        })?;
-        for (vis, h) in visited.iter_mut().zip(&onehot) {
-            *vis += h.value();
+        let u: Secret = onehot
+            .iter()
+            .enumerate()
+            .map(|(j, &h)| h * Fp::from_u64(j as u64))
+            .sum();
+        for (vis, &h) in visited.iter_mut().zip(&onehot) {
+            *vis += h;
         }
         // Step 3: row u.
         let row_start = u * Fp::from_u64(v as u64);
