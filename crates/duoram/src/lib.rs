@@ -172,6 +172,7 @@
 
 pub mod duoram;
 pub mod error;
+mod hash;
 mod interface;
 pub(crate) mod material;
 pub mod msgs;

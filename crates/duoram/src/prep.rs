@@ -46,6 +46,7 @@ use doram_prim::{AesPrg, PairwisePrgs};
 use rand_core::RngCore;
 
 use crate::error::DuoramError;
+use crate::hash::{RUN, ccr_in_place};
 use crate::material::{Half, Material};
 use crate::msgs::{In, Out};
 use crate::role::Side;
@@ -203,8 +204,8 @@ fn convert_outputs<W: DuoWord>(
     }
 }
 
-/// [`convert_outputs`] with `2^O` slots per node known at compile time: one 8-block hash call
-/// per `8 / 2^O` nodes, per-slot sums in registers, outputs written in order.
+/// [`convert_outputs`] with `2^O` slots per node known at compile time: one hash call per
+/// `RUN / 2^O` nodes, per-slot sums in registers, outputs written in order.
 #[inline(always)]
 fn convert_fixed<W: DuoWord, const O: usize>(
     nodes: &[Block],
@@ -215,7 +216,6 @@ fn convert_fixed<W: DuoWord, const O: usize>(
 ) {
     let fk = fixed_key();
     let k = 1usize << O;
-    let per = BATCH >> O;
     let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
     let mut sa = [W::ZERO; BATCH];
     let mut sv = [W::ZERO; BATCH];
@@ -224,26 +224,31 @@ fn convert_fixed<W: DuoWord, const O: usize>(
         *f = u8::from(lsb(q));
         flagged += u64::from(lsb(q));
     }
-    let whole = nodes.len() / per;
+    // Runs of RUN outputs (RUN / 2^O nodes), one cipher call each.
+    let per_run = RUN >> O;
+    let whole = nodes.len() / per_run;
     a.reserve(nodes.len() << O);
     v.reserve(nodes.len() << O);
-    for qs in nodes.chunks_exact(per) {
-        let mut blk: [Block; BATCH] = std::array::from_fn(|i| qs[i >> O] ^ tweaks[i]);
-        fk.ccr8(&mut blk);
-        let mut xs = [W::ZERO; BATCH];
-        let mut ys = [W::ZERO; BATCH];
-        for i in 0..BATCH {
+    let mut blk = [0u128; RUN];
+    let mut xs = [W::ZERO; RUN];
+    let mut ys = [W::ZERO; RUN];
+    for qs in nodes.chunks_exact(per_run) {
+        for (i, b) in blk.iter_mut().enumerate() {
+            *b = qs[i >> O] ^ tweaks[i & (BATCH - 1)];
+        }
+        ccr_in_place(&mut blk);
+        for i in 0..RUN {
             let (x, y) = W::leaf_words(fk, qs[i >> O], (i & (k - 1)) as u64, blk[i]);
             xs[i] = x;
             ys[i] = y;
-            sa[i] += x;
-            sv[i] += y;
+            sa[i & (BATCH - 1)] += x;
+            sv[i & (BATCH - 1)] += y;
         }
         a.extend_from_slice(&xs);
         v.extend_from_slice(&ys);
     }
-    // The last nodes (fewer than a batch, only when there are fewer than 8 / 2^O nodes left).
-    for &q in &nodes[whole * per..] {
+    // The last nodes (fewer than a run).
+    for &q in &nodes[whole * per_run..] {
         for j in 0..k {
             let b = fk.ccr(q ^ tweaks[j]);
             let (x, y) = W::leaf_words(fk, q, j as u64, b);
@@ -355,29 +360,20 @@ fn expand_raw(src: &mut [Block], pending: Option<Block>, dst: &mut Vec<Block>) -
     if let Some(cw) = pending {
         correct_pairs(src, cw);
     }
-    let fk = fixed_key();
     dst.clear();
-    let mut acc = [0u128; BATCH];
-    let mut chunks = src.chunks_exact(BATCH);
-    for c in &mut chunks {
-        let mut h: [Block; BATCH] = std::array::from_fn(|i| c[i]);
-        fk.ccr8(&mut h);
-        let mut kids = [0u128; 2 * BATCH];
-        for i in 0..BATCH {
-            acc[i] ^= h[i];
-            kids[2 * i] = h[i];
-            kids[2 * i + 1] = h[i] ^ c[i];
+    let mut acc = 0u128;
+    let mut h = [0u128; RUN];
+    for c in src.chunks(RUN) {
+        let h = &mut h[..c.len()];
+        h.copy_from_slice(c);
+        ccr_in_place(h);
+        for (&x, &s) in h.iter().zip(c) {
+            acc ^= x;
+            dst.push(x);
+            dst.push(x ^ s);
         }
-        dst.extend_from_slice(&kids);
     }
-    let mut x = acc.iter().fold(0, |a, b| a ^ b);
-    for &s in chunks.remainder() {
-        let h = fk.ccr(s);
-        x ^= h;
-        dst.push(h);
-        dst.push(h ^ s);
-    }
-    x
+    acc
 }
 
 /// An empty vector with room for `n` words, which the caller fills in order: a spare one if
