@@ -52,7 +52,9 @@ pub struct ServerConfig {
     /// Which server this is.
     pub role: ServerId,
     /// Offline instances S_2 keeps ready (S_0/S_1 hold what S_2 sent them, up to
-    /// `pool_size + max_clients + 4`, evicting the oldest beyond that).
+    /// `pool_size + max_clients + 4`, evicting the oldest beyond that). Each instance at a key
+    /// holder takes 16·2^n bytes (256 MiB at n = 24): size the pool and `max_clients`
+    /// accordingly.
     pub pool_size: usize,
     /// How long a request waits for offline material before it is refused.
     pub instance_wait: Duration,
@@ -497,6 +499,11 @@ impl Server {
                 Err(NetError::Timeout { .. }) => {
                     if sh.shutdown.hard() || last.elapsed() >= sh.config.idle_timeout {
                         return;
+                    }
+                    // A fetched instance whose shift does not come is dropped (unused, never
+                    // reused), so idle connections do not pin 16N bytes each.
+                    if fetched.is_some() && last.elapsed() >= sh.config.instance_wait {
+                        fetched = None;
                     }
                     continue;
                 }
