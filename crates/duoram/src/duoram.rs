@@ -771,3 +771,99 @@ fn sub_v<W: DuoWord>(z: &mut [W], half: &Half<W>, mt: Range<usize>, f: W) {
         *zk -= half.v[j] + f * half.t[j];
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doram_field::Z64;
+    use doram_mpc::deal_additive;
+
+    /// After Init and a mix of operations the state satisfies the invariants of Lemma 3 at
+    /// every party: D̃_b = D_b + ζ_b, P2's blinds equal the primaries', D_0 + D_1 is the memory
+    /// (and zero on the padding cells).
+    #[test]
+    fn blinded_shares_stay_consistent() {
+        let n = 13;
+        let initial: Vec<Z64> = (0..n as u64).map(|i| Z64(i * 1000 + 1)).collect();
+        let mut rng = AesPrg::new(Seed([9; 16]));
+        let mut mem: [Vec<Additive<Z64>>; 3] = Default::default();
+        for &x in &initial {
+            for (v, s) in mem.iter_mut().zip(deal_additive(x, &mut rng)) {
+                v.push(s);
+            }
+        }
+        // (addr, value, kind): 0 read, 1 update, 2 write.
+        let program = [
+            (3u64, 5u64, 1u8),
+            (3, 0, 0),
+            (12, 77, 2),
+            (0, 9, 1),
+            (12, 1, 1),
+        ];
+        let mut shares: [Vec<(Additive<Z64>, Additive<Z64>)>; 3] = Default::default();
+        for &(a, v, _) in &program {
+            let a = deal_additive(Z64(a), &mut rng);
+            let v = deal_additive(Z64(v), &mut rng);
+            for i in 0..3 {
+                shares[i].push((a[i], v[i]));
+            }
+        }
+        let states: Vec<Memory<Z64>> = std::thread::scope(|s| {
+            let handles: Vec<_> = Session::local_mesh(3)
+                .into_iter()
+                .map(|session| {
+                    let (mem, shares) = (&mem, &shares);
+                    s.spawn(move || {
+                        let me = session.me();
+                        let seed = Seed([me.index() as u8 + 1; 16]);
+                        let mut o = Duoram::<Z64>::setup(session, n, seed).unwrap();
+                        o.init(&mem[me.index()]).unwrap();
+                        for (&(_, _, kind), &(a, v)) in program.iter().zip(&shares[me.index()]) {
+                            match kind {
+                                0 => drop(o.read(a).unwrap()),
+                                1 => o.update(a, v).unwrap(),
+                                _ => drop(o.write(a, v).unwrap()),
+                            }
+                        }
+                        match std::mem::replace(&mut o.state, State::Fresh) {
+                            State::Ready(m) => m,
+                            _ => panic!("not ready"),
+                        }
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let [p0, p1, p2] = <[Memory<Z64>; 3]>::try_from(states).ok().unwrap();
+        let (
+            Memory::Primary {
+                d: d0,
+                dt: dt1,
+                z: z0,
+            },
+            Memory::Primary {
+                d: d1,
+                dt: dt0,
+                z: z1,
+            },
+        ) = (p0, p1)
+        else {
+            panic!("roles")
+        };
+        let Memory::Helper { z0: h0, z1: h1 } = p2 else {
+            panic!("roles")
+        };
+        let mut want = initial.clone();
+        want.resize(16, Z64(0));
+        want[3] += Z64(5);
+        want[12] = Z64(77);
+        want[0] += Z64(9);
+        want[12] += Z64(1);
+        for i in 0..16 {
+            assert_eq!(dt0[i], d0[i] + z0[i], "D̃0 at {i}");
+            assert_eq!(dt1[i], d1[i] + z1[i], "D̃1 at {i}");
+            assert_eq!((h0[i], h1[i]), (z0[i], z1[i]), "P2's blinds at {i}");
+            assert_eq!(d0[i] + d1[i], want[i], "memory at {i}");
+        }
+    }
+}
