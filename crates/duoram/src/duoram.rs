@@ -866,4 +866,66 @@ mod tests {
             assert_eq!(d0[i] + d1[i], want[i], "memory at {i}");
         }
     }
+
+    /// The preprocessed material satisfies §4.1.1 and App. D: for each of the three DPFs,
+    /// `t_0 + t_1 = e_ri` and `v_0 + v_1 = −(F_0 + F_1)·e_ri` at one point ri whose additive
+    /// shares the primaries hold, and P2's halves equal the primaries' (P0's DPF #2, P1's #3).
+    #[test]
+    fn preprocessed_material_is_a_unit_vector_triple() {
+        for n in [1usize, 2, 5, 8, 37, 300] {
+            let mats: Vec<Vec<Material<Z64>>> = std::thread::scope(|s| {
+                let handles: Vec<_> = Session::local_mesh(3)
+                    .into_iter()
+                    .map(|session| {
+                        s.spawn(move || {
+                            let seed = Seed([session.me().index() as u8 + 7; 16]);
+                            let mut o = Duoram::<Z64>::setup(session, n, seed).unwrap();
+                            o.preprocess(3).unwrap();
+                            (0..3).map(|_| o.pool.take().unwrap().unwrap()).collect()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let big = 1usize << log2_ceil(n);
+            for op in 0..3 {
+                let (
+                    Material::Primary {
+                        ri: r0,
+                        dpf: a,
+                        f: f0,
+                        ..
+                    },
+                    Material::Primary {
+                        ri: r1,
+                        dpf: b,
+                        f: f1,
+                        ..
+                    },
+                    Material::Helper { from0, from1, .. },
+                ) = (&mats[0][op], &mats[1][op], &mats[2][op])
+                else {
+                    panic!("roles")
+                };
+                let ri = (*r0 + *r1).0 as usize;
+                assert!(ri < big, "n = {n}: ri = {ri}");
+                for k in 0..3 {
+                    for i in 0..big {
+                        let e = Z64(u64::from(i == ri));
+                        assert_eq!(a[k].t[i] + b[k].t[i], e, "n = {n}, DPF {k}, t at {i}");
+                        let v = a[k].v[i] + b[k].v[i];
+                        assert_eq!(v, -(f0[k] + f1[k]) * e, "n = {n}, DPF {k}, v at {i}");
+                    }
+                }
+                assert!(
+                    from0.t == a[1].t && from0.v == a[1].v,
+                    "n = {n}: P2's half of #2"
+                );
+                assert!(
+                    from1.t == b[2].t && from1.v == b[2].v,
+                    "n = {n}: P2's half of #3"
+                );
+            }
+        }
+    }
 }
