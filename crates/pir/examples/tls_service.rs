@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut addresses = Vec::new();
     for id in ServerId::ALL {
         let behaviour = match (corrupt, id) {
-            (Some(c), ServerId::S2) if c == 2 => Behaviour::TamperView,
+            (Some(2), ServerId::S2) => Behaviour::TamperView,
             (Some(c), s) if c == s.index() => Behaviour::WrongZ,
             _ => Behaviour::Honest,
         };
