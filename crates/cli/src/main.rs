@@ -13,6 +13,7 @@ mod processes;
 mod progress;
 mod ramen;
 mod report;
+mod run;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -50,6 +51,12 @@ enum Command {
     /// The main job: three local parties over mutually authenticated TLS run a private lookup
     /// and print what each one sent.
     Demo(demo::DemoArgs),
+    /// Run a secure RAM program (binary search, BFS, Dijkstra, stable matching) between three
+    /// local parties: the data owner's input, the querier's key or source, the output only to
+    /// the receiver.
+    ///
+    /// Example: `doram run binary-search --data sorted.csv --key 42`.
+    Run(run::LocalRunArgs),
     /// Measure primitives and protocols (release builds only give meaningful figures).
     Bench(bench::BenchArgs),
 }
@@ -61,6 +68,7 @@ fn main() -> std::process::ExitCode {
         Command::Certs(a) => certs::run(&a, cli.json),
         Command::Party(a) => party::run(&a, cli.json),
         Command::Demo(a) => demo::run(&a, cli.json, cli.quiet),
+        Command::Run(a) => run::run(&a, cli.json),
         Command::Bench(a) => bench::run(&a, cli.json, cli.quiet),
     };
     match result {

@@ -34,6 +34,9 @@ pub enum Job {
     Ramen(crate::ramen::RamenArgs),
     /// One party of the 3P-Duoram benchmark (the same options on every party).
     Duoram(crate::duoram::DuoramArgs),
+    /// One party of a secure RAM program; give only this party's role's inputs (the owner
+    /// `--data`/`--graph`/`--prefs`, the querier `--key`/`--source`).
+    Run(crate::run::RunArgs),
 }
 
 /// Arguments of the lookup job (the same on every party, except `--index` for the client).
@@ -161,6 +164,17 @@ pub fn run(args: &PartyArgs, json: bool) -> Result<()> {
             let session = Session::connect(&config, me)
                 .with_context(|| format!("{me} could not connect to its peers"))?;
             crate::duoram::party_job(session, d, json)?;
+        }
+        Job::Run(r) => {
+            if config.n_parties() != 3 {
+                bail!(
+                    "programs need a three-party config (got {})",
+                    config.n_parties()
+                );
+            }
+            let session = Session::connect(&config, me)
+                .with_context(|| format!("{me} could not connect to its peers"))?;
+            crate::run::party_job(session, r, json)?;
         }
     }
     Ok(())

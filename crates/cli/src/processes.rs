@@ -20,6 +20,18 @@ pub fn run_parties<T: DeserializeOwned>(
     job_args: &[String],
     shaping: Shaping,
 ) -> Result<Vec<T>> {
+    run_parties_with(job, |_| job_args.to_vec(), shaping)
+}
+
+/// [`run_parties`] with each party's own job arguments (e.g. only its own role's inputs).
+///
+/// # Errors
+/// As [`run_parties`].
+pub fn run_parties_with<T: DeserializeOwned>(
+    job: &str,
+    job_args: impl Fn(PartyId) -> Vec<String>,
+    shaping: Shaping,
+) -> Result<Vec<T>> {
     let dir = tempfile::tempdir()?;
     let config = generate_local(dir.path(), 3, Addresses::FreeLocalPorts)?;
     if shaping != Shaping::NONE {
@@ -32,7 +44,7 @@ pub fn run_parties<T: DeserializeOwned>(
             let mut c = Command::new(&exe);
             c.args(["--json", "party", "--config"]).arg(&config);
             c.args(["--id", &p.index().to_string(), job]);
-            c.args(job_args);
+            c.args(job_args(*p));
             c.stdout(Stdio::piped())
                 .spawn()
                 .with_context(|| format!("cannot start {p}"))

@@ -31,7 +31,7 @@ fn help_lists_the_commands() {
     let out = doram().arg("--help").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for cmd in ["certs", "party", "demo", "bench"] {
+    for cmd in ["certs", "party", "demo", "run", "bench"] {
         assert!(text.contains(cmd), "--help does not mention {cmd}");
     }
 }
@@ -348,5 +348,158 @@ fn bench_compare_rejects_bad_ranges() {
         let out = doram().args(&args).output().unwrap();
         assert!(!out.status.success(), "{args:?} was accepted");
         assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+    }
+}
+
+/// Writes `text` to `name` in `dir` and returns the path as a string.
+fn file(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("the temporary directory is writable");
+    p.to_str().expect("temporary paths are UTF-8").to_string()
+}
+
+#[test]
+fn run_programs_give_the_plaintext_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let sorted: String = (0..100).map(|i| format!("{}\n", 3 * i)).collect();
+    let data = file(dir.path(), "sorted.csv", &sorted);
+    for (key, index, found) in [(42u64, 14u64, true), (43, 15, false), (1000, 100, false)] {
+        let v = run_json(&[
+            "run",
+            "binary-search",
+            "--data",
+            &data,
+            "--key",
+            &key.to_string(),
+        ]);
+        assert_eq!(v["output"]["index"], index, "key {key}");
+        assert_eq!(v["output"]["found"], found, "key {key}");
+        // Only the receiver (P2 by default) reports the output.
+        let parties = v["parties"].as_array().unwrap();
+        assert!(parties[0]["output"].is_null() && parties[1]["output"].is_null());
+    }
+    let edges = file(dir.path(), "e.csv", "0,1\n1,2\n2,3\n3,0\n4,5\n");
+    let v = run_json(&[
+        "run",
+        "bfs",
+        "--graph",
+        &edges,
+        "--source",
+        "1",
+        "--backend",
+        "linear-scan",
+    ]);
+    assert_eq!(
+        v["output"]["distances"],
+        serde_json::json!([3, 0, 1, 2, null, null])
+    );
+    let weighted = file(dir.path(), "w.csv", "0,1,4\n0,2,1\n2,1,2\n1,3,1\n");
+    let v = run_json(&["run", "dijkstra", "--graph", &weighted, "--source", "0"]);
+    assert_eq!(v["output"]["distances"], serde_json::json!([0, 3, 1, 4]));
+    let prefs = file(
+        dir.path(),
+        "p.json",
+        r#"{"proposers": [[0,1,2],[1,0,2],[0,2,1]], "acceptors": [[1,0,2],[0,1,2],[2,1,0]]}"#,
+    );
+    let v = run_json(&[
+        "run",
+        "stable-matching",
+        "--prefs",
+        &prefs,
+        "--receiver",
+        "0",
+    ]);
+    assert_eq!(
+        v["output"]["proposer_partner"],
+        serde_json::json!([0, 1, 2])
+    );
+    assert!(!v["parties"][0]["output"].is_null());
+}
+
+#[test]
+fn run_as_processes_gives_each_party_only_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = file(dir.path(), "sorted.csv", "1\n5\n9\n13\n");
+    let v = run_json(&[
+        "run",
+        "--processes",
+        "binary-search",
+        "--data",
+        &data,
+        "--key",
+        "9",
+        "--owner",
+        "2",
+        "--querier",
+        "0",
+        "--receiver",
+        "1",
+    ]);
+    assert_eq!(v["output"]["index"], 2);
+    assert_eq!(v["output"]["found"], true);
+    assert!(!v["parties"][1]["output"].is_null());
+}
+
+#[test]
+fn run_rejects_malformed_inputs_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let unsorted = file(dir.path(), "u.csv", "5\n3\n");
+    let sorted = file(dir.path(), "s.csv", "3\n5\n");
+    let neg = file(dir.path(), "n.csv", "0,1,-4\n");
+    let edges = file(dir.path(), "e.csv", "0,1\n1,2\n");
+    let prefs = file(
+        dir.path(),
+        "p.json",
+        r#"{"proposers": [[0,1],[1]], "acceptors": [[1,0],[0,1]]}"#,
+    );
+    for (args, expect) in [
+        (
+            vec!["run", "binary-search", "--data", &unsorted, "--key", "1"],
+            "smaller than",
+        ),
+        (vec!["run", "binary-search", "--data", &sorted], "--key"),
+        (
+            vec!["run", "dijkstra", "--graph", &neg, "--source", "0"],
+            "negative",
+        ),
+        (
+            vec!["run", "bfs", "--graph", &edges, "--source", "7"],
+            "not a vertex",
+        ),
+        (
+            vec![
+                "run",
+                "bfs",
+                "--graph",
+                &edges,
+                "--source",
+                "0",
+                "--vertices",
+                "2",
+            ],
+            "out of range",
+        ),
+        (
+            vec!["run", "stable-matching", "--prefs", &prefs],
+            "expected 2",
+        ),
+        (
+            vec![
+                "run",
+                "binary-search",
+                "--data",
+                &sorted,
+                "--key",
+                "1",
+                "--owner",
+                "3",
+            ],
+            "3",
+        ),
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expect), "{args:?}: {err}");
     }
 }

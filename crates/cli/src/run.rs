@@ -1,0 +1,581 @@
+//! `doram run` and the `run` job of `doram party`: secure RAM programs (binary search, BFS,
+//! Dijkstra, stable matching) between three distrustful parties.
+//!
+//! Each party holds only its role's input: the data owner the data file, the querier the key
+//! or source vertex; only the output receiver learns the result. `doram run …` plays all three
+//! parties on this host (threads over in-process channels, or with `--processes` three
+//! `doram party` processes over mutually authenticated TLS, each given only its own role's
+//! input); `doram party --config C --id I run …` plays one party on its own host.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use doram_core::{PartyId, Seed};
+use doram_net::{Session, Shaping};
+use doram_programs::input::{Edge, Prefs, parse_edges, parse_prefs, parse_sorted};
+use doram_programs::machine::Part;
+use doram_programs::{BackendKind, PartyRun, Roles, RunConfig};
+use doram_programs::{bfs, binary_search, dijkstra, matching};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+use crate::report::{human_bytes, print_json};
+
+/// DORAM backends, as on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// 3P-Duoram over Fp: free Init, O(n) local work per access, reveals reads vs writes
+    /// (programs then always read and write back).
+    Duoram,
+    /// Ramen: O(√n log n) per access, hides reads vs writes, costly Init.
+    Ramen,
+    /// A linear scan of the whole memory per access: the baseline for small memories.
+    LinearScan,
+}
+
+impl From<Backend> for BackendKind {
+    fn from(b: Backend) -> BackendKind {
+        match b {
+            Backend::Duoram => BackendKind::Duoram,
+            Backend::Ramen => BackendKind::Ramen,
+            Backend::LinearScan => BackendKind::LinearScan,
+        }
+    }
+}
+
+/// Options every program takes.
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// The DORAM holding the program's memory.
+    #[arg(long, value_enum, default_value_t = Backend::Duoram)]
+    pub backend: Backend,
+    /// The party holding the data (0, 1 or 2).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub owner: u8,
+    /// The party holding the query: key or source vertex (0, 1 or 2).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub querier: u8,
+    /// The party that learns the output (0, 1 or 2).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub receiver: u8,
+    /// Seed of this run's randomness (each party derives its own from it).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl Common {
+    fn roles(&self) -> Result<Roles> {
+        let p = |i: u8| {
+            PartyId::from_index(usize::from(i), 3).context("roles must name parties 0, 1 or 2")
+        };
+        Ok(Roles {
+            owner: p(self.owner)?,
+            querier: p(self.querier)?,
+            receiver: p(self.receiver)?,
+        })
+    }
+
+    fn args(&self) -> Vec<String> {
+        let backend = match self.backend {
+            Backend::Duoram => "duoram",
+            Backend::Ramen => "ramen",
+            Backend::LinearScan => "linear-scan",
+        };
+        vec![
+            "--backend".into(),
+            backend.into(),
+            "--owner".into(),
+            self.owner.to_string(),
+            "--querier".into(),
+            self.querier.to_string(),
+            "--receiver".into(),
+            self.receiver.to_string(),
+            "--seed".into(),
+            self.seed.to_string(),
+        ]
+    }
+}
+
+/// The programs.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Program {
+    /// Binary search of a secret key in a secret sorted array: the index of the first entry
+    /// ≥ key and whether it equals the key.
+    ///
+    /// Example: `doram run binary-search --data sorted.csv --key 42`.
+    BinarySearch(SearchArgs),
+    /// BFS distances (in edges) from a secret source in a secret graph.
+    ///
+    /// Example: `doram run bfs --graph edges.csv --source 0` (lines `u,v`, directed edges).
+    Bfs(GraphArgs),
+    /// Dijkstra shortest-path distances from a secret source, secret non-negative weights.
+    ///
+    /// Example: `doram run dijkstra --graph edges.csv --source 0` (lines `u,v,w`).
+    Dijkstra(GraphArgs),
+    /// Gale–Shapley stable matching on secret preference lists (k proposers, k acceptors).
+    ///
+    /// Example: `doram run stable-matching --prefs prefs.json` with
+    /// `{"proposers": [[0,1],[1,0]], "acceptors": [[1,0],[0,1]]}`.
+    StableMatching(MatchingArgs),
+}
+
+/// Arguments of the binary search.
+#[derive(Debug, Clone, Args)]
+pub struct SearchArgs {
+    /// The data owner's sorted array: one unsigned 64-bit integer per line (or the first
+    /// column of a CSV file); `#` starts a comment.
+    #[arg(long, value_parser = crate::existing_file)]
+    pub data: Option<PathBuf>,
+    /// The querier's key.
+    #[arg(long)]
+    pub key: Option<u64>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Arguments of BFS and Dijkstra.
+#[derive(Debug, Clone, Args)]
+pub struct GraphArgs {
+    /// The data owner's directed edges, one `u,v` (BFS) or `u,v,w` (Dijkstra) per line;
+    /// list both directions for an undirected graph.
+    #[arg(long, value_parser = crate::existing_file)]
+    pub graph: Option<PathBuf>,
+    /// Number of vertices (default: the largest vertex id in the file plus one).
+    #[arg(long)]
+    pub vertices: Option<u64>,
+    /// The querier's source vertex.
+    #[arg(long)]
+    pub source: Option<u64>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Arguments of stable matching.
+#[derive(Debug, Clone, Args)]
+pub struct MatchingArgs {
+    /// The data owner's preference lists (JSON: `proposers` and `acceptors`, each k lists
+    /// that are permutations of 0..k, most preferred first).
+    #[arg(long, value_parser = crate::existing_file)]
+    pub prefs: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Arguments of `doram run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The program.
+    #[command(subcommand)]
+    pub program: Program,
+}
+
+/// Arguments of `doram run` with the local-run options.
+#[derive(Debug, Args)]
+pub struct LocalRunArgs {
+    /// Run the parties as three `doram party` processes over mutually authenticated TLS
+    /// (each given only its own role's input) instead of threads of this process.
+    #[arg(long)]
+    pub processes: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+impl Program {
+    fn common(&self) -> &Common {
+        match self {
+            Program::BinarySearch(a) => &a.common,
+            Program::Bfs(a) | Program::Dijkstra(a) => &a.common,
+            Program::StableMatching(a) => &a.common,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Program::BinarySearch(_) => "binary-search",
+            Program::Bfs(_) => "bfs",
+            Program::Dijkstra(_) => "dijkstra",
+            Program::StableMatching(_) => "stable-matching",
+        }
+    }
+}
+
+/// A party's inputs, read and checked before anything is sent.
+enum Inputs {
+    Search {
+        data: Option<Vec<u64>>,
+        key: Option<u64>,
+    },
+    Graph {
+        graph: Option<(u64, Vec<Edge>)>,
+        source: Option<u64>,
+    },
+    Matching {
+        prefs: Option<Prefs>,
+    },
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn load_graph(path: &Path, vertices: Option<u64>, weighted: bool) -> Result<(u64, Vec<Edge>)> {
+    let text = read(path)?;
+    let v = match vertices {
+        Some(v) => v,
+        None => {
+            // Ids are bounded only by u64 here; the program checks V against its own limit.
+            let edges = parse_edges(&text, u64::MAX, weighted)
+                .with_context(|| format!("{}", path.display()))?;
+            edges
+                .iter()
+                .map(|e| e.from.max(e.to).saturating_add(1))
+                .max()
+                .unwrap_or(0)
+        }
+    };
+    let edges = parse_edges(&text, v, weighted).with_context(|| format!("{}", path.display()))?;
+    Ok((v, edges))
+}
+
+/// This party's inputs: only those its roles hold (`me = None`: every role's, for a local
+/// run of all three parties).
+fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
+    let roles = program.common().roles()?;
+    let holds = |role: PartyId| me.is_none_or(|m| m == role);
+    let need = |has: bool, role: PartyId, what: &str| -> Result<()> {
+        match (holds(role), has) {
+            (true, false) => bail!(
+                "{} needs {what} (held by {role}, the {})",
+                program.name(),
+                if role == roles.owner {
+                    "data owner"
+                } else {
+                    "querier"
+                }
+            ),
+            (false, true) => bail!("{what} is held by {role}, not by this party"),
+            _ => Ok(()),
+        }
+    };
+    Ok(match program {
+        Program::BinarySearch(a) => {
+            need(a.data.is_some(), roles.owner, "--data")?;
+            need(a.key.is_some(), roles.querier, "--key")?;
+            let data = match &a.data {
+                Some(p) => {
+                    Some(parse_sorted(&read(p)?).with_context(|| format!("{}", p.display()))?)
+                }
+                None => None,
+            };
+            Inputs::Search { data, key: a.key }
+        }
+        Program::Bfs(a) | Program::Dijkstra(a) => {
+            need(a.graph.is_some(), roles.owner, "--graph")?;
+            need(a.source.is_some(), roles.querier, "--source")?;
+            let weighted = matches!(program, Program::Dijkstra(_));
+            let graph = match &a.graph {
+                Some(p) => Some(load_graph(p, a.vertices, weighted)?),
+                None => None,
+            };
+            if let (Some((v, _)), Some(s)) = (&graph, a.source)
+                && s >= *v
+            {
+                bail!("--source {s} is not a vertex of the graph (0..{v})");
+            }
+            Inputs::Graph {
+                graph,
+                source: a.source,
+            }
+        }
+        Program::StableMatching(a) => {
+            need(a.prefs.is_some(), roles.owner, "--prefs")?;
+            let prefs = match &a.prefs {
+                Some(p) => {
+                    let prefs =
+                        parse_prefs(&read(p)?).with_context(|| format!("{}", p.display()))?;
+                    prefs
+                        .validate()
+                        .with_context(|| format!("{}", p.display()))?;
+                    Some(prefs)
+                }
+                None => None,
+            };
+            Inputs::Matching { prefs }
+        }
+    })
+}
+
+/// What one party reports: its roles, the output if it is the receiver, and its costs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PartyOutcome {
+    /// `P0`, `P1`, `P2`.
+    pub party: String,
+    /// The program.
+    pub program: String,
+    /// The backend.
+    pub backend: String,
+    /// The output (at the receiver only).
+    pub output: Option<Value>,
+    /// Costs per part: time (ms), bytes and messages sent, rounds, DORAM accesses.
+    pub parts: Vec<PartCost>,
+}
+
+/// One part's costs at one party.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PartCost {
+    /// `setup`, `input`, `preprocess`, `init`, `oram`, `cpu`, `output`.
+    pub part: String,
+    /// Wall time, ms.
+    pub ms: f64,
+    /// Payload bytes sent.
+    pub bytes_sent: u64,
+    /// Messages sent.
+    pub messages_sent: u64,
+    /// Rounds.
+    pub rounds: u64,
+    /// DORAM accesses.
+    pub accesses: u64,
+}
+
+fn outcome<T>(
+    me: PartyId,
+    program: &Program,
+    run: &PartyRun<T>,
+    out: Option<Value>,
+) -> PartyOutcome {
+    PartyOutcome {
+        party: me.to_string(),
+        program: program.name().into(),
+        backend: BackendKind::from(program.common().backend).name().into(),
+        output: out,
+        parts: Part::ALL
+            .iter()
+            .map(|&p| {
+                let c = run.meter.get(p);
+                PartCost {
+                    part: format!("{p:?}").to_lowercase(),
+                    ms: c.time.as_secs_f64() * 1e3,
+                    bytes_sent: c.bytes_sent,
+                    messages_sent: c.msgs_sent,
+                    rounds: c.rounds,
+                    accesses: c.accesses,
+                }
+            })
+            .collect(),
+    }
+}
+
+fn distances_json(d: &[Option<u64>]) -> Value {
+    json!({ "distances": d })
+}
+
+/// Runs this party's side of `program` over `session`, with only the inputs its roles hold.
+fn run_one(
+    session: Session,
+    seed: Seed,
+    program: &Program,
+    inputs: &Inputs,
+) -> Result<PartyOutcome> {
+    let me = session.me();
+    let c = program.common();
+    let config = RunConfig {
+        backend: c.backend.into(),
+        roles: c.roles()?,
+        seed,
+    };
+    let fail = || format!("{me}: {} failed", program.name());
+    Ok(match inputs {
+        Inputs::Search { data, key } => {
+            let r = binary_search::run_party(session, &config, data.as_deref(), *key)
+                .with_context(fail)?;
+            let out = r
+                .output
+                .map(|o| json!({ "index": o.index, "found": o.found }));
+            outcome(me, program, &r, out)
+        }
+        Inputs::Graph { graph, source } => {
+            let g = graph.as_ref().map(|(v, e)| (*v, &e[..]));
+            let r = if matches!(program, Program::Dijkstra(_)) {
+                dijkstra::run_party(session, &config, g, *source)
+            } else {
+                bfs::run_party(session, &config, g, *source)
+            }
+            .with_context(fail)?;
+            let out = r.output.as_deref().map(distances_json);
+            outcome(me, program, &r, out)
+        }
+        Inputs::Matching { prefs } => {
+            let r = matching::run_party(session, &config, prefs.as_ref()).with_context(fail)?;
+            let out = r.output.as_ref().map(|m| {
+                json!({
+                    "proposer_partner": m.proposer_partner,
+                    "acceptor_partner": m.acceptor_partner,
+                })
+            });
+            outcome(me, program, &r, out)
+        }
+    })
+}
+
+/// This party's seed: distinct per party, derived from the public `--seed` (a deployment
+/// would give each party its own secret seed; runs here are reproducible).
+fn party_seed(seed: u64, me: PartyId) -> Seed {
+    let mut s = [0u8; 16];
+    s[..8].copy_from_slice(&seed.to_le_bytes());
+    s[8] = me.index() as u8;
+    s[9..].copy_from_slice(b"doramrn");
+    Seed(s)
+}
+
+/// The `run` job of `doram party`: one party on its own host.
+pub fn party_job(session: Session, a: &RunArgs, json: bool) -> Result<()> {
+    let me = session.me();
+    let inputs = inputs(&a.program, Some(me))?;
+    let seed = party_seed(a.program.common().seed, me);
+    let o = run_one(session, seed, &a.program, &inputs)?;
+    if json {
+        print_json(&o)?;
+    } else {
+        print_outcomes(&a.program, &[o]);
+    }
+    Ok(())
+}
+
+/// Runs `doram run`.
+pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
+    let program = &a.run.program;
+    let outcomes: Vec<PartyOutcome> = if a.processes {
+        run_processes(program)?
+    } else {
+        let inputs = inputs(program, None)?;
+        let roles = program.common().roles()?;
+        // Each party thread gets only its own role's inputs.
+        let mine = |me: PartyId| -> Inputs {
+            match &inputs {
+                Inputs::Search { data, key } => Inputs::Search {
+                    data: data.clone().filter(|_| me == roles.owner),
+                    key: key.filter(|_| me == roles.querier),
+                },
+                Inputs::Graph { graph, source } => Inputs::Graph {
+                    graph: graph.clone().filter(|_| me == roles.owner),
+                    source: source.filter(|_| me == roles.querier),
+                },
+                Inputs::Matching { prefs } => Inputs::Matching {
+                    prefs: prefs.clone().filter(|_| me == roles.owner),
+                },
+            }
+        };
+        let seed = program.common().seed;
+        let sessions = Session::local_mesh(3);
+        let results: Vec<Result<PartyOutcome>> = std::thread::scope(|s| {
+            let handles: Vec<_> = sessions
+                .into_iter()
+                .map(|session| {
+                    let me = session.me();
+                    let own = mine(me);
+                    s.spawn(move || run_one(session, party_seed(seed, me), program, &own))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a party thread panicked")))
+                })
+                .collect()
+        });
+        results.into_iter().collect::<Result<_>>()?
+    };
+    if json {
+        let output = outcomes.iter().find_map(|o| o.output.clone());
+        print_json(&json!({
+            "program": program.name(),
+            "backend": BackendKind::from(program.common().backend).name(),
+            "output": output,
+            "parties": outcomes,
+        }))?;
+    } else {
+        print_outcomes(program, &outcomes);
+    }
+    Ok(())
+}
+
+fn print_outcomes(program: &Program, outcomes: &[PartyOutcome]) {
+    for o in outcomes {
+        if let Some(out) = &o.output {
+            println!(
+                "{} (receiver) learns the output of {}: {out}",
+                o.party,
+                program.name()
+            );
+        }
+    }
+    for o in outcomes {
+        let total = |f: fn(&PartCost) -> u64| o.parts.iter().map(f).sum::<u64>();
+        let ms: f64 = o.parts.iter().map(|p| p.ms).sum();
+        let part = |name: &str| o.parts.iter().find(|p| p.part == name);
+        let (oram, cpu) = (part("oram"), part("cpu"));
+        println!(
+            "{} on {}: {:.1} ms, sent {} in {} messages, {} rounds, {} DORAM accesses; \
+             accesses {:.1} ms / {}, CPU step {:.1} ms / {}",
+            o.party,
+            o.backend,
+            ms,
+            human_bytes(total(|p| p.bytes_sent)),
+            total(|p| p.messages_sent),
+            total(|p| p.rounds),
+            total(|p| p.accesses),
+            oram.map_or(0.0, |p| p.ms),
+            human_bytes(oram.map_or(0, |p| p.bytes_sent)),
+            cpu.map_or(0.0, |p| p.ms),
+            human_bytes(cpu.map_or(0, |p| p.bytes_sent)),
+        );
+    }
+}
+
+/// `doram run --processes`: three `doram party … run …` processes over TLS, each given only
+/// its own role's input files and values.
+fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
+    let c = program.common();
+    let roles = c.roles()?;
+    // Fail here, not in three children, on a bad or missing input.
+    inputs(program, None)?;
+    let path = |p: &Option<PathBuf>| -> Result<String> {
+        let p = p.as_ref().context("missing input file")?;
+        let abs = std::fs::canonicalize(p).with_context(|| format!("{}", p.display()))?;
+        Ok(abs.display().to_string())
+    };
+    let mut per_party: Vec<Vec<String>> = Vec::with_capacity(3);
+    for &me in PartyId::first(3).iter() {
+        let mut args = vec![program.name().to_string()];
+        args.extend(c.args());
+        match program {
+            Program::BinarySearch(a) => {
+                if me == roles.owner {
+                    args.extend(["--data".into(), path(&a.data)?]);
+                }
+                if me == roles.querier {
+                    args.extend(["--key".into(), a.key.unwrap_or_default().to_string()]);
+                }
+            }
+            Program::Bfs(a) | Program::Dijkstra(a) => {
+                if me == roles.owner {
+                    args.extend(["--graph".into(), path(&a.graph)?]);
+                    if let Some(v) = a.vertices {
+                        args.extend(["--vertices".into(), v.to_string()]);
+                    }
+                }
+                if me == roles.querier {
+                    args.extend(["--source".into(), a.source.unwrap_or_default().to_string()]);
+                }
+            }
+            Program::StableMatching(a) => {
+                if me == roles.owner {
+                    args.extend(["--prefs".into(), path(&a.prefs)?]);
+                }
+            }
+        }
+        per_party.push(args);
+    }
+    crate::processes::run_parties_with("run", |p| per_party[p.index()].clone(), Shaping::NONE)
+}
