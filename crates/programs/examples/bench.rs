@@ -31,13 +31,14 @@ fn line(r: &BenchReport) -> String {
         r.config.backend.name()
     };
     format!(
-        "{:<14} {:<11} {:<16} wall {:>8.3}s ok={} | {} | {} | {} | {} | {}",
+        "{:<14} {:<11} {:<16} wall {:>8.3}s ok={} | {} | {} | {} | {} | {} | {}",
         r.config.program.name(),
         backend,
         sizes.join(","),
         r.wall.as_secs_f64(),
         r.verified,
         part(Part::Input),
+        part(Part::Bits),
         part(Part::Preprocess),
         part(Part::Init),
         part(Part::Oram),

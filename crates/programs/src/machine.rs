@@ -226,7 +226,9 @@ pub enum Part {
     Setup,
     /// Sharing the inputs.
     Input,
-    /// Input-independent preprocessing: random bits, DORAM preprocessing.
+    /// The engine's input-independent preprocessing: random bits for comparisons.
+    Bits,
+    /// The DORAM's input-independent preprocessing (when run up front).
     Preprocess,
     /// DORAM Init.
     Init,
@@ -240,9 +242,10 @@ pub enum Part {
 
 impl Part {
     /// Every part, in report order.
-    pub const ALL: [Part; 7] = [
+    pub const ALL: [Part; 8] = [
         Part::Setup,
         Part::Input,
+        Part::Bits,
         Part::Preprocess,
         Part::Init,
         Part::Oram,
@@ -256,6 +259,7 @@ impl Part {
         match self {
             Part::Setup => "setup",
             Part::Input => "input",
+            Part::Bits => "bits",
             Part::Preprocess => "preprocess",
             Part::Init => "init",
             Part::Oram => "oram",
@@ -293,7 +297,7 @@ impl Cost {
 /// One party's costs, per [`Part`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Meter {
-    parts: [Cost; 7],
+    parts: [Cost; 8],
 }
 
 impl Meter {
@@ -503,12 +507,12 @@ impl<D: Backend> Machine<D> {
     }
 
     /// Makes `bits` random shared bits for the engine's comparisons (see
-    /// [`Engine::preprocess`]); costs go to [`Part::Preprocess`].
+    /// [`Engine::preprocess`]); costs go to [`Part::Bits`].
     ///
     /// # Errors
     /// A transport fault or a peer's malformed message.
     pub fn preprocess_bits(&mut self, bits: usize) -> Result<(), ProgramError> {
-        self.run(Part::Preprocess, 0, |m| {
+        self.run(Part::Bits, 0, |m| {
             let Machine { engine, link, .. } = m;
             let session = match link {
                 Link::Direct(s) => s,
