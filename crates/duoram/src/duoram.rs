@@ -668,35 +668,29 @@ impl<W: DuoWord> Duoram<W> {
         Ok(())
     }
 
-    /// Protocol 1, steps 7–10: the dot products over the shifted vectors.
-    fn read_part(&mut self, id: u64, shift: usize, mat: &Material<W>) -> Result<W, DuoramError> {
+    /// Protocol 1, steps 7–10, local part: the dot products over the shifted vectors. P2 gets
+    /// `(−⟨ζ0, t1^(3)⟩, −⟨ζ1, t0^(2)⟩)` (step 8 before ρ), a primary
+    /// `(⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(cross) − t^(1)⟩, 0)` (steps 9–10 before γ_b).
+    fn read_local(&self, shift: usize, mat: &Material<W>) -> Result<(W, W), DuoramError> {
         let big = 1usize << self.h;
         let State::Ready(mem) = &self.state else {
             return Err(DuoramError::NotInitialized);
         };
         let segs = segments(big, shift);
-        let value = match (mem, mat) {
+        match (mem, mat) {
             (Memory::Helper { z0, z1 }, Material::Helper { from0, from1, .. }) => {
-                // Step 8: γ0 = −⟨ζ0, t1^(3)⟩ + ρ to P0, γ1 = −⟨ζ1, t0^(2)⟩ − ρ to P1.
                 let mut g0 = W::ZERO;
                 let mut g1 = W::ZERO;
                 for (st, mt) in &segs {
                     g0 -= W::dot(&z0[st.clone()], &from1.t[mt.clone()]);
                     g1 -= W::dot(&z1[st.clone()], &from0.t[mt.clone()]);
                 }
-                let rho: W = self.rng.random();
-                for (p, g) in [(PartyId::P0, g0 + rho), (PartyId::P1, g1 - rho)] {
-                    let mut out = Out::new(id, W::BYTES);
-                    out.word(g);
-                    self.session.send_bytes(p, &out.buf)?;
-                }
-                W::ZERO
+                Ok((g0, g1))
             }
             (Memory::Primary { d, dt, z }, Material::Primary { dpf, .. }) => {
                 let Role::Primary(side) = self.role else {
                     return Err(DuoramError::Local("role and memory disagree"));
                 };
-                // Steps 9–10: ⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(cross) − t^(1)⟩ + γ_b.
                 let (t1, tc) = (&dpf[0].t, &dpf[side.cross_dpf()].t);
                 let mut acc = W::ZERO;
                 for (st, mt) in &segs {
@@ -708,15 +702,125 @@ impl<W: DuoWord> Duoram<W> {
                         &tc[mt.clone()],
                     );
                 }
+                Ok((acc, W::ZERO))
+            }
+            _ => Err(DuoramError::Local("role and material disagree")),
+        }
+    }
+
+    /// Protocol 1, steps 7–10 for a batch of reads with material ids `id..`: the local sums,
+    /// then P2's message of the γ's (one per read), and fresh output shares.
+    fn read_parts(&mut self, id: u64, locals: &[(W, W)]) -> Result<Vec<W>, DuoramError> {
+        let k = locals.len();
+        let mut outs = Vec::with_capacity(k);
+        match self.role {
+            Role::Helper => {
+                // Step 8: γ0 = −⟨ζ0, t1^(3)⟩ + ρ to P0, γ1 = −⟨ζ1, t0^(2)⟩ − ρ to P1.
+                let mut m0 = Out::new(id, k * W::BYTES);
+                let mut m1 = Out::new(id, k * W::BYTES);
+                for &(g0, g1) in locals {
+                    let rho: W = self.rng.random();
+                    m0.word(g0 + rho);
+                    m1.word(g1 - rho);
+                    outs.push(W::ZERO);
+                }
+                self.session.send_bytes(PartyId::P0, &m0.buf)?;
+                self.session.send_bytes(PartyId::P1, &m1.buf)?;
+            }
+            Role::Primary(_) => {
                 let bytes = self.session.recv_bytes(PartyId::P2)?;
                 let what = "γ (Duoram Protocol 1, step 8)";
-                let mut m = In::open(bytes, PartyId::P2, what, W::BYTES, id)?;
-                acc + m.word()?
+                let mut m = In::open(bytes, PartyId::P2, what, k * W::BYTES, id)?;
+                for &(acc, _) in locals {
+                    outs.push(acc + m.word()?);
+                }
             }
-            _ => return Err(DuoramError::Local("role and material disagree")),
-        };
+        }
         // Fresh output shares among all three: add a zero-sharing.
-        Ok(value + self.prgs.zero_share::<W>())
+        for o in &mut outs {
+            *o += self.prgs.zero_share::<W>();
+        }
+        Ok(outs)
+    }
+
+    fn read_part(&mut self, id: u64, shift: usize, mat: &Material<W>) -> Result<W, DuoramError> {
+        let local = self.read_local(shift, mat)?;
+        let outs = self.read_parts(id, &[local])?;
+        outs.first()
+            .copied()
+            .ok_or(DuoramError::Local("no read output"))
+    }
+
+    /// `k` independent READs (Duoram §1.2: "doing k reads in parallel takes one round of
+    /// communication"): all offsets in one message to each peer, all γ's in one message from P2
+    /// — two sequential messages for the batch, `k` triples of material (missing ones are
+    /// preprocessed inline first).
+    ///
+    /// # Errors
+    /// As [`read`](Self::read).
+    pub fn read_batch(&mut self, addrs: &[Additive<W>]) -> Result<Vec<Additive<W>>, DuoramError> {
+        self.check_usable()?;
+        if !matches!(self.state, State::Ready(_)) {
+            return Err(DuoramError::NotInitialized);
+        }
+        let k = addrs.len();
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        self.guarded(|s| {
+            if s.pool.len() < k {
+                let phase = s.session.phase().to_owned();
+                s.session.set_phase("preprocess");
+                let r = s.preprocess_inner(k - s.pool.len());
+                s.session.set_phase(&phase);
+                r?;
+            }
+            let mut mats = Vec::with_capacity(k);
+            for _ in 0..k {
+                mats.push(
+                    s.pool
+                        .take()?
+                        .ok_or(DuoramError::Local("no preprocessing material"))?,
+                );
+            }
+            let id = mats[0].id();
+            let big = 1u128 << s.h;
+            let me = s.session.me();
+            // Protocol 1, step 5, for every read at once.
+            let mut offsets = Vec::with_capacity(k);
+            for (a, m) in addrs.iter().zip(&mats) {
+                let ri = match m {
+                    Material::Primary { ri, .. } => Some(*ri),
+                    Material::Helper { .. } => None,
+                };
+                offsets.push(s.offset_share(a.share(), ri));
+            }
+            let mut out = Out::new(id, k * W::BYTES);
+            for &o in &offsets {
+                out.word(o);
+            }
+            for p in [me.next(3), me.prev(3)] {
+                s.session.send_bytes(p, &out.buf)?;
+            }
+            for p in [me.next(3), me.prev(3)] {
+                let bytes = s.session.recv_bytes(p)?;
+                let what = "the offsets of a batch of reads (Duoram Protocol 1, step 5)";
+                let mut m = In::open(bytes, p, what, k * W::BYTES, id)?;
+                for o in offsets.iter_mut() {
+                    *o += s.read_offset(&mut m)?;
+                }
+            }
+            // Steps 6–10.
+            let mut locals = Vec::with_capacity(k);
+            for (o, m) in offsets.iter().zip(&mats) {
+                locals.push(s.read_local((o.to_u128() % big) as usize, m)?);
+            }
+            let outs = s.read_parts(id, &locals)?;
+            for m in mats {
+                s.recycle(m);
+            }
+            Ok(outs.into_iter().map(Additive::from_share).collect())
+        })
     }
 
     /// Protocol 2, steps 6–10: the local updates, with `fsum[k] = F^(k+1)` (P2 only uses

@@ -32,6 +32,9 @@
 //!   to its state: `D_b += V^(1)`, `ζ_b −= V^(blind)`, `D̃_{1−b} += V^(cross) − V^(1)`, P2
 //!   refreshes both blinds. One message.
 //! * **WRITE**: READ, then UPDATE by `value − old` (three sequential messages).
+//! * **Independent reads** ([`Duoram::read_batch`]): `k` READs whose addresses are known
+//!   together share their two messages (Table 2, "k Ind Reads"); dependent reads are `k`
+//!   calls of [`Duoram::read`], two messages each.
 //!
 //! `grep -rn 'Protocol 1'` (or `'App. C'`, `'Protocol 2'`, …) lists every step.
 //!

@@ -191,3 +191,31 @@ impl Below for doram_prim::AesPrg {
         rand_core::RngCore::next_u64(self) % n
     }
 }
+
+/// Table 2, "k Ind Reads": k independent reads in two sequential messages, k words per message.
+#[test]
+fn independent_reads_take_two_messages() {
+    let seed = test_seed();
+    let (n, k) = (300usize, 7usize);
+    let per = run3(|session| {
+        let me = session.me();
+        let mut o = Duoram::<Z64>::setup(session, n, party_seed(seed, me)).unwrap();
+        o.preprocess(k).unwrap();
+        o.init(&vec![Additive::ZERO; n]).unwrap();
+        o.session_mut().set_phase("batch");
+        let addrs: Vec<_> = (0..k as u64)
+            .map(|i| Additive::public(Z64(i * 40), me))
+            .collect();
+        o.read_batch(&addrs).unwrap();
+        o.session().stats().clone()
+    });
+    let k = k as u64;
+    for (p, stats) in ALL.iter().zip(&per) {
+        let want = if p.index() < 2 {
+            (2, 2 * (k * 8 + TAG), 2)
+        } else {
+            (4, 4 * (k * 8 + TAG), 2)
+        };
+        assert_eq!(costs(stats, "batch"), want, "{p}");
+    }
+}

@@ -118,3 +118,51 @@ fn output_shares_are_fresh() {
         }
     }
 }
+
+/// A batch of independent reads returns what single reads return, interleaved with updates.
+#[test]
+fn batched_reads_match_the_oracle() {
+    let seed = test_seed();
+    let n = 45usize;
+    let mut r = rng(seed, 4);
+    let initial: Vec<Z64> = (0..n).map(|_| r.random()).collect();
+    let addrs: Vec<u64> = (0..9).map(|i| (i * 11 + 2) % n as u64).collect();
+    let mut dealt: [Vec<Additive<Z64>>; 3] = Default::default();
+    let mut mem: [Vec<Additive<Z64>>; 3] = Default::default();
+    for &x in &initial {
+        for (v, s) in mem.iter_mut().zip(deal_additive(x, &mut r)) {
+            v.push(s);
+        }
+    }
+    for &a in &addrs {
+        for (v, s) in dealt.iter_mut().zip(deal_additive(Z64(a), &mut r)) {
+            v.push(s);
+        }
+    }
+    let out = run3(|session| {
+        let me = session.me();
+        let i = me.index();
+        let mut o = Duoram::<Z64>::setup(session, n, party_seed(seed, me)).unwrap();
+        o.preprocess(4).unwrap();
+        o.init(&mem[i]).unwrap();
+        // The first batch needs more material than preprocessed: the rest is made inline.
+        let first = o.read_batch(&dealt[i][..6]).unwrap();
+        o.update(dealt[i][0], Additive::public(Z64(100), me))
+            .unwrap();
+        let second = o.read_batch(&dealt[i][..3]).unwrap();
+        assert!(o.read_batch(&[]).unwrap().is_empty());
+        (first, second)
+    });
+    for t in 0..6 {
+        let got = reconstruct_additive(&[out[0].0[t], out[1].0[t], out[2].0[t]]);
+        assert_eq!(got, initial[addrs[t] as usize], "first batch, read {t}");
+    }
+    for t in 0..3 {
+        let got = reconstruct_additive(&[out[0].1[t], out[1].1[t], out[2].1[t]]);
+        let mut want = initial[addrs[t] as usize];
+        if addrs[t] == addrs[0] {
+            want += Z64(100);
+        }
+        assert_eq!(got, want, "second batch, read {t}");
+    }
+}
