@@ -41,6 +41,11 @@ pub enum BenchWhat {
     ///
     /// Example: `doram bench compare --protocols ramen,duoram --log-n 10..20:2 --net lan,wan`.
     Compare(crate::compare::CompareArgs),
+    /// Secure RAM programs on random instances: time, bytes and rounds per party, DORAM
+    /// accesses apart from the CPU step; `--crossover` for binary search against a linear scan.
+    ///
+    /// Example: `doram bench program --program binary-search --sizes 1024,65536 --crossover`.
+    Program(crate::program::BenchProgramArgs),
 }
 
 /// Single-point DPF constructions.
@@ -110,6 +115,7 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
         BenchWhat::Ramen(a) => crate::ramen::bench(a, json),
         BenchWhat::Duoram(a) => crate::duoram::bench(a, json),
         BenchWhat::Compare(a) => crate::compare::run(a, json, quiet),
+        BenchWhat::Program(a) => crate::program::run(a, json, quiet),
     }
 }
 

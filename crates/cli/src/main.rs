@@ -10,6 +10,7 @@ mod demo;
 mod duoram;
 mod party;
 mod processes;
+mod program;
 mod progress;
 mod ramen;
 mod report;
