@@ -1,14 +1,15 @@
 //! Benchmarks of the RAM programs, three parties on threads over an in-process mesh.
 //!
 //! ```text
-//! cargo run --release -p doram-programs --example bench -- [PROGRAM SIZE BACKEND]... [--json]
-//! cargo run --release -p doram-programs --example bench -- crossover BACKEND N1 N2 ... [--json]
+//! cargo run --release -p doram-programs --example bench -- [PROGRAM SIZE BACKEND]... [--json] [--net lan|wan]
+//! cargo run --release -p doram-programs --example bench -- crossover BACKEND N1 N2 ... [--json] [--net lan|wan]
 //! ```
 //! PROGRAM is binary-search, linear-search, bfs, dijkstra or matching; SIZE is n, V or k;
 //! BACKEND is linear-scan, ramen or duoram. Without arguments, a small sweep of every program
 //! on every backend. Prints one line per run (or one JSON object per line with `--json`):
 //! wall time, and per part the largest party's time, bytes sent and rounds.
 
+use doram_net::Shaping;
 use doram_programs::bench::{BenchConfig, BenchReport, Program, crossover, run};
 use doram_programs::{BackendKind, Part};
 
@@ -50,6 +51,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let json = args.iter().any(|a| a == "--json");
     args.retain(|a| a != "--json");
+    let mut shaping = None;
+    if let Some(i) = args.iter().position(|a| a == "--net") {
+        shaping = match args.get(i + 1).map(String::as_str) {
+            Some("lan") => Some(Shaping::lan()),
+            Some("wan") => Some(Shaping::wan()),
+            _ => return Err("--net lan|wan".into()),
+        };
+        args.drain(i..i + 2);
+    }
     let emit = |r: &BenchReport| {
         if json {
             println!("{}", r.to_json());
@@ -66,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .map(|s| s.parse())
             .collect::<Result<_, _>>()?;
-        for p in crossover(&sizes, backend, 1)? {
+        for p in crossover(&sizes, backend, shaping, 1)? {
             if json {
                 println!("{}", p.to_json());
             } else {
@@ -99,7 +109,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             runs.push(BenchConfig::new(program, n.parse()?, backend));
         }
     }
-    for c in runs {
+    for mut c in runs {
+        c.shaping = shaping;
         emit(&run(&c)?);
     }
     Ok(())

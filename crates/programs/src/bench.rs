@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use doram_core::{PartyId, Seed};
 use doram_mpc::Counters;
+use doram_net::{LocalMesh, Shaping};
 use doram_prim::AesPrg;
 use rand_core::RngCore;
 use serde_json::{Value, json};
@@ -89,6 +90,8 @@ pub struct BenchConfig {
     pub seed: u64,
     /// The roles.
     pub roles: Roles,
+    /// Traffic shaping of the in-process links (none: as fast as the threads go).
+    pub shaping: Option<Shaping>,
 }
 
 impl BenchConfig {
@@ -100,6 +103,7 @@ impl BenchConfig {
             backend,
             seed: 1,
             roles: Roles::default(),
+            shaping: None,
         }
     }
 }
@@ -190,10 +194,18 @@ impl BenchReport {
             "backend": if self.config.program == Program::LinearSearch { "engine" } else { self.config.backend.name() },
             "sizes": sizes,
             "seed": self.config.seed,
+            "net": net_name(self.config.shaping),
             "wall_s": self.wall.as_secs_f64(),
             "verified": self.verified,
             "parties": parties,
         })
+    }
+}
+
+fn net_name(s: Option<Shaping>) -> String {
+    match s {
+        None => "none".into(),
+        Some(s) => format!("{:?}", s),
     }
 }
 
@@ -254,6 +266,10 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
     let n = config.size;
     let (roles, backend, seed) = (config.roles, config.backend, config.seed);
     let receiver = roles.receiver.index();
+    let mesh = || match config.shaping {
+        Some(s) => LocalMesh::new(3).shaping(s),
+        None => LocalMesh::new(3),
+    };
     let t0 = Instant::now();
     let (sizes, verified, parties) = match config.program {
         Program::BinarySearch | Program::LinearSearch => {
@@ -265,9 +281,9 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
                 rng.next_u64()
             };
             let runs = if config.program == Program::BinarySearch {
-                binary_search::run_local(backend, roles, &data, key, seed)?
+                binary_search::run_local_on(mesh(), backend, roles, &data, key, seed)?
             } else {
-                binary_search::run_local_linear(roles, &data, key, seed)?
+                binary_search::run_local_linear_on(mesh(), roles, &data, key, seed)?
             };
             let ok = runs[receiver].output == Some(binary_search::plain(&data, key));
             (vec![("n", n as u64)], ok, reports(&runs))
@@ -276,7 +292,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 2 * n, 1);
             let source = below(&mut rng, v);
-            let runs = bfs::run_local(backend, roles, v, &edges, source, seed)?;
+            let runs = bfs::run_local_on(mesh(), backend, roles, v, &edges, source, seed)?;
             let ok = runs[receiver].output.as_ref() == Some(&bfs::plain(v, &edges, source));
             (
                 vec![("V", v), ("E", edges.len() as u64)],
@@ -288,7 +304,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 4 * n, (1 << 16) - 1);
             let source = below(&mut rng, v);
-            let runs = dijkstra::run_local(backend, roles, v, &edges, source, seed)?;
+            let runs = dijkstra::run_local_on(mesh(), backend, roles, v, &edges, source, seed)?;
             let ok = runs[receiver].output.as_ref() == Some(&dijkstra::plain(v, &edges, source));
             (
                 vec![("V", v), ("E", edges.len() as u64)],
@@ -298,7 +314,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
         }
         Program::Matching => {
             let prefs = random_prefs(&mut rng, n);
-            let runs = matching::run_local(backend, roles, &prefs, seed)?;
+            let runs = matching::run_local_on(mesh(), backend, roles, &prefs, seed)?;
             let ok = runs[receiver].output.as_ref() == Some(&matching::plain(&prefs));
             (vec![("k", n as u64)], ok, reports(&runs))
         }
@@ -342,6 +358,7 @@ impl CrossoverPoint {
         };
         json!({
             "n": self.n,
+            "net": net_name(self.oram.config.shaping),
             "backend": self.oram.config.backend.name(),
             "oram_wall_s": self.oram.wall.as_secs_f64(),
             "linear_wall_s": self.linear.wall.as_secs_f64(),
@@ -360,6 +377,7 @@ impl CrossoverPoint {
 pub fn crossover(
     sizes: &[usize],
     backend: BackendKind,
+    shaping: Option<Shaping>,
     seed: u64,
 ) -> Result<Vec<CrossoverPoint>, ProgramError> {
     sizes
@@ -367,6 +385,7 @@ pub fn crossover(
         .map(|&n| {
             let mut c = BenchConfig::new(Program::BinarySearch, n, backend);
             c.seed = seed;
+            c.shaping = shaping;
             let oram = run(&c)?;
             c.program = Program::LinearSearch;
             let linear = run(&c)?;

@@ -35,11 +35,11 @@
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::{Input, Secret, SecretBit};
-use doram_net::Session;
+use doram_net::{LocalMesh, Session};
 
 use crate::error::{InputError, ProgramError};
 use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
-use crate::roles::{PartyRun, Roles, RunConfig, announce_sizes, run_three};
+use crate::roles::{PartyRun, Roles, RunConfig, announce_sizes, run_three_on};
 use crate::with_backend;
 
 /// Bit length of the comparisons: 64-bit entries and keys.
@@ -327,7 +327,22 @@ pub fn run_local(
     key: u64,
     seed: u64,
 ) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    let r = run_three(seed, |session, s| {
+    run_local_on(LocalMesh::new(3), config_backend, roles, data, key, seed)
+}
+
+/// [`run_local`] on the given mesh (e.g. with traffic shaping).
+///
+/// # Errors
+/// As [`run_local`].
+pub fn run_local_on(
+    mesh: LocalMesh,
+    config_backend: crate::BackendKind,
+    roles: Roles,
+    data: &[u64],
+    key: u64,
+    seed: u64,
+) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
+    let r = run_three_on(mesh.build(), seed, |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend: config_backend,
@@ -351,7 +366,21 @@ pub fn run_local_linear(
     key: u64,
     seed: u64,
 ) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    let r = run_three(seed, |session, s| {
+    run_local_linear_on(LocalMesh::new(3), roles, data, key, seed)
+}
+
+/// [`run_local_linear`] on the given mesh (e.g. with traffic shaping).
+///
+/// # Errors
+/// As [`run_local_linear`].
+pub fn run_local_linear_on(
+    mesh: LocalMesh,
+    roles: Roles,
+    data: &[u64],
+    key: u64,
+    seed: u64,
+) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
+    let r = run_three_on(mesh.build(), seed, |session, s| {
         let me = session.me();
         let d = (me == roles.owner).then_some(data);
         let k = (me == roles.querier).then_some(key);

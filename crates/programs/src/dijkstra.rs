@@ -34,13 +34,13 @@
 use doram_core::Seed;
 use doram_field::Fp;
 use doram_mpc::{Input, Secret, SecretBit};
-use doram_net::Session;
+use doram_net::{LocalMesh, Session};
 
 use crate::bfs::Csr;
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
-use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three};
+use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three_on};
 use crate::with_backend;
 
 /// The "no path" and "no edge" sentinel: 2^44, above every path of up to 2^12 − 1 edges of
@@ -328,7 +328,31 @@ pub fn run_local(
     source: u64,
     seed: u64,
 ) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
-    all_ok(run_three(seed, |session, s| {
+    run_local_on(
+        LocalMesh::new(3),
+        backend,
+        roles,
+        vertices,
+        edges,
+        source,
+        seed,
+    )
+}
+
+/// [`run_local`] on the given mesh (e.g. with traffic shaping).
+///
+/// # Errors
+/// As [`run_local`].
+pub fn run_local_on(
+    mesh: LocalMesh,
+    backend: BackendKind,
+    roles: Roles,
+    vertices: u64,
+    edges: &[Edge],
+    source: u64,
+    seed: u64,
+) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
+    all_ok(run_three_on(mesh.build(), seed, |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend,

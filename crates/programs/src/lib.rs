@@ -163,4 +163,4 @@ pub use error::{InputError, ProgramError};
 pub use machine::{
     Backend, BackendKind, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int,
 };
-pub use roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three};
+pub use roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three, run_three_on};

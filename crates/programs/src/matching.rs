@@ -36,12 +36,12 @@
 use doram_core::Seed;
 use doram_field::Fp;
 use doram_mpc::{Secret, SecretBit};
-use doram_net::Session;
+use doram_net::{LocalMesh, Session};
 
 use crate::error::{InputError, ProgramError};
 use crate::input::{MAX_PREFS, Prefs};
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
-use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three};
+use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three_on};
 use crate::with_backend;
 
 /// A stable matching between k proposers and k acceptors.
@@ -306,7 +306,21 @@ pub fn run_local(
     prefs: &Prefs,
     seed: u64,
 ) -> Result<[PartyRun<Matching>; 3], ProgramError> {
-    all_ok(run_three(seed, |session, s| {
+    run_local_on(LocalMesh::new(3), backend, roles, prefs, seed)
+}
+
+/// [`run_local`] on the given mesh (e.g. with traffic shaping).
+///
+/// # Errors
+/// As [`run_local`].
+pub fn run_local_on(
+    mesh: LocalMesh,
+    backend: BackendKind,
+    roles: Roles,
+    prefs: &Prefs,
+    seed: u64,
+) -> Result<[PartyRun<Matching>; 3], ProgramError> {
+    all_ok(run_three_on(mesh.build(), seed, |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend,

@@ -147,8 +147,17 @@ pub fn run_three<T: Send>(
     seed: u64,
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
 ) -> [Result<T, ProgramError>; 3] {
+    run_three_on(Session::local_mesh(3), seed, f)
+}
+
+/// [`run_three`] on the given three sessions (e.g. a [`LocalMesh`](doram_net::LocalMesh) with
+/// traffic shaping).
+pub fn run_three_on<T: Send>(
+    sessions: Vec<Session>,
+    seed: u64,
+    f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
+) -> [Result<T, ProgramError>; 3] {
     let f = &f;
-    let sessions = Session::local_mesh(3);
     std::thread::scope(|scope| {
         let handles: Vec<_> = sessions
             .into_iter()
