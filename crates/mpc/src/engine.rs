@@ -59,6 +59,7 @@
 //! | [`input`](Online::input) | 1 | dealer: 2m | 0 |
 //! | [`from_additive`](Online::from_additive) | 1 | m | 0 |
 //! | [`mul_many`](Online::mul_many), [`select_many`](Online::select_many), [`and_many`](Online::and_many), [`or_many`](Online::or_many), [`xor_many`](Online::xor_many) | 1 | m | 0 |
+//! | [`dot_many`](Online::dot_many) (m inner products of any length) | 1 | m | 0 |
 //! | [`open_many`](Online::open_many) | 1 | m to the predecessor | 0 |
 //! | [`open_to`](Online::open_to) | 1 | m from the receiver's successor | 0 |
 //! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | 1 + ⌈log₂ k⌉ | 2m (opening) + m·[`products_per_comparison`] | m·k |
@@ -413,6 +414,35 @@ impl Online<'_> {
         let d: Vec<Secret> = triples.iter().map(|t| t.1 - t.2).collect();
         let p = self.products(&b, &d)?;
         Ok(p.into_iter().zip(triples).map(|(p, t)| t.2 + p).collect())
+    }
+
+    /// Inner products Σ_i x_i·y_i, one per pair of equal-length vectors: the parties'
+    /// local cross terms are summed before anything is sent, so a batch costs one round and one
+    /// element per inner product, whatever the vector lengths.
+    ///
+    /// # Errors
+    /// [`MpcError::LengthMismatch`] if the two vectors of a pair differ in length (before
+    /// anything is sent); a transport fault or a peer's malformed message.
+    pub fn dot_many(&mut self, pairs: &[(&[Secret], &[Secret])]) -> Result<Vec<Secret>, MpcError> {
+        for (x, y) in pairs {
+            if x.len() != y.len() {
+                return Err(MpcError::LengthMismatch {
+                    op: "dot",
+                    left: x.len(),
+                    right: y.len(),
+                });
+            }
+        }
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut sums = Vec::with_capacity(pairs.len());
+        for (x, y) in pairs {
+            let local = self.engine.party.mul_local(x, y)?;
+            sums.push(local.into_iter().sum::<Additive<Fp>>());
+        }
+        self.engine.counters.products += pairs.len() as u64;
+        self.from_additive(&sums)
     }
 
     fn bitwise(

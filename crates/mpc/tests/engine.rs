@@ -347,3 +347,58 @@ fn additive_inputs_from_dealt_shares() {
     });
     assert!(outs.iter().all(|o| *o == vec![Fp::from_u64(42), Fp::ONE]));
 }
+
+#[test]
+fn inner_products_match_plaintext() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let lens = [0usize, 1, 5, 300];
+    let xs: Vec<Vec<u64>> = lens
+        .iter()
+        .map(|&l| (0..l).map(|_| rng.random()).collect())
+        .collect();
+    let ys: Vec<Vec<u64>> = lens
+        .iter()
+        .map(|&l| (0..l).map(|_| rng.random()).collect())
+        .collect();
+    let flat: Vec<u64> = xs.iter().chain(&ys).flatten().copied().collect();
+    let outs = run3(|mut session: Session| {
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+        let sent0 = session.stats().total().sum().bytes_sent;
+        let mut on = engine.on(&mut session);
+        let v = input_p0(&mut on, &flat).unwrap();
+        let total: usize = lens.iter().sum();
+        let (x, y) = v.split_at(total);
+        let mut pairs = Vec::new();
+        let mut at = 0;
+        for &l in &lens {
+            pairs.push((&x[at..at + l], &y[at..at + l]));
+            at += l;
+        }
+        let bad = on.dot_many(&[(&x[..2], &y[..3])]);
+        assert!(matches!(bad, Err(MpcError::LengthMismatch { .. })));
+        let d = on.dot_many(&pairs).unwrap();
+        let opened = on.open_many(&d).unwrap();
+        let sent = session.stats().total().sum().bytes_sent - sent0;
+        (opened, sent, me)
+    });
+    for (opened, sent, me) in outs {
+        for (j, o) in opened.iter().enumerate() {
+            let want: Fp = xs[j]
+                .iter()
+                .zip(&ys[j])
+                .map(|(&a, &b)| Fp::from_u64(a) * Fp::from_u64(b))
+                .sum();
+            assert_eq!(*o, want, "{me}, pair {j}");
+        }
+        // Input (P0 only: 2 elements per value), then one element per inner product and
+        // one per opened value.
+        let input = if me == PartyId::P0 {
+            2 * 16 * flat.len() as u64
+        } else {
+            0
+        };
+        assert_eq!(sent, input + 16 * (lens.len() as u64) * 2, "{me}");
+    }
+}
