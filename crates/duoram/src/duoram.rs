@@ -13,7 +13,7 @@ use rand_core::RngCore;
 use crate::error::DuoramError;
 use crate::material::{Half, Material, Pool};
 use crate::msgs::{In, Out};
-use crate::prep::{self, Ctx, PendingKeys};
+use crate::prep::{self, Ctx};
 use crate::role::{Role, Side};
 use crate::word::DuoWord;
 
@@ -265,34 +265,34 @@ impl<W: DuoWord> Duoram<W> {
             spare: &mut self.spare,
             blocks: &mut self.blocks,
         };
-        let mut pending: Option<PendingKeys<W>> = None;
+        let mut batches = Vec::new();
         let mut left = ops;
         while left > 0 {
             let m = left.min(per_batch);
             left -= m;
-            let first = self.pool.reserve(m);
-            match self.role {
-                Role::Primary(side) => {
+            batches.push((self.pool.reserve(m), m));
+        }
+        match self.role {
+            Role::Primary(side) => {
+                for &(first, m) in &batches {
                     for mat in prep::primary_batch(&mut ctx, side, first, m)? {
                         self.pool.push(mat);
                     }
                 }
-                Role::Helper => {
-                    // Deal this batch first, then evaluate the previous batch's keys while the
-                    // primaries generate this one.
-                    prep::helper_deal::<W>(&mut ctx, first, m)?;
-                    if let Some(p) = pending.take() {
-                        for mat in prep::helper_evaluate(self.h, p, ctx.spare) {
-                            self.pool.push(mat);
-                        }
-                    }
-                    pending = Some(prep::helper_receive(&mut ctx, first, m)?);
-                }
             }
-        }
-        if let Some(p) = pending {
-            for mat in prep::helper_evaluate(self.h, p, &mut self.spare) {
-                self.pool.push(mat);
+            Role::Helper => {
+                // All batches' correlations first (they are small), so that P1 never waits for
+                // them; then each batch's halves, expanded while the primaries run their output
+                // stage and finished while they generate the next batch.
+                for &(first, m) in &batches {
+                    prep::helper_deal::<W>(&mut ctx, first, m)?;
+                }
+                for &(first, m) in &batches {
+                    let raw = prep::helper_expand(&mut ctx, first, m)?;
+                    for mat in prep::helper_finish(&mut ctx, raw)? {
+                        self.pool.push(mat);
+                    }
+                }
             }
         }
         Ok(())

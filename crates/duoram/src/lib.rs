@@ -58,7 +58,7 @@
 //! Preprocessing, per batch of `m` operations (`3m` DPFs), `h = ⌈log2 n⌉`, `o = min(3, h)`:
 //! `h − o + 4` rounds; per DPF `17(h − o) + 56·2^o + 24` bytes from each primary to the other
 //! and `16(h − o) + 40·2^o` from P2 to P1, plus one key half of `16(h − o) + 16·2^o + 16` bytes
-//! per operation from each primary to P2 (`Z64`, tags not counted; about 7 KiB per operation in
+//! per operation from each primary to P2 (in two messages) (`Z64`, tags not counted; about 7 KiB per operation in
 //! total at `2^20`); about `2^h + 2^{h−o}` fixed-key AES calls per DPF at each holder (three
 //! DPFs per operation at P0 and P1, two at P2). `tests/costs.rs` checks these counts.
 //!
@@ -126,9 +126,11 @@
 //!    of step (e.g. [`Duoram::discard_preprocessed`] at one party only) fail at once with
 //!    [`DuoramError::MaterialMismatch`]; the pool refuses to hand out an id twice
 //!    ([`DuoramError::MaterialReused`]).
-//! 10. **P2 pipelines**: in a preprocessing run of several batches P2 sends the next batch's
-//!     correlations before evaluating the previous batch's key halves, so its evaluation overlaps
-//!     the primaries' generation.
+//! 10. **P2 works while the primaries do**: P2 sends the correlations of all batches of a
+//!     preprocessing run first; each primary sends the tree of its key half (root and
+//!     correction words) as soon as the levels are done and the output corrections at the end,
+//!     so P2 expands its two halves while the primaries run their output stage, and finishes
+//!     them while they generate the next batch.
 //! 11. **Out-of-range addresses** are not detectable (addresses are shared): an address `a ≥ n`
 //!     reads and writes cell `a mod 2^h` (a padding cell if `n ≤ a mod 2^h`), for `Fp` as long
 //!     as `a + 2^{h+41}` stays below p; the opened offset then no longer hides it. Nothing

@@ -32,8 +32,9 @@
 //!    one of `ρ·e_ri` (P1 negates). These are the paper's `t_b` and `v_b` with
 //!    `F_b = −Σ v_b`: `v_0 + v_1 = −(F_0 + F_1)·e_ri`. The products by `pm` are one
 //!    scalar-times-vector Beaver multiplication dealt by P2; opening them is one more message.
-//! 4. (Protocol 1, step 2) P0 sends P2 its half of DPF #2 (root, correction words, output
-//!    corrections), P1 its half of DPF #3; P2 evaluates them to the same words.
+//! 4. (Protocol 1, step 2) P0 sends P2 its half of DPF #2, P1 its half of DPF #3: the root and
+//!    correction words right after the levels (P2 expands them and runs the output stage's
+//!    first pass meanwhile), the output corrections at the end; P2 then has the same words.
 //! 5. (§2.7, B2A) `ri_b = Σ_i i·t_b^(1)[i]`: additive shares of ri without communication.
 //!
 //! Rounds per batch: `h − o + 4`, whatever the batch size. Bytes: O(h) per DPF.
@@ -164,8 +165,14 @@ fn inputs_payload<W: DuoWord>(dpfs: usize, s: Shape) -> usize {
     dpfs * (s.levels + 16 + BILINEAR * s.k() * W::BYTES)
 }
 
-fn key_payload<W: DuoWord>(ops: usize, s: Shape) -> usize {
-    ops * (16 + 16 * s.levels + 2 * s.k() * W::BYTES)
+/// The tree part of the key halves for P2: root and correction words, per operation.
+fn tree_payload(ops: usize, s: Shape) -> usize {
+    ops * (16 + 16 * s.levels)
+}
+
+/// The output corrections of the key halves for P2, per operation.
+fn ocw_payload<W: DuoWord>(ops: usize, s: Shape) -> usize {
+    ops * 2 * s.k() * W::BYTES
 }
 
 /// Per-slot sums of an output stage and the number of flagged output nodes.
@@ -557,6 +564,18 @@ pub(crate) fn primary_batch<W: DuoWord>(
         }
     }
 
+    // Protocol 1, step 2, first part: the tree of this party's half of its blind DPF to P2,
+    // which expands it while the primaries run the output stage.
+    let mut out = Out::new(first, tree_payload(ops, sh));
+    for op in 0..ops {
+        let d = op * DPFS + side.blind_dpf();
+        out.block(roots[d]);
+        for &cw in &cws[d] {
+            out.block(cw);
+        }
+    }
+    ctx.session.send_bytes(PartyId::P2, &out.buf)?;
+
     // §4.1.1: the output stage's raw words and flags.
     let n = 1usize << h;
     let mut halves: Vec<Half<W>> = Vec::with_capacity(dpfs);
@@ -633,15 +652,10 @@ pub(crate) fn primary_batch<W: DuoWord>(
         ocws.push(ocw);
     }
 
-    // Protocol 1, step 2: this party's half of its blind DPF to P2.
-    let mut out = Out::new(first, key_payload::<W>(ops, sh));
+    // Protocol 1, step 2, second part: the output corrections of that half.
+    let mut out = Out::new(first, ocw_payload::<W>(ops, sh));
     for op in 0..ops {
-        let d = op * DPFS + side.blind_dpf();
-        out.block(roots[d]);
-        for &cw in &cws[d] {
-            out.block(cw);
-        }
-        for &w in &ocws[d] {
+        for &w in &ocws[op * DPFS + side.blind_dpf()] {
             out.word(w);
         }
     }
@@ -676,11 +690,12 @@ pub(crate) fn primary_batch<W: DuoWord>(
     Ok(materials)
 }
 
-/// The keys P2 received for a batch, waiting to be evaluated.
-pub(crate) struct PendingKeys<W> {
+/// P2's halves of a batch after the output stage's first pass, waiting for their output
+/// corrections: per operation, P0's half of DPF #2 and P1's half of DPF #3 as raw words and
+/// output-node flags.
+pub(crate) struct RawHalves<W> {
     first: u64,
-    /// Per operation: P0's half of DPF #2, P1's half of DPF #3, each with its output corrections.
-    keys: Vec<[(HalfTreeLevels, Vec<W>); 2]>,
+    ops: Vec<[(Half<W>, Vec<u8>); 2]>,
 }
 
 /// P2, start of a batch (App. A dealer): derives both primaries' correlations and sends P1 its
@@ -722,19 +737,21 @@ pub(crate) fn helper_deal<W: DuoWord>(
     Ok(())
 }
 
-/// P2, end of a batch: receives P0's and P1's key halves (Protocol 1, step 2).
-pub(crate) fn helper_receive<W: DuoWord>(
+/// P2 (Protocol 1, steps 2–3, first part): receives the trees of P0's half of DPF #2 and P1's
+/// half of DPF #3 for each operation of a batch and runs the first pass of the output stage on
+/// them, one cache-sized subtree of output nodes at a time, while the primaries run theirs.
+pub(crate) fn helper_expand<W: DuoWord>(
     ctx: &mut Ctx<'_, W>,
     first: u64,
     ops: usize,
-) -> Result<PendingKeys<W>, DuoramError> {
+) -> Result<RawHalves<W>, DuoramError> {
     let sh = Shape::new(ctx.h);
-    let mut from = [Vec::with_capacity(ops), Vec::with_capacity(ops)];
-    for (side, keys) in [Side::Zero, Side::One].into_iter().zip(&mut from) {
+    let mut trees = [Vec::with_capacity(ops), Vec::with_capacity(ops)];
+    for (side, keys) in [Side::Zero, Side::One].into_iter().zip(&mut trees) {
         let p = side.party();
         let bytes = ctx.session.recv_bytes(p)?;
-        let what = "a DPF key half (Duoram Protocol 1, step 2)";
-        let mut m = In::open(bytes, p, what, key_payload::<W>(ops, sh), first)?;
+        let what = "the tree of a DPF key half (Duoram Protocol 1, step 2)";
+        let mut m = In::open(bytes, p, what, tree_payload(ops, sh), first)?;
         for _ in 0..ops {
             let root = m.block();
             // P0's roots have lsb 0, P1's lsb 1 (App. C, setup).
@@ -743,53 +760,63 @@ pub(crate) fn helper_receive<W: DuoWord>(
                 "a root seed has the wrong lsb",
             )?;
             let cws = (0..sh.levels).map(|_| m.block()).collect();
+            keys.push(HalfTreeLevels { root, cws });
+        }
+    }
+    let n = 1usize << sh.h;
+    let [k0, k1] = trees;
+    let mut out = Vec::with_capacity(ops);
+    for pair in k0.into_iter().zip(k1) {
+        let expand = |key: HalfTreeLevels, spare: &mut Vec<Vec<W>>| {
+            let mut t = take_vec(spare, n);
+            let mut v = take_vec(spare, n);
+            let mut flags = vec![0u8; n >> sh.o];
+            let mut sums = Sums::new();
+            key.for_each_leaf_chunk(|start, nodes| {
+                let f = &mut flags[start..start + nodes.len()];
+                convert_outputs(nodes, sh.o, &mut t, &mut v, f, &mut sums);
+            });
+            (Half { t, v }, flags)
+        };
+        let a = expand(pair.0, ctx.spare);
+        let b = expand(pair.1, ctx.spare);
+        out.push([a, b]);
+    }
+    Ok(RawHalves { first, ops: out })
+}
+
+/// P2 (Protocol 1, step 3, second part): receives the output corrections and finishes its
+/// halves, which are then the same words their holders computed.
+pub(crate) fn helper_finish<W: DuoWord>(
+    ctx: &mut Ctx<'_, W>,
+    raw: RawHalves<W>,
+) -> Result<Vec<Material<W>>, DuoramError> {
+    let sh = Shape::new(ctx.h);
+    let ops = raw.ops.len();
+    let mut ocws: [Vec<Vec<W>>; 2] = Default::default();
+    for (side, list) in [Side::Zero, Side::One].into_iter().zip(&mut ocws) {
+        let p = side.party();
+        let bytes = ctx.session.recv_bytes(p)?;
+        let what = "the output corrections of a DPF key half (Duoram Protocol 1, step 2)";
+        let mut m = In::open(bytes, p, what, ocw_payload::<W>(ops, sh), raw.first)?;
+        for _ in 0..ops {
             let mut ocw = Vec::with_capacity(2 * sh.k());
             for _ in 0..2 * sh.k() {
                 ocw.push(m.word()?);
             }
-            keys.push((HalfTreeLevels { root, cws }, ocw));
+            list.push(ocw);
         }
     }
-    let [k0, k1] = from;
-    Ok(PendingKeys {
-        first,
-        keys: k0.into_iter().zip(k1).map(|(a, b)| [a, b]).collect(),
-    })
-}
-
-/// P2: evaluates received key halves to the same words their holders computed (Protocol 1,
-/// step 3), one cache-sized subtree of output nodes at a time.
-pub(crate) fn helper_evaluate<W: DuoWord>(
-    h: usize,
-    pending: PendingKeys<W>,
-    spare: &mut Vec<Vec<W>>,
-) -> Vec<Material<W>> {
-    let sh = Shape::new(h);
-    let o = sh.o;
-    let n = 1usize << h;
-    let mut out = Vec::with_capacity(pending.keys.len());
-    for (op, pair) in pending.keys.into_iter().enumerate() {
-        let [from0, from1] = [Side::Zero, Side::One].map(|side| {
-            let (key, ocw) = &pair[side.index()];
-            let mut t = take_vec(spare, n);
-            let mut v = take_vec(spare, n);
-            let mut flags = Vec::new();
-            key.for_each_leaf_chunk(|start, nodes| {
-                let (lo, hi) = (start << o, (start + nodes.len()) << o);
-                debug_assert_eq!(t.len(), lo);
-                flags.resize(nodes.len(), 0);
-                let mut sums = Sums::new();
-                convert_outputs(nodes, o, &mut t, &mut v, &mut flags, &mut sums);
-                let (ts, vs) = (&mut t[lo..hi], &mut v[lo..hi]);
-                finish_outputs(ts, vs, &flags, o, ocw, side == Side::One);
-            });
-            Half { t, v }
-        });
+    let mut out = Vec::with_capacity(ops);
+    for (op, pair) in raw.ops.into_iter().enumerate() {
+        let [(mut h0, f0), (mut h1, f1)] = pair;
+        finish_outputs(&mut h0.t, &mut h0.v, &f0, sh.o, &ocws[0][op], false);
+        finish_outputs(&mut h1.t, &mut h1.v, &f1, sh.o, &ocws[1][op], true);
         out.push(Material::Helper {
-            id: pending.first + op as u64,
-            from0,
-            from1,
+            id: raw.first + op as u64,
+            from0: h0,
+            from1: h1,
         });
     }
-    out
+    Ok(out)
 }

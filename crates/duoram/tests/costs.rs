@@ -120,7 +120,7 @@ fn preprocessing_is_logarithmic() {
             assert_eq!(rounds, l + 4, "{p}, n = {n}, k = {k}");
             let payload = match p.index() {
                 // Masked AND and one-hot inputs, L level shares, two Beaver messages, the key
-                // half to P2.
+                // half to P2 (root and correction words, then output corrections).
                 0 | 1 => {
                     dpfs * (l + 16 + 3 * kk * 8)
                         + dpfs * 16 * l
@@ -131,7 +131,8 @@ fn preprocessing_is_logarithmic() {
                 // The dealer's product shares, to P1 only.
                 _ => dpfs * (16 * l + 5 * kk * 8),
             };
-            let m = if p.index() < 2 { l + 4 } else { 1 };
+            // The key half goes to P2 in two messages (tree, then output corrections).
+            let m = if p.index() < 2 { l + 5 } else { 1 };
             assert_eq!(
                 (msgs, bytes),
                 (m, payload + m * TAG),
