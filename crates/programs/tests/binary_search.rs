@@ -42,7 +42,7 @@ fn matches_plaintext_on_linear_scan_and_duoram() {
     let seed = test_seed();
     let mut rng = ChaCha12Rng::seed_from_u64(seed);
     let roles = Roles::default();
-    for n in [0usize, 1, 2, 3, 5, 8, 13, 33] {
+    for n in [0usize, 1, 2, 3, 5, 8, 13, 33, 64, 300, 1000] {
         let spread = if n % 2 == 0 { 10 } else { u64::MAX };
         let data = sorted(&mut rng, n, spread);
         for (i, key) in keys(&mut rng, &data).into_iter().enumerate() {
@@ -62,6 +62,10 @@ fn matches_plaintext_on_linear_scan_and_duoram() {
             for r in &runs {
                 assert_eq!(r.counters.inline_refills, 0);
                 assert_eq!(r.counters.bits_used, binary_search::plan(n).bits as u64);
+                assert_eq!(
+                    r.meter.get(doram_programs::Part::Oram).accesses,
+                    binary_search::plan(n).accesses as u64
+                );
             }
         }
     }
@@ -77,7 +81,7 @@ fn matches_plaintext_on_ramen_with_other_roles() {
         querier: PartyId::P0,
         receiver: PartyId::P2,
     };
-    for n in [0usize, 1, 17, 40] {
+    for n in [0usize, 1, 17, 40, 200] {
         let data = sorted(&mut rng, n, 50);
         for key in keys(&mut rng, &data).into_iter().take(4) {
             let runs =
@@ -190,4 +194,65 @@ fn role_input_errors_are_typed_and_local() {
         r[1],
         Err(ProgramError::Input(InputError::Role(_)))
     ));
+}
+
+/// Every loop probe from engine tables, at small sizes (the entry points use tables only from
+/// n = 64 on).
+#[test]
+fn all_table_levels_match_plaintext() {
+    use doram_field::Fp;
+    use doram_mpc::Input;
+    use doram_oram::LinearScanOram;
+    use doram_programs::{Machine, Part, to_int};
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 4);
+    for n in [1usize, 2, 3, 5, 9, 16, 23] {
+        let data = sorted(&mut rng, n, 30);
+        let t = binary_search::schedule(n).len();
+        let tables = binary_search::probe_tables(&data, t);
+        assert_eq!(tables.iter().map(Vec::len).sum::<usize>(), (1 << t) - 1);
+        for key in keys(&mut rng, &data) {
+            let r = run_three(seed, |session, s| {
+                let me = session.me();
+                let mut m = Machine::<LinearScanOram<Fp>>::setup(session, s)?;
+                let flat: Vec<u64> = tables.concat();
+                let k = [key];
+                let (v, key) = m.engine_in(Part::Input, |on| {
+                    let v = on.input(if me == PartyId::P0 {
+                        Input::Own(&flat[..])
+                    } else {
+                        Input::Peer {
+                            dealer: PartyId::P0,
+                            count: flat.len(),
+                        }
+                    })?;
+                    let key = on.input(if me == PartyId::P0 {
+                        Input::Own(&k[..])
+                    } else {
+                        Input::Peer {
+                            dealer: PartyId::P0,
+                            count: 1,
+                        }
+                    })?;
+                    Ok((v, key[0]))
+                })?;
+                let tabs: Vec<Vec<_>> = (0..t)
+                    .map(|j| v[(1 << j) - 1..(1 << (j + 1)) - 1].to_vec())
+                    .collect();
+                let owned = (me == PartyId::P0).then_some(&data[..]);
+                let array = m.alloc_input(PartyId::P0, owned, n)?;
+                m.boot(0)?;
+                let (i, f) = binary_search::search(&mut m, array, key, &tabs)?;
+                let o = m.cpu(|on| on.open_many(&[i, f.value()]))?;
+                assert_eq!(m.meter().get(Part::Oram).accesses, 2);
+                Ok(SearchOutput {
+                    index: to_int(o[0], n as u128 + 1, "index")?,
+                    found: to_int(o[1], 2, "found")? == 1,
+                })
+            });
+            for out in r {
+                assert_eq!(out.expect("run"), plain(&data, key), "n = {n}, key = {key}");
+            }
+        }
+    }
 }
