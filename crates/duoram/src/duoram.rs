@@ -21,9 +21,13 @@ use crate::word::DuoWord;
 pub const MAX_LOG_N: usize = 40;
 
 /// Preprocessing batches hold at most this many DPF leaves per DPF position, summed over the
-/// batch's operations (`max(1, 2^20 / 2^h)` operations per batch), bounding the batch's
-/// transient memory; each batch costs `h + 4` rounds.
+/// batch's operations (`2^20 / 2^h` operations per batch, at least 1 and at most
+/// [`BATCH_OPS`]), bounding the batch's memory and message sizes; each batch costs
+/// `h − min(3, h) + 4` rounds.
 pub const BATCH_LEAVES: usize = 1 << 20;
+
+/// The most operations in one preprocessing batch (for small memories).
+pub const BATCH_OPS: usize = 1024;
 
 /// Words per frame when a whole vector is sent (Init): well below the transport's frame limit.
 const CHUNK_WORDS: usize = 1 << 18;
@@ -244,9 +248,9 @@ impl<W: DuoWord> Duoram<W> {
         r
     }
 
-    /// Preprocesses `ops` further operations (one DPF triple each), in batches of
-    /// `max(1, 2^20 / 2^h)` operations of `h + 4` rounds each. Every party must call it with
-    /// the same `ops`.
+    /// Preprocesses `ops` further operations (one DPF triple each), in batches of up to
+    /// `2^20 / 2^h` operations (at least 1, at most [`BATCH_OPS`]) of `h − min(3, h) + 4` rounds
+    /// each. Every party must call it with the same `ops`.
     ///
     /// # Errors
     /// A peer fault (the instance is then poisoned), or [`DuoramError::Poisoned`].
@@ -256,7 +260,7 @@ impl<W: DuoWord> Duoram<W> {
     }
 
     fn preprocess_inner(&mut self, ops: usize) -> Result<(), DuoramError> {
-        let per_batch = (BATCH_LEAVES >> self.h).max(1);
+        let per_batch = (BATCH_LEAVES >> self.h).clamp(1, BATCH_OPS);
         let mut ctx = Ctx {
             session: &mut self.session,
             prgs: &mut self.prgs,

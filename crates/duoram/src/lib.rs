@@ -66,8 +66,8 @@
 //! `6·2^h + 4` words at a primary and `4·2^h` at P2 (48 MiB and 32 MiB for `2^h = 2^20` and
 //! `Z64`); a READ needs only the `t` vectors, but an operation's type is not known when it is
 //! preprocessed. A preprocessing batch holds at most `2^20` leaves per DPF position (one
-//! operation per batch from `2^20` on), and the vectors of one consumed operation are kept for
-//! reuse by the next preprocessing.
+//! operation per batch from `2^20` on, at most 1024 operations for small memories), and the
+//! vectors of one consumed operation are kept for reuse by the next preprocessing.
 //!
 //! # Deliberate decisions (the spec's "underspecified items", §7, and other choices)
 //! 1. **DPFs: Half-Tree, with the last three levels folded into a distributed output stage**
@@ -186,7 +186,7 @@ pub mod role;
 pub mod runner;
 pub mod word;
 
-pub use duoram::{BATCH_LEAVES, Duoram, MAX_LOG_N};
+pub use duoram::{BATCH_LEAVES, BATCH_OPS, Duoram, MAX_LOG_N};
 pub use error::DuoramError;
 pub use role::{Role, Side};
 pub use runner::{
