@@ -192,14 +192,13 @@ impl<W: DuoWord> Sums<W> {
     }
 }
 
-/// Output stage, first pass: for output nodes `nodes`, appends the raw words of each of their
-/// `2^o` slots to `a` and `v` (`nodes.len()·2^o` each), writes each node's flag into `flags`,
-/// and adds to the sums.
+/// Output stage, first pass: for output nodes `nodes`, the raw words of each of their `2^o`
+/// slots into `a` and `v` (`nodes.len()·2^o` each), each node's flag into `flags`, and the sums.
 fn convert_outputs<W: DuoWord>(
     nodes: &[Block],
     o: usize,
-    a: &mut Vec<W>,
-    v: &mut Vec<W>,
+    a: &mut [W],
+    v: &mut [W],
     flags: &mut [u8],
     sums: &mut Sums<W>,
 ) {
@@ -216,8 +215,8 @@ fn convert_outputs<W: DuoWord>(
 #[inline(always)]
 fn convert_fixed<W: DuoWord, const O: usize>(
     nodes: &[Block],
-    a: &mut Vec<W>,
-    v: &mut Vec<W>,
+    a: &mut [W],
+    v: &mut [W],
     flags: &mut [u8],
     sums: &mut Sums<W>,
 ) {
@@ -234,33 +233,33 @@ fn convert_fixed<W: DuoWord, const O: usize>(
     // Runs of RUN outputs (RUN / 2^O nodes), one cipher call each.
     let per_run = RUN >> O;
     let whole = nodes.len() / per_run;
-    a.reserve(nodes.len() << O);
-    v.reserve(nodes.len() << O);
+    let (a_head, a_tail) = a.split_at_mut(whole * RUN);
+    let (v_head, v_tail) = v.split_at_mut(whole * RUN);
     let mut blk = [0u128; RUN];
-    let mut xs = [W::ZERO; RUN];
-    let mut ys = [W::ZERO; RUN];
-    for qs in nodes.chunks_exact(per_run) {
+    for ((qs, ac), vc) in nodes
+        .chunks_exact(per_run)
+        .zip(a_head.chunks_exact_mut(RUN))
+        .zip(v_head.chunks_exact_mut(RUN))
+    {
         for (i, b) in blk.iter_mut().enumerate() {
             *b = qs[i >> O] ^ tweaks[i & (BATCH - 1)];
         }
         ccr_in_place(&mut blk);
         for i in 0..RUN {
             let (x, y) = W::leaf_words(fk, qs[i >> O], (i & (k - 1)) as u64, blk[i]);
-            xs[i] = x;
-            ys[i] = y;
+            ac[i] = x;
+            vc[i] = y;
             sa[i & (BATCH - 1)] += x;
             sv[i & (BATCH - 1)] += y;
         }
-        a.extend_from_slice(&xs);
-        v.extend_from_slice(&ys);
     }
     // The last nodes (fewer than a run).
-    for &q in &nodes[whole * per_run..] {
+    for (r, &q) in nodes[whole * per_run..].iter().enumerate() {
         for j in 0..k {
             let b = fk.ccr(q ^ tweaks[j]);
             let (x, y) = W::leaf_words(fk, q, j as u64, b);
-            a.push(x);
-            v.push(y);
+            a_tail[r * k + j] = x;
+            v_tail[r * k + j] = y;
             sa[j] += x;
             sv[j] += y;
         }
@@ -383,16 +382,12 @@ fn expand_raw(src: &mut [Block], pending: Option<Block>, dst: &mut Vec<Block>) -
     acc
 }
 
-/// An empty vector with room for `n` words, which the caller fills in order: a spare one if
-/// there is one (no page faults), else a fresh allocation (never zero-filled: the output stage
-/// touches each page first).
+/// A vector of `n` words whose contents the caller overwrites entirely: a spare one if there
+/// is one (no allocation, no page faults, no zeroing), else a fresh zeroed one.
 fn take_vec<W: DuoWord>(spare: &mut Vec<Vec<W>>, n: usize) -> Vec<W> {
     match spare.pop() {
-        Some(mut v) if v.capacity() >= n => {
-            v.clear();
-            v
-        }
-        _ => Vec::with_capacity(n),
+        Some(v) if v.len() == n => v,
+        _ => vec![W::ZERO; n],
     }
 }
 
@@ -774,7 +769,8 @@ pub(crate) fn helper_expand<W: DuoWord>(
             let mut sums = Sums::new();
             key.for_each_leaf_chunk(|start, nodes| {
                 let f = &mut flags[start..start + nodes.len()];
-                convert_outputs(nodes, sh.o, &mut t, &mut v, f, &mut sums);
+                let (lo, hi) = (start << sh.o, (start + nodes.len()) << sh.o);
+                convert_outputs(nodes, sh.o, &mut t[lo..hi], &mut v[lo..hi], f, &mut sums);
             });
             (Half { t, v }, flags)
         };
