@@ -1,46 +1,23 @@
 //! The circular correlation-robust hash `H(x) = π(σ(x)) ⊕ σ(x)` of `doram_prim::aes` (π =
-//! AES-128 under the public `FIXED_KEY`), computed over runs of [`RUN`] blocks with one cipher
-//! call per run. It is the same function as `FixedKeyAes::ccr` (a test checks it), so keys and
-//! outputs agree with the DPF crate's; the longer runs keep the AES pipeline full with less
-//! per-call overhead than batches of eight, which matters because hashing is most of the
-//! preprocessing's work.
+//! AES-128 under the public `FIXED_KEY`), applied to runs of [`RUN`] blocks. It is
+//! `FixedKeyAes::ccr` in the prim crate's batches of eight blocks, which keep the blocks in
+//! registers around the cipher call; `examples/prof.rs` compares it with longer cipher calls
+//! (slower here: the conversions to the cipher's byte arrays cost more than the calls save) and
+//! with the bare cipher.
 
-use std::sync::LazyLock;
+use doram_prim::aes::{Block, fixed_key};
 
-use aes::Aes128Enc;
-use aes::cipher::consts::U16;
-use aes::cipher::generic_array::GenericArray;
-use aes::cipher::{BlockEncrypt, KeyInit};
-use doram_prim::aes::{Block, FIXED_KEY, sigma};
-
-/// Blocks per cipher call.
+/// Blocks per run in the output stage.
 pub(crate) const RUN: usize = 64;
-
-static PI: LazyLock<Aes128Enc> = LazyLock::new(|| Aes128Enc::new(&GenericArray::from(FIXED_KEY)));
 
 /// `xs[i] ← H(xs[i])` for every block.
 pub(crate) fn ccr_in_place(xs: &mut [Block]) {
-    let pi: &Aes128Enc = &PI;
-    let mut buf: [GenericArray<u8, U16>; RUN] = std::array::from_fn(|_| GenericArray::default());
-    for chunk in xs.chunks_mut(RUN) {
-        let m = chunk.len();
-        for (b, x) in buf.iter_mut().zip(chunk.iter_mut()) {
-            *x = sigma(*x);
-            *b = GenericArray::from(x.to_le_bytes());
-        }
-        pi.encrypt_blocks(&mut buf[..m]);
-        for (x, b) in chunk.iter_mut().zip(buf.iter()) {
-            let mut y = [0u8; 16];
-            y.copy_from_slice(b);
-            *x ^= u128::from_le_bytes(y);
-        }
-    }
+    fixed_key().ccr_in_place(xs);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use doram_prim::aes::fixed_key;
 
     #[test]
     fn same_function_as_the_prim_crate() {
