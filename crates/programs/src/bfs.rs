@@ -39,7 +39,9 @@ use doram_net::{LocalMesh, Session};
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
-use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three_on};
+use crate::roles::{
+    PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three_on,
+};
 use crate::with_backend;
 
 /// The largest vertex count the entry points accept.
@@ -243,6 +245,7 @@ pub fn run_party_with<D: Backend>(
         None => None,
     };
     let sizes = graph.map(|(v, e)| [v, e.len() as u64]);
+    agree_on_run(&mut session, "bfs", D::NAME, &roles)?;
     let s = announce_sizes(
         &mut session,
         roles.owner,

@@ -47,7 +47,7 @@ use doram_net::{LocalMesh, Session};
 
 use crate::error::{InputError, ProgramError};
 use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
-use crate::roles::{PartyRun, Roles, RunConfig, announce_sizes, run_three_on};
+use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_three_on};
 use crate::with_backend;
 
 /// Bit length of the comparisons: 64-bit entries and keys.
@@ -327,6 +327,7 @@ pub fn run_party_with<D: Backend>(
 ) -> Result<PartyRun<SearchOutput>, ProgramError> {
     check_inputs(session.me(), &roles, data, key)?;
     let sizes = data.map(|d| [d.len() as u64]);
+    agree_on_run(&mut session, "binary-search", D::NAME, &roles)?;
     let n = announce_sizes(
         &mut session,
         roles.owner,
@@ -386,6 +387,7 @@ pub fn run_party_linear(
 ) -> Result<PartyRun<SearchOutput>, ProgramError> {
     check_inputs(session.me(), &roles, data, key)?;
     let sizes = data.map(|d| [d.len() as u64]);
+    agree_on_run(&mut session, "linear-search", "engine", &roles)?;
     let n = announce_sizes(
         &mut session,
         roles.owner,

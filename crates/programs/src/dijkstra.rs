@@ -40,7 +40,9 @@ use crate::bfs::Csr;
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
-use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three_on};
+use crate::roles::{
+    PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three_on,
+};
 use crate::with_backend;
 
 /// The "no path" and "no edge" sentinel: 2^44, above every path of up to 2^12 − 1 edges of
@@ -252,6 +254,7 @@ pub fn run_party_with<D: Backend>(
         None => None,
     };
     let sizes = graph.map(|(v, e)| [v, e.len() as u64]);
+    agree_on_run(&mut session, "dijkstra", D::NAME, &roles)?;
     let s = announce_sizes(
         &mut session,
         roles.owner,

@@ -39,6 +39,16 @@ pub enum ProgramError {
     /// memory is loaded, or a public index out of range); detected before anything is sent.
     #[error("misuse: {0}")]
     Misuse(&'static str),
+    /// A peer runs a different program, backend or role assignment.
+    #[error("{peer} runs {theirs:?}, this party {ours:?}")]
+    ConfigMismatch {
+        /// The peer.
+        peer: PartyId,
+        /// This party's run description.
+        ours: String,
+        /// The peer's (truncated to 200 bytes).
+        theirs: String,
+    },
     /// The roles name a party outside the three-party session.
     #[error("roles must name parties P0, P1 or P2")]
     BadRoles,
@@ -70,7 +80,8 @@ impl ProgramError {
             ProgramError::Net(e) => e.peer(),
             ProgramError::Mpc(MpcError::WrongLength { peer, .. })
             | ProgramError::Mpc(MpcError::Malformed { peer, .. })
-            | ProgramError::BadSizes { peer, .. } => Some(*peer),
+            | ProgramError::BadSizes { peer, .. }
+            | ProgramError::ConfigMismatch { peer, .. } => Some(*peer),
             ProgramError::Oram(e) => e.peer(),
             _ => None,
         }

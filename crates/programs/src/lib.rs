@@ -165,4 +165,6 @@ pub use error::{InputError, ProgramError};
 pub use machine::{
     Backend, BackendKind, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int,
 };
-pub use roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three, run_three_on};
+pub use roles::{
+    PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three, run_three_on,
+};

@@ -41,7 +41,9 @@ use doram_net::{LocalMesh, Session};
 use crate::error::{InputError, ProgramError};
 use crate::input::{MAX_PREFS, Prefs};
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
-use crate::roles::{PartyRun, Roles, RunConfig, all_ok, announce_sizes, run_three_on};
+use crate::roles::{
+    PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three_on,
+};
 use crate::with_backend;
 
 /// A stable matching between k proposers and k acceptors.
@@ -241,6 +243,7 @@ pub fn run_party_with<D: Backend>(
         p.validate()?;
     }
     let sizes = prefs.map(|p| [p.k() as u64]);
+    agree_on_run(&mut session, "matching", D::NAME, &roles)?;
     let k = announce_sizes(
         &mut session,
         roles.owner,

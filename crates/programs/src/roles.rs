@@ -85,6 +85,48 @@ impl<T> PartyRun<T> {
     }
 }
 
+/// Checks that all three parties run the same program on the same backend with the same
+/// roles: each sends a short description to both others and compares (one round).
+///
+/// # Errors
+/// [`ProgramError::ConfigMismatch`] naming the first peer that differs; a transport fault.
+pub fn agree_on_run(
+    session: &mut Session,
+    program: &str,
+    backend: &str,
+    roles: &Roles,
+) -> Result<(), ProgramError> {
+    let me = session.me();
+    let ours = format!(
+        "doram-programs/{program}/{backend}/owner={}/querier={}/receiver={}",
+        roles.owner, roles.querier, roles.receiver
+    );
+    let peers = [me.next(3), me.prev(3)];
+    // Send to both even if one has already left (after finding a mismatch of its own), so
+    // that the other learns about the mismatch rather than about a closed link.
+    let mut send_failed = None;
+    for p in peers {
+        if let Err(e) = session.send_bytes(p, ours.as_bytes()) {
+            send_failed.get_or_insert(e);
+        }
+    }
+    for p in peers {
+        let theirs = session.recv_bytes(p)?;
+        if theirs != ours.as_bytes() {
+            let shown = &theirs[..theirs.len().min(200)];
+            return Err(ProgramError::ConfigMismatch {
+                peer: p,
+                ours,
+                theirs: String::from_utf8_lossy(shown).into_owned(),
+            });
+        }
+    }
+    match send_failed {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
 /// The data owner sends the public sizes to both other parties, who check them against
 /// `max` (element-wise) — one round; the owner passes `Some(sizes)`, the others `None`.
 /// Returns the sizes at every party.

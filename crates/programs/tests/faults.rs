@@ -9,7 +9,9 @@ use doram_mpc::Secret;
 use doram_mpc::testkit::test_seed;
 use doram_net::{LocalMesh, Session};
 use doram_oram::LinearScanOram;
-use doram_programs::{BackendKind, Machine, ProgramError, Roles, RunConfig, bfs, binary_search};
+use doram_programs::{
+    BackendKind, Machine, ProgramError, Roles, RunConfig, agree_on_run, bfs, binary_search,
+};
 
 fn run_on_mesh<T: Send>(
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
@@ -39,6 +41,7 @@ fn oversized_announcements_blame_the_owner() {
         let me = session.me();
         if me == roles.owner {
             // A deviating owner announces n = 2^40.
+            agree_on_run(&mut session, "binary-search", "linear-scan", &roles)?;
             for p in [PartyId::P1, PartyId::P2] {
                 session.send(p, &vec![1u64 << 40])?;
             }
@@ -68,6 +71,7 @@ fn oversized_announcements_blame_the_owner() {
     let r = run_on_mesh(|mut session, seed| {
         let me = session.me();
         if me == roles.owner {
+            agree_on_run(&mut session, "bfs", "linear-scan", &roles)?;
             for p in [PartyId::P1, PartyId::P2] {
                 session.send(p, &vec![3u64])?;
             }
@@ -122,4 +126,48 @@ fn a_party_leaving_mid_program_is_a_typed_error_elsewhere() {
             Ok(()) => panic!("the run cannot complete without P2"),
         }
     }
+}
+
+#[test]
+fn parties_running_different_backends_stop_at_once() {
+    let _ = test_seed();
+    let roles = Roles::default();
+    let r = run_on_mesh(|session, seed| {
+        let me = session.me();
+        let backend = if me == PartyId::P0 {
+            BackendKind::LinearScan
+        } else {
+            BackendKind::Duoram
+        };
+        let config = RunConfig {
+            backend,
+            roles,
+            seed,
+        };
+        let data = [1u64, 2, 3];
+        let d = (me == roles.owner).then_some(&data[..]);
+        let key = (me == roles.querier).then_some(2);
+        binary_search::run_party(session, &config, d, key).map(|r| r.output)
+    });
+    assert!(matches!(
+        r[0],
+        Err(ProgramError::ConfigMismatch {
+            peer: PartyId::P1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        r[1],
+        Err(ProgramError::ConfigMismatch {
+            peer: PartyId::P0,
+            ..
+        })
+    ));
+    assert!(matches!(
+        r[2],
+        Err(ProgramError::ConfigMismatch {
+            peer: PartyId::P0,
+            ..
+        })
+    ));
 }
