@@ -538,7 +538,7 @@ impl<W: DuoWord> Duoram<W> {
             Material::Helper { from0, from1, .. } => vec![from0, from1],
         };
         for h in halves {
-            for v in [h.t, h.v] {
+            for v in [h.a, h.v] {
                 if self.spare.len() < SPARE {
                     self.spare.push(v);
                 }
@@ -685,9 +685,15 @@ impl<W: DuoWord> Duoram<W> {
             (Memory::Helper { z0, z1 }, Material::Helper { from0, from1, .. }) => {
                 let mut g0 = W::ZERO;
                 let mut g1 = W::ZERO;
+                let mut buf = [W::ZERO; CHUNK];
                 for (st, mt) in &segs {
-                    g0 -= W::dot(&z0[st.clone()], &from1.t[mt.clone()]);
-                    g1 -= W::dot(&z1[st.clone()], &from0.t[mt.clone()]);
+                    for (s0, m0, len) in chunks(st, mt) {
+                        let b = &mut buf[..len];
+                        from1.decode_t(m0, b);
+                        g0 -= W::dot(&z0[s0..s0 + len], b);
+                        from0.decode_t(m0, b);
+                        g1 -= W::dot(&z1[s0..s0 + len], b);
+                    }
                 }
                 Ok((g0, g1))
             }
@@ -695,16 +701,18 @@ impl<W: DuoWord> Duoram<W> {
                 let Role::Primary(side) = self.role else {
                     return Err(DuoramError::Local("role and memory disagree"));
                 };
-                let (t1, tc) = (&dpf[0].t, &dpf[side.cross_dpf()].t);
+                let (h1, hc) = (&dpf[0], &dpf[side.cross_dpf()]);
                 let mut acc = W::ZERO;
+                let mut b1 = [W::ZERO; CHUNK];
+                let mut bc = [W::ZERO; CHUNK];
                 for (st, mt) in &segs {
-                    acc += W::read_sum(
-                        &d[st.clone()],
-                        &dt[st.clone()],
-                        &z[st.clone()],
-                        &t1[mt.clone()],
-                        &tc[mt.clone()],
-                    );
+                    for (s0, m0, len) in chunks(st, mt) {
+                        let (b1, bc) = (&mut b1[..len], &mut bc[..len]);
+                        h1.decode_t(m0, b1);
+                        hc.decode_t(m0, bc);
+                        let r = s0..s0 + len;
+                        acc += W::read_sum(&d[r.clone()], &dt[r.clone()], &z[r], b1, bc);
+                    }
                 }
                 Ok((acc, W::ZERO))
             }
@@ -839,8 +847,8 @@ impl<W: DuoWord> Duoram<W> {
             (Memory::Helper { z0, z1 }, Material::Helper { from0, from1, .. }) => {
                 // Step 10: ζ0 −= V0^(2), ζ1 −= V1^(3).
                 for (st, mt) in &segs {
-                    sub_v(&mut z0[st.clone()], from0, mt.clone(), fsum[1]);
-                    sub_v(&mut z1[st.clone()], from1, mt.clone(), fsum[2]);
+                    sub_v(&mut z0[st.clone()], from0, mt.start, fsum[1]);
+                    sub_v(&mut z1[st.clone()], from1, mt.start, fsum[2]);
                 }
             }
             (Memory::Primary { d, dt, z }, Material::Primary { dpf, .. }) => {
@@ -848,19 +856,31 @@ impl<W: DuoWord> Duoram<W> {
                     return;
                 };
                 let (kb, kc) = (side.blind_dpf(), side.cross_dpf());
+                let (ha, hb, hc) = (&dpf[0], &dpf[kb], &dpf[kc]);
+                let (fa, fb, fc) = (fsum[0], fsum[kb], fsum[kc]);
+                let mut buf = [[W::ZERO; CHUNK]; 6];
                 // Steps 8–9 (labels as in §3.1.2): D_b += V^(1); ζ_b −= V^(blind);
                 // D̃_{1−b} += V^(cross) − V^(1).
                 for (st, mt) in &segs {
-                    let (d, dt, z) = (&mut d[st.clone()], &mut dt[st.clone()], &mut z[st.clone()]);
-                    let (a, b, c) = (&dpf[0], &dpf[kb], &dpf[kc]);
-                    let (fa, fb, fc) = (fsum[0], fsum[kb], fsum[kc]);
-                    for (k, j) in mt.clone().enumerate() {
-                        let v1 = a.v[j] + fa * a.t[j];
-                        let vb = b.v[j] + fb * b.t[j];
-                        let vc = c.v[j] + fc * c.t[j];
-                        d[k] += v1;
-                        z[k] -= vb;
-                        dt[k] += vc - v1;
+                    for (s0, m0, len) in chunks(st, mt) {
+                        let [ta, va, tb, vb, tc, vc] = &mut buf;
+                        for (h, t, v) in [(ha, &mut *ta, &mut *va), (hb, tb, vb), (hc, tc, vc)] {
+                            h.decode_t(m0, &mut t[..len]);
+                            h.decode_v(m0, &mut v[..len]);
+                        }
+                        let (d, dt, z) = (
+                            &mut d[s0..s0 + len],
+                            &mut dt[s0..s0 + len],
+                            &mut z[s0..s0 + len],
+                        );
+                        for i in 0..len {
+                            let v1 = va[i] + fa * ta[i];
+                            let vb = vb[i] + fb * tb[i];
+                            let vc = vc[i] + fc * tc[i];
+                            d[i] += v1;
+                            z[i] -= vb;
+                            dt[i] += vc - v1;
+                        }
                     }
                 }
             }
@@ -869,14 +889,35 @@ impl<W: DuoWord> Duoram<W> {
     }
 }
 
+/// Words decoded from the material at a time in the online loops (they stay in L1).
+const CHUNK: usize = 256;
+
+/// The chunks `(state start, material start, length)` of one shift segment.
+fn chunks(
+    st: &Range<usize>,
+    mt: &Range<usize>,
+) -> impl Iterator<Item = (usize, usize, usize)> + use<> {
+    let (s0, m0, len) = (st.start, mt.start, st.len());
+    (0..len)
+        .step_by(CHUNK)
+        .map(move |off| (s0 + off, m0 + off, CHUNK.min(len - off)))
+}
+
 fn role_of(p: PartyId) -> Result<Role, DuoramError> {
     Role::of(p).ok_or(DuoramError::WrongSession(4))
 }
 
-/// `z[k] −= v[j] + f·t[j]` for `j` in `mt` (REFRESHBLINDS at P2).
-fn sub_v<W: DuoWord>(z: &mut [W], half: &Half<W>, mt: Range<usize>, f: W) {
-    for (zk, j) in z.iter_mut().zip(mt) {
-        *zk -= half.v[j] + f * half.t[j];
+/// `z[i] −= v[m0 + i] + f·t[m0 + i]` (REFRESHBLINDS at P2).
+fn sub_v<W: DuoWord>(z: &mut [W], half: &Half<W>, m0: usize, f: W) {
+    let mut t = [W::ZERO; CHUNK];
+    let mut v = [W::ZERO; CHUNK];
+    for (c, zc) in z.chunks_mut(CHUNK).enumerate() {
+        let len = zc.len();
+        half.decode_t(m0 + c * CHUNK, &mut t[..len]);
+        half.decode_v(m0 + c * CHUNK, &mut v[..len]);
+        for i in 0..len {
+            zc[i] -= v[i] + f * t[i];
+        }
     }
 }
 
@@ -1020,19 +1061,16 @@ mod tests {
                 for k in 0..3 {
                     for i in 0..big {
                         let e = Z64(u64::from(i == ri));
-                        assert_eq!(a[k].t[i] + b[k].t[i], e, "n = {n}, DPF {k}, t at {i}");
-                        let v = a[k].v[i] + b[k].v[i];
+                        assert_eq!(a[k].t_at(i) + b[k].t_at(i), e, "n = {n}, DPF {k}, t at {i}");
+                        let v = a[k].v_at(i) + b[k].v_at(i);
                         assert_eq!(v, -(f0[k] + f1[k]) * e, "n = {n}, DPF {k}, v at {i}");
                     }
                 }
-                assert!(
-                    from0.t == a[1].t && from0.v == a[1].v,
-                    "n = {n}: P2's half of #2"
-                );
-                assert!(
-                    from1.t == b[2].t && from1.v == b[2].v,
-                    "n = {n}: P2's half of #3"
-                );
+                for i in 0..big {
+                    let same0 = from0.t_at(i) == a[1].t_at(i) && from0.v_at(i) == a[1].v_at(i);
+                    let same1 = from1.t_at(i) == b[2].t_at(i) && from1.v_at(i) == b[2].v_at(i);
+                    assert!(same0 && same1, "n = {n}: P2's halves at {i}");
+                }
             }
         }
     }

@@ -15,12 +15,98 @@
 use std::collections::VecDeque;
 
 use crate::error::DuoramError;
+use crate::word::DuoWord;
 
-/// One party's half of one DPF, converted to words: additive flags `t` (`t_0 + t_1 = e_ri`) and
-/// leaf words `v` (`v_0 + v_1 = −(F_0 + F_1)·e_ri`), both of length `2^h`.
+/// One party's half of one DPF, converted to words: the additive flags `t`
+/// (`t_0 + t_1 = e_ri`) and value words `v` (`v_0 + v_1 = −(F_0 + F_1)·e_ri`), both of length
+/// `2^h`, kept as the output stage's raw words plus the output corrections:
+/// `t[j] = ±(a[j] + t̂_q·OCW_{j mod 2^o})` and `v[j] = ±(v_raw[j] + t̂_q·OCW'_{j mod 2^o})` with
+/// `q = j >> o` the output node and `t̂_q` its flag (negated at P1). Decoding on the fly (in
+/// cache-sized chunks, inside the online loops) saves the preprocessing a pass over both
+/// vectors.
 pub(crate) struct Half<W> {
-    pub(crate) t: Vec<W>,
+    /// The raw flag words a (one per leaf).
+    pub(crate) a: Vec<W>,
+    /// The raw value words (one per leaf).
     pub(crate) v: Vec<W>,
+    /// The output-node flags t̂ (one per 2^o leaves).
+    pub(crate) flags: Vec<u8>,
+    /// `sel_t[f][j]`: the flag-word correction of slot `j` for flag `f` (0 or OCW_j).
+    pub(crate) sel_t: [[W; 8]; 2],
+    /// `sel_v[f][j]`: the value-word correction (0 or OCW'_j).
+    pub(crate) sel_v: [[W; 8]; 2],
+    /// Output bits o (leaves per output node: 2^o).
+    pub(crate) o: u32,
+    /// Whether the words are negated (P1's halves).
+    pub(crate) negate: bool,
+}
+
+impl<W: DuoWord> Half<W> {
+    /// A half from the output stage's raw words, flags and corrections (`ocw` = the `2^o` flag
+    /// corrections, then the `2^o` value corrections).
+    pub(crate) fn new(
+        a: Vec<W>,
+        v: Vec<W>,
+        flags: Vec<u8>,
+        o: usize,
+        ocw: &[W],
+        negate: bool,
+    ) -> Half<W> {
+        let k = 1usize << o;
+        let mut sel_t = [[W::ZERO; 8]; 2];
+        let mut sel_v = [[W::ZERO; 8]; 2];
+        sel_t[1][..k].copy_from_slice(&ocw[..k]);
+        sel_v[1][..k].copy_from_slice(&ocw[k..2 * k]);
+        Half {
+            a,
+            v,
+            flags,
+            sel_t,
+            sel_v,
+            o: o as u32,
+            negate,
+        }
+    }
+
+    fn decode(&self, raw: &[W], sel: &[[W; 8]; 2], j0: usize, out: &mut [W]) {
+        let (o, mask) = (self.o, (1usize << self.o) - 1);
+        let raw = &raw[j0..j0 + out.len()];
+        for (i, (y, &x)) in out.iter_mut().zip(raw).enumerate() {
+            let j = j0 + i;
+            *y = x + sel[usize::from(self.flags[j >> o] & 1)][j & mask];
+        }
+        if self.negate {
+            for y in out.iter_mut() {
+                *y = -*y;
+            }
+        }
+    }
+
+    /// `t[j0..j0 + out.len()]` into `out`.
+    pub(crate) fn decode_t(&self, j0: usize, out: &mut [W]) {
+        self.decode(&self.a, &self.sel_t, j0, out);
+    }
+
+    /// `v[j0..j0 + out.len()]` into `out`.
+    pub(crate) fn decode_v(&self, j0: usize, out: &mut [W]) {
+        self.decode(&self.v, &self.sel_v, j0, out);
+    }
+
+    /// `t[j]`.
+    #[cfg(test)]
+    pub(crate) fn t_at(&self, j: usize) -> W {
+        let mut y = [W::ZERO];
+        self.decode_t(j, &mut y);
+        y[0]
+    }
+
+    /// `v[j]`.
+    #[cfg(test)]
+    pub(crate) fn v_at(&self, j: usize) -> W {
+        let mut y = [W::ZERO];
+        self.decode_v(j, &mut y);
+        y[0]
+    }
 }
 
 /// The material of one operation at one party.
@@ -134,10 +220,7 @@ mod tests {
     use doram_field::Z64;
 
     fn helper(id: u64) -> Material<Z64> {
-        let h = || Half {
-            t: vec![],
-            v: vec![],
-        };
+        let h = || Half::new(vec![], vec![], vec![], 0, &[Z64(0), Z64(0)], false);
         Material::Helper {
             id,
             from0: h(),

@@ -180,6 +180,10 @@ struct Sums<W> {
     a: [W; 1 << OUT_BITS],
     v: [W; 1 << OUT_BITS],
     flagged: u64,
+    /// Σ_x x·a[x] over the global leaf indices x (only if asked for).
+    ia: W,
+    /// Σ q over the flagged output nodes q (global indices).
+    fq: W,
 }
 
 impl<W: DuoWord> Sums<W> {
@@ -188,58 +192,86 @@ impl<W: DuoWord> Sums<W> {
             a: [W::ZERO; 1 << OUT_BITS],
             v: [W::ZERO; 1 << OUT_BITS],
             flagged: 0,
+            ia: W::ZERO,
+            fq: W::ZERO,
         }
+    }
+
+    /// `Σ v` after the output correction, before the sign: `Σ v_raw + #flagged·Σ_j OCW'_j`.
+    fn v_total(&self, o: usize, ocw: &[W]) -> W {
+        let k = 1usize << o;
+        let mut s = W::ZERO;
+        for j in 0..k {
+            s += self.v[j] + W::from_u64(self.flagged) * ocw[k + j];
+        }
+        s
+    }
+
+    /// `Σ_x x·t[x]` before the sign: `Σ x·a[x] + Σ_j OCW_j·(2^o·Σq + j·#flagged)` (§2.7).
+    fn point(&self, o: usize, ocw: &[W]) -> W {
+        let k = 1usize << o;
+        let mut s = self.ia;
+        for j in 0..k {
+            let w = W::from_u64(k as u64) * self.fq + W::from_u64((j as u64) * self.flagged);
+            s += ocw[j] * w;
+        }
+        s
     }
 }
 
-/// Output stage, first pass: for output nodes `nodes`, the raw words of each of their `2^o`
-/// slots into `a` and `v` (`nodes.len()·2^o` each), each node's flag into `flags`, and the sums.
-fn convert_outputs<W: DuoWord>(
-    nodes: &[Block],
-    o: usize,
-    a: &mut [W],
-    v: &mut [W],
-    flags: &mut [u8],
-    sums: &mut Sums<W>,
-) {
+/// The output stage: for output nodes `nodes` (global indices from `first_node`), the raw
+/// words of each of their `2^o` slots into `a` and `v` (`nodes.len()·2^o` each), each node's
+/// flag into `flags`, and the sums (with `Σ x·a[x]` if `with_index`); the arguments are
+/// `(nodes, first_node, with_index, a, v, flags, sums)`.
+fn convert_outputs<W: DuoWord>(o: usize, args: ConvertArgs<'_, W>) {
     match o {
-        0 => convert_fixed::<W, 0>(nodes, a, v, flags, sums),
-        1 => convert_fixed::<W, 1>(nodes, a, v, flags, sums),
-        2 => convert_fixed::<W, 2>(nodes, a, v, flags, sums),
-        _ => convert_fixed::<W, OUT_BITS>(nodes, a, v, flags, sums),
+        0 => convert_fixed::<W, 0>(args),
+        1 => convert_fixed::<W, 1>(args),
+        2 => convert_fixed::<W, 2>(args),
+        _ => convert_fixed::<W, OUT_BITS>(args),
     }
 }
+
+type ConvertArgs<'a, W> = (
+    &'a [Block],
+    usize,
+    bool,
+    &'a mut [W],
+    &'a mut [W],
+    &'a mut [u8],
+    &'a mut Sums<W>,
+);
 
 /// [`convert_outputs`] with `2^O` slots per node known at compile time: one hash call per
 /// `RUN / 2^O` nodes, per-slot sums in registers, outputs written in order.
 #[inline(always)]
-fn convert_fixed<W: DuoWord, const O: usize>(
-    nodes: &[Block],
-    a: &mut [W],
-    v: &mut [W],
-    flags: &mut [u8],
-    sums: &mut Sums<W>,
-) {
+fn convert_fixed<W: DuoWord, const O: usize>(args: ConvertArgs<'_, W>) {
+    let (nodes, first_node, with_index, a, v, flags, sums) = args;
     let fk = fixed_key();
     let k = 1usize << O;
     let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
     let mut sa = [W::ZERO; BATCH];
     let mut sv = [W::ZERO; BATCH];
     let mut flagged = 0u64;
-    for (f, &q) in flags.iter_mut().zip(nodes) {
+    let mut fq = 0u64;
+    for (i, (f, &q)) in flags.iter_mut().zip(nodes).enumerate() {
         *f = u8::from(lsb(q));
         flagged += u64::from(lsb(q));
+        fq += if lsb(q) { (first_node + i) as u64 } else { 0 };
     }
+    sums.fq += W::from_u64(fq);
     // Runs of RUN outputs (RUN / 2^O nodes), one cipher call each.
     let per_run = RUN >> O;
     let whole = nodes.len() / per_run;
     let (a_head, a_tail) = a.split_at_mut(whole * RUN);
     let (v_head, v_tail) = v.split_at_mut(whole * RUN);
     let mut blk = [0u128; RUN];
-    for ((qs, ac), vc) in nodes
+    let mut ia = W::ZERO;
+    for (run, ((qs, ac), vc)) in nodes
         .chunks_exact(per_run)
         .zip(a_head.chunks_exact_mut(RUN))
         .zip(v_head.chunks_exact_mut(RUN))
+        .enumerate()
     {
         for (i, b) in blk.iter_mut().enumerate() {
             *b = qs[i >> O] ^ tweaks[i & (BATCH - 1)];
@@ -252,6 +284,13 @@ fn convert_fixed<W: DuoWord, const O: usize>(
             sa[i & (BATCH - 1)] += x;
             sv[i & (BATCH - 1)] += y;
         }
+        if with_index {
+            // §2.7: Σ x·a[x], while the run is in L1.
+            let x0 = (first_node << O) + run * RUN;
+            for (i, &x) in ac.iter().enumerate() {
+                ia += W::from_u64((x0 + i) as u64) * x;
+            }
+        }
     }
     // The last nodes (fewer than a run).
     for (r, &q) in nodes[whole * per_run..].iter().enumerate() {
@@ -262,56 +301,19 @@ fn convert_fixed<W: DuoWord, const O: usize>(
             v_tail[r * k + j] = y;
             sa[j] += x;
             sv[j] += y;
+            if with_index {
+                let idx = ((first_node + whole * per_run + r) << O) + j;
+                ia += W::from_u64(idx as u64) * x;
+            }
         }
     }
+    sums.ia += ia;
     // Lane i of the batch sums held slot i mod 2^O.
     for i in 0..BATCH {
         sums.a[i & (k - 1)] += sa[i];
         sums.v[i & (k - 1)] += sv[i];
     }
     sums.flagged += flagged;
-}
-
-/// Output stage, second pass: `t ← ±(a + t̂·OCW_j)` and `v ← ±(v + t̂·OCW'_j)` in place
-/// (negated at P1); returns `Σ v` after the update.
-fn finish_outputs<W: DuoWord>(
-    t: &mut [W],
-    v: &mut [W],
-    flags: &[u8],
-    o: usize,
-    ocw: &[W],
-    negate: bool,
-) -> W {
-    let k = 1usize << o;
-    // sel[f][j]: the correction of slot j for flag f, so that the loop has no branch.
-    let mut sel_t = [[W::ZERO; 1 << OUT_BITS]; 2];
-    let mut sel_v = [[W::ZERO; 1 << OUT_BITS]; 2];
-    sel_t[1][..k].copy_from_slice(&ocw[..k]);
-    sel_v[1][..k].copy_from_slice(&ocw[k..2 * k]);
-    let mut sum = W::ZERO;
-    for ((ts, vs), &f) in t.chunks_exact_mut(k).zip(v.chunks_exact_mut(k)).zip(flags) {
-        let (ct, cv) = (&sel_t[usize::from(f & 1)], &sel_v[usize::from(f & 1)]);
-        for j in 0..k {
-            let (mut x, mut y) = (ts[j] + ct[j], vs[j] + cv[j]);
-            if negate {
-                x = -x;
-                y = -y;
-            }
-            ts[j] = x;
-            vs[j] = y;
-            sum += y;
-        }
-    }
-    sum
-}
-
-/// `Σ_i i·t[i]`: a share of the point of an additive unit vector (§2.7, option B).
-fn point_share<W: DuoWord>(t: &[W]) -> W {
-    let mut acc = W::ZERO;
-    for (i, &x) in t.iter().enumerate() {
-        acc += W::from_u64(i as u64) * x;
-    }
-    acc
 }
 
 /// Everything a preprocessing run needs from its instance.
@@ -573,16 +575,21 @@ pub(crate) fn primary_batch<W: DuoWord>(
 
     // §4.1.1: the output stage's raw words and flags.
     let n = 1usize << h;
-    let mut halves: Vec<Half<W>> = Vec::with_capacity(dpfs);
+    let mut raws: Vec<(Vec<W>, Vec<W>)> = Vec::with_capacity(dpfs);
     let mut flags: Vec<Vec<u8>> = Vec::with_capacity(dpfs);
     let mut sums: Vec<Sums<W>> = Vec::with_capacity(dpfs);
-    for out_nodes in nodes.drain(..) {
+    for (d, out_nodes) in nodes.drain(..).enumerate() {
         let mut t = take_vec(ctx.spare, n);
         let mut v = take_vec(ctx.spare, n);
         let mut f = vec![0u8; out_nodes.len()];
         let mut s = Sums::new();
-        convert_outputs(&out_nodes, o, &mut t, &mut v, &mut f, &mut s);
-        halves.push(Half { t, v });
+        // Σ x·a[x] only for DPF #1, whose point gives ri_b.
+        let with_index = d % DPFS == 0;
+        convert_outputs(
+            o,
+            (&out_nodes, 0, with_index, &mut t, &mut v, &mut f, &mut s),
+        );
+        raws.push((t, v));
         flags.push(f);
         sums.push(s);
         give_blocks(ctx.blocks, out_nodes);
@@ -656,25 +663,26 @@ pub(crate) fn primary_batch<W: DuoWord>(
     }
     ctx.session.send_bytes(PartyId::P2, &out.buf)?;
 
-    // App. D, step 7 / §4.1.1: the final words, F_b = −Σ v_b, and ri_b.
+    // App. D, step 7 / §4.1.1: the final words (decoded on use), F_b = −Σ v_b, and ri_b.
     let mut materials = Vec::with_capacity(ops);
-    let mut it = halves.into_iter();
+    let mut it = raws.into_iter().zip(flags).zip(sums).zip(ocws);
     for op in 0..ops {
         let mut dpf: [Option<Half<W>>; 3] = [None, None, None];
         let mut f = [W::ZERO; 3];
+        let mut ri = W::ZERO;
         for (kk, slot) in dpf.iter_mut().enumerate() {
-            let d = op * DPFS + kk;
-            let Some(mut half) = it.next() else {
+            let Some(((((t, v), fl), sm), ocw)) = it.next() else {
                 return Err(DuoramError::Local("a DPF half went missing"));
             };
-            let sum_v = finish_outputs(&mut half.t, &mut half.v, &flags[d], o, &ocws[d], !p0);
-            f[kk] = -sum_v;
-            *slot = Some(half);
+            f[kk] = -sign(sm.v_total(o, &ocw));
+            if kk == 0 {
+                ri = sign(sm.point(o, &ocw));
+            }
+            *slot = Some(Half::new(t, v, fl, o, &ocw, !p0));
         }
         let [Some(d1), Some(d2), Some(d3)] = dpf else {
             return Err(DuoramError::Local("a DPF half went missing"));
         };
-        let ri = point_share(&d1.t);
         materials.push(Material::Primary {
             id: first + op as u64,
             ri,
@@ -690,8 +698,11 @@ pub(crate) fn primary_batch<W: DuoWord>(
 /// output-node flags.
 pub(crate) struct RawHalves<W> {
     first: u64,
-    ops: Vec<[(Half<W>, Vec<u8>); 2]>,
+    ops: Vec<[RawHalf<W>; 2]>,
 }
+
+/// A half's raw flag words, raw value words and output-node flags.
+type RawHalf<W> = (Vec<W>, Vec<W>, Vec<u8>);
 
 /// P2, start of a batch (App. A dealer): derives both primaries' correlations and sends P1 its
 /// product shares: `Z_1 = X_0·Y_1 ⊕ X_1·Y_0 ⊕ Z_0` per AND, `c_1 = R ⊛ S − c_0` per bilinear
@@ -770,9 +781,10 @@ pub(crate) fn helper_expand<W: DuoWord>(
             key.for_each_leaf_chunk(|start, nodes| {
                 let f = &mut flags[start..start + nodes.len()];
                 let (lo, hi) = (start << sh.o, (start + nodes.len()) << sh.o);
-                convert_outputs(nodes, sh.o, &mut t[lo..hi], &mut v[lo..hi], f, &mut sums);
+                let (ts, vs) = (&mut t[lo..hi], &mut v[lo..hi]);
+                convert_outputs(sh.o, (nodes, start, false, ts, vs, f, &mut sums));
             });
-            (Half { t, v }, flags)
+            (t, v, flags)
         };
         let a = expand(pair.0, ctx.spare);
         let b = expand(pair.1, ctx.spare);
@@ -805,13 +817,11 @@ pub(crate) fn helper_finish<W: DuoWord>(
     }
     let mut out = Vec::with_capacity(ops);
     for (op, pair) in raw.ops.into_iter().enumerate() {
-        let [(mut h0, f0), (mut h1, f1)] = pair;
-        finish_outputs(&mut h0.t, &mut h0.v, &f0, sh.o, &ocws[0][op], false);
-        finish_outputs(&mut h1.t, &mut h1.v, &f1, sh.o, &ocws[1][op], true);
+        let [(t0, v0, f0), (t1, v1, f1)] = pair;
         out.push(Material::Helper {
             id: raw.first + op as u64,
-            from0: h0,
-            from1: h1,
+            from0: Half::new(t0, v0, f0, sh.o, &ocws[0][op], false),
+            from1: Half::new(t1, v1, f1, sh.o, &ocws[1][op], true),
         });
     }
     Ok(out)
