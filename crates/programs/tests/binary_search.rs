@@ -156,6 +156,11 @@ fn transcripts_depend_on_n_only() {
         let c = run(vec![7; 11], 7);
         assert_eq!(a, b, "{}", backend.name());
         assert_eq!(a, c, "{}", backend.name());
+        // With engine tables (n = 130: two levels).
+        let ramp: Vec<u64> = (0..130).collect();
+        let a = run(ramp.clone(), 0);
+        assert_eq!(a, run(ramp, 129), "{}", backend.name());
+        assert_eq!(a, run(vec![u64::MAX; 130], 3), "{}", backend.name());
     }
 }
 
