@@ -57,14 +57,17 @@
 //!
 //! Preprocessing, per batch of `m` operations (`3m` DPFs), `h = ⌈log2 n⌉`, `o = min(3, h)`:
 //! `h − o + 4` rounds; per DPF `17(h − o) + 56·2^o + 24` bytes from each primary to the other
-//! and `16(h − o) + 40·2^o` from P2 to P1, plus one key half of `16(h − o) + 16·2^o + 16` bytes
-//! per operation from each primary to P2 (in two messages) (`Z64`, tags not counted; about 7 KiB per operation in
-//! total at `2^20`); about `2^h + 2^{h−o}` fixed-key AES calls per DPF at each holder (three
-//! DPFs per operation at P0 and P1, two at P2). `tests/costs.rs` checks these counts.
+//! and `16(h − o) + 40·2^o` from P2 to P1, plus one key half of `16(h − o) + 16·2^o + 16`
+//! bytes per operation from each primary to P2, in two messages (`Z64`, tags not counted;
+//! about 7 KiB per operation in total at `2^20`); about `2^h + 2^{h−o}` fixed-key AES calls
+//! per DPF at each holder (three DPFs per operation at P0 and P1, two at P2), and one pass
+//! writing two words per leaf. `tests/costs.rs` checks these counts.
 //!
 //! Memory: the state is `3·2^h` words per party (P2: `2·2^h`). One operation's material is
 //! `6·2^h + 4` words at a primary and `4·2^h` at P2 (48 MiB and 32 MiB for `2^h = 2^20` and
-//! `Z64`); a READ needs only the `t` vectors, but an operation's type is not known when it is
+//! `Z64`), plus one flag byte per output node: each DPF half is kept as the output stage's raw
+//! words with its output corrections and decoded on the fly, in L1-sized chunks, by the online
+//! loops. A READ needs only the `t` vectors, but an operation's type is not known when it is
 //! preprocessed. A preprocessing batch holds at most `2^20` leaves per DPF position (one
 //! operation per batch from `2^20` on, at most 1024 operations for small memories), and the
 //! vectors of one consumed operation are kept for reuse by the next preprocessing.

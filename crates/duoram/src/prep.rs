@@ -29,7 +29,8 @@
 //!    nodes; both additively shared) the public output corrections
 //!    `OCW_j = pm·(E_j − C_j)` and `OCW'_j = pm·(G_j − C'_j)` (with `C'_j` from the value words)
 //!    make `t_b = ±(a_j + t̂·OCW_j)` an additive sharing of `e_ri` and `v_b = ±(v_j + t̂·OCW'_j)`
-//!    one of `ρ·e_ri` (P1 negates). These are the paper's `t_b` and `v_b` with
+//!    one of `ρ·e_ri` (P1 negates; the halves keep `a`, `v`, the flags and the corrections, and
+//!    the online loops decode them). These are the paper's `t_b` and `v_b` with
 //!    `F_b = −Σ v_b`: `v_0 + v_1 = −(F_0 + F_1)·e_ri`. The products by `pm` are one
 //!    scalar-times-vector Beaver multiplication dealt by P2; opening them is one more message.
 //! 4. (Protocol 1, step 2) P0 sends P2 its half of DPF #2, P1 its half of DPF #3: the root and
