@@ -33,20 +33,29 @@
 //! 3. With c' = c mod 2^k: z mod 2^k = c' − r' + 2^k·\[c' < r'\], so ⌊z / 2^k⌋ =
 //!    (z + r' − c')·2^{−k} − \[c' < r'\] (an exact division: the numerator is a multiple of
 //!    2^k), hence \[a < b\] = 1 − (z + r' − c')·2^{−k} + \[c' < r'\], and \[a = b\] = \[c' = r'\].
-//! 4. \[c' < r'\] and \[c' = r'\] for public c' and shared bits r_i: a balanced tree over the
-//!    bits, leaves (l_i, e_i) = ((1 − c_i)·r_i, 1 − c_i ⊕ r_i), and a node combines its upper
-//!    half H and lower half L as (l_H + e_H·l_L, e_H·e_L) — ⌈log₂ k⌉ rounds of batched
-//!    products (the BitLT of Catrina–de Hoogh §4 in its logarithmic-depth form).
+//! 4. \[c' < r'\] and \[c' = r'\] for public c' and shared bits r_i: the bitwise comparison
+//!    BitLT of Catrina–de Hoogh §4 as a balanced tree, leaves (l_i, e_i) =
+//!    ((1 − c_i)·r_i, 1 − c_i ⊕ r_i), a node combining its upper half H and lower half L as
+//!    (l_H + e_H·l_L, e_H·e_L). The bottom two levels cost no round: within each group of
+//!    [`GROUP_BITS`] = 4 bits the node is a multilinear polynomial in the group's bits whose
+//!    coefficients depend only on the public c', so it is a linear combination of the products
+//!    Π_{i∈S} r_i over the subsets S of the group, which preprocessing supplies (the
+//!    "preprocessed products of masks" of Damgård et al., TCC 2006, §5, for the prefix
+//!    products). The tree over the ⌈k/4⌉ groups then takes ⌈log₂⌈k/4⌉⌉ rounds of batched
+//!    products.
 //!
 //! # Preprocessing
 //! Shared random bits are made in batches (Damgård et al., TCC 2006, "random bit" by XOR of
 //! bits the parties contribute): `P0` and `P1` each deal a random bit as a replicated input
 //! (one round, both dealers at once), and b = b₀ ⊕ b₁ = b₀ + b₁ − 2·b₀·b₁ (one product
 //! round). No single party knows b: `P0` knows only b₀, `P1` only b₁, `P2` neither. The bits
-//! go into a pool ([`Engine::preprocess`]); every comparison of `k`-bit values takes exactly
-//! `k` bits from it, each bit is used once, and if the pool runs short the missing bits are
-//! made inline (two extra rounds, counted in [`Counters::inline_refills`]). A program that
-//! knows its comparison count preprocesses exactly that many bits and ends with an empty pool.
+//! are grouped in units of four, and the 11 products of each unit's bits of degree 2 to 4 are
+//! computed (two more product rounds). Units go into a pool ([`Engine::preprocess`]); every
+//! comparison of `k`-bit values takes exactly ⌈k/4⌉ units from it
+//! ([`bits_per_comparison`]), each unit is used once, and if the pool runs short the missing
+//! units are made inline (four extra rounds, counted in [`Counters::inline_refills`]). A
+//! program that knows its comparison count preprocesses exactly that many and ends with an
+//! empty pool.
 //!
 //! # Costs
 //! Per batch of `m` operations, per party (elements are 16-byte `Fp`s, "products" are
@@ -54,7 +63,7 @@
 //!
 //! | operation | rounds | elements sent per party | pool bits |
 //! |---|---|---|---|
-//! | [`preprocess`](Engine::preprocess) `m` bits | 2 (per 2^18 bits) | `P0`, `P1`: 2m + m; `P2`: m | +m |
+//! | [`preprocess`](Engine::preprocess) `m` bits (m/4 units) | 4 (per 2^16 units) | `P0`, `P1`: 2m + m + 11m/4; `P2`: m + 11m/4 | +m |
 //! | linear ops, [`not`](Online::not), [`constant`](Online::constant), [`to_additive`](Online::to_additive) | 0 | 0 | 0 |
 //! | [`input`](Online::input) | 1 | dealer: 2m | 0 |
 //! | [`from_additive`](Online::from_additive) | 1 | m | 0 |
@@ -62,10 +71,11 @@
 //! | [`dot_many`](Online::dot_many) (m inner products of any length) | 1 | m | 0 |
 //! | [`open_many`](Online::open_many) | 1 | m to the predecessor | 0 |
 //! | [`open_to`](Online::open_to) | 1 | m from the receiver's successor | 0 |
-//! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | 1 + ⌈log₂ k⌉ | 2m (opening) + m·[`products_per_comparison`] | m·k |
+//! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | [`rounds_per_comparison`] = 1 + ⌈log₂⌈k/4⌉⌉ | 2m (opening) + m·[`products_per_comparison`] | m·4⌈k/4⌉ |
 //!
-//! For k = 64 a comparison is 7 rounds and, for `lt` alone, 125 products (2 KiB per party);
-//! `eq` alone is 63 products; `cmp` (both) 126.
+//! For k = 64 a comparison is 5 rounds and, for `lt` alone, 29 online products (about 500
+//! bytes per party with the opening); `eq` alone is 15 products, `cmp` (both) 30. Its
+//! preprocessing is 64 bits and 176 products.
 //!
 //! # Security notes
 //! * Inputs of a comparison must lie in [0, 2^k): outside it the result is unspecified and the
@@ -97,8 +107,22 @@ pub const STAT_SEC: u32 = 40;
 /// p > 2^127, and a margin is kept.
 pub const MAX_BITS: u32 = 80;
 
-/// Bits made per preprocessing batch (two rounds each): 4 MiB messages at most.
-const BITS_PER_BATCH: usize = 1 << 18;
+/// Bits per mask unit: the comparison's first tree levels are evaluated inside groups of this
+/// many bits without a round, from preprocessed products of the group's bits.
+pub const GROUP_BITS: usize = 4;
+
+/// Units made per preprocessing batch (four rounds each): 4 MiB messages at most.
+const UNITS_PER_BATCH: usize = 1 << 16;
+
+/// One preprocessed mask unit: shares of the products Π_{i∈S} r_i of [`GROUP_BITS`] random bits
+/// for every non-empty subset S (index = the subset's bit mask; index 0 is unused).
+type Unit = [Secret; 1 << GROUP_BITS];
+
+/// Random bits a comparison of `k`-bit values consumes: `k` rounded up to whole
+/// [`GROUP_BITS`]-bit units.
+pub fn bits_per_comparison(k: u32) -> usize {
+    (k as usize).div_ceil(GROUP_BITS) * GROUP_BITS
+}
 
 /// A secret bit: a [`Secret`] whose value is 0 or 1.
 ///
@@ -157,7 +181,7 @@ pub struct Counters {
 #[derive(Debug)]
 pub struct Engine {
     party: Party,
-    pool: VecDeque<Secret>,
+    pool: VecDeque<Unit>,
     counters: Counters,
 }
 
@@ -178,14 +202,23 @@ impl Want {
     }
 }
 
-/// Products one comparison of `k`-bit values costs: for `lt` alone, for `eq` alone, for both.
+/// Online products one comparison of `k`-bit values costs: for `lt` alone, for `eq` alone,
+/// for both.
 pub fn products_per_comparison(k: u32) -> [usize; 3] {
-    [Want::Lt, Want::Eq, Want::Both].map(|w| tree_products(k as usize, w))
+    let groups = (k as usize).div_ceil(GROUP_BITS);
+    [Want::Lt, Want::Eq, Want::Both].map(|w| tree_products(groups, w))
 }
 
-/// Products of the comparison tree over `k` leaves.
-fn tree_products(k: usize, want: Want) -> usize {
-    let mut n = k;
+/// Online rounds of one batch of comparisons of `k`-bit values: the opening and one per tree
+/// level above the groups.
+pub fn rounds_per_comparison(k: u32) -> u64 {
+    let groups = (k as usize).div_ceil(GROUP_BITS);
+    1 + u64::from(groups.next_power_of_two().trailing_zeros())
+}
+
+/// Products of the comparison tree over `n` leaves.
+fn tree_products(n: usize, want: Want) -> usize {
+    let mut n = n;
     let mut total = 0;
     while n > 1 {
         let pairs = n / 2;
@@ -196,6 +229,65 @@ fn tree_products(k: usize, want: Want) -> usize {
         n = n.div_ceil(2);
     }
     total
+}
+
+/// A multilinear polynomial in the bits of one unit: coefficient of Π_{i∈S} r_i at index S.
+type Poly = [Fp; 1 << GROUP_BITS];
+
+/// The product of two polynomials in disjoint sets of bits.
+fn poly_mul(p: &Poly, q: &Poly) -> Poly {
+    let mut r = [Fp::ZERO; 1 << GROUP_BITS];
+    for (a, &pa) in p.iter().enumerate() {
+        if pa.is_zero() {
+            continue;
+        }
+        for (b, &qb) in q.iter().enumerate() {
+            if !qb.is_zero() {
+                r[a | b] += pa * qb;
+            }
+        }
+    }
+    r
+}
+
+fn poly_add(p: &Poly, q: &Poly) -> Poly {
+    std::array::from_fn(|i| p[i] + q[i])
+}
+
+/// [Catrina–de Hoogh, BitLT] inside one unit: the polynomials of
+/// (\[c_g < r_g\], \[c_g = r_g\]) for the public bits `c` of a group of `width` bits (lowest
+/// first) and the unit's shared bits, built from the leaves l_i = (1 − c_i)·r_i and
+/// e_i = 1 − c_i ⊕ r_i by the same combination as the tree, (l_H + e_H·l_L, e_H·e_L).
+fn group_polys(c: u128, width: usize) -> (Poly, Poly) {
+    let mut l = [Fp::ZERO; 1 << GROUP_BITS];
+    let mut e = [Fp::ZERO; 1 << GROUP_BITS];
+    e[0] = Fp::ONE;
+    for i in 0..width {
+        let bit = 1usize << i;
+        let mut li = [Fp::ZERO; 1 << GROUP_BITS];
+        let mut ei = [Fp::ZERO; 1 << GROUP_BITS];
+        if (c >> i) & 1 == 1 {
+            ei[bit] = Fp::ONE; // e = r
+        } else {
+            li[bit] = Fp::ONE; // l = r
+            ei[0] = Fp::ONE; // e = 1 − r
+            ei[bit] = -Fp::ONE;
+        }
+        l = poly_add(&li, &poly_mul(&ei, &l));
+        e = poly_mul(&ei, &e);
+    }
+    (l, e)
+}
+
+/// The share of a polynomial's value from a unit's monomial shares.
+fn eval_poly(p: &Poly, unit: &Unit, me: PartyId) -> Secret {
+    let mut acc = Replicated::public(p[0], me);
+    for (m, &coeff) in p.iter().enumerate().skip(1) {
+        if !coeff.is_zero() {
+            acc += unit[m] * coeff;
+        }
+    }
+    acc
 }
 
 impl Engine {
@@ -227,9 +319,9 @@ impl Engine {
         &mut self.party
     }
 
-    /// Shared random bits in the pool.
+    /// Shared random bits in the pool (a multiple of [`GROUP_BITS`]).
     pub fn pool_len(&self) -> usize {
-        self.pool.len()
+        self.pool.len() * GROUP_BITS
     }
 
     /// What the engine has done so far.
@@ -237,20 +329,68 @@ impl Engine {
         self.counters
     }
 
-    /// Makes `bits` shared random bits and adds them to the pool (2 rounds per 2^18 bits; see
-    /// the [module documentation](self)). `bits = 0` sends nothing.
+    /// Makes at least `bits` shared random bits, in units of [`GROUP_BITS`] with the products
+    /// of each unit's bits, and adds them to the pool (4 rounds per 2^16 units; see the
+    /// [module documentation](self)). `bits = 0` sends nothing.
     ///
     /// # Errors
     /// A transport fault or a peer's malformed message.
     pub fn preprocess(&mut self, session: &mut Session, bits: usize) -> Result<(), MpcError> {
-        let mut left = bits;
+        let mut left = bits.div_ceil(GROUP_BITS);
         while left > 0 {
-            let count = left.min(BITS_PER_BATCH);
-            let made = self.random_bits(session, count)?;
+            let count = left.min(UNITS_PER_BATCH);
+            let made = self.random_units(session, count)?;
             self.pool.extend(made);
             left -= count;
         }
         Ok(())
+    }
+
+    /// `count` units: random bits b = b₀ ⊕ b₁ (b₀ dealt by `P0`, b₁ by `P1`), then the products
+    /// of every subset of each unit's bits (degree 2 in one round, degrees 3 and 4 in the next).
+    fn random_units(&mut self, session: &mut Session, count: usize) -> Result<Vec<Unit>, MpcError> {
+        let bits = self.random_bits(session, count * GROUP_BITS)?;
+        let mut units: Vec<Unit> = bits
+            .chunks_exact(GROUP_BITS)
+            .map(|b| {
+                let mut u = [Secret::ZERO; 1 << GROUP_BITS];
+                for (i, &x) in b.iter().enumerate() {
+                    u[1 << i] = x;
+                }
+                u
+            })
+            .collect();
+        // Degree 2, then degrees 3 and 4 (each as a product of two lower-degree monomials).
+        for degree in [2u32, 3] {
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            let mut targets = Vec::new();
+            for (ui, u) in units.iter().enumerate() {
+                for m in 1usize..1 << GROUP_BITS {
+                    let d = m.count_ones();
+                    let wanted = if degree == 2 { d == 2 } else { d >= 3 };
+                    if !wanted {
+                        continue;
+                    }
+                    // Split off the lowest bit (degree 2, 3) or the lowest two (degree 4).
+                    let low = if d == 4 {
+                        m & 0b0011
+                    } else {
+                        m & m.wrapping_neg()
+                    };
+                    xs.push(u[low]);
+                    ys.push(u[m ^ low]);
+                    targets.push((ui, m));
+                }
+            }
+            let start = self.party.mul_start(&xs, &ys)?;
+            let prods = run_round(session, start)?;
+            self.counters.products += prods.len() as u64;
+            for ((ui, m), p) in targets.into_iter().zip(prods) {
+                units[ui][m] = p;
+            }
+        }
+        Ok(units)
     }
 
     /// One batch of shared random bits b = b₀ ⊕ b₁, b₀ dealt by `P0` and b₁ by `P1`.
@@ -510,8 +650,8 @@ impl Online<'_> {
         run_round(self.session, start)
     }
 
-    /// \[a < b\] for each pair of `k`-bit integers (0 ≤ a, b < 2^k). 1 + ⌈log₂ k⌉ rounds; `k`
-    /// pool bits per pair.
+    /// \[a < b\] for each pair of `k`-bit integers (0 ≤ a, b < 2^k). 1 + ⌈log₂⌈k/4⌉⌉ rounds
+    /// ([`rounds_per_comparison`]); ⌈k/4⌉ pool units per pair.
     ///
     /// # Errors
     /// [`MpcError::ApiMisuse`] unless 1 ≤ k ≤ [`MAX_BITS`] (before anything is sent); a
@@ -558,14 +698,14 @@ impl Online<'_> {
         self.compare(pairs, k, Want::Both)
     }
 
-    /// Takes `count` bits from the pool, making the missing ones inline.
-    fn take_bits(&mut self, count: usize) -> Result<Vec<Secret>, MpcError> {
+    /// Takes `count` units from the pool, making the missing ones inline.
+    fn take_units(&mut self, count: usize) -> Result<Vec<Unit>, MpcError> {
         let missing = count.saturating_sub(self.engine.pool.len());
         if missing > 0 {
             self.engine.counters.inline_refills += 1;
-            self.engine.preprocess(self.session, missing)?;
+            self.engine.preprocess(self.session, missing * GROUP_BITS)?;
         }
-        self.engine.counters.bits_used += count as u64;
+        self.engine.counters.bits_used += (count * GROUP_BITS) as u64;
         Ok(self.engine.pool.drain(..count).collect())
     }
 
@@ -586,25 +726,20 @@ impl Online<'_> {
         }
         let me = self.me();
         let ku = k as usize;
+        let groups = ku.div_ceil(GROUP_BITS);
         self.engine.counters.comparisons += m as u64;
-        let bits = self.take_bits(m * ku)?;
+        let units = self.take_units(m * groups)?;
         let two_k = Fp::from_u128(1u128 << k);
-        let mut pows = Vec::with_capacity(ku);
-        let mut p = Fp::ONE;
-        for _ in 0..ku {
-            pows.push(p);
-            p = p + p;
-        }
         // [Catrina–de Hoogh, Mod2m, steps 1–3] z + r' (replicated) and the masked opening.
         let mut zr = Vec::with_capacity(m);
         let mut masked = Vec::with_capacity(m);
         let sec_mask = (1u64 << STAT_SEC) - 1;
         for (j, &(a, b)) in pairs.iter().enumerate() {
-            let r: Secret = bits[j * ku..(j + 1) * ku]
-                .iter()
-                .zip(&pows)
-                .map(|(&bit, &w)| bit * w)
-                .sum();
+            let mut r = Secret::ZERO;
+            for i in 0..ku {
+                let unit = &units[j * groups + i / GROUP_BITS];
+                r += unit[1 << (i % GROUP_BITS)] * Fp::from_u128(1u128 << i);
+            }
             let z = (a - b).add_public(two_k, me) + r;
             zr.push(z);
             let s = self.engine.party.local_rng().next_u64() & sec_mask;
@@ -612,23 +747,21 @@ impl Online<'_> {
         }
         let start = self.engine.party.open_start(&masked);
         let opened = run_round(self.session, start)?;
-        // [Catrina–de Hoogh, BitLT] leaves (l_i, e_i) for public c'_i and shared r_i, then the
-        // tree, one round of products per level.
+        // [Catrina–de Hoogh, BitLT] within each group of bits without a round, from the
+        // preprocessed products of the group's bits; then the tree over the groups, one round
+        // of products per level.
         let low_mask = (1u128 << k) - 1;
         let c_low: Vec<u128> = opened.iter().map(|c| c.to_u128() & low_mask).collect();
-        let one = Replicated::public(Fp::ONE, me);
-        let mut level: Vec<(Secret, Secret)> = Vec::with_capacity(m * ku);
+        let mut level: Vec<(Secret, Secret)> = Vec::with_capacity(m * groups);
         for (j, &c) in c_low.iter().enumerate() {
-            for i in 0..ku {
-                let r = bits[j * ku + i];
-                if (c >> i) & 1 == 1 {
-                    level.push((Replicated::ZERO, r));
-                } else {
-                    level.push((r, one - r));
-                }
+            for g in 0..groups {
+                let width = (ku - g * GROUP_BITS).min(GROUP_BITS);
+                let (lp, ep) = group_polys(c >> (g * GROUP_BITS), width);
+                let unit = &units[j * groups + g];
+                level.push((eval_poly(&lp, unit, me), eval_poly(&ep, unit, me)));
             }
         }
-        let mut width = ku;
+        let mut width = groups;
         while width > 1 {
             let pairs_per = width / 2;
             let next_width = width.div_ceil(2);
@@ -682,6 +815,7 @@ impl Online<'_> {
         let inv_two_k = two_k
             .inverse()
             .ok_or(MpcError::ApiMisuse("2^k is not invertible"))?;
+        let one = Replicated::public(Fp::ONE, me);
         Ok(level
             .into_iter()
             .zip(zr)
@@ -707,9 +841,36 @@ mod tests {
         assert_eq!(tree_products(2, Want::Lt), 1);
         assert_eq!(tree_products(2, Want::Eq), 1);
         assert_eq!(tree_products(2, Want::Both), 2);
-        assert_eq!(tree_products(64, Want::Eq), 63);
-        assert_eq!(tree_products(64, Want::Both), 126);
-        assert_eq!(tree_products(64, Want::Lt), 125);
-        assert_eq!(products_per_comparison(3), [3, 2, 4]);
+        assert_eq!(tree_products(16, Want::Eq), 15);
+        assert_eq!(tree_products(16, Want::Both), 30);
+        assert_eq!(tree_products(16, Want::Lt), 29);
+        assert_eq!(products_per_comparison(64), [29, 15, 30]);
+        assert_eq!(products_per_comparison(4), [0, 0, 0]);
+        assert_eq!(products_per_comparison(12), [3, 2, 4]);
+        assert_eq!(rounds_per_comparison(64), 5);
+        assert_eq!(rounds_per_comparison(3), 1);
+        assert_eq!(rounds_per_comparison(5), 2);
+        assert_eq!(bits_per_comparison(65), 68);
+    }
+
+    /// The group polynomials evaluated on every bit pattern are the comparison of the group.
+    #[test]
+    fn group_polynomials_compare() {
+        for width in 1..=GROUP_BITS {
+            for c in 0u128..1 << width {
+                let (l, e) = group_polys(c, width);
+                for r in 0u128..1 << width {
+                    let eval = |p: &Poly| -> Fp {
+                        p.iter()
+                            .enumerate()
+                            .filter(|&(m, _)| (m as u128) & !r == 0)
+                            .map(|(_, &x)| x)
+                            .sum()
+                    };
+                    assert_eq!(eval(&l), Fp::from_u64(u64::from(c < r)), "{width} {c} {r}");
+                    assert_eq!(eval(&e), Fp::from_u64(u64::from(c == r)), "{width} {c} {r}");
+                }
+            }
+        }
     }
 }

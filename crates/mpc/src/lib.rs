@@ -105,7 +105,7 @@
 //! `Fp` values in replicated shares, batched products, selects, bit operations (AND, OR, XOR,
 //! NOT), openings to all or to one party, and less-than and equality of `k`-bit integers
 //! (k ≤ 80) by masked opening and a logarithmic-depth bitwise comparison over preprocessed
-//! random bits (1 + ⌈log₂ k⌉ rounds per batch). It borrows a session per batch
+//! random bits and their products (1 + ⌈log₂⌈k/4⌉⌉ rounds per batch). It borrows a session per batch
 //! ([`Engine::on`]), so it can share a party's connections with a distributed ORAM.
 
 pub mod driver;

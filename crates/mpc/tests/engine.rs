@@ -4,7 +4,9 @@
 
 use doram_core::PartyId;
 use doram_field::Fp;
-use doram_mpc::engine::{MAX_BITS, products_per_comparison};
+use doram_mpc::engine::{
+    MAX_BITS, bits_per_comparison, products_per_comparison, rounds_per_comparison,
+};
 use doram_mpc::testkit::{party_seed, run3, test_seed};
 use doram_mpc::{Additive, Engine, Input, MpcError, Online, Secret, SecretBit, deal_additive};
 use doram_net::{Session, Transcript};
@@ -245,11 +247,12 @@ fn bad_bit_lengths_are_misuse_before_sending() {
 #[test]
 fn comparison_costs_and_pool() {
     let seed = test_seed();
-    for (k, m) in [(64u32, 5usize), (20, 1), (1, 3)] {
+    for (k, m) in [(64u32, 5usize), (20, 1), (1, 3), (65, 2)] {
+        let bits = m * bits_per_comparison(k);
         let outs = run3(|mut session: Session| {
             let me = session.me();
             let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
-            engine.preprocess(&mut session, m * k as usize).unwrap();
+            engine.preprocess(&mut session, bits).unwrap();
             let r0 = session.rounds();
             let sent0 = session.stats().total().sum().bytes_sent;
             let mut on = engine.on(&mut session);
@@ -260,15 +263,14 @@ fn comparison_costs_and_pool() {
             let sent = session.stats().total().sum().bytes_sent - sent0;
             (rounds, sent, engine.pool_len(), engine.counters())
         });
-        let tree_rounds = u64::from(k.next_power_of_two().trailing_zeros());
         let products = products_per_comparison(k)[0] * m;
         for (rounds, sent, pool, c) in outs {
-            assert_eq!(rounds, 1 + tree_rounds, "k = {k}");
+            assert_eq!(rounds, rounds_per_comparison(k), "k = {k}");
             // Opening: m elements to each of two peers; products: one element each.
             assert_eq!(sent, 16 * (2 * m + products) as u64, "k = {k}");
             assert_eq!(pool, 0);
             assert_eq!(c.inline_refills, 0);
-            assert_eq!(c.bits_used, (m * k as usize) as u64);
+            assert_eq!(c.bits_used, bits as u64);
         }
     }
     // Without preprocessing the bits are made inline, and results are the same.

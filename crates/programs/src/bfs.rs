@@ -26,13 +26,14 @@
 //!   are one access each), 1 + 7·(V + E) on one that reveals it (a read before the queue
 //!   write; the distance write knows its old value);
 //! * comparisons: 3·(V + E) equalities at b bits;
-//! * rounds per step: 2·(1 + ⌈log₂ b⌉) for the comparisons, 4 for products and selects,
+//! * rounds per step: 2·(1 + ⌈log₂⌈b/4⌉⌉) for the comparisons, 4 for products and selects,
 //!   2 conversions, plus the accesses' own (and 2 more on a revealing backend).
 //!
 //! Time and access pattern depend on V and E only.
 
 use doram_core::Seed;
 use doram_field::Fp;
+use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::{LocalMesh, Session};
 
@@ -131,12 +132,12 @@ pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
 /// the op type (`hides_op`) or not.
 pub fn plan(vertices: usize, edges: usize, hides_op: bool) -> Plan {
     let steps = vertices + edges;
-    let b = bits_for(vertices.max(edges) as u64) as usize;
+    let b = bits_for(vertices.max(edges) as u64);
     let per_step = if hides_op { 6 } else { 7 };
     Plan {
         accesses: 1 + per_step * steps,
         comparisons: 3 * steps,
-        bits: 3 * steps * b,
+        bits: 3 * steps * bits_per_comparison(b),
     }
 }
 

@@ -28,9 +28,9 @@
 //! * DORAM accesses: p + 1 − t reads on a memory of n words;
 //! * engine tables: 2^t − 1 entries input by the owner (one round), 2^{t−1} products and one
 //!   inner product per level;
-//! * comparisons: p + 2 at 64 bits (64 random bits each): p − 1 less-than, the last probe's
+//! * comparisons: p + 2 at 64 bits (64 random bits and 176 preprocessed products each): p − 1 less-than, the last probe's
 //!   combined less-than/equality with [base = n − 1], the final equality;
-//! * rounds: per probe, the access's own, one to convert its result, and 1 + 6 for the
+//! * rounds: per probe, the access's own, one to convert its result, and 1 + 4 for the
 //!   comparison; 2 product rounds at the end; one round for the key's input and one to open
 //!   the output.
 //!
@@ -42,6 +42,7 @@
 
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
+use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::{LocalMesh, Session};
 
@@ -135,7 +136,7 @@ pub fn plan(n: usize) -> Plan {
     Plan {
         accesses: probes(n) + 1 - engine_levels(n),
         comparisons,
-        bits: comparisons * KEY_BITS as usize,
+        bits: comparisons * bits_per_comparison(KEY_BITS),
     }
 }
 
@@ -219,7 +220,7 @@ pub fn search<D: Backend>(
 /// The same search as a linear scan in the engine over secret `entries` (no DORAM): the index
 /// is the number of entries below the key, and `found` = Σ_i [i = index]·[A_i = key], where
 /// [i = index] = [A_{i−1} < key] − \[A_i < key\] for a sorted array. One batch of n comparisons
-/// (1 + 6 rounds) and one round of n products.
+/// (1 + 4 rounds) and one round of n products.
 ///
 /// # Errors
 /// The engine's errors.
@@ -397,7 +398,7 @@ pub fn run_party_linear(
     )?[0] as usize;
     // The engine only; the backend type is never booted.
     let mut m = Machine::<doram_oram::LinearScanOram<Fp>>::setup(session, seed)?;
-    m.preprocess_bits(n * KEY_BITS as usize)?;
+    m.preprocess_bits(n * bits_per_comparison(KEY_BITS))?;
     let key = input_key(&mut m, &roles, key)?;
     let entries = m.engine_in(Part::Input, |on| {
         let input = match data {

@@ -27,12 +27,13 @@
 //! **Costs**: V² DORAM reads on a memory of V² words; 2V² − V less-than at 46 bits (per
 //! iteration V − 1 in the tournament and V in the relaxation) and V equalities at ⌈log₂ V⌉
 //! bits to place the source; per iteration 3V − 2 products besides the comparisons' own;
-//! rounds per iteration: ⌈log₂ V⌉·(1 + 6 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot
-//! vector, the reads' own and one conversion round, 1 + 6 + 1 for the relaxation. Time and
+//! rounds per iteration: ⌈log₂ V⌉·(1 + 4 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot
+//! vector, the reads' own and one conversion round, 1 + 4 + 1 for the relaxation. Time and
 //! access pattern depend on V only (E is announced but not used).
 
 use doram_core::Seed;
 use doram_field::Fp;
+use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::{LocalMesh, Session};
 
@@ -110,7 +111,7 @@ pub fn plan(vertices: usize) -> Plan {
     Plan {
         accesses: v * v,
         comparisons: lt + eq,
-        bits: lt * DIST_BITS as usize + eq * b,
+        bits: lt * bits_per_comparison(DIST_BITS) + eq * bits_per_comparison(b as u32),
     }
 }
 

@@ -30,11 +30,12 @@
 //!
 //! **Costs**: 7T DORAM accesses (5 reads, 2 writes) on a memory of 2k² + 2k + 2 words; 3T
 //! comparisons at ⌈log₂(k + 1)⌉ bits; rounds per iteration: the accesses' own, 3 conversion
-//! rounds, 1 + ⌈log₂ b⌉ for the comparisons and 3 product rounds. Time and access pattern
+//! rounds, 1 + ⌈log₂⌈b/4⌉⌉ for the comparisons and 3 product rounds. Time and access pattern
 //! depend on k only.
 
 use doram_core::Seed;
 use doram_field::Fp;
+use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Secret, SecretBit};
 use doram_net::{LocalMesh, Session};
 
@@ -137,7 +138,7 @@ pub fn plan(k: usize) -> Plan {
     Plan {
         accesses: 7 * t,
         comparisons: 3 * t,
-        bits: 3 * t * b,
+        bits: 3 * t * bits_per_comparison(b as u32),
     }
 }
 
