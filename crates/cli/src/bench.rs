@@ -46,6 +46,11 @@ pub enum BenchWhat {
     ///
     /// Example: `doram bench program --program binary-search --sizes 1024,65536 --crossover`.
     Program(crate::program::BenchProgramArgs),
+    /// Three-server PIR with guaranteed output: offline, online and client time and bytes per
+    /// query against the paper's formulas (all four parties on this host).
+    ///
+    /// Example: `doram bench pir --log-n 16,20 --record-size 8`.
+    Pir(crate::pir::BenchPirArgs),
 }
 
 /// Single-point DPF constructions.
@@ -116,6 +121,7 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
         BenchWhat::Duoram(a) => crate::duoram::bench(a, json),
         BenchWhat::Compare(a) => crate::compare::run(a, json, quiet),
         BenchWhat::Program(a) => crate::program::run(a, json, quiet),
+        BenchWhat::Pir(a) => crate::pir::bench(a, json, quiet),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use doram_net::certs::{Addresses, generate_local};
+use doram_net::certs::{Addresses, generate_local_with_services};
 use std::path::PathBuf;
 
 /// Arguments of `doram certs`.
@@ -21,6 +21,16 @@ pub struct CertsArgs {
     /// Party i listens on 127.0.0.1:(base-port + i); without it, free ports are picked now.
     #[arg(long)]
     pub base_port: Option<u16>,
+    /// Also give every party a service address for outside clients (e.g. `doram pir query`):
+    /// free local ports, unless --service-addresses or --service-base-port say otherwise.
+    #[arg(long)]
+    pub services: bool,
+    /// Service addresses, one per party, comma separated (implies --services).
+    #[arg(long, value_delimiter = ',')]
+    pub service_addresses: Vec<String>,
+    /// Party i serves clients on 127.0.0.1:(service-base-port + i) (implies --services).
+    #[arg(long)]
+    pub service_base_port: Option<u16>,
 }
 
 /// Runs `doram certs`.
@@ -37,7 +47,16 @@ pub fn run(args: &CertsArgs, json: bool) -> Result<()> {
     } else {
         Addresses::FreeLocalPorts
     };
-    let config = generate_local(&args.out, args.parties, spec)?;
+    let services = if !args.service_addresses.is_empty() {
+        Some(Addresses::Explicit(args.service_addresses.clone()))
+    } else if let Some(p) = args.service_base_port {
+        Some(Addresses::BasePort(p))
+    } else if args.services {
+        Some(Addresses::FreeLocalPorts)
+    } else {
+        None
+    };
+    let config = generate_local_with_services(&args.out, args.parties, spec, services)?;
     if json {
         crate::report::print_json(&serde_json::json!({
             "config": config.display().to_string(),

@@ -9,6 +9,7 @@ mod compare;
 mod demo;
 mod duoram;
 mod party;
+mod pir;
 mod processes;
 mod program;
 mod progress;
@@ -52,6 +53,11 @@ enum Command {
     /// The main job: three local parties over mutually authenticated TLS run a private lookup
     /// and print what each one sent.
     Demo(demo::DemoArgs),
+    /// Three-server private information retrieval with guaranteed output: build a database,
+    /// serve it, query it.
+    ///
+    /// Example: `doram pir query --config local/doram.toml --index 42`.
+    Pir(pir::PirArgs),
     /// Run a secure RAM program (binary search, BFS, Dijkstra, stable matching) between three
     /// local parties: the data owner's input, the querier's key or source, the output only to
     /// the receiver.
@@ -69,6 +75,7 @@ fn main() -> std::process::ExitCode {
         Command::Certs(a) => certs::run(&a, cli.json),
         Command::Party(a) => party::run(&a, cli.json),
         Command::Demo(a) => demo::run(&a, cli.json, cli.quiet),
+        Command::Pir(a) => pir::run(&a, cli.json),
         Command::Run(a) => run::run(&a, cli.json),
         Command::Bench(a) => bench::run(&a, cli.json, cli.quiet),
     };

@@ -503,3 +503,141 @@ fn run_rejects_malformed_inputs_clearly() {
         assert!(err.contains(expect), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn pir_build_serve_and_query_over_tls_with_a_misbehaving_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cfg = run_json(&[
+        "certs",
+        "--out",
+        d.join("c").to_str().unwrap(),
+        "--services",
+    ]);
+    let config = cfg["config"].as_str().unwrap().to_string();
+    let values: String = (0..300u64).map(|i| format!("{}\n", i * i + 1)).collect();
+    let csv = file(d, "v.csv", &values);
+    let db = d.join("v.db");
+    let built = run_json(&[
+        "pir",
+        "build-db",
+        "--in",
+        &csv,
+        "--out",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(built["records"], 300);
+    // Two queries: S1 answers with a wrong share of z in both.
+    let servers: Vec<_> = (0..3)
+        .map(|i| {
+            let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("doram"));
+            c.args(["pir", "serve", "--config", &config, "--id", &i.to_string()])
+                .args(["--db", db.to_str().unwrap(), "--queries", "2"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            if i == 1 {
+                c.args(["--misbehave", "wrong-z"]);
+            }
+            c.spawn().unwrap()
+        })
+        .collect();
+    // Wait until every server listens for clients (a query that finds a server absent would
+    // fall back without it, and that server would then wait for a second query forever).
+    let text = std::fs::read_to_string(&config).unwrap();
+    let services: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("service_address = "))
+        .map(|a| a.trim_matches('"'))
+        .collect();
+    assert_eq!(services.len(), 3);
+    let start = std::time::Instant::now();
+    while !services
+        .iter()
+        .all(|a| std::net::TcpStream::connect(a).is_ok())
+    {
+        assert!(start.elapsed().as_secs() < 60, "servers did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for index in [17u64, 299] {
+        let v = run_json(&[
+            "pir",
+            "query",
+            "--config",
+            &config,
+            "--index",
+            &index.to_string(),
+        ]);
+        assert_eq!(v["record_u64"], index * index + 1, "index {index}");
+        // The MAC check fails: S0 or S1 deviated, so S2 (certainly honest) answered in the clear.
+        assert!(!v["fallback"].is_null(), "index {index}: {v}");
+        assert_eq!(v["fallback"]["trusted"], "S2");
+    }
+    // Each server stops after its two queries; never hang the test suite on one that does not.
+    let start = std::time::Instant::now();
+    for mut s in servers {
+        loop {
+            if let Some(status) = s.try_wait().unwrap() {
+                assert!(status.success());
+                break;
+            }
+            if start.elapsed().as_secs() > 60 {
+                s.kill().unwrap();
+                panic!("a server did not stop after its queries");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn pir_rejects_bad_inputs_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cfg = run_json(&["certs", "--out", d.join("c").to_str().unwrap()]);
+    let config = cfg["config"].as_str().unwrap().to_string();
+    let bad_csv = file(d, "bad.csv", "1\nminus one\n");
+    let db = file(d, "not.db", "not a database");
+    for (args, expect) in [
+        (
+            vec!["pir", "build-db", "--in", &bad_csv, "--out", "x.db"],
+            "bad.csv",
+        ),
+        (
+            vec![
+                "pir", "serve", "--config", &config, "--id", "0", "--db", &db,
+            ],
+            "",
+        ),
+        (
+            vec!["pir", "query", "--config", &config, "--index", "1"],
+            "service_address",
+        ),
+        (
+            vec![
+                "pir", "serve", "--config", &config, "--id", "3", "--db", &db,
+            ],
+            "3",
+        ),
+        (vec!["bench", "pir", "--queries", "0"], "--queries"),
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.is_empty() && err.contains(expect), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn bench_pir_matches_the_formulas() {
+    let v = run_json(&["bench", "pir", "--log-n", "10", "--queries", "2"]);
+    let r = &v[0];
+    assert_eq!(r["verified"], true);
+    let (online, formula) = (
+        r["online_total"].as_f64().unwrap(),
+        r["online_formula"].as_f64().unwrap(),
+    );
+    assert!(
+        (online / formula - 1.0).abs() < 0.10,
+        "{online} vs {formula}"
+    );
+}

@@ -101,10 +101,36 @@ fn addresses(n: usize, spec: Addresses) -> Result<Vec<String>, NetError> {
 /// Creates a CA, a certificate and key per party, and a configuration for a local session of
 /// `n_parties` in `dir` (created if missing); returns the configuration's path.
 pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<PathBuf, NetError> {
+    generate_local_with_services(dir, n_parties, spec, None)
+}
+
+/// [`generate_local`], and with `services` each party also gets a `service_address` where it
+/// serves outside clients (e.g. PIR clients); with [`Addresses::FreeLocalPorts`] for both,
+/// all `2 · n_parties` ports are distinct.
+///
+/// # Errors
+/// As [`generate_local`].
+pub fn generate_local_with_services(
+    dir: &Path,
+    n_parties: usize,
+    spec: Addresses,
+    services: Option<Addresses>,
+) -> Result<PathBuf, NetError> {
     if !(2..=PartyId::MAX_PARTIES).contains(&n_parties) {
         return Err(ConfigError::PartyCount(n_parties).into());
     }
-    let addrs = addresses(n_parties, spec)?;
+    let (addrs, service_addrs) = match (spec, services) {
+        (Addresses::FreeLocalPorts, Some(Addresses::FreeLocalPorts)) => {
+            let mut all = addresses(2 * n_parties, Addresses::FreeLocalPorts)?;
+            let services = all.split_off(n_parties);
+            (all, Some(services))
+        }
+        (spec, services) => (
+            addresses(n_parties, spec)?,
+            services.map(|s| addresses(n_parties, s)).transpose()?,
+        ),
+    };
+    let mut service_addrs = service_addrs.map(Vec::into_iter);
     fs::create_dir_all(dir).map_err(|e| ConfigError::write(dir, e))?;
 
     let ca_key = KeyPair::generate().map_err(certs_error)?;
@@ -158,6 +184,7 @@ pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<P
             name: None,
             cert: Some(cert_file.into()),
             key: Some(key_file.into()),
+            service_address: service_addrs.as_mut().and_then(Iterator::next),
         });
     }
 
@@ -188,6 +215,52 @@ pub fn generate_local(dir: &Path, n_parties: usize, spec: Addresses) -> Result<P
 mod tests {
     use super::*;
     use crate::Config;
+
+    #[test]
+    fn generated_config_with_service_addresses() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = generate_local_with_services(
+            dir.path(),
+            3,
+            Addresses::FreeLocalPorts,
+            Some(Addresses::FreeLocalPorts),
+        )
+        .unwrap();
+        let c = Config::load(&path).unwrap();
+        let mut all: Vec<&str> = c.parties.iter().map(|p| p.address.as_str()).collect();
+        all.extend(
+            c.parties
+                .iter()
+                .map(|p| p.service_address.as_deref().unwrap()),
+        );
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "six distinct ports");
+        let path = generate_local_with_services(
+            dir.path(),
+            3,
+            Addresses::BasePort(7100),
+            Some(Addresses::BasePort(7200)),
+        )
+        .unwrap();
+        let c = Config::load(&path).unwrap();
+        assert_eq!(
+            c.parties[1].service_address.as_deref(),
+            Some("127.0.0.1:7201")
+        );
+        // A service address equal to the party's own address is refused.
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("127.0.0.1:7201", "127.0.0.1:7101");
+        assert!(Config::from_toml_str(&text, dir.path()).is_err());
+        assert!(generate_local(dir.path(), 3, Addresses::BasePort(7100)).is_ok());
+        assert!(
+            Config::load(dir.path().join(CONFIG_FILE)).unwrap().parties[0]
+                .service_address
+                .is_none()
+        );
+    }
 
     #[test]
     fn generated_config_loads() {

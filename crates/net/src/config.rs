@@ -92,6 +92,9 @@ pub struct PartyConfig {
     pub cert: Option<PathBuf>,
     /// Its private key (PEM), resolved against the configuration's directory.
     pub key: Option<PathBuf>,
+    /// `host:port` where it serves outside clients (server-authenticated TLS), for services
+    /// such as PIR; `None` if it serves none.
+    pub service_address: Option<String>,
 }
 
 /// The default DNS name of party `id` in certificates: `party<i>.doram`.
@@ -138,6 +141,8 @@ pub(crate) struct RawParty {
     pub cert: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_address: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize, Serialize)]
@@ -237,6 +242,15 @@ impl Config {
                 return Err(ConfigError::DuplicateParty { id: p.id });
             }
             check_address(p.id, &p.address)?;
+            if let Some(a) = &p.service_address {
+                check_address(p.id, a)?;
+                if *a == p.address {
+                    return Err(ConfigError::Invalid(format!(
+                        "party {}: service_address must differ from address {a}",
+                        p.id
+                    )));
+                }
+            }
         }
         let mut raw_parties = raw.parties;
         raw_parties.sort_by_key(|p| p.id);
@@ -260,6 +274,7 @@ impl Config {
                     name,
                     cert: p.cert.map(resolve),
                     key: p.key.map(resolve),
+                    service_address: p.service_address,
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
