@@ -32,14 +32,14 @@ pub const BATCH_OPS: usize = 1024;
 /// Words per frame when a whole vector is sent (Init): well below the transport's frame limit.
 const CHUNK_WORDS: usize = 1 << 18;
 
-/// This party's share of the memory state (Duoram §3, "P0 holds (D0, D̃1, ζ0, …), P1 holds
-/// (D1, D̃0, ζ1, …), and P2 holds (ζ0, ζ1)"), each of length `2^h`.
+/// This party's share of the memory state, each vector of length `2^h`. Duoram §3: "P0 holds
+/// (D0, D̃1, ζ0, …), P1 holds (D1, D̃0, ζ1, …), and P2 holds (ζ0, ζ1)". A primary only ever uses
+/// `D_b + D̃_{1−b} + ζ_b = D + ζ_0 + ζ_1` (the memory under both blinds, the same vector at both
+/// primaries) and `ζ_b`, so that is what it keeps (see the crate documentation, decision 6).
 enum Memory<W> {
     Primary {
-        /// D_b.
-        d: Vec<W>,
-        /// D̃_{1−b} = D_{1−b} + ζ_{1−b}, the other primary's blinded share.
-        dt: Vec<W>,
+        /// `A = D_b + D̃_{1−b} + ζ_b = D + ζ_0 + ζ_1`.
+        a: Vec<W>,
         /// ζ_b.
         z: Vec<W>,
     },
@@ -384,10 +384,10 @@ impl<W: DuoWord> Duoram<W> {
                 self.send_words(PartyId::P1, &dt0)?;
                 let u = self.recv_words(PartyId::P1, n, "P1's masked share (Init)")?;
                 let w = self.recv_words(PartyId::P2, n, "P2's masked share (Init)")?;
-                let dt: Vec<W> = u.iter().zip(&w).map(|(&a, &b)| a + b).collect();
+                // A = D0 + D̃1 + ζ0 with D̃1 = u + w.
+                let a: Vec<W> = (0..n).map(|i| d[i] + u[i] + w[i] + z[i]).collect();
                 Ok(Memory::Primary {
-                    d: padded(d),
-                    dt: padded(dt),
+                    a: padded(a),
                     z: padded(z),
                 })
             }
@@ -400,9 +400,10 @@ impl<W: DuoWord> Duoram<W> {
                 let x = self.recv_words(PartyId::P2, n, "P2's masked share (Init)")?;
                 let d: Vec<W> = shares.iter().zip(&x).map(|(&m, &x)| m + x).collect();
                 let dt = self.recv_words(PartyId::P0, n, "P0's blinded share D̃0 (Init)")?;
+                // A = D1 + D̃0 + ζ1.
+                let a: Vec<W> = (0..n).map(|i| d[i] + dt[i] + z[i]).collect();
                 Ok(Memory::Primary {
-                    d: padded(d),
-                    dt: padded(dt),
+                    a: padded(a),
                     z: padded(z),
                 })
             }
@@ -425,8 +426,9 @@ impl<W: DuoWord> Duoram<W> {
         }
     }
 
-    /// Get Memory: fresh additive shares of the first `n` words of the current memory (the
-    /// primaries' D_b plus a three-party zero-sharing from the pairwise PRGs; no communication).
+    /// Get Memory: fresh additive shares of the first `n` words of the current memory (P0's
+    /// `A − ζ_0`, P1's `−ζ_1`, plus a three-party zero-sharing from the pairwise PRGs; no
+    /// communication).
     ///
     /// # Errors
     /// [`DuoramError::NotInitialized`]; [`DuoramError::Poisoned`].
@@ -437,11 +439,13 @@ impl<W: DuoWord> Duoram<W> {
         };
         let n = self.n;
         let zero: Vec<W> = self.prgs.zero_shares(n);
+        let zeta_only = self.role == Role::Primary(Side::One);
         Ok(match mem {
-            Memory::Primary { d, .. } => d[..n]
-                .iter()
-                .zip(zero)
-                .map(|(&d, z)| Additive::from_share(d + z))
+            Memory::Primary { a, z } => (0..n)
+                .map(|i| {
+                    let mine = if zeta_only { -z[i] } else { a[i] - z[i] };
+                    Additive::from_share(mine + zero[i])
+                })
                 .collect(),
             Memory::Helper { .. } => zero.into_iter().map(Additive::from_share).collect(),
         })
@@ -537,9 +541,11 @@ impl<W: DuoWord> Duoram<W> {
             Material::Primary { dpf, .. } => dpf.into(),
             Material::Helper { from0, from1, .. } => vec![from0, from1],
         };
+        let big = 1usize << self.h;
         for h in halves {
             for v in [h.a, h.v] {
-                if self.spare.len() < SPARE {
+                // DPF #1's halves have no value words: keep only full-length vectors.
+                if v.len() == big && self.spare.len() < SPARE {
                     self.spare.push(v);
                 }
             }
@@ -626,48 +632,38 @@ impl<W: DuoWord> Duoram<W> {
     }
 
     /// Words in an offset/delta message from `from` to `to`: 1 for the offset (if `offset`),
-    /// plus the masked deltas the receiver may see — three from a primary to the other primary,
-    /// two from a primary to P2 (never M_b + F_b^(1): P2 holds no half of DPF #1), and P2's own
-    /// delta share (one word) to each primary.
-    fn flight_words(from: Role, to: PartyId, deltas: bool, offset: bool) -> usize {
+    /// plus the masked deltas: `M_b + F_b^(2)` and `M_b + F_b^(3)` from a primary (to the other
+    /// primary and to P2 alike; `M_b + F_b^(1)` is never needed, see decision 6 of the crate
+    /// documentation), and P2's own delta share (one word) to each primary.
+    fn flight_words(from: Role, _to: PartyId, deltas: bool, offset: bool) -> usize {
         let d = match (from, deltas) {
             (_, false) => 0,
             (Role::Helper, true) => 1,
-            (Role::Primary(_), true) if to == PartyId::P2 => 2,
-            (Role::Primary(_), true) => 3,
+            (Role::Primary(_), true) => 2,
         };
         usize::from(offset) + d
     }
 
-    fn push_deltas(&self, out: &mut Out, to: PartyId, masked: &[W; 3]) {
+    fn push_deltas(&self, out: &mut Out, _to: PartyId, masked: &[W; 3]) {
         match self.role {
             Role::Helper => out.word(masked[0]),
-            Role::Primary(_) if to == PartyId::P2 => {
+            Role::Primary(_) => {
                 out.word(masked[1]);
                 out.word(masked[2]);
-            }
-            Role::Primary(_) => {
-                for &w in masked {
-                    out.word(w);
-                }
             }
         }
     }
 
-    /// Adds a peer's masked deltas into `fsum` (F^(k) = Σ_b (M_b + F_b^(k)) + M_2).
+    /// Adds a peer's masked deltas into `fsum` (F^(k) = Σ_b (M_b + F_b^(k)) + M_2, k = 2, 3).
     fn pull_deltas(&self, m: &mut In, from: PartyId, fsum: &mut [W; 3]) -> Result<(), DuoramError> {
         if from == PartyId::P2 {
             let m2: W = m.word()?;
             for f in fsum.iter_mut() {
                 *f += m2;
             }
-        } else if self.role == Role::Helper {
+        } else {
             fsum[1] += m.word()?;
             fsum[2] += m.word()?;
-        } else {
-            for f in fsum.iter_mut() {
-                *f += m.word()?;
-            }
         }
         Ok(())
     }
@@ -697,10 +693,12 @@ impl<W: DuoWord> Duoram<W> {
                 }
                 Ok((g0, g1))
             }
-            (Memory::Primary { d, dt, z }, Material::Primary { dpf, .. }) => {
+            (Memory::Primary { a, z }, Material::Primary { dpf, .. }) => {
                 let Role::Primary(side) = self.role else {
                     return Err(DuoramError::Local("role and memory disagree"));
                 };
+                // Steps 9–10: ⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(cross) − t^(1)⟩
+                // = ⟨A, t^(1)⟩ − ⟨ζ_b, t^(cross)⟩.
                 let (h1, hc) = (&dpf[0], &dpf[side.cross_dpf()]);
                 let mut acc = W::ZERO;
                 let mut b1 = [W::ZERO; CHUNK];
@@ -711,7 +709,7 @@ impl<W: DuoWord> Duoram<W> {
                         h1.decode_t(m0, b1);
                         hc.decode_t(m0, bc);
                         let r = s0..s0 + len;
-                        acc += W::read_sum(&d[r.clone()], &dt[r.clone()], &z[r], b1, bc);
+                        acc += W::read_sum(&a[r.clone()], &z[r], b1, bc);
                     }
                 }
                 Ok((acc, W::ZERO))
@@ -851,35 +849,30 @@ impl<W: DuoWord> Duoram<W> {
                     sub_v(&mut z1[st.clone()], from1, mt.start, fsum[2]);
                 }
             }
-            (Memory::Primary { d, dt, z }, Material::Primary { dpf, .. }) => {
+            (Memory::Primary { a, z }, Material::Primary { dpf, .. }) => {
                 let Role::Primary(side) = self.role else {
                     return;
                 };
                 let (kb, kc) = (side.blind_dpf(), side.cross_dpf());
-                let (ha, hb, hc) = (&dpf[0], &dpf[kb], &dpf[kc]);
-                let (fa, fb, fc) = (fsum[0], fsum[kb], fsum[kc]);
-                let mut buf = [[W::ZERO; CHUNK]; 6];
-                // Steps 8–9 (labels as in §3.1.2): D_b += V^(1); ζ_b −= V^(blind);
-                // D̃_{1−b} += V^(cross) − V^(1).
+                let (hb, hc) = (&dpf[kb], &dpf[kc]);
+                let (fb, fc) = (fsum[kb], fsum[kc]);
+                let mut buf = [[W::ZERO; CHUNK]; 4];
+                // Steps 8–9 (labels as in §3.1.2): D_b += V^(1), ζ_b −= V^(blind),
+                // D̃_{1−b} += V^(cross) − V^(1); on A = D_b + D̃_{1−b} + ζ_b the V^(1) terms
+                // cancel: A += V^(cross) − V^(blind).
                 for (st, mt) in &segs {
                     for (s0, m0, len) in chunks(st, mt) {
-                        let [ta, va, tb, vb, tc, vc] = &mut buf;
-                        for (h, t, v) in [(ha, &mut *ta, &mut *va), (hb, tb, vb), (hc, tc, vc)] {
+                        let [tb, vb, tc, vc] = &mut buf;
+                        for (h, t, v) in [(hb, &mut *tb, &mut *vb), (hc, tc, vc)] {
                             h.decode_t(m0, &mut t[..len]);
                             h.decode_v(m0, &mut v[..len]);
                         }
-                        let (d, dt, z) = (
-                            &mut d[s0..s0 + len],
-                            &mut dt[s0..s0 + len],
-                            &mut z[s0..s0 + len],
-                        );
+                        let (a, z) = (&mut a[s0..s0 + len], &mut z[s0..s0 + len]);
                         for i in 0..len {
-                            let v1 = va[i] + fa * ta[i];
                             let vb = vb[i] + fb * tb[i];
                             let vc = vc[i] + fc * tc[i];
-                            d[i] += v1;
                             z[i] -= vb;
-                            dt[i] += vc - v1;
+                            a[i] += vc - vb;
                         }
                     }
                 }
@@ -928,8 +921,8 @@ mod tests {
     use doram_mpc::deal_additive;
 
     /// After Init and a mix of operations the state satisfies the invariants of Lemma 3 at
-    /// every party: D̃_b = D_b + ζ_b, P2's blinds equal the primaries', D_0 + D_1 is the memory
-    /// (and zero on the padding cells).
+    /// every party: both primaries hold the same `A = D_b + D̃_{1−b} + ζ_b = D + ζ_0 + ζ_1`, P2's
+    /// blinds equal the primaries', and `A − ζ_0 − ζ_1` is the memory (zero on the padding).
     #[test]
     fn blinded_shares_stay_consistent() {
         let n = 13;
@@ -984,19 +977,7 @@ mod tests {
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         let [p0, p1, p2] = <[Memory<Z64>; 3]>::try_from(states).ok().unwrap();
-        let (
-            Memory::Primary {
-                d: d0,
-                dt: dt1,
-                z: z0,
-            },
-            Memory::Primary {
-                d: d1,
-                dt: dt0,
-                z: z1,
-            },
-        ) = (p0, p1)
-        else {
+        let (Memory::Primary { a: a0, z: z0 }, Memory::Primary { a: a1, z: z1 }) = (p0, p1) else {
             panic!("roles")
         };
         let Memory::Helper { z0: h0, z1: h1 } = p2 else {
@@ -1009,10 +990,10 @@ mod tests {
         want[0] += Z64(9);
         want[12] += Z64(1);
         for i in 0..16 {
-            assert_eq!(dt0[i], d0[i] + z0[i], "D̃0 at {i}");
-            assert_eq!(dt1[i], d1[i] + z1[i], "D̃1 at {i}");
+            // Lemma 3 on the kept state: both primaries hold A = D + ζ0 + ζ1.
+            assert_eq!(a0[i], a1[i], "A at {i}");
             assert_eq!((h0[i], h1[i]), (z0[i], z1[i]), "P2's blinds at {i}");
-            assert_eq!(d0[i] + d1[i], want[i], "memory at {i}");
+            assert_eq!(a0[i] - z0[i] - z1[i], want[i], "memory at {i}");
         }
     }
 
@@ -1062,8 +1043,11 @@ mod tests {
                     for i in 0..big {
                         let e = Z64(u64::from(i == ri));
                         assert_eq!(a[k].t_at(i) + b[k].t_at(i), e, "n = {n}, DPF {k}, t at {i}");
-                        let v = a[k].v_at(i) + b[k].v_at(i);
-                        assert_eq!(v, -(f0[k] + f1[k]) * e, "n = {n}, DPF {k}, v at {i}");
+                        // DPF #1 keeps no value words (only READs use it).
+                        if k > 0 {
+                            let v = a[k].v_at(i) + b[k].v_at(i);
+                            assert_eq!(v, -(f0[k] + f1[k]) * e, "n = {n}, DPF {k}, v at {i}");
+                        }
                     }
                 }
                 for i in 0..big {

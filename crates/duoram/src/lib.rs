@@ -5,10 +5,11 @@
 //!
 //! Three parties hold a memory of `n` words of a ring `W` ([`DuoWord`]: `Z64`, the paper's
 //! words and the benchmarked case, or `Fp`). Addresses and values are additively shared; the
-//! type of each operation (READ, UPDATE, WRITE) is public. The primaries P0 and P1 hold
-//! additive shares `D_0, D_1` of the memory, each with a blinded copy of the other's share
-//! (`D̃_{1−b} = D_{1−b} + ζ_{1−b}`) and its own blind `ζ_b`; the helper P2 holds both blinds. One
-//! passive corruption, no collusion.
+//! type of each operation (READ, UPDATE, WRITE) is public. In the paper the primaries P0 and P1
+//! hold additive shares `D_0, D_1` of the memory, each with a blinded copy of the other's share
+//! (`D̃_{1−b} = D_{1−b} + ζ_{1−b}`) and its own blind `ζ_b`; the helper P2 holds both blinds.
+//! Here each primary keeps the sum `D_b + D̃_{1−b} + ζ_b` and `ζ_b` (decision 6). One passive
+//! corruption, no collusion.
 //!
 //! Brief overview: [`Duoram`] is one party's endpoint ([`Duoram::setup`],
 //! [`Duoram::preprocess`], [`Duoram::init`], [`Duoram::read`], [`Duoram::update`],
@@ -25,12 +26,13 @@
 //! * **READ** (Protocol 1, steps 5–10): everybody reveals its share of `i* − ri` (mod `2^h`),
 //!   and everybody rotates its DPF vectors by the offset `S` — a rotation that is never
 //!   materialised: the dot products run over two contiguous slices each. P2 sends
-//!   `γ_b = ∓⟨ζ_b, t^(k)⟩ ± ρ`, and `read_b = ⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(k') − t^(1)⟩ + γ_b`.
-//!   Two sequential messages.
+//!   `γ_b = −⟨ζ_b, t_{1−b}^(k)⟩ ± ρ`, and
+//!   `read_b = ⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(k') − t^(1)⟩ + γ_b`. Two sequential messages.
 //! * **UPDATE** (Protocol 2 with REFRESHBLINDS, §3.1.2): the offset and the masked deltas
 //!   `M_b + F_b^(k)` in one message; every party adds `V^(k) = v^(k) + F^(k)·t^(k)` (shifted)
-//!   to its state: `D_b += V^(1)`, `ζ_b −= V^(blind)`, `D̃_{1−b} += V^(cross) − V^(1)`, P2
-//!   refreshes both blinds. One message.
+//!   to its state: `D_b += V^(1)`, `ζ_b −= V^(blind)`, `D̃_{1−b} += V^(cross) − V^(1)` (here:
+//!   `ζ_b −= V^(blind)` and `D_b + D̃_{1−b} + ζ_b += V^(cross) − V^(blind)`), and P2 refreshes
+//!   both blinds. One message.
 //! * **WRITE**: READ, then UPDATE by `value − old` (three sequential messages).
 //! * **Independent reads** ([`Duoram::read_batch`]): `k` READs whose addresses are known
 //!   together share their two messages (Table 2, "k Ind Reads"); dependent reads are `k`
@@ -45,15 +47,17 @@
 //! | operation | P0, P1: messages / words sent | P2 | sequential messages |
 //! |---|---|---|---|
 //! | READ | 2 / 2 | 4 / 4 | 2 |
-//! | UPDATE | 2 / 7 | 2 / 4 | 1 |
-//! | WRITE | 4 / 7 | 6 / 6 | 3 |
-//! | READ + WRITE (interleaved) | 6 / 9 | 10 / 10 | 5 |
+//! | UPDATE | 2 / 6 | 2 / 4 | 1 |
+//! | WRITE | 4 / 6 | 6 / 6 | 3 |
+//! | READ + WRITE (interleaved) | 6 / 8 | 10 / 10 | 5 |
 //!
-//! The primaries' READ is Table 2's (2 words in 2 messages). P2 sends two words more per READ
-//! and UPDATE than in the paper because the interface shares addresses and values among all
-//! three parties: P2 sends its share to both primaries in the first flight. A WRITE sends 7
-//! words per primary instead of Table 2's 9 because its UPDATE reuses the READ's offset and
-//! material (decision 5). Local work is O(n) word operations per operation and party.
+//! The primaries' READ is Table 2's (2 words in 2 messages), and every row has Table 2's number
+//! of sequential messages. P2 sends two words more per READ and UPDATE than in the paper
+//! because the interface shares addresses and values among all three parties: P2 sends its
+//! share to both primaries in the first flight. An UPDATE sends 6 words per primary instead of
+//! 7 (`M_b + F_b^(1)` is not needed, decision 6) and a WRITE 6 instead of Table 2's 9 (its
+//! UPDATE also reuses the READ's offset and material, decision 5). Local work is O(n) word
+//! operations per operation and party.
 //!
 //! Preprocessing, per batch of `m` operations (`3m` DPFs), `h = ⌈log2 n⌉`, `o = min(3, h)`:
 //! `h − o + 4` rounds; per DPF `17(h − o) + 56·2^o + 24` bytes from each primary to the other
@@ -63,9 +67,9 @@
 //! per DPF at each holder (three DPFs per operation at P0 and P1, two at P2), and one pass
 //! writing two words per leaf. `tests/costs.rs` checks these counts.
 //!
-//! Memory: the state is `3·2^h` words per party (P2: `2·2^h`). One operation's material is
-//! `6·2^h + 4` words at a primary and `4·2^h` at P2 (48 MiB and 32 MiB for `2^h = 2^20` and
-//! `Z64`), plus one flag byte per output node: each DPF half is kept as the output stage's raw
+//! Memory: the state is `2·2^h` words per party. One operation's material is `5·2^h + 4` words
+//! at a primary (DPF #1 keeps no value words) and `4·2^h` at P2 (40 MiB and 32 MiB for
+//! `2^h = 2^20` and `Z64`), plus one flag byte per output node: each DPF half is kept as the output stage's raw
 //! words with its output corrections and decoded on the fly, in L1-sized chunks, by the online
 //! loops. A READ needs only the `t` vectors, but an operation's type is not known when it is
 //! preprocessed. A preprocessing batch holds at most `2^20` leaves per DPF position (one
@@ -130,28 +134,36 @@
 //!    triple's offset would, and a READ reveals nothing about `v` or `F`. So every operation —
 //!    READ, UPDATE or WRITE — consumes exactly one triple, and `preprocess(k)` covers `k`
 //!    accesses of the `DistributedOram` interface whatever their types.
-//! 6. **Non-power-of-two n (U8)**: the DPF domain and the state vectors have `2^h ≥ n` entries
+//! 6. **State: `A = D_b + D̃_{1−b} + ζ_b` and `ζ_b` at each primary.** READ only uses
+//!    `D_b + D̃_{1−b}` and `ζ_b` (`⟨D_b + D̃_{1−b}, t^(1)⟩ − ⟨ζ_b, t^(k') − t^(1)⟩
+//!    = ⟨A, t^(1)⟩ − ⟨ζ_b, t^(k')⟩`), and on `A` UPDATE's three changes sum to
+//!    `V^(cross) − V^(blind)`: DPF #1's vector cancels. So a primary keeps two vectors instead
+//!    of three (`A = D + ζ_0 + ζ_1` is the same vector at both primaries — what each could
+//!    compute from its paper state anyway), an UPDATE touches two state vectors and two DPFs
+//!    instead of three and three, `M_b + F_b^(1)` is never sent, and DPF #1 keeps no value
+//!    words. Get Memory returns `A − ζ_0` at P0 and `−ζ_1` at P1 (plus a zero-sharing).
+//! 7. **Non-power-of-two n (U8)**: the DPF domain and the state vectors have `2^h ≥ n` entries
 //!    and ri is uniform in `0..2^h`; the offset is taken mod `2^h`. Cells `n..2^h` are padding:
 //!    zero, never returned by [`Duoram::memory`]. Padding costs up to a factor 2 in work and
 //!    memory for `n` just above a power of two.
-//! 7. **Opening the offset.** For `Z64` each party reduces its share mod `2^h` (a homomorphism
+//! 8. **Opening the offset.** For `Z64` each party reduces its share mod `2^h` (a homomorphism
 //!    since `2^h` divides `2^64`): exact. For `Fp` the primaries add `2^h·q_b` with `q_b` uniform
 //!    in `1..=2^40` and the integer `i* − ri + 2^h(q_0 + q_1)` is opened: the offset is
 //!    `mod 2^h` of it, and the carry it leaks is statistically hidden (2^−40), as in the
 //!    linear-scan DORAM. This needs `h + 43` bits of integer capacity (any `n ≤ 2^40` for `Fp`).
-//! 8. **Outputs are fresh three-party sharings**: every READ output and [`Duoram::memory`] add
+//! 9. **Outputs are fresh three-party sharings**: every READ output and [`Duoram::memory`] add
 //!    a zero-sharing from the pairwise PRGs (P2's share of a READ is its zero-share).
-//! 9. **Material is consumed once and in step**: every message carries the low 32 bits of the
-//!    id of the material it belongs to, checked by the receiver, so a lost frame or pools out
-//!    of step (e.g. [`Duoram::discard_preprocessed`] at one party only) fail at once with
-//!    [`DuoramError::MaterialMismatch`]; the pool refuses to hand out an id twice
-//!    ([`DuoramError::MaterialReused`]).
-//! 10. **P2 works while the primaries do**: P2 sends the correlations of all batches of a
+//! 10. **Material is consumed once and in step**: every message carries the low 32 bits of the
+//!     id of the material it belongs to, checked by the receiver, so a lost frame or pools out
+//!     of step (e.g. [`Duoram::discard_preprocessed`] at one party only) fail at once with
+//!     [`DuoramError::MaterialMismatch`]; the pool refuses to hand out an id twice
+//!     ([`DuoramError::MaterialReused`]).
+//! 11. **P2 works while the primaries do**: P2 sends the correlations of all batches of a
 //!     preprocessing run first; each primary sends the tree of its key half (root and
 //!     correction words) as soon as the levels are done and the output corrections at the end,
 //!     so P2 expands its two halves while the primaries run their output stage, and finishes
 //!     them while they generate the next batch.
-//! 11. **Out-of-range addresses** are not detectable (addresses are shared): an address `a ≥ n`
+//! 12. **Out-of-range addresses** are not detectable (addresses are shared): an address `a ≥ n`
 //!     reads and writes cell `a mod 2^h` (a padding cell if `n ≤ a mod 2^h`), for `Fp` as long
 //!     as `a + 2^{h+41}` stays below p; the opened offset then no longer hides it. Nothing
 //!     panics or hangs, and message sizes do not change.

@@ -220,34 +220,55 @@ impl<W: DuoWord> Sums<W> {
     }
 }
 
-/// The output stage: for output nodes `nodes` (global indices from `first_node`), the raw
-/// words of each of their `2^o` slots into `a` and `v` (`nodes.len()·2^o` each), each node's
-/// flag into `flags`, and the sums (with `Σ x·a[x]` if `with_index`); the arguments are
-/// `(nodes, first_node, with_index, a, v, flags, sums)`.
-fn convert_outputs<W: DuoWord>(o: usize, args: ConvertArgs<'_, W>) {
-    match o {
-        0 => convert_fixed::<W, 0>(args),
-        1 => convert_fixed::<W, 1>(args),
-        2 => convert_fixed::<W, 2>(args),
-        _ => convert_fixed::<W, OUT_BITS>(args),
+/// One call of the output stage.
+struct Conv<'a, W> {
+    /// Output nodes.
+    nodes: &'a [Block],
+    /// The global index of `nodes[0]`.
+    first_node: usize,
+    /// Whether to accumulate `Σ x·a[x]` (for ri).
+    with_index: bool,
+    /// The raw flag words, `nodes.len()·2^o`.
+    a: &'a mut [W],
+    /// The raw value words, `nodes.len()·2^o`, if wanted.
+    v: Option<&'a mut [W]>,
+    /// One flag per node.
+    flags: &'a mut [u8],
+    /// The sums.
+    sums: &'a mut Sums<W>,
+}
+
+/// The output stage: for output nodes `c.nodes`, the raw words of each of their `2^o` slots
+/// into `c.a` and `c.v`, each node's flag into `c.flags`, and the sums.
+fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
+    match (o, c.v.is_some()) {
+        (0, true) => convert_fixed::<W, 0, true>(c),
+        (1, true) => convert_fixed::<W, 1, true>(c),
+        (2, true) => convert_fixed::<W, 2, true>(c),
+        (_, true) => convert_fixed::<W, OUT_BITS, true>(c),
+        (0, false) => convert_fixed::<W, 0, false>(c),
+        (1, false) => convert_fixed::<W, 1, false>(c),
+        (2, false) => convert_fixed::<W, 2, false>(c),
+        (_, false) => convert_fixed::<W, OUT_BITS, false>(c),
     }
 }
 
-type ConvertArgs<'a, W> = (
-    &'a [Block],
-    usize,
-    bool,
-    &'a mut [W],
-    &'a mut [W],
-    &'a mut [u8],
-    &'a mut Sums<W>,
-);
-
-/// [`convert_outputs`] with `2^O` slots per node known at compile time: one hash call per
-/// `RUN / 2^O` nodes, per-slot sums in registers, outputs written in order.
+/// [`convert_outputs`] with `2^O` slots per node and whether the value words are kept known at
+/// compile time: one hash call per `RUN / 2^O` nodes, per-slot sums in registers, outputs
+/// written in order.
 #[inline(always)]
-fn convert_fixed<W: DuoWord, const O: usize>(args: ConvertArgs<'_, W>) {
-    let (nodes, first_node, with_index, a, v, flags, sums) = args;
+fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>) {
+    let Conv {
+        nodes,
+        first_node,
+        with_index,
+        a,
+        v,
+        flags,
+        sums,
+    } = c;
+    let mut no_v: [W; 0] = [];
+    let v = v.unwrap_or(&mut no_v);
     let fk = fixed_key();
     let k = 1usize << O;
     let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
@@ -261,27 +282,32 @@ fn convert_fixed<W: DuoWord, const O: usize>(args: ConvertArgs<'_, W>) {
         fq += if lsb(q) { (first_node + i) as u64 } else { 0 };
     }
     sums.fq += W::from_u64(fq);
-    // Runs of RUN outputs (RUN / 2^O nodes), one cipher call each.
+    // Runs of RUN outputs (RUN / 2^O nodes), one hash call each.
     let per_run = RUN >> O;
     let whole = nodes.len() / per_run;
     let (a_head, a_tail) = a.split_at_mut(whole * RUN);
-    let (v_head, v_tail) = v.split_at_mut(whole * RUN);
     let mut blk = [0u128; RUN];
     let mut ia = W::ZERO;
-    for (run, ((qs, ac), vc)) in nodes
+    for (run, (qs, ac)) in nodes
         .chunks_exact(per_run)
         .zip(a_head.chunks_exact_mut(RUN))
-        .zip(v_head.chunks_exact_mut(RUN))
         .enumerate()
     {
         for (i, b) in blk.iter_mut().enumerate() {
             *b = qs[i >> O] ^ tweaks[i & (BATCH - 1)];
         }
         ccr_in_place(&mut blk);
+        let vc: &mut [W] = if WITH_V {
+            &mut v[run * RUN..(run + 1) * RUN]
+        } else {
+            &mut []
+        };
         for i in 0..RUN {
             let (x, y) = W::leaf_words(fk, qs[i >> O], (i & (k - 1)) as u64, blk[i]);
             ac[i] = x;
-            vc[i] = y;
+            if WITH_V {
+                vc[i] = y;
+            }
             sa[i & (BATCH - 1)] += x;
             sv[i & (BATCH - 1)] += y;
         }
@@ -298,8 +324,11 @@ fn convert_fixed<W: DuoWord, const O: usize>(args: ConvertArgs<'_, W>) {
         for j in 0..k {
             let b = fk.ccr(q ^ tweaks[j]);
             let (x, y) = W::leaf_words(fk, q, j as u64, b);
-            a_tail[r * k + j] = x;
-            v_tail[r * k + j] = y;
+            let at = r * k + j;
+            a_tail[at] = x;
+            if WITH_V {
+                v[whole * RUN + at] = y;
+            }
             sa[j] += x;
             sv[j] += y;
             if with_index {
@@ -580,15 +609,27 @@ pub(crate) fn primary_batch<W: DuoWord>(
     let mut flags: Vec<Vec<u8>> = Vec::with_capacity(dpfs);
     let mut sums: Vec<Sums<W>> = Vec::with_capacity(dpfs);
     for (d, out_nodes) in nodes.drain(..).enumerate() {
+        // DPF #1 only serves READs (t^(1)) and ri (Σ x·a[x]); DPFs #2 and #3 also UPDATEs (v).
+        let first_of_triple = d % DPFS == 0;
         let mut t = take_vec(ctx.spare, n);
-        let mut v = take_vec(ctx.spare, n);
+        let mut v = if first_of_triple {
+            Vec::new()
+        } else {
+            take_vec(ctx.spare, n)
+        };
         let mut f = vec![0u8; out_nodes.len()];
         let mut s = Sums::new();
-        // Σ x·a[x] only for DPF #1, whose point gives ri_b.
-        let with_index = d % DPFS == 0;
         convert_outputs(
             o,
-            (&out_nodes, 0, with_index, &mut t, &mut v, &mut f, &mut s),
+            Conv {
+                nodes: &out_nodes,
+                first_node: 0,
+                with_index: first_of_triple,
+                a: &mut t,
+                v: (!first_of_triple).then_some(&mut v[..]),
+                flags: &mut f,
+                sums: &mut s,
+            },
         );
         raws.push((t, v));
         flags.push(f);
@@ -675,7 +716,10 @@ pub(crate) fn primary_batch<W: DuoWord>(
             let Some(((((t, v), fl), sm), ocw)) = it.next() else {
                 return Err(DuoramError::Local("a DPF half went missing"));
             };
-            f[kk] = -sign(sm.v_total(o, &ocw));
+            // F_b^(1) is never used (decision 6 of the crate documentation): zero.
+            if kk > 0 {
+                f[kk] = -sign(sm.v_total(o, &ocw));
+            }
             if kk == 0 {
                 ri = sign(sm.point(o, &ocw));
             }
@@ -782,8 +826,18 @@ pub(crate) fn helper_expand<W: DuoWord>(
             key.for_each_leaf_chunk(|start, nodes| {
                 let f = &mut flags[start..start + nodes.len()];
                 let (lo, hi) = (start << sh.o, (start + nodes.len()) << sh.o);
-                let (ts, vs) = (&mut t[lo..hi], &mut v[lo..hi]);
-                convert_outputs(sh.o, (nodes, start, false, ts, vs, f, &mut sums));
+                convert_outputs(
+                    sh.o,
+                    Conv {
+                        nodes,
+                        first_node: start,
+                        with_index: false,
+                        a: &mut t[lo..hi],
+                        v: Some(&mut v[lo..hi]),
+                        flags: f,
+                        sums: &mut sums,
+                    },
+                );
             });
             (t, v, flags)
         };

@@ -65,17 +65,17 @@ pub trait DuoWord: IntegerWord {
             .fold(Self::ZERO, |acc, (&x, &y)| acc + x * y)
     }
 
-    /// `Σ (d[i] + e[i] + z[i])·t[i] − z[i]·u[i]`, the primaries' READ sum (Duoram Protocol 1,
-    /// steps 9–10) over one contiguous segment.
+    /// `Σ a[i]·t[i] − z[i]·u[i]`, the primaries' READ sum (Duoram Protocol 1, steps 9–10, with
+    /// the state `A = D_b + D̃_{1−b} + ζ_b`) over one contiguous segment.
     ///
     /// # Panics
     /// If the lengths differ.
-    fn read_sum(d: &[Self], e: &[Self], z: &[Self], t: &[Self], u: &[Self]) -> Self {
-        let len = d.len();
-        assert!(e.len() == len && z.len() == len && t.len() == len && u.len() == len);
+    fn read_sum(a: &[Self], z: &[Self], t: &[Self], u: &[Self]) -> Self {
+        let len = a.len();
+        assert!(z.len() == len && t.len() == len && u.len() == len);
         let mut acc = Self::ZERO;
         for i in 0..len {
-            acc += (d[i] + e[i] + z[i]) * t[i] - z[i] * u[i];
+            acc += a[i] * t[i] - z[i] * u[i];
         }
         acc
     }
@@ -107,25 +107,23 @@ impl DuoWord for Z64 {
         Z64(s)
     }
 
-    fn read_sum(d: &[Z64], e: &[Z64], z: &[Z64], t: &[Z64], u: &[Z64]) -> Z64 {
-        let len = d.len();
-        assert!(e.len() == len && z.len() == len && t.len() == len && u.len() == len);
+    fn read_sum(a: &[Z64], z: &[Z64], t: &[Z64], u: &[Z64]) -> Z64 {
+        let len = a.len();
+        assert!(z.len() == len && t.len() == len && u.len() == len);
         let mut acc = [0u64; 8];
         let whole = len / 8 * 8;
         for c in (0..whole).step_by(8) {
             for k in 0..8 {
                 let i = c + k;
-                let s = d[i].0.wrapping_add(e[i].0).wrapping_add(z[i].0);
                 acc[k] = acc[k]
-                    .wrapping_add(s.wrapping_mul(t[i].0))
+                    .wrapping_add(a[i].0.wrapping_mul(t[i].0))
                     .wrapping_sub(z[i].0.wrapping_mul(u[i].0));
             }
         }
         let mut s = acc.iter().fold(0u64, |s, &x| s.wrapping_add(x));
         for i in whole..len {
-            let x = d[i].0.wrapping_add(e[i].0).wrapping_add(z[i].0);
             s = s
-                .wrapping_add(x.wrapping_mul(t[i].0))
+                .wrapping_add(a[i].0.wrapping_mul(t[i].0))
                 .wrapping_sub(z[i].0.wrapping_mul(u[i].0));
         }
         Z64(s)
@@ -183,14 +181,14 @@ mod tests {
     fn fast_sums_match_the_generic_ones() {
         let w = |i: u64| Z64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 7));
         for len in [0usize, 1, 7, 8, 9, 31] {
-            let v: Vec<Vec<Z64>> = (0..5)
+            let v: Vec<Vec<Z64>> = (0..4)
                 .map(|k| (0..len as u64).map(|i| w(i * 5 + k)).collect())
                 .collect();
             let mut want = Z64(0);
             for i in 0..len {
-                want += (v[0][i] + v[1][i] + v[2][i]) * v[3][i] - v[2][i] * v[4][i];
+                want += v[0][i] * v[2][i] - v[1][i] * v[3][i];
             }
-            assert_eq!(Z64::read_sum(&v[0], &v[1], &v[2], &v[3], &v[4]), want);
+            assert_eq!(Z64::read_sum(&v[0], &v[1], &v[2], &v[3]), want);
             let d: Z64 = (0..len)
                 .map(|i| v[0][i] * v[1][i])
                 .fold(Z64(0), |a, b| a + b);
