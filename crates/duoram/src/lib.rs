@@ -80,18 +80,18 @@
 //! development VM, random mix of READ/UPDATE/WRITE, preprocessing just in time, one triple per
 //! operation) while other builds kept the load average at 4–6, so wall times are mostly time
 //! spent waiting for a core; the per-thread CPU time (`/proc/thread-self/schedstat`, in the
-//! runner's JSON) is the steadier figure. Medians of 2–3 runs, ms per operation:
+//! runner's JSON) is the steadier figure. Medians of 1–3 runs, ms per operation:
 //!
 //! | n | preprocessing, wall | preprocessing CPU P0 / P1 / P2 | READ | UPDATE | WRITE |
 //! |---|---|---|---|---|---|
-//! | 2^16 | 11.8 | 3.3 / 3.3 / 2.0 | 2.5 | 4.2 | 6.2 |
-//! | 2^18 | 21–60 | 12–15 / 11–16 / 7–8 | 10–13 | 19–29 | 27–42 |
-//! | 2^20 | 155–200 | 40–62 / 40–63 / 22–33 | 33–43 | 64–95 | 100–146 |
-//! | 2^22 | 460–650 | 175 / 173 / 97 | 94–134 | 200–270 | 420–520 |
+//! | 2^16 | 9.5 | 3.4 / 3.5 / 1.9 | 2.3 | 2.9 | 4.3 |
+//! | 2^18 | 50 | 13.6 / 13.0 / 8.3 | 11.9 | 16.3 | 29 |
+//! | 2^20 | 188 | 46 / 44 / 27 | 43 | 60 | 102 |
+//! | 2^22 | 747 | 185 / 186 / 110 | 131 | 275 | 433 |
 //!
-//! Online CPU per operation at 2^20 (sum of the three parties): READ ≈ 5–15, UPDATE ≈ 25–47.
-//! Preprocessing costs about 7 KiB and `h + 1` rounds per batch; online bytes per operation
-//! (all parties): READ 96, UPDATE 168, WRITE 216.
+//! With batched preprocessing (`--prep --chunk 64`) at 2^16: 12.5 ms wall, the same CPU time,
+//! READ 2.1, UPDATE 2.4, WRITE 3.8. Preprocessing costs about 7 KiB and `h + 1` rounds per
+//! batch; online bytes per operation (all parties): READ 96, UPDATE 152, WRITE 200.
 //!
 //! # Deliberate decisions (the spec's "underspecified items", §7, and other choices)
 //! 1. **DPFs: Half-Tree, with the last three levels folded into a distributed output stage**
