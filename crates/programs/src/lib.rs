@@ -135,10 +135,10 @@
 //!   and its DPF preprocessing runs inline per access when the material would not fit in
 //!   memory. The op type is public. This is the backend for large memories searched a few
 //!   times: binary search over 2^20 secret 64-bit entries, end to end (sharing, Init, 8
-//!   DORAM accesses after 14 probes from engine tables, output), takes about 8 s on the
+//!   DORAM accesses after 14 probes from engine tables, output), takes about 3 s on the
 //!   2-vCPU development machine with the three parties as threads and other builds running
-//!   (see [`bench`](mod@bench)); Ramen needs about 32 s for the same search, 31 s of it in its
-//!   first epoch's preprocessing, then 0.6 s for the accesses.
+//!   (see [`bench`](mod@bench)). Ramen needs about 25 s for the same search, almost all of it
+//!   in its first epoch's preprocessing (the accesses then take 0.3 s).
 //! * **Ramen** ([`BackendKind::Ramen`]): O(√n·log n) per access amortised over an epoch of
 //!   √n accesses, hides the op type — the backend for long programs with many accesses (BFS,
 //!   Dijkstra, matching); its first epoch (the tags of the whole memory) makes a single search
