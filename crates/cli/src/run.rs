@@ -200,7 +200,7 @@ impl Program {
 }
 
 /// A party's inputs, read and checked before anything is sent.
-enum Inputs {
+pub(crate) enum Inputs {
     Search {
         data: Option<Vec<u64>>,
         key: Option<u64>,
@@ -370,7 +370,7 @@ fn distances_json(d: &[Option<u64>]) -> Value {
 }
 
 /// Runs this party's side of `program` over `session`, with only the inputs its roles hold.
-fn run_one(
+pub(crate) fn run_one(
     session: Session,
     seed: Seed,
     program: &Program,
@@ -419,7 +419,7 @@ fn run_one(
 
 /// This party's seed: distinct per party, derived from the public `--seed` (a deployment
 /// would give each party its own secret seed; runs here are reproducible).
-fn party_seed(seed: u64, me: PartyId) -> Seed {
+pub(crate) fn party_seed(seed: u64, me: PartyId) -> Seed {
     let mut s = [0u8; 16];
     s[..8].copy_from_slice(&seed.to_le_bytes());
     s[8] = me.index() as u8;
@@ -535,7 +535,7 @@ fn print_outcomes(program: &Program, outcomes: &[PartyOutcome]) {
 
 /// `doram run --processes`: three `doram party … run …` processes over TLS, each given only
 /// its own role's input files and values.
-fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
+pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
     let c = program.common();
     let roles = c.roles()?;
     // Fail here, not in three children, on a bad or missing input.

@@ -50,12 +50,30 @@ fn demo_over_tls_threads_is_correct() {
     // Each server answers 3 words of 8 bytes.
     assert_eq!(parties[0]["figures"]["bytes_sent"], 24);
     assert_eq!(parties[1]["figures"]["bytes_sent"], 24);
+    // The second act: a binary search on 3P-Duoram; only P2 gets the answer.
+    let s = &v["search"];
+    assert_eq!(s["correct"], true);
+    assert_eq!(s["backend"], "duoram");
+    let searchers = s["parties"].as_array().unwrap();
+    assert!(searchers[0]["output"].is_null() && searchers[1]["output"].is_null());
+    assert!(!searchers[2]["output"].is_null());
 }
 
 #[test]
 fn demo_as_three_processes_is_correct() {
-    let v = run_json(&["demo", "--log-n", "8", "--queries", "2", "--processes"]);
+    let v = run_json(&[
+        "demo",
+        "--log-n",
+        "8",
+        "--queries",
+        "2",
+        "--processes",
+        "--search-n",
+        "77",
+    ]);
     assert_eq!(v["correct"], true);
+    assert_eq!(v["search"]["correct"], true);
+    assert_eq!(v["search"]["n"], 77);
 }
 
 #[test]
