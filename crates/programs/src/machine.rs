@@ -113,12 +113,13 @@ impl Backend for Duoram<Fp> {
         Duoram::setup(session, n, seed).map_err(Into::into)
     }
 
-    /// One DPF triple per access, 3·2^⌈log₂ n⌉ words of material at the primaries: keep it
-    /// under 2^24 words (256 MiB).
+    /// One DPF triple per access, 6·2^⌈log₂ n⌉ + 4 words of material at each primary (Duoram's
+    /// `material` module): keep it under 2^24 words (256 MiB of `Fp`).
     fn preprocess_upfront(n: usize, accesses: usize) -> bool {
         n.next_power_of_two()
+            .saturating_mul(6)
+            .saturating_add(4)
             .saturating_mul(accesses)
-            .saturating_mul(3)
             <= 1 << 24
     }
 }
