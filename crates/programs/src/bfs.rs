@@ -103,11 +103,14 @@ impl Csr {
     }
 }
 
-/// Plaintext BFS distances (the reference).
+/// Plaintext BFS distances (the reference). Edges outside the graph are ignored.
 pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
     let v = vertices as usize;
     let mut adj = vec![Vec::new(); v];
-    for e in edges {
+    for e in edges
+        .iter()
+        .filter(|e| e.from < vertices && e.to < vertices)
+    {
         adj[e.from as usize].push(e.to as usize);
     }
     let mut dist = vec![None; v];

@@ -76,7 +76,7 @@ pub fn matrix(vertices: u64, edges: &[Edge]) -> Result<Vec<u64>, InputError> {
     Ok(w)
 }
 
-/// Plaintext shortest-path lengths (the reference).
+/// Plaintext shortest-path lengths (the reference). Edges outside the graph are ignored.
 pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
     let v = vertices as usize;
     let mut dist: Vec<Option<u64>> = vec![None; v];
@@ -91,7 +91,10 @@ pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
             .min();
         let Some((du, u)) = u else { break };
         done[u] = true;
-        for e in edges.iter().filter(|e| e.from as usize == u) {
+        for e in edges
+            .iter()
+            .filter(|e| e.from as usize == u && e.to < vertices)
+        {
             let nd = du + e.weight;
             let t = e.to as usize;
             if dist[t].is_none_or(|d| nd < d) {

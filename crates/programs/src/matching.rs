@@ -79,9 +79,21 @@ impl Matching {
         })
     }
 
-    /// Whether no proposer and acceptor prefer each other to their partners.
+    /// Whether no proposer and acceptor prefer each other to their partners (false if the
+    /// matching or the lists are not of the same valid shape).
     pub fn is_stable(&self, prefs: &Prefs) -> bool {
         let k = prefs.k();
+        if prefs.validate().is_err()
+            || self.proposer_partner.len() != k
+            || self.acceptor_partner.len() != k
+            || self
+                .proposer_partner
+                .iter()
+                .chain(&self.acceptor_partner)
+                .any(|&x| x >= k as u64)
+        {
+            return false;
+        }
         let rank = |list: &[u64], x: u64| list.iter().position(|&y| y == x).unwrap_or(k);
         (0..k).all(|p| {
             let mine = self.proposer_partner[p];
@@ -95,9 +107,16 @@ impl Matching {
     }
 }
 
-/// Plaintext Gale–Shapley, proposers proposing (the reference).
+/// Plaintext Gale–Shapley, proposers proposing (the reference); `prefs` must be valid
+/// ([`Prefs::validate`]), otherwise the result is empty.
 pub fn plain(prefs: &Prefs) -> Matching {
     let k = prefs.k();
+    if prefs.validate().is_err() {
+        return Matching {
+            acceptor_partner: Vec::new(),
+            proposer_partner: Vec::new(),
+        };
+    }
     let mut rank = vec![vec![0usize; k]; k];
     for (a, list) in prefs.acceptors.iter().enumerate() {
         for (r, &p) in list.iter().enumerate() {
