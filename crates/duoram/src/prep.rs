@@ -241,6 +241,14 @@ struct Conv<'a, W> {
 /// The output stage: for output nodes `c.nodes`, the raw words of each of their `2^o` slots
 /// into `c.a` and `c.v`, each node's flag into `c.flags`, and the sums.
 fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
+    if c.v.is_none() && W::TWO_PER_BLOCK && o > 0 {
+        // Flag words only: two slots per hash block.
+        return match o {
+            1 => convert_pairs::<W, 1>(c),
+            2 => convert_pairs::<W, 2>(c),
+            _ => convert_pairs::<W, OUT_BITS>(c),
+        };
+    }
     match (o, c.v.is_some()) {
         (0, true) => convert_fixed::<W, 0, true>(c),
         (1, true) => convert_fixed::<W, 1, true>(c),
@@ -342,6 +350,84 @@ fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>)
     for i in 0..BATCH {
         sums.a[i & (k - 1)] += sa[i];
         sums.v[i & (k - 1)] += sv[i];
+    }
+    sums.flagged += flagged;
+}
+
+/// [`convert_outputs`] for flag words only, with a ring whose [`DuoWord::leaf_words`] splits
+/// one hash block into two words: slots `2m` and `2m + 1` of node `s` take the two words of
+/// `CCR(s ⊕ T(m, 0))` — one hash call per two outputs. (Used for DPF #1 at the primaries, whose
+/// value words are never needed; both primaries use the same rule for it.)
+fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
+    let Conv {
+        nodes,
+        first_node,
+        with_index,
+        a,
+        flags,
+        sums,
+        ..
+    } = c;
+    let fk = fixed_key();
+    let k = 1usize << O;
+    const HALF: usize = RUN / 2;
+    let tweaks: [Block; BATCH] = std::array::from_fn(|m| tweak((m & (k / 2 - 1)) as u64, 0));
+    let mut sa = [W::ZERO; BATCH];
+    let mut flagged = 0u64;
+    let mut fq = 0u64;
+    for (i, (f, &q)) in flags.iter_mut().zip(nodes).enumerate() {
+        *f = u8::from(lsb(q));
+        flagged += u64::from(lsb(q));
+        fq += if lsb(q) { (first_node + i) as u64 } else { 0 };
+    }
+    sums.fq += W::from_u64(fq);
+    let per_run = RUN >> O;
+    let whole = nodes.len() / per_run;
+    let (a_head, a_tail) = a.split_at_mut(whole * RUN);
+    let mut blk = [0u128; HALF];
+    let mut ia = W::ZERO;
+    for (run, (qs, ac)) in nodes
+        .chunks_exact(per_run)
+        .zip(a_head.chunks_exact_mut(RUN))
+        .enumerate()
+    {
+        // Block b covers outputs 2b and 2b + 1: node (2b) >> O, pair (b mod 2^{O−1}).
+        for (b, x) in blk.iter_mut().enumerate() {
+            *x = qs[(2 * b) >> O] ^ tweaks[b & (BATCH - 1)];
+        }
+        ccr_in_place(&mut blk);
+        for b in 0..HALF {
+            let m = (b & (k / 2 - 1)) as u64;
+            let (x, y) = W::leaf_words(fk, qs[(2 * b) >> O], m, blk[b]);
+            ac[2 * b] = x;
+            ac[2 * b + 1] = y;
+            sa[(2 * b) & (BATCH - 1)] += x;
+            sa[(2 * b + 1) & (BATCH - 1)] += y;
+        }
+        if with_index {
+            let x0 = (first_node << O) + run * RUN;
+            for (i, &x) in ac.iter().enumerate() {
+                ia += W::from_u64((x0 + i) as u64) * x;
+            }
+        }
+    }
+    for (r, &q) in nodes[whole * per_run..].iter().enumerate() {
+        for m in 0..k / 2 {
+            let b = fk.ccr(q ^ tweaks[m]);
+            let (x, y) = W::leaf_words(fk, q, m as u64, b);
+            for (j, w) in [(2 * m, x), (2 * m + 1, y)] {
+                a_tail[r * k + j] = w;
+                sa[j] += w;
+                if with_index {
+                    let idx = ((first_node + whole * per_run + r) << O) + j;
+                    ia += W::from_u64(idx as u64) * w;
+                }
+            }
+        }
+    }
+    sums.ia += ia;
+    for i in 0..BATCH {
+        sums.a[i & (k - 1)] += sa[i];
     }
     sums.flagged += flagged;
 }

@@ -50,6 +50,11 @@ pub trait DuoWord: IntegerWord {
     /// it is opened as an integer under a statistical mask (see the crate documentation).
     const SHARES_REDUCE_MOD_POW2: bool;
 
+    /// Whether [`leaf_words`](Self::leaf_words) takes its two words from one hash block without
+    /// further hashing (true for Z/2^64: the two halves). Then a DPF that needs only flag words
+    /// (DPF #1) takes the flag words of two slots from one block: half the hashing.
+    const TWO_PER_BLOCK: bool;
+
     /// `(a_j(s), v_j(s))` for output slot `j < 8` of the output node `s`, given
     /// `first = CCR(s ⊕ T(j, 0))`.
     fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Self, Self);
@@ -83,6 +88,7 @@ pub trait DuoWord: IntegerWord {
 
 impl DuoWord for Z64 {
     const SHARES_REDUCE_MOD_POW2: bool = true;
+    const TWO_PER_BLOCK: bool = true;
 
     #[inline(always)]
     fn leaf_words(_fk: &FixedKeyAes, _node: Block, _j: u64, first: Block) -> (Z64, Z64) {
@@ -132,6 +138,7 @@ impl DuoWord for Z64 {
 
 impl DuoWord for Fp {
     const SHARES_REDUCE_MOD_POW2: bool = false;
+    const TWO_PER_BLOCK: bool = false;
 
     fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Fp, Fp) {
         let a = Fp::random_from(&mut LeafStream {
