@@ -84,13 +84,13 @@
 //!
 //! | n | preprocessing, wall | preprocessing CPU P0 / P1 / P2 | READ | UPDATE | WRITE |
 //! |---|---|---|---|---|---|
-//! | 2^16 | 9.5 | 3.4 / 3.5 / 1.9 | 2.3 | 2.9 | 4.3 |
-//! | 2^18 | 50 | 13.6 / 13.0 / 8.3 | 11.9 | 16.3 | 29 |
-//! | 2^20 | 188 | 46 / 44 / 27 | 43 | 60 | 102 |
-//! | 2^22 | 747 | 185 / 186 / 110 | 131 | 275 | 433 |
+//! | 2^16 | 8.8 | 3.3 / 3.6 / 2.7 | 2.2 | 2.8 | 5.0 |
+//! | 2^18 | 29 | 10.1 / 9.6 / 6.8 | 7.4 | 11.4 | 17.5 |
+//! | 2^20 | 143 | 37.5 / 37.6 / 22.7 | 31.6 | 50.5 | 84 |
+//! | 2^22 | 683 | 164 / 162 / 103 | 175 | 225 | 453 |
 //!
-//! With batched preprocessing (`--prep --chunk 64`) at 2^16: 12.5 ms wall, the same CPU time,
-//! READ 2.1, UPDATE 2.4, WRITE 3.8. Preprocessing costs about 7 KiB and `h + 1` rounds per
+//! (load average 5–7 during these runs). With batched preprocessing (`--prep --chunk 64`) at
+//! 2^16 (earlier build): 12.5 ms wall, the same CPU time, READ 2.1, UPDATE 2.4, WRITE 3.8. Preprocessing costs about 7 KiB and `h + 1` rounds per
 //! batch; online bytes per operation (all parties): READ 96, UPDATE 152, WRITE 200.
 //!
 //! # Deliberate decisions (the spec's "underspecified items", §7, and other choices)
@@ -103,7 +103,9 @@
 //!    one AND per level and no separate flag corrections (the flag is the label's lsb). The last
 //!    `o = 3` levels are not expanded: each node at depth `h − 3` yields its 8 leaves directly,
 //!    one CCR call each, with one output correction per slot, as the DPF crate's Half-Tree does.
-//!    About `1.125·2^h` AES calls per DPF instead of BGI's `3·2^h` (expansion plus conversion).
+//!    About `1.125·2^h` AES calls per DPF instead of BGI's `3·2^h` (expansion plus conversion);
+//!    for `Z64`, DPF #1 (flag words only, decision 6) takes two leaves per hash block:
+//!    `0.625·2^h`.
 //! 2. **Leaf words and the XOR → additive flag conversion (U2, U6)**: slot `j` of an output
 //!    node `s` gives two words `a_j(s), v_j(s)` from `CCR(s ⊕ T(j, 0))` (`Z64`: the two halves
 //!    of the block; `Fp`: rejection sampling from two tweaked streams), uniform in the ring —
