@@ -3,7 +3,7 @@
 //! * sorted arrays ([`parse_sorted`]): one unsigned 64-bit integer per line, or the first
 //!   column of a CSV file (an optional non-numeric header line is skipped); must be
 //!   non-decreasing;
-//! * edge lists ([`parse_edges`]): `u,v` or `u,v,w` per line, vertex ids in `0..V`, weights
+//! * edge lists ([`parse_edges`], [`vertices_of`]): `u,v` or `u,v,w` per line, vertex ids in `0..V`, weights
 //!   integers in `0..=`[`MAX_WEIGHT`];
 //! * preference lists ([`parse_prefs`]): JSON `{"proposers": [[...], ...], "acceptors":
 //!   [[...], ...]}`, `k` lists per side, each a permutation of `0..k`.
@@ -149,8 +149,8 @@ pub fn parse_sorted(text: &str) -> Result<Vec<u64>, InputError> {
 }
 
 /// Parses an edge list over `vertices` vertices. With `weighted`, every line is `u,v,w`;
-/// otherwise `u,v` (a third field is then rejected). Edges are directed; list both directions
-/// for an undirected graph.
+/// otherwise `u,v` or `u,v,w` (a weight, if present, is checked and kept; unweighted edges get
+/// weight 1). Edges are directed; list both directions for an undirected graph.
 ///
 /// # Errors
 /// [`InputError::FieldCount`], [`InputError::NotAnInteger`], [`InputError::NegativeWeight`],
@@ -159,11 +159,15 @@ pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge
     let mut out = Vec::new();
     for (line, l) in lines(text) {
         let fields: Vec<&str> = l.split(',').map(str::trim).collect();
-        let expected = if weighted { 3 } else { 2 };
-        if fields.len() != expected {
+        let ok = if weighted {
+            fields.len() == 3
+        } else {
+            matches!(fields.len(), 2 | 3)
+        };
+        if !ok {
             return Err(InputError::FieldCount {
                 line,
-                expected: if weighted { "3" } else { "2" },
+                expected: if weighted { "3" } else { "2 or 3" },
                 got: fields.len(),
             });
         }
@@ -180,8 +184,7 @@ pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge
         };
         let from = vertex(fields[0])?;
         let to = vertex(fields[1])?;
-        let weight = if weighted {
-            let w = fields[2];
+        let weight = if let Some(&w) = fields.get(2) {
             if w.starts_with('-') {
                 return Err(InputError::NegativeWeight {
                     line,
@@ -195,6 +198,16 @@ pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge
         out.push(Edge { from, to, weight });
     }
     Ok(out)
+}
+
+/// The smallest vertex count that holds every edge: one more than the largest id (0 for no
+/// edges), for edge files that do not state V.
+pub fn vertices_of(edges: &[Edge]) -> u64 {
+    edges
+        .iter()
+        .map(|e| e.from.max(e.to).saturating_add(1))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Parses and validates preference lists.
@@ -298,14 +311,38 @@ mod tests {
                 ..
             })
         ));
+        assert_eq!(
+            parse_edges("0,1,5\n2,1\n", 3, false),
+            Ok(vec![
+                Edge {
+                    from: 0,
+                    to: 1,
+                    weight: 5
+                },
+                Edge {
+                    from: 2,
+                    to: 1,
+                    weight: 1
+                }
+            ])
+        );
         assert!(matches!(
-            parse_edges("0,1,1\n", 3, false),
+            parse_edges("0,1,1,1\n", 3, false),
             Err(InputError::FieldCount {
                 line: 1,
-                got: 3,
+                got: 4,
                 ..
             })
         ));
+        assert!(matches!(
+            parse_edges("0,1,-1\n", 3, false),
+            Err(InputError::NegativeWeight { line: 1, .. })
+        ));
+        assert_eq!(
+            vertices_of(&parse_edges("0,4\n2,1\n", 9, false).unwrap()),
+            5
+        );
+        assert_eq!(vertices_of(&[]), 0);
     }
 
     #[test]
