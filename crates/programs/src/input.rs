@@ -3,8 +3,9 @@
 //! * sorted arrays ([`parse_sorted`]): one unsigned 64-bit integer per line, or the first
 //!   column of a CSV file (an optional non-numeric header line is skipped); must be
 //!   non-decreasing;
-//! * edge lists ([`parse_edges`], [`vertices_of`]): `u,v` or `u,v,w` per line, vertex ids in `0..V`, weights
-//!   integers in `0..=`[`MAX_WEIGHT`];
+//! * edge lists ([`parse_edges`], [`vertices_of`]): `u,v` or `u,v,w` per line (the weight
+//!   required for Dijkstra, optional otherwise), vertex ids in `0..V`, weights integers in
+//!   `0..=`[`MAX_WEIGHT`];
 //! * preference lists ([`parse_prefs`]): JSON `{"proposers": [[...], ...], "acceptors":
 //!   [[...], ...]}`, `k` lists per side, each a permutation of `0..k`.
 //!
