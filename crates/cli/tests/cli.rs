@@ -545,12 +545,12 @@ fn pir_build_serve_and_query_over_tls_with_a_misbehaving_server() {
         db.to_str().unwrap(),
     ]);
     assert_eq!(built["records"], 300);
-    // Two queries: S1 answers with a wrong share of z in both.
+    // S1 answers every query with a wrong share of z.
     let servers: Vec<_> = (0..3)
         .map(|i| {
             let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("doram"));
             c.args(["pir", "serve", "--config", &config, "--id", &i.to_string()])
-                .args(["--db", db.to_str().unwrap(), "--queries", "2"])
+                .args(["--db", db.to_str().unwrap()])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null());
             if i == 1 {
@@ -560,7 +560,7 @@ fn pir_build_serve_and_query_over_tls_with_a_misbehaving_server() {
         })
         .collect();
     // Wait until every server listens for clients (a query that finds a server absent would
-    // fall back without it, and that server would then wait for a second query forever).
+    // fall back without it).
     let text = std::fs::read_to_string(&config).unwrap();
     let services: Vec<&str> = text
         .lines()
@@ -588,22 +588,13 @@ fn pir_build_serve_and_query_over_tls_with_a_misbehaving_server() {
         assert_eq!(v["record_u64"], index * index + 1, "index {index}");
         // The MAC check fails: S0 or S1 deviated, so S2 (certainly honest) answered in the clear.
         assert!(!v["fallback"].is_null(), "index {index}: {v}");
-        assert_eq!(v["fallback"]["trusted"], "S2");
+        assert_eq!(v["fallback"]["trusted"], "S2", "{v}");
     }
-    // Each server stops after its two queries; never hang the test suite on one that does not.
-    let start = std::time::Instant::now();
+    // The servers serve until stopped; every one must still be running (none crashed).
     for mut s in servers {
-        loop {
-            if let Some(status) = s.try_wait().unwrap() {
-                assert!(status.success());
-                break;
-            }
-            if start.elapsed().as_secs() > 60 {
-                s.kill().unwrap();
-                panic!("a server did not stop after its queries");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        assert!(s.try_wait().unwrap().is_none(), "a server exited early");
+        s.kill().unwrap();
+        s.wait().unwrap();
     }
 }
 
