@@ -1,7 +1,7 @@
 //! The circular correlation-robust hash `H(x) = π(σ(x)) ⊕ σ(x)` of `doram_prim::aes` (π =
 //! AES-128 under the public `FIXED_KEY`), applied to runs of [`RUN`] blocks. It is
 //! `FixedKeyAes::ccr` in the prim crate's batches of eight blocks, which keep the blocks in
-//! registers around the cipher call; `examples/prof.rs` compares it with longer cipher calls
+//! registers around the cipher call; `examples/duoram_prof.rs` compares it with longer cipher calls
 //! (slower here: the conversions to the cipher's byte arrays cost more than the calls save) and
 //! with the bare cipher.
 

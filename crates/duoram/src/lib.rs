@@ -76,7 +76,7 @@
 //! operation per batch from `2^20` on, at most 1024 operations for small memories), and the
 //! vectors of one consumed operation are kept for reuse by the next preprocessing.
 //!
-//! Measured with `examples/bench.rs` (release, three parties as threads on the 2-vCPU
+//! Measured with `examples/duoram_bench.rs` (release, three parties as threads on the 2-vCPU
 //! development VM, random mix of READ/UPDATE/WRITE, preprocessing just in time, one triple per
 //! operation) while other builds kept the load average at 4–6, so wall times are mostly time
 //! spent waiting for a core; the per-thread CPU time (`/proc/thread-self/schedstat`, in the

@@ -33,7 +33,7 @@
 //!   the trusted server), timings and bytes per server.
 //! * [`local::LocalCluster`]: the three servers on threads with in-process sessions.
 //! * [`bench::run`]: offline, online and client time and bytes per party, with
-//!   [`bench::BenchReport::to_json`]; `examples/bench.rs` sweeps sizes.
+//!   [`bench::BenchReport::to_json`]; `examples/pir_bench.rs` sweeps sizes.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -93,7 +93,7 @@
 //! At n = 20 with 8-byte records that is 3,929 B online (spec formula 3,862 B, +1.7 %) and
 //! 772 B offline (formula 751 B, +2.8 %); at n = 24, 4,636 B and 902 B.
 //!
-//! Measured with `cargo run --release -p doram-pir --example bench` (all four parties in one
+//! Measured with `cargo run --release -p doram-pir --example pir_bench` (all four parties in one
 //! process on the 2-vCPU development machine, which other builds shared: load average 4.7–6.6
 //! during the runs; medians of 5 queries for 8-byte records, 3 for 1 KiB; two runs each, both
 //! shown where they differ by more than noise):

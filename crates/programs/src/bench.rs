@@ -15,7 +15,7 @@
 //! ```
 //!
 //! # Measured
-//! `cargo run --release -p doram-programs --example bench -- …` on the 2-vCPU development
+//! `cargo run --release -p doram-programs --example programs_bench -- …` on the 2-vCPU development
 //! machine, three parties as threads on one in-process mesh, while other builds ran (load
 //! average 4.6–6.9); times are wall-clock, bytes per party (the largest), parts as in
 //! [`Part`]:

@@ -1,4 +1,4 @@
-//! `cargo run --release -p doram-duoram --example bench -- <log2 n> [ops] [reads|updates|writes|random] [--prep] [--chunk K] [--verify]`:
+//! `cargo run --release -p doram-duoram --example duoram_bench -- <log2 n> [ops] [reads|updates|writes|random] [--prep] [--chunk K] [--verify]`:
 //! three parties in one process (one thread each); prints a summary to stderr and the outcome
 //! as JSON to stdout.
 

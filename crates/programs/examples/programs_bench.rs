@@ -1,8 +1,8 @@
 //! Benchmarks of the RAM programs, three parties on threads over an in-process mesh.
 //!
 //! ```text
-//! cargo run --release -p doram-programs --example bench -- [PROGRAM SIZE BACKEND]... [--json] [--net lan|wan]
-//! cargo run --release -p doram-programs --example bench -- crossover BACKEND N1 N2 ... [--json] [--net lan|wan]
+//! cargo run --release -p doram-programs --example programs_bench -- [PROGRAM SIZE BACKEND]... [--json] [--net lan|wan]
+//! cargo run --release -p doram-programs --example programs_bench -- crossover BACKEND N1 N2 ... [--json] [--net lan|wan]
 //! ```
 //! PROGRAM is binary-search, linear-search, bfs, dijkstra or matching; SIZE is n, V or k;
 //! BACKEND is linear-scan, ramen or duoram. Without arguments, a small sweep of every program

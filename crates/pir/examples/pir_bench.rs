@@ -1,7 +1,7 @@
 //! Measures offline, online and client time and communication per query.
 //!
 //! ```text
-//! cargo run --release -p doram-pir --example bench -- [--bits 16,18,20] [--record 8] [--queries 5] [--lan|--wan]
+//! cargo run --release -p doram-pir --example pir_bench -- [--bits 16,18,20] [--record 8] [--queries 5] [--lan|--wan]
 //! ```
 //! Prints one table row and one JSON line per size.
 
