@@ -12,7 +12,7 @@ use doram_net::{Session, Shaping};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-use crate::report::{human_bytes, peak_memory_bytes, print_json};
+use crate::report::{OramParty, OramSummary, human_bytes, peak_memory_bytes, print_json};
 
 /// Operation mixes, as on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -142,35 +142,18 @@ pub struct KindFigures {
     pub rounds: f64,
 }
 
-/// One party's figures in the shared report shape.
+/// One party's figures: the shared ones and the online figures per operation kind.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DuoramParty {
-    /// `P0`, `P1`, `P2`.
-    pub party: String,
-    /// Payload bytes sent in preprocessing, Init and online phases (setup excluded).
-    pub bytes_sent: u64,
-    /// Of which online.
-    pub online_bytes_sent: u64,
-    /// Messages sent (preprocessing, Init and online).
-    pub messages_sent: u64,
-    /// Rounds (preprocessing, Init and online).
-    pub rounds: u64,
-    /// Of which online.
-    pub online_rounds: u64,
-    /// Wall time after setup (preprocessing, Init, operations), ms.
-    pub elapsed_ms: f64,
-    /// Online time, ms.
-    pub online_ms: f64,
-    /// Preprocessing time, ms.
-    pub preprocessing_ms: f64,
+    /// Bytes, messages, rounds and times (Init counts with preprocessing).
+    #[serde(flatten)]
+    pub figures: OramParty,
     /// Online figures per READ, UPDATE and WRITE.
     pub read: KindFigures,
     /// See `read`.
     pub update: KindFigures,
     /// See `read`.
     pub write: KindFigures,
-    /// Peak resident memory of the process that ran the party.
-    pub peak_memory_bytes: Option<u64>,
 }
 
 impl DuoramParty {
@@ -197,19 +180,21 @@ impl DuoramParty {
         };
         let online_time: Duration = r.online.iter().sum();
         DuoramParty {
-            party: r.party.to_string(),
-            bytes_sent: r.preprocessing_comm.bytes + r.init_comm.bytes + online.0,
-            online_bytes_sent: online.0,
-            messages_sent: r.preprocessing_comm.messages + r.init_comm.messages + online.1,
-            rounds: r.preprocessing_comm.rounds + r.init_comm.rounds + online.2,
-            online_rounds: online.2,
-            elapsed_ms: ms(r.preprocessing + r.init + online_time),
-            online_ms: ms(online_time),
-            preprocessing_ms: ms(r.preprocessing),
+            figures: OramParty {
+                party: r.party.to_string(),
+                bytes_sent: r.preprocessing_comm.bytes + r.init_comm.bytes + online.0,
+                online_bytes_sent: online.0,
+                messages_sent: r.preprocessing_comm.messages + r.init_comm.messages + online.1,
+                rounds: r.preprocessing_comm.rounds + r.init_comm.rounds + online.2,
+                online_rounds: online.2,
+                elapsed_ms: ms(r.preprocessing + r.init + online_time),
+                online_ms: ms(online_time),
+                preprocessing_ms: ms(r.preprocessing),
+                peak_memory_bytes: peak_memory_bytes(),
+            },
             read: kind(Kind::Read),
             update: kind(Kind::Update),
             write: kind(Kind::Write),
-            peak_memory_bytes: peak_memory_bytes(),
         }
     }
 }
@@ -231,22 +216,9 @@ pub struct DuoramReport {
     pub preprocess_first: bool,
     /// Whether every result was checked against the plaintext mirror.
     pub verified: bool,
-    /// `threads` or `processes`.
-    pub parties_as: &'static str,
-    /// Emulated one-way latency, ms.
-    pub latency_ms: f64,
-    /// Emulated bandwidth, Mbit/s (absent: unlimited).
-    pub bandwidth_mbit: Option<f64>,
-    /// Time per operation including preprocessing and Init (slowest party), ms.
-    pub amortized_ms: f64,
-    /// Online time per operation (slowest party), ms.
-    pub online_ms: f64,
-    /// Preprocessing time per operation (slowest party), ms.
-    pub preprocessing_ms: f64,
-    /// Online payload bytes per operation, summed over the parties.
-    pub online_bytes_per_access: f64,
-    /// All payload bytes per operation (preprocessing included), summed over the parties.
-    pub bytes_per_access: f64,
+    /// Times and bytes per operation (amortized time includes preprocessing and Init).
+    #[serde(flatten)]
+    pub summary: OramSummary,
     /// Per READ: slowest party's ms, bytes and messages of all parties, most rounds.
     pub read: KindFigures,
     /// Per UPDATE, as `read`.
@@ -264,8 +236,6 @@ fn report(
     shaping: Shaping,
     processes: bool,
 ) -> DuoramReport {
-    let k = cfg.ops.max(1) as f64;
-    let worst = |f: fn(&DuoramParty) -> f64| parties.iter().map(f).fold(0.0, f64::max) / k;
     let kind = |f: fn(&DuoramParty) -> &KindFigures| KindFigures {
         count: parties.first().map_or(0, |p| f(p).count),
         ms: parties.iter().map(|p| f(p).ms).fold(0.0, f64::max),
@@ -281,18 +251,12 @@ fn report(
         threads: 1,
         preprocess_first: cfg.preprocess_first,
         verified,
-        parties_as: if processes { "processes" } else { "threads" },
-        latency_ms: shaping.latency.as_secs_f64() * 1e3,
-        bandwidth_mbit: shaping.bandwidth_bits_per_sec.map(|b| b / 1e6),
-        amortized_ms: worst(|p| p.elapsed_ms),
-        online_ms: worst(|p| p.online_ms),
-        preprocessing_ms: worst(|p| p.preprocessing_ms),
-        online_bytes_per_access: parties
-            .iter()
-            .map(|p| p.online_bytes_sent as f64)
-            .sum::<f64>()
-            / k,
-        bytes_per_access: parties.iter().map(|p| p.bytes_sent as f64).sum::<f64>() / k,
+        summary: OramSummary::of(
+            parties.iter().map(|p| &p.figures),
+            cfg.ops,
+            shaping,
+            processes,
+        ),
         read: kind(|p| &p.read),
         update: kind(|p| &p.update),
         write: kind(|p| &p.write),
@@ -320,21 +284,14 @@ pub fn bench(a: &BenchDuoramArgs, json: bool) -> Result<()> {
         r.n,
         r.accesses,
         r.mix,
-        r.parties_as,
+        r.summary.parties_as,
         if r.verified {
             ", every result verified"
         } else {
             ""
         }
     );
-    println!(
-        "  {:.3} ms/op amortized ({:.3} online + {:.3} preprocessing), {}/op online, {}/op in all",
-        r.amortized_ms,
-        r.online_ms,
-        r.preprocessing_ms,
-        human_bytes(r.online_bytes_per_access as u64),
-        human_bytes(r.bytes_per_access as u64)
-    );
+    r.summary.print("op");
     for (name, k) in [
         ("READ", &r.read),
         ("UPDATE", &r.update),
@@ -348,15 +305,7 @@ pub fn bench(a: &BenchDuoramArgs, json: bool) -> Result<()> {
         }
     }
     for p in &r.parties {
-        println!(
-            "  {}: sent {} in {} messages, {} rounds ({} online), peak memory {}",
-            p.party,
-            human_bytes(p.bytes_sent),
-            p.messages_sent,
-            p.rounds,
-            p.online_rounds,
-            p.peak_memory_bytes.map_or("?".into(), human_bytes)
-        );
+        p.figures.print();
     }
     Ok(())
 }
@@ -371,13 +320,14 @@ pub fn party_job(session: Session, a: &DuoramArgs, json: bool) -> Result<()> {
     if json {
         print_json(&p)?;
     } else {
+        let f = &p.figures;
         println!(
             "{me}: {:.3} ms/op amortized ({:.3} online), sent {} in {} messages, {} rounds",
-            p.elapsed_ms / cfg.ops.max(1) as f64,
-            p.online_ms / cfg.ops.max(1) as f64,
-            human_bytes(p.bytes_sent),
-            p.messages_sent,
-            p.rounds
+            f.elapsed_ms / cfg.ops.max(1) as f64,
+            f.online_ms / cfg.ops.max(1) as f64,
+            human_bytes(f.bytes_sent),
+            f.messages_sent,
+            f.rounds
         );
     }
     Ok(())
@@ -436,19 +386,7 @@ pub fn compare_point(
     let cfg = a.config()?;
     let out = run_local(&cfg, net.shaping)?;
     let parties: Vec<DuoramParty> = out.parties.iter().map(DuoramParty::from_report).collect();
-    let online_rounds = parties.iter().map(|p| p.online_rounds).max().unwrap_or(0);
     let r = report(&cfg, parties, out.verified, net.shaping, false);
-    Ok(crate::compare::Row {
-        protocol: "duoram",
-        net: net.name.clone(),
-        log_n,
-        accesses: cfg.ops,
-        online_ms: r.online_ms,
-        preprocessing_ms: r.preprocessing_ms,
-        total_ms: r.amortized_ms,
-        online_bytes: r.online_bytes_per_access,
-        total_bytes: r.bytes_per_access,
-        online_rounds: online_rounds as f64 / cfg.ops.max(1) as f64,
-        verified: r.verified,
-    })
+    Ok(r.summary
+        .compare_row("duoram", &net.name, log_n, cfg.ops, r.verified))
 }

@@ -8,10 +8,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use doram_net::{Session, Shaping};
 use doram_ramen::{BenchConfig, Params, PartyReport, run_local, run_party};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::time::Duration;
 
-use crate::report::{human_bytes, peak_memory_bytes, print_json};
+use crate::report::{OramParty, OramSummary, human_bytes, peak_memory_bytes, print_json};
 
 /// Options shared by `doram bench ramen` and `doram party … ramen`.
 #[derive(Debug, Clone, Args)]
@@ -111,46 +111,19 @@ pub fn parse_net(s: &str) -> Result<Shaping, String> {
     Ok(shaping)
 }
 
-/// One party's figures in the shared report shape.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RamenParty {
-    /// `P0`, `P1`, `P2`.
-    pub party: String,
-    /// Payload bytes sent in preprocessing and online phases (setup excluded).
-    pub bytes_sent: u64,
-    /// Of which online.
-    pub online_bytes_sent: u64,
-    /// Messages sent (preprocessing and online).
-    pub messages_sent: u64,
-    /// Rounds (preprocessing and online).
-    pub rounds: u64,
-    /// Of which online.
-    pub online_rounds: u64,
-    /// Wall time after setup, ms.
-    pub elapsed_ms: f64,
-    /// Online time, ms.
-    pub online_ms: f64,
-    /// Preprocessing time, ms.
-    pub preprocessing_ms: f64,
-    /// Peak resident memory of the process that ran the party.
-    pub peak_memory_bytes: Option<u64>,
-}
-
-impl RamenParty {
-    fn from_report(r: &PartyReport) -> RamenParty {
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        RamenParty {
-            party: r.party.to_string(),
-            bytes_sent: r.online.bytes + r.preprocessing.bytes,
-            online_bytes_sent: r.online.bytes,
-            messages_sent: r.online.messages + r.preprocessing.messages,
-            rounds: r.online.rounds + r.preprocessing.rounds,
-            online_rounds: r.online.rounds,
-            elapsed_ms: ms(r.elapsed),
-            online_ms: ms(r.steps.online()),
-            preprocessing_ms: ms(r.steps.preprocessing()),
-            peak_memory_bytes: peak_memory_bytes(),
-        }
+fn party_figures(r: &PartyReport) -> OramParty {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    OramParty {
+        party: r.party.to_string(),
+        bytes_sent: r.online.bytes + r.preprocessing.bytes,
+        online_bytes_sent: r.online.bytes,
+        messages_sent: r.online.messages + r.preprocessing.messages,
+        rounds: r.online.rounds + r.preprocessing.rounds,
+        online_rounds: r.online.rounds,
+        elapsed_ms: ms(r.elapsed),
+        online_ms: ms(r.steps.online()),
+        preprocessing_ms: ms(r.steps.preprocessing()),
+        peak_memory_bytes: peak_memory_bytes(),
     }
 }
 
@@ -171,35 +144,20 @@ pub struct RamenReport {
     pub preprocess_first: bool,
     /// Whether every result was checked against the plaintext mirror.
     pub verified: bool,
-    /// `threads` or `processes`.
-    pub parties_as: &'static str,
-    /// Emulated one-way latency, ms.
-    pub latency_ms: f64,
-    /// Emulated bandwidth, Mbit/s (absent: unlimited).
-    pub bandwidth_mbit: Option<f64>,
-    /// Time per access including preprocessing and refresh (slowest party), ms.
-    pub amortized_ms: f64,
-    /// Online time per access (slowest party), ms.
-    pub online_ms: f64,
-    /// Preprocessing time per access (slowest party), ms.
-    pub preprocessing_ms: f64,
-    /// Online payload bytes per access, summed over the parties.
-    pub online_bytes_per_access: f64,
-    /// All payload bytes per access (preprocessing included), summed over the parties.
-    pub bytes_per_access: f64,
+    /// Times and bytes per access (amortized time includes preprocessing and refreshes).
+    #[serde(flatten)]
+    pub summary: OramSummary,
     /// Per party.
-    pub parties: Vec<RamenParty>,
+    pub parties: Vec<OramParty>,
 }
 
-pub(crate) fn report(
+fn report(
     cfg: &BenchConfig,
-    parties: Vec<RamenParty>,
+    parties: Vec<OramParty>,
     verified: bool,
     shaping: Shaping,
     processes: bool,
 ) -> RamenReport {
-    let k = cfg.accesses.max(1) as f64;
-    let worst = |f: fn(&RamenParty) -> f64| parties.iter().map(f).fold(0.0, f64::max) / k;
     RamenReport {
         protocol: "ramen",
         n: cfg.params.n(),
@@ -208,18 +166,7 @@ pub(crate) fn report(
         threads: cfg.params.threads(),
         preprocess_first: cfg.preprocess_first,
         verified,
-        parties_as: if processes { "processes" } else { "threads" },
-        latency_ms: shaping.latency.as_secs_f64() * 1e3,
-        bandwidth_mbit: shaping.bandwidth_bits_per_sec.map(|b| b / 1e6),
-        amortized_ms: worst(|p| p.elapsed_ms),
-        online_ms: worst(|p| p.online_ms),
-        preprocessing_ms: worst(|p| p.preprocessing_ms),
-        online_bytes_per_access: parties
-            .iter()
-            .map(|p| p.online_bytes_sent as f64)
-            .sum::<f64>()
-            / k,
-        bytes_per_access: parties.iter().map(|p| p.bytes_sent as f64).sum::<f64>() / k,
+        summary: OramSummary::of(parties.iter(), cfg.accesses, shaping, processes),
         parties,
     }
 }
@@ -232,7 +179,7 @@ pub fn bench(a: &BenchRamenArgs, json: bool) -> Result<()> {
         report(&cfg, parties, cfg.verify, a.net, true)
     } else {
         let out = run_local(&cfg, a.net)?;
-        let parties = out.parties.iter().map(RamenParty::from_report).collect();
+        let parties = out.parties.iter().map(party_figures).collect();
         report(&cfg, parties, out.verified, a.net, false)
     };
     if json {
@@ -244,31 +191,16 @@ pub fn bench(a: &BenchRamenArgs, json: bool) -> Result<()> {
             r.stash,
             r.accesses,
             r.threads,
-            r.parties_as,
+            r.summary.parties_as,
             if r.verified {
                 ", every result verified"
             } else {
                 ""
             }
         );
-        println!(
-            "  {:.3} ms/access amortized ({:.3} online + {:.3} preprocessing), {}/access online, {}/access in all",
-            r.amortized_ms,
-            r.online_ms,
-            r.preprocessing_ms,
-            human_bytes(r.online_bytes_per_access as u64),
-            human_bytes(r.bytes_per_access as u64)
-        );
+        r.summary.print("access");
         for p in &r.parties {
-            println!(
-                "  {}: sent {} in {} messages, {} rounds ({} online), peak memory {}",
-                p.party,
-                human_bytes(p.bytes_sent),
-                p.messages_sent,
-                p.rounds,
-                p.online_rounds,
-                p.peak_memory_bytes.map_or("?".into(), human_bytes)
-            );
+            p.print();
         }
     }
     Ok(())
@@ -280,7 +212,7 @@ pub fn party_job(session: Session, a: &RamenArgs, json: bool) -> Result<()> {
     let cfg = a.config()?;
     let me = session.me();
     let r = run_party(session, &cfg).with_context(|| format!("{me} failed"))?;
-    let p = RamenParty::from_report(&r);
+    let p = party_figures(&r);
     if json {
         print_json(&p)?;
     } else {
@@ -295,7 +227,7 @@ pub fn party_job(session: Session, a: &RamenArgs, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn run_processes(a: &RamenArgs, shaping: Shaping) -> Result<Vec<RamenParty>> {
+fn run_processes(a: &RamenArgs, shaping: Shaping) -> Result<Vec<OramParty>> {
     let mut args = vec![
         "--log-n".to_string(),
         a.log_n.to_string(),
@@ -336,20 +268,8 @@ pub fn compare_point(
     cfg.preprocess_first = true;
     cfg.verify = args.verify;
     let out = run_local(&cfg, net.shaping)?;
-    let parties: Vec<RamenParty> = out.parties.iter().map(RamenParty::from_report).collect();
-    let online_rounds = parties.iter().map(|p| p.online_rounds).max().unwrap_or(0);
+    let parties: Vec<OramParty> = out.parties.iter().map(party_figures).collect();
     let r = report(&cfg, parties, out.verified, net.shaping, false);
-    Ok(crate::compare::Row {
-        protocol: "ramen",
-        net: net.name.clone(),
-        log_n,
-        accesses: cfg.accesses,
-        online_ms: r.online_ms,
-        preprocessing_ms: r.preprocessing_ms,
-        total_ms: r.amortized_ms,
-        online_bytes: r.online_bytes_per_access,
-        total_bytes: r.bytes_per_access,
-        online_rounds: online_rounds as f64 / cfg.accesses.max(1) as f64,
-        verified: r.verified,
-    })
+    Ok(r.summary
+        .compare_row("ramen", &net.name, log_n, cfg.accesses, r.verified))
 }

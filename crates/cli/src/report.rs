@@ -4,7 +4,7 @@
 //! `bytes_received`, `messages_sent`, `rounds` and `peak_memory_bytes`.
 
 use doram_core::PartyId;
-use doram_net::Stats;
+use doram_net::{Shaping, Stats};
 use serde::{Deserialize, Serialize};
 
 /// Communication and memory figures of one party.
@@ -62,6 +62,133 @@ pub fn human_bytes(b: u64) -> String {
         format!("{b} B")
     } else {
         format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// One party's figures in a DORAM benchmark (`doram bench ramen|duoram`, the `ramen` and
+/// `duoram` jobs of `doram party`), the same fields for every protocol.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OramParty {
+    /// `P0`, `P1`, `P2`.
+    pub party: String,
+    /// Payload bytes sent in preprocessing, Init and online phases (setup excluded).
+    pub bytes_sent: u64,
+    /// Of which online.
+    pub online_bytes_sent: u64,
+    /// Messages sent (preprocessing, Init and online).
+    pub messages_sent: u64,
+    /// Rounds (preprocessing, Init and online).
+    pub rounds: u64,
+    /// Of which online.
+    pub online_rounds: u64,
+    /// Wall time after setup, ms.
+    pub elapsed_ms: f64,
+    /// Online time, ms.
+    pub online_ms: f64,
+    /// Preprocessing time, ms.
+    pub preprocessing_ms: f64,
+    /// Peak resident memory of the process that ran the party.
+    pub peak_memory_bytes: Option<u64>,
+}
+
+impl OramParty {
+    /// Prints the party's line of a text report.
+    pub fn print(&self) {
+        println!(
+            "  {}: sent {} in {} messages, {} rounds ({} online), peak memory {}",
+            self.party,
+            human_bytes(self.bytes_sent),
+            self.messages_sent,
+            self.rounds,
+            self.online_rounds,
+            self.peak_memory_bytes.map_or("?".into(), human_bytes)
+        );
+    }
+}
+
+/// The figures every DORAM benchmark report shares: per access, the slowest party's times and
+/// all parties' bytes.
+#[derive(Debug, Clone, Serialize)]
+pub struct OramSummary {
+    /// `threads` or `processes`.
+    pub parties_as: &'static str,
+    /// Emulated one-way latency, ms.
+    pub latency_ms: f64,
+    /// Emulated bandwidth, Mbit/s (absent: unlimited).
+    pub bandwidth_mbit: Option<f64>,
+    /// Time per access including preprocessing and Init (slowest party), ms.
+    pub amortized_ms: f64,
+    /// Online time per access (slowest party), ms.
+    pub online_ms: f64,
+    /// Preprocessing time per access (slowest party), ms.
+    pub preprocessing_ms: f64,
+    /// Online payload bytes per access, summed over the parties.
+    pub online_bytes_per_access: f64,
+    /// All payload bytes per access (preprocessing included), summed over the parties.
+    pub bytes_per_access: f64,
+    /// Online rounds per access (the most of any party).
+    #[serde(skip)]
+    pub online_rounds_per_access: f64,
+}
+
+impl OramSummary {
+    /// The summary of `parties` over `accesses` accesses.
+    pub fn of<'a>(
+        parties: impl Iterator<Item = &'a OramParty> + Clone,
+        accesses: usize,
+        shaping: Shaping,
+        processes: bool,
+    ) -> OramSummary {
+        let k = accesses.max(1) as f64;
+        let worst = |f: fn(&OramParty) -> f64| parties.clone().map(f).fold(0.0, f64::max) / k;
+        let sum = |f: fn(&OramParty) -> u64| parties.clone().map(f).sum::<u64>() as f64 / k;
+        OramSummary {
+            parties_as: if processes { "processes" } else { "threads" },
+            latency_ms: shaping.latency.as_secs_f64() * 1e3,
+            bandwidth_mbit: shaping.bandwidth_bits_per_sec.map(|b| b / 1e6),
+            amortized_ms: worst(|p| p.elapsed_ms),
+            online_ms: worst(|p| p.online_ms),
+            preprocessing_ms: worst(|p| p.preprocessing_ms),
+            online_bytes_per_access: sum(|p| p.online_bytes_sent),
+            bytes_per_access: sum(|p| p.bytes_sent),
+            online_rounds_per_access: worst(|p| p.online_rounds as f64),
+        }
+    }
+
+    /// Prints the time and bytes line of a text report (`unit`: `access` or `op`).
+    pub fn print(&self, unit: &str) {
+        println!(
+            "  {:.3} ms/{unit} amortized ({:.3} online + {:.3} preprocessing), {}/{unit} online, {}/{unit} in all",
+            self.amortized_ms,
+            self.online_ms,
+            self.preprocessing_ms,
+            human_bytes(self.online_bytes_per_access as u64),
+            human_bytes(self.bytes_per_access as u64)
+        );
+    }
+
+    /// The row of `doram bench compare` for this summary.
+    pub fn compare_row(
+        &self,
+        protocol: &'static str,
+        net: &str,
+        log_n: u32,
+        accesses: usize,
+        verified: bool,
+    ) -> crate::compare::Row {
+        crate::compare::Row {
+            protocol,
+            net: net.to_string(),
+            log_n,
+            accesses,
+            online_ms: self.online_ms,
+            preprocessing_ms: self.preprocessing_ms,
+            total_ms: self.amortized_ms,
+            online_bytes: self.online_bytes_per_access,
+            total_bytes: self.bytes_per_access,
+            online_rounds: self.online_rounds_per_access,
+            verified,
+        }
     }
 }
 
