@@ -41,9 +41,7 @@ use crate::bfs::Csr;
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
-use crate::roles::{
-    PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three_on,
-};
+use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_graph_local};
 use crate::with_backend;
 
 /// The "no path" and "no edge" sentinel: 2^44, above every path of up to 2^12 − 1 edges of
@@ -359,15 +357,13 @@ pub fn run_local_on(
     source: u64,
     seed: u64,
 ) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
-    all_ok(run_three_on(mesh.build(), seed, |session, s| {
-        let me = session.me();
-        let config = RunConfig {
-            backend,
-            roles,
-            seed: s,
-        };
-        let g = (me == roles.owner).then_some((vertices, edges));
-        let src = (me == roles.querier).then_some(source);
-        run_party(session, &config, g, src)
-    }))
+    run_graph_local(
+        mesh.build(),
+        run_party,
+        backend,
+        roles,
+        (vertices, edges),
+        source,
+        seed,
+    )
 }
