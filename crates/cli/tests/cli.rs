@@ -604,6 +604,14 @@ fn pir_rejects_bad_inputs_clearly() {
     let d = dir.path();
     let cfg = run_json(&["certs", "--out", d.join("c").to_str().unwrap()]);
     let config = cfg["config"].as_str().unwrap().to_string();
+    // With service addresses, so that `serve` gets as far as reading the database.
+    let served = run_json(&[
+        "certs",
+        "--out",
+        d.join("s").to_str().unwrap(),
+        "--services",
+    ]);
+    let served = served["config"].as_str().unwrap().to_string();
     let bad_csv = file(d, "bad.csv", "1\nminus one\n");
     let db = file(d, "not.db", "not a database");
     for (args, expect) in [
@@ -613,9 +621,9 @@ fn pir_rejects_bad_inputs_clearly() {
         ),
         (
             vec![
-                "pir", "serve", "--config", &config, "--id", "0", "--db", &db,
+                "pir", "serve", "--config", &served, "--id", "0", "--db", &db,
             ],
-            "",
+            "not a doram PIR database",
         ),
         (
             vec!["pir", "query", "--config", &config, "--index", "1"],
