@@ -261,9 +261,39 @@ fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     }
 }
 
+/// The per-node part of the output stage: each node's flag `t̂ = lsb(s)`, the number of flagged
+/// nodes and the sum of their global indices.
+fn node_flags<W: DuoWord>(
+    nodes: &[Block],
+    first_node: usize,
+    flags: &mut [u8],
+    sums: &mut Sums<W>,
+) {
+    let mut flagged = 0u64;
+    let mut fq = 0u64;
+    for (i, (f, &q)) in flags.iter_mut().zip(nodes).enumerate() {
+        let t = u64::from(lsb(q));
+        *f = t as u8;
+        flagged += t;
+        fq += t * (first_node + i) as u64;
+    }
+    sums.flagged += flagged;
+    sums.fq += W::from_u64(fq);
+}
+
+/// `Σ_i i·lanes[i]`: the within-batch part of `Σ x·a[x]` when lane `i` always holds the output
+/// at offset `i` of its batch.
+fn lane_weighted<W: DuoWord>(lanes: &[W]) -> W {
+    lanes
+        .iter()
+        .enumerate()
+        .fold(W::ZERO, |acc, (i, &x)| acc + W::from_u64(i as u64) * x)
+}
+
 /// [`convert_outputs`] with `2^O` slots per node and whether the value words are kept known at
-/// compile time: one hash call per `RUN / 2^O` nodes, per-slot sums in registers, outputs
-/// written in order.
+/// compile time: one 8-block hash call per `8 / 2^O` nodes, with the batch's words, per-slot sums
+/// and weighted sums kept in registers (lane `i` of a batch always holds slot `i mod 2^O`, so the
+/// lanes are summed into slots once at the end), outputs written in order.
 #[inline(always)]
 fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>) {
     let Conv {
@@ -279,85 +309,74 @@ fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>)
     let v = v.unwrap_or(&mut no_v);
     let fk = fixed_key();
     let k = 1usize << O;
+    node_flags(nodes, first_node, flags, sums);
     let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
+    let per = BATCH >> O;
+    let whole = nodes.len() / per;
     let mut sa = [W::ZERO; BATCH];
     let mut sv = [W::ZERO; BATCH];
-    let mut flagged = 0u64;
-    let mut fq = 0u64;
-    for (i, (f, &q)) in flags.iter_mut().zip(nodes).enumerate() {
-        *f = u8::from(lsb(q));
-        flagged += u64::from(lsb(q));
-        fq += if lsb(q) { (first_node + i) as u64 } else { 0 };
-    }
-    sums.fq += W::from_u64(fq);
-    // Runs of RUN outputs (RUN / 2^O nodes), one hash call each.
-    let per_run = RUN >> O;
-    let whole = nodes.len() / per_run;
-    let (a_head, a_tail) = a.split_at_mut(whole * RUN);
-    let mut blk = [0u128; RUN];
+    // Σ over batches of (the batch's first global leaf index) · (the batch's flag-word sum).
     let mut ia = W::ZERO;
-    for (run, (qs, ac)) in nodes
-        .chunks_exact(per_run)
-        .zip(a_head.chunks_exact_mut(RUN))
+    let first_leaf = first_node << O;
+    let (a_head, a_tail) = a.split_at_mut(whole * BATCH);
+    for (g, (qs, ac)) in nodes
+        .chunks_exact(per)
+        .zip(a_head.chunks_exact_mut(BATCH))
         .enumerate()
     {
-        for (i, b) in blk.iter_mut().enumerate() {
-            *b = qs[i >> O] ^ tweaks[i & (BATCH - 1)];
-        }
-        ccr_in_place(&mut blk);
-        let vc: &mut [W] = if WITH_V {
-            &mut v[run * RUN..(run + 1) * RUN]
-        } else {
-            &mut []
-        };
-        for i in 0..RUN {
+        let mut blk: [Block; BATCH] = std::array::from_fn(|i| qs[i >> O] ^ tweaks[i]);
+        fk.ccr8(&mut blk);
+        let mut words = [W::ZERO; BATCH];
+        let mut values = [W::ZERO; BATCH];
+        for i in 0..BATCH {
             let (x, y) = W::leaf_words(fk, qs[i >> O], (i & (k - 1)) as u64, blk[i]);
-            ac[i] = x;
-            if WITH_V {
-                vc[i] = y;
-            }
-            sa[i & (BATCH - 1)] += x;
-            sv[i & (BATCH - 1)] += y;
+            words[i] = x;
+            values[i] = y;
+            sa[i] += x;
+            sv[i] += y;
+        }
+        ac.copy_from_slice(&words);
+        if WITH_V {
+            v[g * BATCH..(g + 1) * BATCH].copy_from_slice(&values);
         }
         if with_index {
-            // §2.7: Σ x·a[x], while the run is in L1.
-            let x0 = (first_node << O) + run * RUN;
-            for (i, &x) in ac.iter().enumerate() {
-                ia += W::from_u64((x0 + i) as u64) * x;
-            }
+            // §2.7: Σ x·a[x], batch by batch while the words are in registers.
+            let total = words.iter().fold(W::ZERO, |acc, &x| acc + x);
+            ia += W::from_u64((first_leaf + g * BATCH) as u64) * total;
         }
     }
-    // The last nodes (fewer than a run).
-    for (r, &q) in nodes[whole * per_run..].iter().enumerate() {
+    if with_index {
+        ia += lane_weighted(&sa);
+    }
+    // The last nodes (fewer than a batch).
+    for (r, &q) in nodes[whole * per..].iter().enumerate() {
         for j in 0..k {
             let b = fk.ccr(q ^ tweaks[j]);
             let (x, y) = W::leaf_words(fk, q, j as u64, b);
             let at = r * k + j;
             a_tail[at] = x;
             if WITH_V {
-                v[whole * RUN + at] = y;
+                v[whole * BATCH + at] = y;
             }
             sa[j] += x;
             sv[j] += y;
             if with_index {
-                let idx = ((first_node + whole * per_run + r) << O) + j;
-                ia += W::from_u64(idx as u64) * x;
+                ia += W::from_u64((first_leaf + whole * BATCH + at) as u64) * x;
             }
         }
     }
     sums.ia += ia;
-    // Lane i of the batch sums held slot i mod 2^O.
     for i in 0..BATCH {
         sums.a[i & (k - 1)] += sa[i];
         sums.v[i & (k - 1)] += sv[i];
     }
-    sums.flagged += flagged;
 }
 
 /// [`convert_outputs`] for flag words only, with a ring whose [`DuoWord::leaf_words`] splits
 /// one hash block into two words: slots `2m` and `2m + 1` of node `s` take the two words of
-/// `CCR(s ⊕ T(m, 0))` — one hash call per two outputs. (Used for DPF #1 at the primaries, whose
-/// value words are never needed; both primaries use the same rule for it.)
+/// `CCR(s ⊕ T(m, 0))` — one hash call per two outputs, one 8-block call per 16 outputs. (Used
+/// for DPF #1 at the primaries, whose value words are never needed; both primaries use the same
+/// rule for it.)
 fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
     let Conv {
         nodes,
@@ -368,50 +387,45 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
         sums,
         ..
     } = c;
+    const OUT: usize = 2 * BATCH;
     let fk = fixed_key();
     let k = 1usize << O;
-    const HALF: usize = RUN / 2;
-    let tweaks: [Block; BATCH] = std::array::from_fn(|m| tweak((m & (k / 2 - 1)) as u64, 0));
-    let mut sa = [W::ZERO; BATCH];
-    let mut flagged = 0u64;
-    let mut fq = 0u64;
-    for (i, (f, &q)) in flags.iter_mut().zip(nodes).enumerate() {
-        *f = u8::from(lsb(q));
-        flagged += u64::from(lsb(q));
-        fq += if lsb(q) { (first_node + i) as u64 } else { 0 };
-    }
-    sums.fq += W::from_u64(fq);
-    let per_run = RUN >> O;
-    let whole = nodes.len() / per_run;
-    let (a_head, a_tail) = a.split_at_mut(whole * RUN);
-    let mut blk = [0u128; HALF];
+    node_flags(nodes, first_node, flags, sums);
+    // Blocks per node: 2^(O−1); block b of a batch is pair (b mod 2^(O−1)) of node b >> (O − 1).
+    let tweaks: [Block; BATCH] = std::array::from_fn(|b| tweak((b & (k / 2 - 1)) as u64, 0));
+    let per = OUT >> O;
+    let whole = nodes.len() / per;
+    let mut sa = [W::ZERO; OUT];
     let mut ia = W::ZERO;
-    for (run, (qs, ac)) in nodes
-        .chunks_exact(per_run)
-        .zip(a_head.chunks_exact_mut(RUN))
+    let first_leaf = first_node << O;
+    let (a_head, a_tail) = a.split_at_mut(whole * OUT);
+    for (g, (qs, ac)) in nodes
+        .chunks_exact(per)
+        .zip(a_head.chunks_exact_mut(OUT))
         .enumerate()
     {
-        // Block b covers outputs 2b and 2b + 1: node (2b) >> O, pair (b mod 2^{O−1}).
-        for (b, x) in blk.iter_mut().enumerate() {
-            *x = qs[(2 * b) >> O] ^ tweaks[b & (BATCH - 1)];
-        }
-        ccr_in_place(&mut blk);
-        for b in 0..HALF {
+        let mut blk: [Block; BATCH] = std::array::from_fn(|b| qs[b >> (O - 1)] ^ tweaks[b]);
+        fk.ccr8(&mut blk);
+        let mut words = [W::ZERO; OUT];
+        for b in 0..BATCH {
             let m = (b & (k / 2 - 1)) as u64;
-            let (x, y) = W::leaf_words(fk, qs[(2 * b) >> O], m, blk[b]);
-            ac[2 * b] = x;
-            ac[2 * b + 1] = y;
-            sa[(2 * b) & (BATCH - 1)] += x;
-            sa[(2 * b + 1) & (BATCH - 1)] += y;
+            let (x, y) = W::leaf_words(fk, qs[b >> (O - 1)], m, blk[b]);
+            words[2 * b] = x;
+            words[2 * b + 1] = y;
         }
+        for i in 0..OUT {
+            sa[i] += words[i];
+        }
+        ac.copy_from_slice(&words);
         if with_index {
-            let x0 = (first_node << O) + run * RUN;
-            for (i, &x) in ac.iter().enumerate() {
-                ia += W::from_u64((x0 + i) as u64) * x;
-            }
+            let total = words.iter().fold(W::ZERO, |acc, &x| acc + x);
+            ia += W::from_u64((first_leaf + g * OUT) as u64) * total;
         }
     }
-    for (r, &q) in nodes[whole * per_run..].iter().enumerate() {
+    if with_index {
+        ia += lane_weighted(&sa);
+    }
+    for (r, &q) in nodes[whole * per..].iter().enumerate() {
         for m in 0..k / 2 {
             let b = fk.ccr(q ^ tweaks[m]);
             let (x, y) = W::leaf_words(fk, q, m as u64, b);
@@ -419,17 +433,15 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
                 a_tail[r * k + j] = w;
                 sa[j] += w;
                 if with_index {
-                    let idx = ((first_node + whole * per_run + r) << O) + j;
-                    ia += W::from_u64(idx as u64) * w;
+                    ia += W::from_u64((first_leaf + whole * OUT + r * k + j) as u64) * w;
                 }
             }
         }
     }
     sums.ia += ia;
-    for i in 0..BATCH {
+    for i in 0..OUT {
         sums.a[i & (k - 1)] += sa[i];
     }
-    sums.flagged += flagged;
 }
 
 /// Everything a preprocessing run needs from its instance.
