@@ -64,6 +64,8 @@
 //!   zeroing the record buffer and the deferred pass eat it (262–266 ns; with a thread-local
 //!   buffer instead of zeroing, about 280 ns). As a bound for any cheaper sign bookkeeping:
 //!   dropping the sign altogether makes the two-word phase only 16 % faster.
+//! * The funnel shift written as a `u128` shift (`shrd` with the count in `cl`, plus the
+//!   compiler's handling of k ≥ 64): about 282 ns.
 //! * One-word loop variants — `a & b` carried from the previous step, two steps per
 //!   iteration, the deferred sign above, `k · 4` as a multiplication by an opaque 4 so that it
 //!   leaves ports 0 and 6 — made no measurable difference.
