@@ -47,6 +47,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cpu(online_cpu[1]),
         cpu(online_cpu[2]),
     );
+    let per_party: Vec<String> = out
+        .parties
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {:.3}",
+                p.party,
+                ms(p.preprocessing_cpu) / cfg.ops.max(1) as f64
+            )
+        })
+        .collect();
+    eprintln!(
+        "  preprocessing CPU ms/op per party: {}",
+        per_party.join(", ")
+    );
     println!("{}", out.to_json());
     Ok(())
 }

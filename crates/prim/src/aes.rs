@@ -18,10 +18,16 @@
 //! * [`FixedKeyAes::tccr`]: `π(π(x) ⊕ i) ⊕ π(x)`, a tweakable circular correlation-robust hash
 //!   with tweak `i` (GKWY20 §7.4).
 
+#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
 use aes::Aes128Enc;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
 use aes::cipher::generic_array::GenericArray;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
 use aes::cipher::{BlockEncrypt, KeyInit};
 use std::sync::LazyLock;
+
+#[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+mod ni;
 
 /// A 128-bit block, little-endian: bit 0 (the "lsb") is bit 0 of byte 0.
 pub type Block = u128;
@@ -88,11 +94,13 @@ pub fn batches<T>(xs: &[T]) -> (impl Iterator<Item = &[T; BATCH]>, &[T]) {
     (it, tail)
 }
 
+#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
 #[inline(always)]
 fn to_ga(x: Block) -> GenericArray<u8, aes::cipher::consts::U16> {
     GenericArray::from(x.to_le_bytes())
 }
 
+#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
 #[inline(always)]
 fn from_ga(b: &GenericArray<u8, aes::cipher::consts::U16>) -> Block {
     let mut bytes = [0u8; 16];
@@ -101,8 +109,15 @@ fn from_ga(b: &GenericArray<u8, aes::cipher::consts::U16>) -> Block {
 }
 
 /// AES-128 encryption under one key (hardware AES when available).
+///
+/// With the `aes` target feature enabled at build time (the workspace builds with
+/// `target-cpu=native`), blocks go straight through the AES-NI instructions (module `ni`);
+/// otherwise through the `aes` crate, which selects AES-NI at run time when the CPU has it.
 #[derive(Clone)]
 pub struct Aes128Cipher {
+    #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+    keys: ni::RoundKeys,
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
     inner: Aes128Enc,
 }
 
@@ -117,6 +132,9 @@ impl Aes128Cipher {
     /// The cipher keyed with `key`.
     pub fn new(key: [u8; 16]) -> Self {
         Aes128Cipher {
+            #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+            keys: ni::RoundKeys::new(key),
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
             inner: Aes128Enc::new(&GenericArray::from(key)),
         }
     }
@@ -124,19 +142,33 @@ impl Aes128Cipher {
     /// Encrypts one block.
     #[inline]
     pub fn encrypt(&self, x: Block) -> Block {
-        let mut b = to_ga(x);
-        self.inner.encrypt_block(&mut b);
-        from_ga(&b)
+        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+        {
+            u128::from(self.keys.encrypt1(x.into()))
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+        {
+            let mut b = to_ga(x);
+            self.inner.encrypt_block(&mut b);
+            from_ga(&b)
+        }
     }
 
     /// Encrypts exactly [`BATCH`] blocks in place; the unit every other batch function uses.
     #[inline]
     pub fn encrypt8(&self, xs: &mut [Block; BATCH]) {
-        let mut b: [GenericArray<u8, aes::cipher::consts::U16>; BATCH] =
-            std::array::from_fn(|i| to_ga(xs[i]));
-        self.inner.encrypt_blocks(&mut b);
-        for (x, y) in xs.iter_mut().zip(b.iter()) {
-            *x = from_ga(y);
+        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+        {
+            self.keys.encrypt8_blocks(xs);
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+        {
+            let mut b: [GenericArray<u8, aes::cipher::consts::U16>; BATCH] =
+                std::array::from_fn(|i| to_ga(xs[i]));
+            self.inner.encrypt_blocks(&mut b);
+            for (x, y) in xs.iter_mut().zip(b.iter()) {
+                *x = from_ga(y);
+            }
         }
     }
 
@@ -210,20 +242,30 @@ impl FixedKeyAes {
     /// [`cr`](Self::cr) on [`BATCH`] blocks in place.
     #[inline]
     pub fn cr8(&self, xs: &mut [Block; BATCH]) {
-        let orig = *xs;
-        self.pi8(xs);
-        for (y, x) in xs.iter_mut().zip(orig) {
-            *y ^= x;
+        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+        self.pi.keys.cr8(xs);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+        {
+            let orig = *xs;
+            self.pi8(xs);
+            for (y, x) in xs.iter_mut().zip(orig) {
+                *y ^= x;
+            }
         }
     }
 
     /// [`ccr`](Self::ccr) on [`BATCH`] blocks in place.
     #[inline]
     pub fn ccr8(&self, xs: &mut [Block; BATCH]) {
-        for x in xs.iter_mut() {
-            *x = sigma(*x);
+        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+        self.pi.keys.ccr8(xs);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+        {
+            for x in xs.iter_mut() {
+                *x = sigma(*x);
+            }
+            self.cr8(xs);
         }
-        self.cr8(xs);
     }
 
     /// [`cr`](Self::cr) on every block of `xs`, in place.
@@ -277,6 +319,8 @@ impl FixedKeyAes {
 mod tests {
     use super::*;
     use aes::Aes128;
+    use aes::cipher::generic_array::GenericArray;
+    use aes::cipher::{BlockEncrypt, KeyInit};
 
     /// AES-128 straight from the `aes` crate, as the reference for every definition here.
     fn reference_pi(x: Block) -> Block {
