@@ -84,14 +84,24 @@ pub struct Duoram<W: DuoWord> {
     rng: AesPrg,
     pool: Pool<W>,
     state: State<W>,
-    /// Vectors of consumed material, kept for the next preprocessing (at most [`SPARE`]).
+    /// Vectors of consumed material, kept for the next preprocessing (see [`spare_limit`]).
     spare: Vec<Vec<W>>,
     /// The level buffers of the last preprocessing batch, kept for the next one.
     blocks: Vec<Vec<u128>>,
 }
 
-/// Vectors of consumed material kept for reuse: one operation's worth at a primary.
+/// Vectors of consumed material kept for reuse, at least: one operation's worth at a primary.
 const SPARE: usize = 6;
+
+/// Bytes of consumed material kept for reuse, at most (beyond [`SPARE`] vectors).
+const SPARE_BYTES: usize = 64 << 20;
+
+/// How many consumed vectors of `2^h` words to keep: [`SPARE`], or more while they fit in
+/// [`SPARE_BYTES`], so that preprocessing in chunks of operations reuses the memory of the last
+/// chunk (no page faults, no zeroing) instead of asking the allocator for fresh pages.
+fn spare_limit<W: DuoWord>(h: usize) -> usize {
+    SPARE.max(SPARE_BYTES / ((W::BYTES << h).max(1)))
+}
 
 impl<W: DuoWord> std::fmt::Debug for Duoram<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -535,17 +545,19 @@ impl<W: DuoWord> Duoram<W> {
         Ok(o)
     }
 
-    /// Keeps the vectors of consumed material for the next preprocessing, up to [`SPARE`].
+    /// Keeps the vectors of consumed material for the next preprocessing, up to
+    /// [`spare_limit`].
     fn recycle(&mut self, mat: Material<W>) {
         let halves: Vec<Half<W>> = match mat {
             Material::Primary { dpf, .. } => dpf.into(),
             Material::Helper { from0, from1, .. } => vec![from0, from1],
         };
         let big = 1usize << self.h;
+        let limit = spare_limit::<W>(self.h);
         for h in halves {
             for v in [h.a, h.v] {
                 // DPF #1's halves have no value words: keep only full-length vectors.
-                if v.len() == big && self.spare.len() < SPARE {
+                if v.len() == big && self.spare.len() < limit {
                     self.spare.push(v);
                 }
             }
