@@ -1,7 +1,7 @@
 //! `cargo run --release -p doram-duoram --example duoram_prof -- <log2 n>`: single-thread timings of
-//! fixed-key CCR hashing on this machine — the prim crate's 8-block batches, the aes crate over
-//! runs of 64 blocks (as the preprocessing hashes), and the bare cipher — to compare with the
-//! per-leaf cost of the preprocessing.
+//! fixed-key CCR hashing on this machine — the prim crate's 8-block batches (what the
+//! preprocessing uses), the `aes` crate's block API over runs of 64 blocks, and that bare cipher —
+//! to compare with the per-leaf cost of the preprocessing.
 
 use std::time::Instant;
 

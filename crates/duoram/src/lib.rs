@@ -211,7 +211,6 @@
 
 pub mod duoram;
 pub mod error;
-mod hash;
 mod interface;
 pub(crate) mod material;
 pub mod msgs;

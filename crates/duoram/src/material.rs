@@ -69,6 +69,42 @@ impl<W: DuoWord> Half<W> {
     }
 
     fn decode(&self, raw: &[W], sel: &[[W; 8]; 2], j0: usize, out: &mut [W]) {
+        if self.o != 3 {
+            return self.decode_each(raw, sel, j0, out);
+        }
+        // Trees of depth ≥ 3: whole output nodes take one 8-word correction each; the partial
+        // nodes at either end (the shifted segments of the online loops start anywhere) go word
+        // by word.
+        let len = out.len();
+        let head = ((8 - j0 % 8) % 8).min(len);
+        let whole = (len - head) / 8 * 8;
+        let (out_head, rest) = out.split_at_mut(head);
+        let (out_mid, out_tail) = rest.split_at_mut(whole);
+        self.decode_each(raw, sel, j0, out_head);
+        let start = j0 + head;
+        let raw_mid = &raw[start..start + whole];
+        let flags = &self.flags[start >> 3..(start + whole) >> 3];
+        for ((y, x), &f) in out_mid
+            .chunks_exact_mut(8)
+            .zip(raw_mid.chunks_exact(8))
+            .zip(flags)
+        {
+            let c = &sel[usize::from(f & 1)];
+            if self.negate {
+                for k in 0..8 {
+                    y[k] = -(x[k] + c[k]);
+                }
+            } else {
+                for k in 0..8 {
+                    y[k] = x[k] + c[k];
+                }
+            }
+        }
+        self.decode_each(raw, sel, start + whole, out_tail);
+    }
+
+    /// [`decode`](Self::decode) word by word.
+    fn decode_each(&self, raw: &[W], sel: &[[W; 8]; 2], j0: usize, out: &mut [W]) {
         let (o, mask) = (self.o, (1usize << self.o) - 1);
         let raw = &raw[j0..j0 + out.len()];
         for (i, (y, &x)) in out.iter_mut().zip(raw).enumerate() {
@@ -225,6 +261,47 @@ mod tests {
             id,
             from0: h(),
             from1: h(),
+        }
+    }
+
+    #[test]
+    fn node_wise_decoding_matches_word_wise() {
+        let w = |i: u64| Z64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i >> 3));
+        let n = 200usize;
+        let raw: Vec<Z64> = (0..n as u64).map(w).collect();
+        let v: Vec<Z64> = (0..n as u64).map(|i| w(i + 1000)).collect();
+        let flags: Vec<u8> = (0..n / 8).map(|q| (q * 7 % 3 == 0) as u8).collect();
+        let ocw: Vec<Z64> = (0..16u64).map(|j| w(j + 5000)).collect();
+        for negate in [false, true] {
+            let h = Half::new(raw.clone(), v.clone(), flags.clone(), 3, &ocw, negate);
+            for (j0, len) in [
+                (0, 200),
+                (0, 8),
+                (3, 5),
+                (5, 37),
+                (8, 64),
+                (13, 150),
+                (199, 1),
+            ] {
+                let mut fast = vec![Z64(0); len];
+                let mut slow = vec![Z64(0); len];
+                h.decode_t(j0, &mut fast);
+                h.decode_each(&h.a, &h.sel_t, j0, &mut slow);
+                assert_eq!(fast, slow, "t, negate {negate}, from {j0}, {len} words");
+                h.decode_v(j0, &mut fast);
+                h.decode_each(&h.v, &h.sel_v, j0, &mut slow);
+                assert_eq!(fast, slow, "v, negate {negate}, from {j0}, {len} words");
+                for (i, &y) in fast.iter().enumerate() {
+                    let j = j0 + i;
+                    let c = if flags[j / 8] == 1 {
+                        ocw[8 + j % 8]
+                    } else {
+                        Z64(0)
+                    };
+                    let want = v[j] + c;
+                    assert_eq!(y, if negate { -want } else { want });
+                }
+            }
         }
     }
 

@@ -48,7 +48,6 @@ use doram_prim::{AesPrg, PairwisePrgs};
 use rand_core::RngCore;
 
 use crate::error::DuoramError;
-use crate::hash::{RUN, ccr_in_place};
 use crate::material::{Half, Material};
 use crate::msgs::{In, Out};
 use crate::role::Side;
@@ -491,23 +490,43 @@ fn correct_pairs(level: &mut [Block], cw: Block) {
 /// One level of App. C, steps 1–2 (and step 6 of the level above): corrects `src` in place
 /// with the pending correction word of its level (if any), then appends the uncorrected
 /// children `H(s)`, `H(s) ⊕ s` of every node to `dst` (cleared first) and returns the XOR of
-/// the hashes, `A_b`.
+/// the hashes, `A_b`. One pass over `src`: eight nodes at a time are corrected, hashed in one
+/// call and their sixteen children appended.
 fn expand_raw(src: &mut [Block], pending: Option<Block>, dst: &mut Vec<Block>) -> Block {
-    if let Some(cw) = pending {
-        correct_pairs(src, cw);
-    }
+    let fk = fixed_key();
+    let cw = pending.unwrap_or(0);
     dst.clear();
+    dst.reserve(2 * src.len());
     let mut acc = 0u128;
-    let mut h = [0u128; RUN];
-    for c in src.chunks(RUN) {
-        let h = &mut h[..c.len()];
-        h.copy_from_slice(c);
-        ccr_in_place(h);
-        for (&x, &s) in h.iter().zip(c) {
-            acc ^= x;
-            dst.push(x);
-            dst.push(x ^ s);
+    let (head, tail) = src.split_at_mut(src.len() / BATCH * BATCH);
+    for c in head.chunks_exact_mut(BATCH) {
+        let mut s: [Block; BATCH] = std::array::from_fn(|i| c[i]);
+        // Pairs (2i, 2i + 1) are siblings: both get lsb(s_2i ⊕ s_2i+1)·CW.
+        for p in s.chunks_exact_mut(2) {
+            let m = mask(lsb(p[0] ^ p[1])) & cw;
+            p[0] ^= m;
+            p[1] ^= m;
         }
+        c.copy_from_slice(&s);
+        let mut h = s;
+        fk.ccr8(&mut h);
+        let mut kids = [0u128; 2 * BATCH];
+        for i in 0..BATCH {
+            acc ^= h[i];
+            kids[2 * i] = h[i];
+            kids[2 * i + 1] = h[i] ^ s[i];
+        }
+        dst.extend_from_slice(&kids);
+    }
+    // Fewer than eight nodes (the top levels): one at a time.
+    if pending.is_some() {
+        correct_pairs(tail, cw);
+    }
+    for &mut x in tail {
+        let h = fk.ccr(x);
+        acc ^= h;
+        dst.push(h);
+        dst.push(h ^ x);
     }
     acc
 }
