@@ -132,6 +132,12 @@ pub(crate) trait PayloadSource: Read {
     fn append_to(&mut self, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
         Read::take(&mut *self, max as u64).read_to_end(out)
     }
+
+    /// The capacity to reserve for a payload of `len` bytes (readers that stage ciphertext in
+    /// the payload's buffer need more than `len`).
+    fn payload_capacity(&self, len: usize) -> usize {
+        len
+    }
 }
 
 impl PayloadSource for std::io::BufReader<std::net::TcpStream> {}
@@ -140,6 +146,10 @@ impl PayloadSource for &[u8] {}
 impl<P: PayloadSource + ?Sized> PayloadSource for Box<P> {
     fn append_to(&mut self, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
         (**self).append_to(out, max)
+    }
+
+    fn payload_capacity(&self, len: usize) -> usize {
+        (**self).payload_capacity(len)
     }
 }
 
@@ -162,7 +172,7 @@ pub(crate) fn read_frame<R: PayloadSource + ?Sized>(
     let header = Header::decode(&hdr, limit)?;
     let len = header.len as usize;
     // Capacity beyond PREALLOC_LIMIT is only added as bytes actually arrive.
-    let mut payload = Vec::with_capacity(len.min(PREALLOC_LIMIT));
+    let mut payload = Vec::with_capacity(r.payload_capacity(len.min(PREALLOC_LIMIT)));
     while payload.len() < len {
         let missing = len - payload.len();
         match r.append_to(&mut payload, missing) {
