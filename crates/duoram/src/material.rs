@@ -84,20 +84,18 @@ impl<W: DuoWord> Half<W> {
         let start = j0 + head;
         let raw_mid = &raw[start..start + whole];
         let flags = &self.flags[start >> 3..(start + whole) >> 3];
+        // sel[0] is zero: a node's correction is sel[1] or nothing, a select per word rather
+        // than a table lookup (which the compiler would turn into gathers across nodes).
+        let on: [W; 8] = sel[1];
         for ((y, x), &f) in out_mid
             .chunks_exact_mut(8)
             .zip(raw_mid.chunks_exact(8))
             .zip(flags)
         {
-            let c = &sel[usize::from(f & 1)];
-            if self.negate {
-                for k in 0..8 {
-                    y[k] = -(x[k] + c[k]);
-                }
-            } else {
-                for k in 0..8 {
-                    y[k] = x[k] + c[k];
-                }
+            let flagged = f & 1 == 1;
+            for k in 0..8 {
+                let c = if flagged { on[k] } else { W::ZERO };
+                y[k] = if self.negate { -(x[k] + c) } else { x[k] + c };
             }
         }
         self.decode_each(raw, sel, start + whole, out_tail);
