@@ -74,24 +74,28 @@
 //! loops. A READ needs only the `t` vectors, but an operation's type is not known when it is
 //! preprocessed. A preprocessing batch holds at most `2^20` leaves per DPF position (one
 //! operation per batch from `2^20` on, at most 1024 operations for small memories), and the
-//! vectors of one consumed operation are kept for reuse by the next preprocessing.
+//! vectors of consumed operations (up to 64 MiB, at least one operation's worth) are kept for
+//! reuse by the next preprocessing.
 //!
-//! Measured with `examples/duoram_bench.rs` (release, three parties as threads on the 2-vCPU
-//! development VM, random mix of READ/UPDATE/WRITE, preprocessing just in time, one triple per
-//! operation) while other builds kept the load average at 4–6, so wall times are mostly time
-//! spent waiting for a core; the per-thread CPU time (`/proc/thread-self/schedstat`, in the
-//! runner's JSON) is the steadier figure. Medians of 1–3 runs, ms per operation:
+//! Measured with `doram bench duoram` (release, three parties as threads on the 2-vCPU
+//! development VM, otherwise idle, random mix of READ/UPDATE/WRITE, preprocessing just in time,
+//! one triple per operation), medians of 2–3 runs, ms per operation:
 //!
-//! | n | preprocessing, wall | preprocessing CPU P0 / P1 / P2 | READ | UPDATE | WRITE |
-//! |---|---|---|---|---|---|
-//! | 2^16 | 8.8 | 3.3 / 3.6 / 2.7 | 2.2 | 2.8 | 5.0 |
-//! | 2^18 | 29 | 10.1 / 9.6 / 6.8 | 7.4 | 11.4 | 17.5 |
-//! | 2^20 | 143 | 37.5 / 37.6 / 22.7 | 31.6 | 50.5 | 84 |
-//! | 2^22 | 683 | 164 / 162 / 103 | 175 | 225 | 453 |
+//! | n | preprocessing | READ | UPDATE | WRITE |
+//! |---|---|---|---|---|
+//! | 2^16 | 3.65 | 0.94 | 1.53 | 2.09 |
+//! | 2^18 | 12.1 | 3.32 | 4.28 | 7.47 |
+//! | 2^20 | 39.6 | 11.6 | 16.3 | 27.0 |
+//! | 2^22 | 155–162 | 43 | 54 | 90–102 |
 //!
-//! (load average 5–7 during these runs). With batched preprocessing (`--prep --chunk 64`) at
-//! 2^16 (earlier build): 12.5 ms wall, the same CPU time, READ 2.1, UPDATE 2.4, WRITE 3.8. Preprocessing costs about 7 KiB and `h + 1` rounds per
-//! batch; online bytes per operation (all parties): READ 96, UPDATE 152, WRITE 200.
+//! The preprocessing is fixed-key AES (one CCR call per leaf of DPFs #2 and #3, one per two
+//! leaves of DPF #1, one per tree node: about 8 M calls per operation at 2^20 for the three
+//! parties together) plus storing two words per leaf; the online phase streams the stored words
+//! once per operation. Batched preprocessing (`--preprocess --chunk 16`) is slower than just in
+//! time on this machine (3.3 ms at 2^16, 16 ms at 2^18): a batch's material leaves the caches
+//! before it is used. Preprocessing costs about 7 KiB and `h + 1` rounds per batch; online bytes
+//! per operation (all parties): READ 96, UPDATE 152, WRITE 200. BENCHMARKS.md has the
+//! comparison with PRAC.
 //!
 //! # Deliberate decisions (the spec's "underspecified items", §7, and other choices)
 //! 1. **DPFs: Half-Tree, with the last three levels folded into a distributed output stage**
