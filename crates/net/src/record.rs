@@ -506,25 +506,34 @@ impl PayloadSource for RecordReader {
     }
 }
 
+/// Test keys: AES-256-GCM with constant key and IV bytes, starting at sequence number `seq`
+/// (rustls builds 16-byte keys only inside its providers; AES-256 takes the same path).
+#[cfg(test)]
+fn test_keys(seq: u64, key: u8, iv: u8) -> Keys {
+    use rustls::crypto::cipher::{AeadKey, Iv};
+    let secrets = ConnectionTrafficSecrets::Aes256Gcm {
+        key: AeadKey::from([key; 32]),
+        iv: Iv::from([iv; 12]),
+    };
+    Keys::new(seq, secrets).expect("test keys")
+}
+
+/// A connected pair of loopback sockets.
+#[cfg(test)]
+fn pair() -> (TcpStream, TcpStream) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let a = TcpStream::connect(l.local_addr().expect("address")).expect("connect");
+    let (b, _) = l.accept().expect("accept");
+    a.set_nodelay(true).expect("nodelay");
+    (a, b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rustls::crypto::cipher::{AeadKey, Iv};
-    use std::net::TcpListener;
 
     fn keys() -> Keys {
-        let secrets = ConnectionTrafficSecrets::Aes256Gcm {
-            key: AeadKey::from([7u8; 32]),
-            iv: Iv::from([9; 12]),
-        };
-        Keys::new(5, secrets).unwrap()
-    }
-
-    fn pair() -> (TcpStream, TcpStream) {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
-        let (b, _) = l.accept().unwrap();
-        (a, b)
+        test_keys(5, 7, 9)
     }
 
     #[test]
@@ -596,25 +605,10 @@ mod tests {
 mod direct_tests {
     use super::*;
     use crate::frame::{FrameError, Header, read_frame};
-    use rustls::crypto::cipher::{AeadKey, Iv};
     use std::io::Write;
-    use std::net::TcpListener;
 
     fn keys() -> Keys {
-        // rustls builds 16-byte keys only inside its providers; AES-256 takes the same path.
-        let secrets = ConnectionTrafficSecrets::Aes256Gcm {
-            key: AeadKey::from([3u8; 32]),
-            iv: Iv::from([4; 12]),
-        };
-        Keys::new(0, secrets).unwrap()
-    }
-
-    fn pair() -> (TcpStream, TcpStream) {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
-        let (b, _) = l.accept().unwrap();
-        a.set_nodelay(true).unwrap();
-        (a, b)
+        test_keys(0, 3, 4)
     }
 
     /// One record of `content` and type `ty` followed by `pad` zero bytes, as any TLS 1.3
