@@ -280,6 +280,14 @@ fn node_flags<W: DuoWord>(
     sums.fq += W::from_u64(fq);
 }
 
+/// `first·Σ_i words[i]`: the part of `Σ x·a[x]` (§2.7) that the batch starting at global leaf
+/// `first` adds beyond its lanes' offsets (those are summed once, by [`lane_weighted`]).
+#[inline(always)]
+fn batch_weighted<W: DuoWord>(first: usize, words: &[W]) -> W {
+    let total = words.iter().fold(W::ZERO, |acc, &x| acc + x);
+    W::from_u64(first as u64) * total
+}
+
 /// `Σ_i i·lanes[i]`: the within-batch part of `Σ x·a[x]` when lane `i` always holds the output
 /// at offset `i` of its batch.
 fn lane_weighted<W: DuoWord>(lanes: &[W]) -> W {
@@ -340,8 +348,7 @@ fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>)
         }
         if with_index {
             // §2.7: Σ x·a[x], batch by batch while the words are in registers.
-            let total = words.iter().fold(W::ZERO, |acc, &x| acc + x);
-            ia += W::from_u64((first_leaf + g * BATCH) as u64) * total;
+            ia += batch_weighted(first_leaf + g * BATCH, &words);
         }
     }
     if with_index {
@@ -417,8 +424,7 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
         }
         ac.copy_from_slice(&words);
         if with_index {
-            let total = words.iter().fold(W::ZERO, |acc, &x| acc + x);
-            ia += W::from_u64((first_leaf + g * OUT) as u64) * total;
+            ia += batch_weighted(first_leaf + g * OUT, &words);
         }
     }
     if with_index {
