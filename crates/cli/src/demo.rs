@@ -210,32 +210,14 @@ fn binary_search(
     let parties = if args.processes {
         crate::run::run_processes(&program)?
     } else {
-        let config = Config::load(config_path)?;
-        let handles: Vec<_> = PartyId::first(3)
-            .iter()
-            .map(|&me| {
-                let config = config.clone();
-                let program = program.clone();
-                let own = Inputs::Search {
-                    data: (me == PartyId::P0).then(|| data.clone()),
-                    key: (me == PartyId::P1).then_some(key),
-                };
-                std::thread::spawn(move || -> Result<crate::run::PartyOutcome> {
-                    let session = Session::connect(&config, me)
-                        .with_context(|| format!("{me} could not connect"))?;
-                    let s = crate::run::party_seed(seed, me);
-                    crate::run::run_one(session, s, &program, &own)
-                })
-            })
-            .collect();
-        let mut out = Vec::new();
-        for h in handles {
-            match h.join() {
-                Ok(r) => out.push(r?),
-                Err(_) => bail!("a party thread panicked"),
-            }
-        }
-        out
+        on_threads(config_path, move |me, session| {
+            let own = Inputs::Search {
+                data: (me == PartyId::P0).then(|| data.clone()),
+                key: (me == PartyId::P1).then_some(key),
+            };
+            let s = crate::run::party_seed(seed, me);
+            crate::run::run_one(session, s, &program, &own)
+        })?
     };
     let total_ms = start.elapsed().as_secs_f64() * 1e3;
     let output = parties
@@ -259,16 +241,28 @@ fn binary_search(
 }
 
 fn run_threads(config_path: &Path, lookup: &LookupArgs) -> Result<Vec<LookupPartyReport>> {
+    let lookup = lookup.clone();
+    on_threads(config_path, move |me, mut session| {
+        run_lookup(&mut session, &lookup).with_context(|| format!("{me} failed"))
+    })
+}
+
+/// Runs `f` for each of the three parties of the config at `config_path` as a thread of this
+/// process, each over its own TLS session, and returns their results in party order.
+fn on_threads<T: Send + 'static>(
+    config_path: &Path,
+    f: impl Fn(PartyId, Session) -> Result<T> + Clone + Send + 'static,
+) -> Result<Vec<T>> {
     let config = Config::load(config_path)?;
     let handles: Vec<_> = PartyId::first(3)
         .iter()
         .map(|&me| {
             let config = config.clone();
-            let lookup = lookup.clone();
-            std::thread::spawn(move || -> Result<LookupPartyReport> {
-                let mut session = Session::connect(&config, me)
+            let f = f.clone();
+            std::thread::spawn(move || -> Result<T> {
+                let session = Session::connect(&config, me)
                     .with_context(|| format!("{me} could not connect"))?;
-                run_lookup(&mut session, &lookup).with_context(|| format!("{me} failed"))
+                f(me, session)
             })
         })
         .collect();
