@@ -35,7 +35,9 @@ pub const CONFIG_FILE: &str = "doram.toml";
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Addresses {
-    /// `127.0.0.1` with ports that were free when the configuration was written.
+    /// `127.0.0.1` with ports that were free when the configuration was written, drawn at random
+    /// below Linux's ephemeral range (see [`LOCAL_PORTS`]), so that no outgoing connection of
+    /// this or another program takes one of them before the parties listen.
     FreeLocalPorts,
     /// `127.0.0.1` with ports `base, base + 1, …`.
     BasePort(u16),
@@ -65,14 +67,45 @@ fn write_file(path: &Path, contents: &str, private: bool) -> Result<(), NetError
     Ok(())
 }
 
+/// Where [`Addresses::FreeLocalPorts`] draws ports: below the ephemeral range of Linux
+/// (32768–60999 by default), from which the kernel picks the source ports of outgoing
+/// connections and the ports of listeners bound to port 0. A port taken from that range by
+/// binding port 0 and releasing it could be reused by any connection before the party listens
+/// on it — concurrent local runs then collided ("address in use", or a party reaching another
+/// run's listener and failing the TLS handshake).
+pub const LOCAL_PORTS: std::ops::Range<u16> = 20_000..32_768;
+
+/// A listener on a random free port of [`LOCAL_PORTS`] (a few dozen draws at most).
+fn free_local_port() -> Result<TcpListener, NetError> {
+    use std::hash::{BuildHasher, Hasher};
+    let span = u64::from(LOCAL_PORTS.end - LOCAL_PORTS.start);
+    let mut last = None;
+    for _ in 0..64 {
+        // A fresh random value per draw from the standard library's per-process hash keys.
+        let r = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        let port = LOCAL_PORTS.start + (r % span) as u16;
+        match TcpListener::bind(("127.0.0.1", port)) {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(NetError::Certs(format!(
+        "cannot find a free port in {}..{}: {}",
+        LOCAL_PORTS.start,
+        LOCAL_PORTS.end,
+        last.map_or_else(|| "no attempt".to_owned(), |e| e.to_string())
+    )))
+}
+
 fn addresses(n: usize, spec: Addresses) -> Result<Vec<String>, NetError> {
     match spec {
         Addresses::FreeLocalPorts => {
             // Hold every listener until all ports are known, so that they are distinct.
             let listeners = (0..n)
-                .map(|_| TcpListener::bind("127.0.0.1:0"))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| NetError::Certs(format!("cannot find free ports: {e}")))?;
+                .map(|_| free_local_port())
+                .collect::<Result<Vec<_>, _>>()?;
             listeners
                 .iter()
                 .map(|l| {
@@ -215,6 +248,21 @@ pub fn generate_local_with_services(
 mod tests {
     use super::*;
     use crate::Config;
+
+    #[test]
+    fn free_local_ports_are_distinct_and_outside_the_ephemeral_range() {
+        for _ in 0..20 {
+            let addrs = addresses(4, Addresses::FreeLocalPorts).unwrap();
+            let ports: Vec<u16> = addrs
+                .iter()
+                .map(|a| a.rsplit(':').next().unwrap().parse().unwrap())
+                .collect();
+            for (i, p) in ports.iter().enumerate() {
+                assert!(LOCAL_PORTS.contains(p), "{p}");
+                assert!(!ports[..i].contains(p), "{ports:?}");
+            }
+        }
+    }
 
     #[test]
     fn generated_config_with_service_addresses() {
