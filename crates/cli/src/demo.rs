@@ -266,14 +266,23 @@ fn on_threads<T: Send + 'static>(
             })
         })
         .collect();
-    let mut out = Vec::new();
-    for h in handles {
-        match h.join() {
-            Ok(r) => out.push(r?),
-            Err(_) => bail!("a party thread panicked"),
-        }
+    // Join every party before judging, so that an error names each party's own reason (the
+    // first party's is often only the echo of another's).
+    let results: Vec<Result<T>> = handles
+        .into_iter()
+        .map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("a party thread panicked")))
+        })
+        .collect();
+    if results.iter().all(Result::is_ok) {
+        return Ok(results.into_iter().filter_map(Result::ok).collect());
     }
-    Ok(out)
+    let reasons: Vec<String> = results
+        .into_iter()
+        .filter_map(|r| r.err().map(|e| format!("{e:#}")))
+        .collect();
+    bail!("{}", reasons.join("; "))
 }
 
 fn run_processes(config_path: &Path, lookup: &LookupArgs) -> Result<Vec<LookupPartyReport>> {

@@ -342,17 +342,38 @@ fn establish(
 ) -> Result<Halves, NetError> {
     let (tx, rx) = mpsc::channel();
     let me = shared.me;
-    {
+    let (stop, stopped) = mpsc::channel::<()>();
+    let acceptor = {
         let shared = Arc::clone(shared);
         let tx = tx.clone();
         thread::Builder::new()
             .name(format!("doram-net {me} accept"))
-            .spawn(move || accept_loop(&shared, &listener, &tx))
+            .spawn(move || accept_loop(&shared, &listener, &tx, &stopped))
             .map_err(|e| NetError::Connect {
                 peer: me,
                 reason: format!("cannot spawn: {e}"),
-            })?;
+            })?
+    };
+    let result = run_setup(config, shared, tx, &rx);
+    // Close the listener before returning, whatever the outcome: a listener left open for a
+    // moment would take (and reset) the connections of a session that reuses this address
+    // right after, e.g. the next run on the same configuration.
+    shared.abort.store(true, Ordering::SeqCst);
+    drop(stop);
+    if acceptor.join().is_err() {
+        warn!(%me, "the accepting thread panicked");
     }
+    result
+}
+
+/// The dialling half of [`establish`] and the wait for every link.
+fn run_setup(
+    config: &Config,
+    shared: &Arc<Shared>,
+    tx: mpsc::Sender<SetupEvent>,
+    rx: &mpsc::Receiver<SetupEvent>,
+) -> Result<Halves, NetError> {
+    let me = shared.me;
     let peers: Vec<PartyId> = PartyId::first(shared.n)
         .iter()
         .copied()
@@ -428,7 +449,20 @@ fn establish(
 
 /// Accepts connections until setup ends, authenticating each on its own thread so that a slow
 /// or hostile connection cannot hold up the others.
-fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener, tx: &mpsc::Sender<SetupEvent>) {
+/// Returns (dropping the listener) as soon as `stop` is dropped.
+fn accept_loop(
+    shared: &Arc<Shared>,
+    listener: &TcpListener,
+    tx: &mpsc::Sender<SetupEvent>,
+    stop: &mpsc::Receiver<()>,
+) {
+    // Waits between polls; false once setup has ended.
+    let pause = || {
+        matches!(
+            stop.recv_timeout(ACCEPT_POLL),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        )
+    };
     if let Err(e) = listener.set_nonblocking(true) {
         let _ = tx.send(SetupEvent::Incoming(Err(format!("listener unusable: {e}"))));
         return;
@@ -448,11 +482,17 @@ fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener, tx: &mpsc::Sender<S
                     warn!("cannot spawn a handshake thread: {e}");
                 }
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => thread::sleep(ACCEPT_POLL),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if !pause() {
+                    return;
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => {
                 debug!("accept failed: {e}");
-                thread::sleep(ACCEPT_POLL);
+                if !pause() {
+                    return;
+                }
             }
         }
     }

@@ -332,3 +332,43 @@ fn an_address_in_use_is_reported() {
     );
     drop(ls);
 }
+
+#[test]
+fn the_listener_is_closed_when_connect_returns() {
+    // A session that reuses the addresses of the one before it (the next run on the same
+    // configuration) must not meet the old listener: it would take the new connections into
+    // its backlog and reset them when it closes.
+    let (ls, addrs) = listeners(3);
+    drop(ls);
+    let config = tcp_config(&addrs, "");
+    for run in 0..5u32 {
+        let out = thread::scope(|s| {
+            let h: Vec<_> = PartyId::first(3)
+                .iter()
+                .map(|&id| {
+                    let (config, addrs) = (&config, &addrs);
+                    s.spawn(move || {
+                        let mut sess = Session::connect_insecure_plaintext(config, id).unwrap();
+                        // Our address is free again as soon as setup has returned.
+                        drop(std::net::TcpListener::bind(&addrs[id.index()]).unwrap());
+                        for p in sess.peers() {
+                            sess.send(p, &(id, run)).unwrap();
+                        }
+                        sess.peers()
+                            .map(|p| sess.recv::<(PartyId, u32)>(p).unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            h.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>()
+        });
+        for (id, got) in PartyId::first(3).iter().zip(out) {
+            let want: Vec<_> = PartyId::first(3)
+                .iter()
+                .filter(|&p| p != id)
+                .map(|&p| (p, run))
+                .collect();
+            assert_eq!(got, want);
+        }
+    }
+}
