@@ -23,7 +23,7 @@ pub const MAX_LOG_N: usize = 40;
 /// Preprocessing batches hold at most this many DPF leaves per DPF position, summed over the
 /// batch's operations (`2^20 / 2^h` operations per batch, at least 1 and at most
 /// [`BATCH_OPS`]), bounding the batch's memory and message sizes; each batch costs
-/// `h − min(3, h) + 4` rounds.
+/// `h − min(4, h) + 4` rounds.
 pub const BATCH_LEAVES: usize = 1 << 20;
 
 /// The most operations in one preprocessing batch (for small memories).
@@ -259,7 +259,7 @@ impl<W: DuoWord> Duoram<W> {
     }
 
     /// Preprocesses `ops` further operations (one DPF triple each), in batches of up to
-    /// `2^20 / 2^h` operations (at least 1, at most [`BATCH_OPS`]) of `h − min(3, h) + 4` rounds
+    /// `2^20 / 2^h` operations (at least 1, at most [`BATCH_OPS`]) of `h − min(4, h) + 4` rounds
     /// each. Every party must call it with the same `ops`.
     ///
     /// # Errors

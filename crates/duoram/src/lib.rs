@@ -59,11 +59,11 @@
 //! UPDATE also reuses the READ's offset and material, decision 5). Local work is O(n) word
 //! operations per operation and party.
 //!
-//! Preprocessing, per batch of `m` operations (`3m` DPFs), `h = ⌈log2 n⌉`, `o = min(3, h)`:
+//! Preprocessing, per batch of `m` operations (`3m` DPFs), `h = ⌈log2 n⌉`, `o = min(4, h)`:
 //! `h − o + 4` rounds; per DPF `17(h − o) + 56·2^o + 24` bytes from each primary to the other
 //! and `16(h − o) + 40·2^o` from P2 to P1, plus one key half of `16(h − o) + 16·2^o + 16`
 //! bytes per operation from each primary to P2, in two messages (`Z64`, tags not counted;
-//! about 7 KiB per operation in total at `2^20`); about `2^h + 2^{h−o}` fixed-key AES calls
+//! about 11 KiB per operation in total at `2^20`); about `2^h + 2^{h−o}` fixed-key AES calls
 //! per DPF at each holder (three DPFs per operation at P0 and P1, two at P2), and one pass
 //! writing two words per leaf. `tests/costs.rs` checks these counts.
 //!
@@ -93,23 +93,25 @@
 //! parties together) plus storing two words per leaf; the online phase streams the stored words
 //! once per operation. Batched preprocessing (`--preprocess --chunk 16`) is slower than just in
 //! time on this machine (3.3 ms at 2^16, 16 ms at 2^18): a batch's material leaves the caches
-//! before it is used. Preprocessing costs about 7 KiB and `h + 1` rounds per batch; online bytes
+//! before it is used. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
 //! per operation (all parties): READ 96, UPDATE 152, WRITE 200. BENCHMARKS.md has the
 //! comparison with PRAC.
 //!
 //! # Deliberate decisions (the spec's "underspecified items", §7, and other choices)
-//! 1. **DPFs: Half-Tree, with the last three levels folded into a distributed output stage**
+//! 1. **DPFs: Half-Tree, with the last four levels folded into a distributed output stage**
 //!    (U5). The paper builds BGI tree DPFs with an AES PRG. Here the tree is Half-Tree's (one
 //!    fixed-key CCR call per node, children `H(s) ⊕ t·CW` and that `⊕ s`; the DPF crate's
 //!    construction and level code), and the generation is App. C's: per level the holders XOR
 //!    the hashes of all their nodes and compute `CW = A_0 ⊕ A_1 ⊕ (1 ⊕ α)·Δ` with one
 //!    Du–Atallah AND of the shared path bit and the shared `Δ = root_0 ⊕ root_1`. Half-Tree needs
 //!    one AND per level and no separate flag corrections (the flag is the label's lsb). The last
-//!    `o = 3` levels are not expanded: each node at depth `h − 3` yields its 8 leaves directly,
-//!    one CCR call each, with one output correction per slot, as the DPF crate's Half-Tree does.
-//!    About `1.125·2^h` AES calls per DPF instead of BGI's `3·2^h` (expansion plus conversion);
-//!    for `Z64`, DPF #1 (flag words only, decision 6) takes two leaves per hash block:
-//!    `0.625·2^h`.
+//!    `o = 4` levels are not expanded: each node at depth `h − 4` yields its 16 leaves directly,
+//!    one CCR call each, with one output correction per slot, as the DPF crate's Half-Tree does
+//!    with 8. About `1.0625·2^h` AES calls per DPF instead of BGI's `3·2^h` (expansion plus
+//!    conversion); for `Z64`, DPF #1 (flag words only, decision 6) takes two leaves per hash
+//!    block: `0.5625·2^h`. Folding four levels rather than three halves the tree's hashing and
+//!    saves a round for `16·2^o` more bytes per DPF; with its output words summed in registers
+//!    it measured about 10 % less preprocessing CPU time.
 //! 2. **Leaf words and the XOR → additive flag conversion (U2, U6)**: slot `j` of an output
 //!    node `s` gives two words `a_j(s), v_j(s)` from `CCR(s ⊕ T(j, 0))` (`Z64`: the two halves
 //!    of the block; `Fp`: rejection sampling from two tweaked streams), uniform in the ring —
@@ -119,7 +121,7 @@
 //!    two openings. Instead each DPF's own output stage is corrected: with
 //!    `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)` (additively shared sums over all
 //!    output nodes), `OCW_j = pm·(E_j − C_j)` makes `t_b = ±(a_j + t̂·OCW_j)` additive shares of
-//!    `e_ri`, where `E = e_{ri mod 8}` is additively shared from the XOR-shared low bits by one
+//!    `e_ri`, where `E = e_{ri mod 2^o}` is additively shared from the XOR-shared low bits by one
 //!    bilinear product with dealer masks; likewise `OCW'_j = pm·(ρE_j − C'_j)` makes the value
 //!    words sum to `ρ·e_ri` for a shared random `ρ`, i.e. the paper's `v_b` with
 //!    `F_b = −Σ v_b`. These are exactly BGI's output correction words (computed in MPC:

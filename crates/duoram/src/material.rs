@@ -15,7 +15,11 @@
 use std::collections::VecDeque;
 
 use crate::error::DuoramError;
+use crate::prep::OUT_BITS;
 use crate::word::DuoWord;
+
+/// Output slots per node, at most.
+const SLOTS: usize = 1 << OUT_BITS;
 
 /// One party's half of one DPF, converted to words: the additive flags `t`
 /// (`t_0 + t_1 = e_ri`) and value words `v` (`v_0 + v_1 = −(F_0 + F_1)·e_ri`), both of length
@@ -32,9 +36,9 @@ pub(crate) struct Half<W> {
     /// The output-node flags t̂ (one per 2^o leaves).
     pub(crate) flags: Vec<u8>,
     /// `sel_t[f][j]`: the flag-word correction of slot `j` for flag `f` (0 or OCW_j).
-    pub(crate) sel_t: [[W; 8]; 2],
+    pub(crate) sel_t: [[W; SLOTS]; 2],
     /// `sel_v[f][j]`: the value-word correction (0 or OCW'_j).
-    pub(crate) sel_v: [[W; 8]; 2],
+    pub(crate) sel_v: [[W; SLOTS]; 2],
     /// Output bits o (leaves per output node: 2^o).
     pub(crate) o: u32,
     /// Whether the words are negated (P1's halves).
@@ -53,8 +57,8 @@ impl<W: DuoWord> Half<W> {
         negate: bool,
     ) -> Half<W> {
         let k = 1usize << o;
-        let mut sel_t = [[W::ZERO; 8]; 2];
-        let mut sel_v = [[W::ZERO; 8]; 2];
+        let mut sel_t = [[W::ZERO; SLOTS]; 2];
+        let mut sel_v = [[W::ZERO; SLOTS]; 2];
         sel_t[1][..k].copy_from_slice(&ocw[..k]);
         sel_v[1][..k].copy_from_slice(&ocw[k..2 * k]);
         Half {
@@ -68,32 +72,44 @@ impl<W: DuoWord> Half<W> {
         }
     }
 
-    fn decode(&self, raw: &[W], sel: &[[W; 8]; 2], j0: usize, out: &mut [W]) {
-        if self.o != 3 {
-            return self.decode_each(raw, sel, j0, out);
+    fn decode(&self, raw: &[W], sel: &[[W; SLOTS]; 2], j0: usize, out: &mut [W]) {
+        match self.o {
+            3 => self.decode_nodes::<8>(raw, sel, j0, out),
+            4 if SLOTS >= 16 => self.decode_nodes::<16>(raw, sel, j0, out),
+            5 if SLOTS >= 32 => self.decode_nodes::<32>(raw, sel, j0, out),
+            _ => self.decode_each(raw, sel, j0, out),
         }
-        // Trees of depth ≥ 3: whole output nodes take one 8-word correction each; the partial
-        // nodes at either end (the shifted segments of the online loops start anywhere) go word
-        // by word.
+    }
+
+    /// [`decode`](Self::decode) for `2^o = K` slots per node: whole output nodes take one
+    /// K-word correction each; the partial nodes at either end (the shifted segments of the
+    /// online loops start anywhere) go word by word.
+    fn decode_nodes<const K: usize>(
+        &self,
+        raw: &[W],
+        sel: &[[W; SLOTS]; 2],
+        j0: usize,
+        out: &mut [W],
+    ) {
         let len = out.len();
-        let head = ((8 - j0 % 8) % 8).min(len);
-        let whole = (len - head) / 8 * 8;
+        let head = ((K - j0 % K) % K).min(len);
+        let whole = (len - head) / K * K;
         let (out_head, rest) = out.split_at_mut(head);
         let (out_mid, out_tail) = rest.split_at_mut(whole);
         self.decode_each(raw, sel, j0, out_head);
         let start = j0 + head;
         let raw_mid = &raw[start..start + whole];
-        let flags = &self.flags[start >> 3..(start + whole) >> 3];
+        let flags = &self.flags[start / K..(start + whole) / K];
         // sel[0] is zero: a node's correction is sel[1] or nothing, a select per word rather
         // than a table lookup (which the compiler would turn into gathers across nodes).
-        let on: [W; 8] = sel[1];
+        let on: [W; K] = std::array::from_fn(|k| sel[1][k]);
         for ((y, x), &f) in out_mid
-            .chunks_exact_mut(8)
-            .zip(raw_mid.chunks_exact(8))
+            .chunks_exact_mut(K)
+            .zip(raw_mid.chunks_exact(K))
             .zip(flags)
         {
             let flagged = f & 1 == 1;
-            for k in 0..8 {
+            for k in 0..K {
                 let c = if flagged { on[k] } else { W::ZERO };
                 y[k] = if self.negate { -(x[k] + c) } else { x[k] + c };
             }
@@ -102,7 +118,7 @@ impl<W: DuoWord> Half<W> {
     }
 
     /// [`decode`](Self::decode) word by word.
-    fn decode_each(&self, raw: &[W], sel: &[[W; 8]; 2], j0: usize, out: &mut [W]) {
+    fn decode_each(&self, raw: &[W], sel: &[[W; SLOTS]; 2], j0: usize, out: &mut [W]) {
         let (o, mask) = (self.o, (1usize << self.o) - 1);
         let raw = &raw[j0..j0 + out.len()];
         for (i, (y, &x)) in out.iter_mut().zip(raw).enumerate() {
@@ -268,36 +284,51 @@ mod tests {
         let n = 200usize;
         let raw: Vec<Z64> = (0..n as u64).map(w).collect();
         let v: Vec<Z64> = (0..n as u64).map(|i| w(i + 1000)).collect();
-        let flags: Vec<u8> = (0..n / 8).map(|q| (q * 7 % 3 == 0) as u8).collect();
-        let ocw: Vec<Z64> = (0..16u64).map(|j| w(j + 5000)).collect();
-        for negate in [false, true] {
-            let h = Half::new(raw.clone(), v.clone(), flags.clone(), 3, &ocw, negate);
-            for (j0, len) in [
-                (0, 200),
-                (0, 8),
-                (3, 5),
-                (5, 37),
-                (8, 64),
-                (13, 150),
-                (199, 1),
-            ] {
-                let mut fast = vec![Z64(0); len];
-                let mut slow = vec![Z64(0); len];
-                h.decode_t(j0, &mut fast);
-                h.decode_each(&h.a, &h.sel_t, j0, &mut slow);
-                assert_eq!(fast, slow, "t, negate {negate}, from {j0}, {len} words");
-                h.decode_v(j0, &mut fast);
-                h.decode_each(&h.v, &h.sel_v, j0, &mut slow);
-                assert_eq!(fast, slow, "v, negate {negate}, from {j0}, {len} words");
-                for (i, &y) in fast.iter().enumerate() {
-                    let j = j0 + i;
-                    let c = if flags[j / 8] == 1 {
-                        ocw[8 + j % 8]
-                    } else {
-                        Z64(0)
-                    };
-                    let want = v[j] + c;
-                    assert_eq!(y, if negate { -want } else { want });
+        for o in 0..=OUT_BITS {
+            let k = 1usize << o;
+            let flags: Vec<u8> = (0..n.div_ceil(k)).map(|q| (q * 7 % 3 == 0) as u8).collect();
+            let ocw: Vec<Z64> = (0..2 * k as u64).map(|j| w(j + 5000)).collect();
+            for negate in [false, true] {
+                let h = Half::new(raw.clone(), v.clone(), flags.clone(), o, &ocw, negate);
+                for (j0, len) in [
+                    (0, 200),
+                    (0, 8),
+                    (3, 5),
+                    (5, 37),
+                    (8, 64),
+                    (13, 150),
+                    (16, 184),
+                    (199, 1),
+                ] {
+                    let what = format!("o = {o}, negate {negate}, from {j0}, {len} words");
+                    let mut fast = vec![Z64(0); len];
+                    let mut slow = vec![Z64(0); len];
+                    h.decode_t(j0, &mut fast);
+                    h.decode_each(&h.a, &h.sel_t, j0, &mut slow);
+                    assert_eq!(fast, slow, "t, {what}");
+                    for (i, &y) in fast.iter().enumerate() {
+                        let j = j0 + i;
+                        let c = if flags[j / k] == 1 {
+                            ocw[j % k]
+                        } else {
+                            Z64(0)
+                        };
+                        let want = raw[j] + c;
+                        assert_eq!(y, if negate { -want } else { want }, "t, {what}");
+                    }
+                    h.decode_v(j0, &mut fast);
+                    h.decode_each(&h.v, &h.sel_v, j0, &mut slow);
+                    assert_eq!(fast, slow, "v, {what}");
+                    for (i, &y) in fast.iter().enumerate() {
+                        let j = j0 + i;
+                        let c = if flags[j / k] == 1 {
+                            ocw[k + j % k]
+                        } else {
+                            Z64(0)
+                        };
+                        let want = v[j] + c;
+                        assert_eq!(y, if negate { -want } else { want }, "v, {what}");
+                    }
                 }
             }
         }

@@ -4,7 +4,7 @@
 //! halves P2 needs handed to P2.
 //!
 //! A batch of `m` operations generates `3m` DPFs in parallel. The domain is `2^h` leaves
-//! (`h = ⌈log2 n⌉`); the tree is expanded `L = h − o` levels (`o = min(3, h)`), and each node at
+//! (`h = ⌈log2 n⌉`); the tree is expanded `L = h − o` levels (`o = min(4, h)`), and each node at
 //! depth `L` (an *output node*) yields its `K = 2^o` leaves directly (the Half-Tree output stage
 //! of the DPF crate, distributed):
 //!
@@ -57,7 +57,15 @@ use crate::word::{DuoWord, tweak};
 pub(crate) const DPFS: usize = 3;
 
 /// Tree levels folded into the output stage (at most).
-pub(crate) const OUT_BITS: usize = 3;
+pub(crate) const OUT_BITS: usize = 4;
+
+/// Lanes of the output stage's running sums: one per slot of a batch, or per slot of a node
+/// when a node has more slots than a batch has blocks.
+const LANES: usize = if (1 << OUT_BITS) > BATCH {
+    1 << OUT_BITS
+} else {
+    BATCH
+};
 
 /// Bilinear products per DPF: `u_0 ⊛ u_1`, `u_0 ⊛ ρ_1u_1`, `ρ_0u_0 ⊛ u_1`.
 const BILINEAR: usize = 3;
@@ -240,11 +248,13 @@ struct Conv<'a, W> {
 /// The output stage: for output nodes `c.nodes`, the raw words of each of their `2^o` slots
 /// into `c.a` and `c.v`, each node's flag into `c.flags`, and the sums.
 fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
+    debug_assert!(o <= OUT_BITS);
     if c.v.is_none() && W::TWO_PER_BLOCK && o > 0 {
         // Flag words only: two slots per hash block.
         return match o {
             1 => convert_pairs::<W, 1>(c),
             2 => convert_pairs::<W, 2>(c),
+            3 => convert_pairs::<W, 3>(c),
             _ => convert_pairs::<W, OUT_BITS>(c),
         };
     }
@@ -252,10 +262,12 @@ fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
         (0, true) => convert_fixed::<W, 0, true>(c),
         (1, true) => convert_fixed::<W, 1, true>(c),
         (2, true) => convert_fixed::<W, 2, true>(c),
+        (3, true) => convert_fixed::<W, 3, true>(c),
         (_, true) => convert_fixed::<W, OUT_BITS, true>(c),
         (0, false) => convert_fixed::<W, 0, false>(c),
         (1, false) => convert_fixed::<W, 1, false>(c),
         (2, false) => convert_fixed::<W, 2, false>(c),
+        (3, false) => convert_fixed::<W, 3, false>(c),
         (_, false) => convert_fixed::<W, OUT_BITS, false>(c),
     }
 }
@@ -317,6 +329,9 @@ fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>)
     let fk = fixed_key();
     let k = 1usize << O;
     node_flags(nodes, first_node, flags, sums);
+    if k > BATCH {
+        return convert_fixed_wide::<W, O, WITH_V>(nodes, first_node, with_index, a, v, sums);
+    }
     let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
     let per = BATCH >> O;
     let whole = nodes.len() / per;
@@ -397,6 +412,9 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
     let fk = fixed_key();
     let k = 1usize << O;
     node_flags(nodes, first_node, flags, sums);
+    if k / 2 > BATCH {
+        return convert_pairs_wide::<W, O>(nodes, first_node, with_index, a, sums);
+    }
     // Blocks per node: 2^(O−1); block b of a batch is pair (b mod 2^(O−1)) of node b >> (O − 1).
     let tweaks: [Block; BATCH] = std::array::from_fn(|b| tweak((b & (k / 2 - 1)) as u64, 0));
     let per = OUT >> O;
@@ -446,6 +464,144 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
     sums.ia += ia;
     for i in 0..OUT {
         sums.a[i & (k - 1)] += sa[i];
+    }
+}
+
+// The wide output stages below handle nodes of 16 slots (two hash calls per node).
+const _: () = assert!(OUT_BITS <= 4, "wider output stages need more lane arrays");
+
+/// One hash call of a wide output stage: slots `8b..8b + 8` of node `q` (`tw` their tweaks),
+/// their words into `a` (and `v`), their running sums into the lane arrays `sa`, `sv`; returns
+/// the flag words.
+#[inline(always)]
+fn wide_call<W: DuoWord, const WITH_V: bool>(
+    q: Block,
+    b: usize,
+    tw: &[Block; BATCH],
+    a: &mut [W],
+    v: &mut [W],
+    sa: &mut [W; BATCH],
+    sv: &mut [W; BATCH],
+) -> [W; BATCH] {
+    let fk = fixed_key();
+    let mut blk: [Block; BATCH] = std::array::from_fn(|i| q ^ tw[i]);
+    fk.ccr8(&mut blk);
+    let mut words = [W::ZERO; BATCH];
+    let mut values = [W::ZERO; BATCH];
+    for i in 0..BATCH {
+        let (x, y) = W::leaf_words(fk, q, (b * BATCH + i) as u64, blk[i]);
+        words[i] = x;
+        values[i] = y;
+        sa[i] += x;
+        sv[i] += y;
+    }
+    a.copy_from_slice(&words);
+    if WITH_V {
+        v.copy_from_slice(&values);
+    }
+    words
+}
+
+/// [`convert_fixed`] for nodes of 16 slots (`O = 4`): two hash calls per node, each with its own
+/// lane arrays (kept in registers, as in the narrow stage); the node is the unit of the
+/// index-weighted sum.
+#[inline(always)]
+fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool>(
+    nodes: &[Block],
+    first_node: usize,
+    with_index: bool,
+    a: &mut [W],
+    v: &mut [W],
+    sums: &mut Sums<W>,
+) {
+    const K: usize = 2 * BATCH;
+    debug_assert_eq!(1usize << O, K);
+    let tw0: [Block; BATCH] = std::array::from_fn(|i| tweak(i as u64, 0));
+    let tw1: [Block; BATCH] = std::array::from_fn(|i| tweak((BATCH + i) as u64, 0));
+    let (mut sa0, mut sa1, mut sv0, mut sv1) = (
+        [W::ZERO; BATCH],
+        [W::ZERO; BATCH],
+        [W::ZERO; BATCH],
+        [W::ZERO; BATCH],
+    );
+    let mut ia = W::ZERO;
+    let first_leaf = first_node << O;
+    let mut no_v: [W; K] = [W::ZERO; K];
+    for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(K)).enumerate() {
+        let vc: &mut [W] = if WITH_V {
+            &mut v[r * K..(r + 1) * K]
+        } else {
+            &mut no_v
+        };
+        let (a0, a1) = ac.split_at_mut(BATCH);
+        let (v0, v1) = vc.split_at_mut(BATCH);
+        let t0 = wide_call::<W, WITH_V>(q, 0, &tw0, a0, v0, &mut sa0, &mut sv0);
+        let t1 = wide_call::<W, WITH_V>(q, 1, &tw1, a1, v1, &mut sa1, &mut sv1);
+        if with_index {
+            // §2.7: Σ x·a[x], node by node; the slots' offsets are added once below.
+            let total = t0.iter().chain(&t1).fold(W::ZERO, |acc, &x| acc + x);
+            ia += W::from_u64((first_leaf + r * K) as u64) * total;
+        }
+    }
+    let sa: [W; K] = std::array::from_fn(|j| if j < BATCH { sa0[j] } else { sa1[j - BATCH] });
+    let sv: [W; K] = std::array::from_fn(|j| if j < BATCH { sv0[j] } else { sv1[j - BATCH] });
+    if with_index {
+        ia += lane_weighted(&sa);
+    }
+    sums.ia += ia;
+    for j in 0..K {
+        sums.a[j] += sa[j];
+        sums.v[j] += sv[j];
+    }
+}
+
+/// [`convert_pairs`] when a node has more blocks than a hash call (`2^(O−1) > 8`): each node
+/// takes `2^(O−1) / 8` calls and lane `j` of the running sums is slot `j`.
+#[inline(always)]
+fn convert_pairs_wide<W: DuoWord, const O: usize>(
+    nodes: &[Block],
+    first_node: usize,
+    with_index: bool,
+    a: &mut [W],
+    sums: &mut Sums<W>,
+) {
+    const OUT: usize = 2 * BATCH;
+    let fk = fixed_key();
+    let k = 1usize << O;
+    let tweaks: [Block; LANES] = std::array::from_fn(|m| tweak((m & (k / 2 - 1)) as u64, 0));
+    let mut sa = [W::ZERO; LANES];
+    let mut ia = W::ZERO;
+    let first_leaf = first_node << O;
+    for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(k)).enumerate() {
+        let mut node_total = W::ZERO;
+        for b in 0..k / OUT {
+            let at = b * BATCH;
+            let mut blk: [Block; BATCH] = std::array::from_fn(|i| q ^ tweaks[at + i]);
+            fk.ccr8(&mut blk);
+            let mut words = [W::ZERO; OUT];
+            for i in 0..BATCH {
+                let (x, y) = W::leaf_words(fk, q, (at + i) as u64, blk[i]);
+                words[2 * i] = x;
+                words[2 * i + 1] = y;
+            }
+            for i in 0..OUT {
+                sa[2 * at + i] += words[i];
+            }
+            ac[2 * at..2 * at + OUT].copy_from_slice(&words);
+            if with_index {
+                node_total += words.iter().fold(W::ZERO, |acc, &x| acc + x);
+            }
+        }
+        if with_index {
+            ia += W::from_u64((first_leaf + r * k) as u64) * node_total;
+        }
+    }
+    if with_index {
+        ia += lane_weighted(&sa[..k]);
+    }
+    sums.ia += ia;
+    for j in 0..k {
+        sums.a[j] += sa[j];
     }
 }
 

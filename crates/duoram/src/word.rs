@@ -14,6 +14,10 @@ pub(crate) const fn tweak(j: u64, k: u64) -> Block {
     ((((k as u128) << 32) | (j as u128 + 1)) << 64) as Block
 }
 
+/// Added to a slot's number for the stream of its value word when that word needs its own
+/// stream (`Fp`): far above every slot number, so that no two streams of a node coincide.
+const VALUE_STREAM: u64 = 1 << 31;
+
 /// The block stream `CCR(leaf ⊕ T(j, k))`, k = 0, 1, …, with the first block precomputed.
 struct LeafStream<'a> {
     fk: &'a FixedKeyAes,
@@ -42,7 +46,7 @@ impl BlockSource for LeafStream<'_> {
 /// in the ring for a random label: they are drawn with [`Group::random_from`] from the circular
 /// correlation-robust hash stream `CCR(s ⊕ T(j, k))`, k = 0, 1, …. For `Z64` one hash block is
 /// split in two (`a` = low 64 bits, `v` = high 64 bits), one AES call per output; `Fp` draws
-/// each from its own stream (slot `j` and slot `j + 8`; rejection sampling needs one block
+/// each from its own stream (slot `j` and slot `j + 2^31`; rejection sampling needs one block
 /// almost always).
 pub trait DuoWord: IntegerWord {
     /// Whether reducing every additive share mod `2^h` gives additive shares mod `2^h` (true for
@@ -55,7 +59,7 @@ pub trait DuoWord: IntegerWord {
     /// (DPF #1) takes the flag words of two slots from one block: half the hashing.
     const TWO_PER_BLOCK: bool;
 
-    /// `(a_j(s), v_j(s))` for output slot `j < 8` of the output node `s`, given
+    /// `(a_j(s), v_j(s))` for output slot `j < 2^o` of the output node `s`, given
     /// `first = CCR(s ⊕ T(j, 0))`.
     fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Self, Self);
 
@@ -148,11 +152,11 @@ impl DuoWord for Fp {
             k: 1,
             first: Some(first),
         });
-        // The value word's stream uses the tweaks of slot j + 8 (slots are below 8).
+        // The value word's stream: the tweaks of slot j + 2^31, which no slot has.
         let v = Fp::random_from(&mut LeafStream {
             fk,
             leaf: node,
-            j: j + 8,
+            j: j + VALUE_STREAM,
             k: 0,
             first: None,
         });

@@ -101,7 +101,7 @@ fn online_costs_match_table_2() {
     }
 }
 
-/// Preprocessing: one batch of k operations costs h − 3 + 4 rounds whatever k is (three tree
+/// Preprocessing: one batch of k operations costs h − 4 + 4 rounds whatever k is (four tree
 /// levels are folded into the output stage), and bytes linear in k·h (key material only, no
 /// vector of length n).
 #[test]
@@ -115,8 +115,8 @@ fn preprocessing_is_logarithmic() {
             o.preprocess(k).unwrap();
             o.session().stats().clone()
         });
-        // h = 10 levels, 3 folded: L = 7 expanded levels, K = 8 leaves per output node.
-        let (l, kk) = (7u64, 8u64);
+        // h = 10 levels, 4 folded: L = 6 expanded levels, K = 16 leaves per output node.
+        let (l, kk) = (6u64, 16u64);
         let dpfs = 3 * k as u64;
         for (p, stats) in ALL.iter().zip(&per) {
             let (msgs, bytes, rounds) = costs(stats, "preprocess");
