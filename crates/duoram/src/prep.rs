@@ -330,7 +330,12 @@ fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>)
     let k = 1usize << O;
     node_flags(nodes, first_node, flags, sums);
     if k > BATCH {
-        return convert_fixed_wide::<W, O, WITH_V>(nodes, first_node, with_index, a, v, sums);
+        // The index sum keeps a node's words alive across its two hash calls: only when asked.
+        return if with_index {
+            convert_fixed_wide::<W, O, WITH_V, true>(nodes, first_node, a, v, sums)
+        } else {
+            convert_fixed_wide::<W, O, WITH_V, false>(nodes, first_node, a, v, sums)
+        };
     }
     let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
     let per = BATCH >> O;
@@ -506,10 +511,9 @@ fn wide_call<W: DuoWord, const WITH_V: bool>(
 /// lane arrays (kept in registers, as in the narrow stage); the node is the unit of the
 /// index-weighted sum.
 #[inline(always)]
-fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool>(
+fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool, const WITH_INDEX: bool>(
     nodes: &[Block],
     first_node: usize,
-    with_index: bool,
     a: &mut [W],
     v: &mut [W],
     sums: &mut Sums<W>,
@@ -537,7 +541,7 @@ fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool>(
         let (v0, v1) = vc.split_at_mut(BATCH);
         let t0 = wide_call::<W, WITH_V>(q, 0, &tw0, a0, v0, &mut sa0, &mut sv0);
         let t1 = wide_call::<W, WITH_V>(q, 1, &tw1, a1, v1, &mut sa1, &mut sv1);
-        if with_index {
+        if WITH_INDEX {
             // §2.7: Σ x·a[x], node by node; the slots' offsets are added once below.
             let total = t0.iter().chain(&t1).fold(W::ZERO, |acc, &x| acc + x);
             ia += W::from_u64((first_leaf + r * K) as u64) * total;
@@ -545,7 +549,7 @@ fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool>(
     }
     let sa: [W; K] = std::array::from_fn(|j| if j < BATCH { sa0[j] } else { sa1[j - BATCH] });
     let sv: [W; K] = std::array::from_fn(|j| if j < BATCH { sv0[j] } else { sv1[j - BATCH] });
-    if with_index {
+    if WITH_INDEX {
         ia += lane_weighted(&sa);
     }
     sums.ia += ia;
