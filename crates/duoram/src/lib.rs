@@ -79,17 +79,18 @@
 //!
 //! Measured with `doram bench duoram` (release, three parties as threads on the 2-vCPU
 //! development VM, otherwise idle, random mix of READ/UPDATE/WRITE, preprocessing just in time,
-//! one triple per operation), medians of 2–3 runs, ms per operation:
+//! one triple per operation; 256 / 128 / 48 / 24 operations at 2^16 / 2^18 / 2^20 / 2^22),
+//! medians of 2–3 runs, ms per operation:
 //!
 //! | n | preprocessing | READ | UPDATE | WRITE |
 //! |---|---|---|---|---|
-//! | 2^16 | 3.65 | 0.94 | 1.53 | 2.09 |
-//! | 2^18 | 12.1 | 3.32 | 4.28 | 7.47 |
-//! | 2^20 | 39.6 | 11.6 | 16.3 | 27.0 |
-//! | 2^22 | 155–162 | 43 | 54 | 90–102 |
+//! | 2^16 | 3.33 | 0.83 | 1.21 | 1.84 |
+//! | 2^18 | 11.1 | 3.12 | 4.22 | 7.18 |
+//! | 2^20 | 36.5 | 11.1 | 15.9 | 26.1 |
+//! | 2^22 | 132 / 137 | 38 / 41 | 55 | 83 / 88 |
 //!
 //! The preprocessing is fixed-key AES (one CCR call per leaf of DPFs #2 and #3, one per two
-//! leaves of DPF #1, one per tree node: about 8 M calls per operation at 2^20 for the three
+//! leaves of DPF #1, one per tree node: about 7.5 M calls per operation at 2^20 for the three
 //! parties together) plus storing two words per leaf; the online phase streams the stored words
 //! once per operation. Batched preprocessing (`--preprocess --chunk 16`) is slower than just in
 //! time on this machine (3.3 ms at 2^16, 16 ms at 2^18): a batch's material leaves the caches
