@@ -59,14 +59,6 @@ pub(crate) const DPFS: usize = 3;
 /// Tree levels folded into the output stage (at most).
 pub(crate) const OUT_BITS: usize = 4;
 
-/// Lanes of the output stage's running sums: one per slot of a batch, or per slot of a node
-/// when a node has more slots than a batch has blocks.
-const LANES: usize = if (1 << OUT_BITS) > BATCH {
-    1 << OUT_BITS
-} else {
-    BATCH
-};
-
 /// Bilinear products per DPF: `u_0 ⊛ u_1`, `u_0 ⊛ ρ_1u_1`, `ρ_0u_0 ⊛ u_1`.
 const BILINEAR: usize = 3;
 
@@ -337,7 +329,8 @@ fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>)
             convert_fixed_wide::<W, O, WITH_V, false>(nodes, first_node, a, v, sums)
         };
     }
-    let tweaks: [Block; BATCH] = std::array::from_fn(|i| tweak((i & (k - 1)) as u64, 0));
+    let slots: [u64; BATCH] = std::array::from_fn(|i| (i & (k - 1)) as u64);
+    let tweaks: [Block; BATCH] = slots.map(|j| tweak(j, 0));
     let per = BATCH >> O;
     let whole = nodes.len() / per;
     let mut sa = [W::ZERO; BATCH];
@@ -351,21 +344,13 @@ fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>)
         .zip(a_head.chunks_exact_mut(BATCH))
         .enumerate()
     {
-        let mut blk: [Block; BATCH] = std::array::from_fn(|i| qs[i >> O] ^ tweaks[i]);
-        fk.ccr8(&mut blk);
-        let mut words = [W::ZERO; BATCH];
-        let mut values = [W::ZERO; BATCH];
-        for i in 0..BATCH {
-            let (x, y) = W::leaf_words(fk, qs[i >> O], (i & (k - 1)) as u64, blk[i]);
-            words[i] = x;
-            values[i] = y;
-            sa[i] += x;
-            sv[i] += y;
-        }
-        ac.copy_from_slice(&words);
-        if WITH_V {
-            v[g * BATCH..(g + 1) * BATCH].copy_from_slice(&values);
-        }
+        let inputs: [Block; BATCH] = std::array::from_fn(|i| qs[i >> O]);
+        let vc = if WITH_V {
+            &mut v[g * BATCH..(g + 1) * BATCH]
+        } else {
+            &mut []
+        };
+        let words = hash_batch::<W, WITH_V>(&inputs, &slots, &tweaks, ac, vc, &mut sa, &mut sv);
         if with_index {
             // §2.7: Σ x·a[x], batch by batch while the words are in registers.
             ia += batch_weighted(first_leaf + g * BATCH, &words);
@@ -417,9 +402,6 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
     let fk = fixed_key();
     let k = 1usize << O;
     node_flags(nodes, first_node, flags, sums);
-    if k / 2 > BATCH {
-        return convert_pairs_wide::<W, O>(nodes, first_node, with_index, a, sums);
-    }
     // Blocks per node: 2^(O−1); block b of a batch is pair (b mod 2^(O−1)) of node b >> (O − 1).
     let tweaks: [Block; BATCH] = std::array::from_fn(|b| tweak((b & (k / 2 - 1)) as u64, 0));
     let per = OUT >> O;
@@ -475,13 +457,13 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
 // The wide output stages below handle nodes of 16 slots (two hash calls per node).
 const _: () = assert!(OUT_BITS <= 4, "wider output stages need more lane arrays");
 
-/// One hash call of a wide output stage: slots `8b..8b + 8` of node `q` (`tw` their tweaks),
-/// their words into `a` (and `v`), their running sums into the lane arrays `sa`, `sv`; returns
-/// the flag words.
+/// One hash call of the output stage: block `i` hashes output node `inputs[i]` with `tw[i]`,
+/// the tweak of its slot `slots[i]`; the words go to `a` (and `v`), their running sums to the
+/// lane arrays `sa`, `sv`; returns the flag words.
 #[inline(always)]
-fn wide_call<W: DuoWord, const WITH_V: bool>(
-    q: Block,
-    b: usize,
+fn hash_batch<W: DuoWord, const WITH_V: bool>(
+    inputs: &[Block; BATCH],
+    slots: &[u64; BATCH],
     tw: &[Block; BATCH],
     a: &mut [W],
     v: &mut [W],
@@ -489,12 +471,12 @@ fn wide_call<W: DuoWord, const WITH_V: bool>(
     sv: &mut [W; BATCH],
 ) -> [W; BATCH] {
     let fk = fixed_key();
-    let mut blk: [Block; BATCH] = std::array::from_fn(|i| q ^ tw[i]);
+    let mut blk: [Block; BATCH] = std::array::from_fn(|i| inputs[i] ^ tw[i]);
     fk.ccr8(&mut blk);
     let mut words = [W::ZERO; BATCH];
     let mut values = [W::ZERO; BATCH];
     for i in 0..BATCH {
-        let (x, y) = W::leaf_words(fk, q, (b * BATCH + i) as u64, blk[i]);
+        let (x, y) = W::leaf_words(fk, inputs[i], slots[i], blk[i]);
         words[i] = x;
         values[i] = y;
         sa[i] += x;
@@ -520,8 +502,9 @@ fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool, const WITH
 ) {
     const K: usize = 2 * BATCH;
     debug_assert_eq!(1usize << O, K);
-    let tw0: [Block; BATCH] = std::array::from_fn(|i| tweak(i as u64, 0));
-    let tw1: [Block; BATCH] = std::array::from_fn(|i| tweak((BATCH + i) as u64, 0));
+    let slots0: [u64; BATCH] = std::array::from_fn(|i| i as u64);
+    let slots1: [u64; BATCH] = slots0.map(|j| j + BATCH as u64);
+    let (tw0, tw1) = (slots0.map(|j| tweak(j, 0)), slots1.map(|j| tweak(j, 0)));
     let (mut sa0, mut sa1, mut sv0, mut sv1) = (
         [W::ZERO; BATCH],
         [W::ZERO; BATCH],
@@ -539,8 +522,9 @@ fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool, const WITH
         };
         let (a0, a1) = ac.split_at_mut(BATCH);
         let (v0, v1) = vc.split_at_mut(BATCH);
-        let t0 = wide_call::<W, WITH_V>(q, 0, &tw0, a0, v0, &mut sa0, &mut sv0);
-        let t1 = wide_call::<W, WITH_V>(q, 1, &tw1, a1, v1, &mut sa1, &mut sv1);
+        let qs = [q; BATCH];
+        let t0 = hash_batch::<W, WITH_V>(&qs, &slots0, &tw0, a0, v0, &mut sa0, &mut sv0);
+        let t1 = hash_batch::<W, WITH_V>(&qs, &slots1, &tw1, a1, v1, &mut sa1, &mut sv1);
         if WITH_INDEX {
             // §2.7: Σ x·a[x], node by node; the slots' offsets are added once below.
             let total = t0.iter().chain(&t1).fold(W::ZERO, |acc, &x| acc + x);
@@ -556,56 +540,6 @@ fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool, const WITH
     for j in 0..K {
         sums.a[j] += sa[j];
         sums.v[j] += sv[j];
-    }
-}
-
-/// [`convert_pairs`] when a node has more blocks than a hash call (`2^(O−1) > 8`): each node
-/// takes `2^(O−1) / 8` calls and lane `j` of the running sums is slot `j`.
-#[inline(always)]
-fn convert_pairs_wide<W: DuoWord, const O: usize>(
-    nodes: &[Block],
-    first_node: usize,
-    with_index: bool,
-    a: &mut [W],
-    sums: &mut Sums<W>,
-) {
-    const OUT: usize = 2 * BATCH;
-    let fk = fixed_key();
-    let k = 1usize << O;
-    let tweaks: [Block; LANES] = std::array::from_fn(|m| tweak((m & (k / 2 - 1)) as u64, 0));
-    let mut sa = [W::ZERO; LANES];
-    let mut ia = W::ZERO;
-    let first_leaf = first_node << O;
-    for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(k)).enumerate() {
-        let mut node_total = W::ZERO;
-        for b in 0..k / OUT {
-            let at = b * BATCH;
-            let mut blk: [Block; BATCH] = std::array::from_fn(|i| q ^ tweaks[at + i]);
-            fk.ccr8(&mut blk);
-            let mut words = [W::ZERO; OUT];
-            for i in 0..BATCH {
-                let (x, y) = W::leaf_words(fk, q, (at + i) as u64, blk[i]);
-                words[2 * i] = x;
-                words[2 * i + 1] = y;
-            }
-            for i in 0..OUT {
-                sa[2 * at + i] += words[i];
-            }
-            ac[2 * at..2 * at + OUT].copy_from_slice(&words);
-            if with_index {
-                node_total += words.iter().fold(W::ZERO, |acc, &x| acc + x);
-            }
-        }
-        if with_index {
-            ia += W::from_u64((first_leaf + r * k) as u64) * node_total;
-        }
-    }
-    if with_index {
-        ia += lane_weighted(&sa[..k]);
-    }
-    sums.ia += ia;
-    for j in 0..k {
-        sums.a[j] += sa[j];
     }
 }
 
