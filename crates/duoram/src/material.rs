@@ -303,31 +303,26 @@ mod tests {
                     let what = format!("o = {o}, negate {negate}, from {j0}, {len} words");
                     let mut fast = vec![Z64(0); len];
                     let mut slow = vec![Z64(0); len];
-                    h.decode_t(j0, &mut fast);
-                    h.decode_each(&h.a, &h.sel_t, j0, &mut slow);
-                    assert_eq!(fast, slow, "t, {what}");
-                    for (i, &y) in fast.iter().enumerate() {
-                        let j = j0 + i;
-                        let c = if flags[j / k] == 1 {
-                            ocw[j % k]
+                    // The flag words (corrections ocw[..k]), then the value words (ocw[k..]).
+                    for (name, words, sel, at) in [("t", &raw, &h.sel_t, 0), ("v", &v, &h.sel_v, k)]
+                    {
+                        if at == 0 {
+                            h.decode_t(j0, &mut fast);
                         } else {
-                            Z64(0)
-                        };
-                        let want = raw[j] + c;
-                        assert_eq!(y, if negate { -want } else { want }, "t, {what}");
-                    }
-                    h.decode_v(j0, &mut fast);
-                    h.decode_each(&h.v, &h.sel_v, j0, &mut slow);
-                    assert_eq!(fast, slow, "v, {what}");
-                    for (i, &y) in fast.iter().enumerate() {
-                        let j = j0 + i;
-                        let c = if flags[j / k] == 1 {
-                            ocw[k + j % k]
-                        } else {
-                            Z64(0)
-                        };
-                        let want = v[j] + c;
-                        assert_eq!(y, if negate { -want } else { want }, "v, {what}");
+                            h.decode_v(j0, &mut fast);
+                        }
+                        h.decode_each(words, sel, j0, &mut slow);
+                        assert_eq!(fast, slow, "{name}, {what}");
+                        for (i, &y) in fast.iter().enumerate() {
+                            let j = j0 + i;
+                            let c = if flags[j / k] == 1 {
+                                ocw[at + j % k]
+                            } else {
+                                Z64(0)
+                            };
+                            let want = words[j] + c;
+                            assert_eq!(y, if negate { -want } else { want }, "{name}, {what}");
+                        }
                     }
                 }
             }
