@@ -20,16 +20,18 @@
 //! * [`FixedKeyAes::tccr`]: `π(π(x) ⊕ i) ⊕ π(x)`, a tweakable circular correlation-robust hash
 //!   with tweak `i` (GKWY20 §7.4).
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-use aes::Aes128Enc;
-#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-use aes::cipher::generic_array::GenericArray;
-#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-use aes::cipher::{BlockEncrypt, KeyInit};
 use std::sync::LazyLock;
 
+// The backend: AES-NI directly when the build has the `aes` target feature, else the `aes`
+// crate. Both modules have the same interface (`RoundKeys`).
 #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
 mod ni;
+#[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+use ni::RoundKeys;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+mod portable;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+use portable::RoundKeys;
 
 /// A 128-bit block, little-endian: bit 0 (the "lsb") is bit 0 of byte 0.
 pub type Block = u128;
@@ -96,20 +98,6 @@ pub fn batches<T>(xs: &[T]) -> (impl Iterator<Item = &[T; BATCH]>, &[T]) {
     (it, tail)
 }
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-#[inline(always)]
-fn to_ga(x: Block) -> GenericArray<u8, aes::cipher::consts::U16> {
-    GenericArray::from(x.to_le_bytes())
-}
-
-#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-#[inline(always)]
-fn from_ga(b: &GenericArray<u8, aes::cipher::consts::U16>) -> Block {
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(b.as_slice());
-    u128::from_le_bytes(bytes)
-}
-
 /// AES-128 encryption under one key (hardware AES when available).
 ///
 /// With the `aes` target feature enabled at build time (the workspace builds with
@@ -117,10 +105,7 @@ fn from_ga(b: &GenericArray<u8, aes::cipher::consts::U16>) -> Block {
 /// otherwise through the `aes` crate, which selects AES-NI at run time when the CPU has it.
 #[derive(Clone)]
 pub struct Aes128Cipher {
-    #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
-    keys: ni::RoundKeys,
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-    inner: Aes128Enc,
+    keys: RoundKeys,
 }
 
 impl std::fmt::Debug for Aes128Cipher {
@@ -134,44 +119,20 @@ impl Aes128Cipher {
     /// The cipher keyed with `key`.
     pub fn new(key: [u8; 16]) -> Self {
         Aes128Cipher {
-            #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
-            keys: ni::RoundKeys::new(key),
-            #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-            inner: Aes128Enc::new(&GenericArray::from(key)),
+            keys: RoundKeys::new(key),
         }
     }
 
     /// Encrypts one block.
     #[inline]
     pub fn encrypt(&self, x: Block) -> Block {
-        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
-        {
-            u128::from(self.keys.encrypt1(x.into()))
-        }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-        {
-            let mut b = to_ga(x);
-            self.inner.encrypt_block(&mut b);
-            from_ga(&b)
-        }
+        self.keys.encrypt(x)
     }
 
     /// Encrypts exactly [`BATCH`] blocks in place; the unit every other batch function uses.
     #[inline]
     pub fn encrypt8(&self, xs: &mut [Block; BATCH]) {
-        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
-        {
-            self.keys.encrypt8_blocks(xs);
-        }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-        {
-            let mut b: [GenericArray<u8, aes::cipher::consts::U16>; BATCH] =
-                std::array::from_fn(|i| to_ga(xs[i]));
-            self.inner.encrypt_blocks(&mut b);
-            for (x, y) in xs.iter_mut().zip(b.iter()) {
-                *x = from_ga(y);
-            }
-        }
+        self.keys.encrypt8(xs)
     }
 
     /// Encrypts every block of `xs` in place, [`BATCH`] at a time.
@@ -244,30 +205,13 @@ impl FixedKeyAes {
     /// [`cr`](Self::cr) on [`BATCH`] blocks in place.
     #[inline]
     pub fn cr8(&self, xs: &mut [Block; BATCH]) {
-        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
-        self.pi.keys.cr8(xs);
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-        {
-            let orig = *xs;
-            self.pi8(xs);
-            for (y, x) in xs.iter_mut().zip(orig) {
-                *y ^= x;
-            }
-        }
+        self.pi.keys.cr8(xs)
     }
 
     /// [`ccr`](Self::ccr) on [`BATCH`] blocks in place.
     #[inline]
     pub fn ccr8(&self, xs: &mut [Block; BATCH]) {
-        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
-        self.pi.keys.ccr8(xs);
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-        {
-            for x in xs.iter_mut() {
-                *x = sigma(*x);
-            }
-            self.cr8(xs);
-        }
+        self.pi.keys.ccr8(xs)
     }
 
     /// [`cr`](Self::cr) on every block of `xs`, in place.

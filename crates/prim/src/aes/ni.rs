@@ -54,19 +54,19 @@ impl RoundKeys {
 
     /// Encrypts one block.
     #[inline(always)]
-    pub(super) fn encrypt1(&self, x: m128i) -> m128i {
+    pub(super) fn encrypt(&self, x: Block) -> Block {
         let k = &self.0;
-        let mut b = x ^ k[0];
+        let mut b = m128i::from(x) ^ k[0];
         for rk in &k[1..10] {
             b = aes_encrypt_m128i(b, *rk);
         }
-        aes_encrypt_last_m128i(b, k[10])
+        u128::from(aes_encrypt_last_m128i(b, k[10]))
     }
 
     /// Encrypts [`BATCH`] blocks, round by round across the blocks (the cipher's latency is
     /// several cycles per round, its throughput one round per cycle).
     #[inline(always)]
-    pub(super) fn encrypt8(&self, x: [m128i; BATCH]) -> [m128i; BATCH] {
+    fn encrypt8_regs(&self, x: [m128i; BATCH]) -> [m128i; BATCH] {
         let k = &self.0;
         let mut b: [m128i; BATCH] = std::array::from_fn(|i| x[i] ^ k[0]);
         for rk in &k[1..10] {
@@ -79,8 +79,8 @@ impl RoundKeys {
 
     /// Encrypts [`BATCH`] blocks in place.
     #[inline(always)]
-    pub(super) fn encrypt8_blocks(&self, xs: &mut [Block; BATCH]) {
-        let c = self.encrypt8(xs.map(m128i::from));
+    pub(super) fn encrypt8(&self, xs: &mut [Block; BATCH]) {
+        let c = self.encrypt8_regs(xs.map(m128i::from));
         *xs = c.map(u128::from);
     }
 
@@ -88,7 +88,7 @@ impl RoundKeys {
     #[inline(always)]
     pub(super) fn cr8(&self, xs: &mut [Block; BATCH]) {
         let x = xs.map(m128i::from);
-        let c = self.encrypt8(x);
+        let c = self.encrypt8_regs(x);
         *xs = std::array::from_fn(|i| u128::from(c[i] ^ x[i]));
     }
 
@@ -96,7 +96,7 @@ impl RoundKeys {
     #[inline(always)]
     pub(super) fn ccr8(&self, xs: &mut [Block; BATCH]) {
         let s = xs.map(|x| sigma(m128i::from(x)));
-        let c = self.encrypt8(s);
+        let c = self.encrypt8_regs(s);
         *xs = std::array::from_fn(|i| u128::from(c[i] ^ s[i]));
     }
 }
