@@ -77,15 +77,9 @@ pub const LOCAL_PORTS: std::ops::Range<u16> = 20_000..32_768;
 
 /// A listener on a random free port of [`LOCAL_PORTS`] (a few dozen draws at most).
 fn free_local_port() -> Result<TcpListener, NetError> {
-    use std::hash::{BuildHasher, Hasher};
-    let span = u64::from(LOCAL_PORTS.end - LOCAL_PORTS.start);
     let mut last = None;
     for _ in 0..64 {
-        // A fresh random value per draw from the standard library's per-process hash keys.
-        let r = std::collections::hash_map::RandomState::new()
-            .build_hasher()
-            .finish();
-        let port = LOCAL_PORTS.start + (r % span) as u16;
+        let port = rand::random_range(LOCAL_PORTS);
         match TcpListener::bind(("127.0.0.1", port)) {
             Ok(l) => return Ok(l),
             Err(e) => last = Some(e),

@@ -301,10 +301,8 @@ impl Session {
             abort: AtomicBool::new(false),
             claimed: Mutex::new([false; PartyId::MAX_PARTIES]),
         });
-        let result = establish(config, &shared, listener);
-        // Stops the acceptor and any connector still retrying.
-        shared.abort.store(true, Ordering::SeqCst);
-        let (outgoing, incoming) = result?;
+        // `establish` stops the acceptor and any connector still retrying before it returns.
+        let (outgoing, incoming) = establish(config, &shared, listener)?;
 
         let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
         for (peer, (sink, acc)) in outgoing.into_iter().zip(incoming).enumerate() {
@@ -355,9 +353,10 @@ fn establish(
             })?
     };
     let result = run_setup(config, shared, tx, &rx);
-    // Close the listener before returning, whatever the outcome: a listener left open for a
-    // moment would take (and reset) the connections of a session that reuses this address
-    // right after, e.g. the next run on the same configuration.
+    // Stop the connectors still retrying, and close the listener before returning, whatever
+    // the outcome: a listener left open for a moment would take (and reset) the connections of
+    // a session that reuses this address right after, e.g. the next run on the same
+    // configuration.
     shared.abort.store(true, Ordering::SeqCst);
     drop(stop);
     if acceptor.join().is_err() {
