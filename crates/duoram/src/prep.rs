@@ -241,26 +241,16 @@ struct Conv<'a, W> {
 /// into `c.a` and `c.v`, each node's flag into `c.flags`, and the sums.
 fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     debug_assert!(o <= OUT_BITS);
-    if c.v.is_none() && W::TWO_PER_BLOCK && o > 0 {
-        // Flag words only: two slots per hash block.
-        return match o {
-            1 => convert_pairs::<W, 1>(c),
-            2 => convert_pairs::<W, 2>(c),
-            3 => convert_pairs::<W, 3>(c),
-            _ => convert_pairs::<W, OUT_BITS>(c),
-        };
+    if o < OUT_BITS {
+        // Trees of at most 8 leaves.
+        return convert_small(o, c);
     }
-    match (o, c.v.is_some()) {
-        (0, true) => convert_fixed::<W, 0, true>(c),
-        (1, true) => convert_fixed::<W, 1, true>(c),
-        (2, true) => convert_fixed::<W, 2, true>(c),
-        (3, true) => convert_fixed::<W, 3, true>(c),
-        (_, true) => convert_fixed::<W, OUT_BITS, true>(c),
-        (0, false) => convert_fixed::<W, 0, false>(c),
-        (1, false) => convert_fixed::<W, 1, false>(c),
-        (2, false) => convert_fixed::<W, 2, false>(c),
-        (3, false) => convert_fixed::<W, 3, false>(c),
-        (_, false) => convert_fixed::<W, OUT_BITS, false>(c),
+    match (c.v.is_some(), c.with_index) {
+        (false, _) if W::TWO_PER_BLOCK => convert_pairs(c),
+        (true, true) => convert_fixed::<W, true, true>(c),
+        (true, false) => convert_fixed::<W, true, false>(c),
+        (false, true) => convert_fixed::<W, false, true>(c),
+        (false, false) => convert_fixed::<W, false, false>(c),
     }
 }
 
@@ -284,16 +274,15 @@ fn node_flags<W: DuoWord>(
     sums.fq += W::from_u64(fq);
 }
 
-/// `first·Σ_i words[i]`: the part of `Σ x·a[x]` (§2.7) that the batch starting at global leaf
-/// `first` adds beyond its lanes' offsets (those are summed once, by [`lane_weighted`]).
+/// `first·Σ_i words[i]`: the part of `Σ x·a[x]` (§2.7) that the node starting at global leaf
+/// `first` adds beyond its slots' offsets (those are summed once, by [`lane_weighted`]).
 #[inline(always)]
 fn batch_weighted<W: DuoWord>(first: usize, words: &[W]) -> W {
     let total = words.iter().fold(W::ZERO, |acc, &x| acc + x);
     W::from_u64(first as u64) * total
 }
 
-/// `Σ_i i·lanes[i]`: the within-batch part of `Σ x·a[x]` when lane `i` always holds the output
-/// at offset `i` of its batch.
+/// `Σ_i i·lanes[i]`: the within-node part of `Σ x·a[x]` when lane `i` always holds slot `i`.
 fn lane_weighted<W: DuoWord>(lanes: &[W]) -> W {
     lanes
         .iter()
@@ -301,94 +290,63 @@ fn lane_weighted<W: DuoWord>(lanes: &[W]) -> W {
         .fold(W::ZERO, |acc, (i, &x)| acc + W::from_u64(i as u64) * x)
 }
 
-/// [`convert_outputs`] with `2^O` slots per node and whether the value words are kept known at
-/// compile time: one 8-block hash call per `8 / 2^O` nodes, with the batch's words, per-slot sums
-/// and weighted sums kept in registers (lane `i` of a batch always holds slot `i mod 2^O`, so the
-/// lanes are summed into slots once at the end), outputs written in order.
-#[inline(always)]
-fn convert_fixed<W: DuoWord, const O: usize, const WITH_V: bool>(c: Conv<'_, W>) {
+/// [`convert_outputs`] for trees shallower than [`OUT_BITS`] (`2^o ≤ 8` leaves in all), leaf by
+/// leaf, with the words the full-width stages would give: slot `j` from `CCR(s ⊕ T(j, 0))`, or
+/// for flag words only with [`DuoWord::TWO_PER_BLOCK`], slots `2m` and `2m + 1` from
+/// `CCR(s ⊕ T(m, 0))`.
+fn convert_small<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     let Conv {
         nodes,
         first_node,
         with_index,
         a,
-        v,
+        mut v,
         flags,
         sums,
     } = c;
-    let mut no_v: [W; 0] = [];
-    let v = v.unwrap_or(&mut no_v);
     let fk = fixed_key();
-    let k = 1usize << O;
+    let k = 1usize << o;
     node_flags(nodes, first_node, flags, sums);
-    if k > BATCH {
-        // The index sum keeps a node's words alive across its two hash calls: only when asked.
-        return if with_index {
-            convert_fixed_wide::<W, O, WITH_V, true>(nodes, first_node, a, v, sums)
-        } else {
-            convert_fixed_wide::<W, O, WITH_V, false>(nodes, first_node, a, v, sums)
-        };
-    }
-    let slots: [u64; BATCH] = std::array::from_fn(|i| (i & (k - 1)) as u64);
-    let tweaks: [Block; BATCH] = slots.map(|j| tweak(j, 0));
-    let per = BATCH >> O;
-    let whole = nodes.len() / per;
-    let mut sa = [W::ZERO; BATCH];
-    let mut sv = [W::ZERO; BATCH];
-    // Σ over batches of (the batch's first global leaf index) · (the batch's flag-word sum).
-    let mut ia = W::ZERO;
-    let first_leaf = first_node << O;
-    let (a_head, a_tail) = a.split_at_mut(whole * BATCH);
-    for (g, (qs, ac)) in nodes
-        .chunks_exact(per)
-        .zip(a_head.chunks_exact_mut(BATCH))
-        .enumerate()
-    {
-        let inputs: [Block; BATCH] = std::array::from_fn(|i| qs[i >> O]);
-        let vc = if WITH_V {
-            &mut v[g * BATCH..(g + 1) * BATCH]
-        } else {
-            &mut []
-        };
-        let words = hash_batch::<W, WITH_V>(&inputs, &slots, &tweaks, ac, vc, &mut sa, &mut sv);
+    let pairs = v.is_none() && W::TWO_PER_BLOCK && o > 0;
+    let mut put = |at: usize, j: usize, x: W| {
+        a[at] = x;
+        sums.a[j] += x;
         if with_index {
-            // §2.7: Σ x·a[x], batch by batch while the words are in registers.
-            ia += batch_weighted(first_leaf + g * BATCH, &words);
+            sums.ia += W::from_u64(((first_node << o) + at) as u64) * x;
         }
-    }
-    if with_index {
-        ia += lane_weighted(&sa);
-    }
-    // The last nodes (fewer than a batch).
-    for (r, &q) in nodes[whole * per..].iter().enumerate() {
-        for j in 0..k {
-            let b = fk.ccr(q ^ tweaks[j]);
-            let (x, y) = W::leaf_words(fk, q, j as u64, b);
-            let at = r * k + j;
-            a_tail[at] = x;
-            if WITH_V {
-                v[whole * BATCH + at] = y;
+    };
+    for (r, &q) in nodes.iter().enumerate() {
+        if pairs {
+            for m in 0..k / 2 {
+                let (x, y) = W::leaf_words(fk, q, m as u64, fk.ccr(q ^ tweak(m as u64, 0)));
+                put(r * k + 2 * m, 2 * m, x);
+                put(r * k + 2 * m + 1, 2 * m + 1, y);
             }
-            sa[j] += x;
-            sv[j] += y;
-            if with_index {
-                ia += W::from_u64((first_leaf + whole * BATCH + at) as u64) * x;
+        } else {
+            for j in 0..k {
+                let (x, y) = W::leaf_words(fk, q, j as u64, fk.ccr(q ^ tweak(j as u64, 0)));
+                put(r * k + j, j, x);
+                if let Some(v) = v.as_deref_mut() {
+                    v[r * k + j] = y;
+                    sums.v[j] += y;
+                }
             }
         }
-    }
-    sums.ia += ia;
-    for i in 0..BATCH {
-        sums.a[i & (k - 1)] += sa[i];
-        sums.v[i & (k - 1)] += sv[i];
     }
 }
 
+// The full-width stages below handle nodes of 16 slots: two 8-block hash calls per node, or
+// one when two slots share a block.
+const _: () = assert!(OUT_BITS == 4 && 1 << OUT_BITS == 2 * BATCH);
+
+/// Slots per output node in the full-width stages.
+const K: usize = 1 << OUT_BITS;
+
 /// [`convert_outputs`] for flag words only, with a ring whose [`DuoWord::leaf_words`] splits
 /// one hash block into two words: slots `2m` and `2m + 1` of node `s` take the two words of
-/// `CCR(s ⊕ T(m, 0))` — one hash call per two outputs, one 8-block call per 16 outputs. (Used
-/// for DPF #1 at the primaries, whose value words are never needed; both primaries use the same
-/// rule for it.)
-fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
+/// `CCR(s ⊕ T(m, 0))` — one 8-block hash call per node. (Used for DPF #1 at the primaries, whose
+/// value words are never needed; both primaries use the same rule for it.)
+fn convert_pairs<W: DuoWord>(c: Conv<'_, W>) {
     let Conv {
         nodes,
         first_node,
@@ -398,71 +356,45 @@ fn convert_pairs<W: DuoWord, const O: usize>(c: Conv<'_, W>) {
         sums,
         ..
     } = c;
-    const OUT: usize = 2 * BATCH;
     let fk = fixed_key();
-    let k = 1usize << O;
     node_flags(nodes, first_node, flags, sums);
-    // Blocks per node: 2^(O−1); block b of a batch is pair (b mod 2^(O−1)) of node b >> (O − 1).
-    let tweaks: [Block; BATCH] = std::array::from_fn(|b| tweak((b & (k / 2 - 1)) as u64, 0));
-    let per = OUT >> O;
-    let whole = nodes.len() / per;
-    let mut sa = [W::ZERO; OUT];
+    let tweaks: [Block; BATCH] = std::array::from_fn(|m| tweak(m as u64, 0));
+    let mut sa = [W::ZERO; K];
     let mut ia = W::ZERO;
-    let first_leaf = first_node << O;
-    let (a_head, a_tail) = a.split_at_mut(whole * OUT);
-    for (g, (qs, ac)) in nodes
-        .chunks_exact(per)
-        .zip(a_head.chunks_exact_mut(OUT))
-        .enumerate()
-    {
-        let mut blk: [Block; BATCH] = std::array::from_fn(|b| qs[b >> (O - 1)] ^ tweaks[b]);
+    let first_leaf = first_node * K;
+    for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(K)).enumerate() {
+        let mut blk: [Block; BATCH] = tweaks.map(|t| q ^ t);
         fk.ccr8(&mut blk);
-        let mut words = [W::ZERO; OUT];
-        for b in 0..BATCH {
-            let m = (b & (k / 2 - 1)) as u64;
-            let (x, y) = W::leaf_words(fk, qs[b >> (O - 1)], m, blk[b]);
-            words[2 * b] = x;
-            words[2 * b + 1] = y;
+        let mut words = [W::ZERO; K];
+        for m in 0..BATCH {
+            let (x, y) = W::leaf_words(fk, q, m as u64, blk[m]);
+            words[2 * m] = x;
+            words[2 * m + 1] = y;
         }
-        for i in 0..OUT {
-            sa[i] += words[i];
+        for j in 0..K {
+            sa[j] += words[j];
         }
         ac.copy_from_slice(&words);
         if with_index {
-            ia += batch_weighted(first_leaf + g * OUT, &words);
+            // §2.7: Σ x·a[x], node by node while the words are in registers.
+            ia += batch_weighted(first_leaf + r * K, &words);
         }
     }
     if with_index {
         ia += lane_weighted(&sa);
     }
-    for (r, &q) in nodes[whole * per..].iter().enumerate() {
-        for m in 0..k / 2 {
-            let b = fk.ccr(q ^ tweaks[m]);
-            let (x, y) = W::leaf_words(fk, q, m as u64, b);
-            for (j, w) in [(2 * m, x), (2 * m + 1, y)] {
-                a_tail[r * k + j] = w;
-                sa[j] += w;
-                if with_index {
-                    ia += W::from_u64((first_leaf + whole * OUT + r * k + j) as u64) * w;
-                }
-            }
-        }
-    }
     sums.ia += ia;
-    for i in 0..OUT {
-        sums.a[i & (k - 1)] += sa[i];
+    for j in 0..K {
+        sums.a[j] += sa[j];
     }
 }
 
-// The wide output stages below handle nodes of 16 slots (two hash calls per node).
-const _: () = assert!(OUT_BITS <= 4, "wider output stages need more lane arrays");
-
-/// One hash call of the output stage: block `i` hashes output node `inputs[i]` with `tw[i]`,
-/// the tweak of its slot `slots[i]`; the words go to `a` (and `v`), their running sums to the
-/// lane arrays `sa`, `sv`; returns the flag words.
+/// One hash call of [`convert_fixed`]: slots `slots[i]` of output node `q` (`tw` their
+/// tweaks); the words go to `a` (and `v`), their running sums to the lane arrays `sa`, `sv`;
+/// returns the flag words.
 #[inline(always)]
 fn hash_batch<W: DuoWord, const WITH_V: bool>(
-    inputs: &[Block; BATCH],
+    q: Block,
     slots: &[u64; BATCH],
     tw: &[Block; BATCH],
     a: &mut [W],
@@ -471,12 +403,12 @@ fn hash_batch<W: DuoWord, const WITH_V: bool>(
     sv: &mut [W; BATCH],
 ) -> [W; BATCH] {
     let fk = fixed_key();
-    let mut blk: [Block; BATCH] = std::array::from_fn(|i| inputs[i] ^ tw[i]);
+    let mut blk: [Block; BATCH] = tw.map(|t| q ^ t);
     fk.ccr8(&mut blk);
     let mut words = [W::ZERO; BATCH];
     let mut values = [W::ZERO; BATCH];
     for i in 0..BATCH {
-        let (x, y) = W::leaf_words(fk, inputs[i], slots[i], blk[i]);
+        let (x, y) = W::leaf_words(fk, q, slots[i], blk[i]);
         words[i] = x;
         values[i] = y;
         sa[i] += x;
@@ -489,19 +421,24 @@ fn hash_batch<W: DuoWord, const WITH_V: bool>(
     words
 }
 
-/// [`convert_fixed`] for nodes of 16 slots (`O = 4`): two hash calls per node, each with its own
-/// lane arrays (kept in registers, as in the narrow stage); the node is the unit of the
-/// index-weighted sum.
+/// [`convert_outputs`] with whether the value words are kept and whether the index sum is
+/// wanted known at compile time: two hash calls per node, each with its own lane arrays
+/// (kept in registers); the node is the unit of the index-weighted sum. (A run-time index flag
+/// would keep a node's words alive across its two calls, spilling them.)
 #[inline(always)]
-fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool, const WITH_INDEX: bool>(
-    nodes: &[Block],
-    first_node: usize,
-    a: &mut [W],
-    v: &mut [W],
-    sums: &mut Sums<W>,
-) {
-    const K: usize = 2 * BATCH;
-    debug_assert_eq!(1usize << O, K);
+fn convert_fixed<W: DuoWord, const WITH_V: bool, const WITH_INDEX: bool>(c: Conv<'_, W>) {
+    let Conv {
+        nodes,
+        first_node,
+        a,
+        v,
+        flags,
+        sums,
+        ..
+    } = c;
+    node_flags(nodes, first_node, flags, sums);
+    let mut no_v = [W::ZERO; K];
+    let v = v.unwrap_or(&mut no_v);
     let slots0: [u64; BATCH] = std::array::from_fn(|i| i as u64);
     let slots1: [u64; BATCH] = slots0.map(|j| j + BATCH as u64);
     let (tw0, tw1) = (slots0.map(|j| tweak(j, 0)), slots1.map(|j| tweak(j, 0)));
@@ -512,19 +449,17 @@ fn convert_fixed_wide<W: DuoWord, const O: usize, const WITH_V: bool, const WITH
         [W::ZERO; BATCH],
     );
     let mut ia = W::ZERO;
-    let first_leaf = first_node << O;
-    let mut no_v: [W; K] = [W::ZERO; K];
+    let first_leaf = first_node * K;
     for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(K)).enumerate() {
         let vc: &mut [W] = if WITH_V {
             &mut v[r * K..(r + 1) * K]
         } else {
-            &mut no_v
+            &mut v[..K]
         };
         let (a0, a1) = ac.split_at_mut(BATCH);
         let (v0, v1) = vc.split_at_mut(BATCH);
-        let qs = [q; BATCH];
-        let t0 = hash_batch::<W, WITH_V>(&qs, &slots0, &tw0, a0, v0, &mut sa0, &mut sv0);
-        let t1 = hash_batch::<W, WITH_V>(&qs, &slots1, &tw1, a1, v1, &mut sa1, &mut sv1);
+        let t0 = hash_batch::<W, WITH_V>(q, &slots0, &tw0, a0, v0, &mut sa0, &mut sv0);
+        let t1 = hash_batch::<W, WITH_V>(q, &slots1, &tw1, a1, v1, &mut sa1, &mut sv1);
         if WITH_INDEX {
             // §2.7: Σ x·a[x], node by node; the slots' offsets are added once below.
             let total = t0.iter().chain(&t1).fold(W::ZERO, |acc, &x| acc + x);
