@@ -5,12 +5,12 @@
 //!
 //! | party | holds | words |
 //! |---|---|---|
-//! | P_b (b = 0, 1) | ri_b; for k = 1, 2, 3: additive flags t_b^(k), leaf words v_b^(k), final-correction share F_b^(k) | `6·2^h + 4` |
+//! | P_b (b = 0, 1) | ri_b; for k = 1, 2, 3: additive flags t_b^(k), final-correction share F_b^(k); for k = 2, 3: leaf words v_b^(k) (DPF #1 serves only READs) | `5·2^h + 4` |
 //! | P2 | P0's half of DPF #2 and P1's half of DPF #3: (t, v) of each | `4·2^h` |
 //!
-//! With `Z64` words that is 48 MiB per operation at each primary and 32 MiB at P2 for
-//! `2^h = 2^20`; a READ uses only the t vectors, but an operation's type is not known when it
-//! is preprocessed.
+//! plus one flag byte per output node of each half. With `Z64` words that is 40 MiB per
+//! operation at each primary and 32 MiB at P2 for `2^h = 2^20`; a READ uses only the t vectors,
+//! but an operation's type is not known when it is preprocessed.
 
 use std::collections::VecDeque;
 
@@ -73,11 +73,11 @@ impl<W: DuoWord> Half<W> {
     }
 
     fn decode(&self, raw: &[W], sel: &[[W; SLOTS]; 2], j0: usize, out: &mut [W]) {
-        match self.o {
-            3 => self.decode_nodes::<8>(raw, sel, j0, out),
-            4 if SLOTS >= 16 => self.decode_nodes::<16>(raw, sel, j0, out),
-            5 if SLOTS >= 32 => self.decode_nodes::<32>(raw, sel, j0, out),
-            _ => self.decode_each(raw, sel, j0, out),
+        // Trees of at most 8 leaves (o < OUT_BITS) go word by word.
+        if self.o as usize == OUT_BITS {
+            self.decode_nodes::<SLOTS>(raw, sel, j0, out)
+        } else {
+            self.decode_each(raw, sel, j0, out)
         }
     }
 
