@@ -12,9 +12,9 @@
 //! (see [`min_ciphertext`]); headers, small frames and records that a foreign peer lets straddle
 //! two frames go through a small buffer instead.
 //!
-//! Measured on the 2-vCPU benchmark machine (Xeon 2.5 GHz, AES-NI and PCLMULQDQ, no VAES; the
-//! two vCPUs behave like hyperthreads of one core: two concurrent AES-GCM loops each run at
-//! about half the speed of one alone): ring seals and opens 16 KiB records with AES-128-GCM at
+//! Measured on the 2-vCPU benchmark machine (Xeon 2.5 GHz, AES-NI and PCLMULQDQ, no VAES; how
+//! much two busy vCPUs slow each other varies with the host: two concurrent AES-GCM loops once
+//! ran at about half the speed of one alone, two AES-NI loops later at full speed each): ring seals and opens 16 KiB records with AES-128-GCM at
 //! up to 4.2 GB/s on one core alone, ChaCha20-Poly1305 at 1.7 GB/s, so AES-128-GCM stays the
 //! preferred suite. Sending 1 GiB in 1 MiB frames, AES-GCM takes about half of all CPU time
 //! (split evenly between sealing and opening), the kernel's two socket copies about a fifth,
