@@ -14,9 +14,9 @@
 //!
 //! Measured on the 2-vCPU benchmark machine (Xeon 2.5 GHz, AES-NI and PCLMULQDQ, no VAES; how
 //! much two busy vCPUs slow each other varies with the host: two concurrent AES-GCM loops once
-//! ran at about half the speed of one alone, two AES-NI loops later at full speed each): ring seals and opens 16 KiB records with AES-128-GCM at
-//! up to 4.2 GB/s on one core alone, ChaCha20-Poly1305 at 1.7 GB/s, so AES-128-GCM stays the
-//! preferred suite. Sending 1 GiB in 1 MiB frames, AES-GCM takes about half of all CPU time
+//! ran at about half the speed of one alone, two AES-NI loops later at full speed each): ring
+//! seals and opens 16 KiB records with AES-128-GCM at up to 4.2 GB/s on one core alone,
+//! ChaCha20-Poly1305 at 1.7 GB/s, so AES-128-GCM stays the preferred suite. Sending 1 GiB in 1 MiB frames, AES-GCM takes about half of all CPU time
 //! (split evenly between sealing and opening), the kernel's two socket copies about a fifth,
 //! the sender's plaintext copy 7 %; reading into the frame removed the receiver's plaintext
 //! copy (7 % of the CPU time before). Throughput on loopback is 1.1–1.2 GB/s (best 1.67) with
@@ -51,7 +51,7 @@ const APPLICATION_DATA: u8 = 23;
 const ALERT: u8 = 21;
 const HANDSHAKE: u8 = 22;
 /// Sealed records buffered before one socket write (16 records).
-const WRITE_BATCH: usize = 16 * (HEADER + MAX_CONTENT + 1 + TAG);
+const WRITE_BATCH: usize = 16 * FULL_RECORD;
 /// Receive buffer for headers, small frames and records shared between frames: room for a
 /// few records per read system call. Large payloads bypass it (see [`RecordReader::append_to`]).
 const READ_BUFFER: usize = 64 << 10;
@@ -61,6 +61,8 @@ const DIRECT_MIN: usize = MAX_CONTENT;
 const DIRECT_CHUNK: usize = 256 << 10;
 /// Bytes a record adds to its content: header, content type and tag.
 const RECORD_OVERHEAD: usize = HEADER + 1 + TAG;
+/// Bytes of a full record on the wire.
+const FULL_RECORD: usize = MAX_CONTENT + RECORD_OVERHEAD;
 
 /// The least ciphertext that can carry `n` bytes of application data (records full to 2^14
 /// bytes, no padding). Reading no more than this for the rest of a frame never reads past the
@@ -815,10 +817,9 @@ mod direct_tests {
         // The small frame is one record; the big one's records are full (16 406 bytes on the
         // wire). Flip the last tag byte of the big frame's 20th record.
         let small_record = HEADER + FRAME_HEADER_BYTES + 100 + 1 + TAG;
-        let full = HEADER + MAX_CONTENT + 1 + TAG;
         for (flip, what) in [
-            (small_record + 20 * full - 1, "authentication"),
-            (small_record + 20 * full + 3, "length"),
+            (small_record + 20 * FULL_RECORD - 1, "authentication"),
+            (small_record + 20 * FULL_RECORD + 3, "length"),
         ] {
             let mut bad = wire.clone();
             bad[flip] ^= 1;
@@ -845,7 +846,7 @@ mod direct_tests {
             wire.extend(record(&mut k, c, APPLICATION_DATA, 0));
         }
         // Cut inside the fourth record: the frame is truncated.
-        let cut = 3 * (HEADER + MAX_CONTENT + 1 + TAG) + 100;
+        let cut = 3 * FULL_RECORD + 100;
         let sock = send_in_pieces(wire[..cut].to_vec(), &[100_000]);
         let mut r = RecordReader::new(keys(), sock, &[]);
         assert!(matches!(
@@ -853,7 +854,7 @@ mod direct_tests {
             Err(FrameError::Truncated { .. })
         ));
         // Cut at a record boundary: truncated too.
-        let cut = 3 * (HEADER + MAX_CONTENT + 1 + TAG);
+        let cut = 3 * FULL_RECORD;
         let sock = send_in_pieces(wire[..cut].to_vec(), &[100_000]);
         let mut r = RecordReader::new(keys(), sock, &[]);
         assert!(matches!(
