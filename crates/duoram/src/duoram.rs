@@ -86,6 +86,10 @@ pub struct Duoram<W: DuoWord> {
     state: State<W>,
     /// Vectors of consumed material, kept for the next preprocessing (see [`spare_limit`]).
     spare: Vec<Vec<W>>,
+    /// The most vectors of `2^h` words one preprocessing call has asked for so far: consumed
+    /// vectors are kept up to this many too, so that preprocessing in equal chunks reuses the
+    /// last chunk's memory however large the chunks (never more than that chunk held).
+    spare_peak: usize,
     /// The level buffers of the last preprocessing batch, kept for the next one.
     blocks: Vec<Vec<u128>>,
 }
@@ -93,7 +97,12 @@ pub struct Duoram<W: DuoWord> {
 /// Vectors of consumed material kept for reuse, at least: one operation's worth at a primary.
 const SPARE: usize = 6;
 
-/// Bytes of consumed material kept for reuse, at most (beyond [`SPARE`] vectors).
+/// Vectors of `2^h` words one operation's material holds at most (a primary's: flag words of
+/// three DPFs, value words of two).
+const VECTORS_PER_OP: usize = 5;
+
+/// Bytes of consumed material kept for reuse, at most (beyond [`SPARE`] vectors and the
+/// largest preprocessing call's).
 const SPARE_BYTES: usize = 64 << 20;
 
 /// How many consumed vectors of `2^h` words to keep: [`SPARE`], or more while they fit in
@@ -200,6 +209,7 @@ impl<W: DuoWord> Duoram<W> {
             pool: Pool::new(),
             state: State::Fresh,
             spare: Vec::new(),
+            spare_peak: 0,
             blocks: Vec::new(),
         })
     }
@@ -271,6 +281,7 @@ impl<W: DuoWord> Duoram<W> {
 
     fn preprocess_inner(&mut self, ops: usize) -> Result<(), DuoramError> {
         let per_batch = (BATCH_LEAVES >> self.h).clamp(1, BATCH_OPS);
+        self.spare_peak = self.spare_peak.max(ops.saturating_mul(VECTORS_PER_OP));
         let mut ctx = Ctx {
             session: &mut self.session,
             prgs: &mut self.prgs,
@@ -553,7 +564,7 @@ impl<W: DuoWord> Duoram<W> {
             Material::Helper { from0, from1, .. } => vec![from0, from1],
         };
         let big = 1usize << self.h;
-        let limit = spare_limit::<W>(self.h);
+        let limit = spare_limit::<W>(self.h).max(self.spare_peak);
         for h in halves {
             for v in [h.a, h.v] {
                 // DPF #1's halves have no value words: keep only full-length vectors.

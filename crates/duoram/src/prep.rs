@@ -23,7 +23,8 @@
 //!    parties exchange `A_b ⊕ z_b` (one message each way per level), learn `CW`, and derive the
 //!    children `H(s) ⊕ lsb(s)·CW` and `H(s) ⊕ lsb(s)·CW ⊕ s`.
 //! 3. (§4.1.1, App. D, as an output stage) Slot `j` of output node `s` gives the words
-//!    `a_j(s), v_j(s)` ([`DuoWord::leaf_words`], one AES call per leaf for `Z64`) and the node's
+//!    `a_j(s), v_j(s)` ([`DuoWord::leaf_words`], one AES call per leaf for `Z64`, computed by the
+//!    ring's kernel [`DuoWord::node_kernel`] where it has one) and the node's
 //!    flag `t̂ = lsb(s)`. Off the path both parties' nodes are equal, on it they differ by `Δ`,
 //!    so with `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)` (sums over all output
 //!    nodes; both additively shared) the public output corrections
@@ -43,7 +44,7 @@
 use doram_core::PartyId;
 use doram_dpf::HalfTreeLevels;
 use doram_net::Session;
-use doram_prim::aes::{BATCH, Block, fixed_key, lsb, mask};
+use doram_prim::aes::{BATCH, Block, NODE_SLOTS, fixed_key, lsb, mask};
 use doram_prim::{AesPrg, PairwisePrgs};
 use rand_core::RngCore;
 
@@ -245,8 +246,12 @@ fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
         // Trees of at most 8 leaves.
         return convert_small(o, c);
     }
+    // The index-weighted sum is only ever wanted without value words (DPF #1).
+    let mut c = c;
+    if !(c.with_index && c.v.is_some()) && convert_kernel(&mut c) {
+        return;
+    }
     match (c.v.is_some(), c.with_index) {
-        (false, _) if W::TWO_PER_BLOCK => convert_pairs(c),
         (true, true) => convert_fixed::<W, true, true>(c),
         (true, false) => convert_fixed::<W, true, false>(c),
         (false, true) => convert_fixed::<W, false, true>(c),
@@ -272,14 +277,6 @@ fn node_flags<W: DuoWord>(
     }
     sums.flagged += flagged;
     sums.fq += W::from_u64(fq);
-}
-
-/// `first·Σ_i words[i]`: the part of `Σ x·a[x]` (§2.7) that the node starting at global leaf
-/// `first` adds beyond its slots' offsets (those are summed once, by [`lane_weighted`]).
-#[inline(always)]
-fn batch_weighted<W: DuoWord>(first: usize, words: &[W]) -> W {
-    let total = words.iter().fold(W::ZERO, |acc, &x| acc + x);
-    W::from_u64(first as u64) * total
 }
 
 /// `Σ_i i·lanes[i]`: the within-node part of `Σ x·a[x]` when lane `i` always holds slot `i`.
@@ -335,58 +332,39 @@ fn convert_small<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     }
 }
 
-// The full-width stages below handle nodes of 16 slots: two 8-block hash calls per node, or
-// one when two slots share a block.
-const _: () = assert!(OUT_BITS == 4 && 1 << OUT_BITS == 2 * BATCH);
+// The full-width stages below handle nodes of 16 slots: the ring's kernel (for Z_2^64 the prim
+// crate's node-word functions: two 8-block hash calls per node, or one when two slots share a
+// block), or the generic stage with two 8-block hash calls per node.
+const _: () = assert!(OUT_BITS == 4 && 1 << OUT_BITS == 2 * BATCH && 1 << OUT_BITS == NODE_SLOTS);
 
 /// Slots per output node in the full-width stages.
 const K: usize = 1 << OUT_BITS;
 
-/// [`convert_outputs`] for flag words only, with a ring whose [`DuoWord::leaf_words`] splits
-/// one hash block into two words: slots `2m` and `2m + 1` of node `s` take the two words of
-/// `CCR(s ⊕ T(m, 0))` — one 8-block hash call per node. (Used for DPF #1 at the primaries, whose
-/// value words are never needed; both primaries use the same rule for it.)
-fn convert_pairs<W: DuoWord>(c: Conv<'_, W>) {
-    let Conv {
-        nodes,
-        first_node,
-        with_index,
-        a,
-        flags,
-        sums,
-        ..
-    } = c;
-    let fk = fixed_key();
-    node_flags(nodes, first_node, flags, sums);
-    let tweaks: [Block; BATCH] = std::array::from_fn(|m| tweak(m as u64, 0));
-    let mut sa = [W::ZERO; K];
-    let mut ia = W::ZERO;
-    let first_leaf = first_node * K;
-    for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(K)).enumerate() {
-        let mut blk: [Block; BATCH] = tweaks.map(|t| q ^ t);
-        fk.ccr8(&mut blk);
-        let mut words = [W::ZERO; K];
-        for m in 0..BATCH {
-            let (x, y) = W::leaf_words(fk, q, m as u64, blk[m]);
-            words[2 * m] = x;
-            words[2 * m + 1] = y;
-        }
-        for j in 0..K {
-            sa[j] += words[j];
-        }
-        ac.copy_from_slice(&words);
-        if with_index {
-            // §2.7: Σ x·a[x], node by node while the words are in registers.
-            ia += batch_weighted(first_leaf + r * K, &words);
-        }
+/// [`convert_outputs`] through the ring's dedicated kernel ([`DuoWord::node_kernel`]), if it
+/// has one; returns false, having done nothing, if not.
+fn convert_kernel<W: DuoWord>(c: &mut Conv<'_, W>) -> bool {
+    let (mut sa, mut sv) = ([W::ZERO; K], [W::ZERO; K]);
+    let Some(weighted) = W::node_kernel(
+        fixed_key(),
+        c.nodes,
+        c.first_node as u64,
+        c.a,
+        c.v.as_deref_mut(),
+        &mut sa,
+        &mut sv,
+    ) else {
+        return false;
+    };
+    node_flags(c.nodes, c.first_node, c.flags, c.sums);
+    if c.with_index {
+        // §2.7: Σ x·a[x] over the leaves x = 16·(first_node + r) + j.
+        c.sums.ia += W::from_u64(K as u64) * weighted + lane_weighted(&sa);
     }
-    if with_index {
-        ia += lane_weighted(&sa);
-    }
-    sums.ia += ia;
     for j in 0..K {
-        sums.a[j] += sa[j];
+        c.sums.a[j] += sa[j];
+        c.sums.v[j] += sv[j];
     }
+    true
 }
 
 /// One hash call of [`convert_fixed`]: slots `slots[i]` of output node `q` (`tw` their

@@ -4,7 +4,7 @@
 
 use doram_field::{BlockSource, Fp, Group, Z64};
 use doram_oram::IntegerWord;
-use doram_prim::aes::{Block, FixedKeyAes};
+use doram_prim::aes::{BATCH, Block, FixedKeyAes, NODE_SLOTS};
 
 /// The tweak of leaf output `j`, block `k` (never zero, so leaf hashes are domain-separated
 /// from the internal-node hashes `H(s)` of the tree; the same tweaks as the DPF crate's output
@@ -63,6 +63,26 @@ pub trait DuoWord: IntegerWord {
     /// `first = CCR(s ⊕ T(j, 0))`.
     fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Self, Self);
 
+    /// The output stage on full-width output nodes (16 slots each) through a dedicated kernel,
+    /// for rings that have one: with `v`, slot `j` of node `s` gives
+    /// `leaf_words(s, j, CCR(s ⊕ T(j, 0)))` into `a` and `v`; without, slots `2m` and `2m + 1`
+    /// take the two words of `CCR(s ⊕ T(m, 0))` (the [`TWO_PER_BLOCK`](Self::TWO_PER_BLOCK)
+    /// rule). Adds each slot's words into `sa[j]` (and `sv[j]`), and returns
+    /// `Σ_r (first_node + r)·T_r` over the nodes' flag-word totals `T_r` without `v` (zero
+    /// with `v`). Returns `None`, having done nothing, if the ring has no such kernel (the
+    /// generic stage in `prep` runs instead).
+    fn node_kernel(
+        _fk: &FixedKeyAes,
+        _nodes: &[Block],
+        _first_node: u64,
+        _a: &mut [Self],
+        _v: Option<&mut [Self]>,
+        _sa: &mut [Self; NODE_SLOTS],
+        _sv: &mut [Self; NODE_SLOTS],
+    ) -> Option<Self> {
+        None
+    }
+
     /// `Σ a[i]·b[i]`.
     ///
     /// # Panics
@@ -97,6 +117,28 @@ impl DuoWord for Z64 {
     #[inline(always)]
     fn leaf_words(_fk: &FixedKeyAes, _node: Block, _j: u64, first: Block) -> (Z64, Z64) {
         (Z64(first as u64), Z64((first >> 64) as u64))
+    }
+
+    fn node_kernel(
+        fk: &FixedKeyAes,
+        nodes: &[Block],
+        first_node: u64,
+        a: &mut [Z64],
+        v: Option<&mut [Z64]>,
+        sa: &mut [Z64; NODE_SLOTS],
+        sv: &mut [Z64; NODE_SLOTS],
+    ) -> Option<Z64> {
+        let tweaks: [Block; NODE_SLOTS] = std::array::from_fn(|j| tweak(j as u64, 0));
+        match v {
+            Some(v) => {
+                fk.node_words_split(nodes, &tweaks, a, v, sa, sv);
+                Some(Z64(0))
+            }
+            None => {
+                let pairs: [Block; BATCH] = std::array::from_fn(|m| tweaks[m]);
+                Some(fk.node_words_pairs(nodes, first_node, &pairs, a, sa))
+            }
+        }
     }
 
     fn dot(a: &[Z64], b: &[Z64]) -> Z64 {

@@ -22,6 +22,8 @@
 
 use std::sync::LazyLock;
 
+use doram_field::Z64;
+
 // The backend: AES-NI directly when the build has the `aes` target feature, else the `aes`
 // crate. Both modules have the same interface (`RoundKeys`).
 #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
@@ -38,6 +40,10 @@ pub type Block = u128;
 
 /// How many blocks the batch functions hand to the cipher at once.
 pub const BATCH: usize = 8;
+
+/// Slots (leaves) per output node in the node-word kernels
+/// ([`FixedKeyAes::node_words_split`], [`FixedKeyAes::node_words_pairs`]).
+pub const NODE_SLOTS: usize = 2 * BATCH;
 
 /// The public key of the fixed-key permutation π: the first 128 fractional bits of π (the
 /// number), as a nothing-up-my-sleeve constant.
@@ -236,6 +242,47 @@ impl FixedKeyAes {
         }
     }
 
+    /// The words of DPF output nodes over `Z_2^64`, two per slot: slot `j` of node `q =
+    /// nodes[r]` hashes to the block `CCR(q ⊕ tweaks[j])`, whose low half is written to
+    /// `a[16r + j]` and added into `sum_a[j]`, and whose high half goes to `v[16r + j]` and
+    /// `sum_v[j]`. (The Half-Tree output stage of a DPF with 16 leaves per output node; σ is
+    /// applied once per node, as `σ(q ⊕ t) = σ(q) ⊕ σ(t)`, and the sums stay in registers.)
+    ///
+    /// Nodes beyond `a.len() / 16` or `v.len() / 16` are ignored.
+    pub fn node_words_split(
+        &self,
+        nodes: &[Block],
+        tweaks: &[Block; NODE_SLOTS],
+        a: &mut [Z64],
+        v: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+        sum_v: &mut [Z64; NODE_SLOTS],
+    ) {
+        self.pi
+            .keys
+            .node_words_split(nodes, tweaks, a, v, sum_a, sum_v)
+    }
+
+    /// The words of DPF output nodes over `Z_2^64`, one per slot, two slots per hash: block `m`
+    /// of node `q = nodes[r]`, `CCR(q ⊕ tweaks[m])`, gives slot `2m` (low half) and slot `2m + 1`
+    /// (high half), written to `a[16r + 2m]`, `a[16r + 2m + 1]` and added into `sum_a`. Returns
+    /// `Σ_r (first_node + r)·T_r` with `T_r` the sum of node `r`'s sixteen words (the
+    /// node-level part of an index-weighted sum `Σ_x x·a[x]`).
+    ///
+    /// Nodes beyond `a.len() / 16` are ignored.
+    pub fn node_words_pairs(
+        &self,
+        nodes: &[Block],
+        first_node: u64,
+        tweaks: &[Block; BATCH],
+        a: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+    ) -> Z64 {
+        self.pi
+            .keys
+            .node_words_pairs(nodes, first_node, tweaks, a, sum_a)
+    }
+
     /// [`tccr`](Self::tccr) with `tweaks[i]` applied to `xs[i]`, in place.
     ///
     /// # Panics
@@ -286,6 +333,63 @@ mod tests {
             v.push(x);
         }
         v
+    }
+
+    #[test]
+    fn node_word_kernels_match_the_hash_definition() {
+        let h = fixed_key();
+        let nodes = samples();
+        let n = nodes.len() - 3;
+        let tweaks: [Block; NODE_SLOTS] =
+            std::array::from_fn(|j| ((j as u128 + 1) << 64) ^ (j as u128 * 0x1234_5678));
+        // Two calls over a split of the nodes, with sums carried over.
+        let mut a = vec![Z64(0); NODE_SLOTS * n];
+        let mut v = vec![Z64(0); NODE_SLOTS * n];
+        let (mut sa, mut sv) = ([Z64(7); NODE_SLOTS], [Z64(9); NODE_SLOTS]);
+        let (a0, a1) = a.split_at_mut(NODE_SLOTS * 5);
+        let (v0, v1) = v.split_at_mut(NODE_SLOTS * 5);
+        h.node_words_split(&nodes[..5], &tweaks, a0, v0, &mut sa, &mut sv);
+        h.node_words_split(&nodes[5..], &tweaks, a1, v1, &mut sa, &mut sv);
+        let (mut wa, mut wv) = ([Z64(7); NODE_SLOTS], [Z64(9); NODE_SLOTS]);
+        for (r, &q) in nodes[..n].iter().enumerate() {
+            for j in 0..NODE_SLOTS {
+                let x = h.ccr(q ^ tweaks[j]);
+                assert_eq!(
+                    a[NODE_SLOTS * r + j],
+                    Z64(lo(x)),
+                    "split, node {r} slot {j}"
+                );
+                assert_eq!(
+                    v[NODE_SLOTS * r + j],
+                    Z64(hi(x)),
+                    "split, node {r} slot {j}"
+                );
+                wa[j] += Z64(lo(x));
+                wv[j] += Z64(hi(x));
+            }
+        }
+        assert_eq!((sa, sv), (wa, wv));
+
+        let t8: [Block; BATCH] = std::array::from_fn(|m| tweaks[m]);
+        let mut a = vec![Z64(0); NODE_SLOTS * n];
+        let mut sa = [Z64(3); NODE_SLOTS];
+        let (a0, a1) = a.split_at_mut(NODE_SLOTS * 4);
+        let w0 = h.node_words_pairs(&nodes[..4], 100, &t8, a0, &mut sa);
+        let w1 = h.node_words_pairs(&nodes[4..], 104, &t8, a1, &mut sa);
+        let mut wa = [Z64(3); NODE_SLOTS];
+        let mut weighted = Z64(0);
+        for (r, &q) in nodes[..n].iter().enumerate() {
+            for (m, &t) in t8.iter().enumerate() {
+                let x = h.ccr(q ^ t);
+                for (j, w) in [(2 * m, lo(x)), (2 * m + 1, hi(x))] {
+                    assert_eq!(a[NODE_SLOTS * r + j], Z64(w), "pairs, node {r} slot {j}");
+                    wa[j] += Z64(w);
+                    weighted += Z64(100 + r as u64) * Z64(w);
+                }
+            }
+        }
+        assert_eq!(sa, wa);
+        assert_eq!(w0 + w1, weighted);
     }
 
     #[test]

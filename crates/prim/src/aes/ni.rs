@@ -10,12 +10,14 @@
 //! registers from load to store, including σ and the final XOR of the hashes. The key schedule
 //! is FIPS-197's; the tests in the parent module check every function against the `aes` crate.
 
+use doram_field::Z64;
 use safe_arch::{
-    aes_encrypt_last_m128i, aes_encrypt_m128i, aes_key_gen_assist_m128i, byte_shl_imm_u128_m128i,
-    m128i, shuffle_ai_f32_all_m128i,
+    add_i64_m128i, aes_encrypt_last_m128i, aes_encrypt_m128i, aes_key_gen_assist_m128i,
+    byte_shl_imm_u128_m128i, m128i, shuffle_ai_f32_all_m128i, unpack_high_i64_m128i,
+    unpack_low_i64_m128i,
 };
 
-use super::{BATCH, Block};
+use super::{BATCH, Block, NODE_SLOTS};
 
 /// The eleven round keys of AES-128.
 #[derive(Clone)]
@@ -98,6 +100,105 @@ impl RoundKeys {
         let s = xs.map(|x| sigma(m128i::from(x)));
         let c = self.encrypt8_regs(s);
         *xs = std::array::from_fn(|i| u128::from(c[i] ^ s[i]));
+    }
+
+    /// `CCR(x ⊕ t_i)` for eight tweaks, from `σ(x)` and the `σ(t_i)` (σ is linear, so one σ
+    /// per node serves all its slots).
+    #[inline(always)]
+    fn ccr8_sigma(&self, sx: m128i, st: &[m128i; BATCH]) -> [m128i; BATCH] {
+        let s: [m128i; BATCH] = std::array::from_fn(|i| sx ^ st[i]);
+        let c = self.encrypt8_regs(s);
+        std::array::from_fn(|i| c[i] ^ s[i])
+    }
+
+    /// See [`super::FixedKeyAes::node_words_split`]; the lane sums stay in vector registers
+    /// (lane 0 the `a` word, lane 1 the `v` word of a slot).
+    #[inline(always)]
+    pub(super) fn node_words_split(
+        &self,
+        nodes: &[Block],
+        tweaks: &[Block; NODE_SLOTS],
+        a: &mut [Z64],
+        v: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+        sum_v: &mut [Z64; NODE_SLOTS],
+    ) {
+        let st: [m128i; NODE_SLOTS] = tweaks.map(|t| sigma(m128i::from(t)));
+        let st0: [m128i; BATCH] = std::array::from_fn(|i| st[i]);
+        let st1: [m128i; BATCH] = std::array::from_fn(|i| st[BATCH + i]);
+        let mut acc0 = [m128i::default(); BATCH];
+        let mut acc1 = [m128i::default(); BATCH];
+        let pairs = a
+            .chunks_exact_mut(NODE_SLOTS)
+            .zip(v.chunks_exact_mut(NODE_SLOTS));
+        for (&q, (ac, vc)) in nodes.iter().zip(pairs) {
+            let sq = sigma(m128i::from(q));
+            for (half, (st, acc)) in [(&st0, &mut acc0), (&st1, &mut acc1)]
+                .into_iter()
+                .enumerate()
+            {
+                let o = self.ccr8_sigma(sq, st);
+                for i in 0..BATCH {
+                    acc[i] = add_i64_m128i(acc[i], o[i]);
+                }
+                let at = half * BATCH;
+                for p in 0..BATCH / 2 {
+                    let lo: [u64; 2] = unpack_low_i64_m128i(o[2 * p], o[2 * p + 1]).into();
+                    let hi: [u64; 2] = unpack_high_i64_m128i(o[2 * p], o[2 * p + 1]).into();
+                    ac[at + 2 * p] = Z64(lo[0]);
+                    ac[at + 2 * p + 1] = Z64(lo[1]);
+                    vc[at + 2 * p] = Z64(hi[0]);
+                    vc[at + 2 * p + 1] = Z64(hi[1]);
+                }
+            }
+        }
+        for (j, x) in acc0.iter().chain(&acc1).enumerate() {
+            let [l, h]: [u64; 2] = (*x).into();
+            sum_a[j] += Z64(l);
+            sum_v[j] += Z64(h);
+        }
+    }
+
+    /// See [`super::FixedKeyAes::node_words_pairs`].
+    #[inline(always)]
+    pub(super) fn node_words_pairs(
+        &self,
+        nodes: &[Block],
+        first_node: u64,
+        tweaks: &[Block; BATCH],
+        a: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+    ) -> Z64 {
+        let st: [m128i; BATCH] = tweaks.map(|t| sigma(m128i::from(t)));
+        let mut acc = [m128i::default(); BATCH];
+        // Σ_r r·T_r over the node totals T_r, as N·P − Σ_r P_r with the prefix sums P_r.
+        let mut prefix = m128i::default();
+        let mut prefix_sum = m128i::default();
+        for (&q, ac) in nodes.iter().zip(a.chunks_exact_mut(NODE_SLOTS)) {
+            let o = self.ccr8_sigma(sigma(m128i::from(q)), &st);
+            let mut total = o[0];
+            for i in 0..BATCH {
+                acc[i] = add_i64_m128i(acc[i], o[i]);
+                if i > 0 {
+                    total = add_i64_m128i(total, o[i]);
+                }
+                let [l, h]: [u64; 2] = o[i].into();
+                ac[2 * i] = Z64(l);
+                ac[2 * i + 1] = Z64(h);
+            }
+            prefix = add_i64_m128i(prefix, total);
+            prefix_sum = add_i64_m128i(prefix_sum, prefix);
+        }
+        for (i, x) in acc.iter().enumerate() {
+            let [l, h]: [u64; 2] = (*x).into();
+            sum_a[2 * i] += Z64(l);
+            sum_a[2 * i + 1] += Z64(h);
+        }
+        let [pl, ph]: [u64; 2] = prefix.into();
+        let [sl, sh]: [u64; 2] = prefix_sum.into();
+        let (p, s) = (Z64(pl) + Z64(ph), Z64(sl) + Z64(sh));
+        let n = nodes.len().min(a.len() / NODE_SLOTS) as u64;
+        Z64(n.wrapping_add(first_node)) * p - s
     }
 }
 

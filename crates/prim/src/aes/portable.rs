@@ -6,7 +6,9 @@ use aes::cipher::consts::U16;
 use aes::cipher::generic_array::GenericArray;
 use aes::cipher::{BlockEncrypt, KeyInit};
 
-use super::{BATCH, Block, sigma};
+use doram_field::Z64;
+
+use super::{BATCH, Block, NODE_SLOTS, hi, lo, sigma};
 
 /// AES-128 under one key.
 #[derive(Clone)]
@@ -65,5 +67,59 @@ impl RoundKeys {
             *x = sigma(*x);
         }
         self.cr8(xs);
+    }
+
+    /// See [`super::FixedKeyAes::node_words_split`].
+    pub(super) fn node_words_split(
+        &self,
+        nodes: &[Block],
+        tweaks: &[Block; NODE_SLOTS],
+        a: &mut [Z64],
+        v: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+        sum_v: &mut [Z64; NODE_SLOTS],
+    ) {
+        let pairs = a
+            .chunks_exact_mut(NODE_SLOTS)
+            .zip(v.chunks_exact_mut(NODE_SLOTS));
+        for (&q, (ac, vc)) in nodes.iter().zip(pairs) {
+            for half in 0..2 {
+                let mut b: [Block; BATCH] = std::array::from_fn(|i| q ^ tweaks[half * BATCH + i]);
+                self.ccr8(&mut b);
+                for (i, &x) in b.iter().enumerate() {
+                    let j = half * BATCH + i;
+                    ac[j] = Z64(lo(x));
+                    vc[j] = Z64(hi(x));
+                    sum_a[j] += ac[j];
+                    sum_v[j] += vc[j];
+                }
+            }
+        }
+    }
+
+    /// See [`super::FixedKeyAes::node_words_pairs`].
+    pub(super) fn node_words_pairs(
+        &self,
+        nodes: &[Block],
+        first_node: u64,
+        tweaks: &[Block; BATCH],
+        a: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+    ) -> Z64 {
+        let mut weighted = Z64(0);
+        for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(NODE_SLOTS)).enumerate() {
+            let mut b: [Block; BATCH] = tweaks.map(|t| q ^ t);
+            self.ccr8(&mut b);
+            let mut total = Z64(0);
+            for (m, &x) in b.iter().enumerate() {
+                for (j, w) in [(2 * m, lo(x)), (2 * m + 1, hi(x))] {
+                    ac[j] = Z64(w);
+                    sum_a[j] += Z64(w);
+                    total += Z64(w);
+                }
+            }
+            weighted += Z64(first_node.wrapping_add(r as u64)) * total;
+        }
+        weighted
     }
 }
