@@ -74,8 +74,10 @@
 //! loops. A READ needs only the `t` vectors, but an operation's type is not known when it is
 //! preprocessed. A preprocessing batch holds at most `2^20` leaves per DPF position (one
 //! operation per batch from `2^20` on, at most 1024 operations for small memories), and the
-//! vectors of consumed operations (up to 64 MiB, at least one operation's worth) are kept for
-//! reuse by the next preprocessing.
+//! vectors of consumed operations are kept for reuse by the next preprocessing: up to 64 MiB,
+//! at least one operation's worth, and as many as the largest preprocessing call so far asked
+//! for (so preprocessing in equal chunks reuses the last chunk's memory instead of faulting in
+//! fresh pages, and never holds more than one chunk did).
 //!
 //! Measured with `doram bench duoram` (release, three parties as threads on the 2-vCPU
 //! development VM, otherwise idle, random mix of READ/UPDATE/WRITE, preprocessing just in time,
@@ -92,9 +94,12 @@
 //! The preprocessing is fixed-key AES (one CCR call per leaf of DPFs #2 and #3, one per two
 //! leaves of DPF #1, one per tree node: about 7.9 M calls per operation at 2^20 for the three
 //! parties together) plus storing two words per leaf; the online phase streams the stored words
-//! once per operation. Batched preprocessing (`--preprocess --chunk 16`) is slower than just in
-//! time on this machine (3.3 ms at 2^16, 16 ms at 2^18): a batch's material leaves the caches
-//! before it is used. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
+//! once per operation. Preprocessing in batches ahead of time (`--preprocess --chunk 16`, as
+//! PRAC measures its preprocessing) costs less per operation than just in time at `2^16` and
+//! `2^18` (10–20 % in the same session: a batch shares its `h` rounds, and the internal batches
+//! there hold 16 and 4 operations), but its material has left the caches when the online phase
+//! reads it, and at `2^20` and above a chunk of 16 operations (640 MiB at a primary) is slower
+//! than just in time. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
 //! per operation (all parties): READ 96, UPDATE 152, WRITE 200. BENCHMARKS.md has the
 //! comparison with PRAC.
 //!
