@@ -239,25 +239,51 @@ struct Conv<'a, W> {
 }
 
 /// The output stage: for output nodes `c.nodes`, the raw words of each of their `2^o` slots
-/// into `c.a` and `c.v`, each node's flag into `c.flags`, and the sums.
+/// into `c.a` and `c.v`, each node's flag into `c.flags`, and the sums. Full-width nodes
+/// (`o = OUT_BITS`, 16 slots) go through [`DuoWord::node_kernel`].
 fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     debug_assert!(o <= OUT_BITS);
     if o < OUT_BITS {
         // Trees of at most 8 leaves.
         return convert_small(o, c);
     }
+    let Conv {
+        nodes,
+        first_node,
+        with_index,
+        a,
+        v,
+        flags,
+        sums,
+    } = c;
     // The index-weighted sum is only ever wanted without value words (DPF #1).
-    let mut c = c;
-    if !(c.with_index && c.v.is_some()) && convert_kernel(&mut c) {
-        return;
+    debug_assert!(!(with_index && v.is_some()));
+    node_flags(nodes, first_node, flags, sums);
+    let (mut sa, mut sv) = ([W::ZERO; K], [W::ZERO; K]);
+    let weighted = W::node_kernel(
+        fixed_key(),
+        nodes,
+        first_node as u64,
+        a,
+        v,
+        &mut sa,
+        &mut sv,
+    );
+    if with_index {
+        // §2.7: Σ x·a[x] over the leaves x = 16·(first_node + r) + j.
+        sums.ia += W::from_u64(K as u64) * weighted + lane_weighted(&sa);
     }
-    match (c.v.is_some(), c.with_index) {
-        (true, true) => convert_fixed::<W, true, true>(c),
-        (true, false) => convert_fixed::<W, true, false>(c),
-        (false, true) => convert_fixed::<W, false, true>(c),
-        (false, false) => convert_fixed::<W, false, false>(c),
+    for j in 0..K {
+        sums.a[j] += sa[j];
+        sums.v[j] += sv[j];
     }
 }
+
+// Full-width output nodes have the 16 slots of the ring's node kernel.
+const _: () = assert!(1 << OUT_BITS == NODE_SLOTS);
+
+/// Slots per full-width output node.
+const K: usize = NODE_SLOTS;
 
 /// The per-node part of the output stage: each node's flag `t̂ = lsb(s)`, the number of flagged
 /// nodes and the sum of their global indices.
@@ -329,130 +355,6 @@ fn convert_small<W: DuoWord>(o: usize, c: Conv<'_, W>) {
                 }
             }
         }
-    }
-}
-
-// The full-width stages below handle nodes of 16 slots: the ring's kernel (for Z_2^64 the prim
-// crate's node-word functions: two 8-block hash calls per node, or one when two slots share a
-// block), or the generic stage with two 8-block hash calls per node.
-const _: () = assert!(OUT_BITS == 4 && 1 << OUT_BITS == 2 * BATCH && 1 << OUT_BITS == NODE_SLOTS);
-
-/// Slots per output node in the full-width stages.
-const K: usize = 1 << OUT_BITS;
-
-/// [`convert_outputs`] through the ring's dedicated kernel ([`DuoWord::node_kernel`]), if it
-/// has one; returns false, having done nothing, if not.
-fn convert_kernel<W: DuoWord>(c: &mut Conv<'_, W>) -> bool {
-    let (mut sa, mut sv) = ([W::ZERO; K], [W::ZERO; K]);
-    let Some(weighted) = W::node_kernel(
-        fixed_key(),
-        c.nodes,
-        c.first_node as u64,
-        c.a,
-        c.v.as_deref_mut(),
-        &mut sa,
-        &mut sv,
-    ) else {
-        return false;
-    };
-    node_flags(c.nodes, c.first_node, c.flags, c.sums);
-    if c.with_index {
-        // §2.7: Σ x·a[x] over the leaves x = 16·(first_node + r) + j.
-        c.sums.ia += W::from_u64(K as u64) * weighted + lane_weighted(&sa);
-    }
-    for j in 0..K {
-        c.sums.a[j] += sa[j];
-        c.sums.v[j] += sv[j];
-    }
-    true
-}
-
-/// One hash call of [`convert_fixed`]: slots `slots[i]` of output node `q` (`tw` their
-/// tweaks); the words go to `a` (and `v`), their running sums to the lane arrays `sa`, `sv`;
-/// returns the flag words.
-#[inline(always)]
-fn hash_batch<W: DuoWord, const WITH_V: bool>(
-    q: Block,
-    slots: &[u64; BATCH],
-    tw: &[Block; BATCH],
-    a: &mut [W],
-    v: &mut [W],
-    sa: &mut [W; BATCH],
-    sv: &mut [W; BATCH],
-) -> [W; BATCH] {
-    let fk = fixed_key();
-    let mut blk: [Block; BATCH] = tw.map(|t| q ^ t);
-    fk.ccr8(&mut blk);
-    let mut words = [W::ZERO; BATCH];
-    let mut values = [W::ZERO; BATCH];
-    for i in 0..BATCH {
-        let (x, y) = W::leaf_words(fk, q, slots[i], blk[i]);
-        words[i] = x;
-        values[i] = y;
-        sa[i] += x;
-        sv[i] += y;
-    }
-    a.copy_from_slice(&words);
-    if WITH_V {
-        v.copy_from_slice(&values);
-    }
-    words
-}
-
-/// [`convert_outputs`] with whether the value words are kept and whether the index sum is
-/// wanted known at compile time: two hash calls per node, each with its own lane arrays
-/// (kept in registers); the node is the unit of the index-weighted sum. (A run-time index flag
-/// would keep a node's words alive across its two calls, spilling them.)
-#[inline(always)]
-fn convert_fixed<W: DuoWord, const WITH_V: bool, const WITH_INDEX: bool>(c: Conv<'_, W>) {
-    let Conv {
-        nodes,
-        first_node,
-        a,
-        v,
-        flags,
-        sums,
-        ..
-    } = c;
-    node_flags(nodes, first_node, flags, sums);
-    let mut no_v = [W::ZERO; K];
-    let v = v.unwrap_or(&mut no_v);
-    let slots0: [u64; BATCH] = std::array::from_fn(|i| i as u64);
-    let slots1: [u64; BATCH] = slots0.map(|j| j + BATCH as u64);
-    let (tw0, tw1) = (slots0.map(|j| tweak(j, 0)), slots1.map(|j| tweak(j, 0)));
-    let (mut sa0, mut sa1, mut sv0, mut sv1) = (
-        [W::ZERO; BATCH],
-        [W::ZERO; BATCH],
-        [W::ZERO; BATCH],
-        [W::ZERO; BATCH],
-    );
-    let mut ia = W::ZERO;
-    let first_leaf = first_node * K;
-    for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(K)).enumerate() {
-        let vc: &mut [W] = if WITH_V {
-            &mut v[r * K..(r + 1) * K]
-        } else {
-            &mut v[..K]
-        };
-        let (a0, a1) = ac.split_at_mut(BATCH);
-        let (v0, v1) = vc.split_at_mut(BATCH);
-        let t0 = hash_batch::<W, WITH_V>(q, &slots0, &tw0, a0, v0, &mut sa0, &mut sv0);
-        let t1 = hash_batch::<W, WITH_V>(q, &slots1, &tw1, a1, v1, &mut sa1, &mut sv1);
-        if WITH_INDEX {
-            // §2.7: Σ x·a[x], node by node; the slots' offsets are added once below.
-            let total = t0.iter().chain(&t1).fold(W::ZERO, |acc, &x| acc + x);
-            ia += W::from_u64((first_leaf + r * K) as u64) * total;
-        }
-    }
-    let sa: [W; K] = std::array::from_fn(|j| if j < BATCH { sa0[j] } else { sa1[j - BATCH] });
-    let sv: [W; K] = std::array::from_fn(|j| if j < BATCH { sv0[j] } else { sv1[j - BATCH] });
-    if WITH_INDEX {
-        ia += lane_weighted(&sa);
-    }
-    sums.ia += ia;
-    for j in 0..K {
-        sums.a[j] += sa[j];
-        sums.v[j] += sv[j];
     }
 }
 

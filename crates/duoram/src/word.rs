@@ -63,24 +63,54 @@ pub trait DuoWord: IntegerWord {
     /// `first = CCR(s ⊕ T(j, 0))`.
     fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Self, Self);
 
-    /// The output stage on full-width output nodes (16 slots each) through a dedicated kernel,
-    /// for rings that have one: with `v`, slot `j` of node `s` gives
-    /// `leaf_words(s, j, CCR(s ⊕ T(j, 0)))` into `a` and `v`; without, slots `2m` and `2m + 1`
-    /// take the two words of `CCR(s ⊕ T(m, 0))` (the [`TWO_PER_BLOCK`](Self::TWO_PER_BLOCK)
-    /// rule). Adds each slot's words into `sa[j]` (and `sv[j]`), and returns
-    /// `Σ_r (first_node + r)·T_r` over the nodes' flag-word totals `T_r` without `v` (zero
-    /// with `v`). Returns `None`, having done nothing, if the ring has no such kernel (the
-    /// generic stage in `prep` runs instead).
+    /// The output stage on full-width output nodes (16 slots each): with `v`, slot `j` of node
+    /// `s = nodes[r]` gives `leaf_words(s, j, CCR(s ⊕ T(j, 0)))` into `a[16r + j]` and
+    /// `v[16r + j]`; without, only the flag words, and with
+    /// [`TWO_PER_BLOCK`](Self::TWO_PER_BLOCK) slots `2m` and `2m + 1` take the two words of
+    /// `CCR(s ⊕ T(m, 0))`. Adds each slot's words into `sa[j]` (and `sv[j]`). Without `v` it
+    /// returns `Σ_r (first_node + r)·T_r` over the nodes' flag-word totals `T_r` (the node part
+    /// of `Σ_x x·a[x]`); with `v` the return value is not used. This default hashes eight slots
+    /// per call; rings override it with a faster kernel computing the same words.
     fn node_kernel(
-        _fk: &FixedKeyAes,
-        _nodes: &[Block],
-        _first_node: u64,
-        _a: &mut [Self],
-        _v: Option<&mut [Self]>,
-        _sa: &mut [Self; NODE_SLOTS],
-        _sv: &mut [Self; NODE_SLOTS],
-    ) -> Option<Self> {
-        None
+        fk: &FixedKeyAes,
+        nodes: &[Block],
+        first_node: u64,
+        a: &mut [Self],
+        mut v: Option<&mut [Self]>,
+        sa: &mut [Self; NODE_SLOTS],
+        sv: &mut [Self; NODE_SLOTS],
+    ) -> Self {
+        let pairs = v.is_none() && Self::TWO_PER_BLOCK;
+        let calls = if pairs { 1 } else { 2 };
+        let mut weighted = Self::ZERO;
+        for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(NODE_SLOTS)).enumerate() {
+            let mut total = Self::ZERO;
+            for c in 0..calls {
+                let mut blk: [Block; BATCH] =
+                    std::array::from_fn(|i| q ^ tweak((c * BATCH + i) as u64, 0));
+                fk.ccr8(&mut blk);
+                for (i, &b) in blk.iter().enumerate() {
+                    let j = c * BATCH + i;
+                    let (x, y) = Self::leaf_words(fk, q, j as u64, b);
+                    if pairs {
+                        (ac[2 * j], ac[2 * j + 1]) = (x, y);
+                        sa[2 * j] += x;
+                        sa[2 * j + 1] += y;
+                        total += x + y;
+                    } else {
+                        ac[j] = x;
+                        sa[j] += x;
+                        total += x;
+                        if let Some(v) = v.as_deref_mut() {
+                            v[NODE_SLOTS * r + j] = y;
+                            sv[j] += y;
+                        }
+                    }
+                }
+            }
+            weighted += Self::from_u64(first_node.wrapping_add(r as u64)) * total;
+        }
+        weighted
     }
 
     /// `Σ a[i]·b[i]`.
@@ -127,16 +157,17 @@ impl DuoWord for Z64 {
         v: Option<&mut [Z64]>,
         sa: &mut [Z64; NODE_SLOTS],
         sv: &mut [Z64; NODE_SLOTS],
-    ) -> Option<Z64> {
+    ) -> Z64 {
         let tweaks: [Block; NODE_SLOTS] = std::array::from_fn(|j| tweak(j as u64, 0));
         match v {
             Some(v) => {
                 fk.node_words_split(nodes, &tweaks, a, v, sa, sv);
-                Some(Z64(0))
+                // Not used with value words (see the trait).
+                Z64(0)
             }
             None => {
                 let pairs: [Block; BATCH] = std::array::from_fn(|m| tweaks[m]);
-                Some(fk.node_words_pairs(nodes, first_node, &pairs, a, sa))
+                fk.node_words_pairs(nodes, first_node, &pairs, a, sa)
             }
         }
     }
@@ -246,6 +277,46 @@ mod tests {
                 .map(|i| v[0][i] * v[1][i])
                 .fold(Z64(0), |a, b| a + b);
             assert_eq!(<Z64 as DuoWord>::dot(&v[0], &v[1]), d);
+        }
+    }
+
+    #[test]
+    fn the_z64_node_kernel_gives_the_trait_s_words() {
+        let fk = fixed_key();
+        let nodes: Vec<Block> = (0..5u128)
+            .map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D_9E37_79B9_7F4A_7C15))
+            .collect();
+        let len = NODE_SLOTS * nodes.len();
+        for with_v in [true, false] {
+            let (mut a, mut v) = (vec![Z64(0); len], vec![Z64(0); len]);
+            let (mut sa, mut sv) = ([Z64(0); NODE_SLOTS], [Z64(0); NODE_SLOTS]);
+            let vs = with_v.then_some(&mut v[..]);
+            let weighted = Z64::node_kernel(fk, &nodes, 40, &mut a, vs, &mut sa, &mut sv);
+            let (mut wa, mut wv) = ([Z64(0); NODE_SLOTS], [Z64(0); NODE_SLOTS]);
+            let mut want_weighted = Z64(0);
+            for (r, &q) in nodes.iter().enumerate() {
+                for j in 0..NODE_SLOTS {
+                    // With value words slot j has its own block; without, two slots share one.
+                    let (m, half) = if with_v { (j, 0) } else { (j / 2, j % 2) };
+                    let (x, y) = Z64::leaf_words(fk, q, m as u64, fk.ccr(q ^ tweak(m as u64, 0)));
+                    let want_a = if half == 0 { x } else { y };
+                    assert_eq!(
+                        a[NODE_SLOTS * r + j],
+                        want_a,
+                        "with_v {with_v}, node {r}, slot {j}"
+                    );
+                    wa[j] += want_a;
+                    want_weighted += Z64(40 + r as u64) * want_a;
+                    if with_v {
+                        assert_eq!(v[NODE_SLOTS * r + j], y, "node {r}, slot {j}");
+                        wv[j] += y;
+                    }
+                }
+            }
+            assert_eq!((sa, sv), (wa, wv), "with_v {with_v}");
+            if !with_v {
+                assert_eq!(weighted, want_weighted);
+            }
         }
     }
 }

@@ -176,12 +176,10 @@ impl RoundKeys {
         let mut prefix_sum = m128i::default();
         for (&q, ac) in nodes.iter().zip(a.chunks_exact_mut(NODE_SLOTS)) {
             let o = self.ccr8_sigma(sigma(m128i::from(q)), &st);
-            let mut total = o[0];
+            let mut total = m128i::default();
             for i in 0..BATCH {
                 acc[i] = add_i64_m128i(acc[i], o[i]);
-                if i > 0 {
-                    total = add_i64_m128i(total, o[i]);
-                }
+                total = add_i64_m128i(total, o[i]);
                 let [l, h]: [u64; 2] = o[i].into();
                 ac[2 * i] = Z64(l);
                 ac[2 * i + 1] = Z64(h);
