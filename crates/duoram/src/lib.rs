@@ -69,8 +69,8 @@
 //!
 //! Memory: the state is `2·2^h` words per party. One operation's material is `5·2^h + 4` words
 //! at a primary (DPF #1 keeps no value words) and `4·2^h` at P2 (40 MiB and 32 MiB for
-//! `2^h = 2^20` and `Z64`), plus one flag byte per output node: each DPF half is kept as the output stage's raw
-//! words with its output corrections and decoded on the fly, in L1-sized chunks, by the online
+//! `2^h = 2^20` and `Z64`), plus one flag byte per output node: each DPF half is kept as the
+//! output stage's raw words with its output corrections and decoded on the fly, in L1-sized chunks, by the online
 //! loops. A READ needs only the `t` vectors, but an operation's type is not known when it is
 //! preprocessed. A preprocessing batch holds at most `2^20` leaves per DPF position (one
 //! operation per batch from `2^20` on, at most 1024 operations for small memories), and the
@@ -82,7 +82,8 @@
 //! Measured with `doram bench duoram` (release, three parties as threads on the 2-vCPU
 //! development VM, otherwise idle, random mix of READ/UPDATE/WRITE, preprocessing just in time,
 //! one triple per operation; 256 / 128 / 48 / 24 operations at 2^16 / 2^18 / 2^20 / 2^22),
-//! medians of 2–3 runs, ms per operation:
+//! medians of 2–3 runs, ms per operation, before the output-stage kernels of the prim crate
+//! (BENCHMARKS.md has what they changed):
 //!
 //! | n | preprocessing | READ | UPDATE | WRITE |
 //! |---|---|---|---|---|
@@ -96,10 +97,10 @@
 //! parties together) plus storing two words per leaf; the online phase streams the stored words
 //! once per operation. Preprocessing in batches ahead of time (`--preprocess --chunk 16`, as
 //! PRAC measures its preprocessing) costs less per operation than just in time at `2^16` and
-//! `2^18` (10–20 % in the same session: a batch shares its `h` rounds, and the internal batches
+//! `2^18` (5–25 % in the same session: a batch shares its `h` rounds, and the internal batches
 //! there hold 16 and 4 operations), but its material has left the caches when the online phase
-//! reads it, and at `2^20` and above a chunk of 16 operations (640 MiB at a primary) is slower
-//! than just in time. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
+//! reads it, and at `2^20` a chunk of 16 operations (640 MiB at a primary) was slower than just
+//! in time. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
 //! per operation (all parties): READ 96, UPDATE 152, WRITE 200. BENCHMARKS.md has the
 //! comparison with PRAC.
 //!

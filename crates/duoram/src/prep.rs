@@ -23,11 +23,11 @@
 //!    parties exchange `A_b ⊕ z_b` (one message each way per level), learn `CW`, and derive the
 //!    children `H(s) ⊕ lsb(s)·CW` and `H(s) ⊕ lsb(s)·CW ⊕ s`.
 //! 3. (§4.1.1, App. D, as an output stage) Slot `j` of output node `s` gives the words
-//!    `a_j(s), v_j(s)` ([`DuoWord::leaf_words`], one AES call per leaf for `Z64`, computed by the
-//!    ring's kernel [`DuoWord::node_kernel`] where it has one) and the node's
-//!    flag `t̂ = lsb(s)`. Off the path both parties' nodes are equal, on it they differ by `Δ`,
-//!    so with `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)` (sums over all output
-//!    nodes; both additively shared) the public output corrections
+//!    `a_j(s), v_j(s)` ([`DuoWord::leaf_words`], one AES call per leaf for `Z64`; full-width
+//!    nodes through [`DuoWord::node_kernel`], which `Z64` runs on the prim crate's kernels) and
+//!    the node's flag `t̂ = lsb(s)`. Off the path both parties' nodes are equal, on it they
+//!    differ by `Δ`, so with `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)`
+//!    (sums over all output nodes; both additively shared) the public output corrections
 //!    `OCW_j = pm·(E_j − C_j)` and `OCW'_j = pm·(G_j − C'_j)` (with `C'_j` from the value words)
 //!    make `t_b = ±(a_j + t̂·OCW_j)` an additive sharing of `e_ri` and `v_b = ±(v_j + t̂·OCW'_j)`
 //!    one of `ρ·e_ri` (P1 negates; the halves keep `a`, `v`, the flags and the corrections, and

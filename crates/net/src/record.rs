@@ -16,8 +16,9 @@
 //! much two busy vCPUs slow each other varies with the host: two concurrent AES-GCM loops once
 //! ran at about half the speed of one alone, two AES-NI loops later at full speed each): ring
 //! seals and opens 16 KiB records with AES-128-GCM at up to 4.2 GB/s on one core alone,
-//! ChaCha20-Poly1305 at 1.7 GB/s, so AES-128-GCM stays the preferred suite. Sending 1 GiB in 1 MiB frames, AES-GCM takes about half of all CPU time
-//! (split evenly between sealing and opening), the kernel's two socket copies about a fifth,
+//! ChaCha20-Poly1305 at 1.7 GB/s, so AES-128-GCM stays the preferred suite. Sending 1 GiB in
+//! 1 MiB frames, AES-GCM takes about half of all CPU time (split evenly between sealing and
+//! opening), the kernel's two socket copies about a fifth,
 //! the sender's plaintext copy 7 %; reading into the frame removed the receiver's plaintext
 //! copy (7 % of the CPU time before). Throughput on loopback is 1.1–1.2 GB/s (best 1.67) with
 //! the machine otherwise quiet, and swings by ±20 % with other load.

@@ -5,8 +5,8 @@
 //! block `x` is encrypted as the 16 bytes `x.to_le_bytes()`. Builds with the `aes` target feature
 //! (the workspace's `target-cpu=native` on any CPU that has it) run the AES-NI instructions
 //! directly (private module `ni`); other builds go through the `aes` crate, which selects AES-NI
-//! at run time when the CPU has it. The batch functions feed the cipher [`BATCH`] blocks at a time, which
-//! keeps the hardware pipeline full (AES-NI has a latency of several cycles per round but can
+//! at run time when the CPU has it. The batch functions feed the cipher [`BATCH`] blocks at a
+//! time, which keeps the hardware pipeline full (AES-NI has a latency of several cycles per round but can
 //! start one round per cycle).
 //!
 //! Hash functions, with π = AES-128 under the public key [`FIXED_KEY`]
