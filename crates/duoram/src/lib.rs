@@ -82,15 +82,15 @@
 //! Measured with `doram bench duoram` (release, three parties as threads on the 2-vCPU
 //! development VM, otherwise idle, random mix of READ/UPDATE/WRITE, preprocessing just in time,
 //! one triple per operation; 256 / 128 / 48 / 24 operations at 2^16 / 2^18 / 2^20 / 2^22),
-//! medians of 2–3 runs, ms per operation, before the output-stage kernels of the prim crate
-//! (BENCHMARKS.md has what they changed):
+//! medians of 2–3 runs, ms per operation, 2026-11-21 with the host in a middling phase
+//! (BENCHMARKS.md has the ranges and how the figures move with the host's phases):
 //!
 //! | n | preprocessing | READ | UPDATE | WRITE |
 //! |---|---|---|---|---|
-//! | 2^16 | 3.33 | 0.83 | 1.21 | 1.84 |
-//! | 2^18 | 11.1 | 3.12 | 4.22 | 7.18 |
-//! | 2^20 | 36.5 | 11.1 | 15.9 | 26.1 |
-//! | 2^22 | 132 / 137 | 38 / 41 | 55 | 83 / 88 |
+//! | 2^16 | 2.58 | 0.63 | 0.89 | 1.43 |
+//! | 2^18 | 8.88 | 2.86 | 3.71 | 6.14 |
+//! | 2^20 | 32.6 | 10.0 | 13.5 | 23.7 |
+//! | 2^22 | 103 / 119 | 29 / 34 | 42 / 43 | 69 / 85 |
 //!
 //! The preprocessing is fixed-key AES (one CCR call per leaf of DPFs #2 and #3, one per two
 //! leaves of DPF #1, one per tree node: about 7.9 M calls per operation at 2^20 for the three

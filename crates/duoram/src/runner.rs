@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use doram_core::{PartyId, Seed};
 use doram_field::Z64;
 use doram_mpc::{Additive, deal_additive};
-use doram_net::{LocalMesh, Session, Shaping, Stats};
+use doram_net::{LocalMesh, Session, Shaping, Stats, run_parties};
 use doram_prim::AesPrg;
 use rand_core::RngCore;
 
@@ -578,30 +578,10 @@ pub fn run_local(cfg: &BenchConfig, shaping: Shaping) -> Result<BenchOutcome, Du
         .timeout(cfg.timeout)
         .shaping(shaping)
         .build();
-    let results: Vec<Result<PartyReport, DuoramError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = sessions
-            .into_iter()
-            .map(|session| {
-                let name = format!("duoram-{}", session.me());
-                std::thread::Builder::new()
-                    .name(name)
-                    .spawn_scoped(scope, move || run_party(session, cfg))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or(Err(DuoramError::Local("a party thread panicked"))),
-                Err(_) => Err(DuoramError::Local("could not spawn a party thread")),
-            })
-            .collect()
-    });
-    let mut parties = Vec::with_capacity(3);
-    for r in results {
-        parties.push(r?);
-    }
+    let parties = run_parties(sessions, "duoram", |session| run_party(session, cfg))
+        .into_iter()
+        .map(|r| r.unwrap_or(Err(DuoramError::Local("a party thread panicked"))))
+        .collect::<Result<Vec<PartyReport>, DuoramError>>()?;
     Ok(BenchOutcome {
         config: *cfg,
         parties,

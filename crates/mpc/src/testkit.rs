@@ -24,7 +24,7 @@
 use std::hash::{BuildHasher, Hasher};
 
 use doram_core::{PartyId, Seed};
-use doram_net::Session;
+use doram_net::{Session, run_parties};
 
 use crate::driver::Mpc3;
 use crate::error::MpcError;
@@ -82,29 +82,15 @@ pub fn run3<T: Send>(f: impl Fn(Session) -> T + Sync) -> [T; 3] {
 /// If `sessions` are not three, or as [`run3`].
 pub fn run3_on<T: Send>(sessions: Vec<Session>, f: impl Fn(Session) -> T + Sync) -> [T; 3] {
     assert_eq!(sessions.len(), 3, "run3_on needs exactly three sessions");
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = sessions
-            .into_iter()
-            .map(|session| {
-                let name = format!("{}", session.me());
-                std::thread::Builder::new()
-                    .name(name)
-                    .spawn_scoped(scope, move || f(session))
-                    .expect("spawning a party thread")
-            })
-            .collect();
-        let results: Vec<std::thread::Result<T>> = handles.into_iter().map(|h| h.join()).collect();
-        let mut out = Vec::with_capacity(3);
-        for r in results {
-            match r {
-                Ok(v) => out.push(v),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
+    let mut out = Vec::with_capacity(3);
+    for r in run_parties(sessions, "party", f) {
+        match r {
+            Ok(v) => out.push(v),
+            Err(panic) => std::panic::resume_unwind(panic),
         }
-        let mut it = out.into_iter();
-        std::array::from_fn(|_| it.next().expect("three results"))
-    })
+    }
+    let mut it = out.into_iter();
+    std::array::from_fn(|_| it.next().expect("three results"))
 }
 
 /// Sets up an [`Mpc3`] on each party of a fresh local mesh with the seeds

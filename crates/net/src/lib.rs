@@ -69,7 +69,9 @@ pub use config::{Config, MAX_FRAME_LIMIT, PartyConfig, TlsConfig, default_party_
 pub use connect::{ConnectOptions, Transport};
 pub use error::{ConfigError, NetError};
 pub use frame::FRAME_HEADER_BYTES;
-pub use mesh::{DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT, LocalMesh, Tamper, TamperFn};
+pub use mesh::{
+    DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT, LocalMesh, Tamper, TamperFn, run_parties,
+};
 pub use session::{Session, TransportKind};
 pub use shaping::Shaping;
 pub use stats::{DEFAULT_PHASE, LinkStats, PhaseStats, Stats, Transcript, TranscriptEvent};

@@ -17,6 +17,36 @@ use crate::frame::{FRAME_HEADER_BYTES, Header, StreamDecoder};
 use crate::session::{Incoming, Limits, Link, Outgoing, Session, TransportKind};
 use crate::shaping::{Shaper, Shaping};
 
+/// Runs `f` on every session, each in a thread of its own named `{name}-{party}` (so that
+/// profiles, panics and thread lists name the party), waits for all of them, and returns what
+/// each returned in the order of `sessions`: `Err` with the panic's payload where a thread
+/// panicked (its session was dropped, so its peers saw a closed link rather than hang), or with
+/// the error's message where a thread could not be started.
+pub fn run_parties<R: Send>(
+    sessions: Vec<Session>,
+    name: &str,
+    f: impl Fn(Session) -> R + Sync,
+) -> Vec<std::thread::Result<R>> {
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .map(|session| {
+                std::thread::Builder::new()
+                    .name(format!("{name}-{}", session.me()))
+                    .spawn_scoped(scope, move || f(session))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join(),
+                Err(e) => Err(Box::new(format!("could not start a party thread: {e}")) as _),
+            })
+            .collect()
+    })
+}
+
 /// What the tamper hook of an in-process mesh does with one frame.
 ///
 /// The hook is called with `(from, to, frame_index, &mut payload)`, where `frame_index` counts

@@ -455,6 +455,27 @@ fn tamper_oversize_is_rejected_without_allocation() {
 }
 
 #[test]
+fn run_parties_names_threads_and_survives_a_panicking_party() {
+    // P1 panics before its message; P0 sees a closed link, not a hang, and every result comes
+    // back in party order.
+    let results = doram_net::run_parties(mesh(3), "probe", |mut s| {
+        let name = std::thread::current().name().map(str::to_owned);
+        match s.me() {
+            P1 => panic!("party 1 fails"),
+            P0 => s.recv::<u8>(P1).map(|_| name),
+            _ => Ok(name),
+        }
+    });
+    assert_eq!(results.len(), 3);
+    let p0 = results[0].as_ref().unwrap();
+    assert!(matches!(p0, Err(NetError::Closed { peer: P1 })), "{p0:?}");
+    let payload = results[1].as_ref().err().unwrap();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"party 1 fails"));
+    let p2 = results[2].as_ref().unwrap().as_ref().unwrap();
+    assert_eq!(p2.as_deref(), Some("probe-P2"));
+}
+
+#[test]
 fn dropping_a_session_closes_its_links() {
     let mut s = mesh(3);
     s[1].send(P0, &1u8).unwrap();

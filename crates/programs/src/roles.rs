@@ -3,7 +3,7 @@
 //! `run_local` share.
 
 use doram_core::{PartyId, Seed};
-use doram_net::{Session, Transcript};
+use doram_net::{Session, Transcript, run_parties};
 
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
@@ -200,38 +200,26 @@ pub fn run_three_on<T: Send>(
     seed: u64,
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
 ) -> [Result<T, ProgramError>; 3] {
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = sessions
-            .into_iter()
-            .map(|session| {
-                let me = session.me();
-                let mut s = [0u8; 16];
-                s[..8].copy_from_slice(&seed.to_le_bytes());
-                s[8] = me.index() as u8;
-                s[9..].copy_from_slice(b"program");
-                scope.spawn(move || f(session, Seed(s)))
-            })
-            .collect();
-        let mut out: Vec<Result<T, ProgramError>> = Vec::with_capacity(3);
-        let mut panic = None;
-        for h in handles {
-            match h.join() {
-                Ok(r) => out.push(r),
-                Err(p) => {
-                    panic.get_or_insert(p);
-                    out.push(Err(ProgramError::Misuse("party thread panicked")));
-                }
-            }
+    let results = run_parties(sessions, "program", |session| {
+        let me = session.me();
+        let mut s = [0u8; 16];
+        s[..8].copy_from_slice(&seed.to_le_bytes());
+        s[8] = me.index() as u8;
+        s[9..].copy_from_slice(b"program");
+        f(session, Seed(s))
+    });
+    // All threads have ended: a panic is passed on as it was.
+    let mut out: Vec<Result<T, ProgramError>> = Vec::with_capacity(3);
+    for r in results {
+        match r {
+            Ok(r) => out.push(r),
+            Err(p) => std::panic::resume_unwind(p),
         }
-        if let Some(p) = panic {
-            std::panic::resume_unwind(p);
-        }
-        let mut it = out.into_iter();
-        std::array::from_fn(|_| {
-            it.next()
-                .unwrap_or(Err(ProgramError::Misuse("missing party")))
-        })
+    }
+    let mut it = out.into_iter();
+    std::array::from_fn(|_| {
+        it.next()
+            .unwrap_or(Err(ProgramError::Misuse("missing party")))
     })
 }
 
