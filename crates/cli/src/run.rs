@@ -472,7 +472,13 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
             run_one(session, party_seed(seed, me), program, &mine(me))
         })
         .into_iter()
-        .map(|r| r.unwrap_or_else(|_| Err(anyhow::anyhow!("a party thread panicked"))))
+        .map(|r| {
+            r.unwrap_or_else(|_| {
+                Err(anyhow::anyhow!(
+                    "a party thread panicked or could not start"
+                ))
+            })
+        })
         .collect();
         results.into_iter().collect::<Result<_>>()?
     };

@@ -580,7 +580,11 @@ pub fn run_local(cfg: &BenchConfig, shaping: Shaping) -> Result<BenchOutcome, Du
         .build();
     let parties = run_parties(sessions, "duoram", |session| run_party(session, cfg))
         .into_iter()
-        .map(|r| r.unwrap_or(Err(DuoramError::Local("a party thread panicked"))))
+        .map(|r| {
+            r.unwrap_or(Err(DuoramError::Local(
+                "a party thread panicked or could not start",
+            )))
+        })
         .collect::<Result<Vec<PartyReport>, DuoramError>>()?;
     Ok(BenchOutcome {
         config: *cfg,

@@ -397,7 +397,11 @@ pub fn run_local(cfg: &BenchConfig, shaping: Shaping) -> Result<BenchOutcome, Ra
         .build();
     let parties = run_parties(sessions, "ramen", |session| run_party(session, cfg))
         .into_iter()
-        .map(|r| r.unwrap_or(Err(RamenError::Local("a party thread panicked"))))
+        .map(|r| {
+            r.unwrap_or(Err(RamenError::Local(
+                "a party thread panicked or could not start",
+            )))
+        })
         .collect::<Result<Vec<PartyReport>, RamenError>>()?;
     Ok(BenchOutcome {
         config: *cfg,
