@@ -23,8 +23,9 @@
 //!    parties exchange `A_b ⊕ z_b` (one message each way per level), learn `CW`, and derive the
 //!    children `H(s) ⊕ lsb(s)·CW` and `H(s) ⊕ lsb(s)·CW ⊕ s`.
 //! 3. (§4.1.1, App. D, as an output stage) Slot `j` of output node `s` gives the words
-//!    `a_j(s), v_j(s)` ([`DuoWord::leaf_words`], one AES call per leaf for `Z64`; full-width
-//!    nodes through [`DuoWord::node_kernel`], which `Z64` runs on the prim crate's kernels) and
+//!    `a_j(s), v_j(s)` ([`DuoWord::slot_words`]: for `Z64` the words of ChaCha12 keyed by `s`;
+//!    full-width nodes through [`DuoWord::node_kernel`], which `Z64` runs on the prim crate's
+//!    sixteen-lane kernels) and
 //!    the node's flag `t̂ = lsb(s)`. Off the path both parties' nodes are equal, on it they
 //!    differ by `Δ`, so with `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)`
 //!    (sums over all output nodes; both additively shared) the public output corrections
@@ -52,7 +53,7 @@ use crate::error::DuoramError;
 use crate::material::{Half, Material};
 use crate::msgs::{In, Out};
 use crate::role::Side;
-use crate::word::{DuoWord, tweak};
+use crate::word::DuoWord;
 
 /// DPFs per operation.
 pub(crate) const DPFS: usize = 3;
@@ -313,10 +314,8 @@ fn lane_weighted<W: DuoWord>(lanes: &[W]) -> W {
         .fold(W::ZERO, |acc, (i, &x)| acc + W::from_u64(i as u64) * x)
 }
 
-/// [`convert_outputs`] for trees shallower than [`OUT_BITS`] (`2^o ≤ 8` leaves in all), leaf by
-/// leaf, with the words the full-width stages would give: slot `j` from `CCR(s ⊕ T(j, 0))`, or
-/// for flag words only with [`DuoWord::TWO_PER_BLOCK`], slots `2m` and `2m + 1` from
-/// `CCR(s ⊕ T(m, 0))`.
+/// [`convert_outputs`] for trees shallower than [`OUT_BITS`] (`2^o ≤ 8` leaves in all), node by
+/// node with [`DuoWord::slot_words`] (the words the full-width kernels would give).
 fn convert_small<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     let Conv {
         nodes,
@@ -330,29 +329,19 @@ fn convert_small<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     let fk = fixed_key();
     let k = 1usize << o;
     node_flags(nodes, first_node, flags, sums);
-    let pairs = v.is_none() && W::TWO_PER_BLOCK && o > 0;
-    let mut put = |at: usize, j: usize, x: W| {
-        a[at] = x;
-        sums.a[j] += x;
-        if with_index {
-            sums.ia += W::from_u64(((first_node << o) + at) as u64) * x;
-        }
-    };
     for (r, &q) in nodes.iter().enumerate() {
-        if pairs {
-            for m in 0..k / 2 {
-                let (x, y) = W::leaf_words(fk, q, m as u64, fk.ccr(q ^ tweak(m as u64, 0)));
-                put(r * k + 2 * m, 2 * m, x);
-                put(r * k + 2 * m + 1, 2 * m + 1, y);
+        let ac = &mut a[r * k..(r + 1) * k];
+        let mut vc = v.as_deref_mut().map(|v| &mut v[r * k..(r + 1) * k]);
+        W::slot_words(fk, q, ac, vc.as_deref_mut());
+        for (j, &x) in ac.iter().enumerate() {
+            sums.a[j] += x;
+            if with_index {
+                sums.ia += W::from_u64(((first_node << o) + r * k + j) as u64) * x;
             }
-        } else {
-            for j in 0..k {
-                let (x, y) = W::leaf_words(fk, q, j as u64, fk.ccr(q ^ tweak(j as u64, 0)));
-                put(r * k + j, j, x);
-                if let Some(v) = v.as_deref_mut() {
-                    v[r * k + j] = y;
-                    sums.v[j] += y;
-                }
+        }
+        if let Some(vc) = vc {
+            for (j, &y) in vc.iter().enumerate() {
+                sums.v[j] += y;
             }
         }
     }

@@ -5,6 +5,7 @@
 use doram_field::{BlockSource, Fp, Group, Z64};
 use doram_oram::IntegerWord;
 use doram_prim::aes::{BATCH, Block, FixedKeyAes, NODE_SLOTS};
+use doram_prim::chacha;
 
 /// The tweak of leaf output `j`, block `k` (never zero, so leaf hashes are domain-separated
 /// from the internal-node hashes `H(s)` of the tree; the same tweaks as the DPF crate's output
@@ -42,35 +43,32 @@ impl BlockSource for LeafStream<'_> {
 ///
 /// Every output node `s` of a DPF tree gives, for each of its output slots `j`, two words: the
 /// *flag word* `a_j(s)` and the *value word* `v_j(s)`, as a deterministic function of the whole
-/// node label (so that equal labels — all nodes off the path — give equal words) that is uniform
-/// in the ring for a random label: they are drawn with [`Group::random_from`] from the circular
-/// correlation-robust hash stream `CCR(s ⊕ T(j, k))`, k = 0, 1, …. For `Z64` one hash block is
-/// split in two (`a` = low 64 bits, `v` = high 64 bits), one AES call per output; `Fp` draws
-/// each from its own stream (slot `j` and slot `j + 2^31`; rejection sampling needs one block
-/// almost always).
+/// node label (so that equal labels — all nodes off the path — give equal words) that is
+/// pseudorandom in the ring for a random label ([`slot_words`](Self::slot_words)). For `Z64`
+/// they are the words of ChaCha12 keyed by the label ([`doram_prim::chacha`]: `a_j = w_j`,
+/// `v_j = w_{16+j}`), sixteen nodes at a time in AVX-512 registers; for `Fp` they are drawn with
+/// [`Group::random_from`] from the circular correlation-robust hash streams `CCR(s ⊕ T(j, k))`,
+/// k = 0, 1, … (slot `j` for the flag word, slot `j + 2^31` for the value word; rejection
+/// sampling needs one block almost always).
 pub trait DuoWord: IntegerWord {
     /// Whether reducing every additive share mod `2^h` gives additive shares mod `2^h` (true for
     /// Z/2^64): then a masked index is opened exactly, share by share. Otherwise (a prime field)
     /// it is opened as an integer under a statistical mask (see the crate documentation).
     const SHARES_REDUCE_MOD_POW2: bool;
 
-    /// Whether [`leaf_words`](Self::leaf_words) takes its two words from one hash block without
-    /// further hashing (true for Z/2^64: the two halves). Then a DPF that needs only flag words
-    /// (DPF #1) takes the flag words of two slots from one block: half the hashing.
-    const TWO_PER_BLOCK: bool;
+    /// The words of output slots `0 … k − 1` of the output node `node`, `k = a.len() ≤ 16`:
+    /// `a_j(node)` into `a[j]` and, if `v` is given (of length `k`), `v_j(node)` into `v[j]`.
+    /// This is the definition the full-width kernel [`node_kernel`](Self::node_kernel) must
+    /// agree with; the preprocessing calls it directly on trees of fewer than 16 leaves.
+    fn slot_words(fk: &FixedKeyAes, node: Block, a: &mut [Self], v: Option<&mut [Self]>);
 
-    /// `(a_j(s), v_j(s))` for output slot `j < 2^o` of the output node `s`, given
-    /// `first = CCR(s ⊕ T(j, 0))`.
-    fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Self, Self);
-
-    /// The output stage on full-width output nodes (16 slots each): with `v`, slot `j` of node
-    /// `s = nodes[r]` gives `leaf_words(s, j, CCR(s ⊕ T(j, 0)))` into `a[16r + j]` and
-    /// `v[16r + j]`; without, only the flag words, and with
-    /// [`TWO_PER_BLOCK`](Self::TWO_PER_BLOCK) slots `2m` and `2m + 1` take the two words of
-    /// `CCR(s ⊕ T(m, 0))`. Adds each slot's words into `sa[j]` (and `sv[j]`). Without `v` it
+    /// The output stage on full-width output nodes (16 slots each): slot `j` of node
+    /// `s = nodes[r]` gives `a_j(s)` into `a[16r + j]` and, with `v`, `v_j(s)` into
+    /// `v[16r + j]`; each slot's words are added into `sa[j]` (and `sv[j]`). Without `v` it
     /// returns `Σ_r (first_node + r)·T_r` over the nodes' flag-word totals `T_r` (the node part
-    /// of `Σ_x x·a[x]`); with `v` the return value is not used. This default hashes eight slots
-    /// per call; rings override it with a faster kernel computing the same words.
+    /// of `Σ_x x·a[x]`); with `v` the return value is not used. This default calls
+    /// [`slot_words`](Self::slot_words) node by node; `Z64` overrides it with vector kernels
+    /// computing the same words.
     fn node_kernel(
         fk: &FixedKeyAes,
         nodes: &[Block],
@@ -80,32 +78,22 @@ pub trait DuoWord: IntegerWord {
         sa: &mut [Self; NODE_SLOTS],
         sv: &mut [Self; NODE_SLOTS],
     ) -> Self {
-        let pairs = v.is_none() && Self::TWO_PER_BLOCK;
-        let calls = if pairs { 1 } else { 2 };
+        const K: usize = NODE_SLOTS;
+        let room_v = v.as_deref().map_or(usize::MAX, |v| v.len() / K);
+        let count = nodes.len().min(a.len() / K).min(room_v);
         let mut weighted = Self::ZERO;
-        for (r, (&q, ac)) in nodes.iter().zip(a.chunks_exact_mut(NODE_SLOTS)).enumerate() {
+        for (r, &q) in nodes[..count].iter().enumerate() {
+            let ac = &mut a[K * r..K * (r + 1)];
+            let mut vc = v.as_deref_mut().map(|v| &mut v[K * r..K * (r + 1)]);
+            Self::slot_words(fk, q, ac, vc.as_deref_mut());
             let mut total = Self::ZERO;
-            for c in 0..calls {
-                let mut blk: [Block; BATCH] =
-                    std::array::from_fn(|i| q ^ tweak((c * BATCH + i) as u64, 0));
-                fk.ccr8(&mut blk);
-                for (i, &b) in blk.iter().enumerate() {
-                    let j = c * BATCH + i;
-                    let (x, y) = Self::leaf_words(fk, q, j as u64, b);
-                    if pairs {
-                        (ac[2 * j], ac[2 * j + 1]) = (x, y);
-                        sa[2 * j] += x;
-                        sa[2 * j + 1] += y;
-                        total += x + y;
-                    } else {
-                        ac[j] = x;
-                        sa[j] += x;
-                        total += x;
-                        if let Some(v) = v.as_deref_mut() {
-                            v[NODE_SLOTS * r + j] = y;
-                            sv[j] += y;
-                        }
-                    }
+            for j in 0..K {
+                sa[j] += ac[j];
+                total += ac[j];
+            }
+            if let Some(vc) = vc {
+                for j in 0..K {
+                    sv[j] += vc[j];
                 }
             }
             weighted += Self::from_u64(first_node.wrapping_add(r as u64)) * total;
@@ -142,15 +130,21 @@ pub trait DuoWord: IntegerWord {
 
 impl DuoWord for Z64 {
     const SHARES_REDUCE_MOD_POW2: bool = true;
-    const TWO_PER_BLOCK: bool = true;
 
-    #[inline(always)]
-    fn leaf_words(_fk: &FixedKeyAes, _node: Block, _j: u64, first: Block) -> (Z64, Z64) {
-        (Z64(first as u64), Z64((first >> 64) as u64))
+    fn slot_words(_fk: &FixedKeyAes, node: Block, a: &mut [Z64], v: Option<&mut [Z64]>) {
+        let w = chacha::node_words(node);
+        for (j, x) in a.iter_mut().enumerate() {
+            *x = Z64(w[j]);
+        }
+        if let Some(v) = v {
+            for (j, y) in v.iter_mut().enumerate() {
+                *y = Z64(w[NODE_SLOTS + j]);
+            }
+        }
     }
 
     fn node_kernel(
-        fk: &FixedKeyAes,
+        _fk: &FixedKeyAes,
         nodes: &[Block],
         first_node: u64,
         a: &mut [Z64],
@@ -158,17 +152,13 @@ impl DuoWord for Z64 {
         sa: &mut [Z64; NODE_SLOTS],
         sv: &mut [Z64; NODE_SLOTS],
     ) -> Z64 {
-        let tweaks: [Block; NODE_SLOTS] = std::array::from_fn(|j| tweak(j as u64, 0));
         match v {
             Some(v) => {
-                fk.node_words_split(nodes, &tweaks, a, v, sa, sv);
+                chacha::flag_and_value_words(nodes, a, v, sa, sv);
                 // Not used with value words (see the trait).
                 Z64(0)
             }
-            None => {
-                let pairs: [Block; BATCH] = std::array::from_fn(|m| tweaks[m]);
-                fk.node_words_pairs(nodes, first_node, &pairs, a, sa)
-            }
+            None => chacha::flag_words(nodes, first_node, a, sa),
         }
     }
 
@@ -215,25 +205,34 @@ impl DuoWord for Z64 {
 
 impl DuoWord for Fp {
     const SHARES_REDUCE_MOD_POW2: bool = false;
-    const TWO_PER_BLOCK: bool = false;
 
-    fn leaf_words(fk: &FixedKeyAes, node: Block, j: u64, first: Block) -> (Fp, Fp) {
-        let a = Fp::random_from(&mut LeafStream {
-            fk,
-            leaf: node,
-            j,
-            k: 1,
-            first: Some(first),
-        });
-        // The value word's stream: the tweaks of slot j + 2^31, which no slot has.
-        let v = Fp::random_from(&mut LeafStream {
-            fk,
-            leaf: node,
-            j: j + VALUE_STREAM,
-            k: 0,
-            first: None,
-        });
-        (a, v)
+    fn slot_words(fk: &FixedKeyAes, node: Block, a: &mut [Fp], mut v: Option<&mut [Fp]>) {
+        // The first blocks of the flag streams, eight slots per batched hash.
+        for (c, chunk) in a.chunks_mut(BATCH).enumerate() {
+            let mut first: [Block; BATCH] =
+                std::array::from_fn(|i| node ^ tweak((c * BATCH + i) as u64, 0));
+            fk.ccr8(&mut first);
+            for (i, x) in chunk.iter_mut().enumerate() {
+                let j = (c * BATCH + i) as u64;
+                *x = Fp::random_from(&mut LeafStream {
+                    fk,
+                    leaf: node,
+                    j,
+                    k: 1,
+                    first: Some(first[i]),
+                });
+                if let Some(y) = v.as_deref_mut().and_then(|v| v.get_mut(j as usize)) {
+                    // The value word's stream: the tweaks of slot j + 2^31, which no slot has.
+                    *y = Fp::random_from(&mut LeafStream {
+                        fk,
+                        leaf: node,
+                        j: j + VALUE_STREAM,
+                        k: 0,
+                        first: None,
+                    });
+                }
+            }
+        }
     }
 
     fn dot(a: &[Fp], b: &[Fp]) -> Fp {
@@ -247,18 +246,39 @@ mod tests {
     use doram_prim::aes::fixed_key;
 
     #[test]
-    fn leaf_words_are_functions_of_the_label() {
+    fn slot_words_are_functions_of_the_label() {
         let fk = fixed_key();
         let leaf = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3211u128;
-        let first = fk.ccr(leaf ^ tweak(0, 0));
-        let (a, v) = Z64::leaf_words(fk, leaf, 0, first);
-        assert_eq!(a.0, first as u64);
-        assert_eq!(v.0, (first >> 64) as u64);
-        let (fa, fv) = Fp::leaf_words(fk, leaf, 0, first);
-        assert_eq!(Fp::leaf_words(fk, leaf, 0, first), (fa, fv));
-        assert_ne!(fa, fv);
-        let other = Fp::leaf_words(fk, leaf ^ 2, 0, fk.ccr((leaf ^ 2) ^ tweak(0, 0)));
-        assert_ne!(other.0, fa);
+        // Z64: the ChaCha12 words of the label, flag words first.
+        let w = chacha::node_words(leaf);
+        let (mut a, mut v) = ([Z64(0); NODE_SLOTS], [Z64(0); NODE_SLOTS]);
+        Z64::slot_words(fk, leaf, &mut a, Some(&mut v));
+        for j in 0..NODE_SLOTS {
+            assert_eq!((a[j].0, v[j].0), (w[j], w[NODE_SLOTS + j]), "slot {j}");
+        }
+        let mut few = [Z64(0); 3];
+        Z64::slot_words(fk, leaf, &mut few, None);
+        assert_eq!(few, a[..3]);
+        // Fp: the flag word from the stream CCR(s ⊕ T(j, k)), the value word from its own.
+        let (mut fa, mut fv) = ([Fp::ZERO; 4], [Fp::ZERO; 4]);
+        Fp::slot_words(fk, leaf, &mut fa, Some(&mut fv));
+        let stream = |j: u64, first: Option<Block>| LeafStream {
+            fk,
+            leaf,
+            j,
+            k: u64::from(first.is_some()),
+            first,
+        };
+        let first = fk.ccr(leaf ^ tweak(2, 0));
+        assert_eq!(fa[2], Fp::random_from(&mut stream(2, Some(first))));
+        assert_eq!(fv[2], Fp::random_from(&mut stream(2 + VALUE_STREAM, None)));
+        assert_ne!(fa[0], fv[0]);
+        let mut other = [Fp::ZERO; 4];
+        Fp::slot_words(fk, leaf ^ 2, &mut other, None);
+        assert_ne!(other[0], fa[0]);
+        let mut again = [Fp::ZERO; 4];
+        Fp::slot_words(fk, leaf, &mut again, None);
+        assert_eq!(again, fa);
     }
 
     #[test]
@@ -280,43 +300,55 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_z64_node_kernel_gives_the_trait_s_words() {
+    /// `W::node_kernel` against `W::slot_words`, node by node, with and without value words.
+    fn node_kernel_gives_the_slot_words<W: DuoWord>() {
         let fk = fixed_key();
-        let nodes: Vec<Block> = (0..5u128)
-            .map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D_9E37_79B9_7F4A_7C15))
-            .collect();
-        let len = NODE_SLOTS * nodes.len();
-        for with_v in [true, false] {
-            let (mut a, mut v) = (vec![Z64(0); len], vec![Z64(0); len]);
-            let (mut sa, mut sv) = ([Z64(0); NODE_SLOTS], [Z64(0); NODE_SLOTS]);
-            let vs = with_v.then_some(&mut v[..]);
-            let weighted = Z64::node_kernel(fk, &nodes, 40, &mut a, vs, &mut sa, &mut sv);
-            let (mut wa, mut wv) = ([Z64(0); NODE_SLOTS], [Z64(0); NODE_SLOTS]);
-            let mut want_weighted = Z64(0);
-            for (r, &q) in nodes.iter().enumerate() {
-                for j in 0..NODE_SLOTS {
-                    // With value words slot j has its own block; without, two slots share one.
-                    let (m, half) = if with_v { (j, 0) } else { (j / 2, j % 2) };
-                    let (x, y) = Z64::leaf_words(fk, q, m as u64, fk.ccr(q ^ tweak(m as u64, 0)));
-                    let want_a = if half == 0 { x } else { y };
-                    assert_eq!(
-                        a[NODE_SLOTS * r + j],
-                        want_a,
-                        "with_v {with_v}, node {r}, slot {j}"
-                    );
-                    wa[j] += want_a;
-                    want_weighted += Z64(40 + r as u64) * want_a;
-                    if with_v {
-                        assert_eq!(v[NODE_SLOTS * r + j], y, "node {r}, slot {j}");
-                        wv[j] += y;
+        for count in [1usize, 5, 16, 21] {
+            let nodes: Vec<Block> = (0..count as u128)
+                .map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D_9E37_79B9_7F4A_7C15))
+                .collect();
+            let len = NODE_SLOTS * nodes.len();
+            for with_v in [true, false] {
+                let (mut a, mut v) = (vec![W::ZERO; len], vec![W::ZERO; len]);
+                let (mut sa, mut sv) = ([W::ZERO; NODE_SLOTS], [W::ZERO; NODE_SLOTS]);
+                let vs = with_v.then_some(&mut v[..]);
+                let weighted = W::node_kernel(fk, &nodes, 40, &mut a, vs, &mut sa, &mut sv);
+                let (mut wa, mut wv) = ([W::ZERO; NODE_SLOTS], [W::ZERO; NODE_SLOTS]);
+                let mut want_weighted = W::ZERO;
+                for (r, &q) in nodes.iter().enumerate() {
+                    let (mut x, mut y) = ([W::ZERO; NODE_SLOTS], [W::ZERO; NODE_SLOTS]);
+                    W::slot_words(fk, q, &mut x, Some(&mut y));
+                    for j in 0..NODE_SLOTS {
+                        let at = NODE_SLOTS * r + j;
+                        assert_eq!(
+                            a[at], x[j],
+                            "{count} nodes, with_v {with_v}, node {r}, slot {j}"
+                        );
+                        wa[j] += x[j];
+                        want_weighted += W::from_u64(40 + r as u64) * x[j];
+                        if with_v {
+                            assert_eq!(v[at], y[j], "{count} nodes, node {r}, slot {j}");
+                            wv[j] += y[j];
+                        }
                     }
                 }
-            }
-            assert_eq!((sa, sv), (wa, wv), "with_v {with_v}");
-            if !with_v {
-                assert_eq!(weighted, want_weighted);
+                assert_eq!(sa, wa, "{count} nodes, with_v {with_v}");
+                if with_v {
+                    assert_eq!(sv, wv, "{count} nodes");
+                } else {
+                    assert_eq!(weighted, want_weighted, "{count} nodes");
+                }
             }
         }
+    }
+
+    #[test]
+    fn the_z64_node_kernel_gives_the_slot_words() {
+        node_kernel_gives_the_slot_words::<Z64>();
+    }
+
+    #[test]
+    fn the_fp_node_kernel_gives_the_slot_words() {
+        node_kernel_gives_the_slot_words::<Fp>();
     }
 }
