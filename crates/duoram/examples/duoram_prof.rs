@@ -1,7 +1,8 @@
 //! `cargo run --release -p doram-duoram --example duoram_prof -- <log2 n>`: single-thread timings of
 //! fixed-key CCR hashing on this machine — the prim crate's 8-block batches (what the
-//! preprocessing uses), the `aes` crate's block API over runs of 64 blocks, and that bare cipher —
-//! to compare with the per-leaf cost of the preprocessing.
+//! preprocessing's tree levels use), the `aes` crate's block API over runs of 64 blocks, and that
+//! bare cipher — and of the output stage per leaf: the fixed-key AES node kernels against the
+//! ChaCha12 ones the preprocessing uses.
 
 use std::time::Instant;
 
@@ -11,6 +12,7 @@ use aes::cipher::generic_array::GenericArray;
 use aes::cipher::{BlockEncrypt, KeyInit};
 use doram_field::Z64;
 use doram_prim::aes::{FIXED_KEY, NODE_SLOTS, fixed_key, sigma};
+use doram_prim::chacha;
 
 fn ccr_runs(pi: &Aes128Enc, xs: &mut [u128]) {
     let mut buf: [GenericArray<u8, U16>; 64] = std::array::from_fn(|_| GenericArray::default());
@@ -69,15 +71,24 @@ fn main() {
         let t = Instant::now();
         let w = fk.node_words_pairs(nodes, 0, &tw8, &mut wa, &mut sa);
         let tpairs = t.elapsed();
-        std::hint::black_box((sa, sv, w));
+        let t = Instant::now();
+        chacha::flag_and_value_words(nodes, &mut wa, &mut wv, &mut sa, &mut sv);
+        let tc_split = t.elapsed();
+        let t = Instant::now();
+        let wc = chacha::flag_words(nodes, 0, &mut wa, &mut sa);
+        let tc_flags = t.elapsed();
+        std::hint::black_box((sa, sv, w, wc));
         println!(
             "2^{log_n} blocks: ccr8 {:.2} ns/block, ccr over runs of 64 {:.2}, bare AES {:.2}; \
-             output stage per leaf: two words {:.2} ns, one word {:.2} ns",
+             output stage per leaf, AES: two words {:.2} ns, one word {:.2} ns; \
+             ChaCha12: two words {:.2} ns, one word {:.2} ns",
             ns(t8),
             ns(t64),
             ns(traw),
             ns(tsplit),
             ns(tpairs),
+            ns(tc_split),
+            ns(tc_flags),
         );
     }
 }

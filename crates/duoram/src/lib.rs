@@ -112,18 +112,21 @@
 //!    the hashes of all their nodes and compute `CW = A_0 ⊕ A_1 ⊕ (1 ⊕ α)·Δ` with one
 //!    Du–Atallah AND of the shared path bit and the shared `Δ = root_0 ⊕ root_1`. Half-Tree needs
 //!    one AND per level and no separate flag corrections (the flag is the label's lsb). The last
-//!    `o = 4` levels are not expanded: each node at depth `h − 4` yields its 16 leaves directly,
-//!    one CCR call each, with one output correction per slot, as the DPF crate's Half-Tree does
-//!    with 8. About `1.0625·2^h` AES calls per DPF instead of BGI's `3·2^h` (expansion plus
-//!    conversion); for `Z64`, DPF #1 (flag words only, decision 6) takes two leaves per hash
-//!    block: `0.5625·2^h`. Folding four levels rather than three halves the tree's hashing and
-//!    saves a round for `16·2^o` more bytes per DPF; with its output words summed in registers
-//!    it measured 3–27 % less preprocessing CPU time than three levels (more at larger n).
+//!    `o = 4` levels are not expanded: each node at depth `h − 4` yields its 16 leaves directly
+//!    (decision 2), with one output correction per slot, as the DPF crate's Half-Tree does with
+//!    8: `2^h / 16` AES calls for the tree instead of BGI's `2·2^h` expansion calls. Folding
+//!    four levels rather than three halves the tree's hashing and saves a round for `16·2^o`
+//!    more bytes per DPF; with its output words summed in registers it measured 3–27 % less
+//!    preprocessing CPU time than three levels (more at larger n).
 //! 2. **Leaf words and the XOR → additive flag conversion (U2, U6)**: slot `j` of an output
-//!    node `s` gives two words `a_j(s), v_j(s)` from `CCR(s ⊕ T(j, 0))` (`Z64`: the two halves
-//!    of the block; `Fp`: rejection sampling from two tweaked streams), uniform in the ring —
-//!    raw label bits would not do: 127 of the 128 bits are left once the flag is removed, and
-//!    on the path the two labels differ by the secret `Δ`. App. D's conversion needs, per
+//!    node `s` gives two words `a_j(s), v_j(s)`, pseudorandom in the ring — raw label bits
+//!    would not do: 127 of the 128 bits are left once the flag is removed, and on the path the
+//!    two labels differ by the secret `Δ`. For `Z64` they are words `j` and `16 + j` of ChaCha12
+//!    keyed by `s` (`doram_prim::chacha`: a PRF keyed by the label, so the other party's on-path
+//!    label `s ⊕ Δ` is simply an unknown key; sixteen nodes per call in AVX-512 lanes, no key
+//!    schedule); this replaced one fixed-key AES call per slot, `CCR(s ⊕ T(j, 0))`, and took
+//!    about a fifth off the preprocessing (BENCHMARKS.md). For `Fp` they come from two tweaked
+//!    CCR streams by rejection sampling. App. D's conversion needs, per
 //!    converted flag vector, `(v, F)` of *another* DPF at the same index, plus one product and
 //!    two openings. Instead each DPF's own output stage is corrected: with
 //!    `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)` (additively shared sums over all
