@@ -63,9 +63,11 @@
 //! `h − o + 4` rounds; per DPF `17(h − o) + 56·2^o + 24` bytes from each primary to the other
 //! and `16(h − o) + 40·2^o` from P2 to P1, plus one key half of `16(h − o) + 16·2^o + 16`
 //! bytes per operation from each primary to P2, in two messages (`Z64`, tags not counted;
-//! about 11 KiB per operation in total at `2^20`); about `2^h + 2^{h−o}` fixed-key AES calls
-//! per DPF at each holder (three DPFs per operation at P0 and P1, two at P2), and one pass
-//! writing two words per leaf. `tests/costs.rs` checks these counts.
+//! about 11 KiB per operation in total at `2^20`). Computation per DPF at each holder (three
+//! DPFs per operation at P0 and P1, two at P2): about `2^{h−o}` fixed-key AES calls for the tree
+//! and, for `Z64`, `2^{h−o}` ChaCha12 keystreams of four blocks (two for DPF #1) for the
+//! leaves, and one pass writing two words per leaf. `tests/costs.rs` checks the message counts
+//! and sizes.
 //!
 //! Memory: the state is `2·2^h` words per party. One operation's material is `5·2^h + 4` words
 //! at a primary (DPF #1 keeps no value words) and `4·2^h` at P2 (40 MiB and 32 MiB for
@@ -82,25 +84,25 @@
 //! Measured with `doram bench duoram` (release, three parties as threads on the 2-vCPU
 //! development VM, otherwise idle, random mix of READ/UPDATE/WRITE, preprocessing just in time,
 //! one triple per operation; 256 / 128 / 48 / 24 operations at 2^16 / 2^18 / 2^20 / 2^22),
-//! medians of 2–3 runs, ms per operation, 2026-11-21 with the host in a middling phase
+//! medians of 2–3 runs, ms per operation, 2026-11-21 with the host in a quick phase
 //! (BENCHMARKS.md has the ranges and how the figures move with the host's phases):
 //!
 //! | n | preprocessing | READ | UPDATE | WRITE |
 //! |---|---|---|---|---|
-//! | 2^16 | 2.58 | 0.63 | 0.89 | 1.43 |
-//! | 2^18 | 8.88 | 2.86 | 3.71 | 6.14 |
-//! | 2^20 | 32.6 | 10.0 | 13.5 | 23.7 |
-//! | 2^22 | 103 / 119 | 29 / 34 | 42 / 43 | 69 / 85 |
+//! | 2^16 | 1.56 | 0.47 | 0.64 | 0.93 |
+//! | 2^18 | 6.35 | 2.45 | 3.04 | 5.09 |
+//! | 2^20 | 22.4 | 8.46 | 10.6 | 19.1 |
+//! | 2^22 | 79 / 82 | 30 / 30 | 40 / 43 | 67 / 68 |
 //!
-//! The preprocessing is fixed-key AES (one CCR call per leaf of DPFs #2 and #3, one per two
-//! leaves of DPF #1, one per tree node: about 7.9 M calls per operation at 2^20 for the three
-//! parties together) plus storing two words per leaf; the online phase streams the stored words
-//! once per operation. Preprocessing in batches ahead of time (`--preprocess --chunk 16`, as
-//! PRAC measures its preprocessing) costs less per operation than just in time at `2^16` and
-//! `2^18` (5–25 % in the same session: a batch shares its `h` rounds, and the internal batches
-//! there hold 16 and 4 operations), but its material has left the caches when the online phase
-//! reads it, and at `2^20` a chunk of 16 operations (640 MiB at a primary) was slower than just
-//! in time. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
+//! The preprocessing is the ChaCha12 output stage (decision 2: four ChaCha blocks per output
+//! node of DPFs #2 and #3, two of DPF #1, at every holder; about three quarters of the
+//! preprocessing's CPU time), the tree levels (one fixed-key AES call per node), and storing two
+//! words per leaf; the online phase streams the stored words once per operation. Preprocessing
+//! in batches ahead of time (`--preprocess --chunk 16`, as PRAC measures its preprocessing)
+//! costs less per operation than just in time at `2^16` and `2^18` (1–13 % in one session: a
+//! batch shares its `h` rounds, and the internal batches there hold 16 and 4 operations), but
+//! its material has left the caches when the online phase reads it, and at `2^20` a chunk of
+//! 16 operations (640 MiB at a primary) was slower than just in time. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
 //! per operation (all parties): READ 96, UPDATE 152, WRITE 200. BENCHMARKS.md has the
 //! comparison with PRAC.
 //!

@@ -1,10 +1,13 @@
-//! Throughput of the AES-CTR PRG, the fixed-key AES hashes, the BLAKE3 PRF and cuckoo hashing.
+//! Throughput of the AES-CTR PRG, the fixed-key AES hashes, the output-node kernels (fixed-key
+//! AES against ChaCha12), the BLAKE3 PRF and cuckoo hashing.
 //!
 //! Run with `cargo bench -p doram-prim --bench prim -- --warm-up-time 1 --measurement-time 3`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use doram_core::Seed;
-use doram_prim::{AesPrg, CuckooHasher, Prf, fixed_key, num_buckets};
+use doram_field::Z64;
+use doram_prim::aes::NODE_SLOTS;
+use doram_prim::{AesPrg, CuckooHasher, Prf, chacha, fixed_key, num_buckets};
 use rand_core::RngCore;
 use std::hint::black_box;
 
@@ -52,6 +55,36 @@ fn hashes(c: &mut Criterion) {
     g.finish();
 }
 
+/// The DPF output stage over 2^16 leaves (4096 output nodes of 16 slots): two words per leaf
+/// and one, with the fixed-key AES kernels and the ChaCha12 ones. Throughput in leaves.
+fn node_kernels(c: &mut Criterion) {
+    let fk = fixed_key();
+    let leaves = 1usize << 16;
+    let nodes: Vec<u128> = (0..(leaves / NODE_SLOTS) as u128)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835))
+        .collect();
+    let tweaks: [u128; NODE_SLOTS] = std::array::from_fn(|j| (j as u128 + 1) << 64);
+    let pairs: [u128; NODE_SLOTS / 2] = std::array::from_fn(|j| tweaks[j]);
+    let (mut a, mut v) = (vec![Z64(0); leaves], vec![Z64(0); leaves]);
+    let (mut sa, mut sv) = ([Z64(0); NODE_SLOTS], [Z64(0); NODE_SLOTS]);
+    let mut g = c.benchmark_group("output_stage_64k_leaves");
+    g.throughput(Throughput::Elements(leaves as u64));
+    g.bench_function("aes_two_words", |b| {
+        b.iter(|| fk.node_words_split(&nodes, &tweaks, &mut a, &mut v, &mut sa, &mut sv))
+    });
+    g.bench_function("chacha12_two_words", |b| {
+        b.iter(|| chacha::flag_and_value_words(&nodes, &mut a, &mut v, &mut sa, &mut sv))
+    });
+    g.bench_function("aes_one_word", |b| {
+        b.iter(|| fk.node_words_pairs(&nodes, 0, &pairs, &mut a, &mut sa))
+    });
+    g.bench_function("chacha12_one_word", |b| {
+        b.iter(|| chacha::flag_words(&nodes, 0, &mut a, &mut sa))
+    });
+    g.finish();
+    black_box((sa, sv));
+}
+
 fn prf(c: &mut Criterion) {
     let prf = Prf::new([5; 32]);
     let mut g = c.benchmark_group("blake3_prf");
@@ -88,6 +121,6 @@ fn cuckoo(c: &mut Criterion) {
 /// The benchmark group (a private module, so the generated function needs no docs).
 mod groups {
     use super::*;
-    criterion_group!(benches, prg, hashes, prf, cuckoo);
+    criterion_group!(benches, prg, hashes, node_kernels, prf, cuckoo);
 }
 criterion_main!(groups::benches);
