@@ -81,12 +81,17 @@ fn main() {
         println!(
             "2^{log_n} blocks: ccr8 {:.2} ns/block, ccr over runs of 64 {:.2}, bare AES {:.2}; \
              output stage per leaf, AES: two words {:.2} ns, one word {:.2} ns; \
-             ChaCha12: two words {:.2} ns, one word {:.2} ns",
+             ChaCha12 ({}): two words {:.2} ns, one word {:.2} ns",
             ns(t8),
             ns(t64),
             ns(traw),
             ns(tsplit),
             ns(tpairs),
+            if chacha::vectorized() {
+                "AVX-512"
+            } else {
+                "rand_chacha"
+            },
             ns(tc_split),
             ns(tc_flags),
         );
