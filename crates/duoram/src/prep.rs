@@ -53,7 +53,7 @@ use crate::error::DuoramError;
 use crate::material::{Half, Material};
 use crate::msgs::{In, Out};
 use crate::role::Side;
-use crate::word::DuoWord;
+use crate::word::{DuoWord, by_slot_words};
 
 /// DPFs per operation.
 pub(crate) const DPFS: usize = 3;
@@ -241,13 +241,10 @@ struct Conv<'a, W> {
 
 /// The output stage: for output nodes `c.nodes`, the raw words of each of their `2^o` slots
 /// into `c.a` and `c.v`, each node's flag into `c.flags`, and the sums. Full-width nodes
-/// (`o = OUT_BITS`, 16 slots) go through [`DuoWord::node_kernel`].
+/// (`o = OUT_BITS`, 16 slots) go through [`DuoWord::node_kernel`], the nodes of smaller trees
+/// through its generic form, [`by_slot_words`].
 fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     debug_assert!(o <= OUT_BITS);
-    if o < OUT_BITS {
-        // Trees of at most 8 leaves.
-        return convert_small(o, c);
-    }
     let Conv {
         nodes,
         first_node,
@@ -260,19 +257,18 @@ fn convert_outputs<W: DuoWord>(o: usize, c: Conv<'_, W>) {
     // The index-weighted sum is only ever wanted without value words (DPF #1).
     debug_assert!(!(with_index && v.is_some()));
     node_flags(nodes, first_node, flags, sums);
+    let k = 1usize << o;
     let (mut sa, mut sv) = ([W::ZERO; K], [W::ZERO; K]);
-    let weighted = W::node_kernel(
-        fixed_key(),
-        nodes,
-        first_node as u64,
-        a,
-        v,
-        &mut sa,
-        &mut sv,
-    );
+    let (fk, first) = (fixed_key(), first_node as u64);
+    let weighted = if k == K {
+        W::node_kernel(fk, nodes, first, a, v, &mut sa, &mut sv)
+    } else {
+        // Trees of at most 8 leaves.
+        by_slot_words(fk, nodes, first, a, v, &mut sa[..k], &mut sv[..k])
+    };
     if with_index {
-        // §2.7: Σ x·a[x] over the leaves x = 16·(first_node + r) + j.
-        sums.ia += W::from_u64(K as u64) * weighted + lane_weighted(&sa);
+        // §2.7: Σ x·a[x] over the leaves x = k·(first_node + r) + j.
+        sums.ia += W::from_u64(k as u64) * weighted + lane_weighted(&sa);
     }
     for j in 0..K {
         sums.a[j] += sa[j];
@@ -312,39 +308,6 @@ fn lane_weighted<W: DuoWord>(lanes: &[W]) -> W {
         .iter()
         .enumerate()
         .fold(W::ZERO, |acc, (i, &x)| acc + W::from_u64(i as u64) * x)
-}
-
-/// [`convert_outputs`] for trees shallower than [`OUT_BITS`] (`2^o ≤ 8` leaves in all), node by
-/// node with [`DuoWord::slot_words`] (the words the full-width kernels would give).
-fn convert_small<W: DuoWord>(o: usize, c: Conv<'_, W>) {
-    let Conv {
-        nodes,
-        first_node,
-        with_index,
-        a,
-        mut v,
-        flags,
-        sums,
-    } = c;
-    let fk = fixed_key();
-    let k = 1usize << o;
-    node_flags(nodes, first_node, flags, sums);
-    for (r, &q) in nodes.iter().enumerate() {
-        let ac = &mut a[r * k..(r + 1) * k];
-        let mut vc = v.as_deref_mut().map(|v| &mut v[r * k..(r + 1) * k]);
-        W::slot_words(fk, q, ac, vc.as_deref_mut());
-        for (j, &x) in ac.iter().enumerate() {
-            sums.a[j] += x;
-            if with_index {
-                sums.ia += W::from_u64(((first_node << o) + r * k + j) as u64) * x;
-            }
-        }
-        if let Some(vc) = vc {
-            for (j, &y) in vc.iter().enumerate() {
-                sums.v[j] += y;
-            }
-        }
-    }
 }
 
 /// Everything a preprocessing run needs from its instance.

@@ -74,31 +74,11 @@ pub trait DuoWord: IntegerWord {
         nodes: &[Block],
         first_node: u64,
         a: &mut [Self],
-        mut v: Option<&mut [Self]>,
+        v: Option<&mut [Self]>,
         sa: &mut [Self; NODE_SLOTS],
         sv: &mut [Self; NODE_SLOTS],
     ) -> Self {
-        const K: usize = NODE_SLOTS;
-        let room_v = v.as_deref().map_or(usize::MAX, |v| v.len() / K);
-        let count = nodes.len().min(a.len() / K).min(room_v);
-        let mut weighted = Self::ZERO;
-        for (r, &q) in nodes[..count].iter().enumerate() {
-            let ac = &mut a[K * r..K * (r + 1)];
-            let mut vc = v.as_deref_mut().map(|v| &mut v[K * r..K * (r + 1)]);
-            Self::slot_words(fk, q, ac, vc.as_deref_mut());
-            let mut total = Self::ZERO;
-            for j in 0..K {
-                sa[j] += ac[j];
-                total += ac[j];
-            }
-            if let Some(vc) = vc {
-                for j in 0..K {
-                    sv[j] += vc[j];
-                }
-            }
-            weighted += Self::from_u64(first_node.wrapping_add(r as u64)) * total;
-        }
-        weighted
+        by_slot_words(fk, nodes, first_node, a, v, sa, sv)
     }
 
     /// `Σ a[i]·b[i]`.
@@ -126,6 +106,45 @@ pub trait DuoWord: IntegerWord {
         }
         acc
     }
+}
+
+/// The output stage node by node with [`DuoWord::slot_words`], for output nodes of
+/// `k = sa.len() ≤ 16` slots (`sv` as long): slot `j` of node `s = nodes[r]` gives `a_j(s)` into `a[k·r + j]` and, with `v`,
+/// `v_j(s)` into `v[k·r + j]`; each slot's words are added into `sa[j]` (and `sv[j]`). Returns
+/// `Σ_r (first_node + r)·T_r` over the nodes' flag-word totals `T_r`. Nodes without room for
+/// their words in `a` (or `v`) are ignored. The default [`DuoWord::node_kernel`], and the
+/// output stage of trees with fewer than 16 leaves.
+pub(crate) fn by_slot_words<W: DuoWord>(
+    fk: &FixedKeyAes,
+    nodes: &[Block],
+    first_node: u64,
+    a: &mut [W],
+    mut v: Option<&mut [W]>,
+    sa: &mut [W],
+    sv: &mut [W],
+) -> W {
+    let k = sa.len();
+    debug_assert!(k > 0 && sv.len() == k);
+    let room_v = v.as_deref().map_or(usize::MAX, |v| v.len() / k);
+    let count = nodes.len().min(a.len() / k).min(room_v);
+    let mut weighted = W::ZERO;
+    for (r, &q) in nodes[..count].iter().enumerate() {
+        let ac = &mut a[k * r..k * (r + 1)];
+        let mut vc = v.as_deref_mut().map(|v| &mut v[k * r..k * (r + 1)]);
+        W::slot_words(fk, q, ac, vc.as_deref_mut());
+        let mut total = W::ZERO;
+        for (s, &x) in sa.iter_mut().zip(ac.iter()) {
+            *s += x;
+            total += x;
+        }
+        if let Some(vc) = vc {
+            for (s, &y) in sv.iter_mut().zip(vc.iter()) {
+                *s += y;
+            }
+        }
+        weighted += W::from_u64(first_node.wrapping_add(r as u64)) * total;
+    }
+    weighted
 }
 
 impl DuoWord for Z64 {
