@@ -7,19 +7,21 @@
 //! time of the slowest party, from a common start after setup; `doprf_l80_compute` runs the
 //! three roles' computation in one thread with the messages handed over in memory.
 //!
-//! One run on the 2-vCPU development machine while other builds kept its load average near 7
-//! (so roughly 2.5–3× slower than idle: a Legendre symbol took 740 ns here against about
-//! 270 ns idle), medians per evaluation:
+//! The last step of both protocols and the plaintext PRF go through the batch Legendre kernel
+//! (`doram_field::legendre_batch_vartime`). Against the previous code, which called
+//! `Fp::legendre_vartime` once per symbol, old and new builds alternated twice on the 2-vCPU
+//! development machine (2026-11-21, 22:32–22:34, a noisy phase), medians:
 //!
-//! | benchmark | unmasked | masked |
+//! | benchmark | unmasked, old → new | masked, old → new |
 //! |---|---|---|
-//! | preprocessing, batches of 64, three parties | 31 µs | 32 µs |
-//! | online, one evaluation at a time, three parties | 73 µs | 73 µs |
-//! | online, batches of 64, three parties | 51 µs | 59 µs |
-//! | computation only: preprocessing / online (batches of 64) | 29 µs / 56 µs | 34 µs / 63 µs |
+//! | online, one evaluation at a time, three parties | 52–57 → 28–40 µs | 57–69 → 43 µs |
+//! | online, batches of 64, three parties, per evaluation | 35–38 → 13.7–15.7 µs | 38–41 → 14.2–17.1 µs |
+//! | computation only, online, batches of 64, per evaluation | 25–30 → 10.5–15.5 µs | 26–29 → 10.9–16.7 µs |
 //!
-//! The plaintext PRF took 52 µs per evaluation (80 symbols), and batches of Legendre symbols
-//! ran at 1.35 M symbols/s on one thread and 1.88 M symbols/s on two.
+//! The plaintext PRF (`prf/eval_l80`, 80 symbols) took 7.2–9.3 µs per evaluation (was
+//! 20.6–28.9), and `legendre/bits_batch` 75–86 ns per symbol on one thread (was 271–465) and
+//! 55–60 ns on two (was 184–233). Preprocessing computes no symbols and was not re-measured;
+//! an earlier loaded run gave about 30 µs per evaluation for both protocols.
 
 use std::sync::Barrier;
 use std::time::{Duration, Instant};

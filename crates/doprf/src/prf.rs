@@ -20,11 +20,16 @@
 //! protocols treat it.
 //!
 //! # Speed
-//! Symbols are computed with [`Fp::legendre_vartime`] (binary GCD), which is several times
-//! faster than Euler's criterion. Batches are split into up to [`Params::threads`] chunks that
-//! run on the ambient rayon pool ([`legendre_bits_vartime`], [`LegendrePrf::eval_batch`],
-//! [`LegendrePrf::eval_range`]); a caller that keeps its own pool (as Ramen's preprocessing
-//! does) runs the protocol inside `pool.install(..)`.
+//! Symbols are computed with [`legendre_batch_vartime`] (binary-GCD Jacobi symbols, sixteen
+//! in lock-step on AVX-512; about four times the throughput of single
+//! [`Fp::legendre_vartime`] calls, which are in turn several times faster than Euler's
+//! criterion). Every entry point, a single [`LegendrePrf::eval`] included, gathers its values
+//! into blocks of at most [`BLOCK_SYMBOLS`] and hands each block to that kernel, so even one
+//! evaluation of ℓ = 80 symbols runs as five full groups of sixteen. Batches are split into up
+//! to [`Params::threads`] chunks that run on the ambient rayon pool
+//! ([`legendre_bits_vartime`], [`LegendrePrf::eval_batch`], [`LegendrePrf::eval_range`]); a
+//! caller that keeps its own pool (as Ramen's preprocessing does) runs the protocol inside
+//! `pool.install(..)`.
 //!
 //! Variable time is acceptable here: the value whose symbol is computed is one the computing
 //! party may know (the key holder's own k_i + x; the masked products t∘(k + x) and s²∘(k + x)
@@ -33,7 +38,7 @@
 
 use core::fmt;
 
-use doram_field::Fp;
+use doram_field::{Fp, legendre_batch_vartime};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 
@@ -126,13 +131,17 @@ impl LegendrePrf {
     ///
     /// Variable time in k + x (see the [module docs](self)): for the key holder's own use.
     pub fn eval(&self, x: Fp) -> u128 {
-        pack(self.key.0.iter().map(|&k| k + x))
+        let mut out = [0u128];
+        self.fill(&mut out, |_| x);
+        out[0]
     }
 
     /// PRF(k, x) for every x in `xs`, in order; equal to calling [`eval`](LegendrePrf::eval)
     /// on each.
     pub fn eval_batch(&self, xs: &[Fp]) -> Vec<u128> {
-        map_evals(xs.len(), self.bits(), self.threads, |i| self.eval(xs[i]))
+        map_evals(xs.len(), self.bits(), self.threads, |first, out| {
+            self.fill(out, |j| xs[first + j]);
+        })
     }
 
     /// PRF(k, start + j) for j = 0, …, `count` − 1: the tags of a whole domain, e.g. the list
@@ -141,9 +150,18 @@ impl LegendrePrf {
     /// those inputs.
     pub fn eval_range(&self, start: u64, count: usize) -> Vec<u128> {
         let start = Fp::from_u64(start);
-        map_evals(count, self.bits(), self.threads, |j| {
-            self.eval(start + Fp::from_u64(j as u64))
+        map_evals(count, self.bits(), self.threads, |first, out| {
+            self.fill(out, |j| start + Fp::from_u64((first + j) as u64));
         })
+    }
+
+    /// `out[j] = PRF(k, x(j))` for every `j`, block by block through the batch kernel.
+    fn fill(&self, out: &mut [u128], x: impl Fn(usize) -> Fp) {
+        let key = &self.key.0;
+        pack_blocks(out, key.len(), |j, values| {
+            let x = x(j);
+            values.extend(key.iter().map(|&k| k + x));
+        });
     }
 }
 
@@ -153,12 +171,34 @@ pub fn symbol_bit(symbol: i8) -> bool {
     symbol == 1
 }
 
-/// Packs the symbol bits of `values` (at most 128) into a `u128`, the first value in bit 0.
-#[inline]
-fn pack(values: impl Iterator<Item = Fp>) -> u128 {
-    values.enumerate().fold(0u128, |acc, (i, z)| {
-        acc | (u128::from(symbol_bit(z.legendre_vartime())) << i)
-    })
+/// At most this many symbols go to the batch kernel at once: a block's values (16 bytes each)
+/// and symbols stay in the L1 and L2 caches, and every block but the last of a chunk is a
+/// whole number of lock-step groups.
+pub const BLOCK_SYMBOLS: usize = 4096;
+
+/// `out[j]` = the symbol bits of the `bits` values that `values(j, buffer)` appends, value `i`
+/// in bit `i`; the values of up to [`BLOCK_SYMBOLS`] / `bits` outputs at a time go through
+/// [`legendre_batch_vartime`] together.
+fn pack_blocks(out: &mut [u128], bits: usize, values: impl Fn(usize, &mut Vec<Fp>)) {
+    debug_assert!((1..=MAX_BITS).contains(&bits));
+    let per_block = (BLOCK_SYMBOLS / bits).max(1);
+    let mut xs = Vec::with_capacity(per_block * bits);
+    let mut symbols = vec![0i8; per_block * bits];
+    for (b, outs) in out.chunks_mut(per_block).enumerate() {
+        xs.clear();
+        for j in 0..outs.len() {
+            values(b * per_block + j, &mut xs);
+        }
+        debug_assert_eq!(xs.len(), outs.len() * bits);
+        let symbols = &mut symbols[..xs.len()];
+        legendre_batch_vartime(&xs, symbols);
+        for (o, group) in outs.iter_mut().zip(symbols.chunks_exact(bits)) {
+            *o = group
+                .iter()
+                .enumerate()
+                .fold(0u128, |acc, (i, &s)| acc | (u128::from(symbol_bit(s)) << i));
+        }
+    }
 }
 
 /// The symbol bits of a batch: `values` holds `values.len() / params.bits()` consecutive
@@ -180,36 +220,35 @@ pub fn legendre_bits_vartime(values: &[Fp], params: &Params) -> Vec<u128> {
     );
     debug_assert!(bits <= MAX_BITS);
     let count = values.len() / bits;
-    map_evals(count, bits, params.threads(), |j| {
-        pack(values[j * bits..(j + 1) * bits].iter().copied())
+    map_evals(count, bits, params.threads(), |first, out| {
+        pack_blocks(out, bits, |j, xs| {
+            let j = first + j;
+            xs.extend_from_slice(&values[j * bits..(j + 1) * bits]);
+        });
     })
 }
 
-/// `[f(0), …, f(count − 1)]`, split into at most `threads` chunks of at least
-/// [`MIN_SYMBOLS_PER_THREAD`] symbols (of `bits` per evaluation) each. With more than one
-/// chunk the chunks run on the ambient rayon pool: the global pool, or the one the caller
-/// entered with `rayon::ThreadPool::install`.
+/// A vector of `count` outputs filled by `fill(first, part)`, which writes outputs `first ..
+/// first + part.len()`: one call for the whole vector, or, with more than one chunk, one per
+/// chunk on the ambient rayon pool (the global pool, or the one the caller entered with
+/// `rayon::ThreadPool::install`). At most `threads` chunks, each of at least
+/// [`MIN_SYMBOLS_PER_THREAD`] symbols (of `bits` per output).
 fn map_evals(
     count: usize,
     bits: usize,
     threads: usize,
-    f: impl Fn(usize) -> u128 + Sync,
+    fill: impl Fn(usize, &mut [u128]) + Sync,
 ) -> Vec<u128> {
     let by_work = (count * bits) / MIN_SYMBOLS_PER_THREAD;
     let chunks = threads.min(by_work).min(count).max(1);
     let mut out = vec![0u128; count];
-    let fill = |(c, part): (usize, &mut [u128]), chunk: usize| {
-        for (j, o) in part.iter_mut().enumerate() {
-            *o = f(c * chunk + j);
-        }
-    };
     if chunks == 1 {
-        fill((0, &mut out), count);
+        fill(0, &mut out);
     } else {
         let chunk = count.div_ceil(chunks);
         out.par_chunks_mut(chunk)
             .enumerate()
-            .for_each(|part| fill(part, chunk));
+            .for_each(|(c, part)| fill(c * chunk, part));
     }
     out
 }
@@ -315,10 +354,50 @@ mod tests {
     }
 
     #[test]
+    fn blocks_match_single_symbols() {
+        // Output counts across several kernel blocks with a partial last block, ℓ that leave
+        // scalar remainders (1, 3), padded lock-step groups (7, 17) or whole groups (80, 128),
+        // and zeros among the values (symbol 0, bit 0) at every position of a group.
+        let mut rng = ChaCha12Rng::seed_from_u64(7);
+        for bits in [1, 3, 7, 17, 80, 128] {
+            let count = 2 * (BLOCK_SYMBOLS / bits) + 3;
+            let mut values: Vec<Fp> = (0..count * bits).map(|_| Fp::random(&mut rng)).collect();
+            for z in (0..values.len()).step_by(37) {
+                values[z] = Fp::ZERO;
+            }
+            let want: Vec<u128> = values
+                .chunks_exact(bits)
+                .map(|g| {
+                    g.iter().enumerate().fold(0u128, |acc, (i, v)| {
+                        acc | (u128::from(v.legendre() == 1) << i)
+                    })
+                })
+                .collect();
+            for threads in [1, 3] {
+                let params = Params::new(bits).unwrap().with_threads(threads);
+                assert_eq!(legendre_bits_vartime(&values, &params), want, "ℓ = {bits}");
+            }
+            // The same through the PRF: key = the first group, inputs x and x + 1.
+            let prf =
+                LegendrePrf::new(LegendreKey::from_elements(values[..bits].to_vec()).unwrap());
+            assert_eq!(prf.eval(Fp::ZERO), want[0], "ℓ = {bits}");
+            let xs: Vec<Fp> = (0..count as u64).map(Fp::from_u64).collect();
+            let single: Vec<u128> = xs.iter().map(|&x| prf.eval(x)).collect();
+            assert_eq!(prf.eval_batch(&xs), single, "ℓ = {bits}");
+            assert_eq!(prf.eval_range(0, count), single, "ℓ = {bits}");
+            assert_eq!(prf.clone().with_threads(3).eval_range(0, count), single);
+        }
+    }
+
+    #[test]
     fn map_evals_splits_evenly() {
         for count in [0, 1, 2, 5, 1000, 1001] {
             for threads in [1, 2, 3, 8] {
-                let got = map_evals(count, MIN_SYMBOLS_PER_THREAD, threads, |i| i as u128 * 3);
+                let got = map_evals(count, MIN_SYMBOLS_PER_THREAD, threads, |first, part| {
+                    for (j, o) in part.iter_mut().enumerate() {
+                        *o = (first + j) as u128 * 3;
+                    }
+                });
                 let want: Vec<u128> = (0..count).map(|i| i as u128 * 3).collect();
                 assert_eq!(got, want, "count {count}, threads {threads}");
             }
