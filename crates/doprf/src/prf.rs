@@ -171,9 +171,8 @@ pub fn symbol_bit(symbol: i8) -> bool {
     symbol == 1
 }
 
-/// At most this many symbols go to the batch kernel at once: a block's values (16 bytes each)
-/// and symbols stay in the L1 and L2 caches, and every block but the last of a chunk is a
-/// whole number of lock-step groups.
+/// At most this many symbols go to the batch kernel at once, so that a block's values (16 bytes
+/// each) and symbols stay in the L1 and L2 caches.
 pub const BLOCK_SYMBOLS: usize = 4096;
 
 /// `out[j]` = the symbol bits of the `bits` values that `values(j, buffer)` appends, value `i`
@@ -182,8 +181,9 @@ pub const BLOCK_SYMBOLS: usize = 4096;
 fn pack_blocks(out: &mut [u128], bits: usize, values: impl Fn(usize, &mut Vec<Fp>)) {
     debug_assert!((1..=MAX_BITS).contains(&bits));
     let per_block = (BLOCK_SYMBOLS / bits).max(1);
-    let mut xs = Vec::with_capacity(per_block * bits);
-    let mut symbols = vec![0i8; per_block * bits];
+    let room = per_block.min(out.len()) * bits;
+    let mut xs = Vec::with_capacity(room);
+    let mut symbols = vec![0i8; room];
     for (b, outs) in out.chunks_mut(per_block).enumerate() {
         xs.clear();
         for j in 0..outs.len() {
@@ -377,7 +377,7 @@ mod tests {
                 let params = Params::new(bits).unwrap().with_threads(threads);
                 assert_eq!(legendre_bits_vartime(&values, &params), want, "ℓ = {bits}");
             }
-            // The same through the PRF: key = the first group, inputs x and x + 1.
+            // The same through the PRF: key = the first group, inputs 0, 1, …, count − 1.
             let prf =
                 LegendrePrf::new(LegendreKey::from_elements(values[..bits].to_vec()).unwrap());
             assert_eq!(prf.eval(Fp::ZERO), want[0], "ℓ = {bits}");
