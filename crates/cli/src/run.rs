@@ -10,7 +10,7 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use doram_core::{PartyId, Seed};
-use doram_net::{Session, Shaping, run_parties};
+use doram_net::{Session, Shaping, run_parties_ok};
 use doram_programs::input::{Edge, Prefs, parse_edges, parse_prefs, parse_sorted};
 use doram_programs::machine::Part;
 use doram_programs::{BackendKind, PartyRun, Roles, RunConfig};
@@ -467,20 +467,15 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
         };
         let seed = program.common().seed;
         let sessions = Session::local_mesh(3);
-        let results: Vec<Result<PartyOutcome>> = run_parties(sessions, "party", |session| {
-            let me = session.me();
-            run_one(session, party_seed(seed, me), program, &mine(me))
-        })
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or_else(|_| {
-                Err(anyhow::anyhow!(
-                    "a party thread panicked or could not start"
-                ))
-            })
-        })
-        .collect();
-        results.into_iter().collect::<Result<_>>()?
+        run_parties_ok(
+            sessions,
+            "party",
+            |session| {
+                let me = session.me();
+                run_one(session, party_seed(seed, me), program, &mine(me))
+            },
+            || anyhow::anyhow!("a party thread panicked or could not start"),
+        )?
     };
     if json {
         let output = outcomes.iter().find_map(|o| o.output.clone());

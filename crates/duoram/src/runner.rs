@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use doram_core::{PartyId, Seed};
 use doram_field::Z64;
 use doram_mpc::{Additive, deal_additive};
-use doram_net::{LocalMesh, Session, Shaping, Stats, run_parties};
+use doram_net::{LocalMesh, Session, Shaping, Stats, run_parties_ok};
 use doram_prim::AesPrg;
 use rand_core::RngCore;
 
@@ -578,14 +578,12 @@ pub fn run_local(cfg: &BenchConfig, shaping: Shaping) -> Result<BenchOutcome, Du
         .timeout(cfg.timeout)
         .shaping(shaping)
         .build();
-    let parties = run_parties(sessions, "duoram", |session| run_party(session, cfg))
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or(Err(DuoramError::Local(
-                "a party thread panicked or could not start",
-            )))
-        })
-        .collect::<Result<Vec<PartyReport>, DuoramError>>()?;
+    let parties = run_parties_ok(
+        sessions,
+        "duoram",
+        |session| run_party(session, cfg),
+        || DuoramError::Local("a party thread panicked or could not start"),
+    )?;
     Ok(BenchOutcome {
         config: *cfg,
         parties,

@@ -71,6 +71,7 @@ pub use error::{ConfigError, NetError};
 pub use frame::FRAME_HEADER_BYTES;
 pub use mesh::{
     DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT, LocalMesh, Tamper, TamperFn, run_parties,
+    run_parties_ok,
 };
 pub use session::{Session, TransportKind};
 pub use shaping::Shaping;

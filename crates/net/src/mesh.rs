@@ -47,6 +47,24 @@ pub fn run_parties<R: Send>(
     })
 }
 
+/// [`run_parties`] for party functions that return a `Result`: every party's output in the
+/// order of `sessions`, or the first error in that order, where a thread that panicked or
+/// could not be started counts as the error `failed()`.
+///
+/// # Errors
+/// The first party's error, as above.
+pub fn run_parties_ok<T: Send, E: Send>(
+    sessions: Vec<Session>,
+    name: &str,
+    f: impl Fn(Session) -> Result<T, E> + Sync,
+    failed: impl Fn() -> E,
+) -> Result<Vec<T>, E> {
+    run_parties(sessions, name, f)
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|_| Err(failed())))
+        .collect()
+}
+
 /// What the tamper hook of an in-process mesh does with one frame.
 ///
 /// The hook is called with `(from, to, frame_index, &mut payload)`, where `frame_index` counts

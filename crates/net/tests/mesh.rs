@@ -476,6 +476,42 @@ fn run_parties_names_threads_and_survives_a_panicking_party() {
 }
 
 #[test]
+fn run_parties_ok_collects_outputs_or_the_first_error() {
+    use doram_net::run_parties_ok;
+    // All parties succeed: the outputs in party order.
+    let ok = run_parties_ok(
+        mesh(3),
+        "ok",
+        |s| Ok::<_, String>(s.me().index()),
+        || "failed".to_owned(),
+    );
+    assert_eq!(ok, Ok(vec![0, 1, 2]));
+    // P1 panics and P2 returns an error: P1 comes first, as `failed()`.
+    let err = run_parties_ok(
+        mesh(3),
+        "mixed",
+        |s| match s.me() {
+            P1 => panic!("party 1 fails"),
+            P2 => Err("P2's error".to_owned()),
+            _ => Ok(0u8),
+        },
+        || "a party panicked".to_owned(),
+    );
+    assert_eq!(err, Err("a party panicked".to_owned()));
+    // Without the panic, P2's own error is the first.
+    let err = run_parties_ok(
+        mesh(3),
+        "error",
+        |s| match s.me() {
+            P2 => Err("P2's error".to_owned()),
+            _ => Ok(0u8),
+        },
+        || "a party panicked".to_owned(),
+    );
+    assert_eq!(err, Err("P2's error".to_owned()));
+}
+
+#[test]
 fn dropping_a_session_closes_its_links() {
     let mut s = mesh(3);
     s[1].send(P0, &1u8).unwrap();

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::{Additive, deal_additive};
-use doram_net::{LocalMesh, Session, Shaping, Stats, run_parties};
+use doram_net::{LocalMesh, Session, Shaping, Stats, run_parties_ok};
 use doram_prim::AesPrg;
 use rand_core::RngCore;
 
@@ -395,14 +395,12 @@ pub fn run_local(cfg: &BenchConfig, shaping: Shaping) -> Result<BenchOutcome, Ra
         .timeout(cfg.timeout)
         .shaping(shaping)
         .build();
-    let parties = run_parties(sessions, "ramen", |session| run_party(session, cfg))
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or(Err(RamenError::Local(
-                "a party thread panicked or could not start",
-            )))
-        })
-        .collect::<Result<Vec<PartyReport>, RamenError>>()?;
+    let parties = run_parties_ok(
+        sessions,
+        "ramen",
+        |session| run_party(session, cfg),
+        || RamenError::Local("a party thread panicked or could not start"),
+    )?;
     Ok(BenchOutcome {
         config: *cfg,
         parties,
