@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use doram_core::{PartyId, Seed};
 use doram_field::Z64;
 use doram_mpc::{Additive, deal_additive};
-use doram_net::{LocalMesh, Session, Shaping, Stats, run_parties_ok};
+use doram_net::{LocalMesh, Session, Shaping, run_parties_ok};
 use doram_prim::AesPrg;
 use rand_core::RngCore;
 
@@ -121,33 +121,8 @@ impl BenchConfig {
     }
 }
 
-/// Communication of one party in some phases: payload bytes and frame overhead sent, messages
-/// sent and rounds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Comm {
-    /// Payload bytes sent.
-    pub bytes: u64,
-    /// Framing bytes sent (transport headers).
-    pub overhead: u64,
-    /// Messages sent.
-    pub messages: u64,
-    /// Rounds (the session's Lamport-clock count for the phase).
-    pub rounds: u64,
-}
-
-impl Comm {
-    fn of(stats: &Stats, phase: &str) -> Comm {
-        stats.phase(phase).map_or_else(Comm::default, |p| {
-            let s = p.sum();
-            Comm {
-                bytes: s.bytes_sent,
-                overhead: s.overhead_sent,
-                messages: s.msgs_sent,
-                rounds: p.rounds,
-            }
-        })
-    }
-}
+/// Communication of one party in some phases (re-exported from `doram-net`).
+pub use doram_net::Comm;
 
 /// The CPU time this thread has used so far (`CLOCK_THREAD_CPUTIME_ID`), or `None` where that
 /// is not available. On a shared machine it separates a party's own work from the time it
@@ -516,10 +491,10 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
         counts,
         preprocessing_cpu,
         online_cpu,
-        preprocessing_comm: Comm::of(&stats, "preprocess"),
-        init_comm: Comm::of(&stats, "init"),
-        setup_comm: Comm::of(&stats, "setup"),
-        online_comm: Kind::ALL.map(|k| Comm::of(&stats, k.phase())),
+        preprocessing_comm: stats.comm(["preprocess"]),
+        init_comm: stats.comm(["init"]),
+        setup_comm: stats.comm(["setup"]),
+        online_comm: Kind::ALL.map(|k| stats.comm([k.phase()])),
     })
 }
 

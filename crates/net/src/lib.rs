@@ -75,4 +75,4 @@ pub use mesh::{
 };
 pub use session::{Session, TransportKind};
 pub use shaping::Shaping;
-pub use stats::{DEFAULT_PHASE, LinkStats, PhaseStats, Stats, Transcript, TranscriptEvent};
+pub use stats::{Comm, DEFAULT_PHASE, LinkStats, PhaseStats, Stats, Transcript, TranscriptEvent};

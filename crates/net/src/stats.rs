@@ -76,6 +76,20 @@ impl PhaseStats {
     }
 }
 
+/// What one party sent in some phases, over all its links: the summary a benchmark reports
+/// next to its times (see [`Stats::comm`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Comm {
+    /// Payload bytes sent.
+    pub bytes: u64,
+    /// Framing bytes sent (transport headers).
+    pub overhead: u64,
+    /// Messages sent.
+    pub messages: u64,
+    /// Rounds: how far the party's Lamport round count advanced in these phases.
+    pub rounds: u64,
+}
+
 /// Per-phase statistics of a session, in the order the phases were first entered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
@@ -121,6 +135,20 @@ impl Stats {
             t.add(s);
         }
         t
+    }
+
+    /// What this party sent in the phases named, added up; a phase never entered counts as
+    /// nothing sent.
+    pub fn comm<'a>(&self, phases: impl IntoIterator<Item = &'a str>) -> Comm {
+        let mut c = Comm::default();
+        for p in phases.into_iter().filter_map(|name| self.phase(name)) {
+            let sum = p.sum();
+            c.bytes += sum.bytes_sent;
+            c.overhead += sum.overhead_sent;
+            c.messages += sum.msgs_sent;
+            c.rounds += p.rounds;
+        }
+        c
     }
 
     pub(crate) fn current_name(&self) -> Arc<str> {

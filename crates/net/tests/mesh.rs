@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::run;
 use doram_core::{CodecError, PartyId};
 use doram_field::Group;
-use doram_net::{FRAME_HEADER_BYTES, LocalMesh, NetError, Session, Shaping, Tamper};
+use doram_net::{Comm, FRAME_HEADER_BYTES, LocalMesh, NetError, Session, Shaping, Tamper};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -127,6 +127,49 @@ fn messages_of_every_kind_arrive_in_order() {
         got[2],
         vec![vec![Small(0), Small(7)], vec![Small(1), Small(7)]]
     );
+}
+
+#[test]
+fn comm_sums_what_was_sent_in_the_phases_named() {
+    // Two peers each: "a" sends 1 message of 1 byte to each, "b" 2 messages of 2 bytes to each.
+    let comms = run(mesh(3), |mut s| {
+        s.set_phase("a");
+        for p in s.peers() {
+            s.send(p, &1u8).unwrap();
+        }
+        for p in s.peers() {
+            s.recv::<u8>(p).unwrap();
+        }
+        s.set_phase("b");
+        for p in s.peers() {
+            s.send(p, &300u16).unwrap(); // two postcard bytes
+            s.send(p, &300u16).unwrap();
+        }
+        for p in s.peers() {
+            s.recv::<u16>(p).unwrap();
+            s.recv::<u16>(p).unwrap();
+        }
+        let st = s.stats();
+        (st.comm(["a"]), st.comm(["a", "b", "never"]), st.comm([]))
+    });
+    let header = FRAME_HEADER_BYTES as u64;
+    for (a, ab, none) in comms {
+        let want_a = Comm {
+            bytes: 2,
+            overhead: 2 * header,
+            messages: 2,
+            rounds: 1,
+        };
+        assert_eq!(a, want_a);
+        let want_ab = Comm {
+            bytes: 2 + 8,
+            overhead: 6 * header,
+            messages: 6,
+            rounds: 2,
+        };
+        assert_eq!(ab, want_ab);
+        assert_eq!(none, Comm::default());
+    }
 }
 
 #[test]

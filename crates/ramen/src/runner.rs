@@ -66,34 +66,12 @@ impl BenchConfig {
     }
 }
 
-/// Communication of one party in some phases: payload bytes and frame overhead sent, messages
-/// sent and rounds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Comm {
-    /// Payload bytes sent.
-    pub bytes: u64,
-    /// Framing bytes sent (transport headers).
-    pub overhead: u64,
-    /// Messages sent.
-    pub messages: u64,
-    /// Rounds (the session's Lamport-clock count for the phases).
-    pub rounds: u64,
-}
+/// Communication of one party in some phases (re-exported from `doram-net`).
+pub use doram_net::Comm;
 
-impl Comm {
-    fn of(stats: &Stats, steps: &[Step]) -> Comm {
-        let mut c = Comm::default();
-        for s in steps {
-            if let Some(p) = stats.phase(s.phase()) {
-                let sum = p.sum();
-                c.bytes += sum.bytes_sent;
-                c.overhead += sum.overhead_sent;
-                c.messages += sum.msgs_sent;
-                c.rounds += p.rounds;
-            }
-        }
-        c
-    }
+/// What `stats` records as sent in `steps`.
+fn comm(stats: &Stats, steps: &[Step]) -> Comm {
+    stats.comm(steps.iter().map(|s| s.phase()))
 }
 
 /// The steps whose messages are counted as online.
@@ -332,13 +310,10 @@ pub fn run_party(session: Session, cfg: &BenchConfig) -> Result<PartyReport, Ram
         setup,
         elapsed,
         steps: *ramen.step_times(),
-        online: Comm::of(&stats, &ONLINE),
-        preprocessing: Comm::of(&stats, &[Step::Preprocess]),
-        setup_comm: Comm::of(&stats, &[Step::Setup]),
-        per_step: Step::ALL
-            .iter()
-            .map(|&s| (s, Comm::of(&stats, &[s])))
-            .collect(),
+        online: comm(&stats, &ONLINE),
+        preprocessing: comm(&stats, &[Step::Preprocess]),
+        setup_comm: comm(&stats, &[Step::Setup]),
+        per_step: Step::ALL.iter().map(|&s| (s, comm(&stats, &[s]))).collect(),
     })
 }
 
