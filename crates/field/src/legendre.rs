@@ -76,8 +76,8 @@
 //! * Stopping as soon as a or b is 1 (the symbol is then known): in simulation on random
 //!   inputs it saves 1.8 of the 90 steps, less than a compare per step costs.
 //! * The whole loop as hand-written assembly (outside this crate, which forbids `unsafe`):
-//!   the sign of |a − b| as a mask from `sbb`, so a two-word step needs 26 front-end
-//!   micro-operations instead of 28, and a one-word step 16 instead of 18. It measured 256–260
+//!   the sign of |a − b| as a mask from `sbb`, so a two-word step needs 25 front-end
+//!   micro-operations instead of 27, and a one-word step 16 instead of 19. It measured 256–260
 //!   ns against 251 ns for this code, interleaved in one process: the compiled code is already
 //!   close to the fewest instructions this step needs.
 //!
@@ -99,7 +99,7 @@
 //! subtraction, count and shift instructions only) run at exactly their latency. So the cost
 //! is the chain plus the delays of critical instructions queued behind others on the same
 //! ports. The host's throughput also changes over time: 28 independent additions per iteration
-//! run at 4 per cycle in quiet phases and at about 2.3 in busy ones (another tenant on the same
+//! run at 4 per cycle in quiet phases and at 2.2–2.4 in busy ones (another tenant on the same
 //! physical core, presumably), which is why the figures quoted are best passes.
 //!
 //! # Many symbols at once
