@@ -77,7 +77,7 @@
 //!   inputs it saves 1.8 of the 90 steps, less than a compare per step costs.
 //! * The whole loop as hand-written assembly (outside this crate, which forbids `unsafe`):
 //!   the sign of |a − b| as a mask from `sbb`, so a two-word step needs 25 front-end
-//!   micro-operations instead of 27, and a one-word step 16 instead of 19. It measured 256–260
+//!   micro-operations instead of 27 (28 with its share of the loop test), and a one-word step 16 instead of 19. It measured 256–260
 //!   ns against 251 ns for this code, interleaved in one process: the compiled code is already
 //!   close to the fewest instructions this step needs.
 //!
