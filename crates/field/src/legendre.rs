@@ -77,9 +77,9 @@
 //!   inputs it saves 1.8 of the 90 steps, less than a compare per step costs.
 //! * The whole loop as hand-written assembly (outside this crate, which forbids `unsafe`):
 //!   the sign of |a − b| as a mask from `sbb`, so a two-word step needs 25 front-end
-//!   micro-operations instead of 27 (28 with its share of the loop test), and a one-word step 16 instead of 19. It measured 256–260
-//!   ns against 251 ns for this code, interleaved in one process: the compiled code is already
-//!   close to the fewest instructions this step needs.
+//!   micro-operations instead of 27 (28 with its share of the loop test), and a one-word step
+//!   16 instead of 19. It measured 256–260 ns against 251 ns for this code, interleaved in one
+//!   process: the compiled code is already close to the fewest instructions this step needs.
 //!
 //! Where the floor is: even a loop that ran at its dependency chains (5 cycles per one-word
 //! step, 7 per two-word step) would take about 44 · 5 + 46 · 7 ≈ 540 cycles, ≈ 177 ns at the
