@@ -4,10 +4,17 @@
 //! [`Seed`] is a 128-bit PRG seed, and [`CodecError`] is what every decoder of peer-supplied bytes
 //! returns instead of panicking.
 //!
-//! This crate has no I/O and no cryptography; everything else depends on it.
+//! [`Entropy`] says where a party's secret randomness comes from: the operating system (the
+//! default) or, for tests and reproducible benchmarks only, a public number.
+//!
+//! This crate has no I/O and no cryptography beyond reading OS entropy; everything else depends
+//! on it.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+mod entropy;
+pub use entropy::Entropy;
 
 /// Identity of one party in a session of at most [`PartyId::MAX_PARTIES`] parties.
 ///
@@ -88,7 +95,9 @@ impl fmt::Display for PartyId {
 
 /// A 128-bit seed for a PRG or a DPF tree node.
 ///
-/// `Debug` does not print the bytes: seeds are secrets.
+/// `Debug` does not print the bytes: seeds are secrets. A party's local seed (the one all of
+/// its randomness derives from) must be uniform and known to nobody else: take it from
+/// [`Seed::from_os_entropy`] or [`Entropy::party_seed`].
 #[derive(Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
 pub struct Seed(pub [u8; 16]);
 

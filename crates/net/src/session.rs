@@ -143,6 +143,7 @@ pub struct Session {
     last_recv_ts: [u64; PartyId::MAX_PARTIES],
     stats: Stats,
     transcript: Option<Transcript>,
+    content: Option<blake3::Hasher>,
     scratch: Vec<u8>,
 }
 
@@ -178,6 +179,7 @@ impl Session {
             last_recv_ts: [0; PartyId::MAX_PARTIES],
             stats: Stats::default(),
             transcript: None,
+            content: None,
             scratch: Vec::new(),
         }
     }
@@ -270,6 +272,7 @@ impl Session {
             link.out_failed = Some(e.clone());
             return Err(e);
         }
+        self.hash_content(b'>', to, bytes);
         self.on_sent(to, ts, bytes.len());
         Ok(())
     }
@@ -321,6 +324,7 @@ impl Session {
                 thread::sleep(at - now);
             }
         }
+        self.hash_content(b'<', from, &payload);
         self.on_received(from, ts, payload.len());
         Ok(payload)
     }
@@ -431,6 +435,34 @@ impl Session {
     /// The transcript recorded so far, if recording is on.
     pub fn transcript(&self) -> Option<&Transcript> {
         self.transcript.as_ref()
+    }
+
+    /// Starts (`true`) or stops (`false`) hashing the contents of every message this party
+    /// sends and receives (direction, peer, length and payload, in order) into a BLAKE3 digest
+    /// of its view. Unlike the [`Transcript`], which records only the shape of the
+    /// communication, the digest shows whether two runs exchanged the same bytes — e.g. that two
+    /// runs with identical public inputs still differ because each party's randomness is fresh.
+    /// Starting while on keeps the digest.
+    pub fn record_content_digest(&mut self, enabled: bool) {
+        match (enabled, self.content.is_some()) {
+            (true, false) => self.content = Some(blake3::Hasher::new()),
+            (false, true) => self.content = None,
+            _ => {}
+        }
+    }
+
+    fn hash_content(&mut self, direction: u8, peer: PartyId, bytes: &[u8]) {
+        if let Some(h) = &mut self.content {
+            h.update(&[direction, peer.index() as u8]);
+            h.update(&(bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        }
+    }
+
+    /// The digest of everything sent and received since [`record_content_digest`](Session::record_content_digest)
+    /// started it, if it is on.
+    pub fn content_digest(&self) -> Option<[u8; 32]> {
+        self.content.as_ref().map(|h| *h.finalize().as_bytes())
     }
 
     /// Returns the transcript recorded so far and starts a fresh one (recording stays on).
