@@ -8,6 +8,7 @@
 //! access are measured separately. Results are appended to the CSV as they come, so an
 //! interrupted sweep keeps what it measured.
 
+use crate::randomness::Randomness;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use doram_net::Shaping;
@@ -155,9 +156,12 @@ pub struct CompareArgs {
     /// Check every result against a plaintext mirror (outside the measured phases).
     #[arg(long)]
     pub verify: bool,
-    /// Public seed of the workloads.
+    /// Public seed of the synthetic workloads (benchmark data, not secret).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Where each party's own secret randomness comes from (the OS by default).
+    #[command(flatten)]
+    pub randomness: Randomness,
     /// Directory for compare.csv, compare.json and compare-<net>.svg.
     #[arg(long, default_value = "compare")]
     pub out: PathBuf,
@@ -423,6 +427,10 @@ fn measure(p: Protocol, log_n: u32, net: &NamedNet, args: &CompareArgs) -> Resul
 /// The summary `doram bench compare --json` prints.
 #[derive(Debug, Serialize)]
 struct CompareReport<'a> {
+    /// Where the parties' randomness came from (`os` or `insecure-seed N`).
+    randomness: String,
+    /// How the inputs were shared.
+    dealer: &'static str,
     rows: &'a [Row],
     crossovers: &'a [Crossover],
     files: Vec<String>,
@@ -483,6 +491,8 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
     }
     let json_path = args.out.join("compare.json");
     let report = CompareReport {
+        randomness: args.randomness.label(),
+        dealer: doram_ramen::SYNTHETIC_DEALER,
         rows: &rows,
         crossovers: &cross,
         files: files.clone(),
@@ -492,11 +502,18 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
     files.push(json_path.display().to_string());
     if json {
         print_json(&CompareReport {
+            randomness: args.randomness.label(),
+            dealer: doram_ramen::SYNTHETIC_DEALER,
             rows: &rows,
             crossovers: &cross,
             files,
         })?;
     } else {
+        println!(
+            "randomness: {}; inputs: {}",
+            args.randomness.label(),
+            doram_ramen::SYNTHETIC_DEALER
+        );
         println!(
             "{:<8} {:<10} {:>5} {:>12} {:>12} {:>14} {:>8}",
             "protocol", "net", "log n", "online ms", "total ms", "online B/acc", "rounds"

@@ -4,6 +4,7 @@
 //! which P0 owns a secret sorted array, P1 a secret key, and only P2 learns where the key is.
 //! The demo checks both results in the clear and prints what every party sent.
 
+use crate::randomness::Randomness;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use doram_core::PartyId;
@@ -174,12 +175,13 @@ fn binary_search(
     args: &DemoArgs,
     dir: &Path,
     config_path: &Path,
-    seed: u64,
+    data_seed: u64,
     quiet: bool,
 ) -> Result<SearchReport> {
     use crate::run::{Common, Inputs, Program, SearchArgs};
     // P0's sorted array: distinct multiples of 7 starting from a seed-dependent offset; P1's
-    // key: one of them, or one above.
+    // key: one of them, or one above. The parties' randomness comes from the OS.
+    let seed = data_seed;
     let n = args.search_n as usize;
     let base = seed % 1000;
     let data: Vec<u64> = (0..n as u64).map(|i| base + 7 * i).collect();
@@ -203,7 +205,7 @@ fn binary_search(
             owner: 0,
             querier: 1,
             receiver: 2,
-            seed,
+            randomness: Randomness::default(),
         },
     });
     let start = Instant::now();
@@ -215,7 +217,7 @@ fn binary_search(
                 data: (me == PartyId::P0).then(|| data.clone()),
                 key: (me == PartyId::P1).then_some(key),
             };
-            let s = crate::run::party_seed(seed, me);
+            let s = crate::run::party_seed(&Randomness::default(), me);
             crate::run::run_one(session, s, &program, &own)
         })?
     };

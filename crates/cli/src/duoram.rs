@@ -5,6 +5,7 @@
 //! online time, bytes, messages and rounds per READ, UPDATE and WRITE, since Duoram reveals the
 //! operation type and their costs differ.
 
+use crate::randomness::Randomness;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use doram_duoram::{BenchConfig, Kind, MAX_LOG_N, OpMix, PartyReport, run_local, run_party};
@@ -67,9 +68,13 @@ pub struct DuoramArgs {
     /// Open and check every result and the final memory against a plaintext mirror.
     #[arg(long)]
     pub verify: bool,
-    /// Public seed of the workload (random memory and operations).
+    /// Public seed of the synthetic workload (random memory and operations) and of the
+    /// synthetic dealer that shares it: benchmark data, not secret.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Where each party's own secret randomness comes from (the OS by default).
+    #[command(flatten)]
+    pub randomness: Randomness,
     /// The workload Ramen's comparison measured: only WRITEs, preprocessed up front.
     #[arg(long)]
     pub reference_workload: bool,
@@ -100,6 +105,7 @@ impl DuoramArgs {
         }
         let mut cfg = BenchConfig::new(n, self.accesses);
         cfg.seed = self.seed;
+        cfg.entropy = self.randomness.entropy();
         cfg.preprocess_first = self.preprocess || self.reference_workload;
         cfg.chunk = self.chunk;
         cfg.verify = self.verify;
@@ -256,6 +262,7 @@ fn report(
             cfg.ops,
             shaping,
             processes,
+            cfg.entropy,
         ),
         read: kind(|p| &p.read),
         update: kind(|p| &p.update),
@@ -348,6 +355,7 @@ fn run_processes(a: &DuoramArgs, shaping: Shaping) -> Result<Vec<DuoramParty>> {
             .to_possible_value()
             .map_or("random".into(), |v| v.get_name().to_string()),
     ];
+    args.extend(a.randomness.args());
     if let Some(n) = a.n {
         args.extend(["--n".into(), n.to_string()]);
     }
@@ -381,6 +389,7 @@ pub fn compare_point(
         threads: 1,
         verify: args.verify,
         seed: args.seed,
+        randomness: args.randomness,
         reference_workload: false,
     };
     let cfg = a.config()?;

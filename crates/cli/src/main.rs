@@ -14,6 +14,7 @@ mod processes;
 mod program;
 mod progress;
 mod ramen;
+mod randomness;
 mod report;
 mod run;
 

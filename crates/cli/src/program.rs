@@ -3,6 +3,7 @@
 //! preprocessing, Init, output), every output checked against the plaintext program; with
 //! `--crossover`, the DORAM binary search against a linear scan in the same engine.
 
+use crate::randomness::Randomness;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use doram_programs::bench::{self, BenchConfig, BenchReport, Program};
@@ -55,9 +56,12 @@ pub struct BenchProgramArgs {
     /// where the DORAM version overtakes it.
     #[arg(long)]
     pub crossover: bool,
-    /// Seed of the instances and of the parties' randomness.
+    /// Seed of the random instances (public benchmark data, not secret).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Where each party's own secret randomness comes from (the OS by default).
+    #[command(flatten)]
+    pub randomness: Randomness,
 }
 
 fn secs(r: &BenchReport, part: Part) -> f64 {
@@ -113,6 +117,7 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         }
         let mut c = BenchConfig::new(program, size, a.backend.into());
         c.seed = a.seed;
+        c.entropy = a.randomness.entropy();
         let r = bench::run(&c)?;
         if !r.verified {
             bail!(
@@ -175,6 +180,11 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         );
     }
     println!("(times and bytes: the slowest / most-sending party; bytes are sent payload)");
+    println!(
+        "(randomness: {}; instances generated from the public --seed {})",
+        a.randomness.label(),
+        a.seed
+    );
     if a.crossover {
         match crossover {
             Some(n) => {

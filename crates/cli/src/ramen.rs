@@ -4,6 +4,7 @@
 //! `online_ms` and `preprocessing_ms` per access, and per party `bytes_sent`,
 //! `messages_sent`, `rounds` and `peak_memory_bytes`.
 
+use crate::randomness::Randomness;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use doram_net::{Session, Shaping};
@@ -34,9 +35,13 @@ pub struct RamenArgs {
     /// Open and check every result and the final memory against a plaintext mirror.
     #[arg(long)]
     pub verify: bool,
-    /// Public seed of the workload (random database and instructions).
+    /// Public seed of the synthetic workload (random database and instructions) and of the
+    /// synthetic dealer that shares it: benchmark data, not secret.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Where each party's own secret randomness comes from (the OS by default).
+    #[command(flatten)]
+    pub randomness: Randomness,
     /// The reference benchmark's workload: an all-zero memory and only writes.
     #[arg(long)]
     pub reference_workload: bool,
@@ -57,6 +62,7 @@ impl RamenArgs {
             cfg.accesses = a;
         }
         cfg.seed = self.seed;
+        cfg.entropy = self.randomness.entropy();
         cfg.preprocess_first = self.preprocess;
         cfg.verify = self.verify;
         cfg.zero_memory = self.reference_workload;
@@ -166,7 +172,13 @@ fn report(
         threads: cfg.params.threads(),
         preprocess_first: cfg.preprocess_first,
         verified,
-        summary: OramSummary::of(parties.iter(), cfg.accesses, shaping, processes),
+        summary: OramSummary::of(
+            parties.iter(),
+            cfg.accesses,
+            shaping,
+            processes,
+            cfg.entropy,
+        ),
         parties,
     }
 }
@@ -236,6 +248,7 @@ fn run_processes(a: &RamenArgs, shaping: Shaping) -> Result<Vec<OramParty>> {
         "--threads".into(),
         a.threads.to_string(),
     ];
+    args.extend(a.randomness.args());
     if let Some(n) = a.n {
         args.extend(["--n".into(), n.to_string()]);
     }
@@ -265,6 +278,7 @@ pub fn compare_point(
     let mut cfg = BenchConfig::new(params);
     cfg.accesses = args.accesses.unwrap_or(params.epoch().min(1024));
     cfg.seed = args.seed;
+    cfg.entropy = args.randomness.entropy();
     cfg.preprocess_first = true;
     cfg.verify = args.verify;
     let out = run_local(&cfg, net.shaping)?;

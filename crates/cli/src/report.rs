@@ -3,7 +3,7 @@
 //! JSON field names are stable (documented in BENCHMARKS.md): per party `bytes_sent`,
 //! `bytes_received`, `messages_sent`, `rounds` and `peak_memory_bytes`.
 
-use doram_core::PartyId;
+use doram_core::{Entropy, PartyId};
 use doram_net::{Shaping, Stats};
 use serde::{Deserialize, Serialize};
 
@@ -129,6 +129,10 @@ pub struct OramSummary {
     /// Online rounds per access (the most of any party).
     #[serde(skip)]
     pub online_rounds_per_access: f64,
+    /// Where the parties' secret randomness came from: `os` or `insecure-seed N`.
+    pub randomness: String,
+    /// How the inputs were shared: by a synthetic dealer keyed by the public workload seed.
+    pub dealer: &'static str,
 }
 
 impl OramSummary {
@@ -138,6 +142,7 @@ impl OramSummary {
         accesses: usize,
         shaping: Shaping,
         processes: bool,
+        entropy: Entropy,
     ) -> OramSummary {
         let k = accesses.max(1) as f64;
         let worst = |f: fn(&OramParty) -> f64| parties.clone().map(f).fold(0.0, f64::max) / k;
@@ -152,6 +157,8 @@ impl OramSummary {
             online_bytes_per_access: sum(|p| p.online_bytes_sent),
             bytes_per_access: sum(|p| p.bytes_sent),
             online_rounds_per_access: worst(|p| p.online_rounds as f64),
+            randomness: entropy.to_string(),
+            dealer: doram_ramen::SYNTHETIC_DEALER,
         }
     }
 
@@ -165,6 +172,7 @@ impl OramSummary {
             human_bytes(self.online_bytes_per_access as u64),
             human_bytes(self.bytes_per_access as u64)
         );
+        println!("  randomness: {}; inputs: {}", self.randomness, self.dealer);
     }
 
     /// The row of `doram bench compare` for this summary.

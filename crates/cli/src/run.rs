@@ -10,6 +10,8 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use doram_core::{PartyId, Seed};
+
+use crate::randomness::Randomness;
 use doram_net::{Session, Shaping, run_parties_ok};
 use doram_programs::input::{Edge, Prefs, parse_edges, parse_prefs, parse_sorted};
 use doram_programs::machine::Part;
@@ -58,9 +60,9 @@ pub struct Common {
     /// The party that learns the output (0, 1 or 2).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub receiver: u8,
-    /// Seed of this run's randomness (each party derives its own from it).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Where the parties' secret randomness comes from (the OS by default).
+    #[command(flatten)]
+    pub randomness: Randomness,
 }
 
 impl Common {
@@ -81,7 +83,7 @@ impl Common {
             Backend::Ramen => "ramen",
             Backend::LinearScan => "linear-scan",
         };
-        vec![
+        let mut args = vec![
             "--backend".into(),
             backend.into(),
             "--owner".into(),
@@ -90,9 +92,9 @@ impl Common {
             self.querier.to_string(),
             "--receiver".into(),
             self.receiver.to_string(),
-            "--seed".into(),
-            self.seed.to_string(),
-        ]
+        ];
+        args.extend(self.randomness.args());
+        args
     }
 }
 
@@ -314,6 +316,9 @@ pub struct PartyOutcome {
     pub program: String,
     /// The backend.
     pub backend: String,
+    /// Where this party's secret randomness came from: `os` or `insecure-seed N`.
+    #[serde(default)]
+    pub randomness: String,
     /// The output (at the receiver only).
     pub output: Option<Value>,
     /// Costs per part: time (ms), bytes and messages sent, rounds, DORAM accesses.
@@ -347,6 +352,7 @@ fn outcome<T>(
         party: me.to_string(),
         program: program.name().into(),
         backend: BackendKind::from(program.common().backend).name().into(),
+        randomness: program.common().randomness.label(),
         output: out,
         parts: Part::ALL
             .iter()
@@ -417,21 +423,16 @@ pub(crate) fn run_one(
     })
 }
 
-/// This party's seed: distinct per party, derived from the public `--seed` (a deployment
-/// would give each party its own secret seed; runs here are reproducible).
-pub(crate) fn party_seed(seed: u64, me: PartyId) -> Seed {
-    let mut s = [0u8; 16];
-    s[..8].copy_from_slice(&seed.to_le_bytes());
-    s[8] = me.index() as u8;
-    s[9..].copy_from_slice(b"doramrn");
-    Seed(s)
+/// This party's local seed: fresh OS entropy, or derived from `--insecure-seed` when given.
+pub(crate) fn party_seed(randomness: &Randomness, me: PartyId) -> Seed {
+    randomness.entropy().party_seed(me, "program")
 }
 
 /// The `run` job of `doram party`: one party on its own host.
 pub fn party_job(session: Session, a: &RunArgs, json: bool) -> Result<()> {
     let me = session.me();
     let inputs = inputs(&a.program, Some(me))?;
-    let seed = party_seed(a.program.common().seed, me);
+    let seed = party_seed(&a.program.common().randomness, me);
     let o = run_one(session, seed, &a.program, &inputs)?;
     if json {
         print_json(&o)?;
@@ -465,14 +466,14 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
                 },
             }
         };
-        let seed = program.common().seed;
+        let randomness = program.common().randomness;
         let sessions = Session::local_mesh(3);
         run_parties_ok(
             sessions,
             "party",
             |session| {
                 let me = session.me();
-                run_one(session, party_seed(seed, me), program, &mine(me))
+                run_one(session, party_seed(&randomness, me), program, &mine(me))
             },
             || anyhow::anyhow!("a party thread panicked or could not start"),
         )?
@@ -482,6 +483,7 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
         print_json(&json!({
             "program": program.name(),
             "backend": BackendKind::from(program.common().backend).name(),
+            "randomness": program.common().randomness.label(),
             "output": output,
             "parties": outcomes,
         }))?;

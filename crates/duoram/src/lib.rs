@@ -241,7 +241,7 @@ pub use duoram::{BATCH_LEAVES, BATCH_OPS, Duoram, MAX_LOG_N};
 pub use error::DuoramError;
 pub use role::{Role, Side};
 pub use runner::{
-    BenchConfig, BenchOutcome, Comm, Kind, OpMix, PartyReport, run_local, run_party,
-    thread_cpu_time,
+    BenchConfig, BenchOutcome, Comm, Kind, OpMix, PartyReport, SYNTHETIC_DEALER, run_local,
+    run_party, thread_cpu_time,
 };
 pub use word::DuoWord;

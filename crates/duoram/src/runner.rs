@@ -3,7 +3,10 @@
 //! each over its own connected [`Session`] — in-process, TCP or TLS ([`run_party`]).
 //!
 //! Every party derives the same plaintext workload from the public seed (standing in for the
-//! program that would produce the instructions) and takes its shares of it: a random memory of
+//! program that would produce the instructions) and takes its shares of it from a synthetic
+//! dealer keyed by that seed ([`SYNTHETIC_DEALER`]: the shares protect nothing, which the
+//! reports say); each party's own randomness comes from [`BenchConfig::entropy`] (the OS
+//! unless a reproducible run asks otherwise): a random memory of
 //! `n` words and `ops` operations with random addresses and values, of the kinds `mix` asks for
 //! (READ, UPDATE, WRITE, or a random mix of the three). The operation types are public, as in
 //! Duoram. Preprocessing runs either up front ([`BenchConfig::preprocess_first`], in chunks of
@@ -16,7 +19,7 @@
 
 use std::time::{Duration, Instant};
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Z64;
 use doram_mpc::{Additive, deal_additive};
 use doram_net::{LocalMesh, Session, Shaping, run_parties_ok};
@@ -91,8 +94,12 @@ pub struct BenchConfig {
     pub n: usize,
     /// Number of operations.
     pub ops: usize,
-    /// Public seed of the workload and of the parties' randomness.
+    /// Public seed of the synthetic workload (memory and instructions) and of the synthetic
+    /// dealer that shares it: benchmark data, public to anyone who knows the seed.
     pub seed: u64,
+    /// Where each party's own secret randomness comes from (OS entropy unless a reproducible
+    /// run asks for [`Entropy::InsecureSeed`]).
+    pub entropy: Entropy,
     /// Preprocess up front (in chunks of `chunk` operations) instead of just in time.
     pub preprocess_first: bool,
     /// Operations per preprocessing chunk when `preprocess_first` (0: all at once).
@@ -112,6 +119,7 @@ impl BenchConfig {
             n,
             ops,
             seed: 1,
+            entropy: Entropy::Os,
             preprocess_first: false,
             chunk: 0,
             verify: false,
@@ -330,13 +338,15 @@ impl BenchOutcome {
             .max()
             .unwrap_or(0);
         format!(
-            "{{\"protocol\":\"duoram\",\"n\":{},\"word\":\"Z64\",\"ops\":{},\"seed\":{},\"mix\":\"{}\",\
+            "{{\"protocol\":\"duoram\",\"n\":{},\"word\":\"Z64\",\"ops\":{},\"seed\":{},\"randomness\":\"{}\",\"dealer\":\"{}\",\"mix\":\"{}\",\
              \"preprocess_first\":{},\"chunk\":{},\"verified\":{},\
              \"preprocessing_ms_per_op\":{:.4},\"online_ms_per_op\":{:.4},\
              \"preprocessing_bytes_per_op\":{:.1},\"preprocessing_rounds\":{},{},\"parties\":[{}]}}",
             c.n,
             c.ops,
             c.seed,
+            c.entropy,
+            SYNTHETIC_DEALER,
             c.mix.name(),
             c.preprocess_first,
             c.chunk,
@@ -351,21 +361,15 @@ impl BenchOutcome {
     }
 }
 
+/// What the reports say of the input shares: every party derives them from the public workload
+/// seed, so they protect nothing. The parties' own randomness is [`BenchConfig::entropy`].
+pub const SYNTHETIC_DEALER: &str = "synthetic dealer, not secure";
+
 fn dealer(seed: u64, tag: u64) -> AesPrg {
     let mut s = [0u8; 16];
     s[..8].copy_from_slice(&seed.to_le_bytes());
     s[8..].copy_from_slice(&tag.to_le_bytes());
     AesPrg::new(Seed(s))
-}
-
-/// The local seed of `party` in a run with public seed `seed` (in a deployment each party
-/// would draw its own; here runs are reproducible).
-fn party_seed(seed: u64, party: PartyId) -> Seed {
-    let mut s = [0u8; 16];
-    s[..8].copy_from_slice(&seed.to_le_bytes());
-    s[8] = party.index() as u8;
-    s[9..].copy_from_slice(b"duoram!");
-    Seed(s)
 }
 
 /// The plaintext workload: initial memory and (kind, addr, value) per operation.
@@ -423,7 +427,7 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
 
     session.set_phase("setup");
     let t = Instant::now();
-    let mut o = Duoram::<Z64>::setup(session, cfg.n, party_seed(cfg.seed, me))?;
+    let mut o = Duoram::<Z64>::setup(session, cfg.n, cfg.entropy.party_seed(me, "duoram"))?;
     let setup = t.elapsed();
     let mut preprocessing = Duration::ZERO;
     let mut preprocessing_cpu = Duration::ZERO;

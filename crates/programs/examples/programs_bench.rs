@@ -9,6 +9,7 @@
 //! on every backend. Prints one line per run (or one JSON object per line with `--json`):
 //! wall time, and per part the largest party's time, bytes sent and rounds.
 
+use doram_core::Entropy;
 use doram_net::Shaping;
 use doram_programs::bench::{BenchConfig, BenchReport, Program, crossover, run};
 use doram_programs::{BackendKind, Part};
@@ -76,7 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .map(|s| s.parse())
             .collect::<Result<_, _>>()?;
-        for p in crossover(&sizes, backend, shaping, 1)? {
+        for p in crossover(&sizes, backend, shaping, 1, Entropy::Os)? {
             if json {
                 println!("{}", p.to_json());
             } else {

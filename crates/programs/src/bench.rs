@@ -42,7 +42,7 @@
 
 use std::time::{Duration, Instant};
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_mpc::Counters;
 use doram_net::{LocalMesh, Shaping};
 use doram_prim::AesPrg;
@@ -106,8 +106,10 @@ pub struct BenchConfig {
     pub size: usize,
     /// The DORAM backend (ignored by [`Program::LinearSearch`]).
     pub backend: BackendKind,
-    /// Seed of the instance and of the parties' randomness.
+    /// Seed of the random instance (public benchmark data, not a secret).
     pub seed: u64,
+    /// Where the parties' secret randomness comes from.
+    pub entropy: Entropy,
     /// The roles.
     pub roles: Roles,
     /// Traffic shaping of the in-process links (none: as fast as the threads go).
@@ -115,13 +117,14 @@ pub struct BenchConfig {
 }
 
 impl BenchConfig {
-    /// A configuration with seed 1 and the default roles.
+    /// A configuration with instance seed 1, OS randomness and the default roles.
     pub fn new(program: Program, size: usize, backend: BackendKind) -> BenchConfig {
         BenchConfig {
             program,
             size,
             backend,
             seed: 1,
+            entropy: Entropy::Os,
             roles: Roles::default(),
             shaping: None,
         }
@@ -214,6 +217,7 @@ impl BenchReport {
             "backend": if self.config.program == Program::LinearSearch { "engine" } else { self.config.backend.name() },
             "sizes": sizes,
             "seed": self.config.seed,
+            "randomness": self.config.entropy.to_string(),
             "net": net_name(self.config.shaping),
             "wall_s": self.wall.as_secs_f64(),
             "verified": self.verified,
@@ -284,7 +288,7 @@ fn random_prefs(rng: &mut AesPrg, k: usize) -> Prefs {
 pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
     let mut rng = rng_for(config.seed);
     let n = config.size;
-    let (roles, backend, seed) = (config.roles, config.backend, config.seed);
+    let (roles, backend, seed) = (config.roles, config.backend, config.entropy);
     let receiver = roles.receiver.index();
     let mesh = || match config.shaping {
         Some(s) => LocalMesh::new(3).shaping(s),
@@ -399,12 +403,14 @@ pub fn crossover(
     backend: BackendKind,
     shaping: Option<Shaping>,
     seed: u64,
+    entropy: Entropy,
 ) -> Result<Vec<CrossoverPoint>, ProgramError> {
     sizes
         .iter()
         .map(|&n| {
             let mut c = BenchConfig::new(Program::BinarySearch, n, backend);
             c.seed = seed;
+            c.entropy = entropy;
             c.shaping = shaping;
             let oram = run(&c)?;
             c.program = Program::LinearSearch;

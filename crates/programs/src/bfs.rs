@@ -31,7 +31,7 @@
 //!
 //! Time and access pattern depend on V and E only.
 
-use doram_core::Seed;
+use doram_core::{Entropy, Seed};
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
@@ -336,7 +336,7 @@ pub fn run_local(
     vertices: u64,
     edges: &[Edge],
     source: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
     run_local_on(
         LocalMesh::new(3),
@@ -345,7 +345,7 @@ pub fn run_local(
         vertices,
         edges,
         source,
-        seed,
+        entropy,
     )
 }
 
@@ -360,7 +360,7 @@ pub fn run_local_on(
     vertices: u64,
     edges: &[Edge],
     source: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
     run_graph_local(
         mesh.build(),
@@ -369,6 +369,6 @@ pub fn run_local_on(
         roles,
         (vertices, edges),
         source,
-        seed,
+        entropy,
     )
 }

@@ -40,7 +40,7 @@
 //! [`linear_search`] is the same search as a linear scan in the engine (n comparisons in one
 //! batch, no DORAM), for finding the size where the DORAM pays off ([`crate::bench`]).
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
@@ -415,7 +415,8 @@ pub fn run_party_linear(
     Ok(PartyRun::from_machine(&mut m, output))
 }
 
-/// Runs a search on three threads over an in-process mesh; `P_i`'s seed derives from `seed`.
+/// Runs a search on three threads over an in-process mesh; each party's seed comes from
+/// `entropy`.
 /// Returns the three parties' runs (the receiver's has the output).
 ///
 /// # Errors
@@ -425,9 +426,9 @@ pub fn run_local(
     roles: Roles,
     data: &[u64],
     key: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    run_local_on(LocalMesh::new(3), config_backend, roles, data, key, seed)
+    run_local_on(LocalMesh::new(3), config_backend, roles, data, key, entropy)
 }
 
 /// [`run_local`] on the given mesh (e.g. with traffic shaping).
@@ -440,9 +441,9 @@ pub fn run_local_on(
     roles: Roles,
     data: &[u64],
     key: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    let r = run_three_on(mesh.build(), seed, |session, s| {
+    let r = run_three_on(mesh.build(), entropy, |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend: config_backend,
@@ -464,9 +465,9 @@ pub fn run_local_linear(
     roles: Roles,
     data: &[u64],
     key: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    run_local_linear_on(LocalMesh::new(3), roles, data, key, seed)
+    run_local_linear_on(LocalMesh::new(3), roles, data, key, entropy)
 }
 
 /// [`run_local_linear`] on the given mesh (e.g. with traffic shaping).
@@ -478,9 +479,9 @@ pub fn run_local_linear_on(
     roles: Roles,
     data: &[u64],
     key: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    let r = run_three_on(mesh.build(), seed, |session, s| {
+    let r = run_three_on(mesh.build(), entropy, |session, s| {
         let me = session.me();
         let d = (me == roles.owner).then_some(data);
         let k = (me == roles.querier).then_some(key);

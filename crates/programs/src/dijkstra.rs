@@ -31,7 +31,7 @@
 //! vector, the reads' own and one conversion round, 1 + 4 + 1 for the relaxation. Time and
 //! access pattern depend on V only (E is announced but not used).
 
-use doram_core::Seed;
+use doram_core::{Entropy, Seed};
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
@@ -331,7 +331,7 @@ pub fn run_local(
     vertices: u64,
     edges: &[Edge],
     source: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
     run_local_on(
         LocalMesh::new(3),
@@ -340,7 +340,7 @@ pub fn run_local(
         vertices,
         edges,
         source,
-        seed,
+        entropy,
     )
 }
 
@@ -355,7 +355,7 @@ pub fn run_local_on(
     vertices: u64,
     edges: &[Edge],
     source: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
     run_graph_local(
         mesh.build(),
@@ -364,6 +364,6 @@ pub fn run_local_on(
         roles,
         (vertices, edges),
         source,
-        seed,
+        entropy,
     )
 }

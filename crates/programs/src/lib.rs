@@ -61,7 +61,7 @@
 //! shrinks the same way whatever the comparisons say, and the secret `base` moves by a linear
 //! function of the comparison bit, so no select is needed.
 //! ```
-//! use doram_core::PartyId;
+//! use doram_core::{Entropy, PartyId};
 //! use doram_field::Fp;
 //! use doram_mpc::{Input, Secret};
 //! use doram_oram::LinearScanOram;
@@ -96,7 +96,7 @@
 //! let data = [3u64, 5, 5, 8, 13, 21, 34];
 //! let key = 9u64;
 //! // P0 owns the array, P1 the key, P2 learns the result.
-//! let results = run_three(7, |session, seed| {
+//! let results = run_three(Entropy::Os, |session, seed| {
 //!     let me = session.me();
 //!     let mut m = Machine::<LinearScanOram<Fp>>::setup(session, seed)?;
 //!     let k = [key];

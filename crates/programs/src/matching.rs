@@ -33,7 +33,7 @@
 //! rounds, 1 + ⌈log₂⌈b/4⌉⌉ for the comparisons and 3 product rounds. Time and access pattern
 //! depend on k only.
 
-use doram_core::Seed;
+use doram_core::{Entropy, Seed};
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Secret, SecretBit};
@@ -327,9 +327,9 @@ pub fn run_local(
     backend: BackendKind,
     roles: Roles,
     prefs: &Prefs,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<Matching>; 3], ProgramError> {
-    run_local_on(LocalMesh::new(3), backend, roles, prefs, seed)
+    run_local_on(LocalMesh::new(3), backend, roles, prefs, entropy)
 }
 
 /// [`run_local`] on the given mesh (e.g. with traffic shaping).
@@ -341,9 +341,9 @@ pub fn run_local_on(
     backend: BackendKind,
     roles: Roles,
     prefs: &Prefs,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<Matching>; 3], ProgramError> {
-    all_ok(run_three_on(mesh.build(), seed, |session, s| {
+    all_ok(run_three_on(mesh.build(), entropy, |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend,

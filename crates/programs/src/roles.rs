@@ -2,7 +2,7 @@
 //! announces ([`announce_sizes`]), and the plumbing every program's `run_party` and
 //! `run_local` share.
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_net::{Session, Transcript, run_parties};
 
 use crate::error::{InputError, ProgramError};
@@ -57,8 +57,20 @@ pub struct RunConfig {
     pub backend: BackendKind,
     /// The roles (all parties must agree).
     pub roles: Roles,
-    /// This party's randomness.
+    /// This party's local seed, from which all of its randomness derives: uniform and known to
+    /// nobody else ([`RunConfig::new`] draws it from the OS).
     pub seed: Seed,
+}
+
+impl RunConfig {
+    /// A configuration with a fresh seed from the operating system.
+    pub fn new(backend: BackendKind, roles: Roles) -> RunConfig {
+        RunConfig {
+            backend,
+            roles,
+            seed: Seed::from_os_entropy(),
+        }
+    }
 }
 
 /// What one party's run produced: its output (at the receiver) and its costs.
@@ -73,6 +85,9 @@ pub struct PartyRun<T> {
     /// The party's transcript, if the session was recording one when the run started
     /// ([`Session::record_transcript`]).
     pub transcript: Option<Transcript>,
+    /// The digest of every byte the party sent, if the session was hashing them when the run
+    /// started ([`Session::record_content_digest`]).
+    pub content_digest: Option<[u8; 32]>,
 }
 
 impl<T> PartyRun<T> {
@@ -82,6 +97,7 @@ impl<T> PartyRun<T> {
             meter: m.meter().clone(),
             counters: m.engine().counters(),
             transcript: m.session_mut().and_then(|s| s.take_transcript()),
+            content_digest: m.session().and_then(Session::content_digest),
         }
     }
 }
@@ -183,30 +199,26 @@ pub fn announce_sizes(
     }
 }
 
-/// Runs `f` at each of three parties of a fresh in-process mesh, one thread each, with seeds
-/// derived from `seed`; returns the three results in party order. A panicking party is
+/// Runs `f` at each of three parties of a fresh in-process mesh, one thread each, each with its
+/// own seed from `entropy` ([`Entropy::Os`]: fresh OS entropy per party); returns the three results in party order. A panicking party is
 /// re-raised after the others have ended.
 pub fn run_three<T: Send>(
-    seed: u64,
+    entropy: Entropy,
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
 ) -> [Result<T, ProgramError>; 3] {
-    run_three_on(Session::local_mesh(3), seed, f)
+    run_three_on(Session::local_mesh(3), entropy, f)
 }
 
 /// [`run_three`] on the given three sessions (e.g. a [`LocalMesh`](doram_net::LocalMesh) with
 /// traffic shaping).
 pub fn run_three_on<T: Send>(
     sessions: Vec<Session>,
-    seed: u64,
+    entropy: Entropy,
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
 ) -> [Result<T, ProgramError>; 3] {
     let results = run_parties(sessions, "program", |session| {
-        let me = session.me();
-        let mut s = [0u8; 16];
-        s[..8].copy_from_slice(&seed.to_le_bytes());
-        s[8] = me.index() as u8;
-        s[9..].copy_from_slice(b"program");
-        f(session, Seed(s))
+        let seed = entropy.party_seed(session.me(), "program");
+        f(session, seed)
     });
     // All threads have ended: a panic is passed on as it was.
     let mut out: Vec<Result<T, ProgramError>> = Vec::with_capacity(3);
@@ -252,9 +264,9 @@ pub(crate) fn run_graph_local<T: Send>(
     roles: Roles,
     graph: (u64, &[Edge]),
     source: u64,
-    seed: u64,
+    entropy: Entropy,
 ) -> Result<[PartyRun<T>; 3], ProgramError> {
-    all_ok(run_three_on(sessions, seed, |session, s| {
+    all_ok(run_three_on(sessions, entropy, |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend,

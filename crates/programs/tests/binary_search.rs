@@ -2,7 +2,7 @@
 //! sizes, duplicates, keys at and beyond both ends), on the linear-scan and Ramen backends and
 //! as a linear scan in the engine; transcripts independent of the secrets; input errors.
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_mpc::testkit::test_seed;
 use doram_net::Session;
 use doram_programs::binary_search::{self, SearchOutput, plain};
@@ -51,8 +51,9 @@ fn matches_plaintext_on_linear_scan_and_duoram() {
             } else {
                 BackendKind::Duoram
             };
-            let runs = binary_search::run_local(backend, roles, &data, key, seed)
-                .unwrap_or_else(|e| panic!("{}: n = {n}, key = {key}: {e}", backend.name()));
+            let runs =
+                binary_search::run_local(backend, roles, &data, key, Entropy::InsecureSeed(seed))
+                    .unwrap_or_else(|e| panic!("{}: n = {n}, key = {key}: {e}", backend.name()));
             assert_eq!(
                 receiver_output(&runs, roles),
                 plain(&data, key),
@@ -84,8 +85,14 @@ fn matches_plaintext_on_ramen_with_other_roles() {
     for n in [0usize, 1, 17, 40, 200] {
         let data = sorted(&mut rng, n, 50);
         for key in keys(&mut rng, &data).into_iter().take(4) {
-            let runs =
-                binary_search::run_local(BackendKind::Ramen, roles, &data, key, seed).unwrap();
+            let runs = binary_search::run_local(
+                BackendKind::Ramen,
+                roles,
+                &data,
+                key,
+                Entropy::InsecureSeed(seed),
+            )
+            .unwrap();
             assert_eq!(
                 receiver_output(&runs, roles),
                 plain(&data, key),
@@ -103,7 +110,9 @@ fn linear_scan_in_the_engine_matches_plaintext() {
     for n in [0usize, 1, 6, 21] {
         let data = sorted(&mut rng, n, 12);
         for key in keys(&mut rng, &data) {
-            let runs = binary_search::run_local_linear(roles, &data, key, seed).unwrap();
+            let runs =
+                binary_search::run_local_linear(roles, &data, key, Entropy::InsecureSeed(seed))
+                    .unwrap();
             assert_eq!(
                 receiver_output(&runs, roles),
                 plain(&data, key),
@@ -120,20 +129,23 @@ fn transcripts_depend_on_n_only() {
     let roles = Roles::default();
     for backend in BackendKind::ALL {
         let run = |data: Vec<u64>, key: u64| {
-            run_three(seed, |mut session: Session, s: Seed| {
-                session.record_transcript(true);
-                let me = session.me();
-                let config = RunConfig {
-                    backend,
-                    roles,
-                    seed: s,
-                };
-                let d = (me == roles.owner).then_some(&data[..]);
-                let k = (me == roles.querier).then_some(key);
-                // The machine owns the session; recording continues inside.
-                let run = binary_search::run_party(session, &config, d, k)?;
-                Ok(run.transcript.expect("recording"))
-            })
+            run_three(
+                Entropy::InsecureSeed(seed),
+                |mut session: Session, s: Seed| {
+                    session.record_transcript(true);
+                    let me = session.me();
+                    let config = RunConfig {
+                        backend,
+                        roles,
+                        seed: s,
+                    };
+                    let d = (me == roles.owner).then_some(&data[..]);
+                    let k = (me == roles.querier).then_some(key);
+                    // The machine owns the session; recording continues inside.
+                    let run = binary_search::run_party(session, &config, d, k)?;
+                    Ok(run.transcript.expect("recording"))
+                },
+            )
             .map(|r| r.expect("run"))
         };
         let a = run(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 0);
@@ -174,7 +186,7 @@ fn role_input_errors_are_typed_and_local() {
         seed: s,
     };
     // Unsorted data: the owner fails before sending; the others see the link close.
-    let r = run_three(seed, |session, s| {
+    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
         let me = session.me();
         let d = (me == roles.owner).then_some(&[3u64, 1][..]);
         let k = (me == roles.querier).then_some(1);
@@ -190,7 +202,7 @@ fn role_input_errors_are_typed_and_local() {
     ));
     assert!(r[1].is_err() && r[2].is_err());
     // A missing key at the querier.
-    let r = run_three(seed, |session, s| {
+    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
         let me = session.me();
         let d = (me == roles.owner).then_some(&[1u64][..]);
         binary_search::run_party(session, &config(s), d, None)
@@ -217,7 +229,7 @@ fn all_table_levels_match_plaintext() {
         let tables = binary_search::probe_tables(&data, t);
         assert_eq!(tables.iter().map(Vec::len).sum::<usize>(), (1 << t) - 1);
         for key in keys(&mut rng, &data) {
-            let r = run_three(seed, |session, s| {
+            let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
                 let me = session.me();
                 let mut m = Machine::<LinearScanOram<Fp>>::setup(session, s)?;
                 let flat: Vec<u64> = tables.concat();

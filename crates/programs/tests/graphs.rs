@@ -2,7 +2,7 @@
 //! parts, self-loops, parallel edges, ties and equal weights), on both backends; transcripts
 //! independent of the graph and the source; input errors.
 
-use doram_core::Seed;
+use doram_core::{Entropy, Seed};
 use doram_mpc::testkit::test_seed;
 use doram_net::Session;
 use doram_programs::input::Edge;
@@ -51,8 +51,15 @@ fn bfs_matches_plaintext() {
         for backend in BackendKind::ALL {
             let edges = random_graph(&mut rng, v, e, 1);
             let source = rng.random_range(0..v);
-            let runs = bfs::run_local(backend, roles, v, &edges, source, seed)
-                .unwrap_or_else(|err| panic!("V = {v}, E = {e}: {err}"));
+            let runs = bfs::run_local(
+                backend,
+                roles,
+                v,
+                &edges,
+                source,
+                Entropy::InsecureSeed(seed),
+            )
+            .unwrap_or_else(|err| panic!("V = {v}, E = {e}: {err}"));
             assert_eq!(
                 output(&runs, roles),
                 bfs::plain(v, &edges, source),
@@ -81,20 +88,23 @@ fn bfs_transcripts_depend_on_sizes_only() {
     let (v, e) = (5u64, 6usize);
     for backend in BackendKind::ALL {
         let run = |edges: Vec<Edge>, source: u64| {
-            run_three(seed, |mut session: Session, s: Seed| {
-                session.record_transcript(true);
-                let me = session.me();
-                let config = RunConfig {
-                    backend,
-                    roles,
-                    seed: s,
-                };
-                let g = (me == roles.owner).then_some((v, &edges[..]));
-                let src = (me == roles.querier).then_some(source);
-                Ok(bfs::run_party(session, &config, g, src)?
-                    .transcript
-                    .expect("recording"))
-            })
+            run_three(
+                Entropy::InsecureSeed(seed),
+                |mut session: Session, s: Seed| {
+                    session.record_transcript(true);
+                    let me = session.me();
+                    let config = RunConfig {
+                        backend,
+                        roles,
+                        seed: s,
+                    };
+                    let g = (me == roles.owner).then_some((v, &edges[..]));
+                    let src = (me == roles.querier).then_some(source);
+                    Ok(bfs::run_party(session, &config, g, src)?
+                        .transcript
+                        .expect("recording"))
+                },
+            )
             .map(|r| r.expect("run"))
         };
         let chain: Vec<Edge> = (0..4)
@@ -135,7 +145,7 @@ fn bfs_transcripts_depend_on_sizes_only() {
 fn bfs_input_errors() {
     let seed = test_seed();
     let roles = Roles::default();
-    let r = run_three(seed, |session, s| {
+    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend: BackendKind::LinearScan,
@@ -159,7 +169,7 @@ fn bfs_input_errors() {
             ..
         }))
     ));
-    let r = run_three(seed, |session, s| {
+    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend: BackendKind::LinearScan,
@@ -202,8 +212,15 @@ fn dijkstra_matches_plaintext() {
         for backend in BackendKind::ALL {
             let edges = random_graph(&mut rng, v, e, max_w);
             let source = rng.random_range(0..v);
-            let runs = dijkstra::run_local(backend, roles, v, &edges, source, seed)
-                .unwrap_or_else(|err| panic!("V = {v}, E = {e}: {err}"));
+            let runs = dijkstra::run_local(
+                backend,
+                roles,
+                v,
+                &edges,
+                source,
+                Entropy::InsecureSeed(seed),
+            )
+            .unwrap_or_else(|err| panic!("V = {v}, E = {e}: {err}"));
             assert_eq!(
                 output(&runs, roles),
                 dijkstra::plain(v, &edges, source),
@@ -232,20 +249,23 @@ fn dijkstra_transcripts_depend_on_sizes_only() {
     let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 9);
     let v = 4u64;
     let run = |edges: Vec<Edge>, source: u64| {
-        run_three(seed, |mut session: Session, s: Seed| {
-            session.record_transcript(true);
-            let me = session.me();
-            let config = RunConfig {
-                backend: BackendKind::LinearScan,
-                roles,
-                seed: s,
-            };
-            let g = (me == roles.owner).then_some((v, &edges[..]));
-            let src = (me == roles.querier).then_some(source);
-            Ok(dijkstra::run_party(session, &config, g, src)?
-                .transcript
-                .expect("recording"))
-        })
+        run_three(
+            Entropy::InsecureSeed(seed),
+            |mut session: Session, s: Seed| {
+                session.record_transcript(true);
+                let me = session.me();
+                let config = RunConfig {
+                    backend: BackendKind::LinearScan,
+                    roles,
+                    seed: s,
+                };
+                let g = (me == roles.owner).then_some((v, &edges[..]));
+                let src = (me == roles.querier).then_some(source);
+                Ok(dijkstra::run_party(session, &config, g, src)?
+                    .transcript
+                    .expect("recording"))
+            },
+        )
         .map(|r| r.expect("run"))
     };
     let a = run(random_graph(&mut rng, v, 5, 100), 0);

@@ -3,7 +3,7 @@
 //! and snapshots, with random indices and values; the same transcript whatever the secret
 //! indices, values and conditions; misuse detected before anything is sent.
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_duoram::Duoram;
 use doram_field::Fp;
 use doram_mpc::testkit::test_seed;
@@ -90,7 +90,7 @@ type PartyOut = (Vec<u64>, Vec<u64>, Vec<u64>, Transcript);
 /// conditions), array b is public. Returns P0's opened outputs and final arrays, and every
 /// party's transcript.
 fn run<D: Backend>(seed: u64, ops: &[Op], a0: &[u64], b0: &[u64]) -> [PartyOut; 3] {
-    let r = run_three(seed, |mut session, s: Seed| {
+    let r = run_three(Entropy::InsecureSeed(seed), |mut session, s: Seed| {
         session.record_transcript(true);
         let me = session.me();
         let mut m = Machine::<D>::setup(session, s)?;
@@ -252,7 +252,7 @@ fn duoram_machine_matches_plaintext() {
 #[test]
 fn misuse_is_detected_before_sending() {
     let seed = test_seed();
-    let r = run_three(seed, |session, s| {
+    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
         let me = session.me();
         let mut m = Machine::<LinearScanOram<Fp>>::setup(session, s)?;
         let a = m.alloc_fill(3, 1)?;

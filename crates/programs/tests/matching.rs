@@ -2,7 +2,7 @@
 //! (k = 0, 1, identical lists, reversed lists), on every backend; stability of the output;
 //! transcripts independent of the preferences; invalid preferences.
 
-use doram_core::Seed;
+use doram_core::{Entropy, Seed};
 use doram_mpc::testkit::test_seed;
 use doram_net::Session;
 use doram_programs::input::Prefs;
@@ -48,7 +48,7 @@ fn matches_plaintext_and_is_stable() {
     cases.push(identical(4, true));
     for (i, prefs) in cases.iter().enumerate() {
         let backend = BackendKind::ALL[i % 3];
-        let runs = matching::run_local(backend, roles, prefs, seed)
+        let runs = matching::run_local(backend, roles, prefs, Entropy::InsecureSeed(seed))
             .unwrap_or_else(|e| panic!("{}: {prefs:?}: {e}", backend.name()));
         let out = runs[roles.receiver.index()]
             .output
@@ -80,19 +80,22 @@ fn transcripts_depend_on_k_only() {
     let roles = Roles::default();
     for backend in [BackendKind::LinearScan, BackendKind::Duoram] {
         let run = |prefs: Prefs| {
-            run_three(seed, |mut session: Session, s: Seed| {
-                session.record_transcript(true);
-                let me = session.me();
-                let config = RunConfig {
-                    backend,
-                    roles,
-                    seed: s,
-                };
-                let p = (me == roles.owner).then_some(&prefs);
-                Ok(matching::run_party(session, &config, p)?
-                    .transcript
-                    .expect("recording"))
-            })
+            run_three(
+                Entropy::InsecureSeed(seed),
+                |mut session: Session, s: Seed| {
+                    session.record_transcript(true);
+                    let me = session.me();
+                    let config = RunConfig {
+                        backend,
+                        roles,
+                        seed: s,
+                    };
+                    let p = (me == roles.owner).then_some(&prefs);
+                    Ok(matching::run_party(session, &config, p)?
+                        .transcript
+                        .expect("recording"))
+                },
+            )
             .map(|r| r.expect("run"))
         };
         let a = run(identical(3, false));
@@ -109,7 +112,7 @@ fn invalid_preferences_fail_at_the_owner() {
         proposers: vec![vec![0, 0], vec![0, 1]],
         acceptors: vec![vec![0, 1], vec![1, 0]],
     };
-    let r = run_three(seed, |session, s| {
+    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
         let me = session.me();
         let config = RunConfig {
             backend: BackendKind::LinearScan,

@@ -156,5 +156,7 @@ pub mod tags;
 pub use doram::{Probe, Ramen};
 pub use error::RamenError;
 pub use params::Params;
-pub use runner::{BenchConfig, BenchOutcome, Comm, PartyReport, run_local, run_party};
+pub use runner::{
+    BenchConfig, BenchOutcome, Comm, PartyReport, SYNTHETIC_DEALER, run_local, run_party,
+};
 pub use steps::{Step, StepTimes};

@@ -4,7 +4,10 @@
 //! `doram party` calls on every host).
 //!
 //! Every party derives the same plaintext workload from the public seed (standing in for the
-//! program that would produce the instructions) and takes its shares of it: a random memory
+//! program that would produce the instructions) and takes its shares of it from a synthetic
+//! dealer keyed by that seed ([`SYNTHETIC_DEALER`]: the shares protect nothing, which the
+//! reports say); each party's own randomness comes from [`BenchConfig::entropy`] (the OS
+//! unless a reproducible run asks otherwise): a random memory
 //! (or an all-zero one, as in the reference implementation's benchmark) and `accesses`
 //! instructions with random addresses, values and secret-shared ops (random reads and writes,
 //! or only writes). The timed part covers everything after setup — preprocessing (just in time
@@ -16,7 +19,7 @@
 
 use std::time::{Duration, Instant};
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::{Additive, deal_additive};
 use doram_net::{LocalMesh, Session, Shaping, Stats, run_parties_ok};
@@ -35,8 +38,12 @@ pub struct BenchConfig {
     pub params: Params,
     /// Number of accesses (e.g. one epoch: `params.epoch()`).
     pub accesses: usize,
-    /// Public seed of the workload and of the parties' randomness.
+    /// Public seed of the synthetic workload (memory and instructions) and of the synthetic
+    /// dealer that shares it: benchmark data, public to anyone who knows the seed.
     pub seed: u64,
+    /// Where each party's own secret randomness comes from (OS entropy unless a reproducible
+    /// run asks for [`Entropy::InsecureSeed`]).
+    pub entropy: Entropy,
     /// Preprocess all accesses before Init instead of just in time.
     pub preprocess_first: bool,
     /// Open and check every result and the final memory afterwards.
@@ -57,6 +64,7 @@ impl BenchConfig {
             params,
             accesses: params.epoch(),
             seed: 1,
+            entropy: Entropy::Os,
             preprocess_first: false,
             verify: false,
             zero_memory: false,
@@ -189,7 +197,7 @@ impl BenchOutcome {
         let c = &self.config;
         format!(
             "{{\"protocol\":\"ramen\",\"n\":{},\"stash\":{},\"tag_bits\":{},\"stash_tag_bits\":{},\
-             \"threads\":{},\"accesses\":{},\"seed\":{},\"preprocess_first\":{},\"verified\":{},\
+             \"threads\":{},\"accesses\":{},\"seed\":{},\"randomness\":\"{}\",\"dealer\":\"{}\",\"preprocess_first\":{},\"verified\":{},\
              \"amortized_ms_per_access\":{:.4},\"online_ms_per_access\":{:.4},\
              \"preprocessing_ms_per_access\":{:.4},\"online_bytes_per_access\":{:.1},\
              \"preprocessing_bytes_per_access\":{:.1},\"parties\":[{}]}}",
@@ -200,6 +208,8 @@ impl BenchOutcome {
             c.params.threads(),
             c.accesses,
             c.seed,
+            c.entropy,
+            SYNTHETIC_DEALER,
             c.preprocess_first,
             self.verified,
             ms(self.amortized_per_access()),
@@ -239,21 +249,15 @@ fn workload(cfg: &BenchConfig) -> Workload {
     }
 }
 
+/// What the reports say of the input shares: every party derives them from the public workload
+/// seed, so they protect nothing. The parties' own randomness is [`BenchConfig::entropy`].
+pub const SYNTHETIC_DEALER: &str = "synthetic dealer, not secure";
+
 fn dealer(seed: u64, tag: u64) -> AesPrg {
     let mut s = [0u8; 16];
     s[..8].copy_from_slice(&seed.to_le_bytes());
     s[8..].copy_from_slice(&tag.to_le_bytes());
     AesPrg::new(Seed(s))
-}
-
-/// The local seed of `party` in a run with public seed `seed` (in a deployment each party
-/// would draw its own; here runs are reproducible).
-fn party_seed(seed: u64, party: PartyId) -> Seed {
-    let mut s = [0u8; 16];
-    s[..8].copy_from_slice(&seed.to_le_bytes());
-    s[8] = party.index() as u8;
-    s[9..].copy_from_slice(b"ramen-p");
-    Seed(s)
 }
 
 /// Runs this party's side of the benchmark `cfg` on `session` (three connected parties, each
@@ -285,7 +289,7 @@ pub fn run_party(session: Session, cfg: &BenchConfig) -> Result<PartyReport, Ram
         })
         .collect();
 
-    let mut ramen = Ramen::new(session, cfg.params, party_seed(cfg.seed, me))?;
+    let mut ramen = Ramen::new(session, cfg.params, cfg.entropy.party_seed(me, "ramen"))?;
     let setup = ramen.step_times().get(Step::Setup);
     let start = Instant::now();
     if cfg.preprocess_first {
