@@ -143,7 +143,7 @@ pub struct Session {
     last_recv_ts: [u64; PartyId::MAX_PARTIES],
     stats: Stats,
     transcript: Option<Transcript>,
-    content: Option<blake3::Hasher>,
+    content: Option<Box<blake3::Hasher>>,
     scratch: Vec<u8>,
 }
 
@@ -445,7 +445,7 @@ impl Session {
     /// Starting while on keeps the digest.
     pub fn record_content_digest(&mut self, enabled: bool) {
         match (enabled, self.content.is_some()) {
-            (true, false) => self.content = Some(blake3::Hasher::new()),
+            (true, false) => self.content = Some(Box::default()),
             (false, true) => self.content = None,
             _ => {}
         }
