@@ -41,7 +41,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Create a CA, a certificate and key per party, and a ready config for local runs.
+    /// Create a CA, a certificate and key per party, and a ready config for local runs; or,
+    /// with `ca`, `request` and `sign`, certificates for a deployment where each party makes
+    /// its own key on its own host.
     ///
     /// Example: `doram certs --out local --parties 3` writes local/ca.pem, local/party<i>.pem,
     /// local/party<i>.key and local/doram.toml (free ports on 127.0.0.1).

@@ -170,7 +170,7 @@ pub(crate) fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, Co
     Ok(certs)
 }
 
-fn check_address(id: u64, address: &str) -> Result<(), ConfigError> {
+pub(crate) fn check_address(id: u64, address: &str) -> Result<(), ConfigError> {
     let bad = |reason: &str| ConfigError::BadAddress {
         id,
         address: address.into(),
@@ -193,6 +193,22 @@ fn check_address(id: u64, address: &str) -> Result<(), ConfigError> {
     }
     port.parse::<u16>()
         .map_err(|_| bad("port must be a number in 0..=65535"))?;
+    Ok(())
+}
+
+/// Refuses a list of addresses in which one appears twice (two parties, or a party's listen
+/// and service addresses, on one `host:port`).
+pub(crate) fn check_distinct_addresses<'a>(
+    addresses: impl Iterator<Item = &'a String>,
+) -> Result<(), ConfigError> {
+    let mut seen = BTreeSet::new();
+    for a in addresses {
+        if !seen.insert(a.as_str()) {
+            return Err(ConfigError::Invalid(format!(
+                "address {a} is listed twice: every party and service needs its own"
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -252,6 +268,11 @@ impl Config {
                 }
             }
         }
+        check_distinct_addresses(
+            raw.parties
+                .iter()
+                .flat_map(|p| std::iter::once(&p.address).chain(&p.service_address)),
+        )?;
         let mut raw_parties = raw.parties;
         raw_parties.sort_by_key(|p| p.id);
         let parties = raw_parties
@@ -278,6 +299,14 @@ impl Config {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let mut names = BTreeSet::new();
+        if let Some(p) = parties.iter().find(|p| !names.insert(p.name.as_str())) {
+            return Err(ConfigError::Invalid(format!(
+                "party {}: name {:?} is already another party's: certificates could not tell them apart",
+                p.id.index(),
+                p.name
+            )));
+        }
 
         let max_frame_bytes = match raw.session.max_frame_bytes {
             None => DEFAULT_MAX_FRAME_BYTES,
@@ -300,6 +329,9 @@ impl Config {
             Some(RawTls { ca: Some(ca) }) => {
                 let ca = resolve(ca);
                 let ca_certs = load_certs(&ca)?;
+                for c in &ca_certs {
+                    crate::certs::check_validity(c, &ca)?;
+                }
                 Some(TlsConfig {
                     ca: Some(ca),
                     ca_certs,
@@ -473,6 +505,22 @@ address = "localhost:7000"
         // IPv6 with brackets is fine.
         Config::from_toml_str(&TWO.replace("127.0.0.1:7001", "[::1]:7001"), Path::new("/"))
             .unwrap();
+    }
+
+    #[test]
+    fn duplicate_names_and_addresses_are_refused() {
+        let e = err(&TWO.replace("localhost:7000", "127.0.0.1:7001"));
+        assert!(e.to_string().contains("listed twice"), "{e}");
+        let e = err(&TWO.replace("id = 0", "id = 0\nservice_address = \"127.0.0.1:7001\""));
+        assert!(e.to_string().contains("listed twice"), "{e}");
+        let named = TWO
+            .replace("id = 0", "id = 0\nname = \"same.example\"")
+            .replace("id = 1", "id = 1\nname = \"same.example\"");
+        let e = err(&named);
+        assert!(e.to_string().contains("already another party's"), "{e}");
+        // A party named like another party's default name is refused too.
+        let e = err(&TWO.replace("id = 1", "id = 1\nname = \"party0.doram\""));
+        assert!(e.to_string().contains("already another party's"), "{e}");
     }
 
     #[test]
