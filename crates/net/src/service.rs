@@ -8,19 +8,31 @@
 //! directions share one TCP connection.
 //!
 //! # Setup
-//! 1. The service binds its client-facing address ([`ServiceListener::bind`]) and
-//!    [`accept`](ServiceListener::accept)s TCP connections; the TLS handshake of each runs in
-//!    [`PendingClient::handshake`], on whatever thread the caller chooses, so a slow client never
-//!    holds up the accept loop.
+//! 1. The service binds its client-facing address ([`ServiceListener::bind`]) and either
+//!    [`accept`](ServiceListener::accept)s TCP connections itself, running the TLS handshake of
+//!    each in [`PendingClient::handshake`] on whatever thread it chooses, or hands the listener
+//!    to a [`ServiceGate`], which runs the handshakes under [`HandshakeLimits`] and yields only
+//!    connections whose handshake completed.
 //! 2. The client ([`connect_service`]) checks that the service's certificate chains to the CA of
 //!    the configuration and is valid for the service party's DNS name.
 //! 3. The client sends an 8-byte hello (`"DRSV"`, version 1, the party id it meant to reach,
 //!    zeros) and the service answers with an 8-byte acknowledgement (`"DRSV"`, version, status
 //!    0 = accepted, 1 = wrong party, 2 = bad hello). After that, frames flow in both directions
 //!    on the record layer; the service never sends before the client's first frame.
+//!
+//! # Deadlines and hostile clients
+//! Clients are anonymous, so anyone can open connections. Both sides bound the *whole* setup
+//! (TCP connect, TLS handshake, hello exchange) by one deadline: every socket read and write
+//! gets only the time left, so a peer that trickles bytes cannot stretch it. A [`ServiceGate`]
+//! holds at most [`HandshakeLimits::max_pending`] unfinished handshakes (the oldest is cut off
+//! to make room) and [`HandshakeLimits::max_pending_per_address`] per client IP address (more
+//! are closed at once), so idle TCP sockets cannot take the places of real clients; a
+//! connection counts against the caller's client limit only once it is
+//! [`Established`].
 
+use std::collections::HashMap;
 use std::io::{self, Read};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
@@ -73,6 +85,10 @@ pub struct PendingClient {
     me: PartyId,
     limits: Limits,
     handshake_timeout: Duration,
+    /// When the TCP connection was accepted: the handshake deadline counts from here.
+    accepted: Instant,
+    /// The largest frame the client may send, if lower than the configuration's.
+    max_request: Option<u32>,
 }
 
 impl ServiceListener {
@@ -157,6 +173,8 @@ impl ServiceListener {
                         me: self.me,
                         limits: self.limits,
                         handshake_timeout: self.limits.timeout,
+                        accepted: Instant::now(),
+                        max_request: None,
                     }));
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -183,22 +201,31 @@ impl PendingClient {
         self.addr
     }
 
-    /// Runs the TLS handshake and the hello exchange (bounded by the configured timeout) and
-    /// returns the service's end of the session (`me` = [`SERVICE_SIDE`]).
+    /// The handshake deadline, counted from when the connection was accepted (default: the
+    /// configured timeout).
+    pub fn set_handshake_timeout(&mut self, timeout: Duration) {
+        self.handshake_timeout = timeout;
+    }
+
+    /// The largest frame the client may send on the established session (default: the
+    /// configuration's frame limit). A service whose requests are small should lower it; the
+    /// service's own frames keep the configuration's limit.
+    pub fn set_max_frame_bytes(&mut self, max: u32) {
+        self.max_request = Some(max);
+    }
+
+    /// Runs the TLS handshake and the hello exchange, all of it within the handshake timeout
+    /// counted from the accept, and returns the service's end of the session (`me` =
+    /// [`SERVICE_SIDE`]).
     pub fn handshake(self) -> Result<Session, NetError> {
         let peer = SERVICE_CLIENT;
         let fail = |reason: String| NetError::Handshake { peer, reason };
         let io_fail = |e: io::Error| fail(format!("{}: {e}", self.addr));
         self.sock.set_nonblocking(false).map_err(io_fail)?;
         self.sock.set_nodelay(true).map_err(io_fail)?;
-        self.sock
-            .set_read_timeout(Some(self.handshake_timeout))
-            .map_err(io_fail)?;
-        self.sock
-            .set_write_timeout(Some(self.handshake_timeout))
-            .map_err(io_fail)?;
         let conn = ServerConnection::new(Arc::clone(&self.tls)).map_err(|e| fail(e.to_string()))?;
         let mut io = TlsIo::new(conn, self.sock);
+        io.set_deadline(self.accepted + self.handshake_timeout);
         io.handshake()
             .map_err(|e| fail(format!("{}: {}", self.addr, describe_handshake_error(&e))))?;
         let mut h = [0u8; 8];
@@ -221,19 +248,22 @@ impl PendingClient {
                 self.addr
             )));
         }
-        session_from(io, SERVICE_SIDE, peer, self.limits).map_err(|e| fail(e.to_string()))
+        let recv_max = self.max_request.unwrap_or(self.limits.max_frame);
+        session_from(io, SERVICE_SIDE, peer, self.limits, recv_max).map_err(|e| fail(e.to_string()))
     }
 }
 
 /// Connects to the service of party `server` at `address` as an anonymous client, trusting
-/// the configuration's CA and expecting the party's configured DNS name. The session's
-/// timeouts are `timeout`; `me` = [`SERVICE_CLIENT`].
+/// the configuration's CA and expecting the party's configured DNS name. The whole setup (TCP
+/// connect, TLS handshake, hello exchange) must finish within `timeout`; the session's
+/// timeouts are `timeout` too; `me` = [`SERVICE_CLIENT`].
 pub fn connect_service(
     address: &str,
     config: &Config,
     server: PartyId,
     timeout: Duration,
 ) -> Result<Session, NetError> {
+    let deadline = Instant::now() + timeout;
     let peer = SERVICE_SIDE;
     let fail = |reason: String| NetError::Connect { peer, reason };
     let tls = config.tls.as_ref().ok_or(ConfigError::NoTls)?;
@@ -274,7 +304,12 @@ pub fn connect_service(
         .collect();
     let mut sock = None;
     for a in addrs {
-        match TcpStream::connect_timeout(&a, timeout) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            last = format!("{a}: the connect deadline passed");
+            break;
+        }
+        match TcpStream::connect_timeout(&a, left) {
             Ok(s) => {
                 sock = Some(s);
                 break;
@@ -285,10 +320,9 @@ pub fn connect_service(
     let sock = sock.ok_or_else(|| fail(last))?;
     let io_fail = |e: io::Error| fail(format!("{address}: {e}"));
     sock.set_nodelay(true).map_err(io_fail)?;
-    sock.set_read_timeout(Some(timeout)).map_err(io_fail)?;
-    sock.set_write_timeout(Some(timeout)).map_err(io_fail)?;
     let handshake = |reason: String| NetError::Handshake { peer, reason };
     let mut io = TlsIo::new(conn, sock);
+    io.set_deadline(deadline);
     io.handshake()
         .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
     io.send(&[
@@ -316,17 +350,29 @@ pub fn connect_service(
         send_timeout: timeout,
         max_frame: config.max_frame_bytes,
     };
-    session_from(io, SERVICE_CLIENT, peer, limits).map_err(|e| handshake(e.to_string()))
+    session_from(io, SERVICE_CLIENT, peer, limits, limits.max_frame)
+        .map_err(|e| handshake(e.to_string()))
 }
 
-/// Splits an established connection into a two-party session.
-fn session_from(io: TlsIo, me: PartyId, peer: PartyId, limits: Limits) -> io::Result<Session> {
+/// Splits an established connection into a two-party session; frames from the peer may carry
+/// at most `recv_max` bytes.
+fn session_from(
+    io: TlsIo,
+    me: PartyId,
+    peer: PartyId,
+    limits: Limits,
+    recv_max: u32,
+) -> io::Result<Session> {
     let shutdown = io.socket().try_clone()?;
     shutdown.set_read_timeout(None)?;
     shutdown.set_write_timeout(Some(limits.send_timeout))?;
     let (writer, reader) = io.into_duplex()?;
     let (tx, rx) = mpsc::channel();
-    let thread = spawn_reader(me, peer, reader, limits, Shaping::default(), tx)?;
+    let read_limits = Limits {
+        max_frame: recv_max.min(limits.max_frame),
+        ..limits
+    };
+    let thread = spawn_reader(me, peer, reader, read_limits, Shaping::default(), tx)?;
     let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
     links[peer.index()] = Some(Link::new(
         Outgoing::Stream(Box::new(writer)),
@@ -343,4 +389,233 @@ fn session_from(io: TlsIo, me: PartyId, peer: PartyId, limits: Limits) -> io::Re
         links,
         limits,
     ))
+}
+
+/// Bounds on connections whose handshake has not completed (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandshakeLimits {
+    /// The whole handshake (TLS and hello) must finish this long after the accept.
+    pub timeout: Duration,
+    /// Unfinished handshakes at once; a new connection beyond this cuts off the oldest.
+    pub max_pending: usize,
+    /// Unfinished handshakes per client IP address; more connections from it are closed at
+    /// once.
+    pub max_pending_per_address: usize,
+    /// The largest frame a client may send on an established session (`None`: the
+    /// configuration's frame limit).
+    pub max_frame_bytes: Option<u32>,
+}
+
+impl Default for HandshakeLimits {
+    /// 10 s per handshake, 64 pending, 8 per address, the configured frame limit.
+    fn default() -> Self {
+        HandshakeLimits {
+            timeout: Duration::from_secs(10),
+            max_pending: 64,
+            max_pending_per_address: 8,
+            max_frame_bytes: None,
+        }
+    }
+}
+
+/// A client connection whose handshake completed.
+#[derive(Debug)]
+pub struct Established {
+    /// The service's end of the session.
+    pub session: Session,
+    /// The client's address.
+    pub peer: SocketAddr,
+}
+
+/// An unfinished handshake the gate keeps track of.
+struct Pending {
+    key: u64,
+    ip: IpAddr,
+    accepted: Instant,
+    /// Shutting this clone down ends the handshake thread's blocking I/O.
+    sock: TcpStream,
+}
+
+/// Runs client handshakes off the accept loop, within [`HandshakeLimits`], and yields only
+/// connections whose handshake completed ([`ServiceGate::accept`]).
+pub struct ServiceGate {
+    listener: ServiceListener,
+    limits: HandshakeLimits,
+    pending: Vec<Pending>,
+    next_key: u64,
+    done_tx: mpsc::Sender<(u64, SocketAddr, Result<Session, NetError>)>,
+    done_rx: mpsc::Receiver<(u64, SocketAddr, Result<Session, NetError>)>,
+    /// Handshakes that failed or were cut off (for tests and logs).
+    failed: u64,
+}
+
+impl std::fmt::Debug for ServiceGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceGate")
+            .field("listener", &self.listener)
+            .field("limits", &self.limits)
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServiceGate {
+    /// A gate over `listener` with `limits`.
+    pub fn new(listener: ServiceListener, limits: HandshakeLimits) -> ServiceGate {
+        let (done_tx, done_rx) = mpsc::channel();
+        ServiceGate {
+            listener,
+            limits,
+            pending: Vec::new(),
+            next_key: 0,
+            done_tx,
+            done_rx,
+            failed: 0,
+        }
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Handshakes currently running.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Handshakes that failed, timed out or were cut off so far.
+    pub fn failed_handshakes(&self) -> u64 {
+        self.failed
+    }
+
+    /// Waits up to `wait` for a connection whose handshake completed; `Ok(None)` if none did.
+    /// Meanwhile accepts new TCP connections and starts their handshakes (each on its own
+    /// thread, within the limits). An error means the listening socket failed.
+    pub fn accept(&mut self, wait: Duration) -> Result<Option<Established>, NetError> {
+        let deadline = Instant::now() + wait;
+        loop {
+            while let Ok((key, peer, result)) = self.done_rx.try_recv() {
+                self.pending.retain(|p| p.key != key);
+                match result {
+                    Ok(session) => return Ok(Some(Established { session, peer })),
+                    Err(e) => {
+                        self.failed += 1;
+                        tracing::debug!(%peer, "client handshake failed: {e}");
+                    }
+                }
+            }
+            self.cut_overdue();
+            match self.listener.accept(Duration::ZERO)? {
+                Some(p) => self.start(p),
+                None => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Ok(None);
+                    }
+                    // Wake for a finished handshake or, at the latest, to poll the listener.
+                    match self.done_rx.recv_timeout(ACCEPT_POLL.min(deadline - now)) {
+                        Ok((key, peer, result)) => {
+                            self.pending.retain(|p| p.key != key);
+                            match result {
+                                Ok(session) => return Ok(Some(Established { session, peer })),
+                                Err(e) => {
+                                    self.failed += 1;
+                                    tracing::debug!(%peer, "client handshake failed: {e}");
+                                }
+                            }
+                        }
+                        Err(_) => continue,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Shuts down handshakes past their deadline (their threads also stop on their own; this
+    /// is the backstop).
+    fn cut_overdue(&mut self) {
+        let limit = self.limits.timeout + ACCEPT_POLL * 20;
+        for p in &self.pending {
+            if p.accepted.elapsed() > limit {
+                let _ = p.sock.shutdown(Shutdown::Both);
+            }
+        }
+    }
+
+    fn start(&mut self, mut p: PendingClient) {
+        let ip = p.addr.ip();
+        let from_ip = self.pending.iter().filter(|q| q.ip == ip).count();
+        if from_ip >= self.limits.max_pending_per_address.max(1) {
+            self.failed += 1;
+            tracing::debug!(peer = %p.addr, "too many unfinished handshakes from this address");
+            return; // dropping `p` closes the connection
+        }
+        if self.pending.len() >= self.limits.max_pending.max(1) {
+            // Make room by cutting off the oldest unfinished handshake.
+            if let Some(oldest) = self.pending.iter().min_by_key(|q| q.accepted) {
+                let _ = oldest.sock.shutdown(Shutdown::Both);
+                let key = oldest.key;
+                self.pending.retain(|q| q.key != key);
+                self.failed += 1;
+            }
+        }
+        let Ok(sock) = p.sock.try_clone() else {
+            self.failed += 1;
+            return;
+        };
+        p.set_handshake_timeout(self.limits.timeout);
+        if let Some(m) = self.limits.max_frame_bytes {
+            p.set_max_frame_bytes(m);
+        }
+        let key = self.next_key;
+        self.next_key += 1;
+        let (accepted, addr) = (p.accepted, p.addr);
+        let tx = self.done_tx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("doram-net handshake".into())
+            .spawn(move || {
+                let _ = tx.send((key, addr, p.handshake()));
+            });
+        match spawned {
+            Ok(_) => self.pending.push(Pending {
+                key,
+                ip,
+                accepted,
+                sock,
+            }),
+            Err(e) => {
+                self.failed += 1;
+                tracing::warn!("cannot start a handshake thread: {e}");
+            }
+        }
+    }
+}
+
+/// Counts per IP address, for callers that limit established connections per address.
+#[derive(Debug, Default)]
+pub struct PerAddress {
+    counts: HashMap<IpAddr, usize>,
+}
+
+impl PerAddress {
+    /// Connections counted for `ip`.
+    pub fn count(&self, ip: IpAddr) -> usize {
+        self.counts.get(&ip).copied().unwrap_or(0)
+    }
+
+    /// Counts one more connection from `ip`.
+    pub fn add(&mut self, ip: IpAddr) {
+        *self.counts.entry(ip).or_insert(0) += 1;
+    }
+
+    /// Counts one connection from `ip` less.
+    pub fn remove(&mut self, ip: IpAddr) {
+        if let Some(c) = self.counts.get_mut(&ip) {
+            *c = c.saturating_sub(1);
+            if *c == 0 {
+                self.counts.remove(&ip);
+            }
+        }
+    }
 }

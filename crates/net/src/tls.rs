@@ -21,6 +21,7 @@
 use std::io::{self, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use doram_core::PartyId;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -399,6 +400,10 @@ impl TlsSetup {
 pub(crate) struct TlsIo {
     pub conn: Connection,
     sock: BufReader<TcpStream>,
+    /// If set, every socket read and write during setup is bounded by what is left until this
+    /// instant, so the whole exchange (not each read) has a deadline: a peer that trickles
+    /// bytes cannot stretch it.
+    deadline: Option<Instant>,
 }
 
 impl TlsIo {
@@ -406,11 +411,44 @@ impl TlsIo {
         TlsIo {
             conn: conn.into(),
             sock: BufReader::with_capacity(READ_BUFFER, sock),
+            deadline: None,
         }
+    }
+
+    /// Bounds all later socket I/O of the setup by `deadline` (see the field).
+    pub fn set_deadline(&mut self, deadline: Instant) {
+        self.deadline = Some(deadline);
+    }
+
+    /// Before a blocking socket operation: sets the socket timeouts to the time left, or fails
+    /// with `TimedOut` once the deadline has passed.
+    fn arm(&mut self) -> io::Result<()> {
+        let Some(deadline) = self.deadline else {
+            return Ok(());
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the setup deadline passed",
+            ));
+        }
+        // A zero timeout means "block forever" to the OS: never pass one.
+        let left = left.max(Duration::from_millis(1));
+        let sock = self.sock.get_ref();
+        sock.set_read_timeout(Some(left))?;
+        sock.set_write_timeout(Some(left))
+    }
+
+    /// Reads TLS records from the socket within the deadline.
+    fn read_tls(&mut self) -> io::Result<usize> {
+        self.arm()?;
+        self.conn.read_tls(&mut self.sock)
     }
 
     /// Writes all pending TLS records to the socket.
     fn flush(&mut self) -> io::Result<()> {
+        self.arm()?;
         flush_tls(&mut self.conn, self.sock.get_mut())
     }
 
@@ -422,7 +460,7 @@ impl TlsIo {
             if !self.conn.is_handshaking() {
                 break;
             }
-            if self.conn.read_tls(&mut self.sock)? == 0 {
+            if self.read_tls()? == 0 {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "connection closed during the TLS handshake",
@@ -523,7 +561,7 @@ impl Read for TlsIo {
             }
             // `read_tls` returning 0 marks the end of the stream; the next `reader().read`
             // then reports it (an error unless the peer sent close_notify).
-            self.conn.read_tls(&mut self.sock)?;
+            self.read_tls()?;
             if let Err(e) = self.conn.process_new_packets() {
                 let _ = self.flush();
                 return Err(io::Error::new(io::ErrorKind::InvalidData, e));

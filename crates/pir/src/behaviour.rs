@@ -53,6 +53,16 @@ pub enum Behaviour {
     Garbage(Stage),
     /// Closes the connection instead of sending at the stage (not for [`Stage::Offline`]).
     Close(Stage),
+    /// S_2: re-sends the first instance's partial views under every later fresh id (and
+    /// reports matching views), so that key holders would reuse one key.
+    ReplayPartialView,
+    /// Returns a wrong record (one bit flipped) when asked in the clear, with the true path.
+    LyingClear,
+    /// At the stage, sends this connection's previous reply (a stale one, with its old nonce)
+    /// instead of the current one ([`Stage::Views`] or [`Stage::Answer`]).
+    Stale(Stage),
+    /// At the stage, sends this connection's previous reply first, then the current one.
+    StaleFirst(Stage),
 }
 
 /// What to do with a message at a stage.
@@ -61,6 +71,10 @@ pub(crate) enum Act {
     Drop,
     Garbage,
     Close,
+    /// Send the previous reply at this stage, then (if `then_real`) the current one.
+    Stale {
+        then_real: bool,
+    },
 }
 
 impl Behaviour {
@@ -70,6 +84,8 @@ impl Behaviour {
             Behaviour::Drop(s) if *s == stage => Act::Drop,
             Behaviour::Garbage(s) if *s == stage => Act::Garbage,
             Behaviour::Close(s) if *s == stage => Act::Close,
+            Behaviour::Stale(s) if *s == stage => Act::Stale { then_real: false },
+            Behaviour::StaleFirst(s) if *s == stage => Act::Stale { then_real: true },
             Behaviour::Delay(s, d) if *s == stage => {
                 std::thread::sleep(*d);
                 Act::Send

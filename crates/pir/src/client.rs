@@ -1,14 +1,40 @@
-//! The client (PIR-GOD Algorithm 2, steps 11–18, with the blame rules of spec §8).
+//! The client (PIR-GOD Algorithm 2, steps 11–18, with the blame rules of spec §8), made safe
+//! for a network that may delay, drop or cut any message.
 //!
-//! The client never aborts while at most one server misbehaves: every missing, late (past the
-//! timeout), malformed or inconsistent message and every failed check is a [`Deviation`],
-//! which names a server that is certainly honest ([`Deviation::trusted`]); the client sends it
-//! i in the clear and outputs its record (step 18). [`QueryOutcome::fallback`] says what
-//! happened, whom the evidence implicates ([`Suspects`]) and whom it trusted.
+//! # Evidence, not lateness
+//! A [`Deviation`] is *evidence*: a failed check (views, G-oracle, payload, MAC, a record's
+//! Merkle path) or an authenticated message that contradicts the protocol (malformed, for
+//! another instance, a refusal an honest server never sends to this client). Every deviation
+//! names a server that is certainly honest if at most one server is corrupt
+//! ([`Deviation::trusted`]); the client sends it i in the clear and outputs its record after
+//! checking the record against the database's Merkle root (step 18 plus [`crate::merkle`]).
+//!
+//! Silence is not evidence: a server that does not answer within the deadline, a closed or
+//! failed connection, a refusal an honest but slow server may send ("instance not ready") can
+//! all be caused by the network, which may be the corrupt server's accomplice. The paper's
+//! rule treats the silent server as the corrupt one, which holds only on a synchronous
+//! network. So by default ([`Network::Asynchronous`]) the client **fails closed**:
+//! [`PirError::Unreachable`] names the silent server and no server learns i. With
+//! [`Network::AssumeSynchronous`] (an explicit choice) it applies the paper's rule and reveals
+//! i to the server that rule names — honest only if the network really was synchronous; the
+//! record is still checked against the Merkle root, and a record that fails the check proves
+//! that server corrupt, so the client then asks one of the others.
+//!
+//! # Deadlines
+//! [`ClientOptions::timeout`] bounds the whole protocol run of a query — connecting,
+//! every message, every wait — not each read. A fallback after a failed check gets at most
+//! the same again, so a query ends (with the record or an error) within twice the timeout.
+//! Connections are made in parallel; a link that timed out or failed is dropped and made
+//! afresh at the next query (when the client was built with a way to connect).
+//!
+//! # Freshness
+//! Each request carries a fresh random 128-bit nonce that the reply must echo; a reply with
+//! another nonce (a late answer to an earlier request) is skipped. Instance ids are random
+//! 128-bit values chosen by S_2 and checked in every holder reply.
 //!
 //! Messages of one query (n = domain bits, m' = chunks per record):
 //! 1. C → S_2: begin; S_2 → C: instance id and both views (step 11);
-//! 2. C → S_0, S_1: fetch(id); S_b → C: its full view (step 11);
+//! 2. C → S_0, S_1: fetch(id, time left); S_b → C: its full view (step 11);
 //! 3. checks (steps 12–13 and the payload check of spec §11 P1);
 //! 4. C → S_0, S_1: shift(id, Δ = i − r mod 2^n) (step 14); S_b → C: 2m' shares (step 15);
 //! 5. MAC check per chunk (steps 16–17), reconstruction of the record (spec §7).
@@ -16,61 +42,85 @@
 //! The id round (2) is not in the paper: S_2 picks the instance, so S_0 and S_1 learn which
 //! one to use from the client (spec §2 leaves instance coordination open).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use doram_field::Fp64;
 use doram_net::service::{SERVICE_SIDE, connect_service};
-use doram_net::{Config, Session};
+use doram_net::{Config, NetError, Session};
+use rand::RngCore;
 
 use crate::PirError;
 use crate::db::{DbInfo, reconstruct_record};
 use crate::dpf::{self, FullView};
-use crate::proto::{self, PROTOCOL_VERSION, Request, ServerId};
+use crate::merkle;
+use crate::proto::{self, PROTOCOL_VERSION, Refusal, Reply, Request, ServerId};
 
 /// Whom the evidence of a deviation implicates. At most one server is corrupt, so the
 /// corrupt one is among the suspects and every other server is honest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Suspects {
     /// Only this server can have deviated.
     Certain(ServerId),
     /// One of these two deviated; the evidence does not say which.
     OneOf(ServerId, ServerId),
+    /// This server was silent. It is the corrupt one only if the network was synchronous
+    /// (the client's explicit [`Network::AssumeSynchronous`]); it is not blamed.
+    Presumed(ServerId),
 }
 
 impl Suspects {
     /// Whether `s` is a suspect.
     pub fn contains(&self, s: ServerId) -> bool {
         match *self {
-            Suspects::Certain(a) => a == s,
+            Suspects::Certain(a) | Suspects::Presumed(a) => a == s,
             Suspects::OneOf(a, b) => a == s || b == s,
         }
     }
+}
+
+/// A protocol stage, for silence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Connecting and the database description.
+    Connect,
+    /// The views (step 11).
+    Views,
+    /// The answers (step 15).
+    Answer,
 }
 
 /// A deviation the client observed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Deviation {
-    /// A server's database description was missing, malformed, or differed from the one the
-    /// other two agree on (found when connecting; every later query falls back).
+    /// A server's database description was malformed or differed from the one the other two
+    /// agree on (found when connecting; every later query falls back).
     Description {
         /// The odd server.
         server: ServerId,
         /// What was wrong.
         detail: String,
     },
-    /// S_2's views were missing, late, malformed or refused.
+    /// S_2's reply to begin was malformed or a refusal an honest S_2 never sends.
     DealerViews {
         /// What was wrong.
         detail: String,
     },
-    /// S_b's view was missing, late, malformed, refused or for another instance (S_b or S_2,
-    /// which might not have sent it the partial view).
+    /// S_b's view was malformed, for another instance, or a refusal an honest S_b never
+    /// sends (S_b or S_2, which might have sent it something wrong, deviated).
     HolderView {
         /// S_0 or S_1.
         holder: ServerId,
         /// What was wrong.
         detail: String,
+    },
+    /// S_b reports that S_2 sent it a partial view repeating an earlier one's randomness:
+    /// S_2 replayed it, or S_b lies.
+    Replay {
+        /// S_0 or S_1.
+        holder: ServerId,
     },
     /// view_b from S_2 differs from S_b's view (step 13, first rule).
     ViewMismatch {
@@ -85,7 +135,8 @@ pub enum Deviation {
     },
     /// The payload's first component is not 1 (spec §11 P1): only S_2 can cause this.
     Payload,
-    /// S_b's answer was missing, late, malformed or refused: S_b deviated.
+    /// S_b's answer was malformed, for another instance, or a refusal an honest S_b never
+    /// sends: S_b deviated.
     Answer {
         /// S_0 or S_1.
         holder: ServerId,
@@ -98,10 +149,21 @@ pub enum Deviation {
         /// The first failing chunk.
         chunk: usize,
     },
+    /// Not evidence: `server` was silent at `stage` (no reply within the deadline, a lost
+    /// connection, or "not ready"). Acted on only under [`Network::AssumeSynchronous`].
+    Silent {
+        /// The silent server.
+        server: ServerId,
+        /// Where.
+        stage: Stage,
+        /// What happened.
+        detail: String,
+    },
 }
 
 impl Deviation {
-    /// The server that is certainly honest given this evidence (the S_T of step 13/17).
+    /// The server that is certainly honest given this evidence (the S_T of step 13/17); for
+    /// [`Deviation::Silent`], the server the paper's rule names.
     pub fn trusted(&self) -> ServerId {
         match self {
             Deviation::Description { server, .. } => {
@@ -114,10 +176,15 @@ impl Deviation {
             Deviation::DealerViews { .. } | Deviation::GOracle { .. } | Deviation::Payload => {
                 ServerId::S0
             }
-            Deviation::HolderView { holder, .. } | Deviation::ViewMismatch { holder } => {
-                other_holder(*holder)
-            }
+            Deviation::HolderView { holder, .. }
+            | Deviation::ViewMismatch { holder }
+            | Deviation::Replay { holder } => other_holder(*holder),
             Deviation::Answer { .. } | Deviation::Mac { .. } => ServerId::S2,
+            Deviation::Silent { server, stage, .. } => match (server, stage) {
+                (ServerId::S2, _) => ServerId::S0,
+                (h, Stage::Views) => other_holder(*h),
+                (_, Stage::Connect | Stage::Answer) => ServerId::S2,
+            },
         }
     }
 
@@ -128,12 +195,18 @@ impl Deviation {
             Deviation::DealerViews { .. } | Deviation::GOracle { .. } | Deviation::Payload => {
                 Suspects::Certain(ServerId::S2)
             }
-            Deviation::HolderView { holder, .. } | Deviation::ViewMismatch { holder } => {
-                Suspects::OneOf(*holder, ServerId::S2)
-            }
+            Deviation::HolderView { holder, .. }
+            | Deviation::ViewMismatch { holder }
+            | Deviation::Replay { holder } => Suspects::OneOf(*holder, ServerId::S2),
             Deviation::Answer { holder, .. } => Suspects::Certain(*holder),
             Deviation::Mac { .. } => Suspects::OneOf(ServerId::S0, ServerId::S1),
+            Deviation::Silent { server, .. } => Suspects::Presumed(*server),
         }
+    }
+
+    /// Whether this is evidence (everything but [`Deviation::Silent`]).
+    pub fn is_evidence(&self) -> bool {
+        !matches!(self, Deviation::Silent { .. })
     }
 }
 
@@ -145,14 +218,14 @@ fn other_holder(h: ServerId) -> ServerId {
     }
 }
 
-/// The fallback a query took.
+/// A fallback (step 18) the client took.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fallback {
     /// What the client observed.
     pub deviation: Deviation,
     /// Whom it implicates.
     pub suspects: Suspects,
-    /// The server that received i in the clear and supplied the record.
+    /// The server that received i in the clear and supplied the (verified) record.
     pub trusted: ServerId,
 }
 
@@ -184,16 +257,17 @@ pub struct QueryOutcome {
     pub fallback: Option<Fallback>,
     /// Timings.
     pub timings: Timings,
-    /// Bytes per server (index = server index).
+    /// Bytes per server (index = server index), over the links that lasted the query.
     pub bytes: [LinkBytes; 3],
 }
 
 impl QueryOutcome {
-    /// The server that certainly deviated, if the evidence pins it down.
+    /// The server that certainly deviated, if the evidence pins it down (never a server
+    /// that was only silent).
     pub fn blamed(&self) -> Option<ServerId> {
         match self.fallback.as_ref()?.suspects {
             Suspects::Certain(s) => Some(s),
-            Suspects::OneOf(..) => None,
+            Suspects::OneOf(..) | Suspects::Presumed(_) => None,
         }
     }
 
@@ -203,59 +277,230 @@ impl QueryOutcome {
     }
 }
 
+/// What silence means to the client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Network {
+    /// Silence is no evidence: a query that needs a silent server fails closed with
+    /// [`PirError::Unreachable`]; i goes only to a server the evidence proves honest.
+    #[default]
+    Asynchronous,
+    /// The paper's rule: a silent server is the corrupt one, and the fallback goes to the
+    /// server that rule names. That server learns i, and it is honest only if the network
+    /// really delivered every honest message within the timeout.
+    AssumeSynchronous,
+}
+
+/// Client settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientOptions {
+    /// Deadline for the whole protocol run of a query (connecting included); a fallback gets
+    /// at most as long again.
+    pub timeout: Duration,
+    /// What silence means.
+    pub network: Network,
+}
+
+impl ClientOptions {
+    /// `timeout`, failing closed on silence.
+    pub fn new(timeout: Duration) -> ClientOptions {
+        ClientOptions {
+            timeout,
+            network: Network::Asynchronous,
+        }
+    }
+}
+
+/// Makes a new connection to a server within a time budget (the client's end of a service
+/// session). The client uses it to connect in parallel and to replace failed links.
+pub type Connector = dyn Fn(ServerId, Duration) -> Result<Session, String> + Send + Sync;
+
+/// A new link and the server's database description (or why not), or why there is no link.
+type Connected = Result<(Session, Result<DbInfo, String>), String>;
+
+/// Why a server's reply was not usable.
+enum Fault {
+    /// Nothing usable arrived in time, or the link failed: no evidence.
+    Silent(String),
+    /// An authenticated reply that contradicts the protocol: evidence.
+    Bad(String),
+}
+
+/// Why the protocol run stopped before a record.
+enum Stop {
+    Deviation(Deviation),
+}
+
 /// A client connected to the three servers.
-#[derive(Debug)]
 pub struct Client {
     links: [Option<Session>; 3],
     info: DbInfo,
     distrusted: Option<Deviation>,
+    options: ClientOptions,
+    connector: Option<Arc<Connector>>,
+    /// Links to drop and make afresh before the next query.
+    stale: [bool; 3],
+    /// The nonces of the requests sent on each link (the last [`NONCE_MEMORY`]): a reply
+    /// carrying one of them but the current is stale; one carrying none is made up.
+    sent: [std::collections::VecDeque<u128>; 3],
+}
+
+/// Nonces remembered per link.
+const NONCE_MEMORY: usize = 64;
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("info", &self.info)
+            .field("options", &self.options)
+            .field("connected", &self.links.each_ref().map(|l| l.is_some()))
+            .field("distrusted", &self.distrusted)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Connects to every server in `which` at once, each within `deadline`; a server's result
+/// is its session and its database description (or why not).
+fn connect_all(
+    connector: &Connector,
+    which: [bool; 3],
+    deadline: Instant,
+) -> [Option<Connected>; 3] {
+    std::thread::scope(|sc| {
+        let handles = ServerId::ALL.map(|s| {
+            which[s.index()].then(|| {
+                sc.spawn(move || -> Connected {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err("the deadline passed before connecting".into());
+                    }
+                    let mut session = connector(s, left)?;
+                    let info = hello(&mut session, s, deadline);
+                    Ok((session, info))
+                })
+            })
+        });
+        handles.map(|h| {
+            h.map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("the connecting thread panicked".into()))
+            })
+        })
+    })
+}
+
+/// The hello exchange on a new link: the server's database description. `Err` with a
+/// message starting "silent:" is silence, any other `Err` evidence.
+fn hello(s: &mut Session, server: ServerId, deadline: Instant) -> Result<DbInfo, String> {
+    s.set_phase("setup");
+    let hello = proto::encode_request(Request::Hello(PROTOCOL_VERSION));
+    if let Err(e) = s.send_bytes(SERVICE_SIDE, &hello) {
+        return Err(format!("silent: {e}"));
+    }
+    let left = deadline.saturating_duration_since(Instant::now());
+    s.set_timeout(left);
+    let bytes = s
+        .recv_bytes(SERVICE_SIDE)
+        .map_err(|e| format!("silent: {e}"))?;
+    s.set_phase("query");
+    let (role, info) = proto::decode_info(&bytes).map_err(|e| e.to_string())?;
+    if usize::from(role) != server.index() {
+        return Err(format!("claims to be S{role}"));
+    }
+    Ok(info)
+}
+
+fn is_silence(detail: &str) -> bool {
+    detail.starts_with("silent:")
 }
 
 impl Client {
-    /// Connects to the three servers' client addresses (`addresses[i]` for S_i) over
-    /// server-authenticated TLS, trusting the CA of `net` and the servers' configured names,
-    /// and agrees on the database description. A server that cannot be reached is treated
-    /// like one that deviates (every query then falls back to an honest server).
+    /// Connects to the three servers' client addresses (`addresses[i]` for S_i) in parallel
+    /// over server-authenticated TLS, trusting the CA of `net` and the servers' configured
+    /// names, and agrees on the database description; fails closed on silence (see
+    /// [`Client::connect_with`]).
     pub fn connect(
         net: &Config,
         addresses: [&str; 3],
         timeout: Duration,
     ) -> Result<Client, PirError> {
-        let links = ServerId::ALL.map(|s| {
-            connect_service(addresses[s.index()], net, s.party(), timeout)
-                .map_err(|e| tracing::warn!(server = %s, "cannot connect: {e}"))
-                .ok()
+        Client::connect_with(net, addresses, ClientOptions::new(timeout))
+    }
+
+    /// [`Client::connect`] with options. A server that cannot be reached is not blamed: the
+    /// client tries it again at each query. Fails if two servers that answered announce
+    /// different databases and the third does not settle it.
+    pub fn connect_with(
+        net: &Config,
+        addresses: [&str; 3],
+        options: ClientOptions,
+    ) -> Result<Client, PirError> {
+        let net = net.clone();
+        let addresses: [String; 3] = addresses.map(str::to_string);
+        let connector: Arc<Connector> = Arc::new(move |s: ServerId, budget: Duration| {
+            connect_service(&addresses[s.index()], &net, s.party(), budget)
+                .map_err(|e| e.to_string())
         });
-        Client::from_links(links, timeout)
+        Client::with_connector(connector, options)
+    }
+
+    /// A client that makes its connections with `connector` (in parallel, now and whenever a
+    /// link has to be replaced).
+    pub fn with_connector(
+        connector: Arc<Connector>,
+        options: ClientOptions,
+    ) -> Result<Client, PirError> {
+        let deadline = Instant::now() + options.timeout;
+        let results = connect_all(&*connector, [true; 3], deadline);
+        let mut links: [Option<Session>; 3] = [None, None, None];
+        let mut answers: [Result<DbInfo, String>; 3] = std::array::from_fn(|_| Err(String::new()));
+        for (k, r) in results.into_iter().enumerate() {
+            match r {
+                Some(Ok((s, info))) => {
+                    // A link whose hello went unanswered is dropped (a late answer would
+                    // otherwise arrive in the middle of a query).
+                    if !info.as_ref().is_err_and(|e| is_silence(e)) {
+                        links[k] = Some(s);
+                    }
+                    answers[k] = info;
+                }
+                Some(Err(e)) => answers[k] = Err(format!("silent: {e}")),
+                None => answers[k] = Err("silent: not connected".into()),
+            }
+        }
+        Client::agree(links, answers, options, Some(connector))
     }
 
     /// Uses established sessions (`links[i]` with S_i, this side being the client of a
-    /// service session) with receive timeout `timeout`, and agrees on the database
-    /// description: the one at least two servers announce. Fails only if no two servers agree.
-    pub fn from_links(
+    /// service session); failed links cannot be replaced. Fails closed on silence.
+    pub fn from_links(links: [Option<Session>; 3], timeout: Duration) -> Result<Client, PirError> {
+        Client::from_links_with(links, ClientOptions::new(timeout))
+    }
+
+    /// [`Client::from_links`] with options.
+    pub fn from_links_with(
         mut links: [Option<Session>; 3],
-        timeout: Duration,
+        options: ClientOptions,
     ) -> Result<Client, PirError> {
-        let hello = proto::encode_request(Request::Hello(PROTOCOL_VERSION));
-        for s in links.iter_mut().flatten() {
-            s.set_timeout(timeout);
-            s.set_phase("setup");
-            if s.send_bytes(SERVICE_SIDE, &hello).is_err() {
-                continue;
+        let deadline = Instant::now() + options.timeout;
+        let answers: [Result<DbInfo, String>; 3] = std::array::from_fn(|k| match &mut links[k] {
+            Some(s) => hello(s, ServerId::ALL[k], deadline),
+            None => Err("silent: not connected".into()),
+        });
+        for k in 0..3 {
+            if answers[k].as_ref().is_err_and(|e| is_silence(e)) {
+                links[k] = None;
             }
         }
-        let answers: Vec<Result<DbInfo, String>> = ServerId::ALL
-            .iter()
-            .map(|&srv| {
-                let s = links[srv.index()].as_mut().ok_or("not connected")?;
-                let bytes = s.recv_bytes(SERVICE_SIDE).map_err(|e| e.to_string())?;
-                let (role, info) = proto::decode_info(&bytes).map_err(|e| e.to_string())?;
-                if usize::from(role) != srv.index() {
-                    return Err(format!("claims to be S{role}"));
-                }
-                Ok(info)
-            })
-            .collect();
+        Client::agree(links, answers, options, None)
+    }
+
+    /// Settles the database description: the one at least two servers announce.
+    fn agree(
+        links: [Option<Session>; 3],
+        answers: [Result<DbInfo, String>; 3],
+        options: ClientOptions,
+        connector: Option<Arc<Connector>>,
+    ) -> Result<Client, PirError> {
         let agreed = answers.iter().flatten().find(|i| {
             answers
                 .iter()
@@ -264,6 +509,15 @@ impl Client {
                 >= 2
         });
         let Some(info) = agreed.copied() else {
+            if let Some(k) = (0..3).find(|&k| answers[k].as_ref().is_err_and(|e| is_silence(e))) {
+                let detail = answers[k].clone().err().unwrap_or_default();
+                return Err(PirError::Unreachable {
+                    server: ServerId::ALL[k],
+                    detail: format!(
+                        "no two servers could be heard agreeing on the database ({detail})"
+                    ),
+                });
+            }
             return Err(PirError::Unrecoverable(format!(
                 "no two servers announce the same database: {answers:?}"
             )));
@@ -276,18 +530,20 @@ impl Client {
                     server: srv,
                     detail: "announces another database".into(),
                 }),
+                Err(e) if is_silence(e) => None,
                 Err(e) => Some(Deviation::Description {
                     server: srv,
                     detail: e.clone(),
                 }),
             });
-        for s in links.iter_mut().flatten() {
-            s.set_phase("query");
-        }
         Ok(Client {
             links,
             info,
             distrusted,
+            options,
+            connector,
+            stale: [false; 3],
+            sent: Default::default(),
         })
     }
 
@@ -301,8 +557,16 @@ impl Client {
         self.distrusted.as_ref()
     }
 
-    /// Retrieves record `index`. Errors only for an index out of range or when more than one
-    /// server misbehaves.
+    /// The client's options.
+    pub fn options(&self) -> ClientOptions {
+        self.options
+    }
+
+    /// Retrieves record `index`. Returns the record, checked by the protocol (or, after a
+    /// deviation, by its Merkle path), or an error: the index is out of range,
+    /// [`PirError::Unreachable`] (a server needed was silent; nobody is blamed and no server
+    /// that might be corrupt learned i), or [`PirError::Unrecoverable`] (more than one server
+    /// misbehaved).
     pub fn query(&mut self, index: u64) -> Result<QueryOutcome, PirError> {
         if index >= self.info.count {
             return Err(PirError::Invalid(format!(
@@ -310,30 +574,32 @@ impl Client {
                 self.info.count
             )));
         }
-        let before = self.link_bytes();
         let start = Instant::now();
+        let timeout = self.options.timeout;
+        let deadline = start + timeout;
+        self.refresh_links(deadline);
+        let before = self.link_bytes();
         let mut compute = Duration::ZERO;
-        let (value, fallback) = match self.run(index, &mut compute) {
+        let result = self.run(index, deadline, &mut compute);
+        let (value, fallback) = match result {
             Ok(v) => (v, None),
-            Err(deviation) => {
-                let trusted = deviation.trusted();
-                let suspects = deviation.suspects();
-                tracing::info!(?deviation, %trusted, "falling back");
-                let v = self.clear(trusted, index)?;
-                (
-                    v,
-                    Some(Fallback {
-                        deviation,
-                        suspects,
-                        trusted,
-                    }),
-                )
+            Err(Stop::Deviation(deviation)) => {
+                if !deviation.is_evidence() && self.options.network == Network::Asynchronous {
+                    let Deviation::Silent { server, detail, .. } = deviation else {
+                        return Err(PirError::Invalid("unreachable state".into()));
+                    };
+                    return Err(PirError::Unreachable { server, detail });
+                }
+                // The fallback gets at most one more timeout: the query ends within 2×.
+                let fb_deadline = (Instant::now() + timeout).min(start + 2 * timeout);
+                let (v, fb) = self.fall_back(deviation, index, fb_deadline)?;
+                (v, Some(fb))
             }
         };
         let after = self.link_bytes();
         let bytes = std::array::from_fn(|k| LinkBytes {
-            sent: after[k].sent - before[k].sent,
-            received: after[k].received - before[k].received,
+            sent: after[k].sent.saturating_sub(before[k].sent),
+            received: after[k].received.saturating_sub(before[k].received),
         });
         Ok(QueryOutcome {
             value,
@@ -344,6 +610,62 @@ impl Client {
             },
             bytes,
         })
+    }
+
+    /// Before a query: drops links that failed or timed out (and anything stale waiting on
+    /// the live ones), then reconnects the missing ones in parallel.
+    fn refresh_links(&mut self, deadline: Instant) {
+        for server in ServerId::ALL {
+            let k = server.index();
+            let mut dead = std::mem::take(&mut self.stale[k]);
+            if let Some(s) = &mut self.links[k] {
+                s.set_timeout(Duration::ZERO);
+                while !dead {
+                    match s.recv_bytes(SERVICE_SIDE) {
+                        Ok(_) => continue, // a late reply to an earlier query
+                        Err(NetError::Timeout { .. }) => break,
+                        Err(_) => dead = true,
+                    }
+                }
+            }
+            if dead {
+                self.set_link(server, None);
+            }
+        }
+        self.reconnect(std::array::from_fn(|k| self.links[k].is_none()), deadline);
+    }
+
+    /// Reconnects the servers in `which` (in parallel); a server announcing another database
+    /// than the agreed one is distrusted from then on.
+    fn reconnect(&mut self, which: [bool; 3], deadline: Instant) {
+        let Some(connector) = self.connector.clone() else {
+            return;
+        };
+        if !which.contains(&true) {
+            return;
+        }
+        let results = connect_all(&*connector, which, deadline);
+        for (k, r) in results.into_iter().enumerate() {
+            let Some(Ok((s, info))) = r else {
+                continue;
+            };
+            match info {
+                Ok(i) if i == self.info => self.set_link(ServerId::ALL[k], Some(s)),
+                Err(e) if is_silence(&e) => {}
+                other => {
+                    let detail = match other {
+                        Ok(_) => "announces another database".to_string(),
+                        Err(e) => e,
+                    };
+                    if self.distrusted.is_none() {
+                        self.distrusted = Some(Deviation::Description {
+                            server: ServerId::ALL[k],
+                            detail,
+                        });
+                    }
+                }
+            }
+        }
     }
 
     fn link_bytes(&self) -> [LinkBytes; 3] {
@@ -359,99 +681,259 @@ impl Client {
         })
     }
 
-    fn send(&mut self, to: ServerId, msg: &[u8]) -> Result<(), String> {
-        let s = self.links[to.index()].as_mut().ok_or("not connected")?;
-        s.send_bytes(SERVICE_SIDE, msg).map_err(|e| e.to_string())
+    fn send(&mut self, to: ServerId, req: Request) -> Result<(), Fault> {
+        let Some(s) = self.links[to.index()].as_mut() else {
+            return Err(Fault::Silent("not connected".into()));
+        };
+        let sent = &mut self.sent[to.index()];
+        sent.push_back(req.nonce());
+        if sent.len() > NONCE_MEMORY {
+            sent.pop_front();
+        }
+        s.send_bytes(SERVICE_SIDE, &proto::encode_request(req))
+            .map_err(|e| {
+                self.stale[to.index()] = true;
+                Fault::Silent(e.to_string())
+            })
     }
 
-    fn recv(&mut self, from: ServerId) -> Result<Vec<u8>, String> {
-        let s = self.links[from.index()].as_mut().ok_or("not connected")?;
-        s.recv_bytes(SERVICE_SIDE).map_err(|e| e.to_string())
+    /// Replaces the link with `s` (or removes it).
+    fn set_link(&mut self, s: ServerId, link: Option<Session>) {
+        self.links[s.index()] = link;
+        self.sent[s.index()].clear();
     }
 
-    /// Steps 11–17; `Err` is the deviation that sends the client to step 18.
-    fn run(&mut self, i: u64, compute: &mut Duration) -> Result<Vec<u8>, Deviation> {
+    /// The reply to the request with `nonce` from `from`, waiting until `deadline` at most;
+    /// replies to earlier requests on this link (late answers) are skipped, and a reply to
+    /// no request of ours is evidence.
+    fn recv(&mut self, from: ServerId, nonce: u128, deadline: Instant) -> Result<Vec<u8>, Fault> {
+        let Some(s) = self.links[from.index()].as_mut() else {
+            return Err(Fault::Silent("not connected".into()));
+        };
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                self.stale[from.index()] = true;
+                return Err(Fault::Silent("no reply before the deadline".into()));
+            }
+            s.set_timeout(left);
+            match s.recv_bytes(SERVICE_SIDE) {
+                Ok(b) => match proto::reply_nonce(&b) {
+                    Some(n) if n == nonce => return Ok(b),
+                    Some(n) if self.sent[from.index()].contains(&n) => continue,
+                    Some(_) => {
+                        return Err(Fault::Bad(
+                            "a reply to a request this client never sent".into(),
+                        ));
+                    }
+                    None => return Ok(b),
+                },
+                // An oversized frame was announced inside the authenticated channel.
+                Err(e @ NetError::FrameTooLarge { .. }) => {
+                    self.stale[from.index()] = true;
+                    return Err(Fault::Bad(e.to_string()));
+                }
+                // Anything else (timeout, closed, cut inside a frame, a TLS failure) may be
+                // the network's doing.
+                Err(e) => {
+                    self.stale[from.index()] = true;
+                    return Err(Fault::Silent(e.to_string()));
+                }
+            }
+        }
+    }
+
+    /// Sends `req` to `to` and returns its reply (see [`Client::recv`]).
+    fn ask(&mut self, to: ServerId, req: Request, deadline: Instant) -> Result<Vec<u8>, Fault> {
+        self.send(to, req)?;
+        self.recv(to, req.nonce(), deadline)
+    }
+
+    /// Steps 11–17 within `deadline`; `Err` is what sends the client to step 18 (or, for
+    /// silence, to an error unless the network is assumed synchronous).
+    fn run(&mut self, i: u64, deadline: Instant, compute: &mut Duration) -> Result<Vec<u8>, Stop> {
         if let Some(d) = &self.distrusted {
-            return Err(d.clone());
+            return Err(Stop::Deviation(d.clone()));
+        }
+        // A server that could not be (re)connected is silent.
+        for s in [ServerId::S2, ServerId::S0, ServerId::S1] {
+            if self.links[s.index()].is_none() {
+                return Err(Stop::Deviation(Deviation::Silent {
+                    server: s,
+                    stage: Stage::Connect,
+                    detail: "not connected".into(),
+                }));
+            }
         }
         let n = usize::from(self.info.domain_bits);
         let chunks = self.info.chunks();
+        let mut rng = rand::rng();
+        let mut nonce = || {
+            let mut b = [0u8; 16];
+            rng.fill_bytes(&mut b);
+            u128::from_le_bytes(b)
+        };
+        let silent = |server: ServerId, stage: Stage, detail: String| {
+            Stop::Deviation(Deviation::Silent {
+                server,
+                stage,
+                detail,
+            })
+        };
         // Step 11: S_2 sends (view_0, view_1).
-        let dealer = |detail: String| Deviation::DealerViews { detail };
-        self.send(ServerId::S2, &proto::encode_request(Request::Begin))
-            .map_err(dealer)?;
-        let (id, pair) = self
-            .recv(ServerId::S2)
-            .and_then(|b| proto::decode_pair(&b, n).map_err(|e| e.to_string()))
-            .map_err(dealer)?;
-        // Step 11: each S_b sends its regenerated view for the same instance.
-        let holders = [ServerId::S0, ServerId::S1];
-        let fetch = proto::encode_request(Request::Fetch(id));
-        let sent: [Result<(), String>; 2] = holders.map(|h| self.send(h, &fetch));
-        let mut views: [Result<FullView, String>; 2] = [0, 1].map(|b| {
-            sent[b].clone()?;
-            let bytes = self.recv(holders[b])?;
-            let (vid, view) = proto::decode_view(&bytes, n).map_err(|e| e.to_string())?;
-            if vid != id {
-                return Err(format!("view for instance {vid}, expected {id}"));
+        let reply = self.ask(ServerId::S2, Request::Begin { nonce: nonce() }, deadline);
+        let (id, pair) = match reply {
+            Err(Fault::Silent(d)) => return Err(silent(ServerId::S2, Stage::Views, d)),
+            Err(Fault::Bad(detail)) => {
+                return Err(Stop::Deviation(Deviation::DealerViews { detail }));
             }
-            Ok(view)
+            Ok(b) => match proto::decode_pair(&b, n) {
+                Ok(Reply::Ok(v)) => v,
+                Ok(Reply::Refused(Some(Refusal::Unavailable))) => {
+                    return Err(silent(
+                        ServerId::S2,
+                        Stage::Views,
+                        "no offline instance ready".into(),
+                    ));
+                }
+                Ok(Reply::Refused(code)) => {
+                    return Err(Stop::Deviation(Deviation::DealerViews {
+                        detail: format!("refused ({code:?})"),
+                    }));
+                }
+                Err(e) => {
+                    return Err(Stop::Deviation(Deviation::DealerViews {
+                        detail: e.to_string(),
+                    }));
+                }
+            },
+        };
+        // Step 11: each S_b sends its regenerated view for the same instance; it holds the
+        // instance for the shift as long as this query may last.
+        let holders = [ServerId::S0, ServerId::S1];
+        let hold_ms = u32::try_from(
+            deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis(),
+        )
+        .unwrap_or(u32::MAX);
+        let fetch = [0, 1].map(|_| Request::Fetch {
+            nonce: nonce(),
+            id,
+            hold_ms,
+        });
+        let sent: [Result<(), Fault>; 2] = [0, 1].map(|b| self.send(holders[b], fetch[b]));
+        let views: [Result<FullView, Stop>; 2] = [0, 1].map(|b| {
+            let holder = holders[b];
+            let bad = |detail: String| Stop::Deviation(Deviation::HolderView { holder, detail });
+            let bytes = match &sent[b] {
+                Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Views, d.clone())),
+                Err(Fault::Bad(d)) => return Err(bad(d.clone())),
+                Ok(()) => match self.recv(holder, fetch[b].nonce(), deadline) {
+                    Ok(bytes) => bytes,
+                    Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Views, d)),
+                    Err(Fault::Bad(d)) => return Err(bad(d)),
+                },
+            };
+            match proto::decode_view(&bytes, n) {
+                Ok(Reply::Ok((vid, _))) if vid != id => {
+                    Err(bad(format!("view for instance {vid:#x}, expected {id:#x}")))
+                }
+                Ok(Reply::Ok((_, view))) => Ok(view),
+                Ok(Reply::Refused(Some(Refusal::Replayed))) => {
+                    Err(Stop::Deviation(Deviation::Replay { holder }))
+                }
+                Ok(Reply::Refused(Some(
+                    r @ (Refusal::Unavailable | Refusal::NotFetched | Refusal::Reused),
+                ))) => Err(silent(
+                    holder,
+                    Stage::Views,
+                    format!("could not serve ({r:?})"),
+                )),
+                Ok(Reply::Refused(code)) => Err(bad(format!("refused ({code:?})"))),
+                Err(e) => Err(bad(e.to_string())),
+            }
         });
         let t = Instant::now();
-        // Step 13, first rule: compare view_b with \overline{view}_b, b = 0 then 1.
-        let mut own: Vec<FullView> = Vec::with_capacity(2);
+        // Step 13, first rule: compare view_b with \overline{view}_b, b = 0 then 1. Evidence
+        // from either holder comes before silence of the other.
         for b in 0..2 {
-            match std::mem::replace(&mut views[b], Err(String::new())) {
-                Err(detail) => {
+            match &views[b] {
+                Err(Stop::Deviation(d)) if d.is_evidence() => {
                     *compute += t.elapsed();
-                    return Err(Deviation::HolderView {
+                    return Err(Stop::Deviation(d.clone()));
+                }
+                Ok(v) if *v != pair[b] => {
+                    *compute += t.elapsed();
+                    return Err(Stop::Deviation(Deviation::ViewMismatch {
                         holder: holders[b],
-                        detail,
-                    });
+                    }));
                 }
-                Ok(v) if v != pair[b] => {
-                    *compute += t.elapsed();
-                    return Err(Deviation::ViewMismatch { holder: holders[b] });
-                }
-                Ok(v) => own.push(v),
+                _ => {}
             }
+        }
+        let [v0, v1] = views;
+        if let Err(e) = v0.and(v1) {
+            *compute += t.elapsed();
+            return Err(e);
         }
         // Step 13, second rule: re-run G on the recorded inputs.
         if let Some(call) = dpf::check_g([&pair[0], &pair[1]]) {
             *compute += t.elapsed();
-            return Err(Deviation::GOracle { call });
+            return Err(Stop::Deviation(Deviation::GOracle { call }));
         }
         // Step 14: (α, r) from the views; the payload must be (1, α) (spec §11 P1).
         let (r, v) = dpf::reconstruct([&pair[0], &pair[1]]);
         if v[0] != Fp64::ONE {
             *compute += t.elapsed();
-            return Err(Deviation::Payload);
+            return Err(Stop::Deviation(Deviation::Payload));
         }
         let alpha = v[1];
         let mask = (1u64 << n) - 1;
         let delta = (i.wrapping_sub(u64::from(r)) & mask) as u32;
         *compute += t.elapsed();
         // Step 14: Δ = i − r to S_0 and S_1 only (spec §11 P3).
-        let shift = proto::encode_request(Request::Shift(id, delta));
-        let sent: [Result<(), String>; 2] = holders.map(|h| self.send(h, &shift));
-        let answers: [Result<Vec<Fp64>, String>; 2] = [0, 1].map(|b| {
-            sent[b].clone()?;
-            let bytes = self.recv(holders[b])?;
-            let (aid, vals) = proto::decode_answer(&bytes, chunks).map_err(|e| e.to_string())?;
-            if aid != id {
-                return Err(format!("answer for instance {aid}, expected {id}"));
-            }
-            Ok(vals)
+        let shift = [0, 1].map(|_| Request::Shift {
+            nonce: nonce(),
+            id,
+            delta,
         });
+        let sent: [Result<(), Fault>; 2] = [0, 1].map(|b| self.send(holders[b], shift[b]));
+        let answers: [Result<Vec<Fp64>, Stop>; 2] = [0, 1].map(|b| {
+            let holder = holders[b];
+            let bad = |detail: String| Stop::Deviation(Deviation::Answer { holder, detail });
+            let bytes = match &sent[b] {
+                Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Answer, d.clone())),
+                Err(Fault::Bad(d)) => return Err(bad(d.clone())),
+                Ok(()) => match self.recv(holder, shift[b].nonce(), deadline) {
+                    Ok(bytes) => bytes,
+                    Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Answer, d)),
+                    Err(Fault::Bad(d)) => return Err(bad(d)),
+                },
+            };
+            match proto::decode_answer(&bytes, chunks) {
+                Ok(Reply::Ok((aid, _))) if aid != id => Err(bad(format!(
+                    "answer for instance {aid:#x}, expected {id:#x}"
+                ))),
+                Ok(Reply::Ok((_, vals))) => Ok(vals),
+                Ok(Reply::Refused(Some(r @ (Refusal::NotFetched | Refusal::Unavailable)))) => Err(
+                    silent(holder, Stage::Answer, format!("could not serve ({r:?})")),
+                ),
+                Ok(Reply::Refused(code)) => Err(bad(format!("refused ({code:?})"))),
+                Err(e) => Err(bad(e.to_string())),
+            }
+        });
+        // Evidence against either holder first, then silence.
+        for a in &answers {
+            if let Err(Stop::Deviation(d)) = a
+                && d.is_evidence()
+            {
+                return Err(Stop::Deviation(d.clone()));
+            }
+        }
         let [a0, a1] = answers;
-        let a0 = a0.map_err(|detail| Deviation::Answer {
-            holder: ServerId::S0,
-            detail,
-        })?;
-        let a1 = a1.map_err(|detail| Deviation::Answer {
-            holder: ServerId::S1,
-            detail,
-        })?;
+        let a0 = a0?;
+        let a1 = a1?;
         let t = Instant::now();
         // Steps 16–17 (and §4.3): z^j = Σ_b ⟨z⟩^j_b, y^j likewise; accept iff α·z^j = y^j ∀j.
         let mut z = Vec::with_capacity(chunks);
@@ -460,26 +942,111 @@ impl Client {
             let yj = a0[2 * j + 1] + a1[2 * j + 1];
             if alpha * zj != yj {
                 *compute += t.elapsed();
-                return Err(Deviation::Mac { chunk: j });
+                return Err(Stop::Deviation(Deviation::Mac { chunk: j }));
             }
             z.push(zj);
         }
         let record = reconstruct_record(&self.info, &z);
         *compute += t.elapsed();
-        record.ok_or(Deviation::Mac { chunk: chunks })
+        record.ok_or(Stop::Deviation(Deviation::Mac { chunk: chunks }))
     }
 
-    /// Step 18: i in the clear to the trusted server.
-    fn clear(&mut self, trusted: ServerId, i: u64) -> Result<Vec<u8>, PirError> {
-        let rs = self.info.record_size as usize;
-        self.send(trusted, &proto::encode_request(Request::Clear(i)))
-            .and_then(|()| self.recv(trusted))
-            .and_then(|b| proto::decode_record(&b, rs).map_err(|e| e.to_string()))
-            .map_err(|e| {
-                PirError::Unrecoverable(format!(
-                    "{trusted}, identified as honest, did not supply the record: {e}"
-                ))
-            })
+    /// Step 18 after `deviation`, within `deadline`: i in the clear to the server it names,
+    /// and the record only if its Merkle path checks out. A server that returns a record that
+    /// does not check out has proved itself corrupt; if it was trusted only on the
+    /// synchronous-network rule, the others are honest and the client asks one of them.
+    fn fall_back(
+        &mut self,
+        deviation: Deviation,
+        i: u64,
+        deadline: Instant,
+    ) -> Result<(Vec<u8>, Fallback), PirError> {
+        let trusted = deviation.trusted();
+        let suspects = deviation.suspects();
+        tracing::info!(?deviation, %trusted, "falling back");
+        match self.clear(trusted, i, deadline) {
+            Ok(v) => Ok((
+                v,
+                Fallback {
+                    deviation,
+                    suspects,
+                    trusted,
+                },
+            )),
+            Err(Fault::Silent(detail)) => Err(PirError::Unreachable {
+                server: trusted,
+                detail: format!("the server chosen for the fallback was silent: {detail}"),
+            }),
+            Err(Fault::Bad(detail)) if !deviation.is_evidence() => {
+                // `trusted` is now proven corrupt, so the silent server and the third one are
+                // honest: ask the one that was not silent.
+                let Deviation::Silent { server: silent, .. } = deviation else {
+                    return Err(PirError::Invalid("unreachable state".into()));
+                };
+                let liar = trusted;
+                let Some(next) = ServerId::ALL
+                    .into_iter()
+                    .find(|&s| s != liar && s != silent)
+                else {
+                    return Err(PirError::Invalid("no third server".into()));
+                };
+                tracing::warn!(%liar, %next, "the fallback record failed its check: {detail}");
+                let second = Deviation::Description {
+                    server: liar,
+                    detail: format!("returned a record that fails its Merkle check: {detail}"),
+                };
+                match self.clear(next, i, deadline) {
+                    Ok(v) => Ok((
+                        v,
+                        Fallback {
+                            suspects: second.suspects(),
+                            deviation: second,
+                            trusted: next,
+                        },
+                    )),
+                    Err(Fault::Silent(d)) => Err(PirError::Unreachable {
+                        server: next,
+                        detail: format!(
+                            "{liar} returned a false record and {next} was silent: {d}"
+                        ),
+                    }),
+                    Err(Fault::Bad(d)) => Err(PirError::Unrecoverable(format!(
+                        "{liar} and {next} both returned records that fail their checks: {d}"
+                    ))),
+                }
+            }
+            Err(Fault::Bad(detail)) => Err(PirError::Unrecoverable(format!(
+                "{trusted}, identified as honest, returned a record that fails its check: {detail}"
+            ))),
+        }
+    }
+
+    /// Step 18: i in the clear to `to`; the record must come with a Merkle path to the agreed
+    /// root.
+    fn clear(&mut self, to: ServerId, i: u64, deadline: Instant) -> Result<Vec<u8>, Fault> {
+        if self.links[to.index()].is_none() {
+            self.reconnect(std::array::from_fn(|k| k == to.index()), deadline);
+        }
+        let mut b = [0u8; 16];
+        rand::rng().fill_bytes(&mut b);
+        let nonce = u128::from_le_bytes(b);
+        let bytes = self.ask(to, Request::Clear { nonce, index: i }, deadline)?;
+        let bits = self.info.domain_bits;
+        let rec =
+            match proto::decode_record(&bytes, self.info.record_size as usize, usize::from(bits)) {
+                Ok(Reply::Ok(rec)) => rec,
+                Ok(Reply::Refused(code)) => return Err(Fault::Bad(format!("refused ({code:?})"))),
+                Err(e) => return Err(Fault::Bad(e.to_string())),
+            };
+        if rec.index != i {
+            return Err(Fault::Bad(format!("record {} instead of {i}", rec.index)));
+        }
+        if !merkle::verify(&self.info.root, bits, i, &rec.record, &rec.path) {
+            return Err(Fault::Bad(
+                "the Merkle path does not lead to the agreed root".into(),
+            ));
+        }
+        Ok(rec.record)
     }
 }
 
@@ -491,5 +1058,22 @@ pub fn query(
     index: u64,
     timeout: Duration,
 ) -> Result<QueryOutcome, PirError> {
-    Client::connect(net, addresses, timeout)?.query(index)
+    query_with(net, addresses, index, ClientOptions::new(timeout))
+}
+
+/// [`query`] with options. The connections count against the query's deadline.
+pub fn query_with(
+    net: &Config,
+    addresses: [&str; 3],
+    index: u64,
+    options: ClientOptions,
+) -> Result<QueryOutcome, PirError> {
+    let start = Instant::now();
+    let mut client = Client::connect_with(net, addresses, options)?;
+    // The query itself gets what is left of the deadline.
+    let left = options.timeout.saturating_sub(start.elapsed());
+    client.options.timeout = left.max(Duration::from_millis(1));
+    let mut out = client.query(index)?;
+    out.timings.total = start.elapsed();
+    Ok(out)
 }

@@ -24,6 +24,10 @@
 //! The digest is BLAKE3 of `"doram-pir database v1"`, the record size (u32 LE), the count
 //! (u64 LE) and the records; servers announce it so that clients (and operators) can tell
 //! database versions apart. Reading a file recomputes and checks it.
+//!
+//! The description a server announces ([`DbInfo`]) also carries the root of a Merkle tree over
+//! the records ([`crate::merkle`]), against which the client checks a record it receives in
+//! the clear.
 
 use std::io::BufRead;
 use std::path::Path;
@@ -60,10 +64,12 @@ pub struct DbInfo {
     pub domain_bits: u8,
     /// Number of mask chunks (0 when no word of the database is ≥ p).
     pub mask_chunks: u16,
+    /// The root of the Merkle tree over the records ([`crate::merkle`]).
+    pub root: [u8; 32],
 }
 
 /// Encoded size of a [`DbInfo`].
-pub const DB_INFO_BYTES: usize = 47;
+pub const DB_INFO_BYTES: usize = 79;
 
 impl DbInfo {
     /// Words (value chunks) per record.
@@ -81,7 +87,8 @@ impl DbInfo {
             .u32(self.record_size)
             .u64(self.count)
             .u8(self.domain_bits)
-            .u16(self.mask_chunks);
+            .u16(self.mask_chunks)
+            .bytes(&self.root);
     }
 
     pub(crate) fn get(r: &mut Reader<'_>) -> Result<DbInfo, PirError> {
@@ -93,6 +100,11 @@ impl DbInfo {
             count: r.u64()?,
             domain_bits: r.u8()?,
             mask_chunks: r.u16()?,
+            root: {
+                let mut root = [0u8; 32];
+                root.copy_from_slice(r.take(32)?);
+                root
+            },
         };
         let words = info.words();
         let ok = (1..=MAX_RECORD_BYTES).contains(&(info.record_size as usize))
@@ -124,6 +136,8 @@ pub struct Database {
     over_rows: Vec<u32>,
     /// `mask_chunks` masks per entry of `over_rows`.
     over_masks: Vec<u64>,
+    /// The Merkle tree over the records.
+    tree: Arc<crate::merkle::Tree>,
 }
 
 impl Database {
@@ -192,6 +206,11 @@ impl Database {
             }
         }
         let digest = digest(record_size as u32, count, bytes);
+        let record = |i: u64| {
+            let at = i as usize * record_size;
+            bytes[at..at + record_size].to_vec()
+        };
+        let tree = crate::merkle::Tree::build(n, count, &record);
         Ok(Database {
             info: DbInfo {
                 digest,
@@ -199,10 +218,12 @@ impl Database {
                 count,
                 domain_bits: n,
                 mask_chunks: mask_chunks as u16,
+                root: tree.root(),
             },
             data,
             over_rows,
             over_masks,
+            tree: Arc::new(tree),
         })
     }
 
@@ -374,6 +395,13 @@ impl Database {
     /// Record `i`, or `None` if out of range.
     pub fn record(&self, i: u64) -> Option<Vec<u8>> {
         (i < self.info.count).then(|| self.record_unchecked(i as usize))
+    }
+
+    /// Record `i` with its authentication path in the Merkle tree, or `None` if out of range.
+    pub fn record_with_path(&self, i: u64) -> Option<(Vec<u8>, Vec<crate::merkle::Hash>)> {
+        let rec = self.record(i)?;
+        let get = |x: u64| self.record_unchecked(x as usize);
+        Some((rec, self.tree.path(i, self.info.count, &get)))
     }
 
     fn record_unchecked(&self, i: usize) -> Vec<u8> {

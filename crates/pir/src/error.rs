@@ -7,9 +7,10 @@ use doram_net::{ConfigError, NetError};
 
 /// Why a PIR operation failed.
 ///
-/// A client query returns an error only when more than one server misbehaved (or the caller's
-/// arguments are invalid); a single misbehaving server is handled by the fallback and shows up
-/// in [`QueryOutcome`](crate::client::QueryOutcome), not here.
+/// A client query returns an error when a server it needs is silent ([`PirError::Unreachable`]:
+/// fail closed, nobody blamed), when more than one server misbehaved, or when the caller's
+/// arguments are invalid; a single server caught deviating is handled by the fallback and
+/// shows up in [`QueryOutcome`](crate::client::QueryOutcome), not here.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum PirError {
@@ -40,16 +41,35 @@ pub enum PirError {
     #[error("database: {0}")]
     Database(String),
     /// Offline material was requested a second time (it is bound to one query).
-    #[error("offline instance {id} was already used")]
+    #[error("offline instance {id:#x} was already used")]
     InstanceReused {
         /// The instance id.
-        id: u64,
+        id: u128,
     },
     /// Offline material that this server does not have (never received, or evicted).
-    #[error("offline instance {id} is not available")]
+    #[error("offline instance {id:#x} is not available")]
     InstanceUnavailable {
         /// The instance id.
-        id: u64,
+        id: u128,
+    },
+    /// A partial view that repeats the randomness of an earlier one (replayed by S_2).
+    #[error("the partial view of offline instance {id:#x} is a replay")]
+    ReplayedOffline {
+        /// The instance id.
+        id: u128,
+    },
+    /// Fail closed: a server the query needed was silent (no reply within the deadline, a
+    /// lost connection, or not ready). That is no evidence against it, so it is not blamed and
+    /// no server that might be corrupt learned the index; the query may succeed when retried.
+    #[error(
+        "no record: {server} was unreachable ({detail}); nobody is blamed and the index was not \
+         revealed (retry, or see --assume-synchronous-network)"
+    )]
+    Unreachable {
+        /// The silent server.
+        server: crate::proto::ServerId,
+        /// What happened.
+        detail: String,
     },
     /// The caller's arguments do not fit (index out of range, bad sizes).
     #[error("invalid argument: {0}")]

@@ -157,6 +157,7 @@ pub mod db;
 pub mod dpf;
 pub mod error;
 pub mod local;
+pub mod merkle;
 mod prg;
 pub mod proto;
 pub mod server;

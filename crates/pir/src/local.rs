@@ -13,7 +13,7 @@ use doram_net::{LocalMesh, Shaping, Tamper};
 
 use crate::PirError;
 use crate::behaviour::Behaviour;
-use crate::client::Client;
+use crate::client::{Client, ClientOptions, Connector, Network};
 use crate::db::Database;
 use crate::proto::ServerId;
 use crate::server::{ServeReport, Server, ServerConfig};
@@ -41,8 +41,10 @@ pub struct LocalOptions {
     pub pool_size: usize,
     /// How long servers wait for offline material.
     pub instance_wait: Duration,
-    /// The client's receive timeout.
+    /// The client's whole-query deadline.
     pub client_timeout: Duration,
+    /// What silence means to the client.
+    pub network: Network,
     /// Shaping of every link.
     pub shaping: Shaping,
     /// Optional wire tap on client connections.
@@ -57,6 +59,7 @@ impl Default for LocalOptions {
             pool_size: 2,
             instance_wait: Duration::from_secs(5),
             client_timeout: Duration::from_secs(10),
+            network: Network::Asynchronous,
             shaping: Shaping::default(),
             tap: None,
             inject: None,
@@ -70,6 +73,7 @@ impl std::fmt::Debug for LocalOptions {
             .field("pool_size", &self.pool_size)
             .field("instance_wait", &self.instance_wait)
             .field("client_timeout", &self.client_timeout)
+            .field("network", &self.network)
             .field("tapped", &self.tap.is_some())
             .field("injecting", &self.inject.is_some())
             .finish_non_exhaustive()
@@ -161,15 +165,26 @@ impl LocalCluster {
         false
     }
 
-    /// A new client connected to all three servers.
+    /// A new client connected to all three servers (it reconnects through the cluster).
     pub fn client(&self) -> Result<Client, PirError> {
-        let mut links = Vec::with_capacity(3);
-        for id in ServerId::ALL {
-            let mut mesh = LocalMesh::new(2)
-                .timeout(self.options.client_timeout)
-                .shaping(self.options.shaping);
-            let tap = self.options.tap.clone();
-            let inject = self.options.inject.clone();
+        Client::with_connector(
+            self.connector(),
+            ClientOptions {
+                timeout: self.options.client_timeout,
+                network: self.options.network,
+            },
+        )
+    }
+
+    /// Makes in-process client connections to the servers (with the options' shaping, tap
+    /// and injection).
+    pub fn connector(&self) -> Arc<Connector> {
+        let senders = self.connect.clone();
+        let options = self.options.clone();
+        Arc::new(move |id: ServerId, budget: Duration| {
+            let mut mesh = LocalMesh::new(2).timeout(budget).shaping(options.shaping);
+            let tap = options.tap.clone();
+            let inject = options.inject.clone();
             if tap.is_some() || inject.is_some() {
                 mesh = mesh.tamper(move |from: PartyId, _to, k, payload: &mut Vec<u8>| {
                     let dir = if from == SERVICE_CLIENT {
@@ -192,16 +207,12 @@ impl LocalCluster {
             match (client_side, server_side) {
                 (Some(c), Some(s)) => {
                     // A server that has stopped just leaves the client unanswered.
-                    let _ = self.connect[id.index()].send(s);
-                    links.push(Some(c));
+                    let _ = senders[id.index()].send(s);
+                    Ok(c)
                 }
-                _ => links.push(None),
+                _ => Err("cannot build an in-process link".into()),
             }
-        }
-        let links: [Option<doram_net::Session>; 3] = links
-            .try_into()
-            .map_err(|_| PirError::Invalid("three links".into()))?;
-        Client::from_links(links, self.options.client_timeout)
+        })
     }
 
     /// Shuts every server down and returns their reports.

@@ -5,15 +5,24 @@
 //! | tag | message | body | to |
 //! | --- | --- | --- | --- |
 //! | 0x01 | hello | protocol version (u8) | all |
-//! | 0x02 | begin | — | S_2 |
-//! | 0x03 | fetch | instance id (u64) | S_0, S_1 |
-//! | 0x04 | shift | instance id (u64), Δ (u32) | S_0, S_1 |
-//! | 0x05 | clear | index i (u64) | S_T only (fallback) |
+//! | 0x02 | begin | nonce (u128) | S_2 |
+//! | 0x03 | fetch | nonce, instance id (u128), hold (u32, ms) | S_0, S_1 |
+//! | 0x04 | shift | nonce, instance id, Δ (u32) | S_0, S_1 |
+//! | 0x05 | clear | nonce, index i (u64) | S_T only (fallback) |
 //!
-//! Server → client: 0x11 info (role, [`DbInfo`]), 0x12 view pair (S_2: id, both views with one
-//! copy of the G outputs), 0x13 view (S_b: id, full view), 0x14 answer (id, ⟨z⟩^j_b, ⟨y⟩^j_b
-//! for every chunk j), 0x15 record (the record in the clear), 0x1f refused (reason code).
+//! Server → client: 0x11 info (role, [`DbInfo`]), 0x12 view pair (S_2: nonce, id, both views
+//! with one copy of the G outputs), 0x13 view (S_b: nonce, id, full view), 0x14 answer (nonce,
+//! id, ⟨z⟩^j_b, ⟨y⟩^j_b for every chunk j), 0x15 record (nonce, i, the record in the clear,
+//! its authentication path in the database's Merkle tree), 0x1f refused (nonce, reason code).
 //! Server → server (offline, S_2 → S_b only): 0x21 partial view (id, partial view).
+//!
+//! # Freshness
+//! The client draws a random 128-bit nonce per query and every reply but the info echoes the
+//! nonce of the request it answers, so a reply to an earlier query (one that arrived after the
+//! client gave up on it) is recognised as stale and skipped. Instance ids are random 128-bit
+//! values drawn by S_2; a fetch names the instance, and S_b answers only for that instance.
+//! The fetch also says how long S_b must hold the instance for the shift (the client's time
+//! left), so a slow other holder cannot make an honest one drop it.
 
 use std::fmt;
 
@@ -26,7 +35,7 @@ use crate::db::DbInfo;
 use crate::dpf::{FullView, Holder, PartialView};
 
 /// Protocol version carried in the hello.
-pub const PROTOCOL_VERSION: u8 = 1;
+pub const PROTOCOL_VERSION: u8 = 2;
 
 pub(crate) const HELLO: u8 = 0x01;
 pub(crate) const BEGIN: u8 = 0x02;
@@ -115,26 +124,58 @@ pub enum Refusal {
     OutOfRange = 5,
     /// The request did not decode.
     BadRequest = 6,
+    /// S_b: the partial view for this instance repeats the randomness of an earlier one (S_2
+    /// replayed it), so it was not used.
+    Replayed = 7,
+}
+
+impl Refusal {
+    /// The refusal with code `c`.
+    pub fn from_code(c: u8) -> Option<Refusal> {
+        Some(match c {
+            1 => Refusal::WrongRole,
+            2 => Refusal::Unavailable,
+            3 => Refusal::Reused,
+            4 => Refusal::NotFetched,
+            5 => Refusal::OutOfRange,
+            6 => Refusal::BadRequest,
+            7 => Refusal::Replayed,
+            _ => return None,
+        })
+    }
 }
 
 /// A decoded client request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Request {
     Hello(u8),
-    Begin,
-    Fetch(u64),
-    Shift(u64, u32),
-    Clear(u64),
+    Begin { nonce: u128 },
+    Fetch { nonce: u128, id: u128, hold_ms: u32 },
+    Shift { nonce: u128, id: u128, delta: u32 },
+    Clear { nonce: u128, index: u64 },
+}
+
+impl Request {
+    /// The request's nonce (0 for the hello).
+    pub(crate) fn nonce(&self) -> u128 {
+        match *self {
+            Request::Hello(_) => 0,
+            Request::Begin { nonce }
+            | Request::Fetch { nonce, .. }
+            | Request::Shift { nonce, .. }
+            | Request::Clear { nonce, .. } => nonce,
+        }
+    }
 }
 
 pub(crate) fn encode_request(r: Request) -> Vec<u8> {
-    let mut w = Writer::with_capacity(16);
+    let mut w = Writer::with_capacity(40);
     match r {
         Request::Hello(v) => w.u8(HELLO).u8(v),
-        Request::Begin => w.u8(BEGIN),
-        Request::Fetch(id) => w.u8(FETCH).u64(id),
-        Request::Shift(id, d) => w.u8(SHIFT).u64(id).u32(d),
-        Request::Clear(i) => w.u8(CLEAR).u64(i),
+        Request::Begin { nonce } => w.u8(BEGIN).u128(nonce),
+        Request::Fetch { nonce, id, hold_ms } => w.u8(FETCH).u128(nonce).u128(id).u32(hold_ms),
+        Request::Shift { nonce, id, delta } => w.u8(SHIFT).u128(nonce).u128(id).u32(delta),
+        Request::Clear { nonce, index } => w.u8(CLEAR).u128(nonce).u64(index),
     };
     w.0
 }
@@ -143,10 +184,21 @@ pub(crate) fn decode_request(bytes: &[u8]) -> Result<Request, PirError> {
     let mut r = Reader::new(bytes, "request");
     let req = match r.u8()? {
         HELLO => Request::Hello(r.u8()?),
-        BEGIN => Request::Begin,
-        FETCH => Request::Fetch(r.u64()?),
-        SHIFT => Request::Shift(r.u64()?, r.u32()?),
-        CLEAR => Request::Clear(r.u64()?),
+        BEGIN => Request::Begin { nonce: r.u128()? },
+        FETCH => Request::Fetch {
+            nonce: r.u128()?,
+            id: r.u128()?,
+            hold_ms: r.u32()?,
+        },
+        SHIFT => Request::Shift {
+            nonce: r.u128()?,
+            id: r.u128()?,
+            delta: r.u32()?,
+        },
+        CLEAR => Request::Clear {
+            nonce: r.u128()?,
+            index: r.u64()?,
+        },
         t => return Err(r.err(format!("unknown tag {t:#x}"))),
     };
     r.finish()?;
@@ -154,59 +206,65 @@ pub(crate) fn decode_request(bytes: &[u8]) -> Result<Request, PirError> {
 }
 
 pub(crate) fn encode_info(role: ServerId, info: &DbInfo) -> Vec<u8> {
-    let mut w = Writer::with_capacity(64);
+    let mut w = Writer::with_capacity(128);
     w.u8(INFO).u8(role.index() as u8);
     info.put(&mut w);
     w.0
 }
 
-pub(crate) fn encode_pair(id: u64, views: [&FullView; 2]) -> Vec<u8> {
+pub(crate) fn encode_pair(nonce: u128, id: u128, views: [&FullView; 2]) -> Vec<u8> {
     let mut w = Writer::with_capacity(4096);
-    w.u8(PAIR).u64(id);
+    w.u8(PAIR).u128(nonce).u128(id);
     put_pair(&mut w, views);
     w.0
 }
 
-pub(crate) fn encode_view(id: u64, view: &FullView) -> Vec<u8> {
+pub(crate) fn encode_view(nonce: u128, id: u128, view: &FullView) -> Vec<u8> {
     let mut w = Writer::with_capacity(2048);
-    w.u8(VIEW).u64(id);
+    w.u8(VIEW).u128(nonce).u128(id);
     put_full(&mut w, view);
     w.0
 }
 
-pub(crate) fn encode_answer(id: u64, values: &[Fp64]) -> Vec<u8> {
-    let mut w = Writer::with_capacity(9 + 8 * values.len());
-    w.u8(ANSWER).u64(id);
+pub(crate) fn encode_answer(nonce: u128, id: u128, values: &[Fp64]) -> Vec<u8> {
+    let mut w = Writer::with_capacity(33 + 8 * values.len());
+    w.u8(ANSWER).u128(nonce).u128(id);
     for v in values {
         w.fp(*v);
     }
     w.0
 }
 
-pub(crate) fn encode_record(record: &[u8]) -> Vec<u8> {
-    let mut w = Writer::with_capacity(1 + record.len());
-    w.u8(RECORD).bytes(record);
+pub(crate) fn encode_record(nonce: u128, index: u64, record: &[u8], path: &[[u8; 32]]) -> Vec<u8> {
+    let mut w = Writer::with_capacity(26 + record.len() + 32 * path.len());
+    w.u8(RECORD).u128(nonce).u64(index).bytes(record);
+    w.u8(path.len() as u8);
+    for h in path {
+        w.bytes(h);
+    }
     w.0
 }
 
-pub(crate) fn encode_refused(code: Refusal) -> Vec<u8> {
-    vec![REFUSED, code as u8]
+pub(crate) fn encode_refused(nonce: u128, code: Refusal) -> Vec<u8> {
+    let mut w = Writer::with_capacity(18);
+    w.u8(REFUSED).u128(nonce).u8(code as u8);
+    w.0
 }
 
-pub(crate) fn encode_offline(id: u64, partial: &PartialView) -> Vec<u8> {
+pub(crate) fn encode_offline(id: u128, partial: &PartialView) -> Vec<u8> {
     let mut w = Writer::with_capacity(1024);
-    w.u8(OFFLINE).u64(id);
+    w.u8(OFFLINE).u128(id);
     crate::codec::put_inputs(&mut w, &partial.inputs);
     crate::codec::put_outputs(&mut w, &partial.outputs);
     w.0
 }
 
-pub(crate) fn decode_offline(bytes: &[u8], n: usize) -> Result<(u64, PartialView), PirError> {
+pub(crate) fn decode_offline(bytes: &[u8], n: usize) -> Result<(u128, PartialView), PirError> {
     let mut r = Reader::new(bytes, "offline message");
     if r.u8()? != OFFLINE {
         return Err(r.err("not a partial view"));
     }
-    let id = r.u64()?;
+    let id = r.u128()?;
     let partial = PartialView {
         inputs: crate::codec::get_inputs(&mut r, n)?,
         outputs: crate::codec::get_outputs(&mut r, n)?,
@@ -215,56 +273,133 @@ pub(crate) fn decode_offline(bytes: &[u8], n: usize) -> Result<(u64, PartialView
     Ok((id, partial))
 }
 
-/// Opens a server message, expecting `tag`; a refusal or another tag is an error.
-fn open<'a>(bytes: &'a [u8], tag: u8, what: &'static str) -> Result<Reader<'a>, PirError> {
+/// The nonce a server reply answers, if it is a reply that carries one (everything but the
+/// info) and is long enough to hold it.
+pub(crate) fn reply_nonce(bytes: &[u8]) -> Option<u128> {
+    match bytes.first() {
+        Some(&(PAIR | VIEW | ANSWER | RECORD | REFUSED)) => {
+            let n: [u8; 16] = bytes.get(1..17)?.try_into().ok()?;
+            Some(u128::from_le_bytes(n))
+        }
+        _ => None,
+    }
+}
+
+/// A server's reply: the expected message, or a refusal.
+#[derive(Debug)]
+pub(crate) enum Reply<T> {
+    Ok(T),
+    Refused(Option<Refusal>),
+}
+
+/// Opens a server reply, expecting `tag` and skipping the nonce (checked by the caller with
+/// [`reply_nonce`]); `Ok(None)` for a refusal (its code in the second element).
+fn open<'a>(
+    bytes: &'a [u8],
+    tag: u8,
+    what: &'static str,
+) -> Result<Result<Reader<'a>, Option<Refusal>>, PirError> {
     let mut r = Reader::new(bytes, what);
     match r.u8()? {
-        t if t == tag => Ok(r),
+        t if t == tag => {
+            r.u128()?;
+            Ok(Ok(r))
+        }
         REFUSED => {
-            let code = r.u8().unwrap_or(0);
-            Err(r.err(format!("refused (code {code})")))
+            r.u128()?;
+            let code = r.u8()?;
+            r.finish()?;
+            Ok(Err(Refusal::from_code(code)))
         }
         t => Err(r.err(format!("unexpected tag {t:#x}"))),
     }
 }
 
 pub(crate) fn decode_info(bytes: &[u8]) -> Result<(u8, DbInfo), PirError> {
-    let mut r = open(bytes, INFO, "database description")?;
+    let mut r = Reader::new(bytes, "database description");
+    match r.u8()? {
+        INFO => {}
+        t => return Err(r.err(format!("unexpected tag {t:#x}"))),
+    }
     let role = r.u8()?;
     let info = DbInfo::get(&mut r)?;
     r.finish()?;
     Ok((role, info))
 }
 
-pub(crate) fn decode_pair(bytes: &[u8], n: usize) -> Result<(u64, [FullView; 2]), PirError> {
-    let mut r = open(bytes, PAIR, "view pair")?;
-    let id = r.u64()?;
+pub(crate) fn decode_pair(
+    bytes: &[u8],
+    n: usize,
+) -> Result<Reply<(u128, [FullView; 2])>, PirError> {
+    let mut r = match open(bytes, PAIR, "view pair")? {
+        Ok(r) => r,
+        Err(code) => return Ok(Reply::Refused(code)),
+    };
+    let id = r.u128()?;
     let views = get_pair(&mut r, n)?;
     r.finish()?;
-    Ok((id, views))
+    Ok(Reply::Ok((id, views)))
 }
 
-pub(crate) fn decode_view(bytes: &[u8], n: usize) -> Result<(u64, FullView), PirError> {
-    let mut r = open(bytes, VIEW, "full view")?;
-    let id = r.u64()?;
+pub(crate) fn decode_view(bytes: &[u8], n: usize) -> Result<Reply<(u128, FullView)>, PirError> {
+    let mut r = match open(bytes, VIEW, "full view")? {
+        Ok(r) => r,
+        Err(code) => return Ok(Reply::Refused(code)),
+    };
+    let id = r.u128()?;
     let view = get_full(&mut r, n)?;
     r.finish()?;
-    Ok((id, view))
+    Ok(Reply::Ok((id, view)))
 }
 
-pub(crate) fn decode_answer(bytes: &[u8], chunks: usize) -> Result<(u64, Vec<Fp64>), PirError> {
-    let mut r = open(bytes, ANSWER, "answer")?;
-    let id = r.u64()?;
+pub(crate) fn decode_answer(
+    bytes: &[u8],
+    chunks: usize,
+) -> Result<Reply<(u128, Vec<Fp64>)>, PirError> {
+    let mut r = match open(bytes, ANSWER, "answer")? {
+        Ok(r) => r,
+        Err(code) => return Ok(Reply::Refused(code)),
+    };
+    let id = r.u128()?;
     let values = (0..2 * chunks)
         .map(|_| r.fp())
         .collect::<Result<Vec<_>, _>>()?;
     r.finish()?;
-    Ok((id, values))
+    Ok(Reply::Ok((id, values)))
 }
 
-pub(crate) fn decode_record(bytes: &[u8], record_size: usize) -> Result<Vec<u8>, PirError> {
-    let mut r = open(bytes, RECORD, "record")?;
-    let rec = r.take(record_size)?.to_vec();
+/// A record in the clear with its authentication path.
+pub(crate) struct ClearRecord {
+    pub index: u64,
+    pub record: Vec<u8>,
+    pub path: Vec<[u8; 32]>,
+}
+
+pub(crate) fn decode_record(
+    bytes: &[u8],
+    record_size: usize,
+    max_path: usize,
+) -> Result<Reply<ClearRecord>, PirError> {
+    let mut r = match open(bytes, RECORD, "record")? {
+        Ok(r) => r,
+        Err(code) => return Ok(Reply::Refused(code)),
+    };
+    let index = r.u64()?;
+    let record = r.take(record_size)?.to_vec();
+    let len = usize::from(r.u8()?);
+    if len > max_path {
+        return Err(r.err(format!("authentication path of {len} hashes")));
+    }
+    let mut path = Vec::with_capacity(len);
+    for _ in 0..len {
+        let mut h = [0u8; 32];
+        h.copy_from_slice(r.take(32)?);
+        path.push(h);
+    }
     r.finish()?;
-    Ok(rec)
+    Ok(Reply::Ok(ClearRecord {
+        index,
+        record,
+        path,
+    }))
 }

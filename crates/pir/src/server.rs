@@ -3,10 +3,13 @@
 //! # Offline material (PIR-GOD Algorithm 2, steps 1–10)
 //! * S_2 keeps a pool of [`ServerConfig::pool_size`] instances. For each, it runs
 //!   [`dpf::generate`], sends S_0 and S_1 their partial views over the servers' mesh (tag
-//!   0x21, with a fresh instance id), and only then makes the instance available to clients,
-//!   keeping both full views (spec §11 P12).
+//!   0x21, with a fresh random 128-bit instance id), and only then makes the instance
+//!   available to clients, keeping both full views (spec §11 P12).
 //! * S_b regenerates its full view and evaluates its key on the whole domain as soon as a
-//!   partial view arrives, and stores the result under the instance id.
+//!   partial view arrives, and stores the result under the instance id. It remembers the
+//!   seeds of the partial views it received (the last [`SEEN_MEMORY`]): a partial view that
+//!   repeats one is a replay by S_2 (an honest S_2 draws fresh 127-bit seeds) and is not used;
+//!   a fetch of its instance is refused as [`Refusal::Replayed`].
 //! * An instance is handed out at most once. At S_2 it leaves the pool when a client begins a
 //!   query; at S_b the material moves out of the store into the connection that fetched it and
 //!   is consumed by the answer (or dropped). A second request for the same id is refused
@@ -15,12 +18,27 @@
 //!   does between queries).
 //!
 //! # Clients
-//! Every client connection runs on its own thread (up to [`ServerConfig::max_clients`]; more
-//! are closed at once) and is served until the client closes it, it stays idle for
-//! [`ServerConfig::idle_timeout`], or the server is shut down hard. Bad requests are refused
-//! with a code, never a panic.
+//! Every client connection runs on its own thread once its TLS handshake has completed (the
+//! handshakes run in a [`ServiceGate`] under [`ServerConfig::handshake`]: a whole-handshake
+//! deadline, bounded pending handshakes in all and per address). At most
+//! [`ServerConfig::max_clients`] connections are served, at most
+//! [`ServerConfig::max_clients_per_address`] from one IP address; a new connection beyond
+//! either limit takes the place of the connection (of that address) that has been idle the
+//! longest, so idle connections cannot lock clients out. A connection is served until the
+//! client closes it, it sends no complete request for [`ServerConfig::idle_timeout`] (which
+//! also cuts off clients that trickle a request), it is displaced, or the server is shut
+//! down hard. Requests are at most [`MAX_REQUEST_BYTES`]; bad ones are refused with a code,
+//! never a panic. Every reply echoes the nonce of the request it answers.
+//!
+//! # Holding an instance for the shift
+//! S_b keeps an instance fetched on a connection until the shift for it, for as long as the
+//! fetch asked (the client's time left), capped by [`ServerConfig::max_hold`]. A holder that
+//! dropped the instance earlier (as a fixed wait did before) would refuse the shift of a
+//! client still within its deadline — and a malicious other holder could arrange exactly
+//! that by answering late.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -28,7 +46,9 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use doram_field::Fp64;
-use doram_net::service::{PendingClient, SERVICE_CLIENT, ServiceListener};
+use doram_net::service::{
+    Established, HandshakeLimits, PerAddress, SERVICE_CLIENT, ServiceGate, ServiceListener,
+};
 use doram_net::{Config, NetError, Session};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -39,12 +59,18 @@ use crate::answer::answer;
 use crate::behaviour::{Act, Behaviour, Stage};
 use crate::db::{Database, DbInfo};
 use crate::dpf::{self, Evaluation, FullView, Holder};
+#[cfg(test)]
+use crate::proto::Reply;
 use crate::proto::{self, Refusal, Request, ServerId};
 
 /// How often blocking waits re-check for shutdown.
 const POLL: Duration = Duration::from_millis(25);
 /// Consumed instance ids remembered per key holder (to report reuse precisely).
 const CONSUMED_MEMORY: usize = 1 << 16;
+/// Partial-view seeds remembered per key holder (to refuse replays by S_2).
+pub const SEEN_MEMORY: usize = 1 << 20;
+/// The largest request a client may send (a shift is 37 bytes).
+pub const MAX_REQUEST_BYTES: u32 = 256;
 
 /// Server settings.
 #[derive(Clone, Debug)]
@@ -60,15 +86,24 @@ pub struct ServerConfig {
     pub instance_wait: Duration,
     /// A client connection silent for this long is closed.
     pub idle_timeout: Duration,
-    /// Concurrent client connections; further connections are closed immediately.
+    /// Concurrent client connections; a new one beyond this displaces the longest-idle one.
     pub max_clients: usize,
+    /// Concurrent client connections from one IP address; a new one beyond this displaces
+    /// the longest-idle one from that address.
+    pub max_clients_per_address: usize,
+    /// How long S_b holds a fetched instance for its shift at most (the fetch asks for the
+    /// client's time left).
+    pub max_hold: Duration,
+    /// Limits on client handshakes ([`serve_tls`]).
+    pub handshake: HandshakeLimits,
     /// Stop accepting clients (and producing offline material) after this many queries
     /// (S_2 counts begun queries, S_0/S_1 answered shifts; fallback requests count too).
     pub max_queries: Option<u64>,
 }
 
 impl ServerConfig {
-    /// Defaults for `role`: pool of 4, 10 s instance wait, 60 s idle timeout, 64 clients.
+    /// Defaults for `role`: pool of 4, 10 s instance wait, 60 s idle timeout, 64 clients,
+    /// 16 per address, instances held for at most 300 s, [`HandshakeLimits::default`].
     pub fn new(role: ServerId) -> ServerConfig {
         ServerConfig {
             role,
@@ -76,6 +111,9 @@ impl ServerConfig {
             instance_wait: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             max_clients: 64,
+            max_clients_per_address: 16,
+            max_hold: Duration::from_secs(300),
+            handshake: HandshakeLimits::default(),
             max_queries: None,
         }
     }
@@ -127,21 +165,54 @@ pub struct ServeReport {
 
 /// One offline instance at S_2: the views it reports to the client.
 struct DealerInstance {
-    id: u64,
+    id: u128,
     views: [FullView; 2],
 }
 
 #[derive(Default)]
 struct HolderStore {
-    available: BTreeMap<u64, Evaluation>,
-    consumed: BTreeSet<u64>,
-    highest: Option<u64>,
+    available: BTreeMap<u128, Evaluation>,
+    /// Arrival order of `available`, for evicting the oldest.
+    order: VecDeque<u128>,
+    consumed: HashSet<u128>,
+    consumed_order: VecDeque<u128>,
+    /// Seeds of the partial views received (replay detection), in arrival order.
+    seen: HashSet<u128>,
+    seen_order: VecDeque<u128>,
+    /// Instances whose partial view was a replay.
+    replayed: BTreeSet<u128>,
     link_down: bool,
+}
+
+/// A served connection, as the acceptor sees it.
+struct Slot {
+    ip: Option<IpAddr>,
+    state: Arc<SlotState>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    /// When the connection last completed a request (or started).
+    last: Mutex<Option<Instant>>,
+    /// Set by the acceptor to make the handler close the connection when idle.
+    kick: AtomicBool,
+    /// The handler has ended.
+    done: AtomicBool,
+}
+
+impl SlotState {
+    fn idle_since(&self) -> Instant {
+        lock(&self.last).unwrap_or_else(Instant::now)
+    }
+
+    fn touch(&self) {
+        *lock(&self.last) = Some(Instant::now());
+    }
 }
 
 enum Pool {
     Dealer(Mutex<VecDeque<DealerInstance>>),
-    Holder(Mutex<HolderStore>),
+    Holder(Box<Mutex<HolderStore>>),
 }
 
 struct Shared {
@@ -151,8 +222,9 @@ struct Shared {
     pool: Pool,
     ready: Condvar,
     shutdown: ShutdownHandle,
-    next_id: AtomicU64,
     rng: Mutex<ChaCha20Rng>,
+    /// S_2 with [`Behaviour::ReplayPartialView`]: the first partial views it sent.
+    first_partials: Mutex<Option<[dpf::PartialView; 2]>>,
     queries: AtomicU64,
     clears: AtomicU64,
     connections: AtomicU64,
@@ -185,8 +257,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub enum Incoming {
     /// An established session (in-process).
     Session(Session),
-    /// A TLS connection whose handshake runs on the connection's thread.
-    Tls(PendingClient),
+    /// A TLS connection whose handshake has completed, with the client's address.
+    Established(Established),
 }
 
 /// A source of client connections.
@@ -196,9 +268,9 @@ pub trait Acceptor {
     fn accept(&mut self, wait: Duration) -> Result<Option<Incoming>, PirError>;
 }
 
-impl Acceptor for ServiceListener {
+impl Acceptor for ServiceGate {
     fn accept(&mut self, wait: Duration) -> Result<Option<Incoming>, PirError> {
-        Ok(ServiceListener::accept(self, wait)?.map(Incoming::Tls))
+        Ok(ServiceGate::accept(self, wait)?.map(Incoming::Established))
     }
 }
 
@@ -221,11 +293,9 @@ impl Server {
     pub fn new(config: ServerConfig, db: Arc<Database>, behaviour: Behaviour) -> Server {
         let pool = match config.role {
             ServerId::S2 => Pool::Dealer(Mutex::new(VecDeque::new())),
-            _ => Pool::Holder(Mutex::new(HolderStore::default())),
+            _ => Pool::Holder(Box::new(Mutex::new(HolderStore::default()))),
         };
-        let mut seed_rng = rand::rng();
-        let rng = ChaCha20Rng::from_rng(&mut seed_rng);
-        let first_id = seed_rng.next_u64() >> 16;
+        let rng = ChaCha20Rng::from_rng(&mut rand::rng());
         Server {
             shared: Arc::new(Shared {
                 config,
@@ -234,8 +304,8 @@ impl Server {
                 pool,
                 ready: Condvar::new(),
                 shutdown: ShutdownHandle::default(),
-                next_id: AtomicU64::new(first_id),
                 rng: Mutex::new(rng),
+                first_partials: Mutex::new(None),
                 queries: AtomicU64::new(0),
                 clears: AtomicU64::new(0),
                 connections: AtomicU64::new(0),
@@ -269,24 +339,27 @@ impl Server {
 
     /// S_2, one offline instance (PIR-GOD Algorithm 2, steps 1–4): generates it, sends the
     /// partial views to S_0 and S_1 on `mesh`, then adds it to the pool. A failed send is
-    /// logged and the instance is still pooled (S_b's missing view then names S_{1−b} honest).
-    pub fn deal_one(&self, mesh: &mut Session) -> Result<u64, PirError> {
+    /// logged and the instance is still pooled (the holder then cannot serve it).
+    pub fn deal_one(&self, mesh: &mut Session) -> Result<u128, PirError> {
         let sh = &self.shared;
         let Pool::Dealer(queue) = &sh.pool else {
             return Err(PirError::Invalid("only S2 deals offline material".into()));
         };
         let n = self.domain_bits();
         // Steps 1–3.
-        let generated = {
+        let (generated, id) = {
             let mut rng = lock(&sh.rng);
-            match sh.behaviour {
+            let g = match sh.behaviour {
                 Behaviour::WrongPayload => {
                     dpf::generate_with_payload(n, Some(Fp64::from_u64(2)), &mut *rng)
                 }
                 _ => dpf::generate(n, &mut *rng),
-            }
+            };
+            // A fresh random 128-bit instance id.
+            let mut id = [0u8; 16];
+            rng.fill_bytes(&mut id);
+            (g, u128::from_le_bytes(id))
         };
-        let id = sh.next_id.fetch_add(1, Ordering::SeqCst);
         let mut views = generated.views;
         if matches!(sh.behaviour, Behaviour::TamperGOutput) {
             // A consistent liar: flips τ^{1,0} and reports the views the holders will
@@ -296,6 +369,17 @@ impl Server {
                 p.outputs.cws[0].tau[0] ^= true;
                 dpf::regenerate(h, p).view
             });
+        }
+        if matches!(sh.behaviour, Behaviour::ReplayPartialView) {
+            // A replaying dealer: every instance after the first re-sends the first one's
+            // partial views under a fresh id, and reports the matching views.
+            let mut first = lock(&sh.first_partials);
+            match &*first {
+                Some(p) => {
+                    views = Holder::BOTH.map(|h| dpf::regenerate(h, p[h.index()].clone()).view);
+                }
+                None => *first = Some(Holder::BOTH.map(|h| views[h.index()].partial())),
+            }
         }
         // Step 4: partial views to S_0 and S_1.
         for h in Holder::BOTH {
@@ -311,7 +395,7 @@ impl Server {
                 Act::Send
             };
             let sent = match act {
-                Act::Send => mesh.send_bytes(to, &msg),
+                Act::Send | Act::Stale { .. } => mesh.send_bytes(to, &msg),
                 Act::Garbage => mesh.send_bytes(to, &garbage(msg.len())),
                 Act::Drop | Act::Close => Ok(()),
             };
@@ -327,29 +411,56 @@ impl Server {
 
     /// S_0/S_1, one offline message (PIR-GOD Algorithm 2, steps 5–10): receives a partial
     /// view from S_2 on `mesh` (waiting up to the session's timeout), regenerates the full
-    /// view, evaluates the key on the whole domain and stores the result.
-    pub fn receive_one(&self, mesh: &mut Session) -> Result<u64, PirError> {
+    /// view, evaluates the key on the whole domain and stores the result. A partial view
+    /// whose seed this holder has seen before is a replay: it is refused
+    /// ([`PirError::ReplayedOffline`]) and its instance marked as such.
+    pub fn receive_one(&self, mesh: &mut Session) -> Result<u128, PirError> {
         let sh = &self.shared;
         let Some(holder) = sh.config.role.holder() else {
             return Err(PirError::Invalid(
                 "only S0 and S1 receive offline material".into(),
             ));
         };
-        let bytes = mesh.recv_bytes(ServerId::S2.party())?;
-        let (id, partial) = proto::decode_offline(&bytes, usize::from(self.domain_bits()))?;
-        let evaluation = dpf::regenerate(holder, partial);
         let Pool::Holder(store) = &sh.pool else {
             return Err(PirError::Invalid("not a key holder".into()));
         };
-        let mut st = lock(store);
-        if st.consumed.contains(&id) || st.available.contains_key(&id) {
-            return Err(PirError::InstanceReused { id });
+        let bytes = mesh.recv_bytes(ServerId::S2.party())?;
+        let (id, partial) = proto::decode_offline(&bytes, usize::from(self.domain_bits()))?;
+        {
+            let mut st = lock(store);
+            if st.consumed.contains(&id)
+                || st.available.contains_key(&id)
+                || st.replayed.contains(&id)
+            {
+                return Err(PirError::InstanceReused { id });
+            }
+            let seed = partial.inputs.seed;
+            if !st.seen.insert(seed) {
+                st.replayed.insert(id);
+                while st.replayed.len() > CONSUMED_MEMORY {
+                    st.replayed.pop_first();
+                }
+                drop(st);
+                sh.ready.notify_all();
+                return Err(PirError::ReplayedOffline { id });
+            }
+            st.seen_order.push_back(seed);
+            while st.seen_order.len() > SEEN_MEMORY {
+                if let Some(old) = st.seen_order.pop_front() {
+                    st.seen.remove(&old);
+                }
+            }
         }
+        let evaluation = dpf::regenerate(holder, partial);
+        let mut st = lock(store);
         st.available.insert(id, evaluation);
-        st.highest = Some(st.highest.map_or(id, |h| h.max(id)));
+        st.order.push_back(id);
         let cap = sh.config.pool_size + sh.config.max_clients + 4;
         while st.available.len() > cap {
-            if let Some((old, _)) = st.available.pop_first() {
+            let Some(old) = st.order.pop_front() else {
+                break;
+            };
+            if st.available.remove(&old).is_some() {
                 debug!(%old, "evicting unused offline instance");
             }
         }
@@ -430,28 +541,33 @@ impl Server {
         }
     }
 
-    /// S_b: takes instance `id` out of the store (never twice).
-    fn take_holder(&self, id: u64) -> Result<Evaluation, PirError> {
+    /// S_b: takes instance `id` out of the store (never twice), waiting for it up to `wait`.
+    fn take_holder(&self, id: u128, wait: Duration) -> Result<Evaluation, PirError> {
         let sh = &self.shared;
         let Pool::Holder(store) = &sh.pool else {
             return Err(PirError::Invalid("not a key holder".into()));
         };
-        let deadline = Instant::now() + sh.config.instance_wait;
+        let deadline = Instant::now() + wait;
         let mut st = lock(store);
         loop {
             if let Some(e) = st.available.remove(&id) {
                 st.consumed.insert(id);
-                while st.consumed.len() > CONSUMED_MEMORY {
-                    st.consumed.pop_first();
+                st.consumed_order.push_back(id);
+                while st.consumed_order.len() > CONSUMED_MEMORY {
+                    if let Some(old) = st.consumed_order.pop_front() {
+                        st.consumed.remove(&old);
+                    }
                 }
                 return Ok(e);
             }
             if st.consumed.contains(&id) {
                 return Err(PirError::InstanceReused { id });
             }
+            if st.replayed.contains(&id) {
+                return Err(PirError::ReplayedOffline { id });
+            }
             let now = Instant::now();
-            let passed = st.highest.is_some_and(|h| h >= id);
-            if passed || st.link_down || now >= deadline || sh.shutdown.hard() {
+            if st.link_down || now >= deadline || sh.shutdown.hard() {
                 return Err(PirError::InstanceUnavailable { id });
             }
             st = sh
@@ -471,38 +587,56 @@ impl Server {
     }
 
     /// Sends `msg` at `stage` as the behaviour dictates; `false` means: close the connection.
-    fn reply(&self, s: &mut Session, stage: Stage, msg: &[u8]) -> bool {
+    /// `previous` is this connection's last reply at the stage (for the stale-reply
+    /// behaviours).
+    fn reply(&self, s: &mut Session, stage: Stage, msg: &[u8], previous: Option<&[u8]>) -> bool {
         match self.shared.behaviour.at(stage) {
             Act::Send => s.send_bytes(SERVICE_CLIENT, msg).is_ok(),
             Act::Drop => true,
             Act::Garbage => s.send_bytes(SERVICE_CLIENT, &garbage(msg.len())).is_ok(),
             Act::Close => false,
+            Act::Stale { then_real } => {
+                let stale = previous.map_or(Ok(()), |p| s.send_bytes(SERVICE_CLIENT, p));
+                stale.is_ok() && (!then_real || s.send_bytes(SERVICE_CLIENT, msg).is_ok())
+            }
         }
     }
 
-    fn refuse(s: &mut Session, why: Refusal) -> bool {
-        s.send_bytes(SERVICE_CLIENT, &proto::encode_refused(why))
+    fn refuse(s: &mut Session, nonce: u128, why: Refusal) -> bool {
+        s.send_bytes(SERVICE_CLIENT, &proto::encode_refused(nonce, why))
             .is_ok()
     }
 
     /// Serves one client connection until it closes, idles out, or a hard shutdown.
-    pub fn handle_client(&self, mut s: Session) {
+    pub fn handle_client(&self, s: Session) {
+        self.handle_client_in(s, &SlotState::default());
+    }
+
+    fn handle_client_in(&self, mut s: Session, slot: &SlotState) {
         let sh = &self.shared;
         let role = sh.config.role;
         s.set_timeout(POLL);
+        slot.touch();
         let mut last = Instant::now();
-        // S_b: the instance fetched on this connection, consumed by the next shift.
-        let mut fetched: Option<(u64, Evaluation)> = None;
+        // S_b: the instance fetched on this connection (id, material, held until), consumed
+        // by the next shift.
+        let mut fetched: Option<(u128, Evaluation, Instant)> = None;
+        // This connection's previous replies per stage (for the stale-reply behaviours).
+        let mut previous: [Option<Vec<u8>>; 2] = [None, None];
         loop {
             let bytes = match s.recv_bytes(SERVICE_CLIENT) {
                 Ok(b) => b,
                 Err(NetError::Timeout { .. }) => {
-                    if sh.shutdown.hard() || last.elapsed() >= sh.config.idle_timeout {
+                    if sh.shutdown.hard()
+                        || last.elapsed() >= sh.config.idle_timeout
+                        || slot.kick.load(Ordering::SeqCst)
+                    {
                         return;
                     }
-                    // A fetched instance whose shift does not come is dropped (unused, never
-                    // reused), so idle connections do not pin 16N bytes each.
-                    if fetched.is_some() && last.elapsed() >= sh.config.instance_wait {
+                    // A fetched instance whose shift does not come in the time the client
+                    // asked for is dropped (unused, never reused), so idle connections do not
+                    // pin 16N bytes each.
+                    if fetched.as_ref().is_some_and(|f| Instant::now() >= f.2) {
                         fetched = None;
                     }
                     continue;
@@ -510,71 +644,100 @@ impl Server {
                 Err(_) => return,
             };
             last = Instant::now();
+            slot.touch();
             let Ok(req) = proto::decode_request(&bytes) else {
-                if !Self::refuse(&mut s, Refusal::BadRequest) {
+                if !Self::refuse(&mut s, 0, Refusal::BadRequest) {
                     return;
                 }
                 continue;
             };
+            let nonce = req.nonce();
             let keep = match (req, role) {
                 (Request::Hello(_), _) => self.reply(
                     &mut s,
                     Stage::Info,
                     &proto::encode_info(role, &sh.db.info()),
+                    None,
                 ),
                 // Algorithm 2, step 11 at S_2: both views, one copy of the G outputs.
-                (Request::Begin, ServerId::S2) => match self.take_dealer() {
+                (Request::Begin { .. }, ServerId::S2) => match self.take_dealer() {
                     Some(mut inst) => {
                         self.count_query();
                         if matches!(sh.behaviour, Behaviour::TamperView) {
                             inst.views[0].inputs.seed ^= 1 << 100;
                         }
-                        let msg = proto::encode_pair(inst.id, [&inst.views[0], &inst.views[1]]);
-                        self.reply(&mut s, Stage::Views, &msg)
+                        let msg =
+                            proto::encode_pair(nonce, inst.id, [&inst.views[0], &inst.views[1]]);
+                        let ok = self.reply(&mut s, Stage::Views, &msg, previous[0].as_deref());
+                        previous[0] = Some(msg);
+                        ok
                     }
-                    None => Self::refuse(&mut s, Refusal::Unavailable),
+                    None => Self::refuse(&mut s, nonce, Refusal::Unavailable),
                 },
                 // Step 11 at S_b: its regenerated full view.
-                (Request::Fetch(id), ServerId::S0 | ServerId::S1) => {
+                (Request::Fetch { id, hold_ms, .. }, ServerId::S0 | ServerId::S1) => {
                     fetched = None;
-                    match self.take_holder(id) {
+                    let hold = Duration::from_millis(u64::from(hold_ms)).min(sh.config.max_hold);
+                    let held_until = Instant::now() + hold;
+                    match self.take_holder(id, sh.config.instance_wait.min(hold)) {
                         Ok(mut e) => {
                             let mut view = e.view.clone();
                             if matches!(sh.behaviour, Behaviour::TamperView) {
                                 view.g_inputs.levels[0][1] ^= 1 << 9;
                             }
-                            let msg = proto::encode_view(id, &view);
+                            let msg = proto::encode_view(nonce, id, &view);
                             e.view = view;
-                            fetched = Some((id, e));
-                            self.reply(&mut s, Stage::Views, &msg)
+                            fetched = Some((id, e, held_until));
+                            let ok = self.reply(&mut s, Stage::Views, &msg, previous[0].as_deref());
+                            previous[0] = Some(msg);
+                            ok
                         }
                         Err(PirError::InstanceReused { .. }) => {
-                            Self::refuse(&mut s, Refusal::Reused)
+                            Self::refuse(&mut s, nonce, Refusal::Reused)
                         }
-                        Err(_) => Self::refuse(&mut s, Refusal::Unavailable),
+                        Err(PirError::ReplayedOffline { .. }) => {
+                            Self::refuse(&mut s, nonce, Refusal::Replayed)
+                        }
+                        Err(_) => Self::refuse(&mut s, nonce, Refusal::Unavailable),
                     }
                 }
                 // Step 15: the inner products with the rotated database.
-                (Request::Shift(id, delta), ServerId::S0 | ServerId::S1) => match fetched.take() {
-                    Some((fid, e)) if fid == id => {
-                        self.count_query();
-                        let msg = proto::encode_answer(id, &self.answer(&e, delta));
-                        self.reply(&mut s, Stage::Answer, &msg)
-                    }
-                    _ => Self::refuse(&mut s, Refusal::NotFetched),
-                },
-                // Step 18: D[i] in the clear, for a client that identified this server as honest.
-                (Request::Clear(i), _) => {
-                    self.count_query();
-                    sh.clears.fetch_add(1, Ordering::SeqCst);
-                    match self.compute_db().record(i) {
-                        Some(rec) => s
-                            .send_bytes(SERVICE_CLIENT, &proto::encode_record(&rec))
-                            .is_ok(),
-                        None => Self::refuse(&mut s, Refusal::OutOfRange),
+                (Request::Shift { id, delta, .. }, ServerId::S0 | ServerId::S1) => {
+                    match fetched.take() {
+                        Some((fid, e, _)) if fid == id => {
+                            self.count_query();
+                            let msg = proto::encode_answer(nonce, id, &self.answer(&e, delta));
+                            let ok =
+                                self.reply(&mut s, Stage::Answer, &msg, previous[1].as_deref());
+                            previous[1] = Some(msg);
+                            ok
+                        }
+                        _ => Self::refuse(&mut s, nonce, Refusal::NotFetched),
                     }
                 }
-                _ => Self::refuse(&mut s, Refusal::WrongRole),
+                // Step 18: D[i] in the clear, with its Merkle path, for a client that
+                // identified this server as honest (or, on its explicit choice, as the one
+                // that was not silent).
+                (Request::Clear { index, .. }, _) => {
+                    self.count_query();
+                    sh.clears.fetch_add(1, Ordering::SeqCst);
+                    match self.compute_db().record_with_path(index) {
+                        Some((mut rec, path)) => {
+                            if matches!(sh.behaviour, Behaviour::LyingClear)
+                                && let Some(b) = rec.first_mut()
+                            {
+                                *b ^= 1;
+                            }
+                            s.send_bytes(
+                                SERVICE_CLIENT,
+                                &proto::encode_record(nonce, index, &rec, &path),
+                            )
+                            .is_ok()
+                        }
+                        None => Self::refuse(&mut s, nonce, Refusal::OutOfRange),
+                    }
+                }
+                _ => Self::refuse(&mut s, nonce, Refusal::WrongRole),
             };
             if !keep {
                 return;
@@ -624,6 +787,7 @@ impl Server {
         let sh = &self.shared;
         let offline = mesh.map(|m| self.spawn_offline(m)).transpose()?;
         let mut handlers: Vec<JoinHandle<()>> = Vec::new();
+        let mut slots: Vec<Slot> = Vec::new();
         let mut result = Ok(());
         while !sh.shutdown.stopping() {
             let incoming = match acceptor.accept(POLL) {
@@ -635,35 +799,35 @@ impl Server {
                 }
             };
             handlers.retain(|h| !h.is_finished());
-            if sh.active.load(Ordering::SeqCst) >= sh.config.max_clients {
-                warn!("client limit reached; closing a new connection");
-                continue;
-            }
+            slots.retain(|s| !s.state.done.load(Ordering::SeqCst));
+            let (session, ip) = match incoming {
+                Incoming::Session(s) => (s, None),
+                Incoming::Established(e) => (e.session, Some(e.peer.ip())),
+            };
+            self.make_room(&slots, ip);
             sh.connections.fetch_add(1, Ordering::SeqCst);
             sh.active.fetch_add(1, Ordering::SeqCst);
+            let state = Arc::new(SlotState::default());
+            state.touch();
+            slots.push(Slot {
+                ip,
+                state: Arc::clone(&state),
+            });
             let server = self.clone();
             let spawned = thread::Builder::new()
                 .name(format!("pir {} client", self.role()))
                 .spawn(move || {
-                    let session = match incoming {
-                        Incoming::Session(s) => Some(s),
-                        Incoming::Tls(p) => match p.handshake() {
-                            Ok(s) => Some(s),
-                            Err(e) => {
-                                debug!("client handshake failed: {e}");
-                                None
-                            }
-                        },
-                    };
-                    if let Some(s) = session {
-                        server.handle_client(s);
-                    }
+                    server.handle_client_in(session, &state);
+                    state.done.store(true, Ordering::SeqCst);
                     server.shared.active.fetch_sub(1, Ordering::SeqCst);
                 });
             match spawned {
                 Ok(h) => handlers.push(h),
                 Err(e) => {
                     sh.active.fetch_sub(1, Ordering::SeqCst);
+                    if let Some(s) = slots.pop() {
+                        s.state.done.store(true, Ordering::SeqCst);
+                    }
                     warn!("cannot spawn a client thread: {e}");
                 }
             }
@@ -684,6 +848,44 @@ impl Server {
             instances: sh.instances.load(Ordering::SeqCst),
         })
     }
+
+    /// Before a new connection from `ip` is served: if its address or the server is at its
+    /// limit, asks the longest-idle connection (of that address, or of all) to close. Idle
+    /// connections thus cannot keep a client out.
+    fn make_room(&self, slots: &[Slot], ip: Option<IpAddr>) {
+        let cfg = &self.shared.config;
+        let live: Vec<&Slot> = slots
+            .iter()
+            .filter(|s| !s.state.kick.load(Ordering::SeqCst))
+            .collect();
+        let mut per = PerAddress::default();
+        for s in &live {
+            if let Some(a) = s.ip {
+                per.add(a);
+            }
+        }
+        let oldest = |same_ip: bool| {
+            live.iter()
+                .filter(|s| !same_ip || s.ip == ip)
+                .min_by_key(|s| s.state.idle_since())
+                .map(|s| &s.state)
+        };
+        if let Some(a) = ip
+            && per.count(a) >= cfg.max_clients_per_address.max(1)
+        {
+            if let Some(st) = oldest(true) {
+                debug!(%a, "per-address limit: displacing the longest-idle connection");
+                st.kick.store(true, Ordering::SeqCst);
+            }
+            return;
+        }
+        if live.len() >= cfg.max_clients.max(1)
+            && let Some(st) = oldest(false)
+        {
+            debug!("client limit: displacing the longest-idle connection");
+            st.kick.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 fn garbage(len: usize) -> Vec<u8> {
@@ -701,11 +903,13 @@ pub fn serve_tls(
     net: &Config,
     client_address: &str,
 ) -> Result<ServeReport, PirError> {
-    check_timeouts(server, net);
-    let me = server.role().party();
-    let listener = ServiceListener::bind(client_address, net, me)?;
-    let mesh = Session::connect(net, me)?;
-    server.serve(Some(mesh), listener)
+    let listener = std::net::TcpListener::bind(client_address).map_err(|e| {
+        PirError::Net(NetError::Listen {
+            address: client_address.to_string(),
+            source: Arc::new(e),
+        })
+    })?;
+    serve_tls_on(server, net, listener)
 }
 
 /// Warns when a stalled holder link could outlast the instance wait (see the crate's
@@ -729,8 +933,15 @@ pub fn serve_tls_on(
     check_timeouts(server, net);
     let me = server.role().party();
     let listener = ServiceListener::from_listener(client_listener, net, me)?;
+    let mut limits = server.shared.config.handshake;
+    limits.max_frame_bytes = Some(
+        limits
+            .max_frame_bytes
+            .map_or(MAX_REQUEST_BYTES, |m| m.min(MAX_REQUEST_BYTES)),
+    );
+    let gate = ServiceGate::new(listener, limits);
     let mesh = Session::connect(net, me)?;
-    server.serve(Some(mesh), listener)
+    server.serve(Some(mesh), gate)
 }
 
 impl Server {
@@ -747,8 +958,13 @@ mod tests {
     use doram_net::LocalMesh;
     use doram_net::service::SERVICE_SIDE;
 
+    fn refused(nonce: u128, why: Refusal) -> Vec<u8> {
+        proto::encode_refused(nonce, why)
+    }
+
     /// Offline material is handed out once: a second fetch of the same instance is refused
-    /// as reused, a shift without a fetch is refused, and S_2 never hands out an id twice.
+    /// as reused, a shift without a fetch is refused, S_2 never hands out an id twice, and
+    /// every reply echoes the request's nonce.
     #[test]
     fn instances_are_single_use() {
         let db = Arc::new(Database::from_u64s(&(0..64).collect::<Vec<u64>>()).unwrap());
@@ -776,39 +992,85 @@ mod tests {
                 .unwrap();
             client.recv_bytes(SERVICE_SIDE).unwrap()
         };
+        let shift = |nonce| Request::Shift {
+            nonce,
+            id,
+            delta: 3,
+        };
+        let fetch = |nonce| Request::Fetch {
+            nonce,
+            id,
+            hold_ms: 10_000,
+        };
+        assert_eq!(ask(shift(1)), refused(1, Refusal::NotFetched));
+        let view = ask(fetch(2));
+        assert_eq!(view[0], proto::VIEW);
+        assert_eq!(proto::reply_nonce(&view), Some(2));
+        let answer = ask(shift(3));
+        assert_eq!(answer[0], proto::ANSWER);
+        assert_eq!(proto::reply_nonce(&answer), Some(3));
+        assert_eq!(ask(fetch(4)), refused(4, Refusal::Reused));
+        assert_eq!(ask(shift(5)), refused(5, Refusal::NotFetched));
         assert_eq!(
-            ask(Request::Shift(id, 3)),
-            [proto::REFUSED, Refusal::NotFetched as u8]
-        );
-        assert_eq!(ask(Request::Fetch(id))[0], proto::VIEW);
-        assert_eq!(ask(Request::Shift(id, 3))[0], proto::ANSWER);
-        assert_eq!(
-            ask(Request::Fetch(id)),
-            [proto::REFUSED, Refusal::Reused as u8]
+            ask(Request::Begin { nonce: 6 }),
+            refused(6, Refusal::WrongRole)
         );
         assert_eq!(
-            ask(Request::Shift(id, 3)),
-            [proto::REFUSED, Refusal::NotFetched as u8]
+            ask(Request::Clear {
+                nonce: 7,
+                index: 64
+            }),
+            refused(7, Refusal::OutOfRange)
         );
-        assert_eq!(
-            ask(Request::Begin),
-            [proto::REFUSED, Refusal::WrongRole as u8]
-        );
-        assert_eq!(
-            ask(Request::Clear(64)),
-            [proto::REFUSED, Refusal::OutOfRange as u8]
-        );
-        assert_eq!(ask(Request::Clear(5))[1..], 5u64.to_le_bytes());
+        let rec = ask(Request::Clear { nonce: 8, index: 5 });
+        let Ok(Reply::Ok(rec)) = proto::decode_record(&rec, 8, 6) else {
+            panic!("no record");
+        };
+        assert_eq!(rec.record, 5u64.to_le_bytes());
+        assert!(crate::merkle::verify(
+            &db.info().root,
+            6,
+            5,
+            &rec.record,
+            &rec.path
+        ));
         client.send_bytes(SERVICE_SIDE, &[0xee, 1, 2]).unwrap();
         assert_eq!(
             client.recv_bytes(SERVICE_SIDE).unwrap(),
-            [proto::REFUSED, Refusal::BadRequest as u8]
+            refused(0, Refusal::BadRequest)
         );
         drop(client);
         t.join().unwrap();
         assert!(matches!(
-            servers[0].take_holder(id),
+            servers[0].take_holder(id, Duration::ZERO),
             Err(PirError::InstanceReused { .. })
         ));
+    }
+
+    /// A dealer that re-sends an earlier partial view under a fresh id is caught by the key
+    /// holders: the replay is not stored and a fetch of its id is refused as replayed.
+    #[test]
+    fn replayed_partial_views_are_refused() {
+        let db = Arc::new(Database::from_u64s(&(0..16).collect::<Vec<u64>>()).unwrap());
+        let mut mesh = LocalMesh::new(3).build();
+        let dealer = Server::new(
+            ServerConfig::new(ServerId::S2),
+            db.clone(),
+            Behaviour::ReplayPartialView,
+        );
+        let holder = Server::new(ServerConfig::new(ServerId::S1), db, Behaviour::Honest);
+        let first = dealer.deal_one(&mut mesh[2]).unwrap();
+        let second = dealer.deal_one(&mut mesh[2]).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(holder.receive_one(&mut mesh[1]).unwrap(), first);
+        assert!(matches!(
+            holder.receive_one(&mut mesh[1]),
+            Err(PirError::ReplayedOffline { id }) if id == second
+        ));
+        assert!(matches!(
+            holder.take_holder(second, Duration::ZERO),
+            Err(PirError::ReplayedOffline { .. })
+        ));
+        assert!(holder.take_holder(first, Duration::ZERO).is_ok());
     }
 }

@@ -1,14 +1,16 @@
-//! One corrupt server at a time, every deviation class: the client always outputs D[i], never
-//! trusts (or sends i to) the corrupt server, and never blames an honest one.
+//! One corrupt server at a time, every deviation class: the client outputs D[i] or, when the
+//! deviation is only silence, fails closed naming the silent server; it never trusts (or
+//! sends i to) the corrupt server and never blames an honest one. Under the explicit
+//! synchronous-network assumption, silence too ends in D[i] (the paper's rule).
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use doram_pir::client::Deviation;
+use doram_pir::client::{Deviation, Network, Suspects};
 use doram_pir::local::{Direction, LocalCluster, LocalOptions};
-use doram_pir::{Behaviour, Database, ServerId, Stage};
+use doram_pir::{Behaviour, Database, PirError, ServerId, Stage};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
@@ -48,6 +50,12 @@ fn deviations(s: ServerId, f: &Fixture) -> Vec<(String, Behaviour, bool)> {
         v.push((format!("garbage {st:?}"), Behaviour::Garbage(st), true));
         v.push((format!("close {st:?}"), Behaviour::Close(st), true));
     }
+    v.push(("stale views".into(), Behaviour::Stale(Stage::Views), true));
+    v.push((
+        "stale views, then the real ones".into(),
+        Behaviour::StaleFirst(Stage::Views),
+        false,
+    ));
     v.push(("tampered full view".into(), Behaviour::TamperView, true));
     if s == ServerId::S2 {
         v.push((
@@ -57,6 +65,11 @@ fn deviations(s: ServerId, f: &Fixture) -> Vec<(String, Behaviour, bool)> {
         ));
         v.push(("tampered G output".into(), Behaviour::TamperGOutput, true));
         v.push(("payload (2, α)".into(), Behaviour::WrongPayload, true));
+        v.push((
+            "replayed partial views".into(),
+            Behaviour::ReplayPartialView,
+            true,
+        ));
         v.push((
             "drop partial view".into(),
             Behaviour::Drop(Stage::Offline),
@@ -83,6 +96,7 @@ fn deviations(s: ServerId, f: &Fixture) -> Vec<(String, Behaviour, bool)> {
         v.push(("wrong y share".into(), Behaviour::WrongY, true));
         v.push(("wrong last chunk".into(), Behaviour::WrongLastChunk, true));
         v.push(("wrong shift".into(), Behaviour::WrongShift, true));
+        v.push(("stale answer".into(), Behaviour::Stale(st), true));
         v.push((
             "lying database".into(),
             Behaviour::LyingDatabase(f.other.clone()),
@@ -93,7 +107,8 @@ fn deviations(s: ServerId, f: &Fixture) -> Vec<(String, Behaviour, bool)> {
 }
 
 /// Runs `queries` queries with server `corrupt` behaving as `behaviour` (and, with
-/// `own_db`, holding a different database version) and checks the guarantees.
+/// `own_db`, holding a different database version) and checks the guarantees, once failing
+/// closed on silence (the default) and once under the synchronous-network assumption.
 #[allow(clippy::too_many_arguments)]
 fn run_case(
     f: &Fixture,
@@ -105,12 +120,40 @@ fn run_case(
     queries: usize,
     rng: &mut ChaCha20Rng,
 ) {
+    for network in [Network::Asynchronous, Network::AssumeSynchronous] {
+        run_case_on(
+            f,
+            corrupt,
+            name,
+            behaviour.clone(),
+            own_db,
+            must_detect,
+            queries,
+            rng,
+            network,
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_case_on(
+    f: &Fixture,
+    corrupt: ServerId,
+    name: &str,
+    behaviour: Behaviour,
+    own_db: bool,
+    must_detect: bool,
+    queries: usize,
+    rng: &mut ChaCha20Rng,
+    network: Network,
+) {
     let clear_to: Arc<Mutex<Vec<ServerId>>> = Arc::default();
     let sink = clear_to.clone();
     let options = LocalOptions {
         pool_size: 2,
         instance_wait: Duration::from_millis(250),
         client_timeout: TIMEOUT,
+        network,
         tap: Some(Arc::new(move |s, d, b: &[u8]| {
             if d == Direction::ToServer && b.first() == Some(&0x05) {
                 sink.lock().unwrap().push(s);
@@ -125,23 +168,50 @@ fn run_case(
     let mut behaviours = [Behaviour::Honest, Behaviour::Honest, Behaviour::Honest];
     behaviours[corrupt.index()] = behaviour;
     let cluster = LocalCluster::start(dbs, behaviours, options).unwrap();
-    let ctx = format!("corrupt {corrupt}, {name}");
+    let ctx = format!("corrupt {corrupt}, {name}, {network:?}");
     let mut client = cluster.client().unwrap();
     let mut detected = client.distrusted().is_some();
     for _ in 0..queries {
         let i = rng.next_u64() % f.db.len();
-        let out = client
-            .query(i)
-            .unwrap_or_else(|e| panic!("{ctx}: query failed: {e}"));
+        let started = std::time::Instant::now();
+        let result = client.query(i);
+        assert!(
+            started.elapsed() <= 2 * TIMEOUT + Duration::from_millis(300),
+            "{ctx}: the query took {:?}",
+            started.elapsed()
+        );
+        let out = match result {
+            Ok(out) => out,
+            Err(PirError::Unreachable { server, detail }) => {
+                // Fail closed: allowed only by default, and never for evidence.
+                assert_eq!(
+                    network,
+                    Network::Asynchronous,
+                    "{ctx}: {server} unreachable ({detail}) under the synchronous assumption"
+                );
+                detected = true;
+                continue;
+            }
+            Err(e) => panic!("{ctx}: query failed: {e}"),
+        };
         assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}: wrong record");
         if let Some(fb) = &out.fallback {
             detected = true;
             assert_ne!(fb.trusted, corrupt, "{ctx}: trusted the corrupt server");
-            assert!(
-                fb.suspects.contains(corrupt),
-                "{ctx}: corrupt server not among the suspects {:?}",
-                fb.suspects
-            );
+            if fb.deviation.is_evidence() {
+                assert!(
+                    fb.suspects.contains(corrupt),
+                    "{ctx}: corrupt server not among the suspects {:?}",
+                    fb.suspects
+                );
+            } else {
+                assert_eq!(
+                    network,
+                    Network::AssumeSynchronous,
+                    "{ctx}: acted on silence"
+                );
+                assert!(matches!(fb.suspects, Suspects::Presumed(_)), "{ctx}");
+            }
             if let Some(b) = out.blamed() {
                 assert_eq!(b, corrupt, "{ctx}: blamed an honest server");
             }
@@ -207,7 +277,8 @@ fn blame_follows_the_evidence() {
         (ServerId::S2, Behaviour::TamperPartialView, "mismatch0"),
         (ServerId::S1, Behaviour::TamperView, "mismatch1"),
         (ServerId::S0, Behaviour::WrongY, "mac"),
-        (ServerId::S1, Behaviour::Drop(Stage::Answer), "answer1"),
+        (ServerId::S1, Behaviour::Garbage(Stage::Answer), "answer1"),
+        (ServerId::S2, Behaviour::ReplayPartialView, "replay"),
     ];
     for (corrupt, behaviour, want) in cases {
         let mut behaviours = [Behaviour::Honest, Behaviour::Honest, Behaviour::Honest];
@@ -223,6 +294,10 @@ fn blame_follows_the_evidence() {
         )
         .unwrap();
         let mut client = cluster.client().unwrap();
+        if want == "replay" {
+            // The first instance is genuine; the replays come after it.
+            assert!(client.query(4).unwrap().fallback.is_none());
+        }
         let out = client.query(5).unwrap();
         assert_eq!(out.value, f.db.record(5).unwrap());
         let fb = out.fallback.clone().unwrap();
@@ -249,9 +324,55 @@ fn blame_follows_the_evidence() {
                     ..
                 },
             ) => out.blamed() == Some(ServerId::S1) && fb.trusted == ServerId::S2,
+            (
+                "replay",
+                Deviation::Replay {
+                    holder: ServerId::S0,
+                },
+            ) => fb.trusted == ServerId::S1 && out.blamed().is_none(),
             _ => false,
         };
         assert!(ok, "{want}: got {fb:?}");
+        cluster.shutdown();
+    }
+}
+
+#[test]
+fn silence_is_not_evidence() {
+    // A key holder that never answers the shift: by default the query fails closed naming
+    // it (nobody learns i, nobody is blamed); under the synchronous assumption the paper's
+    // rule sends i to S_2 without blaming anyone.
+    let f = fixture(8, 64, 8);
+    for network in [Network::Asynchronous, Network::AssumeSynchronous] {
+        let options = LocalOptions {
+            client_timeout: TIMEOUT,
+            network,
+            ..LocalOptions::default()
+        };
+        let cluster = LocalCluster::start(
+            [f.db.clone(), f.db.clone(), f.db.clone()],
+            [
+                Behaviour::Honest,
+                Behaviour::Drop(Stage::Answer),
+                Behaviour::Honest,
+            ],
+            options,
+        )
+        .unwrap();
+        let mut client = cluster.client().unwrap();
+        match (network, client.query(5)) {
+            (Network::Asynchronous, Err(PirError::Unreachable { server, .. })) => {
+                assert_eq!(server, ServerId::S1);
+            }
+            (Network::AssumeSynchronous, Ok(out)) => {
+                assert_eq!(out.value, f.db.record(5).unwrap());
+                let fb = out.fallback.clone().unwrap();
+                assert_eq!(fb.trusted, ServerId::S2);
+                assert_eq!(fb.suspects, Suspects::Presumed(ServerId::S1));
+                assert_eq!(out.blamed(), None);
+            }
+            (n, r) => panic!("{n:?}: {r:?}"),
+        }
         cluster.shutdown();
     }
 }
@@ -286,19 +407,42 @@ fn transport_faults_from_one_server() {
             })),
             ..LocalOptions::default()
         };
-        let cluster = LocalCluster::honest(f.db.clone(), options).unwrap();
-        let mut client = cluster.client().unwrap();
-        let mut fell_back = false;
-        for i in [3u64, 17, 31] {
-            let out = client.query(i).unwrap_or_else(|e| panic!("{ctx}: {e}"));
-            assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}");
-            if let Some(fb) = &out.fallback {
-                fell_back = true;
-                assert_ne!(fb.trusted, corrupt, "{ctx}");
-                assert!(fb.suspects.contains(corrupt), "{ctx}: {fb:?}");
+        for network in [Network::Asynchronous, Network::AssumeSynchronous] {
+            let options = LocalOptions {
+                network,
+                ..options.clone()
+            };
+            let cluster = LocalCluster::honest(f.db.clone(), options).unwrap();
+            let mut client = match cluster.client() {
+                Ok(c) => c,
+                Err(e) => panic!("{ctx}: {e}"),
+            };
+            let mut noticed = client.distrusted().is_some();
+            for i in [3u64, 17, 31] {
+                let out = match client.query(i) {
+                    Ok(out) => out,
+                    // A fault that looks like the network's (a cut, silence) fails closed
+                    // by default, naming the server.
+                    Err(PirError::Unreachable { server, .. })
+                        if network == Network::Asynchronous =>
+                    {
+                        assert_eq!(server, corrupt, "{ctx}");
+                        noticed = true;
+                        continue;
+                    }
+                    Err(e) => panic!("{ctx} {network:?}: {e}"),
+                };
+                assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}");
+                if let Some(fb) = &out.fallback {
+                    noticed = true;
+                    assert_ne!(fb.trusted, corrupt, "{ctx}");
+                    if fb.deviation.is_evidence() {
+                        assert!(fb.suspects.contains(corrupt), "{ctx}: {fb:?}");
+                    }
+                }
             }
+            assert!(noticed, "{ctx}: fault not noticed");
+            cluster.shutdown();
         }
-        assert!(fell_back, "{ctx}: fault not noticed");
-        cluster.shutdown();
     }
 }
