@@ -24,9 +24,9 @@
 //! Clients are anonymous, so anyone can open connections. Both sides bound the *whole* setup
 //! (TCP connect, TLS handshake, hello exchange) by one deadline: every socket read and write
 //! gets only the time left, so a peer that trickles bytes cannot stretch it. A [`ServiceGate`]
-//! holds at most [`HandshakeLimits::max_pending`] unfinished handshakes (the oldest is cut off
-//! to make room) and [`HandshakeLimits::max_pending_per_address`] per client IP address (more
-//! are closed at once), so idle TCP sockets cannot take the places of real clients; a
+//! holds at most [`HandshakeLimits::max_pending`] unfinished handshakes and
+//! [`HandshakeLimits::max_pending_per_address`] per client IP address (a newcomer beyond
+//! either cuts off the oldest), so idle TCP sockets cannot take the places of real clients; a
 //! connection counts against the caller's client limit only once it is
 //! [`Established`].
 
@@ -398,8 +398,8 @@ pub struct HandshakeLimits {
     pub timeout: Duration,
     /// Unfinished handshakes at once; a new connection beyond this cuts off the oldest.
     pub max_pending: usize,
-    /// Unfinished handshakes per client IP address; more connections from it are closed at
-    /// once.
+    /// Unfinished handshakes per client IP address; a new connection beyond this cuts off
+    /// the oldest from that address.
     pub max_pending_per_address: usize,
     /// The largest frame a client may send on an established session (`None`: the
     /// configuration's frame limit).
@@ -543,22 +543,32 @@ impl ServiceGate {
         }
     }
 
+    /// Cuts off the oldest unfinished handshake (from `ip`, if given). A real client's
+    /// handshake takes a round trip or two, so a newcomer displacing the oldest lets it
+    /// through while idle sockets are cut off.
+    fn cut_oldest(&mut self, ip: Option<IpAddr>) {
+        let oldest = self
+            .pending
+            .iter()
+            .filter(|q| ip.is_none_or(|a| q.ip == a))
+            .min_by_key(|q| q.accepted);
+        if let Some(oldest) = oldest {
+            let _ = oldest.sock.shutdown(Shutdown::Both);
+            let key = oldest.key;
+            self.pending.retain(|q| q.key != key);
+            self.failed += 1;
+        }
+    }
+
     fn start(&mut self, mut p: PendingClient) {
         let ip = p.addr.ip();
         let from_ip = self.pending.iter().filter(|q| q.ip == ip).count();
         if from_ip >= self.limits.max_pending_per_address.max(1) {
-            self.failed += 1;
+            // One address holds its share at most: its oldest unfinished handshake goes.
             tracing::debug!(peer = %p.addr, "too many unfinished handshakes from this address");
-            return; // dropping `p` closes the connection
-        }
-        if self.pending.len() >= self.limits.max_pending.max(1) {
-            // Make room by cutting off the oldest unfinished handshake.
-            if let Some(oldest) = self.pending.iter().min_by_key(|q| q.accepted) {
-                let _ = oldest.sock.shutdown(Shutdown::Both);
-                let key = oldest.key;
-                self.pending.retain(|q| q.key != key);
-                self.failed += 1;
-            }
+            self.cut_oldest(Some(ip));
+        } else if self.pending.len() >= self.limits.max_pending.max(1) {
+            self.cut_oldest(None);
         }
         let Ok(sock) = p.sock.try_clone() else {
             self.failed += 1;

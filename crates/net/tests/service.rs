@@ -2,13 +2,16 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpListener;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use doram_core::PartyId;
 use doram_net::certs::{Addresses, generate_local};
-use doram_net::service::{SERVICE_CLIENT, SERVICE_SIDE, ServiceListener, connect_service};
+use doram_net::service::{
+    HandshakeLimits, SERVICE_CLIENT, SERVICE_SIDE, ServiceGate, ServiceListener, connect_service,
+};
 use doram_net::{Config, NetError, TransportKind};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -98,4 +101,133 @@ fn silent_client_times_out_without_blocking_accept() {
     let pending = service.accept(TIMEOUT).unwrap().unwrap();
     assert!(pending.handshake().is_err());
     assert!(service.accept(Duration::from_millis(20)).unwrap().is_none());
+}
+
+/// A gate over a service listener on port 0 with the given limits.
+fn gate(config: &Config, limits: HandshakeLimits) -> (ServiceGate, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let service = ServiceListener::from_listener(listener, config, PartyId::P1).unwrap();
+    (ServiceGate::new(service, limits), addr)
+}
+
+#[test]
+fn idle_sockets_do_not_keep_a_client_out_of_the_gate() {
+    let (_dir, config) = setup();
+    let limits = HandshakeLimits {
+        timeout: Duration::from_secs(5),
+        max_pending: 4,
+        max_pending_per_address: 2,
+        max_frame_bytes: Some(64),
+    };
+    let (mut gate, addr) = gate(&config, limits);
+    let idle: Vec<_> = (0..12)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    // Let the gate take them all in (each newcomer beyond the limits cuts the oldest).
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(300) {
+        assert!(gate.accept(Duration::from_millis(20)).unwrap().is_none());
+    }
+    assert!(gate.pending() <= 2, "{} pending", gate.pending());
+    assert!(gate.failed_handshakes() >= 10);
+    let client = {
+        let (addr, config) = (addr.clone(), config.clone());
+        thread::spawn(move || {
+            let mut s = connect_service(&addr, &config, PartyId::P1, TIMEOUT).unwrap();
+            s.send(SERVICE_SIDE, &7u64).unwrap();
+            // A frame over the service's request limit ends the session.
+            s.send_bytes(SERVICE_SIDE, &[0u8; 100]).unwrap();
+        })
+    };
+    let established = loop {
+        if let Some(e) = gate.accept(Duration::from_millis(50)).unwrap() {
+            break e;
+        }
+        assert!(start.elapsed() < TIMEOUT, "the client never got through");
+    };
+    let mut s = established.session;
+    assert!(established.peer.ip().is_loopback());
+    assert_eq!(s.recv::<u64>(SERVICE_CLIENT).unwrap(), 7);
+    assert!(matches!(
+        s.recv_bytes(SERVICE_CLIENT),
+        Err(NetError::FrameTooLarge { .. })
+    ));
+    client.join().unwrap();
+    drop(idle);
+}
+
+#[test]
+fn a_trickling_client_is_cut_at_the_handshake_deadline() {
+    let (_dir, config) = setup();
+    let limits = HandshakeLimits {
+        timeout: Duration::from_millis(300),
+        ..HandshakeLimits::default()
+    };
+    let (mut gate, addr) = gate(&config, limits);
+    let mut sock = std::net::TcpStream::connect(&addr).unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    let start = Instant::now();
+    // A TLS record header, then one byte every 40 ms: every read makes progress, the
+    // handshake never completes.
+    let mut cut = false;
+    for b in [0x16u8, 3, 1, 0x40, 0]
+        .into_iter()
+        .chain(std::iter::repeat(1))
+    {
+        assert!(gate.accept(Duration::from_millis(20)).unwrap().is_none());
+        if sock.write_all(&[b]).is_err() {
+            cut = true;
+            break;
+        }
+        let mut buf = [0u8; 64];
+        match sock.read(&mut buf) {
+            Ok(0) => {
+                cut = true;
+                break;
+            }
+            Err(e) if !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                cut = true;
+                break;
+            }
+            _ => {}
+        }
+        if start.elapsed() > Duration::from_secs(3) {
+            break;
+        }
+    }
+    assert!(cut, "the trickling client was not cut off");
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn the_client_setup_has_one_deadline() {
+    let (_dir, config) = setup();
+    // A "service" that trickles junk: each read makes progress, the handshake never ends.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let server = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        for _ in 0..100 {
+            if s.write_all(&[0x16]).is_err() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(30));
+        }
+    });
+    let start = Instant::now();
+    let r = connect_service(&addr, &config, PartyId::P1, Duration::from_millis(300));
+    assert!(r.is_err());
+    assert!(
+        start.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        start.elapsed()
+    );
+    drop(r);
+    server.join().unwrap();
 }
