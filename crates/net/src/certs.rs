@@ -158,7 +158,18 @@ pub fn read_private_key(path: &Path) -> Result<PrivateKeyDer<'static>, ConfigErr
     }
     let mut bytes = Vec::new();
     io::Read::read_to_end(&mut f, &mut bytes).map_err(|e| ConfigError::read(path, e))?;
-    PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| refuse(format!("no usable private key: {e}")))
+    parse_private_key(&bytes, path)
+}
+
+/// Parses a private key (the first key block of a PEM file); `path` names the file in errors.
+///
+/// # Errors
+/// [`ConfigError::Pem`] if no usable key is found.
+pub fn parse_private_key(bytes: &[u8], path: &Path) -> Result<PrivateKeyDer<'static>, ConfigError> {
+    PrivateKeyDer::from_pem_slice(bytes).map_err(|e| ConfigError::Pem {
+        path: path.into(),
+        reason: format!("no usable private key: {e}"),
+    })
 }
 
 /// Checks that `cert` (read from `path`) is valid now: not expired and not valid only from a

@@ -155,7 +155,15 @@ pub(crate) struct RawShaping {
 /// Reads every certificate in a PEM file.
 pub(crate) fn load_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, ConfigError> {
     let bytes = std::fs::read(path).map_err(|e| ConfigError::read(path, e))?;
-    let certs = CertificateDer::pem_slice_iter(&bytes)
+    parse_certs(&bytes, path)
+}
+
+/// Parses every certificate in PEM text; `path` names the file in errors.
+///
+/// # Errors
+/// [`ConfigError::Pem`] if the text is not PEM or holds no certificate.
+pub fn parse_certs(bytes: &[u8], path: &Path) -> Result<Vec<CertificateDer<'static>>, ConfigError> {
+    let certs = CertificateDer::pem_slice_iter(bytes)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ConfigError::Pem {
             path: path.into(),

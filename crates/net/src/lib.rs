@@ -65,7 +65,9 @@ mod shaping;
 mod stats;
 mod tls;
 
-pub use config::{Config, MAX_FRAME_LIMIT, PartyConfig, TlsConfig, default_party_name};
+pub use config::{
+    Config, MAX_FRAME_LIMIT, PartyConfig, TlsConfig, default_party_name, parse_certs,
+};
 pub use connect::{ConnectOptions, Transport};
 pub use error::{ConfigError, NetError};
 pub use frame::FRAME_HEADER_BYTES;
@@ -75,4 +77,42 @@ pub use mesh::{
 };
 pub use session::{Session, TransportKind};
 pub use shaping::Shaping;
+/// Entry points for the fuzz harnesses (`doram-fuzz`): the frame decoders that read peer bytes.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Feeds `bytes` to the incremental frame decoder in pieces of the given sizes (cycled),
+    /// then ends the stream; returns the number of frames decoded.
+    pub fn stream_decoder(bytes: &[u8], pieces: &[usize], limit: u32) -> usize {
+        let mut d = crate::frame::StreamDecoder::new(limit);
+        let (mut pos, mut frames, mut i) = (0, 0, 0);
+        while pos < bytes.len() {
+            let step = match pieces {
+                [] => bytes.len(),
+                p => p[i % p.len()],
+            };
+            let end = bytes.len().min(pos + step.max(1));
+            frames += d
+                .feed(&bytes[pos..end])
+                .into_iter()
+                .filter(Result::is_ok)
+                .count();
+            pos = end;
+            i += 1;
+        }
+        let _ = d.finish();
+        frames
+    }
+
+    /// Reads frames from `bytes` as from a socket until the end or an error; returns the
+    /// number of frames read.
+    pub fn read_frames(bytes: &[u8], limit: u32) -> usize {
+        let mut r = bytes;
+        let mut frames = 0;
+        while let Ok(Some(_)) = crate::frame::read_frame(&mut r, limit) {
+            frames += 1;
+        }
+        frames
+    }
+}
+
 pub use stats::{Comm, DEFAULT_PHASE, LinkStats, PhaseStats, Stats, Transcript, TranscriptEvent};
