@@ -5,16 +5,36 @@
 //! * `doram pir serve --config C --id I --db FILE` runs server S_I: mutually authenticated TLS
 //!   to the other two servers (the `[[party]]` mesh of the config), server-authenticated TLS
 //!   for clients on the party's `service_address`.
-//! * `doram pir query --config C --index I` retrieves record I; with at most one misbehaving
-//!   server the client always outputs the right record, and it says whom it suspected.
+//! * `doram pir query --config C --index I` retrieves record I. With at most one misbehaving
+//!   server it outputs the right record or, when a server is only silent or late (which the
+//!   network can cause), fails closed naming that server; `--assume-synchronous-network`
+//!   opts into the paper's rule instead (the silent server is taken for the corrupt one and
+//!   another server learns i).
+//!
+//! # Timeouts, and why in this order
+//! With `timeout_ms` = t from `doram.toml` (the servers' mesh, default 30 s):
+//!
+//! | what | default | must exceed |
+//! |---|---|---|
+//! | S_2's instance wait (pool refill after a stalled holder link) | t + 5 s | t + one key generation |
+//! | the client's query deadline (`pir query --timeout`) | 2t | the instance wait, plus an inner product and a few round trips |
+//! | the servers' handshake deadline (`pir serve --handshake-timeout`) | 2t | the client's deadline (a slow but honest handshake is not cut off) |
+//! | the servers' idle timeout (`--idle-timeout`) | 4t | the client's deadline (a client waiting for another server keeps its connection) |
+//! | how long S_0/S_1 hold a fetched instance (`--max-hold`) | 10t | the client's deadline (the client asks for its time left) |
+//!
+//! Lateness is never taken for evidence, so a wrong order cannot get an honest server blamed;
+//! it can only make a query fail closed, or — under `--assume-synchronous-network` — send i to
+//! the server the paper's rule names while the slow one was honest. `pir query` warns when
+//! its deadline does not exceed the instance wait the config implies.
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use doram_core::PartyId;
 use doram_net::Config;
 use doram_pir::bench::BenchConfig;
+use doram_pir::client::{ClientOptions, Network, Suspects};
 use doram_pir::server::serve_tls;
-use doram_pir::{Behaviour, Database, Server, ServerConfig, ServerId, Stage};
+use doram_pir::{Behaviour, Database, PirError, Server, ServerConfig, ServerId, Stage};
 use serde_json::json;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -105,6 +125,10 @@ pub enum Misbehave {
     GarbageAnswer,
     /// Close the connection instead of answering.
     CloseAnswer,
+    /// S2: re-send the first partial views under every later instance id.
+    ReplayPartialView,
+    /// Return a wrong record when asked in the clear.
+    LyingClear,
 }
 
 impl From<Misbehave> for Behaviour {
@@ -121,6 +145,8 @@ impl From<Misbehave> for Behaviour {
             Misbehave::DelayAnswer => Behaviour::Delay(Stage::Answer, Duration::from_secs(30)),
             Misbehave::GarbageAnswer => Behaviour::Garbage(Stage::Answer),
             Misbehave::CloseAnswer => Behaviour::Close(Stage::Answer),
+            Misbehave::ReplayPartialView => Behaviour::ReplayPartialView,
+            Misbehave::LyingClear => Behaviour::LyingClear,
         }
     }
 }
@@ -143,9 +169,24 @@ pub struct ServeArgs {
     /// Offline instances to keep ready (each takes 16·N bytes at S0 and S1).
     #[arg(long, default_value_t = 4)]
     pub pool: usize,
-    /// Concurrent client connections.
+    /// Concurrent client connections (a new one beyond this displaces the longest idle).
     #[arg(long, default_value_t = 64)]
     pub max_clients: usize,
+    /// Concurrent client connections from one IP address.
+    #[arg(long, default_value_t = 16)]
+    pub max_clients_per_address: usize,
+    /// Seconds a client has to complete its TLS handshake (default: twice the config's
+    /// timeout_ms; keep it at least the clients' --timeout).
+    #[arg(long)]
+    pub handshake_timeout: Option<f64>,
+    /// Seconds a client connection may stay without a complete request (default: four times
+    /// the config's timeout_ms).
+    #[arg(long)]
+    pub idle_timeout: Option<f64>,
+    /// Seconds S0/S1 hold a fetched instance for a client at most (default: ten times the
+    /// config's timeout_ms).
+    #[arg(long)]
+    pub max_hold: Option<f64>,
     /// Deliberately deviate from the protocol (demonstrations only).
     #[arg(long, value_enum)]
     pub misbehave: Option<Misbehave>,
@@ -160,9 +201,16 @@ pub struct QueryArgs {
     /// The record to retrieve.
     #[arg(long)]
     pub index: u64,
-    /// How long to wait for each server before falling back, in seconds.
-    #[arg(long, default_value_t = 30.0)]
-    pub timeout: f64,
+    /// Deadline for the whole query in seconds, connecting included (a fallback after a
+    /// failed check gets at most as long again). Default: twice the config's timeout_ms.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Take a silent or late server for the corrupt one (the paper's rule) and fall back to
+    /// the server that rule names, instead of failing closed. That server learns the index,
+    /// and it is honest only if the network delivered every honest message within the
+    /// deadline. The record is still checked against the database's Merkle root.
+    #[arg(long)]
+    pub assume_synchronous_network: bool,
 }
 
 /// Arguments of `doram bench pir`.
@@ -272,9 +320,22 @@ fn serve(a: &ServeArgs, json: bool) -> Result<()> {
     let mut config = ServerConfig::new(role);
     config.pool_size = a.pool.max(1);
     config.max_clients = a.max_clients.max(1);
+    config.max_clients_per_address = a.max_clients_per_address.max(1);
     config.max_queries = a.queries;
-    // The instance wait must outlast a stalled peer link (see the crate's limitations).
-    config.instance_wait = net.timeout + Duration::from_secs(5);
+    // The order of the module documentation: instance wait < client deadline ≤ handshake
+    // deadline ≤ idle timeout ≤ hold.
+    config.instance_wait = instance_wait(&net);
+    config.handshake.timeout =
+        seconds(a.handshake_timeout, "--handshake-timeout")?.unwrap_or(2 * net.timeout);
+    config.idle_timeout = seconds(a.idle_timeout, "--idle-timeout")?.unwrap_or(4 * net.timeout);
+    config.max_hold = seconds(a.max_hold, "--max-hold")?.unwrap_or(10 * net.timeout);
+    if config.handshake.timeout <= config.instance_wait {
+        eprintln!(
+            "{role}: warning: the handshake deadline ({:?}) does not exceed the instance wait \
+             ({:?}); clients with a longer deadline may be cut off",
+            config.handshake.timeout, config.instance_wait
+        );
+    }
     let behaviour = a.misbehave.map_or(Behaviour::Honest, Behaviour::from);
     if a.misbehave.is_some() {
         eprintln!("{role}: deliberately misbehaving ({:?})", a.misbehave);
@@ -296,22 +357,70 @@ fn serve(a: &ServeArgs, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn query(a: &QueryArgs, json: bool) -> Result<()> {
-    if !(a.timeout.is_finite() && a.timeout > 0.0) {
-        bail!("--timeout must be a positive number of seconds");
+/// S_2's instance wait for a mesh timeout: it must outlast a stalled holder link plus one
+/// key generation.
+fn instance_wait(net: &Config) -> Duration {
+    net.timeout + Duration::from_secs(5)
+}
+
+/// A positive number of seconds from an option, if given.
+fn seconds(v: Option<f64>, name: &str) -> Result<Option<Duration>> {
+    match v {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(_) => bail!("{name} must be a positive number of seconds"),
     }
+}
+
+fn query(a: &QueryArgs, json: bool) -> Result<()> {
+    let timeout = seconds(a.timeout, "--timeout")?;
     let net = load_config(&a.config)?;
+    let timeout = timeout.unwrap_or(2 * net.timeout);
     let addrs: Vec<String> = ServerId::ALL
         .iter()
         .map(|s| service_address(&net, s.party(), &a.config))
         .collect::<Result<_>>()?;
-    let out = doram_pir::client::query(
+    let network = if a.assume_synchronous_network {
+        Network::AssumeSynchronous
+    } else {
+        Network::Asynchronous
+    };
+    if timeout <= instance_wait(&net) {
+        eprintln!(
+            "warning: --timeout {timeout:?} does not exceed the servers' instance wait ({:?}): \
+             a query may fail{} while an honest server refills its pool",
+            instance_wait(&net),
+            if a.assume_synchronous_network {
+                ", or reveal the index to the wrong server,"
+            } else {
+                ""
+            }
+        );
+    }
+    if a.assume_synchronous_network && !json {
+        eprintln!(
+            "note: --assume-synchronous-network: a silent server is taken for the corrupt one, \
+             and the server the paper's rule names may learn index {}",
+            a.index
+        );
+    }
+    let result = doram_pir::client::query_with(
         &net,
         [&addrs[0], &addrs[1], &addrs[2]],
         a.index,
-        Duration::from_secs_f64(a.timeout),
-    )
-    .context("the query failed")?;
+        ClientOptions { timeout, network },
+    );
+    let out = match result {
+        Ok(out) => out,
+        Err(PirError::Unreachable { server, detail }) => {
+            bail!(
+                "no record: {server} was unreachable ({detail}). Nobody is blamed and no \
+                 server learned the index. Retry; if the network is known to be synchronous, \
+                 --assume-synchronous-network lets another server answer in the clear."
+            );
+        }
+        Err(e) => return Err(e).context("the query failed"),
+    };
     let hex: String = out.value.iter().map(|b| format!("{b:02x}")).collect();
     let as_u64 = <[u8; 8]>::try_from(&out.value[..])
         .ok()
@@ -330,6 +439,7 @@ fn query(a: &QueryArgs, json: bool) -> Result<()> {
             "record_u64": as_u64,
             "blamed": out.blamed().map(|s| s.to_string()),
             "fallback": fallback,
+            "network": if a.assume_synchronous_network { "assume-synchronous" } else { "asynchronous" },
             "total_ms": out.timings.total.as_secs_f64() * 1e3,
             "client_compute_ms": out.timings.client_compute.as_secs_f64() * 1e3,
             "bytes": out.total_bytes(),
@@ -342,14 +452,24 @@ fn query(a: &QueryArgs, json: bool) -> Result<()> {
     }
     match &out.fallback {
         None => println!("the protocol completed: no server deviated"),
-        Some(f) => println!(
-            "a server deviated ({:?}); suspects {:?}; the record came in the clear from {}, which is certainly honest{}",
-            f.deviation,
-            f.suspects,
-            f.trusted,
-            out.blamed()
-                .map_or(String::new(), |b| format!("; blamed: {b}"))
-        ),
+        Some(f) => match f.suspects {
+            Suspects::Presumed(s) => println!(
+                "{s} was silent ({:?}); by the synchronous-network assumption the record came \
+                 in the clear from {} (checked against the database's Merkle root); nobody is \
+                 blamed",
+                f.deviation, f.trusted
+            ),
+            _ => println!(
+                "a server deviated ({:?}); suspects {:?}; the record came in the clear from {}, \
+                 which is certainly honest, and was checked against the database's Merkle \
+                 root{}",
+                f.deviation,
+                f.suspects,
+                f.trusted,
+                out.blamed()
+                    .map_or(String::new(), |b| format!("; blamed: {b}"))
+            ),
+        },
     }
     println!(
         "{:.2} ms in all ({:.3} ms of client computation), {} exchanged",
