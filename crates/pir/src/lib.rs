@@ -3,10 +3,14 @@
 //!
 //! Three servers S_0, S_1, S_2 hold the same database of fixed-size records; at most one of
 //! them is malicious. A client retrieves record i so that the corrupt server learns nothing
-//! about i, and it **always** outputs the right record: every deviation it notices (a wrong,
-//! missing, late or malformed message, a failed check) names a server that is certainly
-//! honest, which then supplies the record in the clear (the paper's step 18; the honest server
-//! learns i, as the security definition allows).
+//! about i, and it never outputs a wrong record: every deviation it has *evidence* of (a
+//! failed check, a malformed or contradictory authenticated message) names a server that is
+//! certainly honest, which then supplies the record in the clear (the paper's step 18; the
+//! honest server learns i, as the security definition allows), checked against the Merkle
+//! root the servers announce ([`merkle`]). Silence is not evidence — the network may delay or
+//! drop anything — so a query that needs a silent or late server fails closed
+//! ([`PirError::Unreachable`]) unless the caller assumes a synchronous network
+//! ([`client::Network::AssumeSynchronous`], the paper's rule). See `docs/notes/pir-network.md`.
 //!
 //! # How it works
 //! * **Offline** (per query, before it): S_2 samples r and a MAC key α and runs the
@@ -28,9 +32,11 @@
 //!   for clients on a client-facing address) until its [`ShutdownHandle`] or a query limit
 //!   stops it; [`Server::serve`] does the same over any [`server::Acceptor`].
 //! * [`Client::connect`] / [`client::query`]: a client over TLS (it pins the configuration's
-//!   CA and checks each server's name); [`Client::query`] returns a [`QueryOutcome`]: the
-//!   record, the [`Fallback`] taken if any (the [`Deviation`], the [`Suspects`] it implicates,
-//!   the trusted server), timings and bytes per server.
+//!   CA and checks each server's name, and connects to the three in parallel);
+//!   [`client::ClientOptions`] set the whole-query deadline and what silence means;
+//!   [`Client::query`] returns a [`QueryOutcome`]: the record, the [`Fallback`] taken if any
+//!   (the [`Deviation`], the [`Suspects`] it implicates, the trusted server), timings and
+//!   bytes per server.
 //! * [`local::LocalCluster`]: the three servers on threads with in-process sessions.
 //! * [`bench::run`]: offline, online and client time and bytes per party, with
 //!   [`bench::BenchReport::to_json`]; `examples/pir_bench.rs` sweeps sizes.
@@ -65,19 +71,35 @@
 //! # Blame (spec §8) as implemented
 //! | observation | suspects | trusted (gets i) |
 //! |---|---|---|
-//! | a server's database description missing or different from the two agreeing ones (at connect) | that server | S_2, or S_0 if the odd one is S_2 |
-//! | S_2's views missing, late, malformed, refused | S_2 | S_0 |
-//! | S_b's view missing, late, malformed, refused, wrong instance | S_b or S_2 | S_{1−b} |
+//! Evidence (authenticated by TLS, so only the sending server can cause it):
+//!
+//! | observation | suspects | trusted (gets i) |
+//! |---|---|---|
+//! | a server's database description malformed or different from the two agreeing ones | that server | S_2, or S_0 if the odd one is S_2 |
+//! | S_2's views malformed, or a refusal an honest S_2 never sends | S_2 | S_0 |
+//! | S_b's view malformed, for another instance, or a refusal an honest S_b never sends | S_b or S_2 | S_{1−b} |
+//! | S_b reports that its partial view replays an earlier one | S_b or S_2 | S_{1−b} |
 //! | view_b (from S_2) ≠ S_b's view (checked for b = 0, then 1, before G) | S_b or S_2 | S_{1−b} |
 //! | a G output does not match its inputs | S_2 | S_0 |
 //! | payload's first component ≠ 1 (spec §11 P1) | S_2 | S_0 |
-//! | S_b's answer missing, late, malformed, refused | S_b | S_2 |
+//! | S_b's answer malformed, for another instance, or a refusal an honest S_b never sends | S_b | S_2 |
 //! | α·z ≠ y on some chunk, or the chunks are no valid record | S_0 or S_1 | S_2 |
+//! | a reply carrying a nonce the client never sent on that link, an oversized frame | the sender | as for its stage |
+//! | the record in the clear fails its Merkle path | the trusted server | (see below) |
+//!
+//! Silence (no reply before the deadline, a closed, cut or corrupted connection, "instance not
+//! ready") is not evidence: by default the query fails closed with
+//! [`PirError::Unreachable`] naming the server. Under [`client::Network::AssumeSynchronous`]
+//! the paper's rule applies: the silent server is presumed corrupt ([`Suspects::Presumed`],
+//! never [`QueryOutcome::blamed`]) and S_0 (for a silent S_2), S_{1−b} (for S_b silent at the
+//! views) or S_2 (for S_b silent later, or unreachable from the start) gets i; if that
+//! server's record then fails its Merkle check it is proven corrupt and the remaining server
+//! is asked.
 //!
 //! [`QueryOutcome::blamed`] is `Some` only when the evidence pins down one server; with two
-//! suspects it is `None` and [`Fallback::suspects`] lists both. The client returns an error
-//! only if the server it trusted does not deliver, or no two servers agree on the database —
-//! both need two misbehaving servers.
+//! suspects it is `None` and [`Fallback::suspects`] lists both. Errors other than
+//! [`PirError::Unreachable`] need two misbehaving servers (no two agree on the database, or
+//! the server the evidence proved honest returns a record that fails its check).
 //!
 //! # Costs
 //! Field F_p, p = 2^64 − 59 ([`doram_field::Fp64`]); λ = 127-bit seeds plus a control bit in
@@ -85,13 +107,15 @@
 //!
 //! | | bytes (payload) | computation |
 //! |---|---|---|
-//! | offline S_2 → each S_b | 9 + 16n + ⌈n/4⌉ + 52 | S_2 ≈ 6N node expansions (it re-walks the tree per level, memory O(2^10)); S_b 2N + N AES |
-//! | online S_2 → C | 9 + 16n + ⌈n/4⌉ + 16 + 2(32n + 56) | — |
-//! | online S_b → C | 9 + 48n + ⌈n/4⌉ + 72, then 9 + 16m' | 2m'N multiply-adds, lazily reduced |
-//! | online C → servers | 1 + 2·(9 + 13) | O(n) field operations and comparisons |
+//! | offline S_2 → each S_b | 17 + 16n + ⌈n/4⌉ + 52 | S_2 ≈ 6N node expansions (it re-walks the tree per level, memory O(2^10)); S_b 2N + N AES |
+//! | online S_2 → C | 33 + 16n + ⌈n/4⌉ + 16 + 2(32n + 56) | — |
+//! | online S_b → C | 33 + 48n + ⌈n/4⌉ + 72, then 33 + 16m' | 2m'N multiply-adds, lazily reduced |
+//! | online C → servers | 17 + 2·(37 + 37) | O(n) field operations and comparisons |
 //!
-//! At n = 20 with 8-byte records that is 3,929 B online (spec formula 3,862 B, +1.7 %) and
-//! 772 B offline (formula 751 B, +2.8 %); at n = 24, 4,636 B and 902 B.
+//! The 16-byte nonce in every request and reply and the 16-byte instance ids (freshness, see
+//! [`proto`]) cost 240 B per query: at n = 20 with 8-byte records that is 4,169 B online
+//! (spec formula 3,862 B, +8 %) and 788 B offline (formula 751 B, +5 %); at n = 24, 4,876 B
+//! and 918 B. A fallback adds the clear request and the record with its n-hash Merkle path.
 //!
 //! Measured with `cargo run --release -p doram-pir --example pir_bench` (all four parties in one
 //! process on the 2-vCPU development machine, which other builds shared: load average 4.7–6.6
@@ -121,29 +145,40 @@
 //!    only if some word of the database is ≥ p, ⌈m/63⌉ extra *mask chunks* (stored sparsely)
 //!    carry the overflow bits; the client rebuilds `w = (w mod p) + p·bit`. Exact for all
 //!    data, free for typical data, one DPF and one α for all chunks.
-//! 2. **Instance coordination** (spec §2 leaves it open): S_2 picks the instance and tells the client,
-//!    which tells S_0 and S_1 (one extra round trip: 4 client rounds in an honest query instead
-//!    of the paper's 3). Offline material is single-use by construction: it moves out of the
-//!    pool into the connection that fetched it and the answer consumes it; a second request is
-//!    refused ([`PirError::InstanceReused`]).
+//! 2. **Instance coordination** (spec §2 leaves it open): S_2 picks the instance (a random
+//!    128-bit id) and tells the client, which tells S_0 and S_1 (one extra round trip: 4 client
+//!    rounds in an honest query instead of the paper's 3). Offline material is single-use by
+//!    construction: it moves out of the pool into the connection that fetched it and the
+//!    answer consumes it; a second request is refused ([`PirError::InstanceReused`]), and a
+//!    partial view that repeats an earlier seed is refused as a replay by S_2.
 //! 3. **Canonical view encoding** ([`codec`]): fixed layout, non-canonical values rejected, so
 //!    comparing decoded views is comparing bytes (spec §11 P4); packed level XORs carry ẑ in
 //!    bit 0 (1,037 B per full view at n = 20 against the formula's 1,042 B).
 //! 4. **S_2 simulates both parties literally** rather than deriving party 1 from party 0's
 //!    tree: about twice the AES work of the optimised variant, but no second code path for a
 //!    security-critical computation (spec §11 P2).
+//! 5. **Fail closed on silence, and a Merkle-checked fallback** (beyond the paper, whose step
+//!    18 trusts the clear record and whose blame table treats a missing message as proof):
+//!    see [`client`] and `docs/notes/pir-network.md`. The Merkle tree costs the servers one
+//!    pass of BLAKE3 over the records when the database is loaded and the upper levels in
+//!    memory (2^(n−8) × 64 B); a path is rebuilt from a 256-leaf subtree per fallback.
 //!
 //! # Limitations
-//! * Timeouts stand for the synchrony the model assumes: the client's timeout must exceed what
-//!   an honest server may take (S_2 refilling an empty pool, the inner product), or an honest
-//!   but slow server is blamed.
+//! * Guaranteed output holds against one malicious server on a network that delivers honest
+//!   messages within the client's deadline. On a network that does not, the client still
+//!   never outputs a wrong record, never blames an honest server and never sends i to a server
+//!   the evidence shows may be corrupt; it fails closed instead. The deadline must exceed what
+//!   an honest server may take (S_2 refilling an empty pool, the inner product), or honest
+//!   slowness makes queries fail (or, under the synchronous assumption, sends i to the server
+//!   the paper's rule names).
 //! * S_2 sends the partial views to S_0 and S_1 from one thread over one mesh session and pools
 //!   an instance only after both sends returned. A corrupt holder that stops reading its
 //!   socket can therefore stall production, once the TCP buffers are full, for up to the mesh
 //!   send timeout (`timeout_ms` of `doram.toml`); after that its link is marked failed and
 //!   production continues. The guarantee needs the timeouts ordered: mesh timeout + one key
-//!   generation < [`ServerConfig::instance_wait`] < the client's timeout (minus the inner
-//!   product time); otherwise a client may time out on an honest S_2 while the pool is stalled.
+//!   generation < [`ServerConfig::instance_wait`] < the client's deadline ≤ the servers'
+//!   handshake deadline, idle timeout and instance hold; otherwise a client may time out on
+//!   an honest S_2 while the pool is stalled.
 //!   [`server::serve_tls`] warns when the first inequality does not hold.
 //! * The fallback reveals i to an honest server (allowed by the definition); the 4-server
 //!   variant of footnote 1 is not implemented.
