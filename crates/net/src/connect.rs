@@ -1,11 +1,12 @@
 //! Setting up a session over TCP or TLS (see [`Session::connect`]).
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::io::{self, BufReader, IoSlice, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -69,6 +70,11 @@ const VERSION: u8 = 1;
 const INITIAL_BACKOFF: Duration = Duration::from_millis(5);
 const MAX_BACKOFF: Duration = Duration::from_millis(200);
 const ACCEPT_POLL: Duration = Duration::from_millis(2);
+/// Incoming connections authenticated at once during setup. A connection beyond this cuts off
+/// the oldest unfinished one (a real peer's handshake takes milliseconds, and it retries until
+/// the connect timeout), so a flood of idle connections neither starts threads without bound
+/// nor locks the peers out.
+pub(crate) const MAX_GREETS: usize = 16;
 /// Read buffer of a plaintext reader.
 const READ_BUFFER: usize = 256 << 10;
 
@@ -214,6 +220,54 @@ struct Shared {
     timeout: Duration,
     abort: AtomicBool,
     claimed: Mutex<[bool; PartyId::MAX_PARTIES]>,
+    /// Incoming connections being authenticated now, oldest first (at most [`MAX_GREETS`]):
+    /// id, a handle to cut it off, and whether it was.
+    greeting: Mutex<VecDeque<(u64, TcpStream, bool)>>,
+    /// Signalled when a greeting thread ends.
+    greeting_done: Condvar,
+}
+
+type Greetings = VecDeque<(u64, TcpStream, bool)>;
+
+impl Shared {
+    fn greetings(&self) -> MutexGuard<'_, Greetings> {
+        // A poisoned lock only means a greeting thread panicked; the list stays valid.
+        self.greeting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers greeting `id` on `sock`. With [`MAX_GREETS`] under way, cuts off the oldest
+    /// and waits for its thread to end, so that at most that many run at once.
+    fn start_greeting(&self, id: u64, sock: &TcpStream) -> io::Result<()> {
+        let handle = sock.try_clone()?;
+        let mut g = self.greetings();
+        while g.len() >= MAX_GREETS {
+            if let Some(oldest) = g.iter_mut().find(|(_, _, cut)| !cut) {
+                debug!("cut off the oldest of {MAX_GREETS} unfinished handshakes");
+                let _ = oldest.1.shutdown(Shutdown::Both);
+                oldest.2 = true;
+            }
+            g = self
+                .greeting_done
+                .wait_timeout(g, GREET_WAIT)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        g.push_back((id, handle, false));
+        Ok(())
+    }
+}
+
+/// How long the acceptor waits for a cut-off handshake's thread to end before looking again.
+const GREET_WAIT: Duration = Duration::from_millis(50);
+
+/// Removes a greeting from the list when its thread ends.
+struct Greeting<'a>(&'a Shared, u64);
+
+impl Drop for Greeting<'_> {
+    fn drop(&mut self) {
+        self.0.greetings().retain(|(id, _, _)| *id != self.1);
+        self.0.greeting_done.notify_all();
+    }
 }
 
 enum SetupEvent {
@@ -300,6 +354,8 @@ impl Session {
             timeout: config.timeout,
             abort: AtomicBool::new(false),
             claimed: Mutex::new([false; PartyId::MAX_PARTIES]),
+            greeting: Mutex::new(VecDeque::new()),
+            greeting_done: Condvar::new(),
         });
         // `establish` stops the acceptor and any connector still retrying before it returns.
         let (outgoing, incoming) = establish(config, &shared, listener)?;
@@ -310,7 +366,7 @@ impl Session {
                 continue;
             };
             let peer_id = PartyId::ALL[peer];
-            let (tx, rx) = mpsc::channel();
+            let (tx, rx) = crate::inbox::channel(limits.queue_bytes());
             let shutdown = acc.sock;
             let thread = spawn_reader(me, peer_id, acc.reader, limits, config.shaping, tx)
                 .map_err(|e| NetError::Io {
@@ -466,18 +522,27 @@ fn accept_loop(
         let _ = tx.send(SetupEvent::Incoming(Err(format!("listener unusable: {e}"))));
         return;
     }
+    let mut greets = 0u64;
     while !shared.abort.load(Ordering::SeqCst) && remaining(shared.deadline).is_some() {
         match listener.accept() {
             Ok((sock, addr)) => {
-                let shared = Arc::clone(shared);
+                greets += 1;
+                let id = greets;
+                if let Err(e) = shared.start_greeting(id, &sock) {
+                    debug!("connection from {addr} unusable: {e}");
+                    continue;
+                }
+                let mine = Arc::clone(shared);
                 let tx = tx.clone();
                 let spawned = thread::Builder::new()
                     .name(format!("doram-net {} greet", shared.me))
                     .spawn(move || {
-                        let r = greet(&shared, sock, addr);
+                        let _listed = Greeting(&mine, id);
+                        let r = greet(&mine, sock, addr);
                         let _ = tx.send(SetupEvent::Incoming(r));
                     });
                 if let Err(e) = spawned {
+                    drop(Greeting(shared, id));
                     warn!("cannot spawn a handshake thread: {e}");
                 }
             }

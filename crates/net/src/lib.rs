@@ -57,6 +57,7 @@ mod config;
 mod connect;
 mod error;
 mod frame;
+mod inbox;
 mod mesh;
 mod record;
 pub mod service;

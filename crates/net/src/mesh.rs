@@ -6,8 +6,8 @@
 //! the resulting bytes are decoded by the same frame decoder a socket reader uses, so injected
 //! faults surface as the same errors they would over TCP.
 
+use crate::inbox::{self, InboxRx, InboxTx, SendError};
 use std::sync::Arc;
-use std::sync::mpsc::{self, Sender};
 use std::time::{Duration, Instant};
 
 use doram_core::PartyId;
@@ -189,13 +189,13 @@ impl LocalMesh {
             max_frame: self.max_frame,
         };
         // senders[from][to] / receivers[to][from]
-        let mut senders: Vec<Vec<Option<Sender<Incoming>>>> =
+        let mut senders: Vec<Vec<Option<InboxTx>>> =
             (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
-        let mut receivers: Vec<Vec<Option<mpsc::Receiver<Incoming>>>> =
+        let mut receivers: Vec<Vec<Option<InboxRx>>> =
             (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
         for from in 0..n {
             for to in (0..n).filter(|&to| to != from) {
-                let (tx, rx) = mpsc::channel();
+                let (tx, rx) = inbox::channel(limits.queue_bytes());
                 senders[from][to] = Some(tx);
                 receivers[to][from] = Some(rx);
             }
@@ -254,7 +254,7 @@ impl Session {
 pub(crate) struct LocalOut {
     me: PartyId,
     peer: PartyId,
-    tx: Option<Sender<Incoming>>,
+    tx: Option<InboxTx>,
     shaper: Shaper,
     tamper: Option<Arc<TamperFn>>,
     frames: u64,
@@ -274,23 +274,21 @@ fn encode_wire(ts: u64, payload: &[u8]) -> Vec<u8> {
 
 impl LocalOut {
     pub(crate) fn send(&mut self, ts: u64, payload: &[u8]) -> Result<(), NetError> {
-        let closed = NetError::Closed { peer: self.peer };
-        let Some(tx) = &self.tx else {
-            return Err(closed);
-        };
+        if self.tx.is_none() {
+            return Err(NetError::Closed { peer: self.peer });
+        }
         let index = self.frames;
         self.frames += 1;
         let Some(tamper) = self.tamper.clone() else {
             let deliver_at = self
                 .shaper
                 .schedule(Instant::now(), FRAME_HEADER_BYTES + payload.len());
-            return tx
-                .send(Incoming::Frame {
-                    ts,
-                    payload: payload.to_vec(),
-                    deliver_at,
-                })
-                .map_err(|_| closed);
+            let event = Incoming::Frame {
+                ts,
+                payload: payload.to_vec(),
+                deliver_at,
+            };
+            return self.queue(event);
         };
         if self.silenced {
             return Ok(());
@@ -324,9 +322,9 @@ impl LocalOut {
 
     /// Feeds wire bytes through the receiver-side decoder and queues what it yields.
     fn push_wire(&mut self, wire: &[u8]) -> Result<(), NetError> {
-        let Some(tx) = &self.tx else {
+        if self.tx.is_none() {
             return Err(NetError::Closed { peer: self.peer });
-        };
+        }
         let now = Instant::now();
         for item in self.decoder.feed(wire) {
             let event = match item {
@@ -339,16 +337,34 @@ impl LocalOut {
                 },
                 Err(e) => Incoming::Failed(e.into_net(self.me, self.limits.timeout)),
             };
-            tx.send(event)
-                .map_err(|_| NetError::Closed { peer: self.peer })?;
+            self.queue(event)?;
         }
         Ok(())
+    }
+
+    /// Queues `event` at the receiver, waiting for space at most the send timeout (as a
+    /// socket's send would).
+    fn queue(&self, event: Incoming) -> Result<(), NetError> {
+        let Some(tx) = &self.tx else {
+            return Err(NetError::Closed { peer: self.peer });
+        };
+        tx.send(event, Some(self.limits.send_timeout))
+            .map_err(|e| match e {
+                SendError::Closed => NetError::Closed { peer: self.peer },
+                SendError::Full => NetError::Timeout {
+                    peer: self.peer,
+                    after: self.limits.send_timeout,
+                },
+            })
     }
 
     /// Ends the link: a partial frame becomes a truncation error, then the channel closes.
     fn close(&mut self) {
         if let (Some(tx), Some(e)) = (&self.tx, self.decoder.finish()) {
-            let _ = tx.send(Incoming::Failed(e.into_net(self.me, self.limits.timeout)));
+            let _ = tx.send(
+                Incoming::Failed(e.into_net(self.me, self.limits.timeout)),
+                None,
+            );
         }
         self.tx = None;
     }

@@ -367,11 +367,11 @@ fn session_from(
     shutdown.set_read_timeout(None)?;
     shutdown.set_write_timeout(Some(limits.send_timeout))?;
     let (writer, reader) = io.into_duplex()?;
-    let (tx, rx) = mpsc::channel();
     let read_limits = Limits {
         max_frame: recv_max.min(limits.max_frame),
         ..limits
     };
+    let (tx, rx) = crate::inbox::channel(read_limits.queue_bytes());
     let thread = spawn_reader(me, peer, reader, read_limits, Shaping::default(), tx)?;
     let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
     links[peer.index()] = Some(Link::new(

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io;
 use std::net::{Shutdown, TcpStream};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::RecvTimeoutError;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 
 use crate::NetError;
 use crate::frame::{FRAME_HEADER_BYTES, Header, PayloadSource, read_frame};
+use crate::inbox::{InboxRx, InboxTx};
 use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
 use crate::stats::{Stats, Transcript, TranscriptEvent};
@@ -60,14 +61,14 @@ pub(crate) struct ReaderThread {
 /// Both halves of the connection with one peer.
 pub(crate) struct Link {
     pub out: Outgoing,
-    pub inbox: Receiver<Incoming>,
+    pub inbox: InboxRx,
     pub reader: Option<ReaderThread>,
     pub in_failed: Option<NetError>,
     pub out_failed: Option<NetError>,
 }
 
 impl Link {
-    pub fn new(out: Outgoing, inbox: Receiver<Incoming>, reader: Option<ReaderThread>) -> Link {
+    pub fn new(out: Outgoing, inbox: InboxRx, reader: Option<ReaderThread>) -> Link {
         Link {
             out,
             inbox,
@@ -100,6 +101,15 @@ pub(crate) struct Limits {
     pub max_frame: u32,
 }
 
+impl Limits {
+    /// The capacity of each link's queue of received frames: two frames of the largest size
+    /// (at least 64 KiB). With the frame being read, a peer can make this party hold at most
+    /// three largest frames per link.
+    pub fn queue_bytes(&self) -> usize {
+        (2 * self.max_frame as usize).max(64 << 10)
+    }
+}
+
 /// One party's endpoint of a session of 2–4 parties.
 ///
 /// A session offers a blocking, message-oriented API: [`send_bytes`](Session::send_bytes)
@@ -129,8 +139,9 @@ pub(crate) struct Limits {
 /// Dropping a session closes all its connections; peers then get [`NetError::Closed`] after
 /// the frames already sent to them.
 ///
-/// Frames that arrive before the protocol asks for them are queued without bound, so a peer
-/// can make this party buffer whatever it sends; the frame limit bounds a single frame only.
+/// Frames that arrive before the protocol asks for them are queued up to
+/// [`Limits::queue_bytes`] per link (two frames of the largest size); beyond that the link
+/// stops reading, and flow control holds the sender back until this party receives.
 pub struct Session {
     me: PartyId,
     n: usize,
@@ -519,9 +530,11 @@ impl Drop for Session {
             if let Outgoing::Stream(sink) = &mut link.out {
                 sink.close();
             }
+            // A reader waiting for queue space gives up; later frames are dropped.
+            link.inbox.close();
             if let Some(reader) = link.reader.take() {
                 // Shutting the socket down wakes the reader thread out of its blocking read; it
-                // then reports the end of stream into a channel nobody listens to and exits.
+                // then reports the end of stream into a queue nobody listens to and exits.
                 let _ = reader.sock.shutdown(Shutdown::Both);
                 let _ = reader.thread.join();
             }
@@ -537,7 +550,7 @@ pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
     mut stream: R,
     limits: Limits,
     shaping: Shaping,
-    tx: Sender<Incoming>,
+    tx: InboxTx,
 ) -> io::Result<JoinHandle<()>> {
     thread::Builder::new()
         .name(format!("doram-net {me}<-{peer}"))
@@ -555,7 +568,8 @@ pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
                     Err(e) => Incoming::Failed(e.into_net(peer, limits.timeout)),
                 };
                 let last = matches!(event, Incoming::Failed(_));
-                if tx.send(event).is_err() || last {
+                // Waits for queue space as long as it takes: reading stops meanwhile.
+                if tx.send(event, None).is_err() || last {
                     break;
                 }
             }

@@ -1,0 +1,115 @@
+//! A peer that sends without the receiver asking cannot make it buffer more than the link's
+//! queue (two largest frames) plus what is in flight: its sends stall, then time out, and the
+//! frames already sent still arrive in order.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{connect_all, listeners, run, tcp_sessions, tls_config};
+use doram_core::PartyId;
+use doram_net::{LocalMesh, NetError, Session, Transport};
+
+const FRAME: usize = 1 << 20;
+const ATTEMPTS: usize = 256;
+
+/// P0 sends up to `ATTEMPTS` frames of 1 MiB to P1, which reads nothing until P0 stops; P0
+/// returns how many sends succeeded and P1 how many frames it then received.
+fn flood(sessions: Vec<Session>) -> (usize, usize) {
+    let (tx, rx) = std::sync::mpsc::channel::<usize>();
+    let rx = std::sync::Mutex::new(rx);
+    let out = run(sessions, |mut s| {
+        if s.me() == PartyId::P0 {
+            let frame = vec![7u8; FRAME];
+            let mut sent = 0;
+            for _ in 0..ATTEMPTS {
+                match s.send_bytes(PartyId::P1, &frame) {
+                    Ok(()) => sent += 1,
+                    Err(NetError::Timeout { .. }) => break,
+                    Err(e) => panic!("unexpected {e}"),
+                }
+            }
+            tx.send(sent).unwrap();
+            // Keep the link open until P1 has read everything.
+            let _ = s.recv_bytes(PartyId::P1);
+            sent
+        } else {
+            let sent = rx.lock().unwrap().recv().unwrap();
+            for i in 0..sent {
+                let got = s.recv_bytes(PartyId::P0).unwrap();
+                assert_eq!(got.len(), FRAME, "frame {i}");
+            }
+            s.send_bytes(PartyId::P0, b"done").unwrap();
+            sent
+        }
+    });
+    (out[0], out[1])
+}
+
+#[test]
+fn an_in_process_sender_stalls_at_the_queue_capacity() {
+    let sessions = LocalMesh::new(2)
+        .max_frame_bytes(FRAME as u32)
+        .timeout(Duration::from_millis(300))
+        .build();
+    let (sent, received) = flood(sessions);
+    // Two frames fill the 2 MiB queue; the third waits for the send timeout.
+    assert_eq!(sent, 2);
+    assert_eq!(received, 2);
+}
+
+#[test]
+fn a_tcp_sender_stalls_once_the_queue_and_the_socket_buffers_are_full() {
+    let sessions = tcp_sessions(2, &format!("max_frame_bytes = {FRAME}"));
+    let (sent, received) = flood(sessions);
+    // The queue (2 MiB), the frame the reader holds, and the kernel's socket buffers on both
+    // ends: far below the 256 MiB the peer tried to send.
+    assert!(sent < ATTEMPTS / 4, "{sent} MiB buffered");
+    assert_eq!(received, sent);
+}
+
+/// Threads of this process whose name starts with `prefix` (names are cut to 15 bytes).
+fn threads_named(prefix: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|name| name.starts_with(prefix))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn idle_connections_during_setup_neither_lock_out_peers_nor_pile_up_threads() {
+    let (ls, addrs) = listeners(2);
+    let (_dir, config) = tls_config(2, addrs.clone());
+    // 100 connections to P0 that never say anything, made before the parties start.
+    let idle: Vec<std::net::TcpStream> = (0..100)
+        .map(|_| std::net::TcpStream::connect(&addrs[0]).unwrap())
+        .collect();
+    let most = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let sessions = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                let n = threads_named("doram-net P0 gr");
+                most.fetch_max(n, std::sync::atomic::Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        let r = connect_all(&config, ls, Transport::Tls);
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        r
+    });
+    for r in &sessions {
+        assert!(r.is_ok(), "{:?}", r.as_ref().err());
+    }
+    // At most 16 handshakes run at once; a thread that has finished its handshake may still be
+    // alive for a moment. Without the cap, every idle connection kept a thread until the
+    // setup deadline: over a hundred.
+    let most = most.into_inner();
+    assert!(most <= 24, "{most} handshake threads at once");
+    drop(idle);
+}
