@@ -323,6 +323,12 @@ fn sweep(faulty: ServerId) {
                 Ok(client) => client,
                 Err(e) => panic!("{ctx}: no client: {e}"),
             };
+            assert!(
+                t.elapsed() <= DEADLINE + SLACK,
+                "{ctx}: connecting took {:?}",
+                t.elapsed()
+            );
+            let t = Instant::now();
             i = (i + 37) % 200;
             let r = client.query(i);
             let failed = check_network_outcome(&ctx, &c, network, faulty, i, r, t.elapsed());
