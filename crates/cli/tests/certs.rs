@@ -134,6 +134,32 @@ fn parties_with_their_own_keys_run_over_ca_signed_certificates() {
 }
 
 #[test]
+fn an_expired_certificate_is_refused_clearly() {
+    let root = tempfile::tempdir().unwrap();
+    // Party 1's certificate is valid for zero days: expired as soon as it is made.
+    let config = deployment(root.path(), [30, 0, 30]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let outs = lookup(&config);
+    assert!(outs.iter().all(|o| !o.status.success()));
+    let p1 = String::from_utf8_lossy(&outs[1].stderr);
+    assert!(p1.contains("expired"), "{p1}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_key_others_can_read_is_refused_clearly() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let config = deployment(root.path(), [30, 30, 30]);
+    let key = root.path().join("p0/party0.key");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let outs = lookup(&config);
+    assert!(!outs[0].status.success());
+    let p0 = String::from_utf8_lossy(&outs[0].stderr);
+    assert!(p0.contains("chmod 600"), "{p0}");
+}
+
+#[test]
 fn sign_refuses_a_request_for_another_party() {
     let root = tempfile::tempdir().unwrap();
     let r = |p: &Path| p.to_str().unwrap().to_string();

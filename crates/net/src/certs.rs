@@ -172,6 +172,30 @@ pub fn parse_private_key(bytes: &[u8], path: &Path) -> Result<PrivateKeyDer<'sta
     })
 }
 
+/// A party's own certificate chain and private key, as its `[[party]]` entry names them: the
+/// key through [`read_private_key`] (no links, no group or world access), the certificate
+/// checked with [`check_validity`], so that an expired one is reported at start with its
+/// dates rather than as a peer's handshake alert. Returns the key's path for later errors.
+///
+/// # Errors
+/// [`ConfigError`] naming the missing entry or the file at fault.
+pub(crate) fn load_identity(
+    own: &crate::PartyConfig,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, PathBuf), ConfigError> {
+    let missing = |what: &str| {
+        ConfigError::Invalid(format!(
+            "party {} has no {what} in the configuration",
+            own.id.index()
+        ))
+    };
+    let cert_path = own.cert.as_ref().ok_or_else(|| missing("cert"))?;
+    let key_path = own.key.as_ref().ok_or_else(|| missing("key"))?;
+    let chain = crate::config::load_certs(cert_path)?;
+    check_validity(&chain[0], cert_path)?;
+    let key = read_private_key(key_path)?;
+    Ok((chain, key, key_path.clone()))
+}
+
 /// Checks that `cert` (read from `path`) is valid now: not expired and not valid only from a
 /// later date.
 ///

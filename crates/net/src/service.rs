@@ -40,11 +40,10 @@ use doram_core::PartyId;
 use rustls::client::Resumption;
 use rustls::server::NoServerSessionStorage;
 use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{PrivateKeyDer, ServerName};
+use rustls_pki_types::ServerName;
 
 use crate::NetError;
-use crate::config::{Config, load_certs};
+use crate::config::Config;
 use crate::error::ConfigError;
 use crate::session::{Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader};
 use crate::shaping::Shaping;
@@ -111,20 +110,7 @@ impl ServiceListener {
         let own = config
             .party(me)
             .ok_or_else(|| ConfigError::Invalid(format!("{me} is not in the configuration")))?;
-        let missing = |what: &str| {
-            ConfigError::Invalid(format!(
-                "party {} has no {what} in the configuration",
-                me.index()
-            ))
-        };
-        let cert_path = own.cert.as_ref().ok_or_else(|| missing("cert"))?;
-        let key_path = own.key.as_ref().ok_or_else(|| missing("key"))?;
-        let chain = load_certs(cert_path)?;
-        let key_bytes = std::fs::read(key_path).map_err(|e| ConfigError::read(key_path, e))?;
-        let key = PrivateKeyDer::from_pem_slice(&key_bytes).map_err(|e| ConfigError::Pem {
-            path: key_path.clone(),
-            reason: format!("no usable private key: {e}"),
-        })?;
+        let (chain, key, key_path) = crate::certs::load_identity(own)?;
         let mut server = ServerConfig::builder_with_provider(provider())
             .with_protocol_versions(&[&rustls::version::TLS13])
             .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?

@@ -33,8 +33,7 @@ use rustls::{
     CertificateError, ClientConfig, ClientConnection, Connection, DigitallySignedStruct,
     DistinguishedName, OtherError, RootCertStore, ServerConfig, ServerConnection, SignatureScheme,
 };
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 
 use crate::NetError;
 use crate::config::{Config, load_certs};
@@ -235,20 +234,7 @@ impl TlsSetup {
         let own = config
             .party(me)
             .ok_or_else(|| ConfigError::Invalid(format!("{me} is not in the configuration")))?;
-        let missing = |what: &str| {
-            ConfigError::Invalid(format!(
-                "party {} has no {what} in the configuration",
-                me.index()
-            ))
-        };
-        let cert_path = own.cert.as_ref().ok_or_else(|| missing("cert"))?;
-        let key_path = own.key.as_ref().ok_or_else(|| missing("key"))?;
-        let chain = load_certs(cert_path)?;
-        let key_bytes = std::fs::read(key_path).map_err(|e| ConfigError::read(key_path, e))?;
-        let key = PrivateKeyDer::from_pem_slice(&key_bytes).map_err(|e| ConfigError::Pem {
-            path: key_path.clone(),
-            reason: format!("no usable private key: {e}"),
-        })?;
+        let (chain, key, key_path) = crate::certs::load_identity(own)?;
 
         let provider = provider();
         let n = config.n_parties();
@@ -262,6 +248,7 @@ impl TlsSetup {
                     ConfigError::Invalid(format!("party {} has no cert to pin", p.id.index()))
                 })?;
                 let mut certs = load_certs(path)?;
+                crate::certs::check_validity(&certs[0], path)?;
                 pinned.push(certs.swap_remove(0));
             }
             PeerAuth::Pinned(pinned)
@@ -298,7 +285,7 @@ impl TlsSetup {
             .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
             .with_client_cert_verifier(client_verifier)
             .with_single_cert(chain.clone(), key.clone_key())
-            .map_err(|e| rustls_config_error(key_path, e))?;
+            .map_err(|e| rustls_config_error(&key_path, e))?;
         // Nothing is resumed, and the listener never sends after the handshake (see `connect`).
         server.send_tls13_tickets = 0;
         server.session_storage = Arc::new(NoServerSessionStorage {});
@@ -337,7 +324,7 @@ impl TlsSetup {
             };
             let mut client = builder
                 .with_client_auth_cert(chain.clone(), key.clone_key())
-                .map_err(|e| rustls_config_error(key_path, e))?;
+                .map_err(|e| rustls_config_error(&key_path, e))?;
             client.resumption = Resumption::disabled();
             client.enable_secret_extraction = true;
             clients.push(Some(Arc::new(client)));
