@@ -259,7 +259,7 @@ pub fn run(config: BenchConfig) -> Result<BenchReport, PirError> {
     // Message sizes depend only on (n, record size): the last query stands for all.
     debug_assert_eq!(
         offline_bytes[0] as usize,
-        9 + codec::partial_view_bytes(usize::from(n))
+        17 + codec::partial_view_bytes(usize::from(n))
     );
     Ok(BenchReport {
         domain_bits: n,

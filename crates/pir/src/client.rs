@@ -28,9 +28,11 @@
 //! afresh at the next query (when the client was built with a way to connect).
 //!
 //! # Freshness
-//! Each request carries a fresh random 128-bit nonce that the reply must echo; a reply with
-//! another nonce (a late answer to an earlier request) is skipped. Instance ids are random
-//! 128-bit values chosen by S_2 and checked in every holder reply.
+//! Each request carries a fresh random nonce that the reply must echo; a reply with the nonce
+//! of an earlier request on that link (a late answer the client gave up on) is skipped, one
+//! with a nonce the client never sent is evidence. Instance ids are random 128-bit values
+//! chosen by S_2; the holders' replies are bound to the instance through the nonce of the
+//! fetch that named it.
 //!
 //! Messages of one query (n = domain bits, m' = chunks per record):
 //! 1. C → S_2: begin; S_2 → C: instance id and both views (step 11);
@@ -54,7 +56,7 @@ use crate::PirError;
 use crate::db::{DbInfo, reconstruct_record};
 use crate::dpf::{self, FullView};
 use crate::merkle;
-use crate::proto::{self, PROTOCOL_VERSION, Refusal, Reply, Request, ServerId};
+use crate::proto::{self, Nonce, PROTOCOL_VERSION, Refusal, Reply, Request, ServerId};
 
 /// Whom the evidence of a deviation implicates. At most one server is corrupt, so the
 /// corrupt one is among the suspects and every other server is honest.
@@ -108,8 +110,8 @@ pub enum Deviation {
         /// What was wrong.
         detail: String,
     },
-    /// S_b's view was malformed, for another instance, or a refusal an honest S_b never
-    /// sends (S_b or S_2, which might have sent it something wrong, deviated).
+    /// S_b's view was malformed or a refusal an honest S_b never sends (S_b or S_2, which
+    /// might have sent it something wrong, deviated).
     HolderView {
         /// S_0 or S_1.
         holder: ServerId,
@@ -135,8 +137,7 @@ pub enum Deviation {
     },
     /// The payload's first component is not 1 (spec §11 P1): only S_2 can cause this.
     Payload,
-    /// S_b's answer was malformed, for another instance, or a refusal an honest S_b never
-    /// sends: S_b deviated.
+    /// S_b's answer was malformed or a refusal an honest S_b never sends: S_b deviated.
     Answer {
         /// S_0 or S_1.
         holder: ServerId,
@@ -341,7 +342,7 @@ pub struct Client {
     stale: [bool; 3],
     /// The nonces of the requests sent on each link (the last [`NONCE_MEMORY`]): a reply
     /// carrying one of them but the current is stale; one carrying none is made up.
-    sent: [std::collections::VecDeque<u128>; 3],
+    sent: [std::collections::VecDeque<Nonce>; 3],
 }
 
 /// Nonces remembered per link.
@@ -509,12 +510,22 @@ impl Client {
                 >= 2
         });
         let Some(info) = agreed.copied() else {
-            if let Some(k) = (0..3).find(|&k| answers[k].as_ref().is_err_and(|e| is_silence(e))) {
-                let detail = answers[k].clone().err().unwrap_or_default();
+            let silent: Vec<usize> = (0..3)
+                .filter(|&k| answers[k].as_ref().is_err_and(|e| is_silence(e)))
+                .collect();
+            if let Some(&k) = silent.first() {
+                let all: Vec<String> = silent
+                    .iter()
+                    .map(|&s| {
+                        let why = answers[s].clone().err().unwrap_or_default();
+                        format!("S{s}: {}", why.trim_start_matches("silent: "))
+                    })
+                    .collect();
                 return Err(PirError::Unreachable {
                     server: ServerId::ALL[k],
                     detail: format!(
-                        "no two servers could be heard agreeing on the database ({detail})"
+                        "no two servers could be heard agreeing on the database; unreachable: {}",
+                        all.join("; ")
                     ),
                 });
             }
@@ -706,7 +717,7 @@ impl Client {
     /// The reply to the request with `nonce` from `from`, waiting until `deadline` at most;
     /// replies to earlier requests on this link (late answers) are skipped, and a reply to
     /// no request of ours is evidence.
-    fn recv(&mut self, from: ServerId, nonce: u128, deadline: Instant) -> Result<Vec<u8>, Fault> {
+    fn recv(&mut self, from: ServerId, nonce: Nonce, deadline: Instant) -> Result<Vec<u8>, Fault> {
         let Some(s) = self.links[from.index()].as_mut() else {
             return Err(Fault::Silent("not connected".into()));
         };
@@ -768,11 +779,7 @@ impl Client {
         let n = usize::from(self.info.domain_bits);
         let chunks = self.info.chunks();
         let mut rng = rand::rng();
-        let mut nonce = || {
-            let mut b = [0u8; 16];
-            rng.fill_bytes(&mut b);
-            u128::from_le_bytes(b)
-        };
+        let mut nonce = || rng.next_u64();
         let silent = |server: ServerId, stage: Stage, detail: String| {
             Stop::Deviation(Deviation::Silent {
                 server,
@@ -836,10 +843,7 @@ impl Client {
                 },
             };
             match proto::decode_view(&bytes, n) {
-                Ok(Reply::Ok((vid, _))) if vid != id => {
-                    Err(bad(format!("view for instance {vid:#x}, expected {id:#x}")))
-                }
-                Ok(Reply::Ok((_, view))) => Ok(view),
+                Ok(Reply::Ok(view)) => Ok(view),
                 Ok(Reply::Refused(Some(Refusal::Replayed))) => {
                     Err(Stop::Deviation(Deviation::Replay { holder }))
                 }
@@ -895,7 +899,6 @@ impl Client {
         // Step 14: Δ = i − r to S_0 and S_1 only (spec §11 P3).
         let shift = [0, 1].map(|_| Request::Shift {
             nonce: nonce(),
-            id,
             delta,
         });
         let sent: [Result<(), Fault>; 2] = [0, 1].map(|b| self.send(holders[b], shift[b]));
@@ -912,10 +915,7 @@ impl Client {
                 },
             };
             match proto::decode_answer(&bytes, chunks) {
-                Ok(Reply::Ok((aid, _))) if aid != id => Err(bad(format!(
-                    "answer for instance {aid:#x}, expected {id:#x}"
-                ))),
-                Ok(Reply::Ok((_, vals))) => Ok(vals),
+                Ok(Reply::Ok(vals)) => Ok(vals),
                 Ok(Reply::Refused(Some(r @ (Refusal::NotFetched | Refusal::Unavailable)))) => Err(
                     silent(holder, Stage::Answer, format!("could not serve ({r:?})")),
                 ),
@@ -1027,9 +1027,7 @@ impl Client {
         if self.links[to.index()].is_none() {
             self.reconnect(std::array::from_fn(|k| k == to.index()), deadline);
         }
-        let mut b = [0u8; 16];
-        rand::rng().fill_bytes(&mut b);
-        let nonce = u128::from_le_bytes(b);
+        let nonce = rand::rng().next_u64();
         let bytes = self.ask(to, Request::Clear { nonce, index: i }, deadline)?;
         let bits = self.info.domain_bits;
         let rec =

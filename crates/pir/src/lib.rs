@@ -108,14 +108,15 @@
 //! | | bytes (payload) | computation |
 //! |---|---|---|
 //! | offline S_2 → each S_b | 17 + 16n + ⌈n/4⌉ + 52 | S_2 ≈ 6N node expansions (it re-walks the tree per level, memory O(2^10)); S_b 2N + N AES |
-//! | online S_2 → C | 33 + 16n + ⌈n/4⌉ + 16 + 2(32n + 56) | — |
-//! | online S_b → C | 33 + 48n + ⌈n/4⌉ + 72, then 33 + 16m' | 2m'N multiply-adds, lazily reduced |
-//! | online C → servers | 17 + 2·(37 + 37) | O(n) field operations and comparisons |
+//! | online S_2 → C | 25 + 16n + ⌈n/4⌉ + 16 + 2(32n + 56) | — |
+//! | online S_b → C | 9 + 48n + ⌈n/4⌉ + 72, then 9 + 16m' | 2m'N multiply-adds, lazily reduced |
+//! | online C → servers | 9 + 2·(29 + 13) | O(n) field operations and comparisons |
 //!
-//! The 16-byte nonce in every request and reply and the 16-byte instance ids (freshness, see
-//! [`proto`]) cost 240 B per query: at n = 20 with 8-byte records that is 4,169 B online
-//! (spec formula 3,862 B, +8 %) and 788 B offline (formula 751 B, +5 %); at n = 24, 4,876 B
-//! and 918 B. A fallback adds the clear request and the record with its n-hash Merkle path.
+//! The 8-byte nonce in every request and reply and the 16-byte instance ids (freshness, see
+//! [`proto`]) cost 64 B online and 16 B offline per query: at n = 20 with 8-byte records that
+//! is 3,993 B online (spec formula 3,862 B, +3.4 %) and 788 B offline (formula 751 B, +4.9 %);
+//! at n = 24, 4,700 B and 918 B. A fallback adds the clear request and the record with its
+//! n-hash Merkle path.
 //!
 //! Measured with `cargo run --release -p doram-pir --example pir_bench` (all four parties in one
 //! process on the 2-vCPU development machine, which other builds shared: load average 4.7–6.6

@@ -5,24 +5,28 @@
 //! | tag | message | body | to |
 //! | --- | --- | --- | --- |
 //! | 0x01 | hello | protocol version (u8) | all |
-//! | 0x02 | begin | nonce (u128) | S_2 |
+//! | 0x02 | begin | nonce (u64) | S_2 |
 //! | 0x03 | fetch | nonce, instance id (u128), hold (u32, ms) | S_0, S_1 |
-//! | 0x04 | shift | nonce, instance id, Δ (u32) | S_0, S_1 |
+//! | 0x04 | shift | nonce, Δ (u32), for the instance fetched on the connection | S_0, S_1 |
 //! | 0x05 | clear | nonce, index i (u64) | S_T only (fallback) |
 //!
-//! Server → client: 0x11 info (role, [`DbInfo`]), 0x12 view pair (S_2: nonce, id, both views
-//! with one copy of the G outputs), 0x13 view (S_b: nonce, id, full view), 0x14 answer (nonce,
-//! id, ⟨z⟩^j_b, ⟨y⟩^j_b for every chunk j), 0x15 record (nonce, i, the record in the clear,
-//! its authentication path in the database's Merkle tree), 0x1f refused (nonce, reason code).
+//! Server → client: 0x11 info (role, [`DbInfo`]), 0x12 view pair (S_2: nonce, instance id,
+//! both views with one copy of the G outputs), 0x13 view (S_b: nonce, full view), 0x14 answer
+//! (nonce, ⟨z⟩^j_b, ⟨y⟩^j_b for every chunk j), 0x15 record (nonce, i, the record in the
+//! clear, its authentication path in the database's Merkle tree), 0x1f refused (nonce, reason
+//! code).
 //! Server → server (offline, S_2 → S_b only): 0x21 partial view (id, partial view).
 //!
 //! # Freshness
-//! The client draws a random 128-bit nonce per query and every reply but the info echoes the
-//! nonce of the request it answers, so a reply to an earlier query (one that arrived after the
+//! The client draws a random 64-bit nonce per request and every reply but the info echoes the
+//! nonce of the request it answers, so a reply to an earlier request (one that arrived after the
 //! client gave up on it) is recognised as stale and skipped. Instance ids are random 128-bit
 //! values drawn by S_2; a fetch names the instance, and S_b answers only for that instance.
 //! The fetch also says how long S_b must hold the instance for the shift (the client's time
-//! left), so a slow other holder cannot make an honest one drop it.
+//! left), so a slow other holder cannot make an honest one drop it. The view and the answer
+//! carry no instance id: their nonce binds them to the fetch and shift, and the shift is for
+//! the instance fetched on the same connection (a holder answering for another instance fails
+//! the view comparison or the MAC check).
 
 use std::fmt;
 
@@ -145,19 +149,36 @@ impl Refusal {
     }
 }
 
+/// A request nonce: drawn at random by the client per request, echoed by the reply. It only
+/// has to be unique among the requests on one connection (it is no secret; TLS already stops
+/// replays by the network), so 64 bits suffice.
+pub(crate) type Nonce = u64;
+
 /// A decoded client request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Request {
     Hello(u8),
-    Begin { nonce: u128 },
-    Fetch { nonce: u128, id: u128, hold_ms: u32 },
-    Shift { nonce: u128, id: u128, delta: u32 },
-    Clear { nonce: u128, index: u64 },
+    Begin {
+        nonce: Nonce,
+    },
+    Fetch {
+        nonce: Nonce,
+        id: u128,
+        hold_ms: u32,
+    },
+    Shift {
+        nonce: Nonce,
+        delta: u32,
+    },
+    Clear {
+        nonce: Nonce,
+        index: u64,
+    },
 }
 
 impl Request {
     /// The request's nonce (0 for the hello).
-    pub(crate) fn nonce(&self) -> u128 {
+    pub(crate) fn nonce(&self) -> Nonce {
         match *self {
             Request::Hello(_) => 0,
             Request::Begin { nonce }
@@ -169,13 +190,13 @@ impl Request {
 }
 
 pub(crate) fn encode_request(r: Request) -> Vec<u8> {
-    let mut w = Writer::with_capacity(40);
+    let mut w = Writer::with_capacity(32);
     match r {
         Request::Hello(v) => w.u8(HELLO).u8(v),
-        Request::Begin { nonce } => w.u8(BEGIN).u128(nonce),
-        Request::Fetch { nonce, id, hold_ms } => w.u8(FETCH).u128(nonce).u128(id).u32(hold_ms),
-        Request::Shift { nonce, id, delta } => w.u8(SHIFT).u128(nonce).u128(id).u32(delta),
-        Request::Clear { nonce, index } => w.u8(CLEAR).u128(nonce).u64(index),
+        Request::Begin { nonce } => w.u8(BEGIN).u64(nonce),
+        Request::Fetch { nonce, id, hold_ms } => w.u8(FETCH).u64(nonce).u128(id).u32(hold_ms),
+        Request::Shift { nonce, delta } => w.u8(SHIFT).u64(nonce).u32(delta),
+        Request::Clear { nonce, index } => w.u8(CLEAR).u64(nonce).u64(index),
     };
     w.0
 }
@@ -184,19 +205,18 @@ pub(crate) fn decode_request(bytes: &[u8]) -> Result<Request, PirError> {
     let mut r = Reader::new(bytes, "request");
     let req = match r.u8()? {
         HELLO => Request::Hello(r.u8()?),
-        BEGIN => Request::Begin { nonce: r.u128()? },
+        BEGIN => Request::Begin { nonce: r.u64()? },
         FETCH => Request::Fetch {
-            nonce: r.u128()?,
+            nonce: r.u64()?,
             id: r.u128()?,
             hold_ms: r.u32()?,
         },
         SHIFT => Request::Shift {
-            nonce: r.u128()?,
-            id: r.u128()?,
+            nonce: r.u64()?,
             delta: r.u32()?,
         },
         CLEAR => Request::Clear {
-            nonce: r.u128()?,
+            nonce: r.u64()?,
             index: r.u64()?,
         },
         t => return Err(r.err(format!("unknown tag {t:#x}"))),
@@ -212,32 +232,32 @@ pub(crate) fn encode_info(role: ServerId, info: &DbInfo) -> Vec<u8> {
     w.0
 }
 
-pub(crate) fn encode_pair(nonce: u128, id: u128, views: [&FullView; 2]) -> Vec<u8> {
+pub(crate) fn encode_pair(nonce: Nonce, id: u128, views: [&FullView; 2]) -> Vec<u8> {
     let mut w = Writer::with_capacity(4096);
-    w.u8(PAIR).u128(nonce).u128(id);
+    w.u8(PAIR).u64(nonce).u128(id);
     put_pair(&mut w, views);
     w.0
 }
 
-pub(crate) fn encode_view(nonce: u128, id: u128, view: &FullView) -> Vec<u8> {
+pub(crate) fn encode_view(nonce: Nonce, view: &FullView) -> Vec<u8> {
     let mut w = Writer::with_capacity(2048);
-    w.u8(VIEW).u128(nonce).u128(id);
+    w.u8(VIEW).u64(nonce);
     put_full(&mut w, view);
     w.0
 }
 
-pub(crate) fn encode_answer(nonce: u128, id: u128, values: &[Fp64]) -> Vec<u8> {
-    let mut w = Writer::with_capacity(33 + 8 * values.len());
-    w.u8(ANSWER).u128(nonce).u128(id);
+pub(crate) fn encode_answer(nonce: Nonce, values: &[Fp64]) -> Vec<u8> {
+    let mut w = Writer::with_capacity(9 + 8 * values.len());
+    w.u8(ANSWER).u64(nonce);
     for v in values {
         w.fp(*v);
     }
     w.0
 }
 
-pub(crate) fn encode_record(nonce: u128, index: u64, record: &[u8], path: &[[u8; 32]]) -> Vec<u8> {
-    let mut w = Writer::with_capacity(26 + record.len() + 32 * path.len());
-    w.u8(RECORD).u128(nonce).u64(index).bytes(record);
+pub(crate) fn encode_record(nonce: Nonce, index: u64, record: &[u8], path: &[[u8; 32]]) -> Vec<u8> {
+    let mut w = Writer::with_capacity(18 + record.len() + 32 * path.len());
+    w.u8(RECORD).u64(nonce).u64(index).bytes(record);
     w.u8(path.len() as u8);
     for h in path {
         w.bytes(h);
@@ -245,9 +265,9 @@ pub(crate) fn encode_record(nonce: u128, index: u64, record: &[u8], path: &[[u8;
     w.0
 }
 
-pub(crate) fn encode_refused(nonce: u128, code: Refusal) -> Vec<u8> {
-    let mut w = Writer::with_capacity(18);
-    w.u8(REFUSED).u128(nonce).u8(code as u8);
+pub(crate) fn encode_refused(nonce: Nonce, code: Refusal) -> Vec<u8> {
+    let mut w = Writer::with_capacity(10);
+    w.u8(REFUSED).u64(nonce).u8(code as u8);
     w.0
 }
 
@@ -275,11 +295,11 @@ pub(crate) fn decode_offline(bytes: &[u8], n: usize) -> Result<(u128, PartialVie
 
 /// The nonce a server reply answers, if it is a reply that carries one (everything but the
 /// info) and is long enough to hold it.
-pub(crate) fn reply_nonce(bytes: &[u8]) -> Option<u128> {
+pub(crate) fn reply_nonce(bytes: &[u8]) -> Option<Nonce> {
     match bytes.first() {
         Some(&(PAIR | VIEW | ANSWER | RECORD | REFUSED)) => {
-            let n: [u8; 16] = bytes.get(1..17)?.try_into().ok()?;
-            Some(u128::from_le_bytes(n))
+            let n: [u8; 8] = bytes.get(1..9)?.try_into().ok()?;
+            Some(Nonce::from_le_bytes(n))
         }
         _ => None,
     }
@@ -302,11 +322,11 @@ fn open<'a>(
     let mut r = Reader::new(bytes, what);
     match r.u8()? {
         t if t == tag => {
-            r.u128()?;
+            r.u64()?;
             Ok(Ok(r))
         }
         REFUSED => {
-            r.u128()?;
+            r.u64()?;
             let code = r.u8()?;
             r.finish()?;
             Ok(Err(Refusal::from_code(code)))
@@ -341,31 +361,26 @@ pub(crate) fn decode_pair(
     Ok(Reply::Ok((id, views)))
 }
 
-pub(crate) fn decode_view(bytes: &[u8], n: usize) -> Result<Reply<(u128, FullView)>, PirError> {
+pub(crate) fn decode_view(bytes: &[u8], n: usize) -> Result<Reply<FullView>, PirError> {
     let mut r = match open(bytes, VIEW, "full view")? {
         Ok(r) => r,
         Err(code) => return Ok(Reply::Refused(code)),
     };
-    let id = r.u128()?;
     let view = get_full(&mut r, n)?;
     r.finish()?;
-    Ok(Reply::Ok((id, view)))
+    Ok(Reply::Ok(view))
 }
 
-pub(crate) fn decode_answer(
-    bytes: &[u8],
-    chunks: usize,
-) -> Result<Reply<(u128, Vec<Fp64>)>, PirError> {
+pub(crate) fn decode_answer(bytes: &[u8], chunks: usize) -> Result<Reply<Vec<Fp64>>, PirError> {
     let mut r = match open(bytes, ANSWER, "answer")? {
         Ok(r) => r,
         Err(code) => return Ok(Reply::Refused(code)),
     };
-    let id = r.u128()?;
     let values = (0..2 * chunks)
         .map(|_| r.fp())
         .collect::<Result<Vec<_>, _>>()?;
     r.finish()?;
-    Ok(Reply::Ok((id, values)))
+    Ok(Reply::Ok(values))
 }
 
 /// A record in the clear with its authentication path.

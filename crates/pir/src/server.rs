@@ -602,7 +602,7 @@ impl Server {
         }
     }
 
-    fn refuse(s: &mut Session, nonce: u128, why: Refusal) -> bool {
+    fn refuse(s: &mut Session, nonce: proto::Nonce, why: Refusal) -> bool {
         s.send_bytes(SERVICE_CLIENT, &proto::encode_refused(nonce, why))
             .is_ok()
     }
@@ -685,7 +685,7 @@ impl Server {
                             if matches!(sh.behaviour, Behaviour::TamperView) {
                                 view.g_inputs.levels[0][1] ^= 1 << 9;
                             }
-                            let msg = proto::encode_view(nonce, id, &view);
+                            let msg = proto::encode_view(nonce, &view);
                             e.view = view;
                             fetched = Some((id, e, held_until));
                             let ok = self.reply(&mut s, Stage::Views, &msg, previous[0].as_deref());
@@ -702,11 +702,11 @@ impl Server {
                     }
                 }
                 // Step 15: the inner products with the rotated database.
-                (Request::Shift { id, delta, .. }, ServerId::S0 | ServerId::S1) => {
+                (Request::Shift { delta, .. }, ServerId::S0 | ServerId::S1) => {
                     match fetched.take() {
-                        Some((fid, e, _)) if fid == id => {
+                        Some((_, e, _)) => {
                             self.count_query();
-                            let msg = proto::encode_answer(nonce, id, &self.answer(&e, delta));
+                            let msg = proto::encode_answer(nonce, &self.answer(&e, delta));
                             let ok =
                                 self.reply(&mut s, Stage::Answer, &msg, previous[1].as_deref());
                             previous[1] = Some(msg);
@@ -958,7 +958,7 @@ mod tests {
     use doram_net::LocalMesh;
     use doram_net::service::SERVICE_SIDE;
 
-    fn refused(nonce: u128, why: Refusal) -> Vec<u8> {
+    fn refused(nonce: proto::Nonce, why: Refusal) -> Vec<u8> {
         proto::encode_refused(nonce, why)
     }
 
@@ -992,11 +992,7 @@ mod tests {
                 .unwrap();
             client.recv_bytes(SERVICE_SIDE).unwrap()
         };
-        let shift = |nonce| Request::Shift {
-            nonce,
-            id,
-            delta: 3,
-        };
+        let shift = |nonce| Request::Shift { nonce, delta: 3 };
         let fetch = |nonce| Request::Fetch {
             nonce,
             id,

@@ -75,14 +75,14 @@ fn servers_never_see_the_index() {
         // never clear (0x05, which carries i).
         match (bytes[0], server) {
             (0x01, _) => assert_eq!(bytes.len(), 2),
-            // Tag, nonce (16), then: — / id (16), hold (4) / id, Δ (4).
-            (0x02, ServerId::S2) => assert_eq!(bytes.len(), 17),
-            (0x03, ServerId::S0 | ServerId::S1) => assert_eq!(bytes.len(), 37),
+            // Tag, nonce (8), then: — / instance id (16), hold (4) / Δ (4).
+            (0x02, ServerId::S2) => assert_eq!(bytes.len(), 9),
+            (0x03, ServerId::S0 | ServerId::S1) => assert_eq!(bytes.len(), 29),
             (0x04, ServerId::S0 | ServerId::S1) => {
-                assert_eq!(bytes.len(), 37);
+                assert_eq!(bytes.len(), 13);
                 shifts[server.index()] += 1;
                 if *server == ServerId::S0 {
-                    deltas.insert(u32::from_le_bytes(bytes[33..37].try_into().unwrap()));
+                    deltas.insert(u32::from_le_bytes(bytes[9..13].try_into().unwrap()));
                 }
             }
             (tag, s) => panic!("{s} received message {tag:#x} in an honest run"),
