@@ -343,7 +343,14 @@ pub struct Client {
     /// The nonces of the requests sent on each link (the last [`NONCE_MEMORY`]): a reply
     /// carrying one of them but the current is stale; one carrying none is made up.
     sent: [std::collections::VecDeque<Nonce>; 3],
+    /// When each link was last used (or made).
+    used: [Option<Instant>; 3],
 }
+
+/// A link idle for longer than this is replaced before a query rather than reused (far below
+/// the servers' idle timeouts, so that a server never closes a link the client is about to
+/// use).
+pub const MAX_IDLE_REUSE: Duration = Duration::from_secs(5);
 
 /// Nonces remembered per link.
 const NONCE_MEMORY: usize = 64;
@@ -547,6 +554,8 @@ impl Client {
                     detail: e.clone(),
                 }),
             });
+        let links_used: [Option<Instant>; 3] =
+            std::array::from_fn(|k| links[k].as_ref().map(|_| Instant::now()));
         Ok(Client {
             links,
             info,
@@ -555,6 +564,7 @@ impl Client {
             connector,
             stale: [false; 3],
             sent: Default::default(),
+            used: std::array::from_fn(|k| links_used[k]),
         })
     }
 
@@ -624,11 +634,16 @@ impl Client {
     }
 
     /// Before a query: drops links that failed or timed out (and anything stale waiting on
-    /// the live ones), then reconnects the missing ones in parallel.
+    /// the live ones) and, when the client can reconnect, links idle for longer than
+    /// [`MAX_IDLE_REUSE`] (a server may be closing them for idleness just now, and that race
+    /// would look like silence); then reconnects the missing ones in parallel.
     fn refresh_links(&mut self, deadline: Instant) {
+        let now = Instant::now();
         for server in ServerId::ALL {
             let k = server.index();
-            let mut dead = std::mem::take(&mut self.stale[k]);
+            let idle = self.connector.is_some()
+                && self.used[k].is_some_and(|t| now.duration_since(t) > MAX_IDLE_REUSE);
+            let mut dead = std::mem::take(&mut self.stale[k]) || idle;
             if let Some(s) = &mut self.links[k] {
                 s.set_timeout(Duration::ZERO);
                 while !dead {
@@ -644,6 +659,9 @@ impl Client {
             }
         }
         self.reconnect(std::array::from_fn(|k| self.links[k].is_none()), deadline);
+        for k in 0..3 {
+            self.used[k] = self.links[k].as_ref().map(|_| now);
+        }
     }
 
     /// Reconnects the servers in `which` (in parallel); a server announcing another database
@@ -710,6 +728,7 @@ impl Client {
 
     /// Replaces the link with `s` (or removes it).
     fn set_link(&mut self, s: ServerId, link: Option<Session>) {
+        self.used[s.index()] = link.as_ref().map(|_| Instant::now());
         self.links[s.index()] = link;
         self.sent[s.index()].clear();
     }
