@@ -181,7 +181,14 @@ pub fn parse_private_key(bytes: &[u8], path: &Path) -> Result<PrivateKeyDer<'sta
 /// [`ConfigError`] naming the missing entry or the file at fault.
 pub(crate) fn load_identity(
     own: &crate::PartyConfig,
-) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, PathBuf), ConfigError> {
+) -> Result<
+    (
+        Vec<CertificateDer<'static>>,
+        PrivateKeyDer<'static>,
+        PathBuf,
+    ),
+    ConfigError,
+> {
     let missing = |what: &str| {
         ConfigError::Invalid(format!(
             "party {} has no {what} in the configuration",
