@@ -325,16 +325,19 @@ pub fn party_job(session: Session, a: &DuoramArgs, json: bool) -> Result<()> {
     let r = run_party(session, &cfg).with_context(|| format!("{me} failed"))?;
     let p = DuoramParty::from_report(&r);
     if json {
-        print_json(&p)?;
+        crate::report::print_party_json(&p, cfg.entropy)?;
     } else {
         let f = &p.figures;
         println!(
-            "{me}: {:.3} ms/op amortized ({:.3} online), sent {} in {} messages, {} rounds",
+            "{me}: {:.3} ms/op amortized ({:.3} online), sent {} in {} messages, {} rounds \
+             (randomness: {}; inputs: {})",
             f.elapsed_ms / cfg.ops.max(1) as f64,
             f.online_ms / cfg.ops.max(1) as f64,
             human_bytes(f.bytes_sent),
             f.messages_sent,
-            f.rounds
+            f.rounds,
+            cfg.entropy,
+            doram_duoram::SYNTHETIC_DEALER
         );
     }
     Ok(())

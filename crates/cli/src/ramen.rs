@@ -226,14 +226,17 @@ pub fn party_job(session: Session, a: &RamenArgs, json: bool) -> Result<()> {
     let r = run_party(session, &cfg).with_context(|| format!("{me} failed"))?;
     let p = party_figures(&r);
     if json {
-        print_json(&p)?;
+        crate::report::print_party_json(&p, cfg.entropy)?;
     } else {
         println!(
-            "{me}: {:.3} ms/access amortized, sent {} in {} messages, {} rounds",
+            "{me}: {:.3} ms/access amortized, sent {} in {} messages, {} rounds \
+             (randomness: {}; inputs: {})",
             p.elapsed_ms / cfg.accesses.max(1) as f64,
             human_bytes(p.bytes_sent),
             p.messages_sent,
-            p.rounds
+            p.rounds,
+            cfg.entropy,
+            doram_ramen::SYNTHETIC_DEALER
         );
     }
     Ok(())

@@ -200,6 +200,17 @@ impl OramSummary {
     }
 }
 
+/// Prints one party's figures as JSON with where its randomness came from and how the inputs
+/// were dealt (`randomness`, `dealer`), as `doram party … ramen|duoram` reports them.
+pub fn print_party_json<T: Serialize>(figures: &T, entropy: Entropy) -> anyhow::Result<()> {
+    let mut v = serde_json::to_value(figures)?;
+    if let Some(m) = v.as_object_mut() {
+        m.insert("randomness".into(), entropy.to_string().into());
+        m.insert("dealer".into(), doram_ramen::SYNTHETIC_DEALER.into());
+    }
+    print_json(&v)
+}
+
 /// Prints `value` as pretty JSON on stdout.
 pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);

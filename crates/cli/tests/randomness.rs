@@ -92,6 +92,22 @@ fn benchmarks_say_how_they_dealt_and_where_randomness_came_from() {
         assert_eq!(v["randomness"], "insecure-seed 2");
         assert!(err.contains("warning: --insecure-seed 2"), "{err}");
     }
+    // As separate processes, each party draws its own (or derives it from the flag).
+    let (v, err) = run(&[
+        "bench",
+        "duoram",
+        "--n",
+        "16",
+        "--accesses",
+        "4",
+        "--verify",
+        "--processes",
+        "--insecure-seed",
+        "3",
+    ]);
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["randomness"], "insecure-seed 3");
+    assert!(err.contains("warning: --insecure-seed 3"), "{err}");
     let (v, _) = run(&[
         "bench",
         "program",
