@@ -150,6 +150,14 @@ pub enum Deviation {
         /// The first failing chunk.
         chunk: usize,
     },
+    /// A server asked in the clear (step 18) returned a record that fails its Merkle check, or
+    /// no record: it deviated.
+    FalseRecord {
+        /// The server.
+        server: ServerId,
+        /// What was wrong.
+        detail: String,
+    },
     /// Not evidence: `server` was silent at `stage` (no reply within the deadline, a lost
     /// connection, or "not ready"). Acted on only under [`Network::AssumeSynchronous`].
     Silent {
@@ -167,7 +175,7 @@ impl Deviation {
     /// [`Deviation::Silent`], the server the paper's rule names.
     pub fn trusted(&self) -> ServerId {
         match self {
-            Deviation::Description { server, .. } => {
+            Deviation::Description { server, .. } | Deviation::FalseRecord { server, .. } => {
                 if *server == ServerId::S2 {
                     ServerId::S0
                 } else {
@@ -192,7 +200,9 @@ impl Deviation {
     /// Whom the evidence implicates.
     pub fn suspects(&self) -> Suspects {
         match self {
-            Deviation::Description { server, .. } => Suspects::Certain(*server),
+            Deviation::Description { server, .. } | Deviation::FalseRecord { server, .. } => {
+                Suspects::Certain(*server)
+            }
             Deviation::DealerViews { .. } | Deviation::GOracle { .. } | Deviation::Payload => {
                 Suspects::Certain(ServerId::S2)
             }
@@ -324,11 +334,6 @@ enum Fault {
     Silent(String),
     /// An authenticated reply that contradicts the protocol: evidence.
     Bad(String),
-}
-
-/// Why the protocol run stopped before a record.
-enum Stop {
-    Deviation(Deviation),
 }
 
 /// A client connected to the three servers.
@@ -604,13 +609,13 @@ impl Client {
         let result = self.run(index, deadline, &mut compute);
         let (value, fallback) = match result {
             Ok(v) => (v, None),
-            Err(Stop::Deviation(deviation)) => {
-                if !deviation.is_evidence() && self.options.network == Network::Asynchronous {
-                    let Deviation::Silent { server, detail, .. } = deviation else {
-                        return Err(PirError::Invalid("unreachable state".into()));
-                    };
-                    return Err(PirError::Unreachable { server, detail });
-                }
+            // Fail closed: silence is no evidence.
+            Err(Deviation::Silent { server, detail, .. })
+                if self.options.network == Network::Asynchronous =>
+            {
+                return Err(PirError::Unreachable { server, detail });
+            }
+            Err(deviation) => {
                 // The fallback gets at most one more timeout: the query ends within 2×.
                 let fb_deadline = (Instant::now() + timeout).min(start + 2 * timeout);
                 let (v, fb) = self.fall_back(deviation, index, fb_deadline)?;
@@ -781,37 +786,40 @@ impl Client {
 
     /// Steps 11–17 within `deadline`; `Err` is what sends the client to step 18 (or, for
     /// silence, to an error unless the network is assumed synchronous).
-    fn run(&mut self, i: u64, deadline: Instant, compute: &mut Duration) -> Result<Vec<u8>, Stop> {
+    fn run(
+        &mut self,
+        i: u64,
+        deadline: Instant,
+        compute: &mut Duration,
+    ) -> Result<Vec<u8>, Deviation> {
         if let Some(d) = &self.distrusted {
-            return Err(Stop::Deviation(d.clone()));
+            return Err(d.clone());
         }
         // A server that could not be (re)connected is silent.
         for s in [ServerId::S2, ServerId::S0, ServerId::S1] {
             if self.links[s.index()].is_none() {
-                return Err(Stop::Deviation(Deviation::Silent {
+                return Err(Deviation::Silent {
                     server: s,
                     stage: Stage::Connect,
                     detail: "not connected".into(),
-                }));
+                });
             }
         }
         let n = usize::from(self.info.domain_bits);
         let chunks = self.info.chunks();
         let mut rng = rand::rng();
         let mut nonce = || rng.next_u64();
-        let silent = |server: ServerId, stage: Stage, detail: String| {
-            Stop::Deviation(Deviation::Silent {
-                server,
-                stage,
-                detail,
-            })
+        let silent = |server: ServerId, stage: Stage, detail: String| Deviation::Silent {
+            server,
+            stage,
+            detail,
         };
         // Step 11: S_2 sends (view_0, view_1).
         let reply = self.ask(ServerId::S2, Request::Begin { nonce: nonce() }, deadline);
         let (id, pair) = match reply {
             Err(Fault::Silent(d)) => return Err(silent(ServerId::S2, Stage::Views, d)),
             Err(Fault::Bad(detail)) => {
-                return Err(Stop::Deviation(Deviation::DealerViews { detail }));
+                return Err(Deviation::DealerViews { detail });
             }
             Ok(b) => match proto::decode_pair(&b, n) {
                 Ok(Reply::Ok(v)) => v,
@@ -823,14 +831,14 @@ impl Client {
                     ));
                 }
                 Ok(Reply::Refused(code)) => {
-                    return Err(Stop::Deviation(Deviation::DealerViews {
+                    return Err(Deviation::DealerViews {
                         detail: format!("refused ({code:?})"),
-                    }));
+                    });
                 }
                 Err(e) => {
-                    return Err(Stop::Deviation(Deviation::DealerViews {
+                    return Err(Deviation::DealerViews {
                         detail: e.to_string(),
-                    }));
+                    });
                 }
             },
         };
@@ -849,9 +857,9 @@ impl Client {
             hold_ms,
         });
         let sent: [Result<(), Fault>; 2] = [0, 1].map(|b| self.send(holders[b], fetch[b]));
-        let views: [Result<FullView, Stop>; 2] = [0, 1].map(|b| {
+        let views: [Result<FullView, Deviation>; 2] = [0, 1].map(|b| {
             let holder = holders[b];
-            let bad = |detail: String| Stop::Deviation(Deviation::HolderView { holder, detail });
+            let bad = |detail: String| Deviation::HolderView { holder, detail };
             let bytes = match &sent[b] {
                 Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Views, d.clone())),
                 Err(Fault::Bad(d)) => return Err(bad(d.clone())),
@@ -863,9 +871,7 @@ impl Client {
             };
             match proto::decode_view(&bytes, n) {
                 Ok(Reply::Ok(view)) => Ok(view),
-                Ok(Reply::Refused(Some(Refusal::Replayed))) => {
-                    Err(Stop::Deviation(Deviation::Replay { holder }))
-                }
+                Ok(Reply::Refused(Some(Refusal::Replayed))) => Err(Deviation::Replay { holder }),
                 Ok(Reply::Refused(Some(
                     r @ (Refusal::Unavailable | Refusal::NotFetched | Refusal::Reused),
                 ))) => Err(silent(
@@ -882,15 +888,13 @@ impl Client {
         // from either holder comes before silence of the other.
         for b in 0..2 {
             match &views[b] {
-                Err(Stop::Deviation(d)) if d.is_evidence() => {
+                Err(d) if d.is_evidence() => {
                     *compute += t.elapsed();
-                    return Err(Stop::Deviation(d.clone()));
+                    return Err(d.clone());
                 }
                 Ok(v) if *v != pair[b] => {
                     *compute += t.elapsed();
-                    return Err(Stop::Deviation(Deviation::ViewMismatch {
-                        holder: holders[b],
-                    }));
+                    return Err(Deviation::ViewMismatch { holder: holders[b] });
                 }
                 _ => {}
             }
@@ -903,13 +907,13 @@ impl Client {
         // Step 13, second rule: re-run G on the recorded inputs.
         if let Some(call) = dpf::check_g([&pair[0], &pair[1]]) {
             *compute += t.elapsed();
-            return Err(Stop::Deviation(Deviation::GOracle { call }));
+            return Err(Deviation::GOracle { call });
         }
         // Step 14: (α, r) from the views; the payload must be (1, α) (spec §11 P1).
         let (r, v) = dpf::reconstruct([&pair[0], &pair[1]]);
         if v[0] != Fp64::ONE {
             *compute += t.elapsed();
-            return Err(Stop::Deviation(Deviation::Payload));
+            return Err(Deviation::Payload);
         }
         let alpha = v[1];
         let mask = (1u64 << n) - 1;
@@ -921,9 +925,9 @@ impl Client {
             delta,
         });
         let sent: [Result<(), Fault>; 2] = [0, 1].map(|b| self.send(holders[b], shift[b]));
-        let answers: [Result<Vec<Fp64>, Stop>; 2] = [0, 1].map(|b| {
+        let answers: [Result<Vec<Fp64>, Deviation>; 2] = [0, 1].map(|b| {
             let holder = holders[b];
-            let bad = |detail: String| Stop::Deviation(Deviation::Answer { holder, detail });
+            let bad = |detail: String| Deviation::Answer { holder, detail };
             let bytes = match &sent[b] {
                 Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Answer, d.clone())),
                 Err(Fault::Bad(d)) => return Err(bad(d.clone())),
@@ -944,10 +948,10 @@ impl Client {
         });
         // Evidence against either holder first, then silence.
         for a in &answers {
-            if let Err(Stop::Deviation(d)) = a
+            if let Err(d) = a
                 && d.is_evidence()
             {
-                return Err(Stop::Deviation(d.clone()));
+                return Err(d.clone());
             }
         }
         let [a0, a1] = answers;
@@ -961,13 +965,13 @@ impl Client {
             let yj = a0[2 * j + 1] + a1[2 * j + 1];
             if alpha * zj != yj {
                 *compute += t.elapsed();
-                return Err(Stop::Deviation(Deviation::Mac { chunk: j }));
+                return Err(Deviation::Mac { chunk: j });
             }
             z.push(zj);
         }
         let record = reconstruct_record(&self.info, &z);
         *compute += t.elapsed();
-        record.ok_or(Stop::Deviation(Deviation::Mac { chunk: chunks }))
+        record.ok_or(Deviation::Mac { chunk: chunks })
     }
 
     /// Step 18 after `deviation`, within `deadline`: i in the clear to the server it names,
@@ -996,23 +1000,24 @@ impl Client {
                 server: trusted,
                 detail: format!("the server chosen for the fallback was silent: {detail}"),
             }),
-            Err(Fault::Bad(detail)) if !deviation.is_evidence() => {
-                // `trusted` is now proven corrupt, so the silent server and the third one are
-                // honest: ask the one that was not silent.
+            Err(Fault::Bad(detail)) => {
                 let Deviation::Silent { server: silent, .. } = deviation else {
-                    return Err(PirError::Invalid("unreachable state".into()));
+                    return Err(PirError::Unrecoverable(format!(
+                        "{trusted}, identified as honest, returned a record that fails its \
+                         check: {detail}"
+                    )));
                 };
+                // `trusted` (chosen by the synchronous rule) is now proven corrupt, so the
+                // silent server and the third one are honest: ask the one that was not silent.
                 let liar = trusted;
-                let Some(next) = ServerId::ALL
+                let next = ServerId::ALL
                     .into_iter()
                     .find(|&s| s != liar && s != silent)
-                else {
-                    return Err(PirError::Invalid("no third server".into()));
-                };
+                    .unwrap_or(ServerId::S2);
                 tracing::warn!(%liar, %next, "the fallback record failed its check: {detail}");
-                let second = Deviation::Description {
+                let second = Deviation::FalseRecord {
                     server: liar,
-                    detail: format!("returned a record that fails its Merkle check: {detail}"),
+                    detail,
                 };
                 match self.clear(next, i, deadline) {
                     Ok(v) => Ok((
@@ -1034,9 +1039,6 @@ impl Client {
                     ))),
                 }
             }
-            Err(Fault::Bad(detail)) => Err(PirError::Unrecoverable(format!(
-                "{trusted}, identified as honest, returned a record that fails its check: {detail}"
-            ))),
         }
     }
 

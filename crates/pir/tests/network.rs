@@ -536,6 +536,16 @@ fn a_lying_fallback_record_is_never_output() {
     assert_eq!(out.value, c.record(21));
     let fb = out.fallback.clone().unwrap();
     assert_eq!(fb.trusted, ServerId::S2);
+    assert!(
+        matches!(
+            fb.deviation,
+            doram_pir::Deviation::FalseRecord {
+                server: ServerId::S0,
+                ..
+            }
+        ),
+        "{fb:?}"
+    );
     assert_eq!(out.blamed(), Some(ServerId::S0));
     drop(client);
     drop(c);
