@@ -172,6 +172,8 @@ struct Cluster {
     servers: Vec<Server>,
     threads: Vec<JoinHandle<Result<doram_pir::server::ServeReport, PirError>>>,
     proxies: Vec<Proxy>,
+    /// The client's deadline the servers are set up for.
+    deadline: Duration,
     /// The servers' own client addresses (behind the proxies).
     real: Vec<SocketAddr>,
     db: Arc<Database>,
@@ -180,6 +182,11 @@ struct Cluster {
 
 impl Cluster {
     fn start(behaviours: [Behaviour; 3]) -> Cluster {
+        Cluster::start_with(behaviours, DEADLINE)
+    }
+
+    /// Servers ordered for a client deadline of `deadline`.
+    fn start_with(behaviours: [Behaviour; 3], deadline: Duration) -> Cluster {
         let values: Vec<u64> = (0..200u64).map(|x| x.wrapping_mul(0x9E37_79B9)).collect();
         let db = Arc::new(Database::from_u64s(&values).unwrap());
         let dir = tempfile::tempdir().unwrap();
@@ -198,11 +205,11 @@ impl Cluster {
             config.pool_size = 2;
             // The documented order: instance wait < client deadline ≤ hold; the server's
             // handshake deadline ≥ the client's.
-            config.instance_wait = DEADLINE * 3 / 10;
-            config.max_hold = DEADLINE * 4;
-            config.idle_timeout = DEADLINE * 10;
+            config.instance_wait = deadline * 3 / 10;
+            config.max_hold = deadline * 4;
+            config.idle_timeout = deadline * 10;
             config.handshake = HandshakeLimits {
-                timeout: DEADLINE * 2,
+                timeout: deadline * 2,
                 max_pending: 32,
                 max_pending_per_address: 8,
                 max_frame_bytes: None,
@@ -219,6 +226,7 @@ impl Cluster {
             servers,
             threads,
             proxies,
+            deadline,
             real,
             db,
             _dir: dir,
@@ -235,7 +243,7 @@ impl Cluster {
             &self.net,
             [&a[0], &a[1], &a[2]],
             ClientOptions {
-                timeout: DEADLINE,
+                timeout: self.deadline,
                 network,
             },
         )
@@ -406,7 +414,8 @@ fn idle_connections_do_not_lock_clients_out() {
             }
         }
     }
-    assert!(hoard.len() >= 300, "only {} idle sockets", hoard.len());
+    // 127.0.0.2 is loopback on Linux; elsewhere only the first address may work.
+    assert!(hoard.len() >= 150, "only {} idle sockets", hoard.len());
     let t = Instant::now();
     let mut client = c
         .client(Network::Asynchronous)
@@ -432,12 +441,17 @@ fn idle_connections_do_not_lock_clients_out() {
 /// not blamed.
 #[test]
 fn a_late_view_does_not_get_the_other_holder_blamed() {
-    let late = DEADLINE * 6 / 10; // after the instance wait (0.3), before the deadline
-    let c = Cluster::start([
-        Behaviour::Honest,
-        Behaviour::Delay(Stage::Views, late),
-        Behaviour::Honest,
-    ]);
+    // A longer deadline than elsewhere, for a wide margin on a loaded machine.
+    let deadline = 2 * DEADLINE;
+    let late = deadline * 6 / 10; // after the instance wait (0.3), before the deadline
+    let c = Cluster::start_with(
+        [
+            Behaviour::Honest,
+            Behaviour::Delay(Stage::Views, late),
+            Behaviour::Honest,
+        ],
+        deadline,
+    );
     let mut client = c.client(Network::Asynchronous).unwrap();
     for i in [1u64, 2] {
         let out = client.query(i).unwrap();
