@@ -36,6 +36,8 @@ enum Mode {
     Pass,
     /// Each chunk this much later.
     Delay(Duration),
+    /// Each chunk from the dialling side (client → server) this much later.
+    DelayUpstream(Duration),
     /// One byte at a time, this far apart.
     Trickle(Duration),
     /// Nothing gets through, either way; the connection stays open.
@@ -145,7 +147,7 @@ fn pump(
                 cut(&from, &to);
                 break;
             }
-            (Mode::Delay(d), true) => {
+            (Mode::Delay(d), true) | (Mode::DelayUpstream(d), false) => {
                 thread::sleep(d);
                 to.write_all(chunk).is_ok()
             }
@@ -172,6 +174,8 @@ struct Cluster {
     servers: Vec<Server>,
     threads: Vec<JoinHandle<Result<doram_pir::server::ServeReport, PirError>>>,
     proxies: Vec<Proxy>,
+    /// The proxy on S2's link to one key holder, if any.
+    mesh: Option<Proxy>,
     /// The client's deadline the servers are set up for.
     deadline: Duration,
     /// The servers' own client addresses (behind the proxies).
@@ -182,17 +186,30 @@ struct Cluster {
 
 impl Cluster {
     fn start(behaviours: [Behaviour; 3]) -> Cluster {
-        Cluster::start_with(behaviours, DEADLINE)
+        Cluster::start_with(behaviours, DEADLINE, None)
     }
 
-    /// Servers ordered for a client deadline of `deadline`.
-    fn start_with(behaviours: [Behaviour; 3], deadline: Duration) -> Cluster {
+    /// Servers ordered for a client deadline of `deadline`; with `mesh_proxy` = S_b, S2's
+    /// partial views to S_b pass through a proxy too.
+    fn start_with(
+        behaviours: [Behaviour; 3],
+        deadline: Duration,
+        mesh_proxy: Option<ServerId>,
+    ) -> Cluster {
         let values: Vec<u64> = (0..200u64).map(|x| x.wrapping_mul(0x9E37_79B9)).collect();
         let db = Arc::new(Database::from_u64s(&values).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let path = generate_local(dir.path(), 3, Addresses::FreeLocalPorts).unwrap();
         let mut net = Config::load(path).unwrap();
         net.timeout = Duration::from_secs(5);
+        // S2 sends to S_b on the connection it opens to S_b's address.
+        let mut dealer_net = net.clone();
+        let mesh = mesh_proxy.map(|h| {
+            let target: SocketAddr = net.parties[h.index()].address.parse().unwrap();
+            let p = Proxy::start(target);
+            dealer_net.parties[h.index()].address = p.addr.to_string();
+            p
+        });
         let mut servers = Vec::new();
         let mut threads = Vec::new();
         let mut proxies = Vec::new();
@@ -218,7 +235,11 @@ impl Cluster {
             config.max_clients_per_address = 8;
             let server = Server::new(config, db.clone(), behaviour);
             servers.push(server.clone());
-            let net = net.clone();
+            let net = if id == ServerId::S2 {
+                dealer_net.clone()
+            } else {
+                net.clone()
+            };
             threads.push(thread::spawn(move || serve_tls_on(&server, &net, listener)));
         }
         Cluster {
@@ -226,6 +247,7 @@ impl Cluster {
             servers,
             threads,
             proxies,
+            mesh,
             deadline,
             real,
             db,
@@ -451,6 +473,7 @@ fn a_late_view_does_not_get_the_other_holder_blamed() {
             Behaviour::Honest,
         ],
         deadline,
+        None,
     );
     let mut client = c.client(Network::Asynchronous).unwrap();
     for i in [1u64, 2] {
@@ -569,5 +592,53 @@ fn a_lying_fallback_record_is_never_output() {
     match client.query(22) {
         Err(PirError::Unrecoverable(_)) => {}
         other => panic!("{other:?}"),
+    }
+}
+
+/// A slow link between S2 and a key holder: partial views arrive after the holder's instance
+/// wait. The holder says "not ready", which is no evidence: by default the query fails closed
+/// naming it; under the synchronous assumption the other holder answers; nobody is blamed.
+/// Once the link is fast again, queries complete normally.
+#[test]
+fn a_slow_link_between_servers_is_not_evidence() {
+    for holder in [ServerId::S0, ServerId::S1] {
+        for network in [Network::Asynchronous, Network::AssumeSynchronous] {
+            let ctx = format!("slow S2 -> {holder}, {network:?}");
+            let c = Cluster::start_with(
+                [Behaviour::Honest, Behaviour::Honest, Behaviour::Honest],
+                DEADLINE,
+                Some(holder),
+            );
+            let mesh = c.mesh.as_ref().unwrap();
+            let mut client = c.client(network).unwrap();
+            let out = client.query(3).unwrap();
+            assert!(out.fallback.is_none(), "{ctx}");
+            let slow = DEADLINE * 2;
+            // S2 dials S_b: the partial views go upstream through the proxy.
+            mesh.set(Mode::DelayUpstream(slow));
+            let mut noticed = false;
+            for i in 4..8u64 {
+                let t = Instant::now();
+                let r = client.query(i);
+                noticed |= check_network_outcome(&ctx, &c, network, holder, i, r, t.elapsed());
+            }
+            if network == Network::Asynchronous {
+                assert!(noticed, "{ctx}: the slow link never mattered");
+            }
+            mesh.set(Mode::Pass);
+            // What was delayed drains; then the next query completes.
+            thread::sleep(slow + Duration::from_millis(500));
+            let mut ok = false;
+            for i in 10..14u64 {
+                if let Ok(out) = client.query(i) {
+                    assert_eq!(out.value, c.record(i), "{ctx}");
+                    if out.fallback.is_none() {
+                        ok = true;
+                        break;
+                    }
+                }
+            }
+            assert!(ok, "{ctx}: no query completed after the link recovered");
+        }
     }
 }
