@@ -412,11 +412,18 @@ fn query(a: &QueryArgs, json: bool) -> Result<()> {
     );
     let out = match result {
         Ok(out) => out,
+        Err(PirError::Unreachable { server, detail }) if !a.assume_synchronous_network => {
+            bail!(
+                "no record: {server} was unreachable ({detail}). Nobody is blamed, and no \
+                 server that might be corrupt learned the index. Retry; if the network is \
+                 known to be synchronous, --assume-synchronous-network lets another server \
+                 answer in the clear."
+            );
+        }
         Err(PirError::Unreachable { server, detail }) => {
             bail!(
-                "no record: {server} was unreachable ({detail}). Nobody is blamed and no \
-                 server learned the index. Retry; if the network is known to be synchronous, \
-                 --assume-synchronous-network lets another server answer in the clear."
+                "no record: {server} was unreachable ({detail}). Nobody is blamed; the server \
+                 the synchronous-network rule chose may have learned the index."
             );
         }
         Err(e) => return Err(e).context("the query failed"),

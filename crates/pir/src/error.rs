@@ -59,11 +59,13 @@ pub enum PirError {
         id: u128,
     },
     /// Fail closed: a server the query needed was silent (no reply within the deadline, a
-    /// lost connection, or not ready). That is no evidence against it, so it is not blamed and
-    /// no server that might be corrupt learned the index; the query may succeed when retried.
+    /// lost connection, or not ready). That is no evidence against it, so it is not blamed.
+    /// The index went at most to a server the evidence proved honest (or, if the caller
+    /// assumed a synchronous network, the server that assumption names); the query may
+    /// succeed when retried.
     #[error(
-        "no record: {server} was unreachable ({detail}); nobody is blamed and the index was not \
-         revealed (retry, or see --assume-synchronous-network)"
+        "no record: {server} was unreachable ({detail}); nobody is blamed, and the query may be \
+         retried"
     )]
     Unreachable {
         /// The silent server.
