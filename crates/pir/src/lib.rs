@@ -192,6 +192,8 @@ pub mod codec;
 pub mod db;
 pub mod dpf;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod local;
 pub mod merkle;
 mod prg;

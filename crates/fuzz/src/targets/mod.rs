@@ -1,6 +1,7 @@
 //! The harnesses, by area.
 
 pub mod decoders;
+pub mod pir;
 pub mod protocols;
 
 use crate::Target;
@@ -13,6 +14,9 @@ pub const ALL: &[Target] = &[
     decoders::DPF_KEYS,
     decoders::FIELD_VECTORS,
     decoders::PROGRAM_INPUTS,
+    pir::SERVER_INPUT,
+    pir::CLIENT_INPUT,
+    pir::DATABASE,
     protocols::RAMEN,
     protocols::DUORAM,
     protocols::BINARY_SEARCH,
