@@ -481,14 +481,9 @@ impl ServiceGate {
     pub fn accept(&mut self, wait: Duration) -> Result<Option<Established>, NetError> {
         let deadline = Instant::now() + wait;
         loop {
-            while let Ok((key, peer, result)) = self.done_rx.try_recv() {
-                self.pending.retain(|p| p.key != key);
-                match result {
-                    Ok(session) => return Ok(Some(Established { session, peer })),
-                    Err(e) => {
-                        self.failed += 1;
-                        tracing::debug!(%peer, "client handshake failed: {e}");
-                    }
+            while let Ok(done) = self.done_rx.try_recv() {
+                if let Some(e) = self.finished(done) {
+                    return Ok(Some(e));
                 }
             }
             self.cut_overdue();
@@ -500,20 +495,28 @@ impl ServiceGate {
                         return Ok(None);
                     }
                     // Wake for a finished handshake or, at the latest, to poll the listener.
-                    match self.done_rx.recv_timeout(ACCEPT_POLL.min(deadline - now)) {
-                        Ok((key, peer, result)) => {
-                            self.pending.retain(|p| p.key != key);
-                            match result {
-                                Ok(session) => return Ok(Some(Established { session, peer })),
-                                Err(e) => {
-                                    self.failed += 1;
-                                    tracing::debug!(%peer, "client handshake failed: {e}");
-                                }
-                            }
-                        }
-                        Err(_) => continue,
+                    if let Ok(done) = self.done_rx.recv_timeout(ACCEPT_POLL.min(deadline - now))
+                        && let Some(e) = self.finished(done)
+                    {
+                        return Ok(Some(e));
                     }
                 }
+            }
+        }
+    }
+
+    /// Takes a finished handshake off the pending list: the client if it succeeded.
+    fn finished(
+        &mut self,
+        (key, peer, result): (u64, SocketAddr, Result<Session, NetError>),
+    ) -> Option<Established> {
+        self.pending.retain(|p| p.key != key);
+        match result {
+            Ok(session) => Some(Established { session, peer }),
+            Err(e) => {
+                self.failed += 1;
+                tracing::debug!(%peer, "client handshake failed: {e}");
+                None
             }
         }
     }
