@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 
 use doram_net::Config;
 use doram_net::certs::{Addresses, generate_local};
-use doram_net::service::{HandshakeLimits, connect_service};
+use doram_net::service::{HandshakeLimits, SERVICE_SIDE, connect_service};
 use doram_pir::client::{ClientOptions, Network, Suspects};
+use doram_pir::proto::Refusal;
 use doram_pir::server::serve_tls_on;
 use doram_pir::{
     Behaviour, Client, Database, PirError, QueryOutcome, Server, ServerConfig, ServerId, Stage,
@@ -456,6 +457,76 @@ fn idle_connections_do_not_lock_clients_out() {
     );
     drop(hoard);
     drop(sessions);
+}
+
+/// This process's resident memory, in KiB.
+fn resident_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The refusal a server sends for a request it cannot read (`Refusal::BadRequest`).
+fn is_bad_request_refusal(reply: &[u8]) -> bool {
+    reply.len() == 10
+        && reply[0] == 0x1f
+        && Refusal::from_code(reply[9]) == Some(Refusal::BadRequest)
+}
+
+/// Anonymous clients send requests past the size cap, malformed requests of the largest size,
+/// and cut-off requests to every server while an honest client queries: each gets the
+/// server's refusal (a request past the cap, then the end of its connection), the honest
+/// queries return the right records, and the process holding all four parties grows by less
+/// than 64 MiB.
+#[test]
+fn floods_of_bad_requests_are_refused_within_bounded_memory() {
+    let c = Cluster::start([Behaviour::Honest, Behaviour::Honest, Behaviour::Honest]);
+    let mut client = c.client(Network::Asynchronous).unwrap();
+    let before = resident_kib();
+    let mut refused = 0;
+    let mut attempts = 0;
+    thread::scope(|scope| {
+        let honest = scope.spawn(|| {
+            for i in [5u64, 120, 199] {
+                let out = client
+                    .query(i)
+                    .unwrap_or_else(|e| panic!("honest query: {e}"));
+                assert_eq!(out.value, c.record(i));
+            }
+        });
+        for round in 0..12usize {
+            for s in ServerId::ALL {
+                let addr = c.real[s.index()].to_string();
+                let Ok(mut sess) = connect_service(&addr, &c.net, s.party(), DEADLINE) else {
+                    continue;
+                };
+                let request = match round % 3 {
+                    0 => vec![0xee; 64 << 10],
+                    1 => vec![0xee; 256],
+                    _ => vec![0x02, 1, 2],
+                };
+                attempts += 1;
+                if sess.send_bytes(SERVICE_SIDE, &request).is_err() {
+                    continue;
+                }
+                match sess.recv_bytes(SERVICE_SIDE) {
+                    Ok(reply) if is_bad_request_refusal(&reply) => refused += 1,
+                    Ok(reply) => panic!("{s:?}: {reply:02x?} for a bad request"),
+                    Err(e) => panic!("{s:?}: no refusal, {e}"),
+                }
+            }
+        }
+        honest.join().unwrap();
+    });
+    assert_eq!(refused, attempts);
+    assert!(attempts >= 24, "only {attempts} bad clients got in");
+    let grown = resident_kib().saturating_sub(before);
+    assert!(grown < 64 << 10, "resident memory grew by {grown} KiB");
 }
 
 /// A malicious S1 sends its view after S0's instance wait but within the client's deadline:
