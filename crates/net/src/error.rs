@@ -143,19 +143,14 @@ impl NetError {
     /// Classifies an I/O error on an established link with `peer`.
     pub(crate) fn from_io(peer: PartyId, err: io::Error, timeout: Duration) -> NetError {
         use io::ErrorKind as K;
-        if let Some(inner) = err.get_ref() {
-            if let Some(tls) = inner.downcast_ref::<rustls::Error>() {
-                return NetError::Tls {
-                    peer,
-                    reason: tls.to_string(),
-                };
-            }
-            if let Some(rec) = inner.downcast_ref::<crate::record::TlsRecordError>() {
-                return NetError::Tls {
-                    peer,
-                    reason: rec.to_string(),
-                };
-            }
+        if let Some(tls) = err
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        {
+            return NetError::Tls {
+                peer,
+                reason: tls.to_string(),
+            };
         }
         match err.kind() {
             K::BrokenPipe

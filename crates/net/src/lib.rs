@@ -12,7 +12,8 @@
 //!   process, with an optional [`Tamper`] hook for fault-injection tests;
 //! * **TLS** ([`Session::connect`]): TLS 1.3 over TCP with mutual certificate authentication and
 //!   certificates bound to party ids (see [`Config`] and [`certs`]); rustls (ring provider) runs
-//!   the handshake, and records are sealed and opened in place in the transport's own buffers;
+//!   the handshake and every record after it (alerts, `close_notify`, `KeyUpdate`, record
+//!   limits);
 //! * **plaintext TCP** ([`Session::connect_insecure_plaintext`]): the same without TLS, for
 //!   trusted hosts only.
 //!
@@ -59,11 +60,11 @@ mod error;
 mod frame;
 mod inbox;
 mod mesh;
-mod record;
 pub mod service;
 mod session;
 mod shaping;
 mod stats;
+mod stream;
 mod tls;
 
 pub use config::{

@@ -18,7 +18,8 @@
 //! 3. The client sends an 8-byte hello (`"DRSV"`, version 1, the party id it meant to reach,
 //!    zeros) and the service answers with an 8-byte acknowledgement (`"DRSV"`, version, status
 //!    0 = accepted, 1 = wrong party, 2 = bad hello). After that, frames flow in both directions
-//!    on the record layer; the service never sends before the client's first frame.
+//!    in TLS records sealed and opened by rustls (`crate::stream`); the service never sends
+//!    before the client's first frame.
 //!
 //! # Deadlines and hostile clients
 //! Clients are anonymous, so anyone can open connections. Both sides bound the *whole* setup
@@ -122,7 +123,6 @@ impl ServiceListener {
             })?;
         server.send_tls13_tickets = 0;
         server.session_storage = Arc::new(NoServerSessionStorage {});
-        server.enable_secret_extraction = true;
         listener
             .set_nonblocking(true)
             .map_err(|e| NetError::Listen {
@@ -277,7 +277,6 @@ pub fn connect_service(
         .with_root_certificates(roots)
         .with_no_client_auth();
     client.resumption = Resumption::disabled();
-    client.enable_secret_extraction = true;
     let server_name =
         ServerName::try_from(name.clone()).map_err(|e| fail(format!("bad server name: {e}")))?;
     let conn =

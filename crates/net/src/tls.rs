@@ -10,13 +10,12 @@
 //!   chain and, after the client's hello claims to be `P_j`, that its certificate is valid for
 //!   `P_j`'s name.
 //! * **Pinned**: without a CA, each party's own certificate (from its `[[party]] cert`) is the
-//!   only certificate accepted for it, byte for byte. Validity dates are not checked for pinned
-//!   certificates.
+//!   only certificate accepted for it, byte for byte; its validity dates are checked when the
+//!   configuration is loaded.
 //!
 //! Only TLS 1.3 is offered, with AES-128-GCM preferred (AES-NI makes it the fastest suite on
-//! x86-64), then AES-256-GCM and ChaCha20-Poly1305. rustls performs the handshake and the
-//! hello exchange of [`crate::connect`]; the established directions then run on the record
-//! layer of [`crate::record`] with the traffic secrets rustls hands over.
+//! x86-64), then AES-256-GCM and ChaCha20-Poly1305. rustls performs the handshake, the hello
+//! exchange of [`crate::connect`] and every record after them ([`crate::stream`]).
 
 use std::io::{self, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -38,7 +37,7 @@ use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 use crate::NetError;
 use crate::config::{Config, load_certs};
 use crate::error::ConfigError;
-use crate::record::{Keys, RecordReader, RecordWriter};
+use crate::stream::{DuplexReader, DuplexWriter, TlsWriter};
 
 /// Socket read buffer during the handshake.
 const READ_BUFFER: usize = 16 << 10;
@@ -289,8 +288,6 @@ impl TlsSetup {
         // Nothing is resumed, and the listener never sends after the handshake (see `connect`).
         server.send_tls13_tickets = 0;
         server.session_storage = Arc::new(NoServerSessionStorage {});
-        // After the hello exchange the record layer moves to `crate::record`.
-        server.enable_secret_extraction = true;
 
         let ca_verifier = match &auth {
             PeerAuth::Ca => Some(
@@ -326,7 +323,6 @@ impl TlsSetup {
                 .with_client_auth_cert(chain.clone(), key.clone_key())
                 .map_err(|e| rustls_config_error(&key_path, e))?;
             client.resumption = Resumption::disabled();
-            client.enable_secret_extraction = true;
             clients.push(Some(Arc::new(client)));
         }
         Ok(TlsSetup {
@@ -383,7 +379,7 @@ impl TlsSetup {
 }
 
 /// A TLS connection over a socket during setup; afterwards the listener side becomes a frame
-/// reader and the connecting side a [`RecordWriter`] (see [`crate::record`]).
+/// reader and the connecting side a [`TlsWriter`] (see [`crate::stream`]).
 pub(crate) struct TlsIo {
     pub conn: Connection,
     sock: BufReader<TcpStream>,
@@ -472,69 +468,27 @@ impl TlsIo {
         self.sock.get_ref()
     }
 
-    /// Hands the connecting side's sending direction to the record layer.
-    pub fn into_writer(self) -> io::Result<RecordWriter> {
-        let secrets = self
-            .conn
-            .dangerous_extract_secrets()
-            .map_err(io::Error::other)?;
-        let (seq, secrets) = secrets.tx;
-        Ok(RecordWriter::new(
-            Keys::new(seq, secrets)?,
-            self.sock.into_inner(),
-        ))
+    /// The connecting side's sending direction, records sealed by rustls.
+    pub fn into_writer(self) -> io::Result<TlsWriter> {
+        let (conn, sock) = self.into_parts();
+        Ok(TlsWriter::new(conn, sock.into_inner()))
     }
 
-    /// Hands the listening side's receiving direction to the record layer. The peer must not
-    /// have sent anything after its hello (it waits for the acknowledgement).
-    pub fn into_reader(mut self) -> io::Result<RecordReader> {
-        match self.conn.reader().read(&mut [0u8; 1]) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            _ => {
-                return Err(io::Error::other(
-                    "peer sent data before the acknowledgement",
-                ));
-            }
-        }
-        let pending = self.sock.buffer().to_vec();
-        let secrets = self
-            .conn
-            .dangerous_extract_secrets()
-            .map_err(io::Error::other)?;
-        let (seq, secrets) = secrets.rx;
-        Ok(RecordReader::new(
-            Keys::new(seq, secrets)?,
-            self.sock.into_inner(),
-            &pending,
-        ))
+    /// The listening side's receiving direction: this connection, reading application data
+    /// through rustls, with no setup deadline any more.
+    pub fn into_reader(mut self) -> io::Result<TlsIo> {
+        self.deadline = None;
+        Ok(self)
     }
-}
 
-impl TlsIo {
-    /// Hands both directions of a client–server connection to the record layer (see
-    /// [`crate::service`]): the peer must not have sent anything after the hello exchange.
-    pub fn into_duplex(mut self) -> io::Result<(RecordWriter, RecordReader)> {
-        match self.conn.reader().read(&mut [0u8; 1]) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            _ => {
-                return Err(io::Error::other(
-                    "peer sent data before the hello exchange ended",
-                ));
-            }
-        }
-        let pending = self.sock.buffer().to_vec();
-        let secrets = self
-            .conn
-            .dangerous_extract_secrets()
-            .map_err(io::Error::other)?;
-        let sock = self.sock.into_inner();
-        let write_sock = sock.try_clone()?;
-        let (tx_seq, tx) = secrets.tx;
-        let (rx_seq, rx) = secrets.rx;
-        Ok((
-            RecordWriter::new(Keys::new(tx_seq, tx)?, write_sock),
-            RecordReader::new(Keys::new(rx_seq, rx)?, sock, &pending),
-        ))
+    /// Both directions of a client–server connection (see [`crate::service`]).
+    pub fn into_duplex(self) -> io::Result<(DuplexWriter, DuplexReader)> {
+        crate::stream::duplex(self)
+    }
+
+    /// The rustls connection and the socket (with what was read ahead of the connection).
+    pub(crate) fn into_parts(self) -> (Connection, BufReader<TcpStream>) {
+        (self.conn, self.sock)
     }
 }
 

@@ -1,0 +1,255 @@
+//! TLS records on established links, by rustls.
+//!
+//! After the handshake and the hello exchange, rustls keeps running each connection: it seals
+//! and opens the records, checks their limits and order, answers a `KeyUpdate`, reports alerts,
+//! and tells a `close_notify` from a cut connection. Two shapes:
+//!
+//! * A party-to-party link uses each TCP connection in one direction (the dialling side only
+//!   writes, the listening side only reads), so each end owns its connection outright:
+//!   [`TlsWriter`] writes frames, and the reader is the setup's [`TlsIo`] itself, which reads
+//!   plaintext through rustls.
+//! * A service connection carries both directions, written by the session and read by its
+//!   reader thread: [`DuplexWriter`] and [`DuplexReader`] share the rustls connection under a
+//!   lock that is never held during socket I/O. Records leave in the order rustls sealed them
+//!   because the socket's write lock is taken before the connection's lock is released.
+//!
+//! Plaintext goes to rustls in pieces of [`CHUNK`] bytes, so a large frame never sits sealed
+//! in memory all at once; a frame's 12-byte header rides in its first record.
+
+use std::io::{self, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rustls::Connection;
+
+use crate::frame::{FRAME_HEADER_BYTES, PayloadSource};
+use crate::session::FrameSink;
+use crate::tls::TlsIo;
+
+/// Plaintext handed to rustls at once (four full records).
+pub(crate) const CHUNK: usize = 4 << 14;
+/// Ciphertext read from a shared socket at once.
+const READ_PIECE: usize = 1 << 14;
+
+/// Writes every record rustls has sealed to `sock`.
+fn flush(conn: &mut Connection, sock: &mut impl Write) -> io::Result<()> {
+    while conn.wants_write() {
+        match conn.write_tls(sock) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The sealed records rustls holds, taken out.
+fn take_sealed(conn: &mut Connection) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flush(conn, &mut out)?;
+    Ok(out)
+}
+
+/// Calls `send` on the frame's bytes in pieces of at most [`CHUNK`], the header joined to the
+/// first piece.
+fn in_chunks(
+    header: &[u8; FRAME_HEADER_BYTES],
+    payload: &[u8],
+    scratch: &mut Vec<u8>,
+    mut send: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let first = payload.len().min(CHUNK - FRAME_HEADER_BYTES);
+    scratch.clear();
+    scratch.extend_from_slice(header);
+    scratch.extend_from_slice(&payload[..first]);
+    send(scratch)?;
+    payload[first..].chunks(CHUNK).try_for_each(send)
+}
+
+/// The writing end of a one-direction link.
+pub(crate) struct TlsWriter {
+    conn: Connection,
+    sock: TcpStream,
+    scratch: Vec<u8>,
+}
+
+impl TlsWriter {
+    pub fn new(conn: Connection, sock: TcpStream) -> TlsWriter {
+        TlsWriter {
+            conn,
+            sock,
+            scratch: Vec::with_capacity(CHUNK),
+        }
+    }
+}
+
+/// Hands `data` to rustls and writes what it seals, until all of it is on the socket.
+fn send_all(conn: &mut Connection, sock: &mut TcpStream, mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        let n = conn.writer().write(data)?;
+        if n == 0 && !conn.wants_write() {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        data = &data[n..];
+        flush(conn, sock)?;
+    }
+    Ok(())
+}
+
+impl FrameSink for TlsWriter {
+    fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()> {
+        let (conn, sock) = (&mut self.conn, &mut self.sock);
+        in_chunks(header, payload, &mut self.scratch, |d| {
+            send_all(conn, sock, d)
+        })
+    }
+
+    fn close(&mut self) {
+        self.conn.send_close_notify();
+        let _ = self
+            .sock
+            .set_write_timeout(Some(Duration::from_millis(100)));
+        let _ = flush(&mut self.conn, &mut self.sock);
+        let _ = self.sock.shutdown(Shutdown::Both);
+    }
+}
+
+/// The reading end of a one-direction link is the setup's connection itself.
+impl PayloadSource for TlsIo {}
+
+/// A connection shared by the two halves of a duplex link.
+struct Shared {
+    conn: Mutex<Connection>,
+    /// Taken before the connection's lock is released, so records leave in sealing order.
+    sock: Mutex<TcpStream>,
+}
+
+impl Shared {
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A poisoned lock means the other half panicked; the connection is still consistent
+        // for an orderly shutdown.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes what `conn` has sealed, in order, releasing the connection before the I/O.
+    fn write_sealed(&self, mut conn: MutexGuard<'_, Connection>) -> io::Result<()> {
+        if !conn.wants_write() {
+            return Ok(());
+        }
+        let sealed = take_sealed(&mut conn)?;
+        let mut sock = self.sock.lock().unwrap_or_else(|p| p.into_inner());
+        drop(conn);
+        sock.write_all(&sealed)
+    }
+}
+
+/// Splits an established connection into its two halves. `io` must be past the hello
+/// exchange.
+pub(crate) fn duplex(io: TlsIo) -> io::Result<(DuplexWriter, DuplexReader)> {
+    let (conn, sock) = io.into_parts();
+    let write_sock = sock.get_ref().try_clone()?;
+    let shared = Arc::new(Shared {
+        conn: Mutex::new(conn),
+        sock: Mutex::new(write_sock),
+    });
+    Ok((
+        DuplexWriter {
+            shared: Arc::clone(&shared),
+            scratch: Vec::with_capacity(CHUNK),
+        },
+        DuplexReader {
+            shared,
+            sock,
+            piece: vec![0; READ_PIECE],
+            fed: 0,
+            got: 0,
+        },
+    ))
+}
+
+/// The writing half of a duplex link.
+pub(crate) struct DuplexWriter {
+    shared: Arc<Shared>,
+    scratch: Vec<u8>,
+}
+
+/// [`send_all`] for a shared connection.
+fn send_shared(shared: &Shared, mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        let mut conn = shared.conn();
+        let n = conn.writer().write(data)?;
+        if n == 0 && !conn.wants_write() {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        data = &data[n..];
+        shared.write_sealed(conn)?;
+    }
+    Ok(())
+}
+
+impl FrameSink for DuplexWriter {
+    fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()> {
+        let shared = &self.shared;
+        in_chunks(header, payload, &mut self.scratch, |d| {
+            send_shared(shared, d)
+        })
+    }
+
+    fn close(&mut self) {
+        let mut conn = self.shared.conn();
+        conn.send_close_notify();
+        if let Ok(sealed) = take_sealed(&mut conn) {
+            let mut sock = self.shared.sock.lock().unwrap_or_else(|p| p.into_inner());
+            drop(conn);
+            let _ = sock.set_write_timeout(Some(Duration::from_millis(100)));
+            let _ = sock.write_all(&sealed);
+            let _ = sock.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+/// The reading half of a duplex link.
+pub(crate) struct DuplexReader {
+    shared: Arc<Shared>,
+    /// The socket, with what the setup had already read.
+    sock: BufReader<TcpStream>,
+    /// Ciphertext read from the socket, `piece[fed..got]` not yet given to rustls.
+    piece: Vec<u8>,
+    fed: usize,
+    got: usize,
+}
+
+impl Read for DuplexReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.shared.conn().reader().read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+            let at_end = self.fed == self.got;
+            if at_end {
+                // Blocks without the lock, so the writer goes on meanwhile.
+                self.got = self.sock.read(&mut self.piece)?;
+                self.fed = 0;
+            }
+            let mut conn = self.shared.conn();
+            // One call at a time, taking plaintext out in between, so rustls's receive
+            // buffer stays within its limit. An empty piece is the end of the stream: rustls
+            // then reports a clean end after a close_notify and an error otherwise.
+            let mut rest = &self.piece[self.fed..self.got];
+            let n = conn.read_tls(&mut rest)?;
+            self.fed += n;
+            if let Err(e) = conn.process_new_packets() {
+                let _ = self.shared.write_sealed(conn);
+                return Err(io::Error::new(io::ErrorKind::InvalidData, e));
+            }
+            // Whatever rustls must answer (a key update, an alert) goes out now.
+            self.shared.write_sealed(conn)?;
+        }
+    }
+}
+
+impl PayloadSource for DuplexReader {}
