@@ -25,25 +25,12 @@ use rustls::Connection;
 
 use crate::frame::{FRAME_HEADER_BYTES, PayloadSource};
 use crate::session::FrameSink;
-use crate::tls::TlsIo;
+use crate::tls::{TlsIo, flush_tls as flush};
 
 /// Plaintext handed to rustls at once (four full records).
 pub(crate) const CHUNK: usize = 4 << 14;
 /// Ciphertext read from a shared socket at once.
 const READ_PIECE: usize = 1 << 14;
-
-/// Writes every record rustls has sealed to `sock`.
-fn flush(conn: &mut Connection, sock: &mut impl Write) -> io::Result<()> {
-    while conn.wants_write() {
-        match conn.write_tls(sock) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
 
 /// The sealed records rustls holds, taken out.
 fn take_sealed(conn: &mut Connection) -> io::Result<Vec<u8>> {

@@ -514,7 +514,8 @@ impl Read for TlsIo {
     }
 }
 
-fn flush_tls(conn: &mut Connection, sock: &mut TcpStream) -> io::Result<()> {
+/// Writes every record rustls has sealed to `sock`.
+pub(crate) fn flush_tls(conn: &mut Connection, sock: &mut impl Write) -> io::Result<()> {
     while conn.wants_write() {
         match conn.write_tls(sock) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
