@@ -205,6 +205,34 @@ fn real_and_fake() -> (Session, common::FakePeer, tempfile::TempDir) {
 }
 
 #[test]
+fn rustls_runs_the_records_key_updates_and_close_notify() {
+    // A peer that updates its keys mid-stream: both frames arrive.
+    let (mut s, mut fake, _d) = real_and_fake();
+    fake.out.write_all(&frame(1, b"\x05")).unwrap();
+    fake.out.flush().unwrap();
+    fake.out.tls().conn.refresh_traffic_keys().unwrap();
+    fake.out.write_all(&frame(2, b"\x06")).unwrap();
+    fake.out.flush().unwrap();
+    assert_eq!(s.recv::<u8>(P1).unwrap(), 5);
+    assert_eq!(s.recv::<u8>(P1).unwrap(), 6);
+    // An orderly end (close_notify between frames) is a clean close.
+    fake.out.tls().conn.send_close_notify();
+    fake.out.flush().unwrap();
+    assert!(matches!(
+        s.recv_bytes(P1),
+        Err(NetError::Closed { peer: P1 })
+    ));
+
+    // A fatal alert from the peer ends the link with a TLS error.
+    let (mut s, mut fake, _d) = real_and_fake();
+    fake.out_raw
+        .write_all(&[0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28])
+        .unwrap();
+    let e = s.recv_bytes(P1).unwrap_err();
+    assert!(matches!(e, NetError::Tls { peer: P1, .. }), "{e}");
+}
+
+#[test]
 fn tls_faults_from_an_authenticated_peer() {
     // Oversized frame announced inside TLS.
     let (mut s, mut fake, _d) = real_and_fake();

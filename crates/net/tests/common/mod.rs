@@ -177,10 +177,44 @@ impl FakeTls {
     }
 }
 
+/// The connection a fake party dialled, plain or TLS (kept typed so tests can drive rustls).
+pub enum FakeOut {
+    /// Plaintext TCP.
+    Plain(TcpStream),
+    /// TLS through stock rustls.
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+impl Write for FakeOut {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            FakeOut::Plain(s) => s.write(buf),
+            FakeOut::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            FakeOut::Plain(s) => s.flush(),
+            FakeOut::Tls(s) => s.flush(),
+        }
+    }
+}
+
+impl FakeOut {
+    /// The rustls connection (TLS only).
+    pub fn tls(&mut self) -> &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream> {
+        match self {
+            FakeOut::Tls(s) => s,
+            FakeOut::Plain(_) => panic!("not a TLS connection"),
+        }
+    }
+}
+
 /// The two connections of a scripted fake party with one real party.
 pub struct FakePeer {
     /// Writes to the real party (the connection the fake dialled).
-    pub out: Box<dyn Write + Send>,
+    pub out: FakeOut,
     /// Reads what the real party sends (the connection the fake accepted).
     pub incoming: Box<dyn Read + Send>,
     /// The raw socket under `out` (to write bytes below TLS).
@@ -211,11 +245,11 @@ pub fn fake_peer(
                 .expect("timeout");
             let raw = sock.try_clone().expect("clone");
             let mut answer = [0u8; 8];
-            let out: Box<dyn Write + Send> = match tls {
+            let out = match tls {
                 None => {
                     sock.write_all(&hello(n, fake, real)).expect("hello");
                     sock.read_exact(&mut answer).expect("ack");
-                    Box::new(sock)
+                    FakeOut::Plain(sock)
                 }
                 Some(t) => {
                     let name = ServerName::try_from(real_name.clone()).expect("name");
@@ -223,7 +257,7 @@ pub fn fake_peer(
                     let mut stream = rustls::StreamOwned::new(conn, sock);
                     stream.write_all(&hello(n, fake, real)).expect("hello");
                     stream.read_exact(&mut answer).expect("ack");
-                    Box::new(stream)
+                    FakeOut::Tls(Box::new(stream))
                 }
             };
             assert_eq!(answer, ack_ok(), "real party refused the fake peer");
