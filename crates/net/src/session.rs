@@ -491,6 +491,7 @@ impl Session {
         let l = &mut phase.links[to.index()];
         l.msgs_sent += 1;
         l.bytes_sent += bytes as u64;
+        l.largest_sent = l.largest_sent.max(bytes as u64);
         l.overhead_sent += FRAME_HEADER_BYTES as u64;
         l.rounds_sent += u64::from(new_round);
         self.record(self.me, to, bytes, ts);

@@ -28,6 +28,9 @@ pub struct LinkStats {
     pub rounds_sent: u64,
     /// Distinct Lamport timestamps among the messages received from the peer.
     pub rounds_received: u64,
+    /// Payload bytes of the largest message sent to the peer (a sum of stats keeps the
+    /// largest): what a frame limit for this traffic must at least allow.
+    pub largest_sent: u64,
 }
 
 impl LinkStats {
@@ -40,6 +43,7 @@ impl LinkStats {
         self.overhead_received += o.overhead_received;
         self.rounds_sent += o.rounds_sent;
         self.rounds_received += o.rounds_received;
+        self.largest_sent = self.largest_sent.max(o.largest_sent);
     }
 }
 

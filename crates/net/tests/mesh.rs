@@ -652,3 +652,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_largest_message_sent_is_kept_per_link_and_across_phases() {
+    let mut sessions = Session::local_mesh(2);
+    let mut p1 = sessions.pop().unwrap();
+    let mut p0 = sessions.pop().unwrap();
+    p0.set_phase("a");
+    p0.send_bytes(PartyId::P1, &[0; 3]).unwrap();
+    p0.send_bytes(PartyId::P1, &[0; 10]).unwrap();
+    p0.set_phase("b");
+    p0.send_bytes(PartyId::P1, &[0; 1]).unwrap();
+    for _ in 0..3 {
+        p1.recv_bytes(PartyId::P0).unwrap();
+    }
+    let total = p0.stats().total();
+    assert_eq!(total.link(PartyId::P1).largest_sent, 10);
+    assert_eq!(p1.stats().total().link(PartyId::P0).largest_sent, 0);
+}
