@@ -181,11 +181,10 @@ fn binary_search(
     use crate::run::{Common, Inputs, Program, SearchArgs};
     // P0's sorted array: distinct multiples of 7 starting from a seed-dependent offset; P1's
     // key: one of them, or one above. The parties' randomness comes from the OS.
-    let seed = data_seed;
     let n = args.search_n as usize;
-    let base = seed % 1000;
+    let base = data_seed % 1000;
     let data: Vec<u64> = (0..n as u64).map(|i| base + 7 * i).collect();
-    let key = data[(seed as usize / 7) % n] + (seed % 2);
+    let key = data[(data_seed as usize / 7) % n] + (data_seed % 2);
     let expect_index = data.partition_point(|&x| x < key) as u64;
     let expect_found = data.binary_search(&key).is_ok();
     if !quiet {

@@ -241,6 +241,12 @@ impl Shared {
         let handle = sock.try_clone()?;
         let mut g = self.greetings();
         while g.len() >= MAX_GREETS {
+            if remaining(self.deadline).is_none() {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "setup deadline passed while handshakes were under way",
+                ));
+            }
             if let Some(oldest) = g.iter_mut().find(|(_, _, cut)| !cut) {
                 debug!("cut off the oldest of {MAX_GREETS} unfinished handshakes");
                 let _ = oldest.1.shutdown(Shutdown::Both);

@@ -359,33 +359,27 @@ fn sweep(faulty: ServerId) {
                 "{ctx}: connecting took {:?}",
                 t.elapsed()
             );
-            let t = Instant::now();
-            i = (i + 37) % 200;
-            let r = client.query(i);
-            let failed = check_network_outcome(&ctx, &c, network, faulty, i, r, t.elapsed());
-            assert!(!(must_succeed && failed), "{ctx}: failed");
-            // Lifted: the next query succeeds on the same client (it reconnects).
-            proxy.set(Mode::Pass);
-            let out = client
-                .query(i)
-                .unwrap_or_else(|e| panic!("{ctx}, lifted: {e}"));
-            assert_eq!(out.value, c.record(i), "{ctx}");
-            assert!(out.fallback.is_none(), "{ctx}: {:?}", out.fallback);
+            // One query under the fault, then, lifted, one that must succeed on the same
+            // client (it reconnects).
+            let mut faulty_then_lifted = |ctx: &str, client: &mut Client| {
+                let t = Instant::now();
+                i = (i + 37) % 200;
+                let r = client.query(i);
+                let failed = check_network_outcome(ctx, &c, network, faulty, i, r, t.elapsed());
+                assert!(!(must_succeed && failed), "{ctx}: failed");
+                proxy.set(Mode::Pass);
+                let out = client
+                    .query(i)
+                    .unwrap_or_else(|e| panic!("{ctx}, lifted: {e}"));
+                assert_eq!(out.value, c.record(i), "{ctx}");
+                assert!(out.fallback.is_none(), "{ctx}: {:?}", out.fallback);
+            };
+            faulty_then_lifted(&ctx, &mut client);
 
             // The fault in the middle of a session: connected first, then the fault.
             let ctx = format!("{faulty} {mode:?} on a live connection, {network:?}");
             proxy.set(mode);
-            let t = Instant::now();
-            i = (i + 37) % 200;
-            let r = client.query(i);
-            let failed = check_network_outcome(&ctx, &c, network, faulty, i, r, t.elapsed());
-            assert!(!(must_succeed && failed), "{ctx}: failed");
-            proxy.set(Mode::Pass);
-            let out = client
-                .query(i)
-                .unwrap_or_else(|e| panic!("{ctx}, lifted: {e}"));
-            assert_eq!(out.value, c.record(i), "{ctx}");
-            assert!(out.fallback.is_none(), "{ctx}: {:?}", out.fallback);
+            faulty_then_lifted(&ctx, &mut client);
         }
     }
 }
