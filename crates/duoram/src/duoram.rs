@@ -12,7 +12,7 @@ use rand_core::RngCore;
 
 use crate::error::DuoramError;
 use crate::material::{Half, Material, Pool};
-use crate::msgs::{In, Out};
+use crate::msgs::{In, Out, TAG_BYTES};
 use crate::prep::{self, Ctx};
 use crate::role::{Role, Side};
 use crate::word::DuoWord;
@@ -266,6 +266,18 @@ impl<W: DuoWord> Duoram<W> {
             self.state = State::Poisoned;
         }
         r
+    }
+
+    /// The largest message (frame payload) any party sends in an instance of `n` words, in
+    /// bytes: the material tag plus the largest of an Init chunk (`min(n, 2^18)` words), a
+    /// preprocessing message of a full batch, and a batch of [`BATCH_OPS`] reads
+    /// ([`read_batch`](Self::read_batch) splits longer ones). The transport's frame limit can
+    /// be lowered to this ([`Session::limit_frame_bytes`]).
+    pub fn max_message_bytes(n: usize) -> usize {
+        let h = log2_ceil(n);
+        let per_batch = (BATCH_LEAVES >> h).clamp(1, BATCH_OPS);
+        let words = n.clamp(BATCH_OPS, CHUNK_WORDS);
+        TAG_BYTES + (words * W::BYTES).max(prep::max_payload::<W>(h, per_batch))
     }
 
     /// Preprocesses `ops` further operations (one DPF triple each), in batches of up to
@@ -799,6 +811,14 @@ impl<W: DuoWord> Duoram<W> {
         let k = addrs.len();
         if k == 0 {
             return Ok(Vec::new());
+        }
+        if k > BATCH_OPS {
+            // Bounded messages: batches of at most BATCH_OPS reads, one after the other.
+            let mut out = Vec::with_capacity(k);
+            for part in addrs.chunks(BATCH_OPS) {
+                out.extend(self.read_batch(part)?);
+            }
+            return Ok(out);
         }
         self.guarded(|s| {
             if s.pool.len() < k {

@@ -18,6 +18,10 @@ impl<W: DuoWord> DistributedOram for Duoram<W> {
         Duoram::len(self)
     }
 
+    fn max_message_bytes(&self) -> usize {
+        Duoram::<W>::max_message_bytes(self.len())
+    }
+
     fn session(&self) -> &Session {
         Duoram::session(self)
     }

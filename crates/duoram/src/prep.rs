@@ -167,6 +167,24 @@ fn inputs_payload<W: DuoWord>(dpfs: usize, s: Shape) -> usize {
     dpfs * (s.levels + 16 + BILINEAR * s.k() * W::BYTES)
 }
 
+/// The largest payload of any preprocessing message of a batch of `ops` operations on a
+/// domain of `2^h` leaves.
+pub(crate) fn max_payload<W: DuoWord>(h: usize, ops: usize) -> usize {
+    let s = Shape::new(h);
+    let dpfs = DPFS * ops;
+    [
+        dealer_payload::<W>(dpfs, s),
+        inputs_payload::<W>(dpfs, s),
+        dpfs * 16,
+        tree_payload(ops, s),
+        dpfs * (1 + 2 * s.k()) * W::BYTES,
+        ocw_payload::<W>(ops, s),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0)
+}
+
 /// The tree part of the key halves for P2: root and correction words, per operation.
 fn tree_payload(ops: usize, s: Shape) -> usize {
     ops * (16 + 16 * s.levels)

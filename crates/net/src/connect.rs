@@ -372,7 +372,7 @@ impl Session {
                 continue;
             };
             let peer_id = PartyId::ALL[peer];
-            let (tx, rx) = crate::inbox::channel(limits.queue_bytes());
+            let (tx, rx) = crate::inbox::channel(limits.max_frame);
             let shutdown = acc.sock;
             let thread = spawn_reader(me, peer_id, acc.reader, limits, config.shaping, tx)
                 .map_err(|e| NetError::Io {

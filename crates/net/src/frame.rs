@@ -214,6 +214,11 @@ impl StreamDecoder {
         }
     }
 
+    /// Lowers the limit for frames whose header has not been decoded yet.
+    pub fn lower_limit(&mut self, limit: u32) {
+        self.limit = self.limit.min(limit);
+    }
+
     /// Appends bytes and returns every frame (or the first error) they complete.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Result<RawFrame, FrameError>> {
         let mut out = Vec::new();

@@ -9,6 +9,7 @@
 //! frame is always admitted into an empty queue, so any frame within the frame limit passes.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -25,7 +26,19 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     cond: Condvar,
+    /// Capacity in payload bytes, fixed by the configured frame limit: a protocol may send
+    /// several frames to a peer before reading from it (and the peer to it at the same time),
+    /// so the capacity does not follow a lowered frame limit.
     cap: usize,
+    /// The largest frame payload the link accepts; only ever lowered.
+    frame_limit: AtomicU32,
+}
+
+/// The capacity of a link's queue whose frames are at most `frame_limit` bytes: two frames of
+/// the largest size, at least 64 KiB. With the frame being read, a peer can make this party
+/// hold at most three largest frames per link.
+pub(crate) fn queue_bytes(frame_limit: u32) -> usize {
+    (2 * frame_limit as usize).max(64 << 10)
 }
 
 impl Shared {
@@ -50,8 +63,14 @@ fn size(ev: &Incoming) -> usize {
     }
 }
 
+/// The queue of a link whose frames are at most `frame_limit` bytes, holding at most
+/// [`queue_bytes`]`(frame_limit)` bytes of payload (plus one frame when it was empty).
+pub(crate) fn channel(frame_limit: u32) -> (InboxTx, InboxRx) {
+    channel_with(frame_limit, queue_bytes(frame_limit))
+}
+
 /// A queue of at most `cap` bytes of payload (plus one frame when it was empty).
-pub(crate) fn channel(cap: usize) -> (InboxTx, InboxRx) {
+fn channel_with(frame_limit: u32, cap: usize) -> (InboxTx, InboxRx) {
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             queue: VecDeque::new(),
@@ -61,6 +80,7 @@ pub(crate) fn channel(cap: usize) -> (InboxTx, InboxRx) {
         }),
         cond: Condvar::new(),
         cap,
+        frame_limit: AtomicU32::new(frame_limit),
     });
     (
         InboxTx {
@@ -76,6 +96,11 @@ pub(crate) struct InboxTx {
 }
 
 impl InboxTx {
+    /// The largest frame payload the receiving session accepts now.
+    pub fn frame_limit(&self) -> u32 {
+        self.shared.frame_limit.load(Ordering::Acquire)
+    }
+
     /// Queues `ev`, waiting for space at most `wait` (`None`: until there is space or the
     /// receiver is gone). A failure event never waits.
     pub fn send(&self, ev: Incoming, wait: Option<Duration>) -> Result<(), SendError> {
@@ -135,6 +160,12 @@ pub(crate) struct InboxRx {
 }
 
 impl InboxRx {
+    /// Lowers the frame limit to `limit` (never raises it). Frames already queued, or whose
+    /// header the reader has already checked, stay.
+    pub fn restrict(&self, limit: u32) {
+        self.shared.frame_limit.fetch_min(limit, Ordering::AcqRel);
+    }
+
     /// The next event, waiting at most `timeout`; `Disconnected` once every sender is gone and
     /// the queue is empty.
     pub fn recv_timeout(&self, timeout: Duration) -> Result<Incoming, RecvTimeoutError> {
@@ -196,7 +227,7 @@ mod tests {
 
     #[test]
     fn the_queue_holds_at_most_its_capacity_and_always_one_frame() {
-        let (tx, rx) = channel(100);
+        let (tx, rx) = channel_with(100, 100);
         tx.send(frame(60), None).unwrap();
         tx.send(frame(40), None).unwrap();
         let short = Some(Duration::from_millis(20));
@@ -231,7 +262,7 @@ mod tests {
 
     #[test]
     fn a_waiting_sender_resumes_when_space_frees_and_stops_when_the_receiver_goes() {
-        let (tx, rx) = channel(10);
+        let (tx, rx) = channel_with(10, 10);
         tx.send(frame(10), None).unwrap();
         let (sent, first_done) = std::sync::mpsc::channel();
         let t = std::thread::spawn(move || {

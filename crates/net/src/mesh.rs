@@ -195,7 +195,7 @@ impl LocalMesh {
             (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
         for from in 0..n {
             for to in (0..n).filter(|&to| to != from) {
-                let (tx, rx) = inbox::channel(limits.queue_bytes());
+                let (tx, rx) = inbox::channel(limits.max_frame);
                 senders[from][to] = Some(tx);
                 receivers[to][from] = Some(rx);
             }
@@ -280,6 +280,18 @@ impl LocalOut {
         let index = self.frames;
         self.frames += 1;
         let Some(tamper) = self.tamper.clone() else {
+            let limit = self.tx.as_ref().map_or(u32::MAX, InboxTx::frame_limit);
+            if payload.len() > limit as usize {
+                // The receiver refuses it as a reader thread would refuse the header.
+                let e = NetError::FrameTooLarge {
+                    peer: self.me,
+                    len: payload.len() as u64,
+                    limit: limit.into(),
+                };
+                let r = self.queue(Incoming::Failed(e));
+                self.tx = None;
+                return r;
+            }
             let deliver_at = self
                 .shaper
                 .schedule(Instant::now(), FRAME_HEADER_BYTES + payload.len());
@@ -324,6 +336,9 @@ impl LocalOut {
     fn push_wire(&mut self, wire: &[u8]) -> Result<(), NetError> {
         if self.tx.is_none() {
             return Err(NetError::Closed { peer: self.peer });
+        }
+        if let Some(tx) = &self.tx {
+            self.decoder.lower_limit(tx.frame_limit());
         }
         let now = Instant::now();
         for item in self.decoder.feed(wire) {

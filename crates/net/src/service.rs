@@ -356,7 +356,7 @@ fn session_from(
         max_frame: recv_max.min(limits.max_frame),
         ..limits
     };
-    let (tx, rx) = crate::inbox::channel(read_limits.queue_bytes());
+    let (tx, rx) = crate::inbox::channel(read_limits.max_frame);
     let thread = spawn_reader(me, peer, reader, read_limits, Shaping::default(), tx)?;
     let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
     links[peer.index()] = Some(Link::new(

@@ -101,15 +101,6 @@ pub(crate) struct Limits {
     pub max_frame: u32,
 }
 
-impl Limits {
-    /// The capacity of each link's queue of received frames: two frames of the largest size
-    /// (at least 64 KiB). With the frame being read, a peer can make this party hold at most
-    /// three largest frames per link.
-    pub fn queue_bytes(&self) -> usize {
-        (2 * self.max_frame as usize).max(64 << 10)
-    }
-}
-
 /// One party's endpoint of a session of 2–4 parties.
 ///
 /// A session offers a blocking, message-oriented API: [`send_bytes`](Session::send_bytes)
@@ -140,7 +131,7 @@ impl Limits {
 /// the frames already sent to them.
 ///
 /// Frames that arrive before the protocol asks for them are queued up to
-/// [`Limits::queue_bytes`] per link (two frames of the largest size); beyond that the link
+/// two frames of the largest size per link (at least 64 KiB); beyond that the link
 /// stops reading, and flow control holds the sender back until this party receives.
 pub struct Session {
     me: PartyId,
@@ -233,6 +224,26 @@ impl Session {
     /// The largest payload a frame may carry, in bytes.
     pub fn max_frame_bytes(&self) -> usize {
         self.limits.max_frame as usize
+    }
+
+    /// Lowers the frame limit of every link, for sending and receiving, to `limit` bytes; a
+    /// limit above the current one changes nothing (a limit is never raised).
+    ///
+    /// A protocol calls this, once its public parameters are known, with the size of the
+    /// largest message it can legitimately exchange, so that a peer can no longer make this
+    /// party buffer a frame beyond that: a larger frame fails the link with
+    /// [`NetError::FrameTooLarge`] as soon as its header arrives. Every party should lower its
+    /// limit before its peers send anything larger than it; frames already queued, or whose
+    /// header was read before the call, were checked against the old limit.
+    ///
+    /// Each link's queue of received frames keeps the capacity set by the configured limit
+    /// (two frames of that size): a protocol may send several frames to a peer before reading
+    /// from it while the peer does the same, and a smaller queue would stall both.
+    pub fn limit_frame_bytes(&mut self, limit: u32) {
+        self.limits.max_frame = self.limits.max_frame.min(limit);
+        for link in self.links.iter_mut().flatten() {
+            link.inbox.restrict(limit);
+        }
     }
 
     fn link_mut(&mut self, peer: PartyId) -> Result<&mut Link, NetError> {
@@ -558,7 +569,7 @@ pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
         .spawn(move || {
             let mut shaper = Shaper::new(shaping);
             loop {
-                let event = match read_frame(&mut stream, limits.max_frame) {
+                let event = match read_frame(&mut stream, tx.frame_limit()) {
                     Ok(Some(f)) => Incoming::Frame {
                         deliver_at: shaper
                             .schedule(Instant::now(), FRAME_HEADER_BYTES + f.payload.len()),

@@ -113,3 +113,60 @@ fn idle_connections_during_setup_neither_lock_out_peers_nor_pile_up_threads() {
     assert!(most <= 24, "{most} handshake threads at once");
     drop(idle);
 }
+
+/// P1 lowers its frame limit to 1000 bytes, P0 does not: P0's 1000-byte frame arrives, its
+/// 1001-byte frame fails P1's link with `FrameTooLarge`, and P1 cannot send 1001 bytes either.
+fn lowered_limit(sessions: Vec<Session>) {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let rx = std::sync::Mutex::new(rx);
+    run(sessions, |mut s| {
+        if s.me() == PartyId::P0 {
+            // Wait until P1 has lowered its limit.
+            rx.lock().unwrap().recv().unwrap();
+            s.send_bytes(PartyId::P1, &[1; 1000]).unwrap();
+            // Over a socket the sender cannot tell; in process the link is closed afterwards.
+            let _ = s.send_bytes(PartyId::P1, &[2; 1001]);
+        } else {
+            s.limit_frame_bytes(1000);
+            s.limit_frame_bytes(1 << 20); // never raised
+            assert_eq!(s.max_frame_bytes(), 1000);
+            tx.send(()).unwrap();
+            assert_eq!(s.recv_bytes(PartyId::P0).unwrap().len(), 1000);
+            match s.recv_bytes(PartyId::P0) {
+                Err(NetError::FrameTooLarge {
+                    peer: PartyId::P0,
+                    len: 1001,
+                    limit: 1000,
+                }) => {}
+                other => panic!("expected FrameTooLarge from P0, got {other:?}"),
+            }
+            assert!(matches!(
+                s.send_bytes(PartyId::P0, &[3; 1001]),
+                Err(NetError::FrameTooLarge { .. })
+            ));
+        }
+    });
+}
+
+#[test]
+fn a_lowered_frame_limit_refuses_larger_frames_in_process() {
+    lowered_limit(LocalMesh::new(2).build());
+    // Through the receiver-side decoder of a tampering mesh as well.
+    lowered_limit(
+        LocalMesh::new(2)
+            .tamper(|_, _, _, _| doram_net::Tamper::Pass)
+            .build(),
+    );
+}
+
+#[test]
+fn a_lowered_frame_limit_refuses_larger_frames_over_tcp_and_tls() {
+    lowered_limit(tcp_sessions(2, ""));
+    let (ls, addrs) = listeners(2);
+    let (_dir, config) = tls_config(2, addrs);
+    let sessions = connect_all(&config, ls, Transport::Tls)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    lowered_limit(sessions);
+}

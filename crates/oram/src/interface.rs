@@ -82,6 +82,12 @@ pub trait DistributedOram {
         self.session().me()
     }
 
+    /// The largest message (frame payload) this party's instance can legitimately send or
+    /// receive, in bytes, derived from its public parameters. A driver lowers the session's
+    /// frame limit to it ([`Session::limit_frame_bytes`]) — raised to whatever else it runs on
+    /// the same session needs — so that no peer can make this party buffer a larger frame.
+    fn max_message_bytes(&self) -> usize;
+
     /// The session this instance owns: statistics, transcript, timeout.
     fn session(&self) -> &Session;
 

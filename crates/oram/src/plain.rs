@@ -188,6 +188,10 @@ impl<M: DistributedOram> DistributedOram for Counting<M> {
         self.inner.len()
     }
 
+    fn max_message_bytes(&self) -> usize {
+        self.inner.max_message_bytes()
+    }
+
     fn session(&self) -> &Session {
         self.inner.session()
     }

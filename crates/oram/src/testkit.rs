@@ -219,6 +219,10 @@ where
         session.record_transcript(true);
         session.set_phase(PHASES[0]);
         let mut o = make(session, me, plan.n, party_seed(plan.party_seed, me))?;
+        // Every run is bounded by the instance's own frame limit: a message larger than
+        // `max_message_bytes` fails the run.
+        let limit = u32::try_from(o.max_message_bytes()).unwrap_or(u32::MAX);
+        o.session_mut().limit_frame_bytes(limit);
         o.session_mut().set_phase(PHASES[1]);
         o.preprocess(plan.preprocess)?;
         o.session_mut().set_phase(PHASES[2]);

@@ -21,6 +21,9 @@ impl DistributedOram for PublicOps {
     fn len(&self) -> usize {
         self.0.len()
     }
+    fn max_message_bytes(&self) -> usize {
+        self.0.max_message_bytes()
+    }
     fn session(&self) -> &Session {
         self.0.session()
     }
@@ -86,6 +89,9 @@ impl DistributedOram for Mutant {
 
     fn len(&self) -> usize {
         self.inner.len()
+    }
+    fn max_message_bytes(&self) -> usize {
+        self.inner.max_message_bytes()
     }
     fn session(&self) -> &Session {
         self.inner.session()

@@ -85,6 +85,10 @@ impl DistributedOram for Ramen {
         Ramen::me(self)
     }
 
+    fn max_message_bytes(&self) -> usize {
+        self.params().max_message_bytes()
+    }
+
     fn session(&self) -> &Session {
         Ramen::session(self)
     }

@@ -473,6 +473,46 @@ redacted!(
     WriteBackKey
 );
 
+/// The largest frame payload any party sends in an instance with parameters `p` (s = stash
+/// size and accesses per epoch, m = n + s, ℓ and ℓ_stash the tag lengths): the maximum over
+/// the message table above, plus the channel's one-byte sequence number.
+///
+/// | frame | bytes |
+/// |---|---|
+/// | [`PositionMapMsg`] | `8 + ⌈3·seg(m)·⌈log2 m⌉/8⌉` |
+/// | [`MaskedMemory`] chunk | `16·min(m, 2^18)` |
+/// | [`FlagKeys`], [`LocKeys`] | `s` keys |
+/// | [`WriteBackKey`] | at most `17 + B(s)·key(m)` for `B(s)` cuckoo buckets |
+/// | a DOPRF message of an epoch | at most `s·(16ℓ + ⌈ℓ/8⌉)` (`MaskedC3`, the largest per evaluation) |
+/// | an engine vector (stash read) | at most `16·(s + 4·max(ℓ, ℓ_stash) + 8)` |
+///
+/// Each term is at least what the protocol sends (the last one with slack); the transport's
+/// frame limit can be lowered to this value ([`doram_net::Session::limit_frame_bytes`]).
+pub fn max_message_bytes(p: &crate::Params) -> usize {
+    let (s, m) = (p.stash(), p.memory());
+    let doprf = |bits: u32| {
+        let bits = bits as usize;
+        s * (16 * bits + bits.div_ceil(8))
+    };
+    let write_back =
+        17 + doram_prim::num_buckets(s) * <HalfTree as SinglePointDpf<Fp>>::key_size(m);
+    let engine = 16 * (s + 4 * p.tag_bits().max(p.stash_tag_bits()) as usize + 8);
+    let largest = [
+        PositionMap::wire_len(m, p.position_bits()),
+        16 * m.min(MASKED_MEMORY_CHUNK),
+        s * <HalfTree as SinglePointDpf<Fp>>::key_size(1usize << p.stash_tag_bits()),
+        s * <HalfTree as SinglePointDpf<LocOut>>::key_size(s),
+        write_back,
+        doprf(p.tag_bits()),
+        doprf(p.stash_tag_bits()),
+        engine,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0);
+    1 + largest
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -198,6 +198,13 @@ impl Params {
         self.threads
     }
 
+    /// The largest message any party of an instance with these parameters sends, in bytes
+    /// ([`msgs::max_message_bytes`](crate::msgs::max_message_bytes)): the frame limit a
+    /// session running only this instance needs.
+    pub fn max_message_bytes(&self) -> usize {
+        crate::msgs::max_message_bytes(self)
+    }
+
     /// Bits of a position in [0, m): ⌈log2 m⌉.
     pub fn position_bits(&self) -> u32 {
         ceil_log2(self.memory() as u128).max(1)

@@ -369,6 +369,13 @@ impl<W: IntegerWord> DistributedOram for LinearScanOram<W> {
         self.mpc.me()
     }
 
+    /// The largest message is the first product of a preprocessing batch: 2·k·n words for a
+    /// batch of k accesses, with k·n ≤ max(n, 2^18); Init sends n words, the dealing at most
+    /// k·n, an access a few.
+    fn max_message_bytes(&self) -> usize {
+        2 * W::BYTES * self.params.n().max(BATCH_ELEMS)
+    }
+
     fn session(&self) -> &Session {
         self.mpc.session()
     }
