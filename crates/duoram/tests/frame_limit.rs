@@ -10,21 +10,12 @@ use doram_duoram::{BATCH_LEAVES, BATCH_OPS, Duoram};
 use doram_field::{Fp, Z64};
 use doram_net::LocalMesh;
 use doram_oram::OpVisibility;
+use doram_oram::testkit;
 use doram_oram::testkit::Plan;
-use doram_oram::testkit::{self, PartyRun};
 
 /// Below this a tighter bound would not lower what a peer can make a party buffer: a link's
 /// queue holds at least 64 KiB.
 const FLOOR: u64 = 64 << 10;
-
-/// The largest message any party sent in the runs.
-fn largest<W>(runs: &[PartyRun<W>]) -> u64 {
-    runs.iter()
-        .flat_map(|r| r.stats.total().links)
-        .map(|l| l.largest_sent)
-        .max()
-        .unwrap_or(0)
-}
 
 fn check<W: doram_duoram::DuoWord>(n: usize) {
     let h = n.next_power_of_two().trailing_zeros();
@@ -35,7 +26,10 @@ fn check<W: doram_duoram::DuoWord>(n: usize) {
     let make = |s, _me, n, seed| Duoram::<W>::setup(s, n, seed).map_err(Into::into);
     let runs = testkit::execute(&make, &plan, LocalMesh::new(3).build())
         .map(|r| r.unwrap_or_else(|e| panic!("n = {n}: {e}")));
-    let (got, bound) = (largest(&runs), Duoram::<W>::max_message_bytes(n) as u64);
+    let (got, bound) = (
+        testkit::largest_message(&runs),
+        Duoram::<W>::max_message_bytes(n) as u64,
+    );
     assert!(got <= bound, "n = {n}: sent {got} > bound {bound}");
     assert!(
         bound <= (2 * got).max(FLOOR),

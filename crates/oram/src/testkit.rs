@@ -248,6 +248,16 @@ where
     })
 }
 
+/// The largest message any party sent in `runs` (for checking a derived frame limit,
+/// [`DistributedOram::max_message_bytes`]).
+pub fn largest_message<W>(runs: &[PartyRun<W>]) -> u64 {
+    runs.iter()
+        .flat_map(|r| r.stats.total().links)
+        .map(|l| l.largest_sent)
+        .max()
+        .unwrap_or(0)
+}
+
 fn mesh(timeout: Duration) -> Vec<Session> {
     LocalMesh::new(3).timeout(timeout).build()
 }

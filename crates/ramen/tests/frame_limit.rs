@@ -6,7 +6,7 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
-use doram_oram::testkit::{PartyRun, run_conformance, test_seed};
+use doram_oram::testkit::{self, run_conformance, test_seed};
 use doram_ramen::{Params, Ramen};
 
 fn make(
@@ -22,22 +22,16 @@ fn make(
 /// queue holds at least 64 KiB.
 const FLOOR: u64 = 64 << 10;
 
-/// The largest message any party sent in the runs.
-fn largest<W>(runs: &[PartyRun<W>]) -> u64 {
-    runs.iter()
-        .flat_map(|r| r.stats.total().links)
-        .map(|l| l.largest_sent)
-        .max()
-        .unwrap_or(0)
-}
-
 #[test]
 fn the_derived_frame_limit_is_tight() {
     let seed = test_seed();
     for n in [16, 100, 1000, 4096, 10_000] {
         let p = Params::new(n).unwrap();
         let runs = run_conformance(make, n, 2 * p.epoch() + 3, seed);
-        let (got, bound) = (largest(&runs), p.max_message_bytes() as u64);
+        let (got, bound) = (
+            testkit::largest_message(&runs),
+            p.max_message_bytes() as u64,
+        );
         assert!(got <= bound, "n = {n}: sent {got} > bound {bound}");
         assert!(
             bound <= (2 * got).max(FLOOR),
