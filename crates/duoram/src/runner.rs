@@ -428,15 +428,14 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
     session.set_phase("setup");
     let t = Instant::now();
     let mut o = Duoram::<Z64>::setup(session, cfg.n, cfg.entropy.party_seed(me, "duoram"))?;
-    // No frame beyond twice the protocol's derived largest message (or the verification's
-    // opening of the outputs and the memory). The margin: with preprocessing threads, one
-    // Ramen message at n = 300 exceeds the derived bound by 3 % (under investigation).
+    // No frame beyond the protocol's largest message (or the verification's opening of the
+    // outputs and the memory).
     let opening = if cfg.verify {
         (cfg.ops + cfg.n) * <Z64 as doram_field::Group>::BYTES
     } else {
         0
     };
-    let limit = (2 * Duoram::<Z64>::max_message_bytes(cfg.n)).max(opening);
+    let limit = Duoram::<Z64>::max_message_bytes(cfg.n).max(opening);
     o.session_mut()
         .limit_frame_bytes(u32::try_from(limit).unwrap_or(u32::MAX));
     let setup = t.elapsed();

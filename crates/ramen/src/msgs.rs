@@ -482,7 +482,7 @@ redacted!(
 /// | [`PositionMapMsg`] | `8 + ⌈3·seg(m)·⌈log2 m⌉/8⌉` |
 /// | [`MaskedMemory`] chunk | `16·min(m, 2^18)` |
 /// | [`FlagKeys`], [`LocKeys`] | `s` keys |
-/// | [`WriteBackKey`] | at most `17 + B(s)·key(m)` for `B(s)` cuckoo buckets |
+/// | [`WriteBackKey`] | at most `17 + B·key(m)`, `B` the most cuckoo buckets of `c ≤ s` points |
 /// | a DOPRF message of an epoch | at most `s·(16ℓ + ⌈ℓ/8⌉)` (`MaskedC3`, the largest per evaluation) |
 /// | an engine vector (stash read) | at most `16·(s + 4·max(ℓ, ℓ_stash) + 8)` |
 ///
@@ -494,8 +494,10 @@ pub fn max_message_bytes(p: &crate::Params) -> usize {
         let bits = bits as usize;
         s * (16 * bits + bits.div_ceil(8))
     };
-    let write_back =
-        17 + doram_prim::num_buckets(s) * <HalfTree as SinglePointDpf<Fp>>::key_size(m);
+    // A write-back (or Get Memory) key has c ≤ s points; the number of cuckoo buckets is not
+    // monotone in c (1 point: 106 buckets, 16 points: 50), so take the largest.
+    let buckets = (1..=s).map(doram_prim::num_buckets).max().unwrap_or(0);
+    let write_back = 17 + buckets * <HalfTree as SinglePointDpf<Fp>>::key_size(m);
     let engine = 16 * (s + 4 * p.tag_bits().max(p.stash_tag_bits()) as usize + 8);
     let largest = [
         PositionMap::wire_len(m, p.position_bits()),

@@ -290,15 +290,14 @@ pub fn run_party(session: Session, cfg: &BenchConfig) -> Result<PartyReport, Ram
         .collect();
 
     let mut ramen = Ramen::new(session, cfg.params, cfg.entropy.party_seed(me, "ramen"))?;
-    // No frame beyond twice the protocol's derived largest message (or the verification's
-    // opening of the outputs and the memory). The margin: with preprocessing threads, one
-    // Ramen message at n = 300 exceeds the derived bound by 3 % (under investigation).
+    // No frame beyond the protocol's largest message (or the verification's opening of the
+    // outputs and the memory).
     let opening = if cfg.verify {
         (cfg.accesses + cfg.params.n()) * <Fp as doram_field::Group>::BYTES
     } else {
         0
     };
-    let limit = (2 * cfg.params.max_message_bytes()).max(opening);
+    let limit = cfg.params.max_message_bytes().max(opening);
     ramen
         .session_mut()
         .limit_frame_bytes(u32::try_from(limit).unwrap_or(u32::MAX));
