@@ -2,11 +2,13 @@
 //! sizes, duplicates, keys at and beyond both ends), on the linear-scan and Ramen backends and
 //! as a linear scan in the engine; transcripts independent of the secrets; input errors.
 
-use doram_core::{Entropy, PartyId, Seed};
+mod common;
+
+use common::{run_program, transcripts};
+use doram_core::{Entropy, PartyId};
 use doram_mpc::testkit::test_seed;
-use doram_net::Session;
 use doram_programs::binary_search::{self, SearchOutput, plain};
-use doram_programs::{BackendKind, InputError, ProgramError, Roles, RunConfig, run_three};
+use doram_programs::{BackendKind, InputError, ProgramError, Roles, run_three};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 
@@ -129,24 +131,12 @@ fn transcripts_depend_on_n_only() {
     let roles = Roles::default();
     for backend in BackendKind::ALL {
         let run = |data: Vec<u64>, key: u64| {
-            run_three(
-                Entropy::InsecureSeed(seed),
-                |mut session: Session, s: Seed| {
-                    session.record_transcript(true);
-                    let me = session.me();
-                    let config = RunConfig {
-                        backend,
-                        roles,
-                        seed: s,
-                    };
-                    let d = (me == roles.owner).then_some(&data[..]);
-                    let k = (me == roles.querier).then_some(key);
-                    // The machine owns the session; recording continues inside.
-                    let run = binary_search::run_party(session, &config, d, k)?;
-                    Ok(run.transcript.expect("recording"))
-                },
-            )
-            .map(|r| r.expect("run"))
+            transcripts(seed, backend, roles, |session, config| {
+                let me = session.me();
+                let d = (me == roles.owner).then_some(&data[..]);
+                let k = (me == roles.querier).then_some(key);
+                binary_search::run_party(session, config, d, k)
+            })
         };
         let a = run(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 0);
         let b = run(
@@ -180,17 +170,13 @@ fn transcripts_depend_on_n_only() {
 fn role_input_errors_are_typed_and_local() {
     let seed = test_seed();
     let roles = Roles::default();
-    let config = |s| RunConfig {
-        backend: BackendKind::LinearScan,
-        roles,
-        seed: s,
-    };
+    let backend = BackendKind::LinearScan;
     // Unsorted data: the owner fails before sending; the others see the link close.
-    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
+    let r = run_program(seed, backend, roles, |session, config| {
         let me = session.me();
         let d = (me == roles.owner).then_some(&[3u64, 1][..]);
         let k = (me == roles.querier).then_some(1);
-        binary_search::run_party(session, &config(s), d, k)
+        binary_search::run_party(session, config, d, k)
     });
     assert!(matches!(
         r[0],
@@ -202,10 +188,10 @@ fn role_input_errors_are_typed_and_local() {
     ));
     assert!(r[1].is_err() && r[2].is_err());
     // A missing key at the querier.
-    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
+    let r = run_program(seed, backend, roles, |session, config| {
         let me = session.me();
         let d = (me == roles.owner).then_some(&[1u64][..]);
-        binary_search::run_party(session, &config(s), d, None)
+        binary_search::run_party(session, config, d, None)
     });
     assert!(matches!(
         r[1],

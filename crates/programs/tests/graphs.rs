@@ -2,13 +2,13 @@
 //! parts, self-loops, parallel edges, ties and equal weights), on both backends; transcripts
 //! independent of the graph and the source; input errors.
 
-use doram_core::{Entropy, Seed};
+mod common;
+
+use common::{run_program, transcripts};
+use doram_core::Entropy;
 use doram_mpc::testkit::test_seed;
-use doram_net::Session;
 use doram_programs::input::Edge;
-use doram_programs::{
-    BackendKind, InputError, PartyRun, ProgramError, Roles, RunConfig, bfs, run_three,
-};
+use doram_programs::{BackendKind, InputError, PartyRun, ProgramError, Roles, bfs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 
@@ -88,24 +88,12 @@ fn bfs_transcripts_depend_on_sizes_only() {
     let (v, e) = (5u64, 6usize);
     for backend in BackendKind::ALL {
         let run = |edges: Vec<Edge>, source: u64| {
-            run_three(
-                Entropy::InsecureSeed(seed),
-                |mut session: Session, s: Seed| {
-                    session.record_transcript(true);
-                    let me = session.me();
-                    let config = RunConfig {
-                        backend,
-                        roles,
-                        seed: s,
-                    };
-                    let g = (me == roles.owner).then_some((v, &edges[..]));
-                    let src = (me == roles.querier).then_some(source);
-                    Ok(bfs::run_party(session, &config, g, src)?
-                        .transcript
-                        .expect("recording"))
-                },
-            )
-            .map(|r| r.expect("run"))
+            transcripts(seed, backend, roles, |session, config| {
+                let me = session.me();
+                let g = (me == roles.owner).then_some((v, &edges[..]));
+                let src = (me == roles.querier).then_some(source);
+                bfs::run_party(session, config, g, src)
+            })
         };
         let chain: Vec<Edge> = (0..4)
             .map(|i| Edge {
@@ -145,13 +133,8 @@ fn bfs_transcripts_depend_on_sizes_only() {
 fn bfs_input_errors() {
     let seed = test_seed();
     let roles = Roles::default();
-    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
+    let r = run_program(seed, BackendKind::LinearScan, roles, |session, config| {
         let me = session.me();
-        let config = RunConfig {
-            backend: BackendKind::LinearScan,
-            roles,
-            seed: s,
-        };
         let edges = [Edge {
             from: 0,
             to: 1,
@@ -159,7 +142,7 @@ fn bfs_input_errors() {
         }];
         let g = (me == roles.owner).then_some((2, &edges[..]));
         let src = (me == roles.querier).then_some(2);
-        bfs::run_party(session, &config, g, src)
+        bfs::run_party(session, config, g, src)
     });
     assert!(matches!(
         r[1],
@@ -169,13 +152,8 @@ fn bfs_input_errors() {
             ..
         }))
     ));
-    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
+    let r = run_program(seed, BackendKind::LinearScan, roles, |session, config| {
         let me = session.me();
-        let config = RunConfig {
-            backend: BackendKind::LinearScan,
-            roles,
-            seed: s,
-        };
         let edges = [Edge {
             from: 0,
             to: 5,
@@ -183,7 +161,7 @@ fn bfs_input_errors() {
         }];
         let g = (me == roles.owner).then_some((2, &edges[..]));
         let src = (me == roles.querier).then_some(0);
-        bfs::run_party(session, &config, g, src)
+        bfs::run_party(session, config, g, src)
     });
     assert!(matches!(
         r[0],
@@ -249,24 +227,12 @@ fn dijkstra_transcripts_depend_on_sizes_only() {
     let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 9);
     let v = 4u64;
     let run = |edges: Vec<Edge>, source: u64| {
-        run_three(
-            Entropy::InsecureSeed(seed),
-            |mut session: Session, s: Seed| {
-                session.record_transcript(true);
-                let me = session.me();
-                let config = RunConfig {
-                    backend: BackendKind::LinearScan,
-                    roles,
-                    seed: s,
-                };
-                let g = (me == roles.owner).then_some((v, &edges[..]));
-                let src = (me == roles.querier).then_some(source);
-                Ok(dijkstra::run_party(session, &config, g, src)?
-                    .transcript
-                    .expect("recording"))
-            },
-        )
-        .map(|r| r.expect("run"))
+        transcripts(seed, BackendKind::LinearScan, roles, |session, config| {
+            let me = session.me();
+            let g = (me == roles.owner).then_some((v, &edges[..]));
+            let src = (me == roles.querier).then_some(source);
+            dijkstra::run_party(session, config, g, src)
+        })
     };
     let a = run(random_graph(&mut rng, v, 5, 100), 0);
     assert_eq!(a, run(random_graph(&mut rng, v, 5, u32::MAX as u64), 3));

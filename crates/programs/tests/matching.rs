@@ -2,12 +2,14 @@
 //! (k = 0, 1, identical lists, reversed lists), on every backend; stability of the output;
 //! transcripts independent of the preferences; invalid preferences.
 
-use doram_core::{Entropy, Seed};
+mod common;
+
+use common::{run_program, transcripts};
+use doram_core::Entropy;
 use doram_mpc::testkit::test_seed;
-use doram_net::Session;
 use doram_programs::input::Prefs;
 use doram_programs::matching::{self, plain};
-use doram_programs::{BackendKind, InputError, ProgramError, Roles, RunConfig, run_three};
+use doram_programs::{BackendKind, InputError, ProgramError, Roles};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha12Rng;
@@ -80,23 +82,10 @@ fn transcripts_depend_on_k_only() {
     let roles = Roles::default();
     for backend in [BackendKind::LinearScan, BackendKind::Duoram] {
         let run = |prefs: Prefs| {
-            run_three(
-                Entropy::InsecureSeed(seed),
-                |mut session: Session, s: Seed| {
-                    session.record_transcript(true);
-                    let me = session.me();
-                    let config = RunConfig {
-                        backend,
-                        roles,
-                        seed: s,
-                    };
-                    let p = (me == roles.owner).then_some(&prefs);
-                    Ok(matching::run_party(session, &config, p)?
-                        .transcript
-                        .expect("recording"))
-                },
-            )
-            .map(|r| r.expect("run"))
+            transcripts(seed, backend, roles, |session, config| {
+                let p = (session.me() == roles.owner).then_some(&prefs);
+                matching::run_party(session, config, p)
+            })
         };
         let a = run(identical(3, false));
         assert_eq!(a, run(identical(3, true)), "{}", backend.name());
@@ -112,14 +101,9 @@ fn invalid_preferences_fail_at_the_owner() {
         proposers: vec![vec![0, 0], vec![0, 1]],
         acceptors: vec![vec![0, 1], vec![1, 0]],
     };
-    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
+    let r = run_program(seed, BackendKind::LinearScan, roles, |session, config| {
         let me = session.me();
-        let config = RunConfig {
-            backend: BackendKind::LinearScan,
-            roles,
-            seed: s,
-        };
-        matching::run_party(session, &config, (me == roles.owner).then_some(&bad))
+        matching::run_party(session, config, (me == roles.owner).then_some(&bad))
     });
     assert!(matches!(
         r[0],
