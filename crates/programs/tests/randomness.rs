@@ -6,8 +6,8 @@
 
 use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Fp;
+use doram_mpc::testkit::run3;
 use doram_mpc::{Input, Secret};
-use doram_net::{Session, run_parties};
 use doram_oram::LinearScanOram;
 use doram_programs::binary_search::{self, SearchOutput};
 use doram_programs::{BackendKind, Machine, Part, PartyRun, ProgramError, Roles, RunConfig};
@@ -22,7 +22,7 @@ fn seeds(entropy: Entropy) -> [Seed; 3] {
 /// A binary search over 3P-Duoram with the given seeds; every party hashes its whole view.
 fn search(seeds: [Seed; 3], data: &[u64], key: u64) -> [PartyRun<SearchOutput>; 3] {
     let roles = Roles::default();
-    let runs = run_parties(Session::local_mesh(3), "party", |mut session| {
+    run3(|mut session| {
         let me = session.me();
         session.record_content_digest(true);
         let config = RunConfig {
@@ -33,11 +33,8 @@ fn search(seeds: [Seed; 3], data: &[u64], key: u64) -> [PartyRun<SearchOutput>; 
         let d = (me == roles.owner).then_some(data);
         let k = (me == roles.querier).then_some(key);
         binary_search::run_party(session, &config, d, k)
-    });
-    let mut it = runs
-        .into_iter()
-        .map(|r| r.expect("no party panics").expect("the search runs"));
-    std::array::from_fn(|_| it.next().expect("three parties"))
+    })
+    .map(|r| r.expect("the search runs"))
 }
 
 fn digest(run: &PartyRun<SearchOutput>) -> [u8; 32] {
@@ -71,7 +68,7 @@ fn identical_public_inputs_give_different_views() {
 
 /// P0 inputs `values`; each party returns its shares of them.
 fn input_shares(entropy: Entropy, values: &[u64]) -> [Vec<Secret>; 3] {
-    let runs = run_parties(Session::local_mesh(3), "party", |session| {
+    run3(|session| -> Result<_, ProgramError> {
         let me = session.me();
         let mut m = Machine::<LinearScanOram<Fp>>::setup(session, entropy.party_seed(me, "x"))?;
         m.engine_in(Part::Input, |on| {
@@ -83,13 +80,8 @@ fn input_shares(entropy: Entropy, values: &[u64]) -> [Vec<Secret>; 3] {
                 },
             })
         })
-    });
-    let mut it = runs
-        .into_iter()
-        .map(|r: std::thread::Result<Result<_, ProgramError>>| {
-            r.expect("no party panics").expect("the input runs")
-        });
-    std::array::from_fn(|_| it.next().expect("three parties"))
+    })
+    .map(|r| r.expect("the input runs"))
 }
 
 #[test]
@@ -98,6 +90,8 @@ fn identical_inputs_get_fresh_shares() {
     let a = input_shares(Entropy::Os, &values);
     let b = input_shares(Entropy::Os, &values);
     for i in 0..3 {
+        assert_eq!(a[i].len(), values.len());
+        assert_eq!(b[i].len(), values.len());
         for (x, y) in a[i].iter().zip(&b[i]) {
             assert_ne!(x, y, "{} holds a repeated share", ALL[i]);
         }
