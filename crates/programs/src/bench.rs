@@ -288,7 +288,7 @@ fn random_prefs(rng: &mut AesPrg, k: usize) -> Prefs {
 pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
     let mut rng = rng_for(config.seed);
     let n = config.size;
-    let (roles, backend, seed) = (config.roles, config.backend, config.entropy);
+    let (roles, backend, entropy) = (config.roles, config.backend, config.entropy);
     let receiver = roles.receiver.index();
     let mesh = || match config.shaping {
         Some(s) => LocalMesh::new(3).shaping(s),
@@ -305,9 +305,9 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
                 rng.next_u64()
             };
             let runs = if config.program == Program::BinarySearch {
-                binary_search::run_local_on(mesh(), backend, roles, &data, key, seed)?
+                binary_search::run_local_on(mesh(), backend, roles, &data, key, entropy)?
             } else {
-                binary_search::run_local_linear_on(mesh(), roles, &data, key, seed)?
+                binary_search::run_local_linear_on(mesh(), roles, &data, key, entropy)?
             };
             let ok = runs[receiver].output == Some(binary_search::plain(&data, key));
             (vec![("n", n as u64)], ok, reports(&runs))
@@ -316,7 +316,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 2 * n, 1);
             let source = below(&mut rng, v);
-            let runs = bfs::run_local_on(mesh(), backend, roles, v, &edges, source, seed)?;
+            let runs = bfs::run_local_on(mesh(), backend, roles, v, &edges, source, entropy)?;
             let ok = runs[receiver].output.as_ref() == Some(&bfs::plain(v, &edges, source));
             (
                 vec![("V", v), ("E", edges.len() as u64)],
@@ -328,7 +328,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 4 * n, (1 << 16) - 1);
             let source = below(&mut rng, v);
-            let runs = dijkstra::run_local_on(mesh(), backend, roles, v, &edges, source, seed)?;
+            let runs = dijkstra::run_local_on(mesh(), backend, roles, v, &edges, source, entropy)?;
             let ok = runs[receiver].output.as_ref() == Some(&dijkstra::plain(v, &edges, source));
             (
                 vec![("V", v), ("E", edges.len() as u64)],
@@ -338,7 +338,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
         }
         Program::Matching => {
             let prefs = random_prefs(&mut rng, n);
-            let runs = matching::run_local_on(mesh(), backend, roles, &prefs, seed)?;
+            let runs = matching::run_local_on(mesh(), backend, roles, &prefs, entropy)?;
             let ok = runs[receiver].output.as_ref() == Some(&matching::plain(&prefs));
             (vec![("k", n as u64)], ok, reports(&runs))
         }

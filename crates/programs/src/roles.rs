@@ -63,7 +63,8 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
-    /// A configuration with a fresh seed from the operating system.
+    /// A configuration with a fresh seed from the operating system: the secure way for a
+    /// library user to run one party.
     pub fn new(backend: BackendKind, roles: Roles) -> RunConfig {
         RunConfig {
             backend,
@@ -200,8 +201,8 @@ pub fn announce_sizes(
 }
 
 /// Runs `f` at each of three parties of a fresh in-process mesh, one thread each, each with its
-/// own seed from `entropy` ([`Entropy::Os`]: fresh OS entropy per party); returns the three results in party order. A panicking party is
-/// re-raised after the others have ended.
+/// own seed from `entropy` ([`Entropy::Os`]: fresh OS entropy per party); returns the three
+/// results in party order. A panicking party is re-raised after the others have ended.
 pub fn run_three<T: Send>(
     entropy: Entropy,
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
