@@ -75,7 +75,7 @@ fn main() -> Result<()> {
         for f in &r.findings {
             let dir = args.out.join(r.target);
             std::fs::create_dir_all(&dir)?;
-            let name = format!("{:016x}", fxhash(&f.input));
+            let name = format!("{:016x}", fnv1a(&f.input));
             std::fs::write(dir.join(&name), &f.input)?;
             println!("  {}: {}", dir.join(&name).display(), f.message);
             let hex: String = f.input.iter().map(|b| format!("{b:02x}")).collect();
@@ -89,8 +89,8 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// A short name for an input.
-fn fxhash(bytes: &[u8]) -> u64 {
+/// A short name for an input (64-bit FNV-1a).
+fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -19,6 +19,8 @@ use crate::Target;
 const TIMEOUT: Duration = Duration::from_millis(300);
 /// A run that takes longer than this has hung.
 const DEADLINE: Duration = Duration::from_secs(30);
+/// Every fuzzed protocol runs three parties.
+const PARTIES: usize = 3;
 
 /// What to do to one frame: `from ‖ to ‖ frame index (u16) ‖ action ‖ action bytes`.
 #[derive(Clone, Debug)]
@@ -43,10 +45,10 @@ enum Action {
     Wire(Tamper),
 }
 
-fn plan(data: &[u8], parties: usize) -> Plan {
+fn plan(data: &[u8]) -> Plan {
     let at = |i: usize| data.get(i).copied().unwrap_or(0);
-    let from = PartyId::ALL[usize::from(at(0)) % parties];
-    let to = PartyId::ALL[(from.index() + 1 + usize::from(at(1)) % (parties - 1)) % parties];
+    let from = PartyId::ALL[usize::from(at(0)) % PARTIES];
+    let to = PartyId::ALL[(from.index() + 1 + usize::from(at(1)) % (PARTIES - 1)) % PARTIES];
     let frame = u64::from(u16::from_le_bytes([at(2), at(3)]) % 64);
     let rest = data.get(5..).unwrap_or(&[]).to_vec();
     let action = match at(4) % 9 {
@@ -80,10 +82,10 @@ fn plan(data: &[u8], parties: usize) -> Plan {
     }
 }
 
-/// A mesh of `parties` sessions that applies the plan in `data`.
-fn mesh(data: &[u8], parties: usize) -> LocalMesh {
-    let p = Arc::new(plan(data, parties));
-    LocalMesh::new(parties)
+/// A mesh of three sessions that applies the plan in `data`.
+fn mesh(data: &[u8]) -> LocalMesh {
+    let p = Arc::new(plan(data));
+    LocalMesh::new(PARTIES)
         .timeout(TIMEOUT)
         .tamper(move |from, to, index, payload| {
             if (from, to, index) != (p.from, p.to, p.frame) {
@@ -107,16 +109,22 @@ fn mesh(data: &[u8], parties: usize) -> LocalMesh {
         })
 }
 
-/// Runs `f` at every party of `sessions`; a panicking party or a run past [`DEADLINE`] is a
-/// finding.
-fn parties<T: Send>(sessions: Vec<Session>, f: impl Fn(Session) -> T + Sync) -> Result<(), String> {
+/// Runs `f` at every party of the [`mesh`] of `data`; a panicking party or a run past
+/// [`DEADLINE`] is a finding.
+fn parties<T: Send>(data: &[u8], f: impl Fn(Session) -> T + Sync) -> Result<(), String> {
     let start = Instant::now();
-    let results = run_parties(sessions, "fuzz", f);
+    let results = run_parties(mesh(data).build(), "fuzz", f);
     if let Some(p) = results.iter().find_map(|r| r.as_ref().err()) {
         return Err(format!("a party {}", crate::panic_message(p.as_ref())));
     }
-    if start.elapsed() > DEADLINE {
-        return Err(format!("the run took {:?}", start.elapsed()));
+    within_deadline(start)
+}
+
+/// A run that started at `start` and has ended: a finding if it took past [`DEADLINE`].
+fn within_deadline(start: Instant) -> Result<(), String> {
+    let took = start.elapsed();
+    if took > DEADLINE {
+        return Err(format!("the run took {took:?}"));
     }
     Ok(())
 }
@@ -144,9 +152,7 @@ pub const RAMEN: Target = Target {
         cfg.accesses = 5;
         cfg.verify = true;
         cfg.entropy = Entropy::InsecureSeed(1);
-        parties(mesh(data, 3).build(), |s| {
-            doram_ramen::run_party(s, &cfg).is_ok()
-        })
+        parties(data, |s| doram_ramen::run_party(s, &cfg).is_ok())
     },
     seeds,
 };
@@ -159,9 +165,7 @@ pub const DUORAM: Target = Target {
         let mut cfg = doram_duoram::BenchConfig::new(8, 4);
         cfg.verify = true;
         cfg.entropy = Entropy::InsecureSeed(1);
-        parties(mesh(data, 3).build(), |s| {
-            doram_duoram::run_party(s, &cfg).is_ok()
-        })
+        parties(data, |s| doram_duoram::run_party(s, &cfg).is_ok())
     },
     seeds,
 };
@@ -178,17 +182,14 @@ pub const BINARY_SEARCH: Target = Target {
         };
         let start = Instant::now();
         let _ = binary_search::run_local_on(
-            mesh(data, 3),
+            mesh(data),
             backend,
             Roles::default(),
             &[2, 3, 5, 7, 11],
             6,
             Entropy::InsecureSeed(1),
         );
-        if start.elapsed() > DEADLINE {
-            return Err(format!("the run took {:?}", start.elapsed()));
-        }
-        Ok(())
+        within_deadline(start)
     },
     seeds,
 };
@@ -200,7 +201,7 @@ pub const LOOKUP: Target = Target {
     run: |data| {
         let params = LookupParams::new(64, 2).map_err(|e| e.to_string())?;
         let table = Table::synthetic(64, 3);
-        parties(mesh(data, 3).build(), |mut s| {
+        parties(data, |mut s| {
             if s.me() == lookup::CLIENT {
                 let mut rng = ChaCha8Rng::seed_from_u64(2);
                 lookup::query(&mut s, params, &[5, 63], &mut rng).is_ok()
