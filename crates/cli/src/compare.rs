@@ -490,29 +490,22 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
         files.push(path.display().to_string());
     }
     let json_path = args.out.join("compare.json");
-    let report = CompareReport {
+    let mut report = CompareReport {
         randomness: args.randomness.label(),
         dealer: doram_ramen::SYNTHETIC_DEALER,
         rows: &rows,
         crossovers: &cross,
-        files: files.clone(),
+        files,
     };
     std::fs::write(&json_path, serde_json::to_string_pretty(&report)?)
         .with_context(|| format!("writing {}", json_path.display()))?;
-    files.push(json_path.display().to_string());
+    report.files.push(json_path.display().to_string());
     if json {
-        print_json(&CompareReport {
-            randomness: args.randomness.label(),
-            dealer: doram_ramen::SYNTHETIC_DEALER,
-            rows: &rows,
-            crossovers: &cross,
-            files,
-        })?;
+        print_json(&report)?;
     } else {
         println!(
             "randomness: {}; inputs: {}",
-            args.randomness.label(),
-            doram_ramen::SYNTHETIC_DEALER
+            report.randomness, report.dealer
         );
         println!(
             "{:<8} {:<10} {:>5} {:>12} {:>12} {:>14} {:>8}",
@@ -533,7 +526,7 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
         for c in &cross {
             println!("{}", c.summary);
         }
-        println!("wrote {}", files.join(", "));
+        println!("wrote {}", report.files.join(", "));
     }
     Ok(())
 }
