@@ -180,7 +180,7 @@ fn binary_search(
 ) -> Result<SearchReport> {
     use crate::run::{Common, Inputs, Program, SearchArgs};
     // P0's sorted array: distinct multiples of 7 starting from a seed-dependent offset; P1's
-    // key: one of them, or one above. The parties' randomness comes from the OS.
+    // key: one of them, or one above.
     let n = args.search_n as usize;
     let base = data_seed % 1000;
     let data: Vec<u64> = (0..n as u64).map(|i| base + 7 * i).collect();
@@ -196,6 +196,8 @@ fn binary_search(
     let csv: String = data.iter().map(|x| format!("{x}\n")).collect();
     let data_path = dir.join("sorted.csv");
     std::fs::write(&data_path, csv).context("cannot write the demo's array")?;
+    // The parties' randomness comes from the OS.
+    let randomness = Randomness::default();
     let program = Program::BinarySearch(SearchArgs {
         data: Some(data_path),
         key: Some(key),
@@ -204,7 +206,7 @@ fn binary_search(
             owner: 0,
             querier: 1,
             receiver: 2,
-            randomness: Randomness::default(),
+            randomness,
         },
     });
     let start = Instant::now();
@@ -216,7 +218,7 @@ fn binary_search(
                 data: (me == PartyId::P0).then(|| data.clone()),
                 key: (me == PartyId::P1).then_some(key),
             };
-            let s = crate::run::party_seed(&Randomness::default(), me);
+            let s = crate::run::party_seed(&randomness, me);
             crate::run::run_one(session, s, &program, &own)
         })?
     };
