@@ -492,7 +492,7 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
     let json_path = args.out.join("compare.json");
     let mut report = CompareReport {
         randomness: args.randomness.label(),
-        dealer: doram_ramen::SYNTHETIC_DEALER,
+        dealer: doram_core::SYNTHETIC_DEALER,
         rows: &rows,
         crossovers: &cross,
         files,

@@ -337,7 +337,7 @@ pub fn party_job(session: Session, a: &DuoramArgs, json: bool) -> Result<()> {
             f.messages_sent,
             f.rounds,
             cfg.entropy,
-            doram_duoram::SYNTHETIC_DEALER
+            doram_core::SYNTHETIC_DEALER
         );
     }
     Ok(())

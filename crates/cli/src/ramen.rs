@@ -236,7 +236,7 @@ pub fn party_job(session: Session, a: &RamenArgs, json: bool) -> Result<()> {
             p.messages_sent,
             p.rounds,
             cfg.entropy,
-            doram_ramen::SYNTHETIC_DEALER
+            doram_core::SYNTHETIC_DEALER
         );
     }
     Ok(())

@@ -158,7 +158,7 @@ impl OramSummary {
             bytes_per_access: sum(|p| p.bytes_sent),
             online_rounds_per_access: worst(|p| p.online_rounds as f64),
             randomness: entropy.to_string(),
-            dealer: doram_ramen::SYNTHETIC_DEALER,
+            dealer: doram_core::SYNTHETIC_DEALER,
         }
     }
 
@@ -206,7 +206,7 @@ pub fn print_party_json<T: Serialize>(figures: &T, entropy: Entropy) -> anyhow::
     let mut v = serde_json::to_value(figures)?;
     if let Some(m) = v.as_object_mut() {
         m.insert("randomness".into(), entropy.to_string().into());
-        m.insert("dealer".into(), doram_ramen::SYNTHETIC_DEALER.into());
+        m.insert("dealer".into(), doram_core::SYNTHETIC_DEALER.into());
     }
     print_json(&v)
 }

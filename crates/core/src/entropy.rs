@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{PartyId, Seed};
 
+/// What a benchmark's report says of its input shares when every party derives them from the
+/// public workload seed (a synthetic dealer): they protect nothing.
+pub const SYNTHETIC_DEALER: &str = "synthetic dealer, not secure";
+
 /// The source of a party's secret randomness.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Entropy {

@@ -361,9 +361,9 @@ impl BenchOutcome {
     }
 }
 
-/// What the reports say of the input shares: every party derives them from the public workload
-/// seed, so they protect nothing. The parties' own randomness is [`BenchConfig::entropy`].
-pub const SYNTHETIC_DEALER: &str = "synthetic dealer, not secure";
+/// What the reports say of the input shares (the parties' own randomness is
+/// [`BenchConfig::entropy`]).
+pub use doram_core::SYNTHETIC_DEALER;
 
 fn dealer(seed: u64, tag: u64) -> AesPrg {
     let mut s = [0u8; 16];
