@@ -208,13 +208,17 @@ fn a_trickling_client_is_cut_at_the_handshake_deadline() {
 #[test]
 fn the_client_setup_has_one_deadline() {
     let (_dir, config) = setup();
-    // A "service" that trickles junk: each read makes progress, the handshake never ends.
+    // A "service" that trickles a TLS record: the header of a 16 KiB handshake record, then
+    // one byte every 30 ms. Each read makes progress, the record never completes.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let server = thread::spawn(move || {
         let (mut s, _) = listener.accept().unwrap();
-        for _ in 0..100 {
-            if s.write_all(&[0x16]).is_err() {
+        let record = [0x16u8, 3, 3, 0x40, 0]
+            .into_iter()
+            .chain(std::iter::repeat(1));
+        for b in record.take(100) {
+            if s.write_all(&[b]).is_err() {
                 break;
             }
             thread::sleep(Duration::from_millis(30));
