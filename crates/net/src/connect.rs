@@ -752,6 +752,13 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
             let mut io = TlsIo::new(tls.client(peer)?, sock);
             io.handshake()
                 .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+            // rustls checked the chain and `peer`'s name; the certificate must name no other
+            // party as well.
+            match io.conn.peer_certificates().and_then(|c| c.first()) {
+                Some(cert) => tls.check_identity(cert, peer),
+                None => Err("no server certificate".into()),
+            }
+            .map_err(|why| handshake(format!("{address}: {why}")))?;
             io.send(&hello)
                 .map_err(|e| handshake(describe_handshake_error(&e)))?;
             io.read_exact(&mut answer)

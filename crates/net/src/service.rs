@@ -48,7 +48,7 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::session::{Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader};
 use crate::shaping::Shaping;
-use crate::tls::{TlsIo, describe_handshake_error, provider};
+use crate::tls::{TlsIo, check_sole_name, describe_handshake_error, provider};
 
 /// The client's id in a service session.
 pub const SERVICE_CLIENT: PartyId = PartyId::P0;
@@ -310,6 +310,14 @@ pub fn connect_service(
     io.set_deadline(deadline);
     io.handshake()
         .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+    // rustls checked the chain and the service's name; the certificate must name no other
+    // party as well.
+    let names: Vec<String> = config.parties.iter().map(|p| p.name.clone()).collect();
+    match io.conn.peer_certificates().and_then(|c| c.first()) {
+        Some(cert) => check_sole_name(cert, &names, server),
+        None => Err("no server certificate".into()),
+    }
+    .map_err(|why| handshake(format!("{address}: {why}")))?;
     io.send(&[
         MAGIC[0],
         MAGIC[1],

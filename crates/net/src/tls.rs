@@ -364,17 +364,42 @@ impl TlsSetup {
                     "the certificate is not the one pinned for {claimed}"
                 )),
             },
-            PeerAuth::Ca => {
-                let name = &self.names[claimed.index()];
-                let subject = ServerName::try_from(name.as_str()).map_err(|e| e.to_string())?;
-                webpki::EndEntityCert::try_from(cert)
-                    .map_err(|e| format!("unparsable certificate: {e}"))?
-                    .verify_is_valid_for_subject_name(&subject)
-                    .map_err(|_| {
-                        format!("the certificate is not valid for {claimed}'s name {name}")
-                    })
-            }
+            PeerAuth::Ca => check_sole_name(cert, &self.names, claimed),
         }
+    }
+}
+
+/// Checks that `cert` is valid for `claimed`'s name in `names` (indexed by party) and for no
+/// other party's: a certificate that names two parties (e.g. one's name as an extra host of
+/// another's request) must not let either stand in for the other.
+pub(crate) fn check_sole_name(
+    cert: &CertificateDer<'_>,
+    names: &[String],
+    claimed: PartyId,
+) -> Result<(), String> {
+    let cert = webpki::EndEntityCert::try_from(cert)
+        .map_err(|e| format!("unparsable certificate: {e}"))?;
+    let valid_for = |name: &str| {
+        ServerName::try_from(name)
+            .is_ok_and(|subject| cert.verify_is_valid_for_subject_name(&subject).is_ok())
+    };
+    let name = names
+        .get(claimed.index())
+        .ok_or_else(|| format!("{claimed} is not in the configuration"))?;
+    if !valid_for(name) {
+        return Err(format!(
+            "the certificate is not valid for {claimed}'s name {name}"
+        ));
+    }
+    match names
+        .iter()
+        .enumerate()
+        .find(|&(i, other)| i != claimed.index() && valid_for(other))
+    {
+        Some((i, other)) => Err(format!(
+            "the certificate for {claimed} is also valid for P{i}'s name {other}"
+        )),
+        None => Ok(()),
     }
 }
 

@@ -6,15 +6,17 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{
-    FakeTls, TIMEOUT, connect_all, fake_peer, frame, listeners, run, tls_config, tls_sessions,
+    FakeTls, TIMEOUT, ca_deployment, connect_all, fake_peer, frame, listeners, run, tls_config,
+    tls_sessions,
 };
 use doram_core::PartyId;
+use doram_net::service::{ServiceListener, connect_service};
 use doram_net::{Config, ConfigError, ConnectOptions, NetError, Session, Transport, TransportKind};
 use rustls_pki_types::ServerName;
 
@@ -153,6 +155,64 @@ fn a_party_using_another_partys_certificate_is_rejected() {
         text.contains("party1.doram") || text.contains("certificate"),
         "{text}"
     );
+}
+
+#[test]
+fn a_certificate_that_also_names_another_party_is_rejected() {
+    let (mut ls, addrs) = listeners(3);
+    let dir = tempfile::tempdir().unwrap();
+    // Party 2's request also names party1.doram, as the host of an extra address.
+    let config = ca_deployment(dir.path(), &addrs, (2, "party1.doram:7001"));
+    let l0 = ls.remove(0);
+    let real = thread::spawn({
+        let config = config.clone();
+        move || Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
+    });
+    // The fake holds P2's CA-signed certificate, which is valid for party1.doram as well, and
+    // claims to be P1.
+    let fake = FakeTls::party(dir.path(), 2);
+    let name = ServerName::try_from("party0.doram").unwrap();
+    let conn = rustls::ClientConnection::new(Arc::clone(&fake.client), name).unwrap();
+    let mut stream = rustls::StreamOwned::new(conn, TcpStream::connect(&addrs[0]).unwrap());
+    stream.write_all(b"DRMN\x01\x03\x01\x00").unwrap();
+    let mut ack = [0u8; 8];
+    stream.read_exact(&mut ack).unwrap();
+    assert_eq!(&ack[..5], b"DRMN\x01");
+    assert_ne!(
+        ack[5], 0,
+        "P0 must refuse a certificate that names P1 and P2"
+    );
+    // P0 also refuses a listener at P1's address that presents that certificate.
+    thread::spawn({
+        let l1 = ls[0].try_clone().unwrap();
+        let server = Arc::clone(&fake.server);
+        move || {
+            if let Ok((sock, _)) = l1.accept() {
+                let conn = rustls::ServerConnection::new(server).unwrap();
+                let mut s = rustls::StreamOwned::new(conn, sock);
+                let _ = s.read(&mut [0u8; 8]);
+            }
+        }
+    });
+    let e = real.join().unwrap().unwrap_err();
+    assert!(matches!(e, NetError::Handshake { peer: P1, .. }), "{e}");
+    assert!(e.to_string().contains("also valid for P2's name"), "{e}");
+}
+
+#[test]
+fn a_service_certificate_that_also_names_another_party_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let addrs: Vec<String> = (7000..7003).map(|p| format!("127.0.0.1:{p}")).collect();
+    // P1's request also names party0.doram, as the host of an extra address.
+    let config = ca_deployment(dir.path(), &addrs, (1, "party0.doram:7000"));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let service = ServiceListener::from_listener(listener, &config, P1).unwrap();
+    let wait = Duration::from_secs(10);
+    let server = thread::spawn(move || service.accept(wait).unwrap().unwrap().handshake());
+    let e = connect_service(&addr, &config, P1, wait).unwrap_err();
+    assert!(e.to_string().contains("also valid for P0's name"), "{e}");
+    assert!(server.join().unwrap().is_err());
 }
 
 #[test]

@@ -41,6 +41,31 @@ pub fn tls_config(n: usize, addrs: Vec<String>) -> (TempDir, Config) {
     (dir, config)
 }
 
+/// A CA deployment in `dir` for parties at `addrs`, made as on separate hosts (`generate_ca`,
+/// then `request` and `sign` per party), with short timeouts; party `extra.0`'s request also
+/// names the host of the address `extra.1`.
+pub fn ca_deployment(dir: &std::path::Path, addrs: &[String], extra: (usize, &str)) -> Config {
+    use doram_net::certs::{generate_ca, request, sign};
+    generate_ca(dir, 30).expect("CA");
+    let mut text = format!(
+        "[session]\ntimeout_ms = {}\nconnect_timeout_ms = 2000\n[tls]\nca = \"ca.pem\"\n",
+        TIMEOUT.as_millis()
+    );
+    for (i, address) in addrs.iter().enumerate() {
+        let id = PartyId::ALL[i];
+        let mut hosts = vec![address.as_str()];
+        if i == extra.0 {
+            hosts.push(extra.1);
+        }
+        let (_, csr) = request(dir, id, None, &hosts).expect("request");
+        sign(dir, &csr, id, None, 30, &dir.join(format!("party{i}.pem"))).expect("sign");
+        text.push_str(&format!(
+            "[[party]]\nid = {i}\naddress = \"{address}\"\ncert = \"party{i}.pem\"\nkey = \"party{i}.key\"\n"
+        ));
+    }
+    Config::from_toml_str(&text, dir).expect("config")
+}
+
 /// A plaintext configuration for `n` parties at `addrs`.
 pub fn tcp_config(addrs: &[String], extra: &str) -> Config {
     let mut text = format!(
