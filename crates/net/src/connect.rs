@@ -649,6 +649,9 @@ fn greet_claiming(
         Some(tls) => {
             let conn = tls.server().map_err(|e| e.to_string())?;
             let mut io = TlsIo::new(conn, sock);
+            // The whole exchange, not each read, ends with setup: a trickling peer cannot
+            // hold this thread past it.
+            io.set_deadline(shared.deadline);
             io.handshake().map_err(|e| {
                 format!(
                     "TLS handshake with {addr} failed: {}",
@@ -750,6 +753,7 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
         }
         Some(tls) => {
             let mut io = TlsIo::new(tls.client(peer)?, sock);
+            io.set_deadline(shared.deadline);
             io.handshake()
                 .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
             // rustls checked the chain and `peer`'s name; the certificate must name no other

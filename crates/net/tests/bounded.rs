@@ -6,11 +6,12 @@
 
 mod common;
 
+use std::io::{ErrorKind, Read, Write};
 use std::time::Duration;
 
 use common::{connect_all, listeners, run, tcp_sessions, tls_config};
 use doram_core::PartyId;
-use doram_net::{LocalMesh, NetError, Session, Transport};
+use doram_net::{ConnectOptions, LocalMesh, NetError, Session, Transport};
 
 const FRAME: usize = 1 << 20;
 const ATTEMPTS: usize = 256;
@@ -112,6 +113,51 @@ fn idle_connections_during_setup_neither_lock_out_peers_nor_pile_up_threads() {
     let most = most.into_inner();
     assert!(most <= 24, "{most} handshake threads at once");
     drop(idle);
+}
+
+#[test]
+fn a_trickling_connection_is_cut_when_setup_ends() {
+    let (mut ls, addrs) = listeners(2);
+    let (_dir, mut config) = tls_config(2, addrs.clone());
+    config.connect_timeout = Duration::from_millis(500);
+    // P1 never starts, so P0's setup ends at its deadline.
+    let l0 = ls.remove(0);
+    let p0 = std::thread::spawn(move || {
+        Session::connect_with(&config, PartyId::P0, ConnectOptions::new().listener(l0))
+    });
+    let mut sock = std::net::TcpStream::connect(&addrs[0]).unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    let start = std::time::Instant::now();
+    // The header of a 16 KiB handshake record, then one byte every 40 ms or so: every read
+    // makes progress, the record never completes.
+    let mut cut = false;
+    for b in [0x16u8, 3, 1, 0x40, 0]
+        .into_iter()
+        .chain(std::iter::repeat(1))
+    {
+        if sock.write_all(&[b]).is_err() {
+            cut = true;
+            break;
+        }
+        match sock.read(&mut [0u8; 64]) {
+            Ok(0) => cut = true,
+            Err(e) if !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                cut = true;
+            }
+            _ => std::thread::sleep(Duration::from_millis(20)),
+        }
+        if cut || start.elapsed() > Duration::from_secs(4) {
+            break;
+        }
+    }
+    assert!(p0.join().unwrap().is_err());
+    assert!(cut, "the trickling connection outlived setup");
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 /// P1 lowers its frame limit to 1000 bytes, P0 does not: P0's 1000-byte frame arrives, its
