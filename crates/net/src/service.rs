@@ -517,11 +517,15 @@ impl ServiceGate {
         &mut self,
         (key, peer, result): (u64, SocketAddr, Result<Session, NetError>),
     ) -> Option<Established> {
+        let listed = self.pending.len();
         self.pending.retain(|p| p.key != key);
         match result {
             Ok(session) => Some(Established { session, peer }),
             Err(e) => {
-                self.failed += 1;
+                // A handshake that `cut_oldest` took off the list was counted there.
+                if self.pending.len() < listed {
+                    self.failed += 1;
+                }
                 tracing::debug!(%peer, "client handshake failed: {e}");
                 None
             }
