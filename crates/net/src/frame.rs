@@ -126,17 +126,10 @@ fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<usize, Frame
 pub(crate) trait PayloadSource: Read {
     /// Appends at most `max` bytes to `out`, returning how many (0 at the end of the stream).
     ///
-    /// The default goes through `Read::take(..).read_to_end`, which lets sockets write straight
-    /// into the vector's spare capacity; decrypting readers override it to copy their plaintext
-    /// with `extend_from_slice`, so neither path zero-fills the payload first.
+    /// Goes through `Read::take(..).read_to_end`, which lets sockets write straight into the
+    /// vector's spare capacity.
     fn append_to(&mut self, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
         Read::take(&mut *self, max as u64).read_to_end(out)
-    }
-
-    /// The capacity to reserve for a payload of `len` bytes (readers that stage ciphertext in
-    /// the payload's buffer need more than `len`).
-    fn payload_capacity(&self, len: usize) -> usize {
-        len
     }
 }
 
@@ -146,10 +139,6 @@ impl PayloadSource for &[u8] {}
 impl<P: PayloadSource + ?Sized> PayloadSource for Box<P> {
     fn append_to(&mut self, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
         (**self).append_to(out, max)
-    }
-
-    fn payload_capacity(&self, len: usize) -> usize {
-        (**self).payload_capacity(len)
     }
 }
 
@@ -172,7 +161,7 @@ pub(crate) fn read_frame<R: PayloadSource + ?Sized>(
     let header = Header::decode(&hdr, limit)?;
     let len = header.len as usize;
     // Capacity beyond PREALLOC_LIMIT is only added as bytes actually arrive.
-    let mut payload = Vec::with_capacity(r.payload_capacity(len.min(PREALLOC_LIMIT)));
+    let mut payload = Vec::with_capacity(len.min(PREALLOC_LIMIT));
     while payload.len() < len {
         let missing = len - payload.len();
         match r.append_to(&mut payload, missing) {
