@@ -4,9 +4,9 @@
 //! the queue is not empty and adding the next frame would take it past its capacity; the
 //! consumer, [`Session::recv_bytes`](crate::Session::recv_bytes), frees the space. A reader
 //! thread that waits stops reading its socket, so TCP's flow control holds the sender back:
-//! a peer can make this party hold at most the capacity plus the one frame being read
-//! ([`Limits::queue_bytes`](crate::session::Limits::queue_bytes)), however much it sends. A
-//! frame is always admitted into an empty queue, so any frame within the frame limit passes.
+//! a peer can make this party hold at most the capacity ([`queue_bytes`]) plus the one frame
+//! being read, however much it sends. A frame is always admitted into an empty queue, so any
+//! frame within the frame limit passes.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
