@@ -523,12 +523,13 @@ pub fn generate_local_with_services(
             services.map(|s| addresses(n_parties, s)).transpose()?,
         ),
     };
+    // Every address is checked before anything is written.
+    let every = || addrs.iter().chain(service_addrs.iter().flatten());
+    for (i, a) in every().enumerate() {
+        crate::config::check_address((i % n_parties) as u64, a)?;
+    }
+    crate::config::check_distinct_addresses(every())?;
     let mut service_addrs = service_addrs.map(Vec::into_iter);
-    crate::config::check_distinct_addresses(
-        addrs
-            .iter()
-            .chain(service_addrs.iter().flat_map(|s| s.as_slice())),
-    )?;
     fs::create_dir_all(dir).map_err(|e| ConfigError::write(dir, e))?;
 
     let (ca_params, ca_key) = new_ca(DEFAULT_VALID_DAYS)?;
@@ -540,7 +541,6 @@ pub fn generate_local_with_services(
     for (&id, address) in PartyId::first(n_parties).iter().zip(addrs) {
         let i = id.index();
         let name = default_party_name(id);
-        crate::config::check_address(i as u64, &address)?;
         let service_address = service_addrs.as_mut().and_then(Iterator::next);
         let mut hosts = vec![address.as_str()];
         hosts.extend(service_address.as_deref());
@@ -701,6 +701,19 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("listed twice"), "{e}");
+        assert!(!again.path().join("ca.pem").exists());
+        // So is a malformed address, a party's or a service's.
+        let e = generate_local_with_services(
+            again.path(),
+            2,
+            Addresses::Explicit(vec!["127.0.0.1:7000".into(), "127.0.0.1:7001".into()]),
+            Some(Addresses::Explicit(vec![
+                "127.0.0.1:7100".into(),
+                "no-port".into(),
+            ])),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("no-port"), "{e}");
         assert!(!again.path().join("ca.pem").exists());
     }
 
