@@ -679,7 +679,7 @@ fn greet_claiming(
             };
             io.send(&ack(verdict)).map_err(setup)?;
             let from = finish(from, verdict)?;
-            (from, Box::new(io.into_reader().map_err(setup)?))
+            (from, Box::new(io.into_reader()))
         }
     };
     // The reader blocks until data or the end of the stream; silence is detected by `recv`.
@@ -771,7 +771,7 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
             io.socket()
                 .set_write_timeout(Some(shared.timeout))
                 .map_err(io_fail)?;
-            Box::new(io.into_writer().map_err(|e| handshake(e.to_string()))?)
+            Box::new(io.into_writer())
         }
     };
     debug!(%me, %peer, "outgoing link up");

@@ -494,16 +494,16 @@ impl TlsIo {
     }
 
     /// The connecting side's sending direction, records sealed by rustls.
-    pub fn into_writer(self) -> io::Result<TlsWriter> {
+    pub fn into_writer(self) -> TlsWriter {
         let (conn, sock) = self.into_parts();
-        Ok(TlsWriter::new(conn, sock.into_inner()))
+        TlsWriter::new(conn, sock.into_inner())
     }
 
     /// The listening side's receiving direction: this connection, reading application data
     /// through rustls, with no setup deadline any more.
-    pub fn into_reader(mut self) -> io::Result<TlsIo> {
+    pub fn into_reader(mut self) -> TlsIo {
         self.deadline = None;
-        Ok(self)
+        self
     }
 
     /// Both directions of a client–server connection (see [`crate::service`]).
