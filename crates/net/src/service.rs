@@ -48,7 +48,7 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::session::{Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader};
 use crate::shaping::Shaping;
-use crate::tls::{TlsIo, check_sole_name, describe_handshake_error, provider};
+use crate::tls::{TlsIo, check_sole_name, describe_handshake_error, provider, rustls_config_error};
 
 /// The client's id in a service session.
 pub const SERVICE_CLIENT: PartyId = PartyId::P0;
@@ -117,10 +117,7 @@ impl ServiceListener {
             .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
             .with_no_client_auth()
             .with_single_cert(chain, key)
-            .map_err(|e| ConfigError::Pem {
-                path: key_path.clone(),
-                reason: format!("unusable certificate or key: {e}"),
-            })?;
+            .map_err(|e| rustls_config_error(&key_path, e))?;
         server.send_tls13_tickets = 0;
         server.session_storage = Arc::new(NoServerSessionStorage {});
         listener

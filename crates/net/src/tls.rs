@@ -212,7 +212,8 @@ pub(crate) struct TlsSetup {
     auth: PeerAuth,
 }
 
-fn rustls_config_error(path: &std::path::Path, e: rustls::Error) -> NetError {
+/// The configuration error for a certificate or key that rustls refuses.
+pub(crate) fn rustls_config_error(path: &std::path::Path, e: rustls::Error) -> NetError {
     let reason = match e {
         rustls::Error::InconsistentKeys(_) => {
             "the private key does not match the certificate".into()
