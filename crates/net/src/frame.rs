@@ -147,6 +147,15 @@ pub(crate) fn read_frame<R: PayloadSource + ?Sized>(
     r: &mut R,
     limit: u32,
 ) -> Result<Option<RawFrame>, FrameError> {
+    read_frame_with(r, || limit)
+}
+
+/// [`read_frame`] with the limit asked for once the header has arrived, so that a limit lowered
+/// while the reader waited applies to that frame.
+pub(crate) fn read_frame_with<R: PayloadSource + ?Sized>(
+    r: &mut R,
+    limit: impl FnOnce() -> u32,
+) -> Result<Option<RawFrame>, FrameError> {
     let mut hdr = [0u8; FRAME_HEADER_BYTES];
     let got = read_full(r, &mut hdr)?;
     if got == 0 {
@@ -158,7 +167,7 @@ pub(crate) fn read_frame<R: PayloadSource + ?Sized>(
             got,
         });
     }
-    let header = Header::decode(&hdr, limit)?;
+    let header = Header::decode(&hdr, limit())?;
     let len = header.len as usize;
     // Capacity beyond PREALLOC_LIMIT is only added as bytes actually arrive.
     let mut payload = Vec::with_capacity(len.min(PREALLOC_LIMIT));

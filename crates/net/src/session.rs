@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::NetError;
-use crate::frame::{FRAME_HEADER_BYTES, Header, PayloadSource, read_frame};
+use crate::frame::{FRAME_HEADER_BYTES, Header, PayloadSource, read_frame_with};
 use crate::inbox::{InboxRx, InboxTx};
 use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
@@ -569,7 +569,7 @@ pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
         .spawn(move || {
             let mut shaper = Shaper::new(shaping);
             loop {
-                let event = match read_frame(&mut stream, tx.frame_limit()) {
+                let event = match read_frame_with(&mut stream, || tx.frame_limit()) {
                     Ok(Some(f)) => Incoming::Frame {
                         deliver_at: shaper
                             .schedule(Instant::now(), FRAME_HEADER_BYTES + f.payload.len()),

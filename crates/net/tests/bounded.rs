@@ -160,24 +160,31 @@ fn a_trickling_connection_is_cut_when_setup_ends() {
     );
 }
 
-/// P1 lowers its frame limit to 1000 bytes, P0 does not: P0's 1000-byte frame arrives, its
-/// 1001-byte frame fails P1's link with `FrameTooLarge`, and P1 cannot send 1001 bytes either.
-fn lowered_limit(sessions: Vec<Session>) {
+/// P1 lowers its frame limit to 1000 bytes while its link is idle (a reader thread waits for a
+/// header), P0 does not: P0's 1000-byte frame arrives if `fitting_first`, its 1001-byte frame
+/// fails P1's link with `FrameTooLarge`, and P1 cannot send 1001 bytes either.
+fn lowered_limit(sessions: Vec<Session>, fitting_first: bool) {
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let rx = std::sync::Mutex::new(rx);
     run(sessions, |mut s| {
         if s.me() == PartyId::P0 {
             // Wait until P1 has lowered its limit.
             rx.lock().unwrap().recv().unwrap();
-            s.send_bytes(PartyId::P1, &[1; 1000]).unwrap();
+            if fitting_first {
+                s.send_bytes(PartyId::P1, &[1; 1000]).unwrap();
+            }
             // Over a socket the sender cannot tell; in process the link is closed afterwards.
             let _ = s.send_bytes(PartyId::P1, &[2; 1001]);
         } else {
+            // Long enough for a reader thread to be waiting for the next header.
+            std::thread::sleep(std::time::Duration::from_millis(50));
             s.limit_frame_bytes(1000);
             s.limit_frame_bytes(1 << 20); // never raised
             assert_eq!(s.max_frame_bytes(), 1000);
             tx.send(()).unwrap();
-            assert_eq!(s.recv_bytes(PartyId::P0).unwrap().len(), 1000);
+            if fitting_first {
+                assert_eq!(s.recv_bytes(PartyId::P0).unwrap().len(), 1000);
+            }
             match s.recv_bytes(PartyId::P0) {
                 Err(NetError::FrameTooLarge {
                     peer: PartyId::P0,
@@ -196,23 +203,28 @@ fn lowered_limit(sessions: Vec<Session>) {
 
 #[test]
 fn a_lowered_frame_limit_refuses_larger_frames_in_process() {
-    lowered_limit(LocalMesh::new(2).build());
-    // Through the receiver-side decoder of a tampering mesh as well.
-    lowered_limit(
-        LocalMesh::new(2)
-            .tamper(|_, _, _, _| doram_net::Tamper::Pass)
-            .build(),
-    );
+    for fitting_first in [true, false] {
+        lowered_limit(LocalMesh::new(2).build(), fitting_first);
+        // Through the receiver-side decoder of a tampering mesh as well.
+        lowered_limit(
+            LocalMesh::new(2)
+                .tamper(|_, _, _, _| doram_net::Tamper::Pass)
+                .build(),
+            fitting_first,
+        );
+    }
 }
 
 #[test]
 fn a_lowered_frame_limit_refuses_larger_frames_over_tcp_and_tls() {
-    lowered_limit(tcp_sessions(2, ""));
-    let (ls, addrs) = listeners(2);
-    let (_dir, config) = tls_config(2, addrs);
-    let sessions = connect_all(&config, ls, Transport::Tls)
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
-    lowered_limit(sessions);
+    for fitting_first in [true, false] {
+        lowered_limit(tcp_sessions(2, ""), fitting_first);
+        let (ls, addrs) = listeners(2);
+        let (_dir, config) = tls_config(2, addrs);
+        let sessions = connect_all(&config, ls, Transport::Tls)
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        lowered_limit(sessions, fitting_first);
+    }
 }
