@@ -274,13 +274,13 @@ fn encode_wire(ts: u64, payload: &[u8]) -> Vec<u8> {
 
 impl LocalOut {
     pub(crate) fn send(&mut self, ts: u64, payload: &[u8]) -> Result<(), NetError> {
-        if self.tx.is_none() {
+        let Some(tx) = &self.tx else {
             return Err(NetError::Closed { peer: self.peer });
-        }
+        };
+        let limit = tx.frame_limit();
         let index = self.frames;
         self.frames += 1;
         let Some(tamper) = self.tamper.clone() else {
-            let limit = self.tx.as_ref().map_or(u32::MAX, InboxTx::frame_limit);
             if payload.len() > limit as usize {
                 // The receiver refuses it as a reader thread would refuse the header.
                 let e = NetError::FrameTooLarge {
@@ -334,12 +334,10 @@ impl LocalOut {
 
     /// Feeds wire bytes through the receiver-side decoder and queues what it yields.
     fn push_wire(&mut self, wire: &[u8]) -> Result<(), NetError> {
-        if self.tx.is_none() {
+        let Some(tx) = &self.tx else {
             return Err(NetError::Closed { peer: self.peer });
-        }
-        if let Some(tx) = &self.tx {
-            self.decoder.lower_limit(tx.frame_limit());
-        }
+        };
+        self.decoder.lower_limit(tx.frame_limit());
         let now = Instant::now();
         for item in self.decoder.feed(wire) {
             let event = match item {
