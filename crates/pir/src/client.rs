@@ -326,14 +326,21 @@ impl ClientOptions {
 pub type Connector = dyn Fn(ServerId, Duration) -> Result<Session, String> + Send + Sync;
 
 /// A new link and the server's database description (or why not), or why there is no link.
-type Connected = Result<(Session, Result<DbInfo, String>), String>;
+type Connected = Result<(Session, Result<DbInfo, Fault>), String>;
 
 /// Why a server's reply was not usable.
+#[derive(Clone, Debug)]
 enum Fault {
     /// Nothing usable arrived in time, or the link failed: no evidence.
     Silent(String),
     /// An authenticated reply that contradicts the protocol: evidence.
     Bad(String),
+}
+
+impl Fault {
+    fn is_silent(&self) -> bool {
+        matches!(self, Fault::Silent(_))
+    }
 }
 
 /// A client connected to the three servers.
@@ -401,29 +408,22 @@ fn connect_all(
     })
 }
 
-/// The hello exchange on a new link: the server's database description. `Err` with a
-/// message starting "silent:" is silence, any other `Err` evidence.
-fn hello(s: &mut Session, server: ServerId, deadline: Instant) -> Result<DbInfo, String> {
+/// The hello exchange on a new link: the server's database description.
+fn hello(s: &mut Session, server: ServerId, deadline: Instant) -> Result<DbInfo, Fault> {
     s.set_phase("setup");
     let hello = proto::encode_request(Request::Hello(PROTOCOL_VERSION));
-    if let Err(e) = s.send_bytes(SERVICE_SIDE, &hello) {
-        return Err(format!("silent: {e}"));
-    }
-    let left = deadline.saturating_duration_since(Instant::now());
-    s.set_timeout(left);
+    s.send_bytes(SERVICE_SIDE, &hello)
+        .map_err(|e| Fault::Silent(e.to_string()))?;
+    s.set_timeout(deadline.saturating_duration_since(Instant::now()));
     let bytes = s
         .recv_bytes(SERVICE_SIDE)
-        .map_err(|e| format!("silent: {e}"))?;
+        .map_err(|e| Fault::Silent(e.to_string()))?;
     s.set_phase("query");
-    let (role, info) = proto::decode_info(&bytes).map_err(|e| e.to_string())?;
+    let (role, info) = proto::decode_info(&bytes).map_err(|e| Fault::Bad(e.to_string()))?;
     if usize::from(role) != server.index() {
-        return Err(format!("claims to be S{role}"));
+        return Err(Fault::Bad(format!("claims to be S{role}")));
     }
     Ok(info)
-}
-
-fn is_silence(detail: &str) -> bool {
-    detail.starts_with("silent:")
 }
 
 impl Client {
@@ -465,19 +465,20 @@ impl Client {
         let deadline = Instant::now() + options.timeout;
         let results = connect_all(&*connector, [true; 3], deadline);
         let mut links: [Option<Session>; 3] = [None, None, None];
-        let mut answers: [Result<DbInfo, String>; 3] = std::array::from_fn(|_| Err(String::new()));
+        let mut answers: [Result<DbInfo, Fault>; 3] =
+            std::array::from_fn(|_| Err(Fault::Silent("not connected".into())));
         for (k, r) in results.into_iter().enumerate() {
             match r {
                 Some(Ok((s, info))) => {
                     // A link whose hello went unanswered is dropped (a late answer would
                     // otherwise arrive in the middle of a query).
-                    if !info.as_ref().is_err_and(|e| is_silence(e)) {
+                    if !info.as_ref().is_err_and(Fault::is_silent) {
                         links[k] = Some(s);
                     }
                     answers[k] = info;
                 }
-                Some(Err(e)) => answers[k] = Err(format!("silent: {e}")),
-                None => answers[k] = Err("silent: not connected".into()),
+                Some(Err(e)) => answers[k] = Err(Fault::Silent(e)),
+                None => {}
             }
         }
         Client::agree(links, answers, options, Some(connector))
@@ -495,12 +496,12 @@ impl Client {
         options: ClientOptions,
     ) -> Result<Client, PirError> {
         let deadline = Instant::now() + options.timeout;
-        let answers: [Result<DbInfo, String>; 3] = std::array::from_fn(|k| match &mut links[k] {
+        let answers: [Result<DbInfo, Fault>; 3] = std::array::from_fn(|k| match &mut links[k] {
             Some(s) => hello(s, ServerId::ALL[k], deadline),
-            None => Err("silent: not connected".into()),
+            None => Err(Fault::Silent("not connected".into())),
         });
         for k in 0..3 {
-            if answers[k].as_ref().is_err_and(|e| is_silence(e)) {
+            if answers[k].as_ref().is_err_and(Fault::is_silent) {
                 links[k] = None;
             }
         }
@@ -510,7 +511,7 @@ impl Client {
     /// Settles the database description: the one at least two servers announce.
     fn agree(
         links: [Option<Session>; 3],
-        answers: [Result<DbInfo, String>; 3],
+        answers: [Result<DbInfo, Fault>; 3],
         options: ClientOptions,
         connector: Option<Arc<Connector>>,
     ) -> Result<Client, PirError> {
@@ -522,19 +523,20 @@ impl Client {
                 >= 2
         });
         let Some(info) = agreed.copied() else {
-            let silent: Vec<usize> = (0..3)
-                .filter(|&k| answers[k].as_ref().is_err_and(|e| is_silence(e)))
+            let silent: Vec<(ServerId, &str)> = ServerId::ALL
+                .into_iter()
+                .filter_map(|s| match &answers[s.index()] {
+                    Err(Fault::Silent(why)) => Some((s, why.as_str())),
+                    _ => None,
+                })
                 .collect();
-            if let Some(&k) = silent.first() {
+            if let Some(&(server, _)) = silent.first() {
                 let all: Vec<String> = silent
                     .iter()
-                    .map(|&s| {
-                        let why = answers[s].clone().err().unwrap_or_default();
-                        format!("S{s}: {}", why.trim_start_matches("silent: "))
-                    })
+                    .map(|(s, why)| format!("{s}: {why}"))
                     .collect();
                 return Err(PirError::Unreachable {
-                    server: ServerId::ALL[k],
+                    server,
                     detail: format!(
                         "no two servers could be heard agreeing on the database; unreachable: {}",
                         all.join("; ")
@@ -553,14 +555,13 @@ impl Client {
                     server: srv,
                     detail: "announces another database".into(),
                 }),
-                Err(e) if is_silence(e) => None,
-                Err(e) => Some(Deviation::Description {
+                Err(Fault::Silent(_)) => None,
+                Err(Fault::Bad(e)) => Some(Deviation::Description {
                     server: srv,
                     detail: e.clone(),
                 }),
             });
-        let links_used: [Option<Instant>; 3] =
-            std::array::from_fn(|k| links[k].as_ref().map(|_| Instant::now()));
+        let used = links.each_ref().map(|l| l.as_ref().map(|_| Instant::now()));
         Ok(Client {
             links,
             info,
@@ -569,7 +570,7 @@ impl Client {
             connector,
             stale: [false; 3],
             sent: Default::default(),
-            used: std::array::from_fn(|k| links_used[k]),
+            used,
         })
     }
 
@@ -683,21 +684,20 @@ impl Client {
             let Some(Ok((s, info))) = r else {
                 continue;
             };
-            match info {
-                Ok(i) if i == self.info => self.set_link(ServerId::ALL[k], Some(s)),
-                Err(e) if is_silence(&e) => {}
-                other => {
-                    let detail = match other {
-                        Ok(_) => "announces another database".to_string(),
-                        Err(e) => e,
-                    };
-                    if self.distrusted.is_none() {
-                        self.distrusted = Some(Deviation::Description {
-                            server: ServerId::ALL[k],
-                            detail,
-                        });
-                    }
+            let detail = match info {
+                Ok(i) if i == self.info => {
+                    self.set_link(ServerId::ALL[k], Some(s));
+                    continue;
                 }
+                Err(Fault::Silent(_)) => continue,
+                Ok(_) => "announces another database".to_string(),
+                Err(Fault::Bad(e)) => e,
+            };
+            if self.distrusted.is_none() {
+                self.distrusted = Some(Deviation::Description {
+                    server: ServerId::ALL[k],
+                    detail,
+                });
             }
         }
     }
