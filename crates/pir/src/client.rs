@@ -54,7 +54,7 @@ use rand::RngCore;
 
 use crate::PirError;
 use crate::db::{DbInfo, reconstruct_record};
-use crate::dpf::{self, FullView};
+use crate::dpf;
 use crate::merkle;
 use crate::proto::{self, Nonce, PROTOCOL_VERSION, Refusal, Reply, Request, ServerId};
 
@@ -341,6 +341,24 @@ impl Fault {
     fn is_silent(&self) -> bool {
         matches!(self, Fault::Silent(_))
     }
+
+    /// The deviation of `server` at `stage` this is: silence, or the evidence `bad` makes of
+    /// the detail.
+    fn at(
+        self,
+        server: ServerId,
+        stage: Stage,
+        bad: impl FnOnce(String) -> Deviation,
+    ) -> Deviation {
+        match self {
+            Fault::Silent(detail) => Deviation::Silent {
+                server,
+                stage,
+                detail,
+            },
+            Fault::Bad(detail) => bad(detail),
+        }
+    }
 }
 
 /// A client connected to the three servers.
@@ -366,6 +384,9 @@ pub const MAX_IDLE_REUSE: Duration = Duration::from_secs(5);
 
 /// Nonces remembered per link.
 const NONCE_MEMORY: usize = 64;
+
+/// The key holders, S_b at index b.
+const HOLDERS: [ServerId; 2] = [ServerId::S0, ServerId::S1];
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -784,6 +805,20 @@ impl Client {
         self.recv(to, req.nonce(), deadline)
     }
 
+    /// Sends `reqs[b]` to S_b (b = 0, 1), both before either reply is awaited, and returns
+    /// their replies.
+    fn ask_holders(
+        &mut self,
+        reqs: [Request; 2],
+        deadline: Instant,
+    ) -> [Result<Vec<u8>, Fault>; 2] {
+        let [s0, s1] = [0, 1].map(|b| self.send(HOLDERS[b], reqs[b]));
+        [
+            s0.and_then(|()| self.recv(ServerId::S0, reqs[0].nonce(), deadline)),
+            s1.and_then(|()| self.recv(ServerId::S1, reqs[1].nonce(), deadline)),
+        ]
+    }
+
     /// Steps 11–17 within `deadline`; `Err` is what sends the client to step 18 (or, for
     /// silence, to an error unless the network is assumed synchronous).
     fn run(
@@ -815,36 +850,24 @@ impl Client {
             detail,
         };
         // Step 11: S_2 sends (view_0, view_1).
-        let reply = self.ask(ServerId::S2, Request::Begin { nonce: nonce() }, deadline);
-        let (id, pair) = match reply {
-            Err(Fault::Silent(d)) => return Err(silent(ServerId::S2, Stage::Views, d)),
-            Err(Fault::Bad(detail)) => {
-                return Err(Deviation::DealerViews { detail });
+        let dealer = |detail: String| Deviation::DealerViews { detail };
+        let bytes = self
+            .ask(ServerId::S2, Request::Begin { nonce: nonce() }, deadline)
+            .map_err(|f| f.at(ServerId::S2, Stage::Views, dealer))?;
+        let (id, pair) = match proto::decode_pair(&bytes, n) {
+            Ok(Reply::Ok(v)) => v,
+            Ok(Reply::Refused(Some(Refusal::Unavailable))) => {
+                return Err(silent(
+                    ServerId::S2,
+                    Stage::Views,
+                    "no offline instance ready".into(),
+                ));
             }
-            Ok(b) => match proto::decode_pair(&b, n) {
-                Ok(Reply::Ok(v)) => v,
-                Ok(Reply::Refused(Some(Refusal::Unavailable))) => {
-                    return Err(silent(
-                        ServerId::S2,
-                        Stage::Views,
-                        "no offline instance ready".into(),
-                    ));
-                }
-                Ok(Reply::Refused(code)) => {
-                    return Err(Deviation::DealerViews {
-                        detail: format!("refused ({code:?})"),
-                    });
-                }
-                Err(e) => {
-                    return Err(Deviation::DealerViews {
-                        detail: e.to_string(),
-                    });
-                }
-            },
+            Ok(Reply::Refused(code)) => return Err(dealer(format!("refused ({code:?})"))),
+            Err(e) => return Err(dealer(e.to_string())),
         };
         // Step 11: each S_b sends its regenerated view for the same instance; it holds the
         // instance for the shift as long as this query may last.
-        let holders = [ServerId::S0, ServerId::S1];
         let hold_ms = u32::try_from(
             deadline
                 .saturating_duration_since(Instant::now())
@@ -856,19 +879,10 @@ impl Client {
             id,
             hold_ms,
         });
-        let sent: [Result<(), Fault>; 2] = [0, 1].map(|b| self.send(holders[b], fetch[b]));
-        let views: [Result<FullView, Deviation>; 2] = [0, 1].map(|b| {
-            let holder = holders[b];
+        let [r0, r1] = self.ask_holders(fetch, deadline);
+        let views = [(ServerId::S0, r0), (ServerId::S1, r1)].map(|(holder, reply)| {
             let bad = |detail: String| Deviation::HolderView { holder, detail };
-            let bytes = match &sent[b] {
-                Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Views, d.clone())),
-                Err(Fault::Bad(d)) => return Err(bad(d.clone())),
-                Ok(()) => match self.recv(holder, fetch[b].nonce(), deadline) {
-                    Ok(bytes) => bytes,
-                    Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Views, d)),
-                    Err(Fault::Bad(d)) => return Err(bad(d)),
-                },
-            };
+            let bytes = reply.map_err(|f| f.at(holder, Stage::Views, bad))?;
             match proto::decode_view(&bytes, n) {
                 Ok(Reply::Ok(view)) => Ok(view),
                 Ok(Reply::Refused(Some(Refusal::Replayed))) => Err(Deviation::Replay { holder }),
@@ -894,7 +908,7 @@ impl Client {
                 }
                 Ok(v) if *v != pair[b] => {
                     *compute += t.elapsed();
-                    return Err(Deviation::ViewMismatch { holder: holders[b] });
+                    return Err(Deviation::ViewMismatch { holder: HOLDERS[b] });
                 }
                 _ => {}
             }
@@ -924,19 +938,10 @@ impl Client {
             nonce: nonce(),
             delta,
         });
-        let sent: [Result<(), Fault>; 2] = [0, 1].map(|b| self.send(holders[b], shift[b]));
-        let answers: [Result<Vec<Fp64>, Deviation>; 2] = [0, 1].map(|b| {
-            let holder = holders[b];
+        let [r0, r1] = self.ask_holders(shift, deadline);
+        let answers = [(ServerId::S0, r0), (ServerId::S1, r1)].map(|(holder, reply)| {
             let bad = |detail: String| Deviation::Answer { holder, detail };
-            let bytes = match &sent[b] {
-                Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Answer, d.clone())),
-                Err(Fault::Bad(d)) => return Err(bad(d.clone())),
-                Ok(()) => match self.recv(holder, shift[b].nonce(), deadline) {
-                    Ok(bytes) => bytes,
-                    Err(Fault::Silent(d)) => return Err(silent(holder, Stage::Answer, d)),
-                    Err(Fault::Bad(d)) => return Err(bad(d)),
-                },
-            };
+            let bytes = reply.map_err(|f| f.at(holder, Stage::Answer, bad))?;
             match proto::decode_answer(&bytes, chunks) {
                 Ok(Reply::Ok(vals)) => Ok(vals),
                 Ok(Reply::Refused(Some(r @ (Refusal::NotFetched | Refusal::Unavailable)))) => Err(
