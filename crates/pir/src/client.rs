@@ -761,22 +761,27 @@ impl Client {
 
     /// The reply to the request with `nonce` from `from`, waiting until `deadline` at most;
     /// replies to earlier requests on this link (late answers) are skipped, and a reply to
-    /// no request of ours is evidence.
+    /// no request of ours is evidence. A reply that has already arrived is taken even once
+    /// the deadline has passed (another server's wait may have used up the time), so that
+    /// evidence in hand is not mistaken for silence.
     fn recv(&mut self, from: ServerId, nonce: Nonce, deadline: Instant) -> Result<Vec<u8>, Fault> {
         let Some(s) = self.links[from.index()].as_mut() else {
             return Err(Fault::Silent("not connected".into()));
         };
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                self.stale[from.index()] = true;
-                return Err(Fault::Silent("no reply before the deadline".into()));
-            }
-            s.set_timeout(left);
+            // A zero timeout still takes a frame that is already queued.
+            s.set_timeout(deadline.saturating_duration_since(Instant::now()));
             match s.recv_bytes(SERVICE_SIDE) {
                 Ok(b) => match proto::reply_nonce(&b) {
                     Some(n) if n == nonce => return Ok(b),
-                    Some(n) if self.sent[from.index()].contains(&n) => continue,
+                    // Stale replies are skipped only while there is time, so that a server
+                    // streaming them cannot hold the client past its deadline.
+                    Some(n) if self.sent[from.index()].contains(&n) => {
+                        if Instant::now() >= deadline {
+                            self.stale[from.index()] = true;
+                            return Err(Fault::Silent("no reply before the deadline".into()));
+                        }
+                    }
                     Some(_) => {
                         return Err(Fault::Bad(
                             "a reply to a request this client never sent".into(),

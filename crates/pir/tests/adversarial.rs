@@ -446,3 +446,64 @@ fn transport_faults_from_one_server() {
         }
     }
 }
+
+#[test]
+fn evidence_in_hand_comes_before_the_other_holders_silence() {
+    // The network drops S0's view while a corrupt S1 sends a garbage one. S1's view has
+    // arrived by the time the client gives up waiting for S0: that evidence, not S0's
+    // silence, decides the fallback, so S0 (certainly honest) gets i and S1 never does, in
+    // either mode.
+    use doram_net::Tamper;
+    let f = fixture(8, 32, 10);
+    for network in [Network::Asynchronous, Network::AssumeSynchronous] {
+        let clear_to: Arc<Mutex<Vec<ServerId>>> = Arc::default();
+        let sink = clear_to.clone();
+        let options = LocalOptions {
+            client_timeout: TIMEOUT,
+            network,
+            tap: Some(Arc::new(move |s, d, b: &[u8]| {
+                if d == Direction::ToServer && b.first() == Some(&0x05) {
+                    sink.lock().unwrap().push(s);
+                }
+            })),
+            // Frames S_i → client: 0 = info, then S_b's view (1) and answer (2).
+            inject: Some(Arc::new(|s, d, k, _p: &mut Vec<u8>| {
+                if s == ServerId::S0 && d == Direction::ToClient && k == 1 {
+                    Tamper::Drop
+                } else {
+                    Tamper::Pass
+                }
+            })),
+            ..LocalOptions::default()
+        };
+        let cluster = LocalCluster::start(
+            [f.db.clone(), f.db.clone(), f.db.clone()],
+            [
+                Behaviour::Honest,
+                Behaviour::Garbage(Stage::Views),
+                Behaviour::Honest,
+            ],
+            options,
+        )
+        .unwrap();
+        let mut client = cluster.client().unwrap();
+        let out = client
+            .query(3)
+            .unwrap_or_else(|e| panic!("{network:?}: {e}"));
+        assert_eq!(out.value, f.db.record(3).unwrap(), "{network:?}");
+        let fb = out.fallback.clone().unwrap();
+        assert!(
+            matches!(
+                fb.deviation,
+                Deviation::HolderView {
+                    holder: ServerId::S1,
+                    ..
+                }
+            ),
+            "{network:?}: {fb:?}"
+        );
+        assert_eq!(fb.trusted, ServerId::S0, "{network:?}");
+        assert!(!clear_to.lock().unwrap().contains(&ServerId::S1));
+        cluster.shutdown();
+    }
+}
