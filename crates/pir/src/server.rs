@@ -617,10 +617,9 @@ impl Server {
         let role = sh.config.role;
         s.set_timeout(POLL);
         slot.touch();
-        let mut last = Instant::now();
-        // S_b: the instance fetched on this connection (id, material, held until), consumed
-        // by the next shift.
-        let mut fetched: Option<(u128, Evaluation, Instant)> = None;
+        // S_b: the instance fetched on this connection (material, held until), consumed by
+        // the next shift.
+        let mut fetched: Option<(Evaluation, Instant)> = None;
         // This connection's previous replies per stage (for the stale-reply behaviours).
         let mut previous: [Option<Vec<u8>>; 2] = [None, None];
         loop {
@@ -628,7 +627,7 @@ impl Server {
                 Ok(b) => b,
                 Err(NetError::Timeout { .. }) => {
                     if sh.shutdown.hard()
-                        || last.elapsed() >= sh.config.idle_timeout
+                        || slot.idle_since().elapsed() >= sh.config.idle_timeout
                         || slot.kick.load(Ordering::SeqCst)
                     {
                         return;
@@ -636,7 +635,7 @@ impl Server {
                     // A fetched instance whose shift does not come in the time the client
                     // asked for is dropped (unused, never reused), so idle connections do not
                     // pin 16N bytes each.
-                    if fetched.as_ref().is_some_and(|f| Instant::now() >= f.2) {
+                    if fetched.as_ref().is_some_and(|f| Instant::now() >= f.1) {
                         fetched = None;
                     }
                     continue;
@@ -649,7 +648,6 @@ impl Server {
                 }
                 Err(_) => return,
             };
-            last = Instant::now();
             slot.touch();
             let Ok(req) = proto::decode_request(&bytes) else {
                 if !Self::refuse(&mut s, 0, Refusal::BadRequest) {
@@ -693,7 +691,7 @@ impl Server {
                             }
                             let msg = proto::encode_view(nonce, &view);
                             e.view = view;
-                            fetched = Some((id, e, held_until));
+                            fetched = Some((e, held_until));
                             let ok = self.reply(&mut s, Stage::Views, &msg, previous[0].as_deref());
                             previous[0] = Some(msg);
                             ok
@@ -710,7 +708,7 @@ impl Server {
                 // Step 15: the inner products with the rotated database.
                 (Request::Shift { delta, .. }, ServerId::S0 | ServerId::S1) => {
                     match fetched.take() {
-                        Some((_, e, _)) => {
+                        Some((e, _)) => {
                             self.count_query();
                             let msg = proto::encode_answer(nonce, &self.answer(&e, delta));
                             let ok =
