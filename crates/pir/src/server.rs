@@ -194,7 +194,7 @@ struct Slot {
 struct SlotState {
     /// When the connection last completed a request (or started).
     last: Mutex<Option<Instant>>,
-    /// Set by the acceptor to make the handler close the connection when idle.
+    /// Set by the acceptor to make the handler close the connection before its next request.
     kick: AtomicBool,
     /// The handler has ended.
     done: AtomicBool,
@@ -623,13 +623,15 @@ impl Server {
         // This connection's previous replies per stage (for the stale-reply behaviours).
         let mut previous: [Option<Vec<u8>>; 2] = [None, None];
         loop {
+            // Displaced by a newer connection: this ends it even if it keeps sending, so that
+            // busy connections cannot outnumber the client limits.
+            if slot.kick.load(Ordering::SeqCst) {
+                return;
+            }
             let bytes = match s.recv_bytes(SERVICE_CLIENT) {
                 Ok(b) => b,
                 Err(NetError::Timeout { .. }) => {
-                    if sh.shutdown.hard()
-                        || slot.idle_since().elapsed() >= sh.config.idle_timeout
-                        || slot.kick.load(Ordering::SeqCst)
-                    {
+                    if sh.shutdown.hard() || slot.idle_since().elapsed() >= sh.config.idle_timeout {
                         return;
                     }
                     // A fetched instance whose shift does not come in the time the client

@@ -453,6 +453,45 @@ fn idle_connections_do_not_lock_clients_out() {
     drop(sessions);
 }
 
+/// Connections that never stop sending are displaced all the same: a newcomer beyond the
+/// per-address limit ends the longest-idle connection even though it is busy, so busy
+/// connections cannot outnumber the limits.
+#[test]
+fn busy_connections_are_displaced_too() {
+    let c = Cluster::start([Behaviour::Honest, Behaviour::Honest, Behaviour::Honest]);
+    let addr = c.real[0].to_string();
+    // One more than the per-address limit (8), each asking for the description every 5 ms
+    // (well inside the server's 25 ms poll, so none of them ever looks idle).
+    let closed = thread::scope(|scope| {
+        let busy: Vec<_> = (0..9)
+            .map(|_| {
+                let mut sess =
+                    connect_service(&addr, &c.net, ServerId::S0.party(), DEADLINE).unwrap();
+                let h = scope.spawn(move || {
+                    let start = Instant::now();
+                    while start.elapsed() < 3 * DEADLINE {
+                        if sess.send_bytes(SERVICE_SIDE, &[0x01, 2]).is_err()
+                            || sess.recv_bytes(SERVICE_SIDE).is_err()
+                        {
+                            return true;
+                        }
+                        thread::sleep(Duration::from_millis(5));
+                    }
+                    false
+                });
+                // The next one connects while this one is already busy.
+                thread::sleep(Duration::from_millis(50));
+                h
+            })
+            .collect();
+        busy.into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|&closed| closed)
+            .count()
+    });
+    assert!(closed >= 1, "no busy connection was displaced");
+}
+
 /// This process's resident memory, in KiB.
 fn resident_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
