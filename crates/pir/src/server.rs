@@ -172,7 +172,7 @@ struct DealerInstance {
 #[derive(Default)]
 struct HolderStore {
     available: BTreeMap<u128, Evaluation>,
-    /// Arrival order of `available`, for evicting the oldest.
+    /// Arrival order of `available` (exactly its ids), for evicting the oldest.
     order: VecDeque<u128>,
     consumed: HashSet<u128>,
     consumed_order: VecDeque<u128>,
@@ -460,9 +460,8 @@ impl Server {
             let Some(old) = st.order.pop_front() else {
                 break;
             };
-            if st.available.remove(&old).is_some() {
-                debug!(%old, "evicting unused offline instance");
-            }
+            st.available.remove(&old);
+            debug!(%old, "evicting unused offline instance");
         }
         drop(st);
         sh.instances.fetch_add(1, Ordering::SeqCst);
@@ -551,6 +550,7 @@ impl Server {
         let mut st = lock(store);
         loop {
             if let Some(e) = st.available.remove(&id) {
+                st.order.retain(|&x| x != id);
                 st.consumed.insert(id);
                 st.consumed_order.push_back(id);
                 while st.consumed_order.len() > CONSUMED_MEMORY {
@@ -1047,6 +1047,31 @@ mod tests {
             servers[0].take_holder(id, Duration::ZERO),
             Err(PirError::InstanceReused { .. })
         ));
+    }
+
+    /// The holder's store keeps only what it holds: consumed instances leave its eviction
+    /// order too, however many queries it serves.
+    #[test]
+    fn the_holder_store_does_not_grow_with_queries() {
+        let db = Arc::new(Database::from_u64s(&(0..16).collect::<Vec<u64>>()).unwrap());
+        let mut mesh = LocalMesh::new(3).build();
+        let dealer = Server::new(
+            ServerConfig::new(ServerId::S2),
+            db.clone(),
+            Behaviour::Honest,
+        );
+        let holder = Server::new(ServerConfig::new(ServerId::S0), db, Behaviour::Honest);
+        let Pool::Holder(store) = &holder.shared.pool else {
+            panic!("not a holder");
+        };
+        for _ in 0..50 {
+            dealer.deal_one(&mut mesh[2]).unwrap();
+            let id = holder.receive_one(&mut mesh[0]).unwrap();
+            holder.take_holder(id, Duration::ZERO).unwrap();
+            let st = lock(store);
+            assert!(st.available.is_empty());
+            assert!(st.order.is_empty(), "{} ids in the order", st.order.len());
+        }
     }
 
     /// A dealer that re-sends an earlier partial view under a fresh id is caught by the key
