@@ -37,7 +37,7 @@
 //! client still within its deadline — and a malicious other holder could arrange exactly
 //! that by answering late.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -174,14 +174,41 @@ struct HolderStore {
     available: BTreeMap<u128, Evaluation>,
     /// Arrival order of `available` (exactly its ids), for evicting the oldest.
     order: VecDeque<u128>,
-    consumed: HashSet<u128>,
-    consumed_order: VecDeque<u128>,
-    /// Seeds of the partial views received (replay detection), in arrival order.
-    seen: HashSet<u128>,
-    seen_order: VecDeque<u128>,
+    /// Instances handed out.
+    consumed: Recent<CONSUMED_MEMORY>,
+    /// Seeds of the partial views received (replay detection).
+    seen: Recent<SEEN_MEMORY>,
     /// Instances whose partial view was a replay.
-    replayed: BTreeSet<u128>,
+    replayed: Recent<CONSUMED_MEMORY>,
     link_down: bool,
+}
+
+/// The last `CAP` distinct values remembered, for membership tests; the oldest is forgotten
+/// first.
+#[derive(Default)]
+struct Recent<const CAP: usize> {
+    set: HashSet<u128>,
+    order: VecDeque<u128>,
+}
+
+impl<const CAP: usize> Recent<CAP> {
+    fn contains(&self, x: &u128) -> bool {
+        self.set.contains(x)
+    }
+
+    /// Remembers `x`; `false` if it was remembered already.
+    fn insert(&mut self, x: u128) -> bool {
+        if !self.set.insert(x) {
+            return false;
+        }
+        self.order.push_back(x);
+        if self.order.len() > CAP
+            && let Some(old) = self.order.pop_front()
+        {
+            self.set.remove(&old);
+        }
+        true
+    }
 }
 
 /// A served connection, as the acceptor sees it.
@@ -434,21 +461,11 @@ impl Server {
             {
                 return Err(PirError::InstanceReused { id });
             }
-            let seed = partial.inputs.seed;
-            if !st.seen.insert(seed) {
+            if !st.seen.insert(partial.inputs.seed) {
                 st.replayed.insert(id);
-                while st.replayed.len() > CONSUMED_MEMORY {
-                    st.replayed.pop_first();
-                }
                 drop(st);
                 sh.ready.notify_all();
                 return Err(PirError::ReplayedOffline { id });
-            }
-            st.seen_order.push_back(seed);
-            while st.seen_order.len() > SEEN_MEMORY {
-                if let Some(old) = st.seen_order.pop_front() {
-                    st.seen.remove(&old);
-                }
             }
         }
         let evaluation = dpf::regenerate(holder, partial);
@@ -552,12 +569,6 @@ impl Server {
             if let Some(e) = st.available.remove(&id) {
                 st.order.retain(|&x| x != id);
                 st.consumed.insert(id);
-                st.consumed_order.push_back(id);
-                while st.consumed_order.len() > CONSUMED_MEMORY {
-                    if let Some(old) = st.consumed_order.pop_front() {
-                        st.consumed.remove(&old);
-                    }
-                }
                 return Ok(e);
             }
             if st.consumed.contains(&id) {
@@ -1047,6 +1058,15 @@ mod tests {
             servers[0].take_holder(id, Duration::ZERO),
             Err(PirError::InstanceReused { .. })
         ));
+    }
+
+    #[test]
+    fn recent_forgets_the_oldest_first() {
+        let mut r = Recent::<2>::default();
+        assert!(r.insert(1) && r.insert(2));
+        assert!(!r.insert(1));
+        assert!(r.insert(3));
+        assert!(!r.contains(&1) && r.contains(&2) && r.contains(&3));
     }
 
     /// The holder's store keeps only what it holds: consumed instances leave its eviction
