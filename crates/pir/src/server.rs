@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 
 use doram_field::Fp64;
 use doram_net::service::{
-    Established, HandshakeLimits, PerAddress, SERVICE_CLIENT, ServiceGate, ServiceListener,
+    Established, HandshakeLimits, SERVICE_CLIENT, ServiceGate, ServiceListener,
 };
 use doram_net::{Config, NetError, Session};
 use rand::{RngCore, SeedableRng};
@@ -875,12 +875,6 @@ impl Server {
             .iter()
             .filter(|s| !s.state.kick.load(Ordering::SeqCst))
             .collect();
-        let mut per = PerAddress::default();
-        for s in &live {
-            if let Some(a) = s.ip {
-                per.add(a);
-            }
-        }
         let oldest = |same_ip: bool| {
             live.iter()
                 .filter(|s| !same_ip || s.ip == ip)
@@ -888,7 +882,7 @@ impl Server {
                 .map(|s| &s.state)
         };
         if let Some(a) = ip
-            && per.count(a) >= cfg.max_clients_per_address.max(1)
+            && live.iter().filter(|s| s.ip == ip).count() >= cfg.max_clients_per_address.max(1)
         {
             if let Some(st) = oldest(true) {
                 debug!(%a, "per-address limit: displacing the longest-idle connection");
