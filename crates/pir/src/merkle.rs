@@ -57,19 +57,23 @@ pub struct Tree {
     upper: Vec<Vec<Hash>>,
 }
 
+/// The leaves of the subtree of height `low` whose first leaf is `first`.
+fn leaves(first: u64, low: u8, count: u64, record: &(dyn Fn(u64) -> Vec<u8> + Sync)) -> Vec<Hash> {
+    (first..first + (1u64 << low))
+        .map(|i| leaf(i, (i < count).then(|| record(i)).as_deref()))
+        .collect()
+}
+
+/// The level above `level`.
+fn parents(level: &[Hash]) -> Vec<Hash> {
+    level.chunks_exact(2).map(|p| node(&p[0], &p[1])).collect()
+}
+
 /// The root of the subtree of height `low` whose first leaf is `first`.
 fn subtree(first: u64, low: u8, count: u64, record: &(dyn Fn(u64) -> Vec<u8> + Sync)) -> Hash {
-    let mut level: Vec<Hash> = (first..first + (1u64 << low))
-        .map(|i| {
-            if i < count {
-                leaf(i, Some(&record(i)))
-            } else {
-                leaf(i, None)
-            }
-        })
-        .collect();
+    let mut level = leaves(first, low, count, record);
     while level.len() > 1 {
-        level = level.chunks_exact(2).map(|p| node(&p[0], &p[1])).collect();
+        level = parents(&level);
     }
     level[0]
 }
@@ -79,14 +83,14 @@ impl Tree {
     pub fn build(bits: u8, count: u64, record: &(dyn Fn(u64) -> Vec<u8> + Sync)) -> Tree {
         let low = bits.min(LOW);
         let subtrees = 1u64 << (bits - low);
-        let mut level: Vec<Hash> = (0..subtrees)
+        let bottom: Vec<Hash> = (0..subtrees)
             .into_par_iter()
             .map(|s| subtree(s << low, low, count, record))
             .collect();
-        let mut upper = vec![level.clone()];
-        while level.len() > 1 {
-            level = level.chunks_exact(2).map(|p| node(&p[0], &p[1])).collect();
-            upper.push(level.clone());
+        let mut upper = vec![bottom];
+        while let Some(top) = upper.last().filter(|l| l.len() > 1) {
+            let next = parents(top);
+            upper.push(next);
         }
         Tree { bits, low, upper }
     }
@@ -104,20 +108,12 @@ impl Tree {
     pub fn path(&self, i: u64, count: u64, record: &(dyn Fn(u64) -> Vec<u8> + Sync)) -> Vec<Hash> {
         let low = self.low;
         let first = (i >> low) << low;
-        let mut level: Vec<Hash> = (first..first + (1u64 << low))
-            .map(|x| {
-                if x < count {
-                    leaf(x, Some(&record(x)))
-                } else {
-                    leaf(x, None)
-                }
-            })
-            .collect();
+        let mut level = leaves(first, low, count, record);
         let mut path = Vec::with_capacity(usize::from(self.bits));
         let mut pos = (i - first) as usize;
         while level.len() > 1 {
             path.push(level[pos ^ 1]);
-            level = level.chunks_exact(2).map(|p| node(&p[0], &p[1])).collect();
+            level = parents(&level);
             pos /= 2;
         }
         let mut pos = (i >> low) as usize;
