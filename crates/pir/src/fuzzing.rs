@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 use crate::Database;
-use crate::dpf::{self, Holder, PartialView};
+use crate::dpf::{self, Holder};
 use crate::merkle;
 use crate::proto::{self, Request, ServerId};
 
@@ -51,10 +51,7 @@ pub fn message_seeds(bits: u8) -> Vec<Vec<u8>> {
     let mut rng = ChaCha20Rng::seed_from_u64(u64::from(bits));
     let g = dpf::generate(bits.clamp(1, 12), &mut rng);
     let [v0, v1] = &g.views;
-    let partial = PartialView {
-        inputs: v0.inputs.clone(),
-        outputs: v0.outputs.clone(),
-    };
+    let partial = v0.partial();
     let mut seeds = vec![
         proto::encode_request(Request::Begin { nonce: 9 }),
         proto::encode_request(Request::Fetch {
