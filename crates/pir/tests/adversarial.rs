@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use doram_pir::client::{Deviation, Network, Suspects};
 use doram_pir::local::{Direction, LocalCluster, LocalOptions};
-use doram_pir::{Behaviour, Database, PirError, ServerId, Stage};
+use doram_pir::{Behaviour, Database, PirError, QueryOutcome, ServerId, Stage};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
@@ -180,42 +180,7 @@ fn run_case_on(
             "{ctx}: the query took {:?}",
             started.elapsed()
         );
-        let out = match result {
-            Ok(out) => out,
-            Err(PirError::Unreachable { server, detail }) => {
-                // Fail closed: allowed only by default, and never for evidence.
-                assert_eq!(
-                    network,
-                    Network::Asynchronous,
-                    "{ctx}: {server} unreachable ({detail}) under the synchronous assumption"
-                );
-                detected = true;
-                continue;
-            }
-            Err(e) => panic!("{ctx}: query failed: {e}"),
-        };
-        assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}: wrong record");
-        if let Some(fb) = &out.fallback {
-            detected = true;
-            assert_ne!(fb.trusted, corrupt, "{ctx}: trusted the corrupt server");
-            if fb.deviation.is_evidence() {
-                assert!(
-                    fb.suspects.contains(corrupt),
-                    "{ctx}: corrupt server not among the suspects {:?}",
-                    fb.suspects
-                );
-            } else {
-                assert_eq!(
-                    network,
-                    Network::AssumeSynchronous,
-                    "{ctx}: acted on silence"
-                );
-                assert!(matches!(fb.suspects, Suspects::Presumed(_)), "{ctx}");
-            }
-            if let Some(b) = out.blamed() {
-                assert_eq!(b, corrupt, "{ctx}: blamed an honest server");
-            }
-        }
+        detected |= check_query(&ctx, f, corrupt, network, i, result) != Ended::Clean;
     }
     assert!(!must_detect || detected, "{ctx}: deviation went unnoticed");
     assert!(
@@ -223,6 +188,66 @@ fn run_case_on(
         "{ctx}: the index was sent to the corrupt server"
     );
     cluster.shutdown();
+}
+
+/// How a query ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Ended {
+    /// With the record and no fallback.
+    Clean,
+    /// With the record, after a fallback.
+    Fallback,
+    /// Failed closed, naming this server.
+    Unreachable(ServerId),
+}
+
+/// Checks the result of a query for record `i` with `corrupt` the only corrupt server: the
+/// right record or (by default only) a fail-closed error; a fallback that never trusts the
+/// corrupt server, never blames an honest one, counts the corrupt one among the suspects of
+/// its evidence, and acts on silence only under the synchronous assumption.
+fn check_query(
+    ctx: &str,
+    f: &Fixture,
+    corrupt: ServerId,
+    network: Network,
+    i: u64,
+    result: Result<QueryOutcome, PirError>,
+) -> Ended {
+    let out = match result {
+        Ok(out) => out,
+        Err(PirError::Unreachable { server, detail }) => {
+            // Fail closed: allowed only by default.
+            assert_eq!(
+                network,
+                Network::Asynchronous,
+                "{ctx}: {server} unreachable ({detail}) under the synchronous assumption"
+            );
+            return Ended::Unreachable(server);
+        }
+        Err(e) => panic!("{ctx}: query failed: {e}"),
+    };
+    assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}: wrong record");
+    let Some(fb) = &out.fallback else {
+        return Ended::Clean;
+    };
+    assert_ne!(fb.trusted, corrupt, "{ctx}: trusted the corrupt server");
+    if fb.deviation.is_evidence() {
+        assert!(
+            fb.suspects.contains(corrupt),
+            "{ctx}: corrupt server not among the suspects {fb:?}"
+        );
+    } else {
+        assert_eq!(
+            network,
+            Network::AssumeSynchronous,
+            "{ctx}: acted on silence"
+        );
+        assert!(matches!(fb.suspects, Suspects::Presumed(_)), "{ctx}");
+    }
+    if let Some(b) = out.blamed() {
+        assert_eq!(b, corrupt, "{ctx}: blamed an honest server");
+    }
+    Ended::Fallback
 }
 
 fn sweep(corrupt: ServerId, seed: u64) {
@@ -417,29 +442,16 @@ fn transport_faults_from_one_server() {
                 Ok(c) => c,
                 Err(e) => panic!("{ctx}: {e}"),
             };
+            let ctx = format!("{ctx} {network:?}");
             let mut noticed = client.distrusted().is_some();
             for i in [3u64, 17, 31] {
-                let out = match client.query(i) {
-                    Ok(out) => out,
-                    // A fault that looks like the network's (a cut, silence) fails closed
-                    // by default, naming the server.
-                    Err(PirError::Unreachable { server, .. })
-                        if network == Network::Asynchronous =>
-                    {
-                        assert_eq!(server, corrupt, "{ctx}");
-                        noticed = true;
-                        continue;
-                    }
-                    Err(e) => panic!("{ctx} {network:?}: {e}"),
-                };
-                assert_eq!(out.value, f.db.record(i).unwrap(), "{ctx}");
-                if let Some(fb) = &out.fallback {
-                    noticed = true;
-                    assert_ne!(fb.trusted, corrupt, "{ctx}");
-                    if fb.deviation.is_evidence() {
-                        assert!(fb.suspects.contains(corrupt), "{ctx}: {fb:?}");
-                    }
+                let ended = check_query(&ctx, &f, corrupt, network, i, client.query(i));
+                // A fault that looks like the network's (a cut, silence) fails closed by
+                // default, naming the server.
+                if let Ended::Unreachable(server) = ended {
+                    assert_eq!(server, corrupt, "{ctx}");
                 }
+                noticed |= ended != Ended::Clean;
             }
             assert!(noticed, "{ctx}: fault not noticed");
             cluster.shutdown();
