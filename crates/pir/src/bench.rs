@@ -25,9 +25,8 @@ use serde::Serialize;
 use crate::PirError;
 use crate::behaviour::Behaviour;
 use crate::client::Client;
-use crate::codec;
 use crate::db::Database;
-use crate::proto::ServerId;
+use crate::proto::{self, ServerId};
 use crate::server::{Server, ServerConfig};
 
 /// What to measure.
@@ -259,7 +258,7 @@ pub fn run(config: BenchConfig) -> Result<BenchReport, PirError> {
     // Message sizes depend only on (n, record size): the last query stands for all.
     debug_assert_eq!(
         offline_bytes[0] as usize,
-        17 + codec::partial_view_bytes(usize::from(n))
+        proto::offline_bytes(usize::from(n))
     );
     Ok(BenchReport {
         domain_bits: n,

@@ -447,6 +447,12 @@ fn hello(s: &mut Session, server: ServerId, deadline: Instant) -> Result<DbInfo,
     Ok(info)
 }
 
+/// Bounds the frames `s` accepts to the largest reply a server of the database `info` sends,
+/// so that a server cannot make the client buffer more than a legitimate reply.
+fn bound_replies(s: &mut Session, info: &DbInfo) {
+    s.limit_frame_bytes(u32::try_from(proto::largest_reply(info)).unwrap_or(u32::MAX));
+}
+
 impl Client {
     /// Connects to the three servers' client addresses (`addresses[i]` for S_i) in parallel
     /// over server-authenticated TLS, trusting the CA of `net` and the servers' configured
@@ -531,7 +537,7 @@ impl Client {
 
     /// Settles the database description: the one at least two servers announce.
     fn agree(
-        links: [Option<Session>; 3],
+        mut links: [Option<Session>; 3],
         answers: [Result<DbInfo, Fault>; 3],
         options: ClientOptions,
         connector: Option<Arc<Connector>>,
@@ -582,6 +588,9 @@ impl Client {
                     detail: e.clone(),
                 }),
             });
+        for l in links.iter_mut().flatten() {
+            bound_replies(l, &info);
+        }
         let used = links.each_ref().map(|l| l.as_ref().map(|_| Instant::now()));
         Ok(Client {
             links,
@@ -753,7 +762,10 @@ impl Client {
     }
 
     /// Replaces the link with `s` (or removes it).
-    fn set_link(&mut self, s: ServerId, link: Option<Session>) {
+    fn set_link(&mut self, s: ServerId, mut link: Option<Session>) {
+        if let Some(l) = &mut link {
+            bound_replies(l, &self.info);
+        }
         self.used[s.index()] = link.as_ref().map(|_| Instant::now());
         self.links[s.index()] = link;
         self.sent[s.index()].clear();

@@ -34,8 +34,11 @@ use doram_core::PartyId;
 use doram_field::Fp64;
 
 use crate::PirError;
-use crate::codec::{Reader, Writer, get_full, get_pair, put_full, put_pair};
-use crate::db::DbInfo;
+use crate::codec::{
+    Reader, Writer, full_view_bytes, get_full, get_pair, pair_bytes, partial_view_bytes, put_full,
+    put_pair,
+};
+use crate::db::{DB_INFO_BYTES, DbInfo};
 use crate::dpf::{FullView, Holder, PartialView};
 
 /// Protocol version carried in the hello.
@@ -293,6 +296,31 @@ pub(crate) fn decode_offline(bytes: &[u8], n: usize) -> Result<(u128, PartialVie
     Ok((id, partial))
 }
 
+/// The size of an offline message (tag, instance id, partial view) for a domain of 2^n: the
+/// largest frame on the servers' mesh.
+pub(crate) fn offline_bytes(n: usize) -> usize {
+    17 + partial_view_bytes(n)
+}
+
+/// The largest message a server sends to a client of the database `info`: the description,
+/// the view pair, a view, an answer, a record with its authentication path, or a refusal.
+/// The client bounds its links to this once the database is agreed.
+pub(crate) fn largest_reply(info: &DbInfo) -> usize {
+    let n = usize::from(info.domain_bits);
+    let description = 2 + DB_INFO_BYTES;
+    let pair = 25 + pair_bytes(n);
+    let view = 9 + full_view_bytes(n);
+    let answer = 9 + 16 * info.chunks();
+    let record = 18 + info.record_size as usize + 32 * n;
+    let refusal = 10;
+    description
+        .max(pair)
+        .max(view)
+        .max(answer)
+        .max(record)
+        .max(refusal)
+}
+
 /// The nonce a server reply answers, if it is a reply that carries one (everything but the
 /// info) and is long enough to hold it.
 pub(crate) fn reply_nonce(bytes: &[u8]) -> Option<Nonce> {
@@ -417,4 +445,46 @@ pub(crate) fn decode_record(
         record,
         path,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::Database;
+    use crate::dpf;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    /// Every message fits the frame bound derived for it, and the bound is reached.
+    #[test]
+    fn frame_bounds_are_exact() {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let dbs = [
+            Database::from_u64s(&[u64::MAX, 1, 2]).unwrap(),
+            Database::from_bytes(1, &[7]).unwrap(),
+            Database::from_bytes(20, &[3; 20 * 100]).unwrap(),
+            Database::from_bytes(1000, &[0xff; 1000 * 5]).unwrap(),
+            Database::from_bytes(4, &[1; 4 * 1500]).unwrap(),
+        ];
+        for db in dbs {
+            let info = db.info();
+            let n = info.domain_bits;
+            let g = dpf::generate(n, &mut rng);
+            let [v0, v1] = &g.views;
+            let offline = encode_offline(u128::MAX, &v0.partial());
+            assert_eq!(offline.len(), offline_bytes(usize::from(n)));
+            let (rec, path) = db.record_with_path(db.len() - 1).unwrap();
+            let replies = [
+                encode_info(ServerId::S2, &info),
+                encode_pair(1, u128::MAX, [v0, v1]),
+                encode_view(1, v1),
+                encode_answer(1, &vec![Fp64::ZERO; 2 * info.chunks()]),
+                encode_record(1, db.len() - 1, &rec, &path),
+                encode_refused(1, Refusal::NotFetched),
+            ];
+            let largest = replies.iter().map(Vec::len).max().unwrap();
+            assert_eq!(largest, largest_reply(&info), "{info:?}");
+        }
+    }
 }

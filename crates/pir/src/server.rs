@@ -489,6 +489,9 @@ impl Server {
     /// Runs the offline loop on its own thread until shutdown: S_2 keeps the pool full, S_b
     /// receives and evaluates partial views as they come.
     pub fn spawn_offline(&self, mut mesh: Session) -> Result<JoinHandle<()>, PirError> {
+        // Partial views are the only messages on the mesh.
+        let largest = proto::offline_bytes(usize::from(self.domain_bits()));
+        mesh.limit_frame_bytes(u32::try_from(largest).unwrap_or(u32::MAX));
         let server = self.clone();
         thread::Builder::new()
             .name(format!("pir {} offline", self.role()))

@@ -519,3 +519,36 @@ fn evidence_in_hand_comes_before_the_other_holders_silence() {
         cluster.shutdown();
     }
 }
+
+#[test]
+fn replies_are_bounded_by_the_largest_legitimate_one() {
+    // A corrupt S1 pads its view to 64 KiB, far below the configured frame limit but beyond
+    // any reply for this database: the client refuses the frame at its header (evidence
+    // against S1) instead of buffering it.
+    let f = fixture(8, 32, 11);
+    let options = LocalOptions {
+        client_timeout: TIMEOUT,
+        // Frames S_i → client: 0 = info, then S_b's view (1) and answer (2).
+        inject: Some(Arc::new(|s, d, k, p: &mut Vec<u8>| {
+            if s == ServerId::S1 && d == Direction::ToClient && k == 1 {
+                p.resize(64 << 10, 0);
+            }
+            doram_net::Tamper::Pass
+        })),
+        ..LocalOptions::default()
+    };
+    let cluster = LocalCluster::honest(f.db.clone(), options).unwrap();
+    let mut client = cluster.client().unwrap();
+    let out = client.query(3).unwrap();
+    assert_eq!(out.value, f.db.record(3).unwrap());
+    let fb = out.fallback.clone().unwrap();
+    match &fb.deviation {
+        Deviation::HolderView {
+            holder: ServerId::S1,
+            detail,
+        } => assert!(detail.contains("exceeds the limit"), "{detail}"),
+        d => panic!("{d:?}"),
+    }
+    assert_eq!(fb.trusted, ServerId::S0);
+    cluster.shutdown();
+}
