@@ -132,7 +132,11 @@ fn idle_sockets_do_not_keep_a_client_out_of_the_gate() {
     assert!(gate.pending() <= 2, "{} pending", gate.pending());
     assert!(gate.failed_handshakes() >= 10);
     // Each cut handshake counts once, not again when its thread reports.
-    assert!(gate.failed_handshakes() <= 12, "{}", gate.failed_handshakes());
+    assert!(
+        gate.failed_handshakes() <= 12,
+        "{}",
+        gate.failed_handshakes()
+    );
     let client = {
         let (addr, config) = (addr.clone(), config.clone());
         thread::spawn(move || {
