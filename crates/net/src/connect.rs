@@ -374,13 +374,16 @@ impl Session {
             let peer_id = PartyId::ALL[peer];
             let (tx, rx) = crate::inbox::channel(limits.max_frame);
             let shutdown = acc.sock;
+            let io_error = |e| NetError::Io {
+                peer: peer_id,
+                source: Arc::new(e),
+            };
             let thread = spawn_reader(me, peer_id, acc.reader, limits, config.shaping, tx)
-                .map_err(|e| NetError::Io {
-                    peer: peer_id,
-                    source: Arc::new(e),
-                })?;
+                .map_err(io_error)?;
+            let out =
+                Outgoing::stream(me, peer_id, sink, None, limits.send_timeout).map_err(io_error)?;
             links[peer] = Some(Link::new(
-                Outgoing::Stream(sink),
+                out,
                 rx,
                 Some(ReaderThread {
                     sock: shutdown,

@@ -6,10 +6,11 @@
 //! thread that waits stops reading its socket, so TCP's flow control holds the sender back:
 //! a peer can make this party hold at most the capacity ([`queue_bytes`]) plus the one frame
 //! being read, however much it sends. A frame is always admitted into an empty queue, so any
-//! frame within the frame limit passes.
+//! frame within the frame limit passes. The capacity follows the frame limit down when a
+//! protocol lowers it. An in-process link's sender does not wait ([`InboxTx::push`]).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -26,10 +27,8 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     cond: Condvar,
-    /// Capacity in payload bytes, fixed by the configured frame limit: a protocol may send
-    /// several frames to a peer before reading from it (and the peer to it at the same time),
-    /// so the capacity does not follow a lowered frame limit.
-    cap: usize,
+    /// Capacity in payload bytes, [`queue_bytes`] of the frame limit; only ever lowered.
+    cap: AtomicUsize,
     /// The largest frame payload the link accepts; only ever lowered.
     frame_limit: AtomicU32,
 }
@@ -79,7 +78,7 @@ fn channel_with(frame_limit: u32, cap: usize) -> (InboxTx, InboxRx) {
             receiver: true,
         }),
         cond: Condvar::new(),
-        cap,
+        cap: AtomicUsize::new(cap),
         frame_limit: AtomicU32::new(frame_limit),
     });
     (
@@ -111,7 +110,8 @@ impl InboxTx {
             if !s.receiver {
                 return Err(SendError::Closed);
             }
-            let fits = s.bytes == 0 || s.bytes.saturating_add(len) <= self.shared.cap;
+            let cap = self.shared.cap.load(Ordering::Acquire);
+            let fits = s.bytes == 0 || s.bytes.saturating_add(len) <= cap;
             if fits || matches!(ev, Incoming::Failed(_)) {
                 break;
             }
@@ -131,6 +131,22 @@ impl InboxTx {
             };
         }
         s.bytes += len;
+        s.queue.push_back(ev);
+        drop(s);
+        self.shared.cond.notify_all();
+        Ok(())
+    }
+}
+
+impl InboxTx {
+    /// Queues `ev` whatever the queue holds (an in-process link, whose sender shares the
+    /// receiver's process).
+    pub fn push(&self, ev: Incoming) -> Result<(), SendError> {
+        let mut s = self.shared.lock();
+        if !s.receiver {
+            return Err(SendError::Closed);
+        }
+        s.bytes += size(&ev);
         s.queue.push_back(ev);
         drop(s);
         self.shared.cond.notify_all();
@@ -160,10 +176,15 @@ pub(crate) struct InboxRx {
 }
 
 impl InboxRx {
-    /// Lowers the frame limit to `limit` (never raises it). Frames already queued, or whose
-    /// header the reader has already checked, stay.
+    /// Lowers the frame limit to `limit` (never raises it), and the capacity with it. Frames
+    /// already queued, or whose header the reader has already checked, stay.
     pub fn restrict(&self, limit: u32) {
         self.shared.frame_limit.fetch_min(limit, Ordering::AcqRel);
+        self.shared
+            .cap
+            .fetch_min(queue_bytes(limit), Ordering::AcqRel);
+        // A waiting producer re-checks against the new capacity.
+        self.shared.cond.notify_all();
     }
 
     /// The next event, waiting at most `timeout`; `Disconnected` once every sender is gone and

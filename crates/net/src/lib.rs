@@ -66,6 +66,7 @@ mod shaping;
 mod stats;
 mod stream;
 mod tls;
+mod writer;
 
 pub use config::{
     Config, MAX_FRAME_LIMIT, PartyConfig, TlsConfig, default_party_name, parse_certs,

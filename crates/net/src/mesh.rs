@@ -6,7 +6,7 @@
 //! the resulting bytes are decoded by the same frame decoder a socket reader uses, so injected
 //! faults surface as the same errors they would over TCP.
 
-use crate::inbox::{self, InboxRx, InboxTx, SendError};
+use crate::inbox::{self, InboxRx, InboxTx};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -273,7 +273,7 @@ fn encode_wire(ts: u64, payload: &[u8]) -> Vec<u8> {
 }
 
 impl LocalOut {
-    pub(crate) fn send(&mut self, ts: u64, payload: &[u8]) -> Result<(), NetError> {
+    pub(crate) fn send(&mut self, ts: u64, payload: Vec<u8>) -> Result<(), NetError> {
         let Some(tx) = &self.tx else {
             return Err(NetError::Closed { peer: self.peer });
         };
@@ -297,7 +297,7 @@ impl LocalOut {
                 .schedule(Instant::now(), FRAME_HEADER_BYTES + payload.len());
             let event = Incoming::Frame {
                 ts,
-                payload: payload.to_vec(),
+                payload,
                 deliver_at,
             };
             return self.queue(event);
@@ -305,7 +305,7 @@ impl LocalOut {
         if self.silenced {
             return Ok(());
         }
-        let mut bytes = payload.to_vec();
+        let mut bytes = payload;
         match tamper(self.me, self.peer, index, &mut bytes) {
             Tamper::Pass => self.push_wire(&encode_wire(ts, &bytes)),
             Tamper::Drop => Ok(()),
@@ -355,20 +355,15 @@ impl LocalOut {
         Ok(())
     }
 
-    /// Queues `event` at the receiver, waiting for space at most the send timeout (as a
-    /// socket's send would).
+    /// Queues `event` at the receiver. It never waits: the parties share one process, so
+    /// the receiver's bound would protect nothing, and a sender that waited could stall a
+    /// receiver that is itself sending.
     fn queue(&self, event: Incoming) -> Result<(), NetError> {
         let Some(tx) = &self.tx else {
             return Err(NetError::Closed { peer: self.peer });
         };
-        tx.send(event, Some(self.limits.send_timeout))
-            .map_err(|e| match e {
-                SendError::Closed => NetError::Closed { peer: self.peer },
-                SendError::Full => NetError::Timeout {
-                    peer: self.peer,
-                    after: self.limits.send_timeout,
-                },
-            })
+        tx.push(event)
+            .map_err(|_| NetError::Closed { peer: self.peer })
     }
 
     /// Ends the link: a partial frame becomes a truncation error, then the channel closes.

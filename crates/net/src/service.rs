@@ -232,7 +232,11 @@ impl PendingClient {
             )));
         }
         let recv_max = self.max_request.unwrap_or(self.limits.max_frame);
-        session_from(io, SERVICE_SIDE, peer, self.limits, recv_max).map_err(|e| fail(e.to_string()))
+        // Replies wait for the client to read them: a client that sends requests without
+        // reading cannot make the service queue more than two largest frames.
+        let send_cap = Some(crate::inbox::queue_bytes(self.limits.max_frame));
+        session_from(io, SERVICE_SIDE, peer, self.limits, recv_max, send_cap)
+            .map_err(|e| fail(e.to_string()))
     }
 }
 
@@ -340,18 +344,20 @@ pub fn connect_service(
         send_timeout: timeout,
         max_frame: config.max_frame_bytes,
     };
-    session_from(io, SERVICE_CLIENT, peer, limits, limits.max_frame)
+    session_from(io, SERVICE_CLIENT, peer, limits, limits.max_frame, None)
         .map_err(|e| handshake(e.to_string()))
 }
 
 /// Splits an established connection into a two-party session; frames from the peer may carry
-/// at most `recv_max` bytes.
+/// at most `recv_max` bytes, and sends wait while `send_cap` payload bytes are queued (if
+/// given; the cap shrinks with the session's frame limit).
 fn session_from(
     io: TlsIo,
     me: PartyId,
     peer: PartyId,
     limits: Limits,
     recv_max: u32,
+    send_cap: Option<usize>,
 ) -> io::Result<Session> {
     let shutdown = io.socket().try_clone()?;
     shutdown.set_read_timeout(None)?;
@@ -363,9 +369,10 @@ fn session_from(
     };
     let (tx, rx) = crate::inbox::channel(read_limits.max_frame);
     let thread = spawn_reader(me, peer, reader, read_limits, Shaping::default(), tx)?;
+    let out = Outgoing::stream(me, peer, Box::new(writer), send_cap, limits.send_timeout)?;
     let mut links: Vec<Option<Link>> = (0..PartyId::MAX_PARTIES).map(|_| None).collect();
     links[peer.index()] = Some(Link::new(
-        Outgoing::Stream(Box::new(writer)),
+        out,
         rx,
         Some(ReaderThread {
             sock: shutdown,

@@ -18,9 +18,7 @@ use crate::inbox::{InboxRx, InboxTx};
 use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
 use crate::stats::{Stats, Transcript, TranscriptEvent};
-
-/// Largest encoding buffer kept between sends.
-const SCRATCH_KEEP: usize = 1 << 20;
+use crate::writer::Writer;
 
 /// What a link's receiving side hands to [`Session::recv_bytes`].
 #[derive(Debug)]
@@ -47,8 +45,22 @@ pub(crate) trait FrameSink: Send {
 pub(crate) enum Outgoing {
     /// In-process channel.
     Local(LocalOut),
-    /// A socket, plaintext or TLS.
-    Stream(Box<dyn FrameSink>),
+    /// A socket, plaintext or TLS, written by a thread of its own.
+    Stream(Writer),
+}
+
+impl Outgoing {
+    /// The sending half of a socket link `me → peer`: frames are queued (at most `cap` payload
+    /// bytes, if given) for a writer thread whose writes time out after `send_timeout`.
+    pub fn stream(
+        me: PartyId,
+        peer: PartyId,
+        sink: Box<dyn FrameSink>,
+        cap: Option<usize>,
+        send_timeout: Duration,
+    ) -> io::Result<Outgoing> {
+        Writer::spawn(me, peer, sink, cap, send_timeout).map(Outgoing::Stream)
+    }
 }
 
 /// The background reader of a byte-stream link.
@@ -104,7 +116,7 @@ pub(crate) struct Limits {
 /// One party's endpoint of a session of 2–4 parties.
 ///
 /// A session offers a blocking, message-oriented API: [`send_bytes`](Session::send_bytes)
-/// returns once the frame is handed to the transport (it never waits for the peer to call
+/// returns once the frame is queued for the link's writer (it never waits for the peer to call
 /// `recv`), and [`recv_bytes`](Session::recv_bytes) returns the next frame from one peer, in the
 /// order that peer sent them. Every link has a background reader (or is an in-process channel),
 /// so any pattern of sends and receives that the protocol itself allows completes — parties may
@@ -130,9 +142,17 @@ pub(crate) struct Limits {
 /// Dropping a session closes all its connections; peers then get [`NetError::Closed`] after
 /// the frames already sent to them.
 ///
-/// Frames that arrive before the protocol asks for them are queued up to
-/// two frames of the largest size per link (at least 64 KiB); beyond that the link
-/// stops reading, and flow control holds the sender back until this party receives.
+/// # Memory
+/// Frames that arrive before the protocol asks for them are queued up to two frames of the
+/// largest size per link (at least 64 KiB; the size follows
+/// [`limit_frame_bytes`](Session::limit_frame_bytes)); beyond that the link stops reading, and
+/// flow control holds the sender back until this party receives. A peer can therefore make
+/// this party hold at most three largest frames per link. Frames this party sends over a
+/// socket are queued for the link's writer thread until written: that queue holds what this
+/// party's own protocol sends before it next receives from the peer, and the first write that
+/// fails or times out (after the send timeout) fails the link's sending side and frees it. A
+/// service's session towards an anonymous client bounds that queue too (its sends wait).
+/// In-process links have no bound: every party is in the one process.
 pub struct Session {
     me: PartyId,
     n: usize,
@@ -146,7 +166,6 @@ pub struct Session {
     stats: Stats,
     transcript: Option<Transcript>,
     content: Option<Box<blake3::Hasher>>,
-    scratch: Vec<u8>,
 }
 
 impl fmt::Debug for Session {
@@ -182,7 +201,6 @@ impl Session {
             stats: Stats::default(),
             transcript: None,
             content: None,
-            scratch: Vec::new(),
         }
     }
 
@@ -236,13 +254,15 @@ impl Session {
     /// limit before its peers send anything larger than it; frames already queued, or whose
     /// header was read before the call, were checked against the old limit.
     ///
-    /// Each link's queue of received frames keeps the capacity set by the configured limit
-    /// (two frames of that size): a protocol may send several frames to a peer before reading
-    /// from it while the peer does the same, and a smaller queue would stall both.
+    /// Each link's queue of received frames shrinks with the limit, to two frames of the new
+    /// size (at least 64 KiB); frames already queued stay.
     pub fn limit_frame_bytes(&mut self, limit: u32) {
         self.limits.max_frame = self.limits.max_frame.min(limit);
         for link in self.links.iter_mut().flatten() {
             link.inbox.restrict(limit);
+            if let Outgoing::Stream(writer) = &link.out {
+                writer.restrict(crate::inbox::queue_bytes(limit));
+            }
         }
     }
 
@@ -260,16 +280,22 @@ impl Session {
 
     /// Sends `bytes` as one message to `to`.
     ///
-    /// Returns once the frame is handed to the transport. Fails with
-    /// [`NetError::FrameTooLarge`] (naming `to`) if `bytes` exceeds the frame limit.
+    /// Returns once the frame is queued for the transport. Fails with
+    /// [`NetError::FrameTooLarge`] (naming `to`) if `bytes` exceeds the frame limit, and with
+    /// the link's error once an earlier frame could not be written.
     pub fn send_bytes(&mut self, to: PartyId, bytes: &[u8]) -> Result<(), NetError> {
-        let Limits {
-            send_timeout,
-            max_frame,
-            ..
-        } = self.limits;
+        self.send_vec(to, bytes.to_vec())
+    }
+
+    /// [`send_bytes`](Session::send_bytes) for a payload this session may keep.
+    fn send_vec(&mut self, to: PartyId, bytes: Vec<u8>) -> Result<(), NetError> {
+        let max_frame = self.limits.max_frame;
         let ts = self.clock.saturating_add(1);
-        let link = self.link_mut(to)?;
+        // Checks the peer, then borrows the link and the digest apart.
+        self.link_mut(to)?;
+        let Some(Some(link)) = self.links.get_mut(to.index()) else {
+            return Err(NetError::Closed { peer: to });
+        };
         if let Some(e) = &link.out_failed {
             return Err(e.clone());
         }
@@ -283,19 +309,20 @@ impl Session {
                 });
             }
         };
+        let sent = bytes.len();
+        // The digest covers what was handed to the transport; a failed link's last frame too.
+        if let Some(h) = &mut self.content {
+            hash_message(h, b'>', to, &bytes);
+        }
         let result = match &mut link.out {
             Outgoing::Local(local) => local.send(ts, bytes),
-            Outgoing::Stream(sink) => sink
-                .write_frame(&Header { len, ts }.encode(), bytes)
-                .map_err(|e| NetError::from_io(to, e, send_timeout)),
+            Outgoing::Stream(writer) => writer.send(Header { len, ts }.encode(), bytes),
         };
         if let Err(e) = result {
-            // A stream that failed (or timed out) inside a frame cannot be resynchronised.
             link.out_failed = Some(e.clone());
             return Err(e);
         }
-        self.hash_content(b'>', to, bytes);
-        self.on_sent(to, ts, bytes.len());
+        self.on_sent(to, ts, sent);
         Ok(())
     }
 
@@ -353,14 +380,8 @@ impl Session {
 
     /// Sends a message serialized with postcard.
     pub fn send<M: Serialize + ?Sized>(&mut self, to: PartyId, msg: &M) -> Result<(), NetError> {
-        let mut buf = std::mem::take(&mut self.scratch);
-        buf.clear();
-        match postcard::to_extend(msg, buf) {
-            Ok(bytes) => {
-                let r = self.send_bytes(to, &bytes);
-                self.keep_scratch(bytes);
-                r
-            }
+        match postcard::to_extend(msg, Vec::new()) {
+            Ok(bytes) => self.send_vec(to, bytes),
             Err(e) => Err(NetError::Encode(e.to_string())),
         }
     }
@@ -386,22 +407,11 @@ impl Session {
     /// Sends group elements as raw little-endian bytes, back to back, with no length prefix
     /// (the receiver knows the count from the protocol).
     pub fn send_elems<G: Group>(&mut self, to: PartyId, v: &[G]) -> Result<(), NetError> {
-        let mut buf = std::mem::take(&mut self.scratch);
-        buf.clear();
-        buf.resize(v.len() * G::BYTES, 0);
+        let mut buf = vec![0; v.len() * G::BYTES];
         for (x, chunk) in v.iter().zip(buf.chunks_exact_mut(G::BYTES)) {
             x.write_le(chunk);
         }
-        let result = self.send_bytes(to, &buf);
-        self.keep_scratch(buf);
-        result
-    }
-
-    /// Keeps an encoding buffer for reuse, unless a large message made it big.
-    fn keep_scratch(&mut self, buf: Vec<u8>) {
-        if buf.capacity() <= SCRATCH_KEEP {
-            self.scratch = buf;
-        }
+        self.send_vec(to, buf)
     }
 
     /// Receives exactly `count` group elements from `from`; a message of the wrong length or
@@ -475,9 +485,7 @@ impl Session {
 
     fn hash_content(&mut self, direction: u8, peer: PartyId, bytes: &[u8]) {
         if let Some(h) = &mut self.content {
-            h.update(&[direction, peer.index() as u8]);
-            h.update(&(bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
+            hash_message(h, direction, peer, bytes);
         }
     }
 
@@ -536,17 +544,28 @@ impl Session {
     }
 }
 
+/// Adds one message (direction, peer, length, payload) to a content digest.
+fn hash_message(h: &mut blake3::Hasher, direction: u8, peer: PartyId, bytes: &[u8]) {
+    h.update(&[direction, peer.index() as u8]);
+    h.update(&(bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
-        for link in self.links.iter_mut().filter_map(Option::as_mut) {
-            if let Outgoing::Stream(sink) = &mut link.out {
-                sink.close();
-            }
-            // A reader waiting for queue space gives up; later frames are dropped.
+        let links: Vec<&mut Link> = self.links.iter_mut().filter_map(Option::as_mut).collect();
+        // Received frames are freed, and each reader now reads and discards what still
+        // arrives, so that a peer flushing its own frames to this party is not held up.
+        for link in &links {
             link.inbox.close();
+        }
+        for link in links {
+            // Writes what is still queued, then ends the connection.
+            if let Outgoing::Stream(writer) = &mut link.out {
+                writer.close();
+            }
             if let Some(reader) = link.reader.take() {
-                // Shutting the socket down wakes the reader thread out of its blocking read; it
-                // then reports the end of stream into a queue nobody listens to and exits.
+                // Shutting the socket down wakes the reader thread out of its blocking read.
                 let _ = reader.sock.shutdown(Shutdown::Both);
                 let _ = reader.thread.join();
             }
@@ -580,8 +599,10 @@ pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
                     Err(e) => Incoming::Failed(e.into_net(peer, limits.timeout)),
                 };
                 let last = matches!(event, Incoming::Failed(_));
-                // Waits for queue space as long as it takes: reading stops meanwhile.
-                if tx.send(event, None).is_err() || last {
+                // Waits for queue space as long as it takes: reading stops meanwhile. Once the
+                // session is gone, frames are read and discarded until the stream ends.
+                let _ = tx.send(event, None);
+                if last {
                     break;
                 }
             }

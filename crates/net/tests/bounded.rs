@@ -1,74 +1,133 @@
 //! A peer that sends without the receiver asking cannot make it buffer more than the link's
-//! queue (two largest frames) plus what is in flight: its sends stall, then time out, and the
-//! frames already sent still arrive in order.
+//! queue (two largest frames) plus what is in flight: the sender's writer stalls, its link
+//! fails with a timeout, and the frames that got through arrive whole and in order. Sends
+//! never wait for the peer, so two parties that each send a burst far beyond the queues
+//! before receiving both complete.
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
 use std::io::{ErrorKind, Read, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use common::{connect_all, listeners, run, tcp_sessions, tls_config};
+use common::{TIMEOUT, connect_all, listeners, run, tcp_sessions, tls_config};
 use doram_core::PartyId;
 use doram_net::{ConnectOptions, LocalMesh, NetError, Session, Transport};
 
 const FRAME: usize = 1 << 20;
-const ATTEMPTS: usize = 256;
+const ATTEMPTS: usize = 64;
 
-/// P0 sends up to `ATTEMPTS` frames of 1 MiB to P1, which reads nothing until P0 stops; P0
-/// returns how many sends succeeded and P1 how many frames it then received.
-fn flood(sessions: Vec<Session>) -> (usize, usize) {
-    let (tx, rx) = std::sync::mpsc::channel::<usize>();
+/// Two TLS sessions with the common test settings and frames of at most `max_frame` bytes.
+fn tls_sessions(max_frame: u32) -> Vec<Session> {
+    let (ls, addrs) = listeners(2);
+    let (_dir, mut config) = tls_config(2, addrs);
+    config.max_frame_bytes = max_frame;
+    connect_all(&config, ls, Transport::Tls)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// P0 queues `ATTEMPTS` frames of 1 MiB for P1, which reads nothing until P0's link has
+/// failed: P0 returns the error its next send got, P1 how many whole frames it then
+/// received before the stream stalled.
+fn flood(sessions: Vec<Session>) -> (NetError, usize) {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
     let rx = std::sync::Mutex::new(rx);
     let out = run(sessions, |mut s| {
         if s.me() == PartyId::P0 {
             let frame = vec![7u8; FRAME];
-            let mut sent = 0;
             for _ in 0..ATTEMPTS {
-                match s.send_bytes(PartyId::P1, &frame) {
-                    Ok(()) => sent += 1,
-                    Err(NetError::Timeout { .. }) => break,
-                    Err(e) => panic!("unexpected {e}"),
-                }
+                // Queued for the writer thread: nothing waits for P1.
+                s.send_bytes(PartyId::P1, &frame).unwrap();
             }
-            tx.send(sent).unwrap();
-            // Keep the link open until P1 has read everything.
+            // The writer stalls once P1's queue and the socket buffers are full, and its
+            // write times out after the send timeout.
+            let deadline = Instant::now() + 20 * TIMEOUT;
+            let err = loop {
+                match s.send_bytes(PartyId::P1, b"probe") {
+                    Err(e) => break e,
+                    Ok(()) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    Ok(()) => panic!("the stalled link never failed"),
+                }
+            };
+            tx.send(()).unwrap();
+            // Keep the connection open until P1 has read what arrived.
             let _ = s.recv_bytes(PartyId::P1);
-            sent
+            (Some(err), 0)
         } else {
-            let sent = rx.lock().unwrap().recv().unwrap();
-            for i in 0..sent {
-                let got = s.recv_bytes(PartyId::P0).unwrap();
-                assert_eq!(got.len(), FRAME, "frame {i}");
+            // P0's failure, or a panic there, ends the wait.
+            let _ = rx.lock().unwrap().recv_timeout(30 * TIMEOUT);
+            let mut whole = 0;
+            while let Ok(got) = s.recv_bytes(PartyId::P0) {
+                assert!(
+                    got.len() == FRAME && got.iter().all(|&b| b == 7),
+                    "frame {whole}"
+                );
+                whole += 1;
             }
             s.send_bytes(PartyId::P0, b"done").unwrap();
-            sent
+            (None, whole)
         }
     });
-    (out[0], out[1])
+    let mut out = out.into_iter();
+    let (err, _) = out.next().unwrap();
+    let (_, whole) = out.next().unwrap();
+    (err.unwrap(), whole)
 }
 
 #[test]
-fn an_in_process_sender_stalls_at_the_queue_capacity() {
-    let sessions = LocalMesh::new(2)
-        .max_frame_bytes(FRAME as u32)
-        .timeout(Duration::from_millis(300))
-        .build();
-    let (sent, received) = flood(sessions);
-    // Two frames fill the 2 MiB queue; the third waits for the send timeout.
-    assert_eq!(sent, 2);
-    assert_eq!(received, 2);
+fn a_sender_that_is_not_read_fails_with_a_timeout_over_tcp_and_tls() {
+    for sessions in [
+        tcp_sessions(2, &format!("max_frame_bytes = {FRAME}")),
+        tls_sessions(FRAME as u32),
+    ] {
+        let (err, whole) = flood(sessions);
+        assert!(
+            matches!(
+                err,
+                NetError::Timeout {
+                    peer: PartyId::P1,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        // The queue (2 frames), the frame the reader holds, and the kernel's socket buffers
+        // on both ends: far below the 64 MiB the peer tried to send.
+        assert!(whole < ATTEMPTS / 4, "{whole} MiB buffered");
+    }
+}
+
+/// Both parties lower their frame limit to 64 KiB, then each sends 200 frames of 64 KiB —
+/// 100 times the receive queue — before reading any; both then read all 200 in order.
+fn crossing_bursts(sessions: Vec<Session>) {
+    const LIMIT: usize = 64 << 10;
+    const COUNT: usize = 200;
+    run(sessions, |mut s| {
+        s.limit_frame_bytes(LIMIT as u32);
+        let peer = s.peers().next().unwrap();
+        for i in 0..COUNT {
+            s.send_bytes(peer, &vec![i as u8; LIMIT]).unwrap();
+        }
+        for i in 0..COUNT {
+            let got = s.recv_bytes(peer).unwrap();
+            assert!(
+                got.len() == LIMIT && got.iter().all(|&b| b == i as u8),
+                "frame {i}"
+            );
+        }
+    });
 }
 
 #[test]
-fn a_tcp_sender_stalls_once_the_queue_and_the_socket_buffers_are_full() {
-    let sessions = tcp_sessions(2, &format!("max_frame_bytes = {FRAME}"));
-    let (sent, received) = flood(sessions);
-    // The queue (2 MiB), the frame the reader holds, and the kernel's socket buffers on both
-    // ends: far below the 256 MiB the peer tried to send.
-    assert!(sent < ATTEMPTS / 4, "{sent} MiB buffered");
-    assert_eq!(received, sent);
+fn crossing_bursts_beyond_the_queues_complete_on_every_backend() {
+    crossing_bursts(LocalMesh::new(2).build());
+    crossing_bursts(tcp_sessions(2, ""));
+    crossing_bursts(tls_sessions(1 << 28));
 }
 
 /// Threads of this process whose name starts with `prefix` (names are cut to 15 bytes).
@@ -219,12 +278,6 @@ fn a_lowered_frame_limit_refuses_larger_frames_in_process() {
 fn a_lowered_frame_limit_refuses_larger_frames_over_tcp_and_tls() {
     for fitting_first in [true, false] {
         lowered_limit(tcp_sessions(2, ""), fitting_first);
-        let (ls, addrs) = listeners(2);
-        let (_dir, config) = tls_config(2, addrs);
-        let sessions = connect_all(&config, ls, Transport::Tls)
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
-        lowered_limit(sessions, fitting_first);
+        lowered_limit(tls_sessions(1 << 28), fitting_first);
     }
 }
