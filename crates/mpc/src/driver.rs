@@ -6,6 +6,12 @@
 //! a message of any other size is rejected with [`MpcError::WrongLength`] naming the sender
 //! before it is decoded, and a non-canonical element with [`MpcError::Malformed`].
 //!
+//! A message longer than [`MAX_FRAME_BYTES`] goes out as consecutive frames of whole elements,
+//! each at most that size, sent back to back (one round): every frame the engine sends or
+//! accepts is at most [`MAX_FRAME_BYTES`] long, however large the batch, so a session that runs
+//! only the engine can lower its frame limit to it. The receiver knows each message's element
+//! count, hence its frames' sizes, and checks each one.
+//!
 //! The driver does not change the session's phase ([`Session::set_phase`]): callers attribute
 //! costs to their own protocol steps.
 
@@ -18,6 +24,71 @@ use crate::msgs::{Inbound, MsgKind};
 use crate::party::{Input, Party, Setup, Start};
 use crate::rounds::Round;
 use crate::share::{Additive, Replicated};
+
+/// The largest frame payload the engine sends or accepts (1 MiB): longer messages are split.
+pub const MAX_FRAME_BYTES: usize = 1 << 20;
+
+/// How many elements of `F` one frame carries.
+fn per_frame<F: Group>() -> usize {
+    (MAX_FRAME_BYTES / F::BYTES).max(1)
+}
+
+/// The frames of a message of `count` elements of `F`: `(first element, elements)` each; a message
+/// with no elements is one empty frame.
+pub fn frames<F: Group>(count: usize) -> impl Iterator<Item = (usize, usize)> {
+    let per = per_frame::<F>();
+    let n = count.div_ceil(per).max(1);
+    (0..n).map(move |i| (i * per, per.min(count - (i * per).min(count))))
+}
+
+/// Sends `elems` to `to` as one message of [`frames`]: back to back, each at most
+/// [`MAX_FRAME_BYTES`].
+///
+/// # Errors
+/// [`MpcError::Net`] if the transport fails.
+pub fn send_framed<F: Group>(
+    session: &mut Session,
+    to: PartyId,
+    elems: &[F],
+) -> Result<(), MpcError> {
+    for (start, len) in frames::<F>(elems.len()) {
+        session.send_elems(to, &elems[start..start + len])?;
+    }
+    Ok(())
+}
+
+/// Receives a message of exactly `count` elements sent by [`send_framed`], checking the size
+/// of each frame before decoding it; `what` names the message in errors.
+///
+/// # Errors
+/// [`MpcError::Net`] if the transport fails; [`MpcError::WrongLength`] or
+/// [`MpcError::Malformed`] (naming `from`) if a frame has the wrong size or does not decode.
+pub fn recv_framed<F: Group>(
+    session: &mut Session,
+    from: PartyId,
+    count: usize,
+    what: &'static str,
+) -> Result<Vec<F>, MpcError> {
+    let mut elems = Vec::with_capacity(count);
+    for (_, len) in frames::<F>(count) {
+        let bytes = session.recv_bytes(from)?;
+        if bytes.len() != len * F::BYTES {
+            return Err(MpcError::WrongLength {
+                peer: from,
+                what,
+                expected_bytes: len * F::BYTES,
+                got_bytes: bytes.len(),
+            });
+        }
+        let part: Vec<F> = decode_vec(&bytes, len).map_err(|source| MpcError::Malformed {
+            peer: from,
+            what,
+            source,
+        })?;
+        elems.extend(part);
+    }
+    Ok(elems)
+}
 
 /// Runs [`Setup`] over `session`: one round, 16 bytes to and from each neighbour.
 ///
@@ -75,7 +146,7 @@ pub fn send_outgoing<F: Group>(
     outgoing: &[crate::Outgoing<F>],
 ) -> Result<(), MpcError> {
     for m in outgoing {
-        session.send_elems(m.to, &m.elems)?;
+        send_framed(session, m.to, &m.elems)?;
     }
     Ok(())
 }
@@ -91,21 +162,7 @@ pub fn finish_round<F: Group, R: Round<F>>(
 ) -> Result<R::Output, MpcError> {
     let mut inbound = Vec::with_capacity(round.expected().len());
     for e in round.expected() {
-        let bytes = session.recv_bytes(e.from)?;
-        let (peer, what) = (e.from, e.kind.name());
-        if bytes.len() != e.bytes::<F>() {
-            return Err(MpcError::WrongLength {
-                peer,
-                what,
-                expected_bytes: e.bytes::<F>(),
-                got_bytes: bytes.len(),
-            });
-        }
-        let elems = decode_vec(&bytes, e.count).map_err(|source| MpcError::Malformed {
-            peer,
-            what,
-            source,
-        })?;
+        let elems = recv_framed(session, e.from, e.count, e.kind.name())?;
         inbound.push(Inbound {
             from: e.from,
             kind: e.kind,

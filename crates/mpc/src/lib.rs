@@ -118,7 +118,10 @@ pub mod share;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
-pub use driver::{Mpc3, finish_round, run_round, send_outgoing, setup_party};
+pub use driver::{
+    MAX_FRAME_BYTES, Mpc3, finish_round, frames, recv_framed, run_round, send_framed,
+    send_outgoing, setup_party,
+};
 pub use engine::{Comparison, Counters, Engine, Online, Secret, SecretBit};
 pub use error::MpcError;
 pub use msgs::{Expected, Inbound, MsgKind, Outgoing};

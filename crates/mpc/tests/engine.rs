@@ -404,3 +404,46 @@ fn inner_products_match_plaintext() {
         assert_eq!(sent, input + 16 * (lens.len() as u64) * 2, "{me}");
     }
 }
+
+#[test]
+fn batches_beyond_one_frame_run_under_the_engine_frame_limit() {
+    // 150 000 elements of 16 bytes: a message of the whole batch spans three frames of at
+    // most 1 MiB.
+    let seed = test_seed();
+    let n = 150_000;
+    let xs: Vec<u64> = (0..n as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) >> 3)
+        .collect();
+    let outs = run3(|mut session: Session| {
+        session.limit_frame_bytes(doram_mpc::MAX_FRAME_BYTES as u32);
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).expect("setup");
+        let mut on = engine.on(&mut session);
+        let x = input_p0(&mut on, &xs).expect("input");
+        let pairs: Vec<_> = x.iter().map(|&v| (v, v)).collect();
+        let sq = on.mul_many(&pairs).expect("products");
+        let opened = on.open_many(&sq).expect("open");
+        let largest = session.stats().total().sum().largest_sent;
+        (opened, largest, session.rounds())
+    });
+    for (opened, largest, _) in &outs {
+        assert!(*largest <= doram_mpc::MAX_FRAME_BYTES as u64, "{largest}");
+        for (i, v) in opened.iter().enumerate() {
+            assert_eq!(*v, Fp::from_u64(xs[i]) * Fp::from_u64(xs[i]), "element {i}");
+        }
+    }
+    // The frames of one message share a round: the same rounds as a small batch.
+    let small = run3(|mut session: Session| {
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).expect("setup");
+        let mut on = engine.on(&mut session);
+        let x = input_p0(&mut on, &xs[..3]).expect("input");
+        let pairs: Vec<_> = x.iter().map(|&v| (v, v)).collect();
+        let sq = on.mul_many(&pairs).expect("products");
+        on.open_many(&sq).expect("open");
+        session.rounds()
+    });
+    for (i, (_, _, rounds)) in outs.iter().enumerate() {
+        assert_eq!(*rounds, small[i]);
+    }
+}

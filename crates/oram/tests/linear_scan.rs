@@ -117,8 +117,14 @@ fn inline_and_batched_preprocessing() {
         }
         if pre > 1 {
             // 2^18 elements per batch: one access of 300 000 words per batch, each batch three
-            // engine messages per party, plus the dealt vector of access 0 from its dealer P0.
-            assert_eq!(phase_costs(&runs[0], "preprocess").1, 3 * pre as u64 + 1);
+            // engine messages per party (n, 2n and n words), plus the dealt vector of access 0
+            // from its dealer P0; each message in frames of at most 1 MiB.
+            let frames = |words: usize| doram_mpc::frames::<Z64>(words).count() as u64;
+            let batch = 2 * frames(n) + frames(2 * n);
+            assert_eq!(
+                phase_costs(&runs[0], "preprocess").1,
+                batch * pre as u64 + frames(n)
+            );
         }
     }
 }

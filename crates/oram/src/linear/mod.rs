@@ -248,10 +248,10 @@ impl<W: IntegerWord> LinearScanOram<W> {
             * n;
         let session = self.mpc.session_mut();
         if !to_prev.is_empty() {
-            session.send_elems(prev, &to_prev)?;
+            doram_mpc::send_framed(session, prev, &to_prev)?;
         }
         let received: Vec<W> = if from_next_count > 0 {
-            session.recv_elems(next, from_next_count)?
+            doram_mpc::recv_framed(session, next, from_next_count, "dealt unit vectors")?
         } else {
             Vec::new()
         };
@@ -369,11 +369,12 @@ impl<W: IntegerWord> DistributedOram for LinearScanOram<W> {
         self.mpc.me()
     }
 
-    /// The largest message is the first product of a preprocessing batch: 2·k·n words for a
-    /// batch of k accesses, with k·n ≤ max(n, 2^18); Init sends n words, the dealing at most
-    /// k·n, an access a few.
+    /// Every message goes through the engine's framing ([`doram_mpc::send_framed`]), so no
+    /// frame exceeds [`doram_mpc::MAX_FRAME_BYTES`] (1 MiB) at any size; the largest messages
+    /// (the first product of a preprocessing batch, 2·k·n words with k·n ≤ max(n, 2^18), and
+    /// Init's n words) span several frames.
     fn max_message_bytes(&self) -> usize {
-        2 * W::BYTES * self.params.n().max(BATCH_ELEMS)
+        doram_mpc::MAX_FRAME_BYTES
     }
 
     fn session(&self) -> &Session {
