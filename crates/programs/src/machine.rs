@@ -625,7 +625,9 @@ impl<D: Backend> Machine<D> {
 
     /// Creates the DORAM over the whole memory (at least [`Backend::MIN_LEN`] words; padding
     /// is zero), preprocesses `accesses` accesses if [`Backend::preprocess_upfront`] agrees,
-    /// and loads the memory (DORAM Init).
+    /// and loads the memory (DORAM Init). From then on the session's frame limit is the larger
+    /// of the backend's [`max_message_bytes`](DistributedOram::max_message_bytes) and the
+    /// engine's [`MAX_FRAME_BYTES`](doram_mpc::MAX_FRAME_BYTES).
     ///
     /// # Errors
     /// [`ProgramError::Misuse`] if already booted; the backend's errors.
@@ -653,6 +655,12 @@ impl<D: Backend> Machine<D> {
                 return Err(e.into());
             }
         };
+        // From here on every frame is an engine frame or a backend message: a peer can no
+        // longer make this party buffer a frame beyond the larger of the two.
+        let limit = oram.max_message_bytes().max(doram_mpc::MAX_FRAME_BYTES);
+        let mut oram = oram;
+        oram.session_mut()
+            .limit_frame_bytes(u32::try_from(limit).unwrap_or(u32::MAX));
         self.link = Link::Oram(oram);
         self.charge(Part::Setup, t0, 0);
         if accesses > 0 && D::preprocess_upfront(n, accesses) {
