@@ -189,6 +189,8 @@ fn write_all_vectored(w: &mut impl Write, mut bufs: &mut [IoSlice<'_>]) -> io::R
 /// The sending half of a plaintext link.
 struct TcpSink {
     sock: TcpStream,
+    /// The part of a frame the socket did not take without waiting.
+    pending: Vec<u8>,
 }
 
 impl FrameSink for TcpSink {
@@ -197,6 +199,31 @@ impl FrameSink for TcpSink {
             &mut self.sock,
             &mut [IoSlice::new(header), IoSlice::new(payload)],
         )
+    }
+
+    fn write_frame_nowait(
+        &mut self,
+        header: &[u8; FRAME_HEADER_BYTES],
+        payload: &[u8],
+    ) -> io::Result<Option<bool>> {
+        let Some(sent) = crate::writer::send_nowait(&self.sock, &[header, payload])? else {
+            return Ok(None);
+        };
+        let rest = |from: usize| {
+            let h = &header[from.min(FRAME_HEADER_BYTES)..];
+            let p = &payload[from.saturating_sub(FRAME_HEADER_BYTES)..];
+            [h, p].concat()
+        };
+        if sent == FRAME_HEADER_BYTES + payload.len() {
+            return Ok(Some(true));
+        }
+        self.pending = rest(sent);
+        Ok(Some(false))
+    }
+
+    fn finish_pending(&mut self) -> io::Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        self.sock.write_all(&pending)
     }
 
     fn close(&mut self) {
@@ -752,7 +779,10 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
             check_answer(&answer, address).map_err(handshake)?;
             sock.set_write_timeout(Some(shared.timeout))
                 .map_err(io_fail)?;
-            Box::new(TcpSink { sock })
+            Box::new(TcpSink {
+                sock,
+                pending: Vec::new(),
+            })
         }
         Some(tls) => {
             let mut io = TlsIo::new(tls.client(peer)?, sock);

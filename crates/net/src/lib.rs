@@ -17,9 +17,12 @@
 //! * **plaintext TCP** ([`Session::connect_insecure_plaintext`]): the same without TLS, for
 //!   trusted hosts only.
 //!
-//! Sends never wait for the receiver: every incoming connection is drained by a background
-//! reader thread into a per-peer queue, so parties may send several messages before receiving
-//! and may send large messages to each other simultaneously.
+//! Sends never wait for the receiver: a frame goes straight to the socket as far as it takes
+//! it, and the rest is left to the link's writer thread; every incoming connection is drained
+//! by a reader thread into a per-peer queue bounded in bytes. So parties may send several
+//! messages before receiving and may send large messages to each other simultaneously, while a
+//! peer cannot make a party buffer more than a few of its largest frames (see
+//! [`Session`]'s memory section).
 //!
 //! Every session counts messages, payload bytes, framing bytes and rounds per peer and per
 //! phase ([`Stats`]), keeps a Lamport clock carried in every frame header

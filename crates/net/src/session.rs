@@ -18,7 +18,7 @@ use crate::inbox::{InboxRx, InboxTx};
 use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
 use crate::stats::{Stats, Transcript, TranscriptEvent};
-use crate::writer::Writer;
+use crate::writer::{Payload, Writer};
 
 /// What a link's receiving side hands to [`Session::recv_bytes`].
 #[derive(Debug)]
@@ -37,6 +37,25 @@ pub(crate) enum Incoming {
 pub(crate) trait FrameSink: Send {
     /// Writes one frame (header and payload) completely.
     fn write_frame(&mut self, header: &[u8; FRAME_HEADER_BYTES], payload: &[u8]) -> io::Result<()>;
+
+    /// Writes as much of one frame as the socket takes without waiting and keeps the rest:
+    /// `Some(true)` if the whole frame was written, `Some(false)` if part of it is kept for
+    /// [`finish_pending`](FrameSink::finish_pending). Called only when nothing is kept. A sink
+    /// that cannot write without waiting returns `None` having written and kept nothing.
+    fn write_frame_nowait(
+        &mut self,
+        _header: &[u8; FRAME_HEADER_BYTES],
+        _payload: &[u8],
+    ) -> io::Result<Option<bool>> {
+        Ok(None)
+    }
+
+    /// Writes what [`write_frame_nowait`](FrameSink::write_frame_nowait) kept, waiting as
+    /// needed.
+    fn finish_pending(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
     /// Ends the connection, best effort.
     fn close(&mut self);
 }
@@ -147,8 +166,9 @@ pub(crate) struct Limits {
 /// largest size per link (at least 64 KiB; the size follows
 /// [`limit_frame_bytes`](Session::limit_frame_bytes)); beyond that the link stops reading, and
 /// flow control holds the sender back until this party receives. A peer can therefore make
-/// this party hold at most three largest frames per link. Frames this party sends over a
-/// socket are queued for the link's writer thread until written: that queue holds what this
+/// this party hold at most three largest frames per link. A frame this party sends over a
+/// socket goes straight to it as far as the socket takes it without waiting; the rest, and the
+/// frames after it, are queued for the link's writer thread. That queue holds what this
 /// party's own protocol sends before it next receives from the peer, and the first write that
 /// fails or times out (after the send timeout) fails the link's sending side and frees it. A
 /// service's session towards an anonymous client bounds that queue too (its sends wait).
@@ -284,11 +304,16 @@ impl Session {
     /// [`NetError::FrameTooLarge`] (naming `to`) if `bytes` exceeds the frame limit, and with
     /// the link's error once an earlier frame could not be written.
     pub fn send_bytes(&mut self, to: PartyId, bytes: &[u8]) -> Result<(), NetError> {
-        self.send_vec(to, bytes.to_vec())
+        self.send_payload(to, Payload::Borrowed(bytes))
     }
 
     /// [`send_bytes`](Session::send_bytes) for a payload this session may keep.
     fn send_vec(&mut self, to: PartyId, bytes: Vec<u8>) -> Result<(), NetError> {
+        self.send_payload(to, Payload::Owned(bytes))
+    }
+
+    fn send_payload(&mut self, to: PartyId, payload: Payload<'_>) -> Result<(), NetError> {
+        let bytes = payload.bytes();
         let max_frame = self.limits.max_frame;
         let ts = self.clock.saturating_add(1);
         // Checks the peer, then borrows the link and the digest apart.
@@ -312,11 +337,11 @@ impl Session {
         let sent = bytes.len();
         // The digest covers what was handed to the transport; a failed link's last frame too.
         if let Some(h) = &mut self.content {
-            hash_message(h, b'>', to, &bytes);
+            hash_message(h, b'>', to, bytes);
         }
         let result = match &mut link.out {
-            Outgoing::Local(local) => local.send(ts, bytes),
-            Outgoing::Stream(writer) => writer.send(Header { len, ts }.encode(), bytes),
+            Outgoing::Local(local) => local.send(ts, payload.into_owned()),
+            Outgoing::Stream(writer) => writer.send(Header { len, ts }.encode(), payload),
         };
         if let Err(e) = result {
             link.out_failed = Some(e.clone());

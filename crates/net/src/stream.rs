@@ -60,6 +60,8 @@ pub(crate) struct TlsWriter {
     conn: Connection,
     sock: TcpStream,
     scratch: Vec<u8>,
+    /// Plaintext of a frame not yet handed to rustls because the socket was full.
+    pending: Vec<u8>,
 }
 
 impl TlsWriter {
@@ -68,8 +70,41 @@ impl TlsWriter {
             conn,
             sock,
             scratch: Vec::with_capacity(CHUNK),
+            pending: Vec::new(),
         }
     }
+}
+
+/// A socket writer that never waits: a full socket is [`io::ErrorKind::WouldBlock`].
+struct NoWait<'a>(&'a TcpStream);
+
+impl Write for NoWait<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match crate::writer::send_nowait(self.0, &[buf])? {
+            Some(0) => Err(io::ErrorKind::WouldBlock.into()),
+            Some(n) => Ok(n),
+            None => Err(io::ErrorKind::Unsupported.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes the records rustls has sealed as far as the socket takes them without waiting;
+/// `false` if some are left.
+fn drain_nowait(conn: &mut Connection, sock: &TcpStream) -> io::Result<bool> {
+    while conn.wants_write() {
+        match conn.write_tls(&mut NoWait(sock)) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
 }
 
 /// Hands `data` to rustls and writes what it seals, until all of it is on the socket.
@@ -91,6 +126,59 @@ impl FrameSink for TlsWriter {
         in_chunks(header, payload, &mut self.scratch, |d| {
             send_all(conn, sock, d)
         })
+    }
+
+    fn write_frame_nowait(
+        &mut self,
+        header: &[u8; FRAME_HEADER_BYTES],
+        payload: &[u8],
+    ) -> io::Result<Option<bool>> {
+        if crate::writer::send_nowait(&self.sock, &[])?.is_none() {
+            return Ok(None);
+        }
+        let TlsWriter {
+            conn,
+            sock,
+            scratch,
+            pending,
+        } = self;
+        // The pieces of `in_chunks`: the header with the first payload bytes, then CHUNKs.
+        let first = payload.len().min(CHUNK - FRAME_HEADER_BYTES);
+        scratch.clear();
+        scratch.extend_from_slice(header);
+        scratch.extend_from_slice(&payload[..first]);
+        let mut piece: &[u8] = scratch;
+        let mut next = first;
+        loop {
+            while !piece.is_empty() {
+                let n = conn.writer().write(piece)?;
+                if n == 0 && !conn.wants_write() {
+                    return Err(io::ErrorKind::WriteZero.into());
+                }
+                piece = &piece[n..];
+                if !drain_nowait(conn, sock)? {
+                    // The socket is full: rustls keeps what it sealed, the rest waits here.
+                    pending.clear();
+                    pending.extend_from_slice(piece);
+                    pending.extend_from_slice(&payload[next..]);
+                    return Ok(Some(false));
+                }
+            }
+            if next == payload.len() {
+                return Ok(Some(true));
+            }
+            let end = payload.len().min(next + CHUNK);
+            piece = &payload[next..end];
+            next = end;
+        }
+    }
+
+    fn finish_pending(&mut self) -> io::Result<()> {
+        flush(&mut self.conn, &mut self.sock)?;
+        let pending = std::mem::take(&mut self.pending);
+        pending
+            .chunks(CHUNK)
+            .try_for_each(|c| send_all(&mut self.conn, &mut self.sock, c))
     }
 
     fn close(&mut self) {

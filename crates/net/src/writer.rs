@@ -16,6 +16,8 @@
 //! then ends the connection.
 
 use std::collections::VecDeque;
+use std::io::{self, IoSlice};
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
@@ -37,6 +39,11 @@ struct State {
     frames: VecDeque<Pending>,
     /// Payload bytes queued, the frame being written included.
     bytes: usize,
+    /// The thread has work: a frame a direct write left unfinished, or queued frames. While
+    /// it is set, only the thread touches the sink.
+    busy: bool,
+    /// Whether the sink can write without waiting.
+    direct: bool,
     closing: bool,
     failed: Option<NetError>,
 }
@@ -49,6 +56,8 @@ struct Shared {
     cap: AtomicUsize,
     peer: PartyId,
     send_timeout: Duration,
+    /// Used by a sender while the thread is idle, by the thread while it is busy.
+    sink: Mutex<Box<dyn FrameSink>>,
 }
 
 impl Shared {
@@ -56,8 +65,78 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn sink(&self) -> MutexGuard<'_, Box<dyn FrameSink>> {
+        self.sink.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn wait<'a>(&self, s: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
         self.cond.wait(s).unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// `send(2)` flags for a write that never waits (and raises no `SIGPIPE`).
+#[cfg(target_os = "linux")]
+const NOWAIT: Option<libc::c_int> = Some(libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL);
+#[cfg(all(unix, not(target_os = "linux")))]
+const NOWAIT: Option<libc::c_int> = Some(libc::MSG_DONTWAIT);
+#[cfg(not(unix))]
+const NOWAIT: Option<i32> = None;
+
+/// Sends from `parts` (one byte string, cut in pieces) what `sock` takes without waiting and
+/// returns how many bytes it took; `None` where the platform cannot send without waiting.
+pub(crate) fn send_nowait(sock: &TcpStream, parts: &[&[u8]]) -> io::Result<Option<usize>> {
+    let Some(flags) = NOWAIT else {
+        return Ok(None);
+    };
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let sock = socket2::SockRef::from(sock);
+    let mut sent = 0;
+    while sent < total {
+        // The pieces from byte `sent` on.
+        let mut skip = sent;
+        let slices: Vec<IoSlice<'_>> = parts
+            .iter()
+            .filter_map(|p| {
+                if skip >= p.len() {
+                    skip -= p.len();
+                    None
+                } else {
+                    let s = IoSlice::new(&p[skip..]);
+                    skip = 0;
+                    Some(s)
+                }
+            })
+            .collect();
+        match sock.send_vectored_with_flags(&slices, flags) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Some(sent))
+}
+
+/// A frame's payload, borrowed while it can still be written at once, owned once queued.
+pub(crate) enum Payload<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Payload<'_> {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Payload::Borrowed(b) => b,
+            Payload::Owned(v) => v,
+        }
+    }
+
+    pub fn into_owned(self) -> Vec<u8> {
+        match self {
+            Payload::Borrowed(b) => b.to_vec(),
+            Payload::Owned(v) => v,
+        }
     }
 }
 
@@ -79,17 +158,21 @@ impl Writer {
         send_timeout: Duration,
     ) -> std::io::Result<Writer> {
         let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                direct: true,
+                ..State::default()
+            }),
             cond: Condvar::new(),
             cap: AtomicUsize::new(cap.unwrap_or(usize::MAX)),
             peer,
             send_timeout,
+            sink: Mutex::new(sink),
         });
         let thread = thread::Builder::new()
             .name(format!("doram-net {me}->{peer}"))
             .spawn({
                 let shared = Arc::clone(&shared);
-                move || write_loop(&shared, sink)
+                move || write_loop(&shared)
             })?;
         Ok(Writer {
             shared,
@@ -97,15 +180,23 @@ impl Writer {
         })
     }
 
-    /// Queues one frame. Fails with the link's error once a write has failed, and with
-    /// [`NetError::Timeout`] if a bounded queue stays full for the send timeout.
-    pub fn send(&self, header: [u8; FRAME_HEADER_BYTES], payload: Vec<u8>) -> Result<(), NetError> {
+    /// Writes one frame, or queues it for the writer thread: while the thread has nothing to
+    /// do, the frame goes straight to the socket as far as the socket takes it without
+    /// waiting, and only the rest is left to the thread. Fails with the link's error once a
+    /// write has failed, and with [`NetError::Timeout`] if a bounded queue stays full for the
+    /// send timeout.
+    pub fn send(
+        &self,
+        header: [u8; FRAME_HEADER_BYTES],
+        payload: Payload<'_>,
+    ) -> Result<(), NetError> {
         let shared = &*self.shared;
+        let len = payload.bytes().len();
         let mut s = shared.lock();
         let deadline = Instant::now() + shared.send_timeout;
         loop {
             let cap = shared.cap.load(Ordering::Acquire);
-            if s.failed.is_some() || s.bytes == 0 || s.bytes.saturating_add(payload.len()) <= cap {
+            if s.failed.is_some() || s.bytes == 0 || s.bytes.saturating_add(len) <= cap {
                 break;
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -124,8 +215,33 @@ impl Writer {
         if let Some(e) = &s.failed {
             return Err(e.clone());
         }
-        s.bytes += payload.len();
-        s.frames.push_back(Pending { header, payload });
+        if !s.busy && s.direct {
+            // Nothing is ahead of this frame, and the thread does not touch the sink.
+            let written = shared.sink().write_frame_nowait(&header, payload.bytes());
+            match written {
+                Ok(Some(true)) => return Ok(()),
+                Ok(Some(false)) => {
+                    s.busy = true;
+                    drop(s);
+                    shared.cond.notify_all();
+                    return Ok(());
+                }
+                Ok(None) => s.direct = false,
+                Err(e) => {
+                    let e = NetError::from_io(shared.peer, e, shared.send_timeout);
+                    s.failed = Some(e.clone());
+                    drop(s);
+                    shared.cond.notify_all();
+                    return Err(e);
+                }
+            }
+        }
+        s.bytes += len;
+        s.frames.push_back(Pending {
+            header,
+            payload: payload.into_owned(),
+        });
+        s.busy = true;
         drop(s);
         shared.cond.notify_all();
         Ok(())
@@ -155,21 +271,32 @@ impl Drop for Writer {
     }
 }
 
-/// The writer thread: writes frames in order until closed, then ends the connection.
-fn write_loop(shared: &Shared, mut sink: Box<dyn FrameSink>) {
+/// The writer thread: while busy, finishes the frame a direct write left and writes the
+/// queued frames in order; once closed and idle, ends the connection.
+fn write_loop(shared: &Shared) {
     let mut s = shared.lock();
     loop {
-        let Some(frame) = s.frames.pop_front() else {
+        if !s.busy {
             if s.closing {
                 break;
             }
             s = shared.wait(s);
             continue;
-        };
+        }
         drop(s);
-        let result = sink.write_frame(&frame.header, &frame.payload);
+        let mut result = shared.sink().finish_pending();
         s = shared.lock();
-        s.bytes -= frame.payload.len();
+        while result.is_ok() {
+            let Some(frame) = s.frames.pop_front() else {
+                break;
+            };
+            drop(s);
+            result = shared.sink().write_frame(&frame.header, &frame.payload);
+            s = shared.lock();
+            s.bytes -= frame.payload.len();
+            shared.cond.notify_all();
+        }
+        s.busy = false;
         if let Err(e) = result {
             // A stream that failed (or timed out) inside a frame cannot be resynchronised.
             s.failed = Some(NetError::from_io(shared.peer, e, shared.send_timeout));
@@ -184,7 +311,7 @@ fn write_loop(shared: &Shared, mut sink: Box<dyn FrameSink>) {
         shared.cond.notify_all();
     }
     drop(s);
-    sink.close();
+    shared.sink().close();
 }
 
 #[cfg(test)]
@@ -243,14 +370,14 @@ mod tests {
         let held = gate.lock().expect("gate");
         // The sink is stalled: an unbounded queue still takes every frame at once.
         for i in 0..100u8 {
-            w.send([0; FRAME_HEADER_BYTES], vec![i; 1000])
+            w.send([0; FRAME_HEADER_BYTES], Payload::Owned(vec![i; 1000]))
                 .expect("send");
         }
         drop(held);
         for i in 0..100u8 {
             assert_eq!(recv(&rx), vec![i; 1000]);
         }
-        w.send([0; FRAME_HEADER_BYTES], b"last".to_vec())
+        w.send([0; FRAME_HEADER_BYTES], Payload::Owned(b"last".to_vec()))
             .expect("send");
         w.close();
         assert_eq!(recv(&rx), b"last");
@@ -262,13 +389,15 @@ mod tests {
         let (w, rx, gate) = probe(Some(100));
         let held = gate.lock().expect("gate");
         // The thread takes the first frame and stalls writing it: it still counts.
-        w.send([0; FRAME_HEADER_BYTES], vec![1; 60]).expect("send");
+        w.send([0; FRAME_HEADER_BYTES], Payload::Owned(vec![1; 60]))
+            .expect("send");
         while !w.shared.lock().frames.is_empty() {
             thread::yield_now();
         }
-        w.send([0; FRAME_HEADER_BYTES], vec![2; 40]).expect("send");
+        w.send([0; FRAME_HEADER_BYTES], Payload::Owned(vec![2; 40]))
+            .expect("send");
         assert!(matches!(
-            w.send([0; FRAME_HEADER_BYTES], vec![3; 1]),
+            w.send([0; FRAME_HEADER_BYTES], Payload::Owned(vec![3; 1])),
             Err(NetError::Timeout { .. })
         ));
         // A lowered cap holds back what would have fitted before.
@@ -276,7 +405,8 @@ mod tests {
         drop(held);
         assert_eq!(recv(&rx), vec![1; 60]);
         assert_eq!(recv(&rx), vec![2; 40]);
-        w.send([0; FRAME_HEADER_BYTES], vec![4; 30]).expect("send");
+        w.send([0; FRAME_HEADER_BYTES], Payload::Owned(vec![4; 30]))
+            .expect("send");
         assert_eq!(recv(&rx), vec![4; 30]);
     }
 
@@ -284,13 +414,14 @@ mod tests {
     fn a_failed_write_fails_later_sends_and_drops_the_queue() {
         let (mut w, rx, gate) = probe(None);
         let held = gate.lock().expect("gate");
-        w.send([0; FRAME_HEADER_BYTES], vec![0xff]).expect("send");
-        w.send([0; FRAME_HEADER_BYTES], b"lost".to_vec())
+        w.send([0; FRAME_HEADER_BYTES], Payload::Owned(vec![0xff]))
+            .expect("send");
+        w.send([0; FRAME_HEADER_BYTES], Payload::Owned(b"lost".to_vec()))
             .expect("send");
         drop(held);
         let deadline = Instant::now() + Duration::from_secs(10);
         let err = loop {
-            match w.send([0; FRAME_HEADER_BYTES], b"x".to_vec()) {
+            match w.send([0; FRAME_HEADER_BYTES], Payload::Owned(b"x".to_vec())) {
                 Err(e) => break e,
                 Ok(()) => {
                     assert!(Instant::now() < deadline, "the failure never surfaced");
@@ -305,5 +436,78 @@ mod tests {
         w.close();
         // Nothing after the failed frame was written; the connection was still ended.
         assert_eq!(recv(&rx), b"closed");
+    }
+    /// A sink whose socket takes `room` bytes without waiting, then nothing until the thread
+    /// writes; every byte written goes to `wire` in order.
+    struct Partial {
+        wire: Arc<Mutex<Vec<u8>>>,
+        room: Arc<AtomicUsize>,
+        pending: Vec<u8>,
+    }
+
+    impl FrameSink for Partial {
+        fn write_frame(&mut self, h: &[u8; FRAME_HEADER_BYTES], p: &[u8]) -> io::Result<()> {
+            let mut wire = self.wire.lock().unwrap_or_else(|e| e.into_inner());
+            wire.extend_from_slice(h);
+            wire.extend_from_slice(p);
+            Ok(())
+        }
+
+        fn write_frame_nowait(
+            &mut self,
+            h: &[u8; FRAME_HEADER_BYTES],
+            p: &[u8],
+        ) -> io::Result<Option<bool>> {
+            let frame = [&h[..], p].concat();
+            let room = self.room.swap(0, Ordering::SeqCst);
+            let now = room.min(frame.len());
+            self.room.store(room - now, Ordering::SeqCst);
+            self.wire
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(&frame[..now]);
+            self.pending = frame[now..].to_vec();
+            Ok(Some(self.pending.is_empty()))
+        }
+
+        fn finish_pending(&mut self) -> io::Result<()> {
+            let pending = std::mem::take(&mut self.pending);
+            self.wire
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(&pending);
+            Ok(())
+        }
+
+        fn close(&mut self) {}
+    }
+
+    #[test]
+    fn direct_writes_and_the_thread_keep_the_frames_in_order() {
+        let wire = Arc::new(Mutex::new(Vec::new()));
+        let room = Arc::new(AtomicUsize::new(3 * (FRAME_HEADER_BYTES + 100) + 50));
+        let sink = Box::new(Partial {
+            wire: Arc::clone(&wire),
+            room: Arc::clone(&room),
+            pending: Vec::new(),
+        });
+        let mut w = Writer::spawn(PartyId::P0, PartyId::P1, sink, None, Duration::from_secs(5))
+            .expect("spawn");
+        let mut expected = Vec::new();
+        for i in 0..20u8 {
+            let header = [i; FRAME_HEADER_BYTES];
+            expected.extend_from_slice(&header);
+            expected.extend_from_slice(&[i; 100]);
+            w.send(header, Payload::Borrowed(&[i; 100])).expect("send");
+            if i == 10 {
+                // Room again: once the thread is idle, sends go direct once more.
+                while w.shared.lock().busy {
+                    thread::yield_now();
+                }
+                room.store(1000, Ordering::SeqCst);
+            }
+        }
+        w.close();
+        assert_eq!(*wire.lock().expect("wire"), expected);
     }
 }
