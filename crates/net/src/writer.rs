@@ -44,6 +44,11 @@ struct State {
     busy: bool,
     /// Whether the sink can write without waiting.
     direct: bool,
+    /// Frames the thread has written.
+    written: u64,
+    /// The thread made no progress for [`STALL`] while a sender was paced: pacing is off
+    /// until the queue empties.
+    stalled: bool,
     closing: bool,
     failed: Option<NetError>,
 }
@@ -73,6 +78,11 @@ impl Shared {
         self.cond.wait(s).unwrap_or_else(|p| p.into_inner())
     }
 }
+
+/// Above this many queued bytes a sender waits while the thread makes progress (pacing).
+const PACE_BYTES: usize = 8 << 20;
+/// How long a paced sender waits for the thread to finish a frame before it stops waiting.
+const STALL: Duration = Duration::from_millis(5);
 
 /// `send(2)` flags for a write that never waits (and raises no `SIGPIPE`).
 #[cfg(target_os = "linux")]
@@ -212,6 +222,27 @@ impl Writer {
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
+        // Pacing: a sender far ahead of a socket that is draining waits for it, which keeps
+        // the queue (and its copies) small. It never waits on a writer that has stopped
+        // moving — the peer may itself be sending to this party before it reads — so two
+        // parties that each send a burst before receiving still both go on.
+        let mut seen = s.written;
+        let mut patience = Instant::now() + STALL;
+        while s.failed.is_none() && !s.stalled && s.bytes > PACE_BYTES {
+            let now = Instant::now();
+            if s.written != seen {
+                seen = s.written;
+                patience = now + STALL;
+            } else if now >= patience {
+                s.stalled = true;
+                break;
+            }
+            s = shared
+                .cond
+                .wait_timeout(s, patience - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
         if let Some(e) = &s.failed {
             return Err(e.clone());
         }
@@ -294,9 +325,11 @@ fn write_loop(shared: &Shared) {
             result = shared.sink().write_frame(&frame.header, &frame.payload);
             s = shared.lock();
             s.bytes -= frame.payload.len();
+            s.written += 1;
             shared.cond.notify_all();
         }
         s.busy = false;
+        s.stalled = false;
         if let Err(e) = result {
             // A stream that failed (or timed out) inside a frame cannot be resynchronised.
             s.failed = Some(NetError::from_io(shared.peer, e, shared.send_timeout));
@@ -509,5 +542,26 @@ mod tests {
         }
         w.close();
         assert_eq!(*wire.lock().expect("wire"), expected);
+    }
+    #[test]
+    fn a_stalled_writer_does_not_hold_senders_back() {
+        let (mut w, rx, gate) = probe(None);
+        let held = gate.lock().expect("gate");
+        // Far past the pacing threshold with the sink stalled: every send still returns.
+        let frame = 1 << 20;
+        let count = 3 * PACE_BYTES / frame;
+        for i in 0..count {
+            w.send(
+                [0; FRAME_HEADER_BYTES],
+                Payload::Owned(vec![i as u8; frame]),
+            )
+            .expect("send");
+        }
+        assert!(w.shared.lock().stalled);
+        drop(held);
+        for i in 0..count {
+            assert_eq!(recv(&rx)[0], i as u8);
+        }
+        w.close();
     }
 }
