@@ -183,6 +183,9 @@ pub struct PartyRun<W> {
     pub stats: Stats,
     /// Transcript length when each access started, and at the end of the last one.
     pub access_marks: Vec<usize>,
+    /// BLAKE3 digest of every message it sent and received, in order
+    /// ([`Session::content_digest`]).
+    pub content_digest: [u8; 32],
 }
 
 /// Runs `plan` with three instances made by `make` on `sessions` (three sessions of one mesh),
@@ -217,6 +220,7 @@ where
         let me = session.me();
         let i = me.index();
         session.record_transcript(true);
+        session.record_content_digest(true);
         session.set_phase(PHASES[0]);
         let mut o = make(session, me, plan.n, party_seed(plan.party_seed, me))?;
         // Every run is bounded by the instance's own frame limit: a message larger than
@@ -244,8 +248,39 @@ where
             transcript: o.session().transcript().cloned().unwrap_or_default(),
             stats: o.session().stats().clone(),
             access_marks,
+            content_digest: o.session().content_digest().unwrap_or_default(),
         })
     })
+}
+
+/// Checks the parties' content digests against `expected` (hex, party order): the
+/// refactoring safety net. Runs under fixed seeds exchange the same bytes until a change to
+/// the protocol's messages, which must then say why and update `expected`; with the
+/// environment variable `DORAM_PRINT_DIGESTS` set the digests are printed instead.
+///
+/// # Panics
+/// If a digest differs (and `DORAM_PRINT_DIGESTS` is not set).
+pub fn check_digests<W>(name: &str, runs: &[PartyRun<W>], expected: [&str; 3]) {
+    let got: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            r.content_digest
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect()
+        })
+        .collect();
+    if std::env::var_os("DORAM_PRINT_DIGESTS").is_some() {
+        println!("{name}: {got:#?}");
+        return;
+    }
+    for (i, (g, e)) in got.iter().zip(expected).enumerate() {
+        assert_eq!(
+            g, e,
+            "{name}: P{i}'s messages changed; if intended, explain why in the commit and update \
+             the digests (DORAM_PRINT_DIGESTS=1 prints them)"
+        );
+    }
 }
 
 /// The largest message any party sent in `runs` (for checking a derived frame limit,

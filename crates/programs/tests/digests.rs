@@ -1,0 +1,145 @@
+//! The refactoring safety net for the RAM programs: under a fixed seed, each program on each
+//! backend exchanges exactly the bytes recorded here — one digest of the three parties'
+//! content digests per case. A change to any message must say why in its commit and update
+//! the table (`DORAM_PRINT_DIGESTS=1` prints the new one).
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::run_program;
+use doram_net::Session;
+use doram_programs::input::{Edge, Prefs};
+use doram_programs::{
+    BackendKind, PartyRun, ProgramError, Roles, RunConfig, bfs, binary_search, dijkstra, matching,
+};
+
+const SEED: u64 = 0x5afe_7e57;
+
+/// One digest over the three parties' content digests of a run of `party`.
+fn digest<T>(
+    backend: BackendKind,
+    party: impl Fn(Session, &RunConfig) -> Result<PartyRun<T>, ProgramError> + Sync,
+) -> String {
+    let runs = run_program(SEED, backend, Roles::default(), |mut session, config| {
+        session.record_content_digest(true);
+        Ok(party(session, config)?.content_digest.unwrap())
+    });
+    let mut h = blake3::Hasher::new();
+    for r in runs {
+        h.update(&r.unwrap());
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+fn graph() -> (u64, Vec<Edge>) {
+    let edges = [
+        (0, 1, 4),
+        (1, 2, 1),
+        (0, 2, 7),
+        (2, 3, 2),
+        (3, 0, 9),
+        (1, 4, 3),
+    ]
+    .map(|(from, to, weight)| Edge { from, to, weight })
+    .to_vec();
+    (5, edges)
+}
+
+/// Every program on `backend`, by name.
+fn cases(backend: BackendKind) -> Vec<(&'static str, String)> {
+    let roles = Roles::default();
+    let data: Vec<u64> = (0..23).map(|i| 3 * i + 1).collect();
+    let (v, edges) = graph();
+    let prefs = Prefs {
+        proposers: vec![vec![0, 1, 2], vec![1, 0, 2], vec![0, 2, 1]],
+        acceptors: vec![vec![2, 1, 0], vec![0, 1, 2], vec![1, 2, 0]],
+    };
+    let mut out = vec![(
+        "binary search",
+        digest(backend, |s, c| {
+            let me = s.me();
+            let d = (me == roles.owner).then_some(&data[..]);
+            binary_search::run_party(s, c, d, (me == roles.querier).then_some(40))
+        }),
+    )];
+    out.push((
+        "bfs",
+        digest(backend, |s, c| {
+            let me = s.me();
+            let g = (me == roles.owner).then_some((v, &edges[..]));
+            bfs::run_party(s, c, g, (me == roles.querier).then_some(0))
+        }),
+    ));
+    out.push((
+        "dijkstra",
+        digest(backend, |s, c| {
+            let me = s.me();
+            let g = (me == roles.owner).then_some((v, &edges[..]));
+            dijkstra::run_party(s, c, g, (me == roles.querier).then_some(0))
+        }),
+    ));
+    out.push((
+        "matching",
+        digest(backend, |s, c| {
+            let p = (s.me() == roles.owner).then_some(&prefs);
+            matching::run_party(s, c, p)
+        }),
+    ));
+    out
+}
+
+#[test]
+fn program_messages_are_unchanged() {
+    let expected: &[(&str, &str, &str)] = &[
+        (
+            "linear-scan",
+            "binary search",
+            "ba9b030e510e26c2d74032d55ffeb633",
+        ),
+        ("linear-scan", "bfs", "78ffbac44a8551780beb3e4f4f4390f1"),
+        (
+            "linear-scan",
+            "dijkstra",
+            "14d43dfac314b13cf25fff61d9e36502",
+        ),
+        (
+            "linear-scan",
+            "matching",
+            "41469ee5d5692b690fcbe6f86c0791b3",
+        ),
+        ("ramen", "binary search", "c84976c8e80c990f68ec16014cbb6c18"),
+        ("ramen", "bfs", "599b01cfaecf6032564edeceb609eb36"),
+        ("ramen", "dijkstra", "6035c6813e80312e297f3adbfef6c376"),
+        ("ramen", "matching", "c2ddc5eb0b9a6860dc657bd676cef00f"),
+        (
+            "duoram",
+            "binary search",
+            "6cf5a1d95502c54872dffd7527a863c8",
+        ),
+        ("duoram", "bfs", "d53ecde667c57f50bae308cc14df4884"),
+        ("duoram", "dijkstra", "d78811030191c90bc16bbe40917b1633"),
+        ("duoram", "matching", "c9e43a58626be2a0889c2b3fb70ac906"),
+    ];
+    let mut got = Vec::new();
+    for backend in BackendKind::ALL {
+        for (program, d) in cases(backend) {
+            got.push((backend.name(), program, d));
+        }
+    }
+    if std::env::var_os("DORAM_PRINT_DIGESTS").is_some() {
+        for (b, p, d) in &got {
+            println!("        (\"{b}\", \"{p}\", \"{d}\"),");
+        }
+        return;
+    }
+    assert_eq!(got.len(), expected.len(), "cases");
+    for ((b, p, d), (eb, ep, ed)) in got.iter().zip(expected) {
+        assert_eq!((*b, *p), (*eb, *ep));
+        assert_eq!(
+            d, ed,
+            "{p} on {b}: messages changed; if intended, explain why in the commit and update \
+             the table (DORAM_PRINT_DIGESTS=1 prints it)"
+        );
+    }
+}
