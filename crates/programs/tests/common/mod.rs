@@ -1,5 +1,8 @@
 //! Three-party runs shared by the program tests.
 
+// Each test binary uses a subset of these helpers.
+#![allow(dead_code)]
+
 use doram_core::Entropy;
 use doram_net::{Session, Transcript};
 use doram_programs::{BackendKind, PartyRun, ProgramError, Roles, RunConfig, run_three};
