@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 mod entropy;
+pub mod wire;
 pub use entropy::{Entropy, SYNTHETIC_DEALER};
 
 /// Identity of one party in a session of at most [`PartyId::MAX_PARTIES`] parties.

@@ -7,11 +7,12 @@
 //!
 //! Every step sends all of its messages, then receives the expected ones. Sizes follow from the
 //! [`Params`] and the batch length: a message of any other size is rejected with
-//! [`DoprfError::WrongLength`] naming the sender before it is decoded, and an undecodable one
-//! with [`DoprfError::Malformed`]. Batches of zero evaluations return at once and send nothing.
+//! [`DoprfError::Peer`] naming the sender before it is decoded, and an undecodable one
+//! likewise. Batches of zero evaluations return at once and send nothing.
 //! The driver does not change the session's phase ([`Session::set_phase`]): callers attribute
 //! costs to their own steps.
 
+use doram_core::wire::{self, Blame};
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::Additive;
@@ -58,19 +59,8 @@ fn recv<M: WireMessage>(
 ) -> Result<M, DoprfError> {
     let bytes = session.recv_bytes(from)?;
     let expected = M::wire_len(params, count);
-    if bytes.len() != expected {
-        return Err(DoprfError::WrongLength {
-            peer: from,
-            what: M::WHAT,
-            expected_bytes: expected,
-            got_bytes: bytes.len(),
-        });
-    }
-    M::decode(&bytes, params, count).map_err(|source| DoprfError::Malformed {
-        peer: from,
-        what: M::WHAT,
-        source,
-    })
+    wire::exact_len(from, M::WHAT, &bytes, expected)?;
+    Ok(M::decode(&bytes, params, count).blame(from, M::WHAT)?)
 }
 
 impl Doprf {

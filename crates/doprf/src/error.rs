@@ -5,7 +5,8 @@
 //! is sent, and every party detects them at the same point of the protocol, so a misusing
 //! caller never leaves its peers waiting in the middle of a round.
 
-use doram_core::{CodecError, PartyId};
+use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_net::NetError;
 
 use crate::params::{Mode, Role};
@@ -18,31 +19,12 @@ pub enum DoprfError {
     /// peer.
     #[error(transparent)]
     Net(#[from] NetError),
-    /// A peer's message had the wrong size. Sizes follow from the parameters and the batch
-    /// length, never from the wire.
-    #[error("{peer} sent {what}: expected {expected_bytes} bytes, got {got_bytes}")]
-    WrongLength {
-        /// The sender.
-        peer: PartyId,
-        /// Which message (see [`WireMessage::WHAT`](crate::msgs::WireMessage::WHAT)).
-        what: &'static str,
-        /// Bytes the protocol prescribes.
-        expected_bytes: usize,
-        /// Bytes received.
-        got_bytes: usize,
-    },
-    /// A peer's message had the right size but did not decode (a field element ≥ p, or a mask
-    /// with bits at or above ℓ).
-    #[error("{peer} sent a malformed {what}: {source}")]
-    Malformed {
-        /// The sender.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// The decoding error.
-        #[source]
-        source: CodecError,
-    },
+    /// A peer's message had the wrong size (sizes follow from the parameters and the batch
+    /// length, never from the wire) or did not decode (a field element ≥ p, or a mask with bits
+    /// at or above ℓ); `what` is the message's
+    /// [`WireMessage::WHAT`](crate::msgs::WireMessage::WHAT).
+    #[error(transparent)]
+    Peer(#[from] PeerFault),
     /// More evaluations were requested than are preprocessed. Nothing was consumed or sent;
     /// the other parties, whose pools have the same size, fail at the same call.
     #[error("{mode} DOPRF: {requested} evaluations requested but only {available} preprocessed")]

@@ -126,7 +126,7 @@ impl AwaitingZ3 {
     /// o_j = [Legendre(z_j) = 1] = PRF(k, x)_j ⊕ r_j.
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming R2 if z_3 has the wrong length.
+    /// [`DoprfError::Peer`] naming R2 if z_3 has the wrong length.
     pub fn finish(self, z3: MaskedZ3) -> Result<Vec<u128>, DoprfError> {
         let count = self.z1.len() / self.params.bits();
         check_msg(&z3, self.roles.r2(), &self.params, count)?;
@@ -207,7 +207,7 @@ impl Receiver2 {
     /// evaluations are now available.
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming R1 if the message has the wrong shape.
+    /// [`DoprfError::Peer`] naming R1 if the message has the wrong shape.
     pub fn masked_preprocess_finish(
         &mut self,
         pending: AwaitingC3,
@@ -249,7 +249,7 @@ impl AwaitingY2AndD {
     /// output r of each evaluation.
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming the sender if y_2 or d has the wrong length.
+    /// [`DoprfError::Peer`] naming the sender if y_2 or d has the wrong length.
     pub fn finish(self, y2: MaskedY2, d: MaskedD) -> Result<(Vec<u128>, MaskedZ3), DoprfError> {
         let count = self.x.len();
         check_msg(&y2, self.roles.r1(), &self.params, count)?;

@@ -24,6 +24,7 @@
 //! preprocessing calls with the same counts in the same order). The draws per evaluation are
 //! listed in [`crate::unmasked`] and [`crate::masked`].
 
+use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_prim::AesPrg;
@@ -82,12 +83,13 @@ pub(crate) fn check_msg<M: WireMessage>(
     if msg.well_formed(params, count) {
         Ok(())
     } else {
-        Err(DoprfError::WrongLength {
+        Err(PeerFault::wrong_length(
             peer,
-            what: M::WHAT,
-            expected_bytes: M::wire_len(params, count),
-            got_bytes: msg.encode().len(),
-        })
+            M::WHAT,
+            M::wire_len(params, count),
+            msg.encode().len(),
+        )
+        .into())
     }
 }
 
@@ -148,7 +150,7 @@ impl KeyHolder {
     /// ([`Receiver1::rekey`], [`Receiver2::rekey`]). Preprocessed material is kept.
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming the sender if a share does not have ℓ elements.
+    /// [`DoprfError::Peer`] naming the sender if a share does not have ℓ elements.
     pub fn rekey(&mut self, k1: KeyShare1, k2: KeyShare2) -> Result<(), DoprfError> {
         self.key = combine_key(&self.params, &self.roles, &k1, &k2)?;
         Ok(())
@@ -195,7 +197,7 @@ impl AwaitingKeyShares {
     /// Ramen Fig. 9/22, KeyGen: K sets k := k_1 + k_2; setup is complete.
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming the sender if a share does not have ℓ elements.
+    /// [`DoprfError::Peer`] naming the sender if a share does not have ℓ elements.
     pub fn finish(self, k1: KeyShare1, k2: KeyShare2) -> Result<KeyHolder, DoprfError> {
         let key = combine_key(&self.params, &self.roles, &k1, &k2)?;
         let l = self.params.bits();

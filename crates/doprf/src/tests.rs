@@ -1,7 +1,8 @@
 //! The round functions driven in one thread, with no sockets: messages are handed from one
 //! role to the next by hand, exactly as the driver sends them.
 
-use doram_core::{PartyId, Seed};
+use doram_core::wire::PeerFault;
+use doram_core::{CodecError, PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::Additive;
 use rand::SeedableRng;
@@ -207,12 +208,14 @@ fn wrong_roles_and_wrong_lengths_are_rejected() {
     let short = UnmaskedY2 { y2: vec![Fp::ZERO] };
     assert!(matches!(
         k.finish(short, e),
-        Err(DoprfError::WrongLength {
+        Err(DoprfError::Peer(PeerFault {
             peer: PartyId::P1,
-            expected_bytes: 32,
-            got_bytes: 16,
+            fault: CodecError::WrongLength {
+                expected: 32,
+                got: 16
+            },
             ..
-        })
+        }))
     ));
     // z_3 with an extra element: the error names R2.
     let (k, _) = t.k.masked_eval_start(&x).unwrap();
@@ -221,10 +224,11 @@ fn wrong_roles_and_wrong_lengths_are_rejected() {
     };
     assert!(matches!(
         k.finish(long),
-        Err(DoprfError::WrongLength {
+        Err(DoprfError::Peer(PeerFault {
             peer: PartyId::P2,
+            fault: CodecError::WrongLength { .. },
             ..
-        })
+        }))
     ));
 }
 

@@ -68,7 +68,7 @@ impl KeyHolder {
     /// available.
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming R1 if c_1 does not have count·ℓ elements.
+    /// [`DoprfError::Peer`] naming R1 if c_1 does not have count·ℓ elements.
     pub fn unmasked_preprocess_finish(
         &mut self,
         pending: AwaitingC1,
@@ -106,7 +106,7 @@ impl AwaitingY2AndE {
     /// Ramen Fig. 22, step 6 at K: z_1 = (s∘s)∘(k + x_1 + y_2 + e) + c_1, for R2.
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming the sender if y_2 or e has the wrong length.
+    /// [`DoprfError::Peer`] naming the sender if y_2 or e has the wrong length.
     pub fn finish(self, y2: UnmaskedY2, e: UnmaskedE) -> Result<UnmaskedZ1, DoprfError> {
         let count = self.x.len();
         check_msg(&y2, self.roles.r1(), &self.params, count)?;
@@ -221,7 +221,7 @@ impl AwaitingZ1 {
     /// evaluation, o_j = [Legendre(z_j) = 1].
     ///
     /// # Errors
-    /// [`DoprfError::WrongLength`] naming K if z_1 has the wrong length.
+    /// [`DoprfError::Peer`] naming K if z_1 has the wrong length.
     pub fn finish(self, z1: UnmaskedZ1) -> Result<Vec<u128>, DoprfError> {
         let count = self.z3.len() / self.params.bits();
         check_msg(&z1, self.roles.key_holder(), &self.params, count)?;

@@ -8,7 +8,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{run_instance, shared_inputs};
+use doram_core::CodecError;
 use doram_core::PartyId::{self, P0, P1, P2};
+use doram_core::wire::PeerFault;
 use doram_doprf::{Doprf, DoprfError, Mode, Params, Roles};
 use doram_mpc::testkit::{party_seed, run3_on, test_seed};
 use doram_net::{LocalMesh, NetError, Session, Tamper};
@@ -45,9 +47,7 @@ fn masked_run(
 fn names(err: &Result<impl std::fmt::Debug, DoprfError>, peer: PartyId) -> bool {
     match err {
         Err(DoprfError::Net(e)) => e.peer() == Some(peer),
-        Err(DoprfError::WrongLength { peer: p, .. } | DoprfError::Malformed { peer: p, .. }) => {
-            *p == peer
-        }
+        Err(DoprfError::Peer(f)) => f.peer == peer,
         _ => false,
     }
 }
@@ -97,12 +97,14 @@ fn truncated_c1_names_r1() {
     assert!(
         matches!(
             k,
-            Err(DoprfError::WrongLength {
+            Err(DoprfError::Peer(PeerFault {
                 peer: P1,
                 what: "Fig. 22 step 3 (c_1)",
-                expected_bytes: 3840,
-                got_bytes: 3839
-            })
+                fault: CodecError::WrongLength {
+                    expected: 3840,
+                    got: 3839
+                }
+            }))
         ),
         "{k:?}"
     );
@@ -120,11 +122,11 @@ fn non_canonical_element_names_the_key_holder() {
     assert!(
         matches!(
             r2,
-            Err(DoprfError::Malformed {
+            Err(DoprfError::Peer(PeerFault {
                 peer: P0,
                 what: "Fig. 9 step 7 (d)",
-                ..
-            })
+                fault: CodecError::OutOfRange { .. },
+            }))
         ),
         "{r2:?}"
     );
@@ -147,11 +149,11 @@ fn mask_with_bits_beyond_l_names_r1() {
     assert!(
         matches!(
             r2,
-            Err(DoprfError::Malformed {
+            Err(DoprfError::Peer(PeerFault {
                 peer: P1,
                 what: "Fig. 9 steps 3 and 5 (r, c_3)",
-                ..
-            })
+                fault: CodecError::OutOfRange { .. },
+            }))
         ),
         "{r2:?}"
     );

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
 use doram_mpc::Additive;
 use doram_net::Session;
@@ -184,16 +185,10 @@ impl<W: DuoWord> Duoram<W> {
         let mut received = [None; PartyId::MAX_PARTIES];
         for p in session.peers() {
             let bytes = session.recv_bytes(p)?;
-            let s: [u8; 16] =
-                bytes
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| DuoramError::WrongLength {
-                        peer: p,
-                        what: "a pairwise PRG seed",
-                        expected: 16,
-                        got: bytes.len(),
-                    })?;
+            let s: [u8; 16] = bytes
+                .as_slice()
+                .try_into()
+                .map_err(|_| PeerFault::wrong_length(p, "a pairwise PRG seed", 16, bytes.len()))?;
             received[p.index()] = Some(Seed(s));
         }
         let prgs = PairwiseSeeds::from_exchange(me, 3, &sent, &received)

@@ -1,7 +1,8 @@
 //! [`DuoramError`]: everything that can go wrong in Duoram, with the peer named wherever a peer
 //! is to blame.
 
-use doram_core::{CodecError, PartyId};
+use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_net::NetError;
 use doram_oram::OramError;
 
@@ -12,29 +13,10 @@ pub enum DuoramError {
     /// The transport failed (closed link, timeout, oversized frame, …); names the peer.
     #[error(transparent)]
     Net(#[from] NetError),
-    /// A peer's message had the wrong size (every size follows from the public parameters).
-    #[error("{peer} sent {what}: expected {expected} bytes, got {got}")]
-    WrongLength {
-        /// The sender.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// The size the protocol prescribes.
-        expected: usize,
-        /// The size received.
-        got: usize,
-    },
-    /// A peer's message had the right size but did not decode (a field element ≥ p, an index
-    /// share ≥ 2^h, a bit other than 0 or 1).
-    #[error("{peer} sent a malformed {what}: {source}")]
-    Malformed {
-        /// The sender.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// Why it did not decode.
-        source: CodecError,
-    },
+    /// A peer's message had the wrong size (every size follows from the public parameters) or
+    /// did not decode (a field element ≥ p, an index share ≥ 2^h, a bit other than 0 or 1).
+    #[error(transparent)]
+    Peer(#[from] PeerFault),
     /// A peer's message belongs to other preprocessing material than the one this party is
     /// using: the parties' pools are out of step (a lost message, or material discarded at one
     /// party only).
@@ -107,9 +89,8 @@ impl DuoramError {
     pub fn peer(&self) -> Option<PartyId> {
         match self {
             DuoramError::Net(e) => e.peer(),
-            DuoramError::WrongLength { peer, .. }
-            | DuoramError::Malformed { peer, .. }
-            | DuoramError::MaterialMismatch { peer, .. } => Some(*peer),
+            DuoramError::Peer(f) => Some(f.peer),
+            DuoramError::MaterialMismatch { peer, .. } => Some(*peer),
             _ => None,
         }
     }
@@ -129,7 +110,7 @@ impl DuoramError {
 }
 
 /// Misuse maps to the interface's misuse variants, transport errors to [`OramError::Net`],
-/// protocol faults of a peer to [`OramError::PeerMisbehaved`] (keeping the peer); the rest is
+/// protocol faults of a peer to [`OramError::Peer`] (keeping the peer); the rest is
 /// [`OramError::Protocol`].
 impl From<DuoramError> for OramError {
     fn from(e: DuoramError) -> Self {
@@ -143,11 +124,17 @@ impl From<DuoramError> for OramError {
             DuoramError::HiddenOpUnsupported => OramError::HiddenOpUnsupported,
             DuoramError::InvalidSize { n, reason } => OramError::InvalidSize { n, reason },
             DuoramError::Poisoned => OramError::Poisoned,
-            DuoramError::WrongLength { peer, what, .. }
-            | DuoramError::Malformed { peer, what, .. }
-            | DuoramError::MaterialMismatch { peer, what, .. } => {
-                OramError::PeerMisbehaved { peer, what }
-            }
+            DuoramError::Peer(f) => OramError::Peer(f),
+            DuoramError::MaterialMismatch {
+                peer,
+                what,
+                expected,
+                got,
+            } => OramError::Peer(PeerFault::malformed(
+                peer,
+                what,
+                format!("material {got}, but this party is at material {expected}"),
+            )),
             other => OramError::Protocol(Box::new(other)),
         }
     }

@@ -19,6 +19,7 @@
 //! | offset | READ/UPDATE, everyone → everyone | 1 word (+ delta words for UPDATE) |
 //! | γ | READ, P2 → P_b | 1 word |
 
+use doram_core::wire::{self, PeerFault};
 use doram_core::{CodecError, PartyId};
 use doram_field::Group;
 use doram_prim::aes::Block;
@@ -79,14 +80,7 @@ impl In {
         id: u64,
     ) -> Result<In, DuoramError> {
         let expected = TAG_BYTES + payload;
-        if bytes.len() != expected {
-            return Err(DuoramError::WrongLength {
-                peer,
-                what,
-                expected,
-                got: bytes.len(),
-            });
-        }
+        wire::exact_len(peer, what, &bytes, expected)?;
         let mut t = [0u8; TAG_BYTES];
         t.copy_from_slice(&bytes[..TAG_BYTES]);
         let got = u32::from_le_bytes(t);
@@ -107,11 +101,7 @@ impl In {
     }
 
     fn malformed(&self, source: CodecError) -> DuoramError {
-        DuoramError::Malformed {
-            peer: self.peer,
-            what: self.what,
-            source,
-        }
+        PeerFault::new(self.peer, self.what, source).into()
     }
 
     pub(crate) fn word<W: Group>(&mut self) -> Result<W, DuoramError> {
@@ -178,7 +168,13 @@ mod tests {
         assert!(i.bit().unwrap());
         assert!(matches!(
             In::open(bytes.clone(), PartyId::P1, "x", 24, 7),
-            Err(DuoramError::WrongLength { .. })
+            Err(DuoramError::Peer(PeerFault {
+                fault: CodecError::WrongLength {
+                    expected: 28,
+                    got: 29
+                },
+                ..
+            }))
         ));
         assert!(matches!(
             In::open(bytes.clone(), PartyId::P1, "x", 25, 8),
@@ -195,10 +191,10 @@ mod tests {
         i.block();
         assert!(matches!(
             i.bit(),
-            Err(DuoramError::Malformed {
+            Err(DuoramError::Peer(PeerFault {
                 peer: PartyId::P2,
                 ..
-            })
+            }))
         ));
         assert!(i.bounded(3, 4).is_ok() && i.bounded(4, 4).is_err());
     }

@@ -3,8 +3,8 @@
 //!
 //! Each one-round operation sends all its messages, then receives the expected ones in the
 //! order [`Round::expected`] lists them. Sizes are fixed by the operation and the batch length:
-//! a message of any other size is rejected with [`MpcError::WrongLength`] naming the sender
-//! before it is decoded, and a non-canonical element with [`MpcError::Malformed`].
+//! a message of any other size is rejected before it is decoded, and a non-canonical element
+//! after, each as [`MpcError::Peer`] naming the sender.
 //!
 //! A message longer than [`MAX_FRAME_BYTES`] goes out as consecutive frames of whole elements,
 //! each at most that size, sent back to back (one round): every frame the engine sends or
@@ -15,6 +15,7 @@
 //! The driver does not change the session's phase ([`Session::set_phase`]): callers attribute
 //! costs to their own protocol steps.
 
+use doram_core::wire::{self, Blame, PeerFault};
 use doram_core::{PartyId, Seed};
 use doram_field::{Group, Ring, decode_vec};
 use doram_net::Session;
@@ -61,8 +62,8 @@ pub fn send_framed<F: Group>(
 /// of each frame before decoding it; `what` names the message in errors.
 ///
 /// # Errors
-/// [`MpcError::Net`] if the transport fails; [`MpcError::WrongLength`] or
-/// [`MpcError::Malformed`] (naming `from`) if a frame has the wrong size or does not decode.
+/// [`MpcError::Net`] if the transport fails; [`MpcError::Peer`] (naming `from`) if a frame
+/// has the wrong size or does not decode.
 pub fn recv_framed<F: Group>(
     session: &mut Session,
     from: PartyId,
@@ -72,19 +73,8 @@ pub fn recv_framed<F: Group>(
     let mut elems = Vec::with_capacity(count);
     for (_, len) in frames::<F>(count) {
         let bytes = session.recv_bytes(from)?;
-        if bytes.len() != len * F::BYTES {
-            return Err(MpcError::WrongLength {
-                peer: from,
-                what,
-                expected_bytes: len * F::BYTES,
-                got_bytes: bytes.len(),
-            });
-        }
-        let part: Vec<F> = decode_vec(&bytes, len).map_err(|source| MpcError::Malformed {
-            peer: from,
-            what,
-            source,
-        })?;
+        wire::exact_len(from, what, &bytes, len * F::BYTES)?;
+        let part: Vec<F> = decode_vec(&bytes, len).blame(from, what)?;
         elems.extend(part);
     }
     Ok(elems)
@@ -94,7 +84,7 @@ pub fn recv_framed<F: Group>(
 ///
 /// # Errors
 /// [`MpcError::WrongPartyCount`] unless the session has exactly three parties (checked before
-/// anything is sent); [`MpcError::Net`] or [`MpcError::WrongLength`] if a neighbour fails.
+/// anything is sent); [`MpcError::Net`] or [`MpcError::Peer`] if a neighbour fails.
 pub fn setup_party(session: &mut Session, seed: Seed) -> Result<Party, MpcError> {
     let (setup, msgs) = Setup::start(session.me(), session.n_parties(), seed)?;
     for m in &msgs {
@@ -110,12 +100,7 @@ fn recv_seed(session: &mut Session, from: PartyId) -> Result<Seed, MpcError> {
     let seed: [u8; 16] = bytes
         .as_slice()
         .try_into()
-        .map_err(|_| MpcError::WrongLength {
-            peer: from,
-            what: MsgKind::SetupSeed.name(),
-            expected_bytes: 16,
-            got_bytes: bytes.len(),
-        })?;
+        .map_err(|_| PeerFault::wrong_length(from, MsgKind::SetupSeed.name(), 16, bytes.len()))?;
     Ok(Seed(seed))
 }
 
@@ -123,8 +108,8 @@ fn recv_seed(session: &mut Session, from: PartyId) -> Result<Seed, MpcError> {
 /// finishes the round. For protocol crates that keep their own [`Session`] next to a [`Party`].
 ///
 /// # Errors
-/// [`MpcError::Net`] if the transport fails; [`MpcError::WrongLength`] or
-/// [`MpcError::Malformed`] (naming the sender) if a message has the wrong size or does not
+/// [`MpcError::Net`] if the transport fails; [`MpcError::Peer`] (naming the sender) if a
+/// message has the wrong size or does not
 /// decode.
 pub fn run_round<F: Group, R: Round<F>>(
     session: &mut Session,

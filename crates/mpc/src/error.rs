@@ -4,7 +4,7 @@
 //! [`MpcError::ApiMisuse`] or [`MpcError::LengthMismatch`] and are detected before anything is
 //! sent, so a misusing caller never leaves its peers half-way through a round.
 
-use doram_core::{CodecError, PartyId};
+use doram_core::wire::PeerFault;
 use doram_net::NetError;
 
 /// Errors of the three-party engine.
@@ -14,29 +14,11 @@ pub enum MpcError {
     /// The transport failed (closed link, timeout, oversized frame, …); the error names the peer.
     #[error(transparent)]
     Net(#[from] NetError),
-    /// A peer's message had the wrong size. Sizes are fixed by the operation and the batch
-    /// length, never read from the wire.
-    #[error("{peer} sent {what}: expected {expected_bytes} bytes, got {got_bytes}")]
-    WrongLength {
-        /// The sender.
-        peer: PartyId,
-        /// Which message (see [`MsgKind::name`](crate::MsgKind::name)).
-        what: &'static str,
-        /// Bytes the protocol prescribes.
-        expected_bytes: usize,
-        /// Bytes received.
-        got_bytes: usize,
-    },
-    /// A peer's message had the right size but did not decode (e.g. a field element ≥ p).
-    #[error("{peer} sent a malformed {what}: {source}")]
-    Malformed {
-        /// The sender.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// The decoding error.
-        source: CodecError,
-    },
+    /// A peer's message had the wrong size (sizes are fixed by the operation and the batch
+    /// length, never read from the wire) or did not decode (e.g. a field element ≥ p); `what`
+    /// is the message's [`MsgKind::name`](crate::MsgKind::name).
+    #[error(transparent)]
+    Peer(#[from] PeerFault),
     /// The session does not have exactly three parties.
     #[error("the three-party engine needs a session of exactly 3 parties, got {n_parties}")]
     WrongPartyCount {

@@ -4,7 +4,7 @@
 //! On the wire every message is a raw little-endian vector of ring elements
 //! ([`doram_field::encode_vec`]) with no length prefix; the receiver knows the element count
 //! from the operation and the batch length (`k`), and rejects any other size with
-//! [`MpcError::WrongLength`](crate::MpcError::WrongLength). Batches of length 0 send nothing.
+//! [`MpcError::Peer`](crate::MpcError::Peer). Batches of length 0 send nothing.
 
 use doram_core::PartyId;
 use doram_field::Group;

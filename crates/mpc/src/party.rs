@@ -607,6 +607,8 @@ mod tests {
     use crate::msgs::Inbound;
     use crate::rounds::Round;
     use crate::share::{deal_additive, reconstruct_additive, reconstruct_replicated};
+    use doram_core::CodecError;
+    use doram_core::wire::PeerFault;
     use doram_field::{Fp, Z64};
     use rand::SeedableRng;
     use rand_chacha::ChaCha12Rng;
@@ -751,12 +753,14 @@ mod tests {
         };
         assert!(matches!(
             round.finish(vec![short]),
-            Err(MpcError::WrongLength {
+            Err(MpcError::Peer(PeerFault {
                 peer: PartyId::P2,
-                expected_bytes: 64,
-                got_bytes: 48,
+                fault: CodecError::WrongLength {
+                    expected: 64,
+                    got: 48
+                },
                 ..
-            })
+            }))
         ));
         let (round, _) = a.to_replicated_start(&x);
         let wrong_sender = Inbound {

@@ -7,6 +7,7 @@
 //! [`Round::expected`] and returns the result. No function here performs I/O; the driver
 //! ([`run_round`](crate::run_round)) or a test moves the messages.
 
+use doram_core::wire::PeerFault;
 use doram_field::{Group, Ring};
 
 use crate::error::MpcError;
@@ -26,7 +27,7 @@ pub trait Round<F: Group> {
     /// [`expected`](Round::expected), in the same order.
     ///
     /// # Errors
-    /// [`MpcError::WrongLength`] (naming the sender) if a message has the wrong element count,
+    /// [`MpcError::Peer`] (naming the sender) if a message has the wrong element count,
     /// [`MpcError::ApiMisuse`] if the messages do not match the expected senders and kinds.
     fn finish(self, inbound: Vec<Inbound<F>>) -> Result<Self::Output, MpcError>;
 }
@@ -51,12 +52,13 @@ fn take_payloads<F: Group>(
                 ));
             }
             if m.elems.len() != e.count {
-                return Err(MpcError::WrongLength {
-                    peer: m.from,
-                    what: e.kind.name(),
-                    expected_bytes: e.bytes::<F>(),
-                    got_bytes: m.elems.len() * F::BYTES,
-                });
+                return Err(PeerFault::wrong_length(
+                    m.from,
+                    e.kind.name(),
+                    e.bytes::<F>(),
+                    m.elems.len() * F::BYTES,
+                )
+                .into());
             }
             Ok(m.elems)
         })

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use doram_core::PartyId;
+use doram_core::wire::PeerFault;
+use doram_core::{CodecError, PartyId};
 use doram_field::{Fp, Z64};
 use doram_mpc::testkit::{party_seed, run_mpc3_on, run3, run3_on};
 use doram_mpc::{Additive, Input, Mpc3, MpcError};
@@ -52,12 +53,14 @@ fn short_message_names_the_sender() {
     assert!(
         matches!(
             got,
-            Err(MpcError::WrongLength {
+            Err(MpcError::Peer(PeerFault {
                 peer: PartyId::P1,
                 what: "replicate shares",
-                expected_bytes: 112,
-                got_bytes: 111,
-            })
+                fault: CodecError::WrongLength {
+                    expected: 112,
+                    got: 111,
+                },
+            }))
         ),
         "{got:?}"
     );
@@ -69,11 +72,11 @@ fn long_message_names_the_sender() {
     assert!(
         matches!(
             got,
-            Err(MpcError::WrongLength {
+            Err(MpcError::Peer(PeerFault {
                 peer: PartyId::P1,
-                got_bytes: 128,
+                fault: CodecError::WrongLength { got: 128, .. },
                 ..
-            })
+            }))
         ),
         "{got:?}"
     );
@@ -86,10 +89,11 @@ fn non_canonical_element_names_the_sender() {
     assert!(
         matches!(
             got,
-            Err(MpcError::Malformed {
+            Err(MpcError::Peer(PeerFault {
                 peer: PartyId::P1,
+                fault: CodecError::OutOfRange { .. },
                 ..
-            })
+            }))
         ),
         "{got:?}"
     );
@@ -111,12 +115,14 @@ fn bad_setup_seed_names_the_sender() {
     assert!(
         matches!(
             r1,
-            Err(MpcError::WrongLength {
+            Err(MpcError::Peer(PeerFault {
                 peer: PartyId::P0,
                 what: "setup seed",
-                expected_bytes: 16,
-                got_bytes: 15
-            })
+                fault: CodecError::WrongLength {
+                    expected: 16,
+                    got: 15
+                }
+            }))
         ),
         "{r1:?}"
     );
@@ -226,14 +232,14 @@ fn misuse_is_an_error_at_every_party_and_sends_nothing() {
 
 #[test]
 fn errors_display_the_peer() {
-    let e = MpcError::WrongLength {
-        peer: PartyId::P2,
-        what: "product shares",
-        expected_bytes: 16,
-        got_bytes: 8,
-    };
+    let e = MpcError::Peer(PeerFault::wrong_length(
+        PartyId::P2,
+        "product shares",
+        16,
+        8,
+    ));
     assert_eq!(
         e.to_string(),
-        "P2 sent product shares: expected 16 bytes, got 8"
+        "P2 sent product shares: wrong length: expected 16 bytes, got 8"
     );
 }

@@ -3,7 +3,8 @@
 //! Three kinds of failure, told apart by the variant:
 //!
 //! * **Peer faults** — a closed link, a silent peer, a message of the wrong size or one that
-//!   does not decode: [`OramError::Net`], [`OramError::Mpc`] and [`OramError::PeerMisbehaved`].
+//!   does not decode, or one the protocol can tell is wrong: [`OramError::Net`] and
+//!   [`OramError::Peer`].
 //!   They name the peer ([`OramError::peer`]). A peer fault in the middle of an operation leaves
 //!   the parties out of step, so the instance is *poisoned*: every later call returns
 //!   [`OramError::Poisoned`].
@@ -17,6 +18,7 @@
 //!   so no party can tell that it is out of range (see the [crate documentation](crate)).
 
 use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_mpc::MpcError;
 use doram_net::NetError;
 
@@ -29,18 +31,15 @@ pub enum OramError {
     /// this variant too (see the `From<MpcError>` conversion).
     #[error(transparent)]
     Net(NetError),
-    /// The three-party engine rejected a peer's message (wrong size, non-canonical element) or
-    /// the engine was misused by the protocol implementation.
+    /// The engine was misused by the protocol implementation (peer faults the engine finds are
+    /// [`OramError::Peer`]).
     #[error(transparent)]
     Mpc(MpcError),
-    /// A peer sent something the protocol can tell is wrong (beyond the engine's checks).
-    #[error("{peer} misbehaved: {what}")]
-    PeerMisbehaved {
-        /// The peer.
-        peer: PartyId,
-        /// What was wrong.
-        what: &'static str,
-    },
+    /// A peer's message had the wrong size, did not decode, or was something the protocol can
+    /// tell is wrong; whichever layer noticed it (the engine's faults are unwrapped into this
+    /// variant).
+    #[error(transparent)]
+    Peer(PeerFault),
     /// `access` or `memory` was called before `init`.
     #[error("the memory has not been initialised: call init() first")]
     NotInitialized,
@@ -94,9 +93,7 @@ impl OramError {
         match self {
             OramError::Net(e) => e.peer(),
             OramError::Mpc(MpcError::Net(e)) => e.peer(),
-            OramError::Mpc(MpcError::WrongLength { peer, .. })
-            | OramError::Mpc(MpcError::Malformed { peer, .. })
-            | OramError::PeerMisbehaved { peer, .. } => Some(*peer),
+            OramError::Mpc(MpcError::Peer(f)) | OramError::Peer(f) => Some(f.peer),
             _ => None,
         }
     }
@@ -121,14 +118,21 @@ impl From<NetError> for OramError {
     }
 }
 
-/// Transport errors surfacing through the engine become [`OramError::Net`], so that callers
-/// match on one variant whatever layer noticed the fault.
+/// Transport errors and peer faults surfacing through the engine become [`OramError::Net`] and
+/// [`OramError::Peer`], so that callers match on one variant whatever layer noticed the fault.
 impl From<MpcError> for OramError {
     fn from(e: MpcError) -> Self {
         match e {
             MpcError::Net(e) => OramError::Net(e),
+            MpcError::Peer(f) => OramError::Peer(f),
             other => OramError::Mpc(other),
         }
+    }
+}
+
+impl From<PeerFault> for OramError {
+    fn from(f: PeerFault) -> Self {
+        OramError::Peer(f)
     }
 }
 
@@ -144,13 +148,8 @@ mod tests {
             OramError::Net(NetError::Closed { peer: PartyId::P2 })
         ));
         assert_eq!(e.peer(), Some(PartyId::P2));
-        let e: OramError = MpcError::WrongLength {
-            peer: PartyId::P1,
-            what: "x",
-            expected_bytes: 16,
-            got_bytes: 15,
-        }
-        .into();
+        let e: OramError = MpcError::Peer(PeerFault::wrong_length(PartyId::P1, "x", 16, 15)).into();
+        assert!(matches!(e, OramError::Peer(_)));
         assert_eq!(e.peer(), Some(PartyId::P1));
         assert!(!e.is_misuse());
         assert!(OramError::NotInitialized.is_misuse());

@@ -2,6 +2,7 @@
 //! input file.
 
 use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_mpc::MpcError;
 use doram_net::NetError;
 use doram_oram::OramError;
@@ -13,9 +14,13 @@ pub enum ProgramError {
     /// The transport failed (closed link, timeout, malformed frame); names the peer.
     #[error(transparent)]
     Net(#[from] NetError),
-    /// The compute engine failed (a peer's malformed message, or misuse).
+    /// The compute engine was misused.
     #[error(transparent)]
     Mpc(MpcError),
+    /// A peer's message had the wrong size or did not decode, whichever layer (engine or ORAM)
+    /// noticed it.
+    #[error(transparent)]
+    Peer(#[from] PeerFault),
     /// The distributed ORAM failed.
     #[error(transparent)]
     Oram(OramError),
@@ -58,6 +63,7 @@ impl From<MpcError> for ProgramError {
     fn from(e: MpcError) -> Self {
         match e {
             MpcError::Net(e) => ProgramError::Net(e),
+            MpcError::Peer(f) => ProgramError::Peer(f),
             other => ProgramError::Mpc(other),
         }
     }
@@ -68,6 +74,7 @@ impl From<OramError> for ProgramError {
         match e {
             OramError::Net(e) => ProgramError::Net(e),
             OramError::Mpc(e) => ProgramError::from(e),
+            OramError::Peer(f) => ProgramError::Peer(f),
             other => ProgramError::Oram(other),
         }
     }
@@ -78,10 +85,10 @@ impl ProgramError {
     pub fn peer(&self) -> Option<PartyId> {
         match self {
             ProgramError::Net(e) => e.peer(),
-            ProgramError::Mpc(MpcError::WrongLength { peer, .. })
-            | ProgramError::Mpc(MpcError::Malformed { peer, .. })
-            | ProgramError::BadSizes { peer, .. }
-            | ProgramError::ConfigMismatch { peer, .. } => Some(*peer),
+            ProgramError::Peer(f) => Some(f.peer),
+            ProgramError::BadSizes { peer, .. } | ProgramError::ConfigMismatch { peer, .. } => {
+                Some(*peer)
+            }
             ProgramError::Oram(e) => e.peer(),
             _ => None,
         }

@@ -4,10 +4,9 @@
 //!
 //! Every frame starts with a one-byte sequence number per directed link, so that a lost,
 //! duplicated or reordered frame is detected by the very next receive
-//! ([`RamenError::PeerMisbehaved`] naming the sender) rather than being misread as the next
-//! message of the same size. Every receive knows the exact size it expects (from the
-//! parameters), rejects any other with [`RamenError::WrongLength`] naming the sender before
-//! decoding, and reports an undecodable payload as [`RamenError::Malformed`].
+//! ([`RamenError::Peer`] naming the sender) rather than being misread as the next message of
+//! the same size. Every receive knows the exact size it expects (from the parameters), rejects
+//! any other naming the sender before decoding, and reports an undecodable payload likewise.
 //!
 //! The protocol modules ([`crate::stash`], [`crate::read`], [`crate::refresh`]) compute messages
 //! and consume them without I/O; [`crate::doram`] calls these functions round by round, sending
@@ -15,6 +14,7 @@
 //! sub-protocols share rounds.
 
 use doram_core::PartyId;
+use doram_core::wire::{self, Blame, PeerFault};
 use doram_doprf::msgs::WireMessage;
 use doram_field::{Fp, Group};
 use doram_mpc::{Expected, Inbound, Outgoing};
@@ -71,16 +71,13 @@ impl Channel {
                 *expected = expected.wrapping_add(1);
                 Ok(bytes)
             }
-            Some(_) => Err(RamenError::PeerMisbehaved {
-                peer: from,
-                what: "a frame out of sequence (a message was lost, repeated or reordered)",
-            }),
-            None => Err(RamenError::WrongLength {
-                peer: from,
+            Some(_) => Err(PeerFault::malformed(
+                from,
                 what,
-                expected: 1,
-                got: 0,
-            }),
+                "a frame out of sequence (a message was lost, repeated or reordered)",
+            )
+            .into()),
+            None => Err(PeerFault::wrong_length(from, what, 1, 0).into()),
         }
     }
 
@@ -103,18 +100,9 @@ impl Channel {
         if let Some(expected) = M::wire_len(shape)
             && bytes.len() != expected
         {
-            return Err(RamenError::WrongLength {
-                peer: from,
-                what: M::WHAT,
-                expected,
-                got: bytes.len(),
-            });
+            return Err(PeerFault::wrong_length(from, M::WHAT, expected, bytes.len()).into());
         }
-        M::decode(bytes, shape).map_err(|source| RamenError::Malformed {
-            peer: from,
-            what: M::WHAT,
-            source,
-        })
+        Ok(M::decode(bytes, shape).blame(from, M::WHAT)?)
     }
 
     /// Sends a DOPRF message to `to`.
@@ -140,19 +128,8 @@ impl Channel {
         let frame = self.receive(from, M::WHAT)?;
         let bytes = &frame[1..];
         let expected = M::wire_len(params, count);
-        if bytes.len() != expected {
-            return Err(RamenError::WrongLength {
-                peer: from,
-                what: M::WHAT,
-                expected,
-                got: bytes.len(),
-            });
-        }
-        M::decode(bytes, params, count).map_err(|source| RamenError::Malformed {
-            peer: from,
-            what: M::WHAT,
-            source,
-        })
+        wire::exact_len(from, M::WHAT, bytes, expected)?;
+        Ok(M::decode(bytes, params, count).blame(from, M::WHAT)?)
     }
 
     /// Sends the engine's outgoing messages of one round.
@@ -177,24 +154,7 @@ impl Channel {
             .map(|e| {
                 let what = e.kind.name();
                 let frame = self.receive(e.from, what)?;
-                let elems =
-                    doram_field::decode_vec(&frame[1..], e.count).map_err(
-                        |source| match source {
-                            doram_core::CodecError::WrongLength { expected, got } => {
-                                RamenError::WrongLength {
-                                    peer: e.from,
-                                    what,
-                                    expected,
-                                    got,
-                                }
-                            }
-                            source => RamenError::Malformed {
-                                peer: e.from,
-                                what,
-                                source,
-                            },
-                        },
-                    )?;
+                let elems = doram_field::decode_vec(&frame[1..], e.count).blame(e.from, what)?;
                 Ok(Inbound {
                     from: e.from,
                     kind: e.kind,
@@ -221,12 +181,7 @@ impl Channel {
     ) -> Result<Vec<u8>, RamenError> {
         let mut frame = self.receive(from, what)?;
         if frame.len() != len + 1 {
-            return Err(RamenError::WrongLength {
-                peer: from,
-                what,
-                expected: len,
-                got: frame.len() - 1,
-            });
+            return Err(PeerFault::wrong_length(from, what, len, frame.len() - 1).into());
         }
         frame.remove(0);
         Ok(frame)

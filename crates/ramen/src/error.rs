@@ -1,7 +1,8 @@
 //! [`RamenError`]: everything that can go wrong in Ramen, with the peer named wherever a peer is
 //! to blame.
 
-use doram_core::{CodecError, PartyId};
+use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_doprf::DoprfError;
 use doram_dpf::DpfError;
 use doram_mpc::MpcError;
@@ -14,43 +15,17 @@ pub enum RamenError {
     /// The transport failed (closed link, timeout, oversized frame, …); names the peer.
     #[error(transparent)]
     Net(#[from] NetError),
-    /// The three-party engine rejected a peer's message or was misused.
+    /// The three-party engine was misused (its peer faults are [`RamenError::Peer`]).
     #[error(transparent)]
     Mpc(MpcError),
-    /// The distributed OPRF rejected a peer's message or was misused.
+    /// The distributed OPRF was misused (its peer faults are [`RamenError::Peer`]).
     #[error(transparent)]
     Doprf(DoprfError),
-    /// A peer's message had the wrong size (sizes are fixed by the parameters).
-    #[error("{peer} sent {what}: expected {expected} bytes, got {got}")]
-    WrongLength {
-        /// The sender.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// The size the protocol prescribes.
-        expected: usize,
-        /// The size received.
-        got: usize,
-    },
-    /// A peer's message had the right size but did not decode (e.g. a field element ≥ p).
-    #[error("{peer} sent a malformed {what}: {source}")]
-    Malformed {
-        /// The sender.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// Why it did not decode.
-        source: CodecError,
-    },
-    /// A peer's message decoded but is impossible in an honest run (e.g. an index out of
-    /// range).
-    #[error("{peer} misbehaved: {what}")]
-    PeerMisbehaved {
-        /// The peer.
-        peer: PartyId,
-        /// What was wrong.
-        what: &'static str,
-    },
+    /// A peer's message had the wrong size (sizes are fixed by the parameters), did not decode
+    /// (e.g. a field element ≥ p), arrived out of sequence, or decoded to something impossible
+    /// in an honest run (e.g. an index out of range) — whichever layer noticed it.
+    #[error(transparent)]
+    Peer(#[from] PeerFault),
     /// Invalid public parameters (detected before anything is sent).
     #[error("invalid parameters: {0}")]
     InvalidParams(&'static str),
@@ -97,34 +72,34 @@ impl RamenError {
         match self {
             RamenError::Net(e) => e.peer(),
             RamenError::Mpc(MpcError::Net(e)) => e.peer(),
-            RamenError::Mpc(MpcError::WrongLength { peer, .. })
-            | RamenError::Mpc(MpcError::Malformed { peer, .. }) => Some(*peer),
             RamenError::Doprf(DoprfError::Net(e)) => e.peer(),
-            RamenError::Doprf(DoprfError::WrongLength { peer, .. })
-            | RamenError::Doprf(DoprfError::Malformed { peer, .. }) => Some(*peer),
-            RamenError::WrongLength { peer, .. }
-            | RamenError::Malformed { peer, .. }
-            | RamenError::PeerMisbehaved { peer, .. } => Some(*peer),
+            RamenError::Mpc(MpcError::Peer(f))
+            | RamenError::Doprf(DoprfError::Peer(f))
+            | RamenError::Peer(f) => Some(f.peer),
             _ => None,
         }
     }
 }
 
-/// Transport errors raised inside the engine surface as [`RamenError::Net`].
+/// Transport errors and peer faults raised inside the engine surface as [`RamenError::Net`]
+/// and [`RamenError::Peer`].
 impl From<MpcError> for RamenError {
     fn from(e: MpcError) -> Self {
         match e {
             MpcError::Net(e) => RamenError::Net(e),
+            MpcError::Peer(f) => RamenError::Peer(f),
             other => RamenError::Mpc(other),
         }
     }
 }
 
-/// Transport errors raised inside the DOPRF surface as [`RamenError::Net`].
+/// Transport errors and peer faults raised inside the DOPRF surface as [`RamenError::Net`] and
+/// [`RamenError::Peer`].
 impl From<DoprfError> for RamenError {
     fn from(e: DoprfError) -> Self {
         match e {
             DoprfError::Net(e) => RamenError::Net(e),
+            DoprfError::Peer(f) => RamenError::Peer(f),
             other => RamenError::Doprf(other),
         }
     }

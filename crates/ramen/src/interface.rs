@@ -4,7 +4,7 @@
 
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
-use doram_mpc::{Additive, MpcError};
+use doram_mpc::Additive;
 use doram_net::Session;
 use doram_oram::{DistributedOram, InstructionShare, OpVisibility, OramError};
 
@@ -24,44 +24,17 @@ impl Ramen {
 }
 
 /// Ramen's errors as the interface's: transport errors stay [`OramError::Net`], a peer's
-/// wrongly sized or undecodable message becomes the engine's kind (so that
-/// [`OramError::peer`] names the peer), misuse becomes the interface's misuse variants, and
-/// everything else is wrapped in [`OramError::Protocol`].
+/// fault [`OramError::Peer`], misuse becomes the interface's misuse variants, and everything
+/// else is wrapped in [`OramError::Protocol`].
 impl From<RamenError> for OramError {
     fn from(e: RamenError) -> Self {
         match e {
             RamenError::Net(e) => OramError::Net(e),
             RamenError::Mpc(e) => OramError::from(e),
             RamenError::Doprf(doram_doprf::DoprfError::Net(e)) => OramError::Net(e),
-            RamenError::Doprf(doram_doprf::DoprfError::WrongLength {
-                peer,
-                what,
-                expected_bytes,
-                got_bytes,
-            }) => OramError::Mpc(MpcError::WrongLength {
-                peer,
-                what,
-                expected_bytes,
-                got_bytes,
-            }),
-            RamenError::Doprf(doram_doprf::DoprfError::Malformed { peer, what, source }) => {
-                OramError::Mpc(MpcError::Malformed { peer, what, source })
+            RamenError::Doprf(doram_doprf::DoprfError::Peer(f)) | RamenError::Peer(f) => {
+                OramError::Peer(f)
             }
-            RamenError::WrongLength {
-                peer,
-                what,
-                expected,
-                got,
-            } => OramError::Mpc(MpcError::WrongLength {
-                peer,
-                what,
-                expected_bytes: expected,
-                got_bytes: got,
-            }),
-            RamenError::Malformed { peer, what, source } => {
-                OramError::Mpc(MpcError::Malformed { peer, what, source })
-            }
-            RamenError::PeerMisbehaved { peer, what } => OramError::PeerMisbehaved { peer, what },
             RamenError::NotInitialized => OramError::NotInitialized,
             RamenError::AlreadyInitialized => OramError::AlreadyInitialized,
             RamenError::WrongMemoryLength { expected, got } => {

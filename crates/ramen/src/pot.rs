@@ -19,6 +19,7 @@
 //! per memory key and epoch.
 
 use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_field::Fp;
 use doram_prim::{Aes128Cipher, AesPrg};
 
@@ -193,13 +194,17 @@ impl Receiver {
     /// that C (`chooser`) sent.
     ///
     /// # Errors
-    /// [`RamenError::PeerMisbehaved`] naming C if π(indx) is outside the vector.
+    /// [`RamenError::Peer`] naming C if π(indx) is outside the vector.
     pub fn receive(&self, chooser: PartyId, msg: &PotAccess) -> Result<Fp, RamenError> {
         if msg.index as usize >= self.len {
-            return Err(RamenError::PeerMisbehaved {
-                peer: chooser,
-                what: "p-OT index outside the vector (Ramen Fig. 2, Access step 2)",
-            });
+            return Err(PeerFault::new(
+                chooser,
+                "a p-OT index (Ramen Fig. 2, Access step 2)",
+                doram_core::CodecError::OutOfRange {
+                    what: "an index outside the vector",
+                },
+            )
+            .into());
         }
         // [Ramen Fig. 2, Access step 3] x := PRF(k_R, π(indx)) + a.
         Ok(self.k_r.eval(msg.index) + msg.a)
@@ -229,10 +234,10 @@ mod tests {
             };
             assert!(matches!(
                 r.receive(PartyId::P1, &bad),
-                Err(RamenError::PeerMisbehaved {
+                Err(RamenError::Peer(PeerFault {
                     peer: PartyId::P1,
                     ..
-                })
+                }))
             ));
         }
     }

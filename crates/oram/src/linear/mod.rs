@@ -89,6 +89,7 @@ pub(crate) mod local;
 
 use std::collections::VecDeque;
 
+use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
 use doram_mpc::{Additive, Mpc3, Replicated};
 use doram_net::Session;
@@ -264,9 +265,8 @@ impl<W: IntegerWord> LinearScanOram<W> {
                 Half::Zero => f_add.extend(std::iter::repeat_n(Additive::ZERO, n)),
                 Half::Own(v) => f_add.extend(v.into_iter().map(Additive::from_share)),
                 Half::Received { shift } => {
-                    let chunk = received.next().ok_or(OramError::PeerMisbehaved {
-                        peer: next,
-                        what: "sent fewer unit-vector shares than dealt",
+                    let chunk = received.next().ok_or_else(|| {
+                        PeerFault::malformed(next, "dealt unit vectors", "fewer than dealt")
                     })?;
                     let v = local::rotated(chunk.to_vec(), shift);
                     f_add.extend(v.into_iter().map(Additive::from_share));
