@@ -13,7 +13,8 @@
 //!
 //! Two rounds in all, whatever the indices; the message sizes depend only on `n` and `q`.
 
-use doram_core::{CodecError, PartyId};
+use doram_core::PartyId;
+use doram_core::wire::{self, Blame, PeerFault};
 use doram_dpf::{DpfKey, HalfTree, SinglePointDpf};
 use doram_field::{Group, Z64};
 use doram_net::{NetError, Session};
@@ -37,16 +38,9 @@ pub enum LookupError {
     /// The transport failed (a peer closed, timed out, or sent a malformed frame).
     #[error(transparent)]
     Net(#[from] NetError),
-    /// A peer's message did not decode.
-    #[error("{peer} sent a malformed {what}: {source}")]
-    Malformed {
-        /// The peer.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// Why it did not decode.
-        source: CodecError,
-    },
+    /// A peer's message had the wrong size or did not decode.
+    #[error(transparent)]
+    Peer(#[from] PeerFault),
     /// The caller's arguments do not fit the protocol.
     #[error("invalid lookup: {0}")]
     Invalid(String),
@@ -133,26 +127,12 @@ pub fn serve(
     // [step 1] client → server: q keys in one frame; the length is fixed by (n, q).
     let bytes = session.recv_bytes(CLIENT)?;
     let expected = key_len * params.queries;
-    if bytes.len() != expected {
-        return Err(LookupError::Malformed {
-            peer: CLIENT,
-            what: "query batch",
-            source: CodecError::WrongLength {
-                expected,
-                got: bytes.len(),
-            },
-        });
-    }
+    wire::exact_len(CLIENT, "query batch", &bytes, expected)?;
     let mut answers = Vec::with_capacity(params.queries);
     let mut shares = vec![Z64::ZERO; params.n];
     for chunk in bytes.chunks_exact(key_len) {
-        let key = <QueryDpf as SinglePointDpf<Z64>>::key_from_bytes(chunk, params.n).map_err(
-            |source| LookupError::Malformed {
-                peer: CLIENT,
-                what: "DPF key",
-                source,
-            },
-        )?;
+        let key = <QueryDpf as SinglePointDpf<Z64>>::key_from_bytes(chunk, params.n)
+            .blame(CLIENT, "DPF key")?;
         <QueryDpf as SinglePointDpf<Z64>>::eval_all_into(&key, &mut shares);
         // y_b = Σ_x D[x] · f_b(x) in Z_2^64.
         let y = table
