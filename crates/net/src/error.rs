@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doram_core::{CodecError, PartyId};
+use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 
 /// Why a network operation failed.
 ///
@@ -44,15 +45,10 @@ pub enum NetError {
         limit: u64,
     },
     /// The peer sent bytes that do not decode: a broken frame header, a frame cut short by the
-    /// end of the connection, an undecodable message, or the wrong number of elements.
-    #[error("malformed data from {peer}: {source}")]
-    Malformed {
-        /// The peer that sent the data.
-        peer: PartyId,
-        /// What was wrong with it.
-        #[source]
-        source: CodecError,
-    },
+    /// end of the connection, a timestamp that went backwards, an undecodable message, or the
+    /// wrong number of elements.
+    #[error(transparent)]
+    Peer(#[from] PeerFault),
     /// The TLS layer rejected data on an established connection (e.g. a record that fails
     /// authentication) or received a fatal alert from the peer.
     #[error("TLS error on the link with {peer}: {reason}")]
@@ -127,11 +123,11 @@ impl NetError {
             NetError::Closed { peer }
             | NetError::Timeout { peer, .. }
             | NetError::FrameTooLarge { peer, .. }
-            | NetError::Malformed { peer, .. }
             | NetError::Tls { peer, .. }
             | NetError::Io { peer, .. }
             | NetError::Connect { peer, .. }
             | NetError::Handshake { peer, .. } => Some(*peer),
+            NetError::Peer(f) => Some(f.peer),
             NetError::NotAPeer { .. }
             | NetError::Listen { .. }
             | NetError::Encode(_)

@@ -13,7 +13,8 @@
 
 use std::io::{self, Read};
 
-use doram_core::{CodecError, PartyId};
+use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 
 use crate::NetError;
 
@@ -88,16 +89,13 @@ impl FrameError {
                 len: len.into(),
                 limit: limit.into(),
             },
-            FrameError::Truncated { expected, got } => NetError::Malformed {
+            FrameError::Truncated { expected, got } => PeerFault::malformed(
                 peer,
-                source: CodecError::Malformed(format!(
-                    "connection ended inside a frame ({got} of {expected} bytes received)"
-                )),
-            },
-            FrameError::Malformed(reason) => NetError::Malformed {
-                peer,
-                source: CodecError::Malformed(reason),
-            },
+                "a frame",
+                format!("connection ended inside a frame ({got} of {expected} bytes received)"),
+            )
+            .into(),
+            FrameError::Malformed(reason) => PeerFault::malformed(peer, "a frame", reason).into(),
             FrameError::Io(err) => NetError::from_io(peer, err, timeout),
         }
     }

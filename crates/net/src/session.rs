@@ -7,7 +7,8 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use doram_core::{CodecError, PartyId};
+use doram_core::PartyId;
+use doram_core::wire::{Blame, PeerFault};
 use doram_field::Group;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -378,12 +379,11 @@ impl Session {
                 deliver_at,
             } if ts >= last_ts => (ts, payload, deliver_at),
             Incoming::Frame { ts, .. } => {
-                let e = NetError::Malformed {
-                    peer: from,
-                    source: CodecError::Malformed(format!(
-                        "Lamport timestamp went backwards ({ts} after {last_ts})"
-                    )),
-                };
+                let e = NetError::from(PeerFault::malformed(
+                    from,
+                    "a frame",
+                    format!("Lamport timestamp went backwards ({ts} after {last_ts})"),
+                ));
                 link.in_failed = Some(e.clone());
                 return Err(e);
             }
@@ -412,13 +412,11 @@ impl Session {
     }
 
     /// Receives a postcard-encoded message; bytes that do not decode to exactly one `M` are
-    /// [`NetError::Malformed`].
+    /// [`NetError::Peer`].
     pub fn recv<M: DeserializeOwned>(&mut self, from: PartyId) -> Result<M, NetError> {
         let bytes = self.recv_bytes(from)?;
-        let malformed = |reason: String| NetError::Malformed {
-            peer: from,
-            source: CodecError::Malformed(reason),
-        };
+        let malformed =
+            |reason: String| NetError::from(PeerFault::malformed(from, "a message", reason));
         match postcard::take_from_bytes::<M>(&bytes) {
             Ok((msg, [])) => Ok(msg),
             Ok((_, rest)) => Err(malformed(format!(
@@ -440,7 +438,7 @@ impl Session {
     }
 
     /// Receives exactly `count` group elements from `from`; a message of the wrong length or
-    /// with a non-canonical element is [`NetError::Malformed`] naming the peer.
+    /// with a non-canonical element is [`NetError::Peer`] naming the peer.
     pub fn recv_elems<G: Group>(
         &mut self,
         from: PartyId,
@@ -448,7 +446,8 @@ impl Session {
     ) -> Result<Vec<G>, NetError> {
         let bytes = self.recv_bytes(from)?;
         doram_field::decode_vec(&bytes, count)
-            .map_err(|source| NetError::Malformed { peer: from, source })
+            .blame(from, "elements")
+            .map_err(NetError::from)
     }
 
     /// Makes `phase` the current phase: later messages are counted under it in

@@ -7,6 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::run;
+use doram_core::wire::PeerFault;
 use doram_core::{CodecError, PartyId};
 use doram_field::Group;
 use doram_net::{Comm, FRAME_HEADER_BYTES, LocalMesh, NetError, Session, Shaping, Tamper};
@@ -318,13 +319,14 @@ fn wrong_element_count_or_garbage_is_malformed() {
     assert!(
         matches!(
             e,
-            NetError::Malformed {
+            NetError::Peer(PeerFault {
                 peer: P1,
-                source: CodecError::WrongLength {
+                fault: CodecError::WrongLength {
                     expected: 8,
                     got: 12
-                }
-            }
+                },
+                ..
+            })
         ),
         "{e}"
     );
@@ -332,15 +334,16 @@ fn wrong_element_count_or_garbage_is_malformed() {
     s[1].send_bytes(P0, &[0xff; 4]).unwrap();
     assert!(matches!(
         s[0].recv_elems::<Small>(P1, 1),
-        Err(NetError::Malformed {
+        Err(NetError::Peer(PeerFault {
             peer: P1,
-            source: CodecError::OutOfRange { .. }
-        })
+            fault: CodecError::OutOfRange { .. },
+            ..
+        }))
     ));
     s[1].send_bytes(P0, &[0xff; 3]).unwrap();
     assert!(matches!(
         s[0].recv::<Msg>(P1),
-        Err(NetError::Malformed { peer: P1, .. })
+        Err(NetError::Peer(PeerFault { peer: P1, .. }))
     ));
     s[1].send(P0, &(5u8, 6u8)).unwrap();
     let e = s[0].recv::<u8>(P1).unwrap_err();
@@ -402,7 +405,7 @@ fn tamper_pass_with_edited_payload_is_malformed_message() {
     // 1001 as a postcard varint is [0xe9, 0x07]; reversed it is an unterminated varint.
     let r = tamper_outcome(Tamper::Pass);
     assert!(
-        matches!(r[1], Err(NetError::Malformed { peer: P1, .. })),
+        matches!(r[1], Err(NetError::Peer(PeerFault { peer: P1, .. }))),
         "{:?}",
         r[1]
     );
@@ -414,10 +417,16 @@ fn tamper_truncate_close_and_replace() {
     let r = tamper_outcome(Tamper::Truncate(FRAME_HEADER_BYTES + 1));
     assert_eq!(r[0].as_ref().unwrap(), &1000);
     let e = r[1].as_ref().unwrap_err();
-    assert!(matches!(e, NetError::Malformed { peer: P1, .. }), "{e}");
+    assert!(
+        matches!(e, NetError::Peer(PeerFault { peer: P1, .. })),
+        "{e}"
+    );
     assert!(e.to_string().contains("inside a frame"), "{e}");
     // Sticky: the same error again.
-    assert!(matches!(r[2], Err(NetError::Malformed { peer: P1, .. })));
+    assert!(matches!(
+        r[2],
+        Err(NetError::Peer(PeerFault { peer: P1, .. }))
+    ));
 
     let r = tamper_outcome(Tamper::Truncate(FRAME_HEADER_BYTES + 100));
     assert_eq!(
@@ -435,7 +444,7 @@ fn tamper_truncate_close_and_replace() {
     // Garbage with a zero timestamp.
     let r = tamper_outcome(Tamper::Replace(vec![1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]));
     assert!(
-        matches!(r[1], Err(NetError::Malformed { peer: P1, .. })),
+        matches!(r[1], Err(NetError::Peer(PeerFault { peer: P1, .. }))),
         "{:?}",
         r[1]
     );

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::{TIMEOUT, fake_peer, frame, listeners, run, tcp_config, tcp_sessions};
 use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_net::{ConnectOptions, NetError, Session, Transport, TransportKind};
 
 const P0: PartyId = PartyId::P0;
@@ -92,10 +93,16 @@ fn garbage_from_a_raw_peer_is_malformed() {
     fake.out.write_all(&frame(0, b"xyz")).unwrap();
     fake.out.flush().unwrap();
     let e = s.recv::<u32>(P1).unwrap_err();
-    assert!(matches!(e, NetError::Malformed { peer: P1, .. }), "{e}");
+    assert!(
+        matches!(e, NetError::Peer(PeerFault { peer: P1, .. })),
+        "{e}"
+    );
     assert_eq!(s.recv::<u8>(P1).unwrap(), 5);
     let e = s.recv_bytes(P1).unwrap_err();
-    assert!(matches!(e, NetError::Malformed { peer: P1, .. }), "{e}");
+    assert!(
+        matches!(e, NetError::Peer(PeerFault { peer: P1, .. })),
+        "{e}"
+    );
     // What P0 sends still reaches the fake.
     s.send_bytes(P1, b"hi").unwrap();
     let mut got = [0u8; 14];
@@ -133,7 +140,10 @@ fn raw_peer_closing_mid_frame_or_between_frames() {
     fake.out.write_all(&f[..50]).unwrap();
     drop(fake);
     let e = s.recv_bytes(P1).unwrap_err();
-    assert!(matches!(e, NetError::Malformed { peer: P1, .. }), "{e}");
+    assert!(
+        matches!(e, NetError::Peer(PeerFault { peer: P1, .. })),
+        "{e}"
+    );
     assert!(e.to_string().contains("inside a frame"), "{e}");
 
     let (real, mut fake) = real_and_fake();

@@ -16,6 +16,7 @@ use common::{
     tls_sessions,
 };
 use doram_core::PartyId;
+use doram_core::wire::PeerFault;
 use doram_net::service::{ServiceListener, connect_service};
 use doram_net::{Config, ConfigError, ConnectOptions, NetError, Session, Transport, TransportKind};
 use rustls_pki_types::ServerName;
@@ -321,7 +322,7 @@ fn tls_faults_from_an_authenticated_peer() {
     fake.out.flush().unwrap();
     assert!(matches!(
         s.recv_bytes(P1),
-        Err(NetError::Malformed { peer: P1, .. })
+        Err(NetError::Peer(PeerFault { peer: P1, .. }))
     ));
 
     // Bytes that are not TLS records, written below TLS.
@@ -340,7 +341,7 @@ fn tls_faults_from_an_authenticated_peer() {
     drop(fake);
     assert!(matches!(
         s.recv_bytes(P1),
-        Err(NetError::Malformed { peer: P1, .. })
+        Err(NetError::Peer(PeerFault { peer: P1, .. }))
     ));
     let (mut s, mut fake, _d) = real_and_fake();
     fake.out.write_all(&frame(1, &[1; 10])).unwrap();

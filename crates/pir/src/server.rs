@@ -656,7 +656,7 @@ impl Server {
                     }
                     continue;
                 }
-                Err(NetError::FrameTooLarge { .. } | NetError::Malformed { .. }) => {
+                Err(NetError::FrameTooLarge { .. } | NetError::Peer(_)) => {
                     // The request cannot be read (past the size cap, or cut): say so, then end
                     // the connection, whose stream can no longer be trusted to be in step.
                     let _ = Self::refuse(&mut s, 0, Refusal::BadRequest);
