@@ -16,91 +16,12 @@
 //! steps for 128-bit inputs, and on random ones the loop takes about 90 steps (about 46 while a
 //! value still exceeds 64 bits, 44 more on single words).
 //!
-//! Implementation notes, all measured on the target machine (Cascade Lake, about 3.07 GHz
-//! under single-core turbo; figures per symbol on 1024 random elements, best pass, the old and
-//! new code timed interleaved in one process):
-//!
-//! * `tz(a − b) = tz(|a − b|)`, so the trailing-zero count runs in parallel with the
-//!   comparison, and the loop-carried dependency of a one-word step is subtract → count
-//!   trailing zeros → shift (5 cycles); a two-word step adds the funnel shift (7 cycles).
-//! * The swap is unpredictable, so it is written as selects
-//!   ([`core::hint::select_unpredictable`], which is why this crate needs Rust 1.88) that
-//!   compile to conditional moves: with plain `if`s the compiler emits branches and the symbol
-//!   takes 500 ns instead of 270 ns; mask arithmetic costs about 13 % more than the selects.
-//! * The sign is not kept as ±1 but as parities in two words: bit 1 of `recip` accumulates
-//!   `a & b` at every swap (bit 1 of a & b is set iff a ≡ b ≡ 3 mod 4), and bit 2 of `two`
-//!   accumulates `(b + 2) & 4k`: for odd b, bit 2 of b + 2 is set iff b ≡ ±3 (mod 8), the
-//!   case (2/b) = −1, and bit 2 of 4k iff k is odd. (An earlier version used bit 3 of b²,
-//!   whose multiplication shares a port with the trailing-zero count.)
-//! * The steps are not latency-bound: a two-word step measures about 10 cycles and a
-//!   one-word step about 6.5, well above their dependency chains, and removing instructions
-//!   helps while shortening the chain does not (see below). Presumably the limit is the
-//!   conditional moves, shifts, `sbb`s and branches, which all compete for ports 0 and 6 (the
-//!   virtual machine exposes no performance counters to confirm it). So the code is shaped for
-//!   few instructions. While a value exceeds 64 bits the step runs on explicit words: both
-//!   differences a − b and b − a are computed first (two `sub`/`sbb` pairs), then every select
-//!   reads the flags of the last `sbb` (written with `!dh` for the high word of b − a, or with
-//!   masks, the compiler materialises the flag and re-tests it before each conditional move);
-//!   the swap term of the sign is `select(swap, a, 0) & b`, one instruction less than selecting
-//!   a precomputed `a & b`; and the loop tests for the one-word phase every second step (a
-//!   step is valid on any pair, so one step too many is harmless).
-//!   About 30 instructions per two-word step against 36 before: the symbol went from about
-//!   275–280 ns to about 255–260 ns (the two-word phase from about 165 to about 155 ns).
-//!
-//! Tried and measured, not kept (the 200 ns aimed for is not reached; most ideas trade
-//! latency, which is not the limit, for instructions, which are):
-//!
-//! * Pornin's technique of running batches of steps on 64-bit approximations and applying the
-//!   accumulated 2×2 update matrix to the full values: for two-word values the matrix
-//!   application and the bookkeeping cost more than they save (about 370 ns).
-//! * A variant specialised to operands below p (folding the borrow into b's high word, as the
-//!   lock-step code does): about 290 ns; with masks derived from that borrow the compiler
-//!   turns the mask arithmetic back into selects with a flag re-test each (about 275 ns).
-//! * Shortening the two-word dependency chain (about 7 → 5.5 cycles) by computing the next
-//!   k from the partially shifted low word (its low 64 − k bits are exact) while the funnel
-//!   shift completes: about 290 ns, the extra check costs more than the latency saved.
-//! * Deferring the sign: storing b mod 2^16 and k of every step (2 stores) and computing the
-//!   parities afterwards with vector code. The two-word phase gets about 10 % faster, but
-//!   zeroing the record buffer and the deferred pass eat it (262–266 ns; with a thread-local
-//!   buffer instead of zeroing, about 280 ns). As a bound for any cheaper sign bookkeeping:
-//!   dropping the sign altogether makes the two-word phase only 16 % faster.
-//! * The funnel shift written as a `u128` shift (`shrd` with the count in `cl`, plus the
-//!   compiler's handling of k ≥ 64): about 282 ns.
-//! * One-word loop variants — `a & b` carried from the previous step, two steps per
-//!   iteration, the deferred sign above, `k · 4` as a multiplication by an opaque 4 so that it
-//!   leaves ports 0 and 6 — made no measurable difference.
-//! * The plus-minus step (a + b or a − b, whichever is divisible by 4) saves about 13 % of the
-//!   one-word steps in simulation but adds a cycle of latency and several instructions.
-//! * Switching to the one-word loop as soon as the smaller value fits a word, reducing the
-//!   other by a division: on random inputs only 1.8 two-word steps remain at that point.
-//! * Stopping as soon as a or b is 1 (the symbol is then known): in simulation on random
-//!   inputs it saves 1.8 of the 90 steps, less than a compare per step costs.
-//! * The whole loop as hand-written assembly (outside this crate, which forbids `unsafe`):
-//!   the sign of |a − b| as a mask from `sbb`, so a two-word step needs 25 front-end
-//!   micro-operations instead of 27 (28 with its share of the loop test), and a one-word step
-//!   16 instead of 19. It measured 256–260 ns against 251 ns for this code, interleaved in one
-//!   process: the compiled code is already close to the fewest instructions this step needs.
-//!
-//! Where the floor is: even a loop that ran at its dependency chains (5 cycles per one-word
-//! step, 7 per two-word step) would take about 44 · 5 + 46 · 7 ≈ 540 cycles, ≈ 177 ns at the
-//! clock above, so 200 ns leaves about 10 % for everything the chains do not cover. The
-//! compiled two-word step is about 28 micro-operations, 12 of them on ports 0 and 6 (five
-//! conditional moves, two `sbb`, three shifts, branches), and the one-word step about 19. The
-//! approximation technique above, in the variable-shift form with both coefficients of a row
-//! packed in one word (f + 2^32·g, exact modulo 2^64 for |f|, |g| < 2^31), needs about 23
-//! micro-operations per inner step (the magnitude check that keeps its comparisons exact, the
-//! shift-budget check, the row swap, subtraction and shift) plus a matrix application and a
-//! mispredicted loop exit every 13 or so steps: no better than the exact step, so it was
-//! estimated and not built.
-//!
-//! What limits the step, as far as the machine lets one see: run a fixed number of times in
-//! a test loop, the assembly two-word step above takes about 10.5 cycles against its dependency
-//! chain of 8 in that loop, and about 9.2 without any sign bookkeeping; the chains alone (the
-//! subtraction, count and shift instructions only) run at exactly their latency. So the cost
-//! is the chain plus the delays of critical instructions queued behind others on the same
-//! ports. The host's throughput also changes over time: 28 independent additions per iteration
-//! run at 4 per cycle in quiet phases and at 2.2–2.4 in busy ones (another tenant on the same
-//! physical core, presumably), which is why the figures quoted are best passes.
+//! The loop is shaped for few instructions rather than a short dependency chain: the swap is
+//! written as selects ([`core::hint::select_unpredictable`], hence Rust 1.88) that compile to
+//! conditional moves, the sign is kept as parities in two words, and while a value exceeds
+//! 64 bits the step runs on explicit words. About 255 ns per symbol on a Cascade Lake host;
+//! the measurements behind these choices, and the variants tried and not kept, are in
+//! `docs/notes/legendre.md`.
 //!
 //! # Many symbols at once
 //!
