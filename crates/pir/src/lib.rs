@@ -118,27 +118,11 @@
 //! at n = 24, 4,700 B and 918 B. A fallback adds the clear request and the record with its
 //! n-hash Merkle path.
 //!
-//! Measured with `cargo run --release -p doram-pir --example pir_bench` (all four parties in one
-//! process on the 2-vCPU development machine, which other builds shared: load average 4.7–6.6
-//! during the runs; medians of 5 queries for 8-byte records, 3 for 1 KiB; two runs each, both
-//! shown where they differ by more than noise):
-//!
-//! | N × record | offline | online | client compute |
-//! |---|---|---|---|
-//! | 2^16 × 8 B | 16–18 ms | 0.5–0.7 ms | 2–3 µs |
-//! | 2^18 × 8 B | 48–52 ms | 1.9–2.0 ms | 3 µs |
-//! | 2^20 × 8 B | 160–176 ms | 6.3 ms | 2 µs |
-//! | 2^22 × 8 B | 0.87–1.0 s | 31–42 ms | 3 µs |
-//! | 2^24 × 8 B | 4.5–4.6 s | 144–192 ms | 4 µs |
-//! | 2^16 × 1 KiB | 18–56 ms | 47–168 ms | 3 µs |
-//! | 2^18 × 1 KiB | 32–201 ms | 179–760 ms | 5 µs |
-//! | 2^20 × 1 KiB | 219–321 ms | 1.2–2.1 s | 4 µs |
-//!
-//! The online phase at 2^24 is memory-bound: each holder streams 256 MiB of shares and
-//! 128 MiB of records, and both holders share the machine's memory bandwidth
-//! (`examples/inner_product.rs`: one holder alone, 2^24 × 8 B, 76 ms, 5.3 GB/s). With 1 KiB
-//! records each holder reads the whole database (1 GiB at 2^20) per query; these figures
-//! varied most with the machine's load (2^18 × 1 KiB, one holder alone: 109–148 ms).
+//! The online phase is memory-bound at large N: each holder streams its shares and the
+//! records (at 2^24 × 8 B, 256 MiB and 128 MiB per query), and both holders share the
+//! machine's memory bandwidth; with 1 KiB records each holder reads the whole database per
+//! query. Measured times, with the commands that reproduce them, are in BENCHMARKS.md (PIR
+//! section) and the README's table; this documentation does not repeat them.
 //!
 //! # Deliberate decisions
 //! 1. **64-bit prime field with overflow masks** ([`db`]): records are cut into 8-byte words

@@ -15,24 +15,14 @@
 //! ```
 //!
 //! # Measured
-//! `cargo run --release -p doram-programs --example programs_bench -- …` on the 2-vCPU development
-//! machine, three parties as threads on one in-process mesh, while other builds ran (load
-//! average 4.6–6.9); times are wall-clock, bytes per party (the largest), parts as in
-//! [`Part`]:
-//!
-//! | run | wall | DORAM accesses (time) | CPU step (time) |
-//! |---|---|---|---|
-//! | binary search, n = 2^20, Duoram (3 runs) | 2.1 / 2.9 / 3.2 s | 8 (1.5–2.2 s) | 0.09–0.15 s |
-//! | binary search, n = 2^20, Ramen | 25.2 s (24.4 s first-epoch preprocessing) | 8 (0.31 s) | 0.05 s |
-//! | BFS, V = 256, E = 512, Duoram / Ramen | 6.6 / 6.4 s | 5377 / 4609 (6.0 / 3.0 s) | 0.64 / 0.46 s |
-//! | Dijkstra, V = 32, E = 128, Duoram / Ramen | 2.1 / 2.2 s | 1024 (0.27 / 0.65 s) | 0.33 / 0.35 s |
-//! | matching, k = 16, Duoram / Ramen | 1.8 / 1.2 s | 1687 (0.42 / 0.63 s) | 0.04 / 0.04 s |
-//!
-//! Crossover of the DORAM binary search with the engine's linear scan (`crossover`): without
-//! shaping the DORAM search wins from n = 64 on every backend (n = 1024: 0.016 s against
-//! 0.53 s on Duoram); with [`Shaping::wan`] (30 ms, 100 Mbit/s) the linear scan's 14 rounds
-//! beat the DORAM search's ~110 up to n ≈ 2000 (n = 1024: 3.5 s against 1.4 s; n = 4096:
-//! 4.0 s against 4.8 s).
+//! `cargo run --release -p doram-programs --example programs_bench -- …` (and `doram bench
+//! program …`) print each run's figures; the recorded ones, with the commands and the load
+//! they ran under, are in BENCHMARKS.md (Secure RAM programs section) and the README's table. The
+//! shape of the results, which does not change with the machine: on Duoram a binary search
+//! over 2^20 entries is dominated by its 8 DORAM accesses, on Ramen by its first epoch's
+//! preprocessing; without network shaping the DORAM binary search beats the engine's linear
+//! scan from n = 64, while under [`Shaping::wan`] the linear scan's 14 rounds beat the DORAM
+//! search's ~110 up to n ≈ 2000.
 //!
 //! Instances: binary search — n random sorted 64-bit entries and a key drawn from them half of
 //! the time; BFS — V vertices and 2V random edges; Dijkstra — V vertices, 4V random edges with

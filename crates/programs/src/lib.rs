@@ -134,11 +134,10 @@
 //!   re-shared), an access costs O(log n) communication and O(n) local work (DPF evaluation),
 //!   and its DPF preprocessing runs inline per access when the material would not fit in
 //!   memory. The op type is public. This is the backend for large memories searched a few
-//!   times: binary search over 2^20 secret 64-bit entries, end to end (sharing, Init, 8
-//!   DORAM accesses after 14 probes from engine tables, output), takes about 3 s on the
-//!   2-vCPU development machine with the three parties as threads and other builds running
-//!   (see [`bench`](mod@bench)). Ramen needs about 25 s for the same search, almost all of it
-//!   in its first epoch's preprocessing (the accesses then take 0.3 s).
+//!   times: a binary search over 2^20 secret 64-bit entries (sharing, Init, 8 DORAM accesses
+//!   after 14 probes from engine tables, output) takes seconds end to end (README's table);
+//!   Ramen takes about ten times as long for the same search, almost all of it in its first
+//!   epoch's preprocessing (see [`bench`](mod@bench)).
 //! * **Ramen** ([`BackendKind::Ramen`]): O(√n·log n) per access amortised over an epoch of
 //!   √n accesses, hides the op type — the backend for long programs with many accesses (BFS,
 //!   Dijkstra, matching); its first epoch (the tags of the whole memory) makes a single search

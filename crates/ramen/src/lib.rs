@@ -60,10 +60,8 @@
 //! | setup | 1 | O(ℓ + ℓ_s) | — |
 //!
 //! Amortized over an epoch that is O(√n·log n) bytes and O(√n·ℓ) Legendre symbols per access.
-//! Measured on the development machine (2 vCPUs shared by the three parties, one thread each,
-//! one epoch of writes on a zero memory, `examples/bench.rs`): n = 2^10: 0.7 ms and 9.5 KiB per
-//! access (online bytes, all parties), 2^14: 2.0 ms and 16.5 KiB, 2^16: 4.5 ms and 25.8 KiB,
-//! 2^18: 7.8 ms, 2^20: 17.3 ms — amortized, preprocessing and refreshes included.
+//! Measured times and bytes, with the commands that reproduce them, are in BENCHMARKS.md
+//! (Ramen section) and the README's table; this documentation does not repeat them.
 //!
 //! # Deliberate decisions where the paper is underspecified or leaves room
 //! 1. **Fewer PRF bits for memory tags** ([`params`]): ℓ = ⌈log2 m²⌉ + 8 instead of
