@@ -425,72 +425,145 @@ fn take_vec<W: DuoWord>(spare: &mut Vec<Vec<W>>, n: usize) -> Vec<W> {
     }
 }
 
-/// P0's or P1's side of one batch of `ops` triples with ids `first..first + ops`.
-pub(crate) fn primary_batch<W: DuoWord>(
-    ctx: &mut Ctx<'_, W>,
+/// A primary's batch after the App. C setup: its random choices and its dealer correlations,
+/// which every later round reads.
+struct Primary<W> {
     side: Side,
+    /// The id of the batch's first triple (every message's material tag).
     first: u64,
+    /// Operations (DPF triples) in the batch.
     ops: usize,
-) -> Result<Vec<Material<W>>, DuoramError> {
-    let sh = Shape::new(ctx.h);
-    let (h, levels, o, k) = (sh.h, sh.levels, sh.o, sh.k());
-    let dpfs = DPFS * ops;
-    let peer = side.other().party();
-    let p0 = side == Side::Zero;
+    sh: Shape,
+    /// The path bits rx_b, per operation.
+    rx: Vec<u64>,
+    /// The root seeds, per DPF: lsb 0 at P0, lsb 1 at P1; y_b = Δ_b of the AND.
+    roots: Vec<Block>,
+    /// ρ_b, per DPF.
+    rho: Vec<W>,
+    corr: Corr<W>,
+}
 
-    // App. C, setup: path bits (per operation), roots and ρ_b (per DPF).
-    let rx: Vec<u64> = (0..ops)
-        .map(|_| ctx.rng.next_u64() & ((1u64 << h) - 1))
-        .collect();
-    let roots: Vec<Block> = (0..dpfs)
-        .map(|_| {
-            let r = ctx.rng.next_u128();
-            if p0 { r & !1 } else { r | 1 }
-        })
-        .collect();
-    let rho: Vec<W> = (0..dpfs).map(|_| ctx.rng.random()).collect();
-    // App. A: this party's AND inputs x_b (per DPF and level) and y_b = Δ_b (per DPF). The
-    // AND computes (1 ⊕ α_ℓ)·Δ with α_ℓ = a_0 ⊕ a_1: x_0 = 1 ⊕ a_0, x_1 = a_1.
-    let bit = |d: usize, l: usize| (rx[d / DPFS] >> (h - 1 - l)) & 1 == 1;
-    let x_of = |d: usize, l: usize| if p0 { !bit(d, l) } else { bit(d, l) };
-    // The inputs to the bilinear products: P0 (u_0, u_0, ρ_0·u_0), P1 (u_1, ρ_1·u_1, u_1), with
-    // u_b the one-hot vector of the low o bits of rx_b.
-    let bil_input = |d: usize, i: usize| -> Vec<W> {
-        let pos = (rx[d / DPFS] as usize) & (k - 1);
-        let scaled = if p0 { i == 2 } else { i == 1 };
-        let one = if scaled { rho[d] } else { W::ONE };
+/// The other primary's round-0 message: its masked AND inputs, `x ⊕ X` per DPF and level and
+/// `y ⊕ Y` per DPF, and its masked inputs to the bilinear products, K words per product.
+struct PeerInputs<W> {
+    x: Vec<bool>,
+    y: Vec<Block>,
+    m: Vec<W>,
+}
+
+/// This party's additive shares of `E = e_{ri mod K}` and `G = ρ·E`, K words per DPF.
+struct Targets<W> {
+    e: Vec<Vec<W>>,
+    g: Vec<Vec<W>>,
+}
+
+impl<W: DuoWord> Primary<W> {
+    /// App. C, setup: path bits (per operation), roots and ρ_b (per DPF), then this party's
+    /// correlations from the stream it shares with P2.
+    fn setup(ctx: &mut Ctx<'_, W>, side: Side, first: u64, ops: usize) -> Primary<W> {
+        let sh = Shape::new(ctx.h);
+        let dpfs = DPFS * ops;
+        let rx: Vec<u64> = (0..ops)
+            .map(|_| ctx.rng.next_u64() & ((1u64 << sh.h) - 1))
+            .collect();
+        let roots: Vec<Block> = (0..dpfs)
+            .map(|_| {
+                let r = ctx.rng.next_u128();
+                match side {
+                    Side::Zero => r & !1,
+                    Side::One => r | 1,
+                }
+            })
+            .collect();
+        let rho: Vec<W> = (0..dpfs).map(|_| ctx.rng.random()).collect();
+        let seed = ctx.prgs.with(PartyId::P2).next_seed();
+        // P0 draws its product shares; P1's come from P2 ([`Primary::with_dealt`]).
+        let corr = draw_corr(&mut AesPrg::new(seed), dpfs, sh, side == Side::Zero);
+        Primary {
+            side,
+            first,
+            ops,
+            sh,
+            rx,
+            roots,
+            rho,
+            corr,
+        }
+    }
+
+    fn dpfs(&self) -> usize {
+        DPFS * self.ops
+    }
+
+    /// The other primary.
+    fn peer(&self) -> PartyId {
+        self.side.other().party()
+    }
+
+    /// `w` at P0, `−w` at P1 (P1 negates its DPF outputs, §4.1.1).
+    fn sign(&self, w: W) -> W {
+        match self.side {
+            Side::Zero => w,
+            Side::One => -w,
+        }
+    }
+
+    /// App. A: this party's AND input x_b of DPF `d` at level `l` (its y_b = Δ_b is the root).
+    /// The AND computes (1 ⊕ α_ℓ)·Δ with α_ℓ = a_0 ⊕ a_1: x_0 = 1 ⊕ a_0, x_1 = a_1.
+    fn and_input(&self, d: usize, l: usize) -> bool {
+        let bit = (self.rx[d / DPFS] >> (self.sh.h - 1 - l)) & 1 == 1;
+        match self.side {
+            Side::Zero => !bit,
+            Side::One => bit,
+        }
+    }
+
+    /// The input to bilinear product `i` of DPF `d`: P0 (u_0, u_0, ρ_0·u_0), P1 (u_1, ρ_1·u_1,
+    /// u_1), with u_b the one-hot vector of the low o bits of rx_b.
+    fn bil_input(&self, d: usize, i: usize) -> Vec<W> {
+        let k = self.sh.k();
+        let pos = (self.rx[d / DPFS] as usize) & (k - 1);
+        let scaled = match self.side {
+            Side::Zero => i == 2,
+            Side::One => i == 1,
+        };
+        let one = if scaled { self.rho[d] } else { W::ONE };
         (0..k)
             .map(|j| if j == pos { one } else { W::ZERO })
             .collect()
-    };
-    let seed = ctx.prgs.with(PartyId::P2).next_seed();
-    let mut corr: Corr<W> = draw_corr(&mut AesPrg::new(seed), dpfs, sh, p0);
+    }
 
-    // Round 0: masked inputs between the primaries; P2's product shares to P1.
-    let mut out = Out::new(first, inputs_payload::<W>(dpfs, sh));
-    for d in 0..dpfs {
-        for l in 0..levels {
-            out.bit(x_of(d, l) ^ corr.x[d * levels + l]);
-        }
-        out.block(roots[d] ^ corr.y[d]);
-        for i in 0..BILINEAR {
-            let input = bil_input(d, i);
-            for j in 0..k {
-                out.word(input[j] + corr.r[(d * BILINEAR + i) * k + j]);
+    /// Round 0, P_b → P_{1−b} (App. A): the masked AND inputs `x_b ⊕ X_b`, `y_b ⊕ Y_b` and the
+    /// masked inputs to the bilinear products.
+    fn inputs_msg(&self) -> Out {
+        let (levels, k) = (self.sh.levels, self.sh.k());
+        let dpfs = self.dpfs();
+        let corr = &self.corr;
+        let mut out = Out::new(self.first, inputs_payload::<W>(dpfs, self.sh));
+        for d in 0..dpfs {
+            for l in 0..levels {
+                out.bit(self.and_input(d, l) ^ corr.x[d * levels + l]);
+            }
+            out.block(self.roots[d] ^ corr.y[d]);
+            for i in 0..BILINEAR {
+                let input = self.bil_input(d, i);
+                for j in 0..k {
+                    out.word(input[j] + corr.r[(d * BILINEAR + i) * k + j]);
+                }
             }
         }
+        out
     }
-    ctx.session.send_bytes(peer, &out.buf)?;
-    if !p0 {
-        let bytes = ctx.session.recv_bytes(PartyId::P2)?;
+
+    /// Round 0, P2 → P1 (App. A, C, D): P1's product shares Z_1, c_1 and γ_1, completing its
+    /// correlations.
+    fn with_dealt(mut self, bytes: Vec<u8>) -> Result<Primary<W>, DuoramError> {
+        let (levels, k) = (self.sh.levels, self.sh.k());
+        let dpfs = self.dpfs();
         let what = "the dealer correlations (Duoram App. A, C, D)";
-        let mut m = In::open(
-            bytes,
-            PartyId::P2,
-            what,
-            dealer_payload::<W>(dpfs, sh),
-            first,
-        )?;
+        let payload = dealer_payload::<W>(dpfs, self.sh);
+        let mut m = In::open(bytes, PartyId::P2, what, payload, self.first)?;
+        let corr = &mut self.corr;
         for _ in 0..dpfs {
             for _ in 0..levels {
                 corr.z.push(m.block());
@@ -502,50 +575,94 @@ pub(crate) fn primary_batch<W: DuoWord>(
                 corr.gamma.push(m.word()?);
             }
         }
+        Ok(self)
     }
-    let bytes = ctx.session.recv_bytes(peer)?;
-    let what = "the masked AND and one-hot inputs (Duoram App. A)";
-    let mut m = In::open(bytes, peer, what, inputs_payload::<W>(dpfs, sh), first)?;
-    let mut their_x = Vec::with_capacity(dpfs * levels);
-    let mut their_y = Vec::with_capacity(dpfs);
-    let mut their_m: Vec<W> = Vec::with_capacity(dpfs * BILINEAR * k);
-    for _ in 0..dpfs {
-        for _ in 0..levels {
-            their_x.push(m.bit()?);
+
+    /// Round 0, P_{1−b} → P_b: the other primary's masked inputs.
+    fn read_inputs(&self, bytes: Vec<u8>) -> Result<PeerInputs<W>, DuoramError> {
+        let (levels, k) = (self.sh.levels, self.sh.k());
+        let dpfs = self.dpfs();
+        let what = "the masked AND and one-hot inputs (Duoram App. A)";
+        let payload = inputs_payload::<W>(dpfs, self.sh);
+        let mut m = In::open(bytes, self.peer(), what, payload, self.first)?;
+        let mut x = Vec::with_capacity(dpfs * levels);
+        let mut y = Vec::with_capacity(dpfs);
+        let mut mm: Vec<W> = Vec::with_capacity(dpfs * BILINEAR * k);
+        for _ in 0..dpfs {
+            for _ in 0..levels {
+                x.push(m.bit()?);
+            }
+            y.push(m.block());
+            for _ in 0..BILINEAR * k {
+                mm.push(m.word()?);
+            }
         }
-        their_y.push(m.block());
-        for _ in 0..BILINEAR * k {
-            their_m.push(m.word()?);
-        }
+        Ok(PeerInputs { x, y, m: mm })
     }
-    // The bilinear products: with P0's input x (mask R) and P1's input y (mask S), opened
-    // m_x = x + R and m_y = y + S and dealt shares c of R ⊛ S:
-    // P0 holds m_x ⊛ m_y − R ⊛ m_y + c_0, P1 holds −m_x ⊛ S + c_1; they sum to x ⊛ y.
-    let mut e_sh: Vec<Vec<W>> = Vec::with_capacity(dpfs);
-    let mut g_sh: Vec<Vec<W>> = Vec::with_capacity(dpfs);
-    for d in 0..dpfs {
-        let mut prods = Vec::with_capacity(BILINEAR);
-        for i in 0..BILINEAR {
-            let at = (d * BILINEAR + i) * k;
-            let mine = bil_input(d, i);
-            let r = &corr.r[at..at + k];
-            let my_masked: Vec<W> = mine.iter().zip(r).map(|(&x, &r)| x + r).collect();
-            let theirs = &their_m[at..at + k];
-            let c = &corr.c[at..at + k];
-            let z: Vec<W> = if p0 {
-                let a = xor_conv(&my_masked, theirs);
-                let b = xor_conv(r, theirs);
-                (0..k).map(|j| a[j] - b[j] + c[j]).collect()
-            } else {
-                let a = xor_conv(theirs, r);
-                (0..k).map(|j| c[j] - a[j]).collect()
-            };
-            prods.push(z);
+
+    /// The bilinear products, local: with P0's input x (mask R) and P1's input y (mask S),
+    /// opened m_x = x + R and m_y = y + S and dealt shares c of R ⊛ S:
+    /// P0 holds m_x ⊛ m_y − R ⊛ m_y + c_0, P1 holds −m_x ⊛ S + c_1; they sum to x ⊛ y.
+    fn bilinear(&self, their: &PeerInputs<W>) -> Targets<W> {
+        let (k, dpfs) = (self.sh.k(), self.dpfs());
+        let mut e = Vec::with_capacity(dpfs);
+        let mut g = Vec::with_capacity(dpfs);
+        for d in 0..dpfs {
+            let mut prods: Vec<Vec<W>> = Vec::with_capacity(BILINEAR);
+            for i in 0..BILINEAR {
+                let at = (d * BILINEAR + i) * k;
+                let r = &self.corr.r[at..at + k];
+                let theirs = &their.m[at..at + k];
+                let c = &self.corr.c[at..at + k];
+                let z = match self.side {
+                    Side::Zero => {
+                        let mine = self.bil_input(d, i);
+                        let my_masked: Vec<W> = mine.iter().zip(r).map(|(&x, &r)| x + r).collect();
+                        let a = xor_conv(&my_masked, theirs);
+                        let b = xor_conv(r, theirs);
+                        (0..k).map(|j| a[j] - b[j] + c[j]).collect()
+                    }
+                    Side::One => {
+                        let a = xor_conv(theirs, r);
+                        (0..k).map(|j| c[j] - a[j]).collect()
+                    }
+                };
+                prods.push(z);
+            }
+            g.push((0..k).map(|j| prods[1][j] + prods[2][j]).collect());
+            e.push(prods.swap_remove(0));
         }
-        let g: Vec<W> = (0..k).map(|j| prods[1][j] + prods[2][j]).collect();
-        g_sh.push(g);
-        e_sh.push(prods.swap_remove(0));
+        Targets { e, g }
     }
+}
+
+/// P0's or P1's side of one batch of `ops` triples with ids `first..first + ops`: the driver of
+/// the rounds below, and the only place of the primaries' preprocessing that does I/O.
+pub(crate) fn primary_batch<W: DuoWord>(
+    ctx: &mut Ctx<'_, W>,
+    side: Side,
+    first: u64,
+    ops: usize,
+) -> Result<Vec<Material<W>>, DuoramError> {
+    let st = Primary::setup(ctx, side, first, ops);
+    let peer = st.peer();
+
+    // Round 0: masked inputs between the primaries; P2's product shares to P1.
+    ctx.session.send_bytes(peer, &st.inputs_msg().buf)?;
+    let st = match side {
+        Side::Zero => st,
+        Side::One => st.with_dealt(ctx.session.recv_bytes(PartyId::P2)?)?,
+    };
+    let their = st.read_inputs(ctx.session.recv_bytes(peer)?)?;
+    let targets = st.bilinear(&their);
+    let (sh, roots, corr) = (st.sh, &st.roots, &st.corr);
+    let (h, levels, o, k) = (sh.h, sh.levels, sh.o, sh.k());
+    let dpfs = st.dpfs();
+    let p0 = side == Side::Zero;
+    let x_of = |d: usize, l: usize| st.and_input(d, l);
+    let (their_x, their_y) = (&their.x, &their.y);
+    let (e_sh, g_sh) = (&targets.e, &targets.g);
+    let sign = |w: W| st.sign(w);
 
     // App. C, levels: one exchange per level for all DPFs of the batch.
     // Each DPF's current level is kept *uncorrected* (children `H(s)`, `H(s) ⊕ s` of corrected
@@ -644,7 +761,6 @@ pub(crate) fn primary_batch<W: DuoWord>(
 
     // App. D (as an output correction): (OCW, OCW') = pm·(E − C, G − C'), one Beaver
     // scalar-times-vector product per DPF, then opened.
-    let sign = |w: W| if p0 { w } else { -w };
     let mut out = Out::new(first, dpfs * (1 + 2 * k) * W::BYTES);
     let mut xs = Vec::with_capacity(dpfs);
     let mut ys: Vec<Vec<W>> = Vec::with_capacity(dpfs);
