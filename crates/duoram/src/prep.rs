@@ -634,6 +634,107 @@ impl<W: DuoWord> Primary<W> {
         }
         Targets { e, g }
     }
+
+    /// Protocol 1, step 2, first part, P_b → P2: the tree of this party's half of its blind
+    /// DPF, the root and the correction words.
+    fn tree_msg(&self, tree: &Tree) -> Out {
+        let mut out = Out::new(self.first, tree_payload(self.ops, self.sh));
+        for op in 0..self.ops {
+            let d = op * DPFS + self.side.blind_dpf();
+            out.block(self.roots[d]);
+            for &cw in &tree.cws[d] {
+                out.block(cw);
+            }
+        }
+        out
+    }
+}
+
+/// The DPFs' tree levels during App. C, one exchange per level for all DPFs of the batch. Each
+/// DPF's current level is kept *uncorrected* (children `H(s)`, `H(s) ⊕ s` of corrected
+/// parents); the level's correction is applied while the next level is hashed, so every level
+/// is one pass over memory.
+struct Tree {
+    /// The current level, per DPF.
+    nodes: Vec<Vec<Block>>,
+    /// The buffer of the next level, per DPF.
+    next: Vec<Vec<Block>>,
+    /// The correction words learnt so far, per DPF.
+    cws: Vec<Vec<Block>>,
+}
+
+impl Tree {
+    /// The roots as level 0, in block buffers kept from earlier batches if possible.
+    fn new(roots: &[Block], levels: usize, spare: &mut Vec<Vec<Block>>) -> Tree {
+        let nodes = roots
+            .iter()
+            .map(|&r| {
+                let mut v = take_blocks(spare, 1 << levels);
+                v.push(r);
+                v
+            })
+            .collect();
+        let next = (0..roots.len())
+            .map(|_| take_blocks(spare, 1 << levels))
+            .collect();
+        let cws = vec![Vec::with_capacity(levels); roots.len()];
+        Tree { nodes, next, cws }
+    }
+
+    /// Level `l`, P_b → P_{1−b} (App. C, steps 1–2, with App. A's AND): expands every DPF one
+    /// level and returns this party's shares `A_b ⊕ z_b` of the correction words, kept and sent.
+    fn level_msg<W: DuoWord>(
+        &mut self,
+        st: &Primary<W>,
+        their: &PeerInputs<W>,
+        l: usize,
+    ) -> (Vec<Block>, Out) {
+        let (dpfs, levels) = (st.dpfs(), st.sh.levels);
+        let mut mine = Vec::with_capacity(dpfs);
+        let mut out = Out::new(st.first, dpfs * 16);
+        for d in 0..dpfs {
+            let pending = if l == 0 {
+                None
+            } else {
+                Some(self.cws[d][l - 1])
+            };
+            let a = expand_raw(&mut self.nodes[d], pending, &mut self.next[d]);
+            std::mem::swap(&mut self.nodes[d], &mut self.next[d]);
+            // App. A: z_b = x_b·(y_b ⊕ (y_{1−b} ⊕ Y_{1−b})) ⊕ Y_b·(x_{1−b} ⊕ X_{1−b}) ⊕ Z_b.
+            let i = d * levels + l;
+            let z = (mask(st.and_input(d, l)) & (st.roots[d] ^ their.y[d]))
+                ^ (mask(their.x[i]) & st.corr.y[d])
+                ^ st.corr.z[i];
+            mine.push(a ^ z);
+            out.block(a ^ z);
+        }
+        (mine, out)
+    }
+
+    /// Level `l`, P_{1−b} → P_b (App. C, step 3): the other primary's shares; `CW` is the XOR
+    /// of both.
+    fn level_cws<W: DuoWord>(
+        &mut self,
+        st: &Primary<W>,
+        mine: Vec<Block>,
+        bytes: Vec<u8>,
+    ) -> Result<(), DuoramError> {
+        let what = "a level's correction-word share (Duoram App. C, step 3)";
+        let mut m = In::open(bytes, st.peer(), what, mine.len() * 16, st.first)?;
+        for (cws, a) in self.cws.iter_mut().zip(mine) {
+            cws.push(a ^ m.block());
+        }
+        Ok(())
+    }
+
+    /// The last level's correction, applied to the output nodes.
+    fn finish(&mut self) {
+        for (nodes, cws) in self.nodes.iter_mut().zip(&self.cws) {
+            if let Some(&cw) = cws.last() {
+                correct_pairs(nodes, cw);
+            }
+        }
+    }
 }
 
 /// P0's or P1's side of one batch of `ops` triples with ids `first..first + ops`: the driver of
@@ -655,72 +756,31 @@ pub(crate) fn primary_batch<W: DuoWord>(
     };
     let their = st.read_inputs(ctx.session.recv_bytes(peer)?)?;
     let targets = st.bilinear(&their);
-    let (sh, roots, corr) = (st.sh, &st.roots, &st.corr);
-    let (h, levels, o, k) = (sh.h, sh.levels, sh.o, sh.k());
+    let (sh, corr) = (st.sh, &st.corr);
+    let (h, o, k) = (sh.h, sh.o, sh.k());
     let dpfs = st.dpfs();
     let p0 = side == Side::Zero;
-    let x_of = |d: usize, l: usize| st.and_input(d, l);
-    let (their_x, their_y) = (&their.x, &their.y);
     let (e_sh, g_sh) = (&targets.e, &targets.g);
     let sign = |w: W| st.sign(w);
 
     // App. C, levels: one exchange per level for all DPFs of the batch.
-    // Each DPF's current level is kept *uncorrected* (children `H(s)`, `H(s) ⊕ s` of corrected
-    // parents); the level's correction is applied while the next level is hashed, so every level
-    // is one pass over memory.
-    let mut nodes: Vec<Vec<Block>> = roots
-        .iter()
-        .map(|&r| {
-            let mut v = take_blocks(ctx.blocks, 1 << levels);
-            v.push(r);
-            v
-        })
-        .collect();
-    let mut next: Vec<Vec<Block>> = (0..dpfs)
-        .map(|_| take_blocks(ctx.blocks, 1 << levels))
-        .collect();
-    let mut cws: Vec<Vec<Block>> = vec![Vec::with_capacity(levels); dpfs];
-    for l in 0..levels {
-        let mut mine = Vec::with_capacity(dpfs);
-        let mut out = Out::new(first, dpfs * 16);
-        for d in 0..dpfs {
-            let pending = if l == 0 { None } else { Some(cws[d][l - 1]) };
-            let a = expand_raw(&mut nodes[d], pending, &mut next[d]);
-            std::mem::swap(&mut nodes[d], &mut next[d]);
-            // App. A: z_b = x_b·(y_b ⊕ (y_{1−b} ⊕ Y_{1−b})) ⊕ Y_b·(x_{1−b} ⊕ X_{1−b}) ⊕ Z_b.
-            let i = d * levels + l;
-            let z = (mask(x_of(d, l)) & (roots[d] ^ their_y[d]))
-                ^ (mask(their_x[i]) & corr.y[d])
-                ^ corr.z[i];
-            mine.push(a ^ z);
-            out.block(a ^ z);
-        }
+    let mut tree = Tree::new(&st.roots, st.sh.levels, ctx.blocks);
+    for l in 0..st.sh.levels {
+        let (mine, out) = tree.level_msg(&st, &their, l);
         ctx.session.send_bytes(peer, &out.buf)?;
-        let bytes = ctx.session.recv_bytes(peer)?;
-        let what = "a level's correction-word share (Duoram App. C, step 3)";
-        let mut m = In::open(bytes, peer, what, dpfs * 16, first)?;
-        for d in 0..dpfs {
-            cws[d].push(mine[d] ^ m.block());
-        }
+        tree.level_cws(&st, mine, ctx.session.recv_bytes(peer)?)?;
     }
-    // The last level's correction, applied to the output nodes.
-    if levels > 0 {
-        for d in 0..dpfs {
-            correct_pairs(&mut nodes[d], cws[d][levels - 1]);
-        }
-    }
+    tree.finish();
 
     // Protocol 1, step 2, first part: the tree of this party's half of its blind DPF to P2,
     // which expands it while the primaries run the output stage.
-    let mut out = Out::new(first, tree_payload(ops, sh));
-    for op in 0..ops {
-        let d = op * DPFS + side.blind_dpf();
-        out.block(roots[d]);
-        for &cw in &cws[d] {
-            out.block(cw);
-        }
-    }
-    ctx.session.send_bytes(PartyId::P2, &out.buf)?;
+    ctx.session
+        .send_bytes(PartyId::P2, &st.tree_msg(&tree).buf)?;
+    let Tree {
+        mut nodes,
+        mut next,
+        ..
+    } = tree;
 
     // §4.1.1: the output stage's raw words and flags.
     let n = 1usize << h;
