@@ -167,6 +167,21 @@ fn inputs_payload<W: DuoWord>(dpfs: usize, s: Shape) -> usize {
     dpfs * (s.levels + 16 + BILINEAR * s.k() * W::BYTES)
 }
 
+/// A level's correction-word shares: one block per DPF.
+fn level_payload(dpfs: usize) -> usize {
+    dpfs * 16
+}
+
+/// The Beaver openings of the output corrections: `1 + 2K` words per DPF.
+fn openings_payload<W: DuoWord>(dpfs: usize, s: Shape) -> usize {
+    dpfs * (1 + 2 * s.k()) * W::BYTES
+}
+
+/// The shares of the output corrections: `2K` words per DPF.
+fn shares_payload<W: DuoWord>(dpfs: usize, s: Shape) -> usize {
+    dpfs * 2 * s.k() * W::BYTES
+}
+
 /// The largest payload of any preprocessing message of a batch of `ops` operations on a
 /// domain of `2^h` leaves.
 pub(crate) fn max_payload<W: DuoWord>(h: usize, ops: usize) -> usize {
@@ -175,9 +190,10 @@ pub(crate) fn max_payload<W: DuoWord>(h: usize, ops: usize) -> usize {
     [
         dealer_payload::<W>(dpfs, s),
         inputs_payload::<W>(dpfs, s),
-        dpfs * 16,
+        level_payload(dpfs),
         tree_payload(ops, s),
-        dpfs * (1 + 2 * s.k()) * W::BYTES,
+        openings_payload::<W>(dpfs, s),
+        shares_payload::<W>(dpfs, s),
         ocw_payload::<W>(ops, s),
     ]
     .into_iter()
@@ -425,6 +441,58 @@ fn take_vec<W: DuoWord>(spare: &mut Vec<Vec<W>>, n: usize) -> Vec<W> {
     }
 }
 
+/// P0's or P1's side of one batch of `ops` triples with ids `first..first + ops`: the driver of
+/// the rounds below, and the only place of the primaries' preprocessing that does I/O.
+pub(crate) fn primary_batch<W: DuoWord>(
+    ctx: &mut Ctx<'_, W>,
+    side: Side,
+    first: u64,
+    ops: usize,
+) -> Result<Vec<Material<W>>, DuoramError> {
+    let st = Primary::setup(ctx, side, first, ops);
+    let peer = st.peer();
+
+    // Round 0: masked inputs between the primaries; P2's product shares to P1.
+    ctx.session.send_bytes(peer, &st.inputs_msg().buf)?;
+    let st = match side {
+        Side::Zero => st,
+        Side::One => st.with_dealt(ctx.session.recv_bytes(PartyId::P2)?)?,
+    };
+    let their = st.read_inputs(ctx.session.recv_bytes(peer)?)?;
+    let targets = st.bilinear(&their);
+
+    // App. C, levels: one exchange per level for all DPFs of the batch.
+    let mut tree = Tree::new(&st.roots, st.sh.levels, ctx.blocks);
+    for l in 0..st.sh.levels {
+        let (mine, out) = tree.level_msg(&st, &their, l);
+        ctx.session.send_bytes(peer, &out.buf)?;
+        tree.level_cws(&st, mine, ctx.session.recv_bytes(peer)?)?;
+    }
+    tree.finish();
+
+    // Protocol 1, step 2, first part: the tree of this party's half of its blind DPF to P2,
+    // which expands it while the primaries run the output stage.
+    let out = st.tree_msg(&tree);
+    ctx.session.send_bytes(PartyId::P2, &out.buf)?;
+
+    // §4.1.1: the output stage's raw words and flags.
+    let raws = tree.outputs(st.sh, ctx.spare, ctx.blocks);
+
+    // App. D (as an output correction): two exchanges between the primaries.
+    let (beaver, out) = st.openings_msg(&targets, &raws);
+    ctx.session.send_bytes(peer, &out.buf)?;
+    let (prods, out) = st.shares_msg(beaver, ctx.session.recv_bytes(peer)?)?;
+    ctx.session.send_bytes(peer, &out.buf)?;
+    let ocws = st.corrections(prods, ctx.session.recv_bytes(peer)?)?;
+
+    // Protocol 1, step 2, second part: the output corrections of that half.
+    let out = st.ocw_msg(&ocws);
+    ctx.session.send_bytes(PartyId::P2, &out.buf)?;
+
+    // App. D, step 7 / §4.1.1: the final words, F_b and ri_b.
+    st.materials(raws, ocws)
+}
+
 /// A primary's batch after the App. C setup: its random choices and its dealer correlations,
 /// which every later round reads.
 struct Primary<W> {
@@ -648,6 +716,129 @@ impl<W: DuoWord> Primary<W> {
         }
         out
     }
+
+    /// App. D (as an output correction), P_b → P_{1−b}: (OCW, OCW') = pm·(E − C, G − C'), one
+    /// Beaver scalar-times-vector product per DPF; this party's inputs, kept, and their
+    /// openings `x_b − α_b`, `y_b − β_b`, sent.
+    fn openings_msg(&self, targets: &Targets<W>, raws: &[Raw<W>]) -> (Beaver<W>, Out) {
+        let (dpfs, k) = (self.dpfs(), self.sh.k());
+        let corr = &self.corr;
+        let mut out = Out::new(self.first, openings_payload::<W>(dpfs, self.sh));
+        let mut xs = Vec::with_capacity(dpfs);
+        let mut ys: Vec<Vec<W>> = Vec::with_capacity(dpfs);
+        for (d, raw) in raws.iter().enumerate() {
+            let sums = &raw.sums;
+            let x = self.sign(W::from_u64(sums.flagged));
+            let mut y = Vec::with_capacity(2 * k);
+            for j in 0..k {
+                y.push(targets.e[d][j] - self.sign(sums.a[j]));
+            }
+            for j in 0..k {
+                y.push(targets.g[d][j] - self.sign(sums.v[j]));
+            }
+            out.word(x - corr.alpha[d]);
+            for (i, &yi) in y.iter().enumerate() {
+                out.word(yi - corr.beta[d * 2 * k + i]);
+            }
+            xs.push(x);
+            ys.push(y);
+        }
+        (Beaver { xs, ys }, out)
+    }
+
+    /// App. D, step 5, P_{1−b} → P_b, and step 6, P_b → P_{1−b}: with the other primary's
+    /// openings, `d = x − α` and `e = y − β` are public; this party's product shares
+    /// `γ_b + d·β_b + e·α_b` (plus `d·e` at P0), kept and sent.
+    fn shares_msg(&self, b: Beaver<W>, bytes: Vec<u8>) -> Result<(Vec<Vec<W>>, Out), DuoramError> {
+        let (dpfs, k) = (self.dpfs(), self.sh.k());
+        let corr = &self.corr;
+        let what = "the Beaver openings of the output corrections (Duoram App. D, step 5)";
+        let payload = openings_payload::<W>(dpfs, self.sh);
+        let mut m = In::open(bytes, self.peer(), what, payload, self.first)?;
+        let mut prods: Vec<Vec<W>> = Vec::with_capacity(dpfs);
+        let mut out = Out::new(self.first, shares_payload::<W>(dpfs, self.sh));
+        for (d, (x, y)) in b.xs.into_iter().zip(b.ys).enumerate() {
+            let dd = x - corr.alpha[d] + m.word()?;
+            let mut z = Vec::with_capacity(2 * k);
+            for (i, yi) in y.into_iter().enumerate() {
+                let beta = corr.beta[d * 2 * k + i];
+                let ee = yi - beta + m.word()?;
+                let mut zi = corr.gamma[d * 2 * k + i] + dd * beta + ee * corr.alpha[d];
+                if self.side == Side::Zero {
+                    zi += dd * ee;
+                }
+                out.word(zi);
+                z.push(zi);
+            }
+            prods.push(z);
+        }
+        Ok((prods, out))
+    }
+
+    /// App. D, step 6, P_{1−b} → P_b: the other primary's product shares; the sums are the
+    /// public output corrections, `2K` words per DPF.
+    fn corrections(&self, prods: Vec<Vec<W>>, bytes: Vec<u8>) -> Result<Vec<Vec<W>>, DuoramError> {
+        let what = "the output correction shares (Duoram App. D, step 6)";
+        let payload = shares_payload::<W>(self.dpfs(), self.sh);
+        let mut m = In::open(bytes, self.peer(), what, payload, self.first)?;
+        let mut ocws = prods;
+        for zi in ocws.iter_mut().flatten() {
+            *zi += m.word()?;
+        }
+        Ok(ocws)
+    }
+
+    /// Protocol 1, step 2, second part, P_b → P2: the output corrections of this party's half
+    /// of its blind DPF.
+    fn ocw_msg(&self, ocws: &[Vec<W>]) -> Out {
+        let mut out = Out::new(self.first, ocw_payload::<W>(self.ops, self.sh));
+        for op in 0..self.ops {
+            for &w in &ocws[op * DPFS + self.side.blind_dpf()] {
+                out.word(w);
+            }
+        }
+        out
+    }
+
+    /// App. D, step 7 / §4.1.1: the final words (decoded on use), F_b = −Σ v_b, and ri_b.
+    fn materials(
+        &self,
+        raws: Vec<Raw<W>>,
+        ocws: Vec<Vec<W>>,
+    ) -> Result<Vec<Material<W>>, DuoramError> {
+        let o = self.sh.o;
+        let mut materials = Vec::with_capacity(self.ops);
+        let mut it = raws.into_iter().zip(ocws);
+        for op in 0..self.ops {
+            let mut dpf: [Option<Half<W>>; 3] = [None, None, None];
+            let mut f = [W::ZERO; 3];
+            let mut ri = W::ZERO;
+            for (kk, slot) in dpf.iter_mut().enumerate() {
+                let Some((raw, ocw)) = it.next() else {
+                    return Err(DuoramError::Local("a DPF half went missing"));
+                };
+                // F_b^(1) is never used (decision 6 of the crate documentation): zero.
+                if kk > 0 {
+                    f[kk] = -self.sign(raw.sums.v_total(o, &ocw));
+                }
+                if kk == 0 {
+                    ri = self.sign(raw.sums.point(o, &ocw));
+                }
+                let negate = self.side == Side::One;
+                *slot = Some(Half::new(raw.t, raw.v, raw.flags, o, &ocw, negate));
+            }
+            let [Some(d1), Some(d2), Some(d3)] = dpf else {
+                return Err(DuoramError::Local("a DPF half went missing"));
+            };
+            materials.push(Material::Primary {
+                id: self.first + op as u64,
+                ri,
+                dpf: [d1, d2, d3],
+                f,
+            });
+        }
+        Ok(materials)
+    }
 }
 
 /// The DPFs' tree levels during App. C, one exchange per level for all DPFs of the batch. Each
@@ -691,7 +882,7 @@ impl Tree {
     ) -> (Vec<Block>, Out) {
         let (dpfs, levels) = (st.dpfs(), st.sh.levels);
         let mut mine = Vec::with_capacity(dpfs);
-        let mut out = Out::new(st.first, dpfs * 16);
+        let mut out = Out::new(st.first, level_payload(dpfs));
         for d in 0..dpfs {
             let pending = if l == 0 {
                 None
@@ -720,7 +911,8 @@ impl Tree {
         bytes: Vec<u8>,
     ) -> Result<(), DuoramError> {
         let what = "a level's correction-word share (Duoram App. C, step 3)";
-        let mut m = In::open(bytes, st.peer(), what, mine.len() * 16, st.first)?;
+        let payload = level_payload(mine.len());
+        let mut m = In::open(bytes, st.peer(), what, payload, st.first)?;
         for (cws, a) in self.cws.iter_mut().zip(mine) {
             cws.push(a ^ m.block());
         }
@@ -735,185 +927,66 @@ impl Tree {
             }
         }
     }
+
+    /// §4.1.1: the output stage's raw words and flags, per DPF, into vectors of length `2^h`
+    /// (spare ones if possible); the block buffers are kept for the next batch.
+    fn outputs<W: DuoWord>(
+        self,
+        sh: Shape,
+        spare: &mut Vec<Vec<W>>,
+        blocks: &mut Vec<Vec<Block>>,
+    ) -> Vec<Raw<W>> {
+        let n = 1usize << sh.h;
+        let mut raws = Vec::with_capacity(self.nodes.len());
+        for (d, out_nodes) in self.nodes.into_iter().enumerate() {
+            // DPF #1 only serves READs (t^(1)) and ri (Σ x·a[x]); DPFs #2 and #3 also UPDATEs (v).
+            let first_of_triple = d % DPFS == 0;
+            let mut t = take_vec(spare, n);
+            let mut v = if first_of_triple {
+                Vec::new()
+            } else {
+                take_vec(spare, n)
+            };
+            let mut flags = vec![0u8; out_nodes.len()];
+            let mut sums = Sums::new();
+            convert_outputs(
+                sh.o,
+                Conv {
+                    nodes: &out_nodes,
+                    first_node: 0,
+                    with_index: first_of_triple,
+                    a: &mut t,
+                    v: (!first_of_triple).then_some(&mut v[..]),
+                    flags: &mut flags,
+                    sums: &mut sums,
+                },
+            );
+            raws.push(Raw { t, v, flags, sums });
+            give_blocks(blocks, out_nodes);
+        }
+        for b in self.next {
+            give_blocks(blocks, b);
+        }
+        raws
+    }
 }
 
-/// P0's or P1's side of one batch of `ops` triples with ids `first..first + ops`: the driver of
-/// the rounds below, and the only place of the primaries' preprocessing that does I/O.
-pub(crate) fn primary_batch<W: DuoWord>(
-    ctx: &mut Ctx<'_, W>,
-    side: Side,
-    first: u64,
-    ops: usize,
-) -> Result<Vec<Material<W>>, DuoramError> {
-    let st = Primary::setup(ctx, side, first, ops);
-    let peer = st.peer();
+/// One DPF half after the output stage, before its output corrections.
+struct Raw<W> {
+    /// The raw flag words, `2^h`.
+    t: Vec<W>,
+    /// The raw value words, `2^h` (empty for DPF #1).
+    v: Vec<W>,
+    /// One flag per output node.
+    flags: Vec<u8>,
+    sums: Sums<W>,
+}
 
-    // Round 0: masked inputs between the primaries; P2's product shares to P1.
-    ctx.session.send_bytes(peer, &st.inputs_msg().buf)?;
-    let st = match side {
-        Side::Zero => st,
-        Side::One => st.with_dealt(ctx.session.recv_bytes(PartyId::P2)?)?,
-    };
-    let their = st.read_inputs(ctx.session.recv_bytes(peer)?)?;
-    let targets = st.bilinear(&their);
-    let (sh, corr) = (st.sh, &st.corr);
-    let (h, o, k) = (sh.h, sh.o, sh.k());
-    let dpfs = st.dpfs();
-    let p0 = side == Side::Zero;
-    let (e_sh, g_sh) = (&targets.e, &targets.g);
-    let sign = |w: W| st.sign(w);
-
-    // App. C, levels: one exchange per level for all DPFs of the batch.
-    let mut tree = Tree::new(&st.roots, st.sh.levels, ctx.blocks);
-    for l in 0..st.sh.levels {
-        let (mine, out) = tree.level_msg(&st, &their, l);
-        ctx.session.send_bytes(peer, &out.buf)?;
-        tree.level_cws(&st, mine, ctx.session.recv_bytes(peer)?)?;
-    }
-    tree.finish();
-
-    // Protocol 1, step 2, first part: the tree of this party's half of its blind DPF to P2,
-    // which expands it while the primaries run the output stage.
-    ctx.session
-        .send_bytes(PartyId::P2, &st.tree_msg(&tree).buf)?;
-    let Tree {
-        mut nodes,
-        mut next,
-        ..
-    } = tree;
-
-    // §4.1.1: the output stage's raw words and flags.
-    let n = 1usize << h;
-    let mut raws: Vec<(Vec<W>, Vec<W>)> = Vec::with_capacity(dpfs);
-    let mut flags: Vec<Vec<u8>> = Vec::with_capacity(dpfs);
-    let mut sums: Vec<Sums<W>> = Vec::with_capacity(dpfs);
-    for (d, out_nodes) in nodes.drain(..).enumerate() {
-        // DPF #1 only serves READs (t^(1)) and ri (Σ x·a[x]); DPFs #2 and #3 also UPDATEs (v).
-        let first_of_triple = d % DPFS == 0;
-        let mut t = take_vec(ctx.spare, n);
-        let mut v = if first_of_triple {
-            Vec::new()
-        } else {
-            take_vec(ctx.spare, n)
-        };
-        let mut f = vec![0u8; out_nodes.len()];
-        let mut s = Sums::new();
-        convert_outputs(
-            o,
-            Conv {
-                nodes: &out_nodes,
-                first_node: 0,
-                with_index: first_of_triple,
-                a: &mut t,
-                v: (!first_of_triple).then_some(&mut v[..]),
-                flags: &mut f,
-                sums: &mut s,
-            },
-        );
-        raws.push((t, v));
-        flags.push(f);
-        sums.push(s);
-        give_blocks(ctx.blocks, out_nodes);
-    }
-    for b in next.drain(..) {
-        give_blocks(ctx.blocks, b);
-    }
-
-    // App. D (as an output correction): (OCW, OCW') = pm·(E − C, G − C'), one Beaver
-    // scalar-times-vector product per DPF, then opened.
-    let mut out = Out::new(first, dpfs * (1 + 2 * k) * W::BYTES);
-    let mut xs = Vec::with_capacity(dpfs);
-    let mut ys: Vec<Vec<W>> = Vec::with_capacity(dpfs);
-    for d in 0..dpfs {
-        let x = sign(W::from_u64(sums[d].flagged));
-        let mut y = Vec::with_capacity(2 * k);
-        for j in 0..k {
-            y.push(e_sh[d][j] - sign(sums[d].a[j]));
-        }
-        for j in 0..k {
-            y.push(g_sh[d][j] - sign(sums[d].v[j]));
-        }
-        out.word(x - corr.alpha[d]);
-        for (i, &yi) in y.iter().enumerate() {
-            out.word(yi - corr.beta[d * 2 * k + i]);
-        }
-        xs.push(x);
-        ys.push(y);
-    }
-    ctx.session.send_bytes(peer, &out.buf)?;
-    let bytes = ctx.session.recv_bytes(peer)?;
-    let what = "the Beaver openings of the output corrections (Duoram App. D, step 5)";
-    let mut m = In::open(bytes, peer, what, dpfs * (1 + 2 * k) * W::BYTES, first)?;
-    let mut prods: Vec<Vec<W>> = Vec::with_capacity(dpfs);
-    let mut out = Out::new(first, dpfs * 2 * k * W::BYTES);
-    for d in 0..dpfs {
-        let dd = xs[d] - corr.alpha[d] + m.word()?;
-        let mut z = Vec::with_capacity(2 * k);
-        for i in 0..2 * k {
-            let b = corr.beta[d * 2 * k + i];
-            let ee = ys[d][i] - b + m.word()?;
-            let mut zi = corr.gamma[d * 2 * k + i] + dd * b + ee * corr.alpha[d];
-            if p0 {
-                zi += dd * ee;
-            }
-            out.word(zi);
-            z.push(zi);
-        }
-        prods.push(z);
-    }
-    ctx.session.send_bytes(peer, &out.buf)?;
-    let bytes = ctx.session.recv_bytes(peer)?;
-    let what = "the output correction shares (Duoram App. D, step 6)";
-    let mut m = In::open(bytes, peer, what, dpfs * 2 * k * W::BYTES, first)?;
-    let mut ocws: Vec<Vec<W>> = Vec::with_capacity(dpfs);
-    for z in prods {
-        let mut ocw = Vec::with_capacity(2 * k);
-        for zi in z {
-            ocw.push(zi + m.word()?);
-        }
-        ocws.push(ocw);
-    }
-
-    // Protocol 1, step 2, second part: the output corrections of that half.
-    let mut out = Out::new(first, ocw_payload::<W>(ops, sh));
-    for op in 0..ops {
-        for &w in &ocws[op * DPFS + side.blind_dpf()] {
-            out.word(w);
-        }
-    }
-    ctx.session.send_bytes(PartyId::P2, &out.buf)?;
-
-    // App. D, step 7 / §4.1.1: the final words (decoded on use), F_b = −Σ v_b, and ri_b.
-    let mut materials = Vec::with_capacity(ops);
-    let mut it = raws.into_iter().zip(flags).zip(sums).zip(ocws);
-    for op in 0..ops {
-        let mut dpf: [Option<Half<W>>; 3] = [None, None, None];
-        let mut f = [W::ZERO; 3];
-        let mut ri = W::ZERO;
-        for (kk, slot) in dpf.iter_mut().enumerate() {
-            let Some(((((t, v), fl), sm), ocw)) = it.next() else {
-                return Err(DuoramError::Local("a DPF half went missing"));
-            };
-            // F_b^(1) is never used (decision 6 of the crate documentation): zero.
-            if kk > 0 {
-                f[kk] = -sign(sm.v_total(o, &ocw));
-            }
-            if kk == 0 {
-                ri = sign(sm.point(o, &ocw));
-            }
-            *slot = Some(Half::new(t, v, fl, o, &ocw, !p0));
-        }
-        let [Some(d1), Some(d2), Some(d3)] = dpf else {
-            return Err(DuoramError::Local("a DPF half went missing"));
-        };
-        materials.push(Material::Primary {
-            id: first + op as u64,
-            ri,
-            dpf: [d1, d2, d3],
-            f,
-        });
-    }
-    Ok(materials)
+/// A primary's inputs to the Beaver products of App. D: `x_b = ±#flagged` per DPF and
+/// `y_b = (E − C, G − C')_b`, 2K words per DPF.
+struct Beaver<W> {
+    xs: Vec<W>,
+    ys: Vec<Vec<W>>,
 }
 
 /// P2's halves of a batch after the output stage's first pass, waiting for their output
