@@ -269,67 +269,8 @@ impl BenchOutcome {
 
     /// A JSON object with the configuration, per-operation figures and per-party details.
     pub fn to_json(&self) -> String {
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        let comm = |c: &Comm| {
-            format!(
-                "{{\"bytes\":{},\"overhead\":{},\"messages\":{},\"rounds\":{}}}",
-                c.bytes, c.overhead, c.messages, c.rounds
-            )
-        };
-        let per_kind: Vec<String> = Kind::ALL
-            .iter()
-            .map(
-                |&k| match (self.online_per_op(k), self.online_comm_per_op(k)) {
-                    (Some(t), Some((b, m, r))) => format!(
-                        "\"{}\":{{\"count\":{},\"ms_per_op\":{:.4},\"bytes_per_op\":{:.1},\
-                     \"messages_per_op\":{:.2},\"rounds_per_op\":{:.2}}}",
-                        k.phase(),
-                        self.parties.first().map_or(0, |p| p.counts[k.index()]),
-                        ms(t),
-                        b,
-                        m,
-                        r
-                    ),
-                    _ => format!("\"{}\":null", k.phase()),
-                },
-            )
-            .collect();
-        let parties: Vec<String> = self
-            .parties
-            .iter()
-            .map(|p| {
-                let online: Vec<String> = Kind::ALL
-                    .iter()
-                    .map(|&k| {
-                        format!(
-                            "\"{}\":{{\"ms\":{:.3},\"count\":{},\"comm\":{}}}",
-                            k.phase(),
-                            ms(p.online[k.index()]),
-                            p.counts[k.index()],
-                            comm(&p.online_comm[k.index()])
-                        )
-                    })
-                    .collect();
-                format!(
-                    "{{\"party\":{},\"setup_ms\":{:.3},\"preprocessing_ms\":{:.3},\
-                     \"preprocessing_cpu_ms\":{:.3},\"online_cpu_ms\":[{:.3},{:.3},{:.3}],\
-                     \"init_ms\":{:.3},\"online\":{{{}}},\"preprocessing\":{},\"init\":{},\
-                     \"setup\":{}}}",
-                    p.party.index(),
-                    ms(p.setup),
-                    ms(p.preprocessing),
-                    ms(p.preprocessing_cpu),
-                    ms(p.online_cpu[0]),
-                    ms(p.online_cpu[1]),
-                    ms(p.online_cpu[2]),
-                    ms(p.init),
-                    online.join(","),
-                    comm(&p.preprocessing_comm),
-                    comm(&p.init_comm),
-                    comm(&p.setup_comm)
-                )
-            })
-            .collect();
+        let per_kind: Vec<String> = Kind::ALL.iter().map(|&k| self.kind_json(k)).collect();
+        let parties: Vec<String> = self.parties.iter().map(PartyReport::to_json).collect();
         let c = &self.config;
         let prep_rounds = self
             .parties
@@ -359,6 +300,72 @@ impl BenchOutcome {
             parties.join(",")
         )
     }
+
+    /// The JSON member of the per-operation figures of `kind` (`null` if none ran).
+    fn kind_json(&self, k: Kind) -> String {
+        match (self.online_per_op(k), self.online_comm_per_op(k)) {
+            (Some(t), Some((b, m, r))) => format!(
+                "\"{}\":{{\"count\":{},\"ms_per_op\":{:.4},\"bytes_per_op\":{:.1},\
+                 \"messages_per_op\":{:.2},\"rounds_per_op\":{:.2}}}",
+                k.phase(),
+                self.parties.first().map_or(0, |p| p.counts[k.index()]),
+                ms(t),
+                b,
+                m,
+                r
+            ),
+            _ => format!("\"{}\":null", k.phase()),
+        }
+    }
+}
+
+impl PartyReport {
+    /// A JSON object with this party's times and communication.
+    fn to_json(&self) -> String {
+        let online: Vec<String> = Kind::ALL
+            .iter()
+            .map(|&k| {
+                format!(
+                    "\"{}\":{{\"ms\":{:.3},\"count\":{},\"comm\":{}}}",
+                    k.phase(),
+                    ms(self.online[k.index()]),
+                    self.counts[k.index()],
+                    comm_json(&self.online_comm[k.index()])
+                )
+            })
+            .collect();
+        format!(
+            "{{\"party\":{},\"setup_ms\":{:.3},\"preprocessing_ms\":{:.3},\
+             \"preprocessing_cpu_ms\":{:.3},\"online_cpu_ms\":[{:.3},{:.3},{:.3}],\
+             \"init_ms\":{:.3},\"online\":{{{}}},\"preprocessing\":{},\"init\":{},\
+             \"setup\":{}}}",
+            self.party.index(),
+            ms(self.setup),
+            ms(self.preprocessing),
+            ms(self.preprocessing_cpu),
+            ms(self.online_cpu[0]),
+            ms(self.online_cpu[1]),
+            ms(self.online_cpu[2]),
+            ms(self.init),
+            online.join(","),
+            comm_json(&self.preprocessing_comm),
+            comm_json(&self.init_comm),
+            comm_json(&self.setup_comm)
+        )
+    }
+}
+
+/// Milliseconds, for the JSON reports.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A JSON object with the figures of `c`.
+fn comm_json(c: &Comm) -> String {
+    format!(
+        "{{\"bytes\":{},\"overhead\":{},\"messages\":{},\"rounds\":{}}}",
+        c.bytes, c.overhead, c.messages, c.rounds
+    )
 }
 
 /// What the reports say of the input shares (the parties' own randomness is
