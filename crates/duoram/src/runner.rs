@@ -404,24 +404,16 @@ fn workload(cfg: &BenchConfig) -> Workload {
     Workload { memory, ops }
 }
 
-/// Runs this party's side of the benchmark `cfg` on `session` (three connected parties, each
-/// calling this with the same `cfg`).
-///
-/// # Errors
-/// A peer fault; [`DuoramError::VerificationFailed`] if `cfg.verify` and a result differs
-/// from the plaintext mirror.
-pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport, DuoramError> {
-    let me = session.me();
-    let i = me.index();
-    let w = workload(cfg);
-    // The dealer's sharing: every party draws all three shares and keeps its own.
-    let mut rng = dealer(cfg.seed, 1);
-    let memory: Vec<Additive<Z64>> = w
+/// This party's shares from the synthetic dealer: of the memory, and of each operation's
+/// address and value. The dealer draws all three shares of every word and keeps party `i`'s.
+fn deal(w: &Workload, seed: u64, i: usize) -> (Vec<Additive<Z64>>, Vec<OpShares>) {
+    let mut rng = dealer(seed, 1);
+    let memory = w
         .memory
         .iter()
         .map(|&x| deal_additive(x, &mut rng)[i])
         .collect();
-    let shares: Vec<(Additive<Z64>, Additive<Z64>)> = w
+    let shares = w
         .ops
         .iter()
         .map(|&(_, addr, value)| {
@@ -431,12 +423,17 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
             )
         })
         .collect();
+    (memory, shares)
+}
 
-    session.set_phase("setup");
-    let t = Instant::now();
+/// The shares of an operation's address and value.
+type OpShares = (Additive<Z64>, Additive<Z64>);
+
+/// Sets Duoram up on `session` (phase `setup`), with no frame allowed beyond the protocol's
+/// largest message (or the verification's opening of the outputs and the memory).
+fn setup_duoram(session: Session, cfg: &BenchConfig) -> Result<Duoram<Z64>, DuoramError> {
+    let me = session.me();
     let mut o = Duoram::<Z64>::setup(session, cfg.n, cfg.entropy.party_seed(me, "duoram"))?;
-    // No frame beyond the protocol's largest message (or the verification's opening of the
-    // outputs and the memory).
     let opening = if cfg.verify {
         (cfg.ops + cfg.n) * <Z64 as doram_field::Group>::BYTES
     } else {
@@ -445,42 +442,45 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
     let limit = Duoram::<Z64>::max_message_bytes(cfg.n).max(opening);
     o.session_mut()
         .limit_frame_bytes(u32::try_from(limit).unwrap_or(u32::MAX));
-    let setup = t.elapsed();
-    let mut preprocessing = Duration::ZERO;
-    let mut preprocessing_cpu = Duration::ZERO;
-    let mut online = [Duration::ZERO; 3];
-    let mut online_cpu = [Duration::ZERO; 3];
-    let mut counts = [0usize; 3];
-    let cpu = || thread_cpu_time().unwrap_or_default();
-    let mut prep = |o: &mut Duoram<Z64>, k: usize| -> Result<(), DuoramError> {
+    Ok(o)
+}
+
+/// The CPU time this thread has used so far, zero where not available.
+fn cpu() -> Duration {
+    thread_cpu_time().unwrap_or_default()
+}
+
+/// The times of the preprocessing and of the operations, summed over a run.
+#[derive(Default)]
+struct Clocks {
+    preprocessing: Duration,
+    preprocessing_cpu: Duration,
+    online: [Duration; 3],
+    online_cpu: [Duration; 3],
+    counts: [usize; 3],
+}
+
+impl Clocks {
+    /// Preprocesses `k` operations (phase `preprocess`), timed.
+    fn preprocess(&mut self, o: &mut Duoram<Z64>, k: usize) -> Result<(), DuoramError> {
         o.session_mut().set_phase("preprocess");
         // The CPU clock is read outside the timed interval.
         let c = cpu();
         let t = Instant::now();
         o.preprocess(k)?;
-        preprocessing += t.elapsed();
-        preprocessing_cpu += cpu().saturating_sub(c);
+        self.preprocessing += t.elapsed();
+        self.preprocessing_cpu += cpu().saturating_sub(c);
         Ok(())
-    };
-    o.session_mut().set_phase("init");
-    let t = Instant::now();
-    o.init(&memory)?;
-    let init = t.elapsed();
-    drop(memory);
-    let chunk = if cfg.chunk == 0 {
-        cfg.ops.max(1)
-    } else {
-        cfg.chunk
-    };
-    let mut outputs = Vec::with_capacity(if cfg.verify { cfg.ops } else { 0 });
-    for (j, (&(kind, _, _), &(addr, value))) in w.ops.iter().zip(&shares).enumerate() {
-        if cfg.preprocess_first {
-            if j % chunk == 0 {
-                prep(&mut o, chunk.min(cfg.ops - j))?;
-            }
-        } else {
-            prep(&mut o, 1)?;
-        }
+    }
+
+    /// Runs one operation of `kind` (phase: the kind), timed; its output share (zero for an
+    /// UPDATE).
+    fn operate(
+        &mut self,
+        o: &mut Duoram<Z64>,
+        kind: Kind,
+        (addr, value): OpShares,
+    ) -> Result<Additive<Z64>, DuoramError> {
         o.session_mut().set_phase(kind.phase());
         let c = cpu();
         let t = Instant::now();
@@ -492,13 +492,66 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
             }
             Kind::Write => o.write(addr, value)?,
         };
-        online[kind.index()] += t.elapsed();
-        online_cpu[kind.index()] += cpu().saturating_sub(c);
-        counts[kind.index()] += 1;
+        self.online[kind.index()] += t.elapsed();
+        self.online_cpu[kind.index()] += cpu().saturating_sub(c);
+        self.counts[kind.index()] += 1;
+        Ok(out)
+    }
+}
+
+/// Runs the operations of `w` in order, each after its preprocessing: just in time, or a chunk
+/// of `cfg.chunk` operations up front; the outputs if `cfg.verify`.
+fn run_ops(
+    o: &mut Duoram<Z64>,
+    cfg: &BenchConfig,
+    w: &Workload,
+    shares: &[OpShares],
+    clocks: &mut Clocks,
+) -> Result<Vec<Additive<Z64>>, DuoramError> {
+    let chunk = if cfg.chunk == 0 {
+        cfg.ops.max(1)
+    } else {
+        cfg.chunk
+    };
+    let mut outputs = Vec::with_capacity(if cfg.verify { cfg.ops } else { 0 });
+    for (j, (&(kind, _, _), &op)) in w.ops.iter().zip(shares).enumerate() {
+        if cfg.preprocess_first {
+            if j % chunk == 0 {
+                clocks.preprocess(o, chunk.min(cfg.ops - j))?;
+            }
+        } else {
+            clocks.preprocess(o, 1)?;
+        }
+        let out = clocks.operate(o, kind, op)?;
         if cfg.verify {
             outputs.push(out);
         }
     }
+    Ok(outputs)
+}
+
+/// Runs this party's side of the benchmark `cfg` on `session` (three connected parties, each
+/// calling this with the same `cfg`).
+///
+/// # Errors
+/// A peer fault; [`DuoramError::VerificationFailed`] if `cfg.verify` and a result differs
+/// from the plaintext mirror.
+pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport, DuoramError> {
+    let me = session.me();
+    let w = workload(cfg);
+    let (memory, shares) = deal(&w, cfg.seed, me.index());
+
+    session.set_phase("setup");
+    let t = Instant::now();
+    let mut o = setup_duoram(session, cfg)?;
+    let setup = t.elapsed();
+    o.session_mut().set_phase("init");
+    let t = Instant::now();
+    o.init(&memory)?;
+    let init = t.elapsed();
+    drop(memory);
+    let mut clocks = Clocks::default();
+    let outputs = run_ops(&mut o, cfg, &w, &shares, &mut clocks)?;
     let stats = o.session().stats().clone();
     if cfg.verify {
         verify(&mut o, &w, &outputs)?;
@@ -506,12 +559,12 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
     Ok(PartyReport {
         party: me,
         setup,
-        preprocessing,
+        preprocessing: clocks.preprocessing,
         init,
-        online,
-        counts,
-        preprocessing_cpu,
-        online_cpu,
+        online: clocks.online,
+        counts: clocks.counts,
+        preprocessing_cpu: clocks.preprocessing_cpu,
+        online_cpu: clocks.online_cpu,
         preprocessing_comm: stats.comm(["preprocess"]),
         init_comm: stats.comm(["init"]),
         setup_comm: stats.comm(["setup"]),
