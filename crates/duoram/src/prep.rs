@@ -545,7 +545,7 @@ impl<W: DuoWord> Primary<W> {
             .collect();
         let rho: Vec<W> = (0..dpfs).map(|_| ctx.rng.random()).collect();
         let seed = ctx.prgs.with(PartyId::P2).next_seed();
-        // P0 draws its product shares; P1's come from P2 ([`Primary::with_dealt`]).
+        // P0 draws its product shares; P1's come from P2 (`Primary::with_dealt`).
         let corr = draw_corr(&mut AesPrg::new(seed), dpfs, sh, side == Side::Zero);
         Primary {
             side,
@@ -559,6 +559,7 @@ impl<W: DuoWord> Primary<W> {
         }
     }
 
+    /// DPFs in the batch.
     fn dpfs(&self) -> usize {
         DPFS * self.ops
     }
