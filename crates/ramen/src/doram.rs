@@ -22,6 +22,11 @@
 //! (op·flag)·(val_st − val_M) = val_new − val_old and val_old = val_M + flag·(val_st − val_M)
 //! (Fig. 5, steps 5–6, and Fig. 14, step 5, whose output d equals val_old) in one round.
 //!
+//! In the code, an access borrows the parts of [`Ramen`] it works on as an `Access`, whose
+//! methods `round1` … `round9` are the rounds of the table, grouped by `stash_read` (R1–R4),
+//! `memory_read` (R5–R7) and `stash_write` (R8–R9); small structs carry the state from one
+//! round to the next.
+//!
 //! # Lockstep and poisoning
 //! The three parties must call the same methods in the same order. A peer fault in the middle
 //! of a protocol leaves the parties out of step: the instance is then poisoned and every later
@@ -53,7 +58,7 @@ use doram_prim::AesPrg;
 use crate::driver::Channel;
 use crate::error::RamenError;
 use crate::msgs::{
-    FlagKeys, FlagShift, LocKeys, LocOpening, MaskedMemory, PositionMapMsg, PotAccess,
+    FlagKeys, FlagShift, LocKeys, LocOpening, LocOut, MaskedMemory, PositionMapMsg, PotAccess,
     PotChooserKeys, PotReceiverKey, StashTag, WriteBackKey, WriteCorrection,
 };
 use crate::params::Params;
@@ -764,24 +769,42 @@ impl Ramen {
     // -----------------------------------------------------------------------------------------
     // Access.
 
+    /// Ramen Fig. 14, Access: starts the epoch if none is live, runs rounds R1–R9 (see the
+    /// module docs) as the methods of [`Access`], and writes the stash back once it is full.
     fn access_inner(
         &mut self,
         op: Additive<Fp>,
         addr: Additive<Fp>,
         val: Additive<Fp>,
     ) -> Result<Additive<Fp>, RamenError> {
-        let needs_epoch = matches!(self.state, State::Ready { epoch: None, .. });
-        if needs_epoch {
+        if matches!(self.state, State::Ready { epoch: None, .. }) {
             self.start_epoch()?;
         }
-        let params = self.params;
-        let (n, s) = (params.n(), params.stash());
-        let me = self.chan.me();
-        let (next, prev) = (me.next(3), me.prev(3));
+        let mut access = self.access_parts()?;
+        let read = access.stash_read(op, addr)?;
+        let val_m = access.memory_read(read.adr_m)?;
+        let old = access.stash_write(op, val, &read, val_m)?;
+        access.record_probe(&read, val_m);
+        let full = access.epoch.count() == access.params.stash();
+        // [Ramen Fig. 14, step 6] the stash is full: write it back.
+        if full {
+            self.finish_epoch()?;
+            if let (Some(probes), State::Ready { memory, .. }) = (&mut self.probes, &self.state)
+                && let Some(last) = probes.last_mut()
+            {
+                last.written_back = Some(memory.clone());
+            }
+        }
+        Ok(old)
+    }
+
+    /// The parts of this party that an access works on, with the live epoch.
+    fn access_parts(&mut self) -> Result<Access<'_>, RamenError> {
         let Ramen {
+            params,
             chan,
             mpc,
-            doprf: d,
+            doprf,
             local,
             state,
             times,
@@ -794,273 +817,21 @@ impl Ramen {
         else {
             return Err(RamenError::Local("no active epoch"));
         };
-        let c = epoch.count();
-        let sp = d.stash_params;
-        let mp = d.mem_params;
-
-        // ---------------------------------------------------------------- Fig. 4: stash read.
-        let t0 = Instant::now();
-        chan.session_mut().set_phase(Step::StashRead.phase());
-        // R1. [Ramen Fig. 4, step 8] ⟨stash.val⟩ → ⟦stash.val⟧: P_i → P_{i+1}.
-        let (replicate, out) =
-            mpc.to_replicated_start(&Additive::from_shares(epoch.stash.val.clone()));
-        chan.send_mpc(&out)?;
-        // [Ramen Fig. 4, step 3] masked DOPRF on ⟨adr⟩ under k_stash (K = P0, R1 = P1, R2 = P2).
-        enum Masked {
-            K(doram_doprf::masked::AwaitingZ3),
-            R1(u128),
-            R2(doram_doprf::masked::AwaitingY2AndD),
-        }
-        let masked = match &mut d.stash {
-            RoleState::K(k) => {
-                let (pending, dmsg) = k.masked_eval_start(&[addr])?;
-                chan.send_doprf(PartyId::P2, &dmsg)?;
-                Masked::K(pending)
-            }
-            RoleState::R1(r1) => {
-                let (r, y2) = r1.masked_eval(&[addr])?;
-                chan.send_doprf(PartyId::P2, &y2)?;
-                Masked::R1(first(&r)?)
-            }
-            RoleState::R2(r2) => Masked::R2(r2.masked_eval_start(&[addr])?),
-        };
-        let inbound = chan.recv_mpc(replicate.expected())?;
-        let rep: Vec<Replicated<Fp>> = replicate.finish(inbound)?;
-        // The own components are fresh additive shares of the stash values.
-        epoch.stash.val = rep.iter().map(|x| x.own()).collect();
-        // R2. [Ramen Fig. 4, step 3] R2 → K: z_3.
-        let masked = match masked {
-            Masked::R2(pending) => {
-                let y2: MaskedY2 = chan.recv_doprf(PartyId::P1, &sp, 1)?;
-                let dmsg: MaskedD = chan.recv_doprf(PartyId::P0, &sp, 1)?;
-                let (r, z3) = pending.finish(y2, dmsg)?;
-                chan.send_doprf(PartyId::P0, &z3)?;
-                Masked::R1(first(&r)?)
-            }
-            other => other,
-        };
-        // R3. [Ramen Fig. 4, step 4] P0 learns adr' = PRF(k_stash, adr) ⊕ R and sends
-        // adr' ⊕ α to P1 and P2 (α: this access's preprocessed flag-DPF point).
-        // [Ramen Fig. 4, step 2] ⟨flag⟩ = ⟨loc⟩ = 0 at P0; P1 and P2 sum DPF outputs (step 5).
-        let (flag, loc) = match (masked, &epoch.flag) {
-            (Masked::K(pending), FlagMaterial::Dealer(dealt)) => {
-                let z3: MaskedZ3 = chan.recv_doprf(PartyId::P2, &sp, 1)?;
-                let a = first(&pending.finish(z3)?)? as u64;
-                let alpha = *dealt
-                    .alphas
-                    .get(c)
-                    .ok_or(RamenError::Local("flag keys used up"))?;
-                let shift = FlagShift { shift: a ^ alpha };
-                chan.send(PartyId::P1, &shift)?;
-                chan.send(PartyId::P2, &shift)?;
-                (Fp::ZERO, Fp::ZERO)
-            }
-            (Masked::R1(r), FlagMaterial::Holder(keys)) => {
-                let shift: FlagShift = chan.recv(PartyId::P0, sp.bits() as u32)?;
-                let key = keys.get(c).ok_or(RamenError::Local("flag keys used up"))?;
-                // [Ramen Fig. 4, step 5] evaluate at L_stash[j] ⊕ R ⊕ adr' ⊕ α.
-                stash::flag_and_loc(key, &epoch.list, shift.shift ^ r as u64)
-            }
-            _ => return Err(RamenError::Local("inconsistent stash roles")),
-        };
-        // [Ramen Fig. 4, step 6] loc := Select(flag, loc, c) = loc + c·(1 − flag), linear since
-        // loc = 0 whenever flag = 0.
-        let cf = Fp::from_u64(c as u64);
-        // [Ramen Fig. 4, step 7] no separate F_Zero: ⟨flag⟩ is only ever sent inside the
-        // products below, which re-randomise their operands first.
-        let flag = Additive::from_share(flag);
-        let loc = Additive::from_share(loc - cf * flag.share()).add_public(cf, me);
-
-        // R4. [Ramen Fig. 14, step 2] adr_M = Select(flag, n + c, adr) = adr + flag·(n + c − adr),
-        // and op·flag for the write (Fig. 5, step 5).
-        let w = Additive::public(Fp::from_u64((n + c) as u64), me) - addr;
-        let (products, out) = mpc.mul_additive_start(&[flag, flag], &[w, op])?;
-        chan.send_mpc(&out)?;
-        // [Ramen Fig. 4, step 10(b)] openings of loc − α_i + s(μ + 1) for the three location
-        // DPFs, each from a fresh sharing of loc.
-        // `reshare` returns one share per input: index 0 exists.
-        let z: Vec<Fp> = (0..3).map(|_| mpc.reshare(&[loc])[0].share()).collect();
-        let alpha = *epoch
-            .loc_dealt
-            .alphas
-            .get(c)
-            .ok_or(RamenError::Local("location keys used up"))?;
-        let masked_share = stash::masked_loc_share(z[me.index()], alpha, &params, local);
-        chan.send(
-            next,
-            &LocOpening {
-                masked: masked_share,
-                share: z[prev.index()],
-            },
-        )?;
-        chan.send(
-            prev,
-            &LocOpening {
-                masked: masked_share,
-                share: z[next.index()],
-            },
-        )?;
-        let inbound = chan.recv_mpc(products.expected())?;
-        let prod = products.finish(inbound)?;
-        let open_prev: LocOpening = chan.recv(prev, ())?;
-        let open_next: LocOpening = chan.recv(next, ())?;
-        // The product round returns one product per operand pair (two here), or an error.
-        let adr_m = addr + prod[0];
-        let op_flag = prod[1];
-        // The successor's DPF: generator next, evaluators me and prev.
-        let shift_next = stash::loc_shift(open_next.masked + z[next.index()] + open_prev.share, s);
-        // The predecessor's DPF: generator prev, evaluators me and next.
-        let shift_prev = stash::loc_shift(open_prev.masked + z[prev.index()] + open_next.share, s);
-        let key_next = epoch
-            .loc_from_next
-            .get(c)
-            .ok_or(RamenError::Local("location keys used up"))?;
-        let key_prev = epoch
-            .loc_from_prev
-            .get(c)
-            .ok_or(RamenError::Local("location keys used up"))?;
-        let e_next = stash::shifted_outputs(key_next, shift_next, s, c + 1);
-        let e_prev = stash::shifted_outputs(key_prev, shift_prev, s, c + 1);
-        // [Ramen Fig. 4, step 10(d)] ⟨val_st⟩.
-        // [Ramen Fig. 4, steps 9 and 11–12] ⟨val_st⟩ is only ever sent inside the products of
-        // R8, which re-randomise their operands, so step 11's F_Zero is not needed.
-        let val_st = stash::read_value(&e_next[..c], &e_prev[..c], &rep);
-        times.since(Step::StashRead, t0);
-
-        // --------------------------------------------------------------- Fig. 6: memory read.
-        let t0 = Instant::now();
-        chan.session_mut().set_phase(Step::MemoryRead.phase());
-        // R5. [Ramen Fig. 6, step 2(a)] unmasked DOPRFs on ⟨adr_M⟩ for the three memory keys,
-        // and [Ramen Fig. 5, step 1] under k_stash.
-        let x = [adr_m];
-        let y2 = d.mem_r1.unmasked_eval(&x)?;
-        chan.send_doprf(next, &y2)?;
-        let (pending_r2, e) = d.mem_r2.unmasked_eval_start(&x)?;
-        chan.send_doprf(prev, &e)?;
-        let pending_k = d.mem_k.unmasked_eval_start(&x)?;
-        enum Unmasked {
-            K(doram_doprf::unmasked::AwaitingY2AndE),
-            R1,
-            R2(doram_doprf::unmasked::AwaitingZ1),
-            Done,
-        }
-        let stash_unmasked = match &mut d.stash {
-            RoleState::K(k) => Unmasked::K(k.unmasked_eval_start(&x)?),
-            RoleState::R1(r1) => {
-                chan.send_doprf(PartyId::P0, &r1.unmasked_eval(&x)?)?;
-                Unmasked::R1
-            }
-            RoleState::R2(r2) => {
-                let (pending, e) = r2.unmasked_eval_start(&x)?;
-                chan.send_doprf(PartyId::P0, &e)?;
-                Unmasked::R2(pending)
-            }
-        };
-        let y2: UnmaskedY2 = chan.recv_doprf(prev, &mp, 1)?;
-        let e: UnmaskedE = chan.recv_doprf(next, &mp, 1)?;
-        // R6. K → R2: z_1.
-        let z1 = pending_k.finish(y2, e)?;
-        chan.send_doprf(next, &z1)?;
-        let stash_unmasked = match stash_unmasked {
-            Unmasked::K(pending) => {
-                let y2: UnmaskedY2 = chan.recv_doprf(PartyId::P1, &sp, 1)?;
-                let e: UnmaskedE = chan.recv_doprf(PartyId::P2, &sp, 1)?;
-                chan.send_doprf(PartyId::P2, &pending.finish(y2, e)?)?;
-                Unmasked::Done
-            }
-            other => other,
-        };
-        let z1: UnmaskedZ1 = chan.recv_doprf(prev, &mp, 1)?;
-        let tag = first(&pending_r2.finish(z1)?)? as u64;
-        // [Ramen Fig. 6, step 2(b)–(d)] the position of the cell and ⟨x⟩ = M'_i[position].
-        let (pos, x_reader) = epoch.reader.read(tag);
-        // R7. [Ramen Fig. 6, step 2(e)] p-OT access: C → R.
-        chan.send(next, &epoch.reader.chooser.access(pos)?)?;
-        // [Ramen Fig. 5, step 2] P2 → P1: PRF(k_stash, adr_M); both append it to L_stash.
-        match stash_unmasked {
-            Unmasked::R2(pending) => {
-                let z1: UnmaskedZ1 = chan.recv_doprf(PartyId::P0, &sp, 1)?;
-                let tag = first(&pending.finish(z1)?)? as u64;
-                chan.send(PartyId::P1, &StashTag { tag })?;
-                epoch.list.push(tag);
-            }
-            Unmasked::R1 => {
-                let t: StashTag = chan.recv(PartyId::P2, sp.bits() as u32)?;
-                epoch.list.push(t.tag);
-            }
-            Unmasked::K(_) | Unmasked::Done => {}
-        }
-        let access: PotAccess = chan.recv(prev, ())?;
-        // [Ramen Fig. 6, step 2(e)–(f)] the helper's share −r_i[position].
-        let r = epoch.helper.receiver.receive(prev, &access)?;
-        let val_m = x_reader - r;
-        times.since(Step::MemoryRead, t0);
-
-        // ---------------------------------------------------------------- Fig. 5: stash write.
-        let t0 = Instant::now();
-        chan.session_mut().set_phase(Step::StashWrite.phase());
-        // [Ramen Fig. 5, step 3] stash[c] := (adr_M, val_M, val_M).
-        epoch.stash.push(val_m);
-        // R8. [Ramen Fig. 5, steps 5–6; Fig. 14, step 5]
-        let val_m = Additive::from_share(val_m);
-        let val_st = Additive::from_share(val_st);
-        let (products, out) = mpc.mul_additive_start(
-            &[op, op_flag, flag],
-            &[val - val_m, val_st - val_m, val_st - val_m],
-        )?;
-        chan.send_mpc(&out)?;
-        let inbound = chan.recv_mpc(products.expected())?;
-        let prod = products.finish(inbound)?;
-        // One product per operand pair: three here.
-        let delta = prod[0] - prod[1];
-        let old = val_m + prod[2];
-        // R9. [Ramen Fig. 5, step 7(d)] γ_i = ⟨Δ⟩_i·ρ_i^{−1} to both evaluators.
-        let rho_inv = *epoch
-            .loc_dealt
-            .rho_inv
-            .get(c)
-            .ok_or(RamenError::Local("location keys used up"))?;
-        let gamma = WriteCorrection {
-            gamma: delta.share() * rho_inv,
-        };
-        chan.send(next, &gamma)?;
-        chan.send(prev, &gamma)?;
-        let g_prev: WriteCorrection = chan.recv(prev, ())?;
-        let g_next: WriteCorrection = chan.recv(next, ())?;
-        // [Ramen Fig. 5, steps 7(e), 9] stash.val += δ; [Ramen Fig. 5, steps 8, 10–11] no
-        // F_Zero: the shares are re-randomised before they are next sent (Fig. 4, step 8).
-        stash::apply_write(
-            &mut epoch.stash.val,
-            &e_next,
-            &e_prev,
-            g_next.gamma,
-            g_prev.gamma,
-        );
-        times.since(Step::StashWrite, t0);
-
-        if let Some(probes) = probes {
-            probes.push(Probe {
-                flag: flag.share(),
-                loc: loc.share(),
-                val_st: val_st.share(),
-                adr_m: adr_m.share(),
-                val_m: val_m.share(),
-                stash_val: epoch.stash.val.clone(),
-                stash_old: epoch.stash.old.clone(),
-                written_back: None,
-            });
-        }
-
-        // [Ramen Fig. 14, step 6] the stash is full: write it back.
-        if epoch.count() == s {
-            self.finish_epoch()?;
-            if let (Some(probes), State::Ready { memory, .. }) = (&mut self.probes, &self.state)
-                && let Some(last) = probes.last_mut()
-            {
-                last.written_back = Some(memory.clone());
-            }
-        }
-        Ok(old)
+        let me = chan.me();
+        Ok(Access {
+            params: *params,
+            me,
+            next: me.next(3),
+            prev: me.prev(3),
+            c: epoch.count(),
+            chan,
+            mpc,
+            d: doprf,
+            local,
+            epoch,
+            times,
+            probes,
+        })
     }
 
     /// Starts (or stops, discarding them) recording [`Probe`]s of every access, for tests and
@@ -1072,6 +843,447 @@ impl Ramen {
     /// The probes recorded so far, one per access.
     pub fn probes(&self) -> &[Probe] {
         self.probes.as_deref().unwrap_or_default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rounds of one access.
+
+/// One access in progress (Ramen Fig. 14, Access): the parts of [`Ramen`] that its rounds work
+/// on. Each round `roundK` sends all of its messages before it receives any (see the table in
+/// the module docs).
+struct Access<'a> {
+    params: Params,
+    me: PartyId,
+    next: PartyId,
+    prev: PartyId,
+    /// The counter c of Fig. 14: the accesses done in this epoch before this one.
+    c: usize,
+    chan: &'a mut Channel,
+    mpc: &'a mut Party,
+    d: &'a mut Doprfs,
+    local: &'a mut AesPrg,
+    epoch: &'a mut Epoch,
+    times: &'a mut StepTimes,
+    probes: &'a mut Option<Vec<Probe>>,
+}
+
+/// This party's state in the stash key's masked DOPRF (Ramen Fig. 4, step 3) between rounds.
+enum Masked {
+    /// K, awaiting z_3 from R2.
+    K(doram_doprf::masked::AwaitingZ3),
+    /// R2, awaiting y_2 from R1 and d from K.
+    R2(doram_doprf::masked::AwaitingY2AndD),
+    /// A receiver's output share R.
+    Output(u128),
+}
+
+/// This party's state in the stash key's unmasked DOPRF (Ramen Fig. 5, steps 1–2) between
+/// rounds.
+enum Unmasked {
+    /// K, awaiting y_2 from R1 and e from R2.
+    K(doram_doprf::unmasked::AwaitingY2AndE),
+    /// R1, awaiting the tag from R2.
+    R1,
+    /// R2, awaiting z_1 from K.
+    R2(doram_doprf::unmasked::AwaitingZ1),
+    /// K, done.
+    Done,
+}
+
+/// This party's unmasked DOPRFs on ⟨adr_M⟩ under the memory keys (Ramen Fig. 6, step 2(a))
+/// after round R5.
+struct MemoryDoprfs {
+    /// As K of k_{me+1}, with R1's y_2 and R2's e.
+    k: doram_doprf::unmasked::AwaitingY2AndE,
+    y2: UnmaskedY2,
+    e: UnmaskedE,
+    /// As R2 of k_{me}, awaiting z_1.
+    r2: doram_doprf::unmasked::AwaitingZ1,
+}
+
+/// This party's shares after the stash read (Ramen Fig. 4) and the address select (Fig. 14,
+/// step 2), rounds R1–R4.
+struct StashRead {
+    flag: Additive<Fp>,
+    loc: Additive<Fp>,
+    adr_m: Additive<Fp>,
+    /// op·flag, for the write (Fig. 5, step 5).
+    op_flag: Additive<Fp>,
+    val_st: Additive<Fp>,
+    /// This party's outputs of the successor's location DPF at the entries 0..=c (Fig. 4,
+    /// step 10(d); reused by the write, Fig. 5, step 7(e)).
+    e_next: Vec<LocOut>,
+    /// Likewise for the predecessor's location DPF.
+    e_prev: Vec<LocOut>,
+}
+
+impl Access<'_> {
+    /// Ramen Fig. 4 (stash read) with Fig. 14, step 2 (adr_M): rounds R1–R4.
+    fn stash_read(
+        &mut self,
+        op: Additive<Fp>,
+        addr: Additive<Fp>,
+    ) -> Result<StashRead, RamenError> {
+        let t0 = Instant::now();
+        self.chan.session_mut().set_phase(Step::StashRead.phase());
+        let (rep, masked) = self.round1(addr)?;
+        let masked = self.round2(masked)?;
+        let (flag, loc) = self.round3(masked)?;
+        let read = self.round4(op, addr, flag, loc, &rep)?;
+        self.times.since(Step::StashRead, t0);
+        Ok(read)
+    }
+
+    /// R1: replicates the stash values and starts the masked DOPRF on ⟨adr⟩.
+    fn round1(&mut self, addr: Additive<Fp>) -> Result<(Vec<Replicated<Fp>>, Masked), RamenError> {
+        // R1. [Ramen Fig. 4, step 8] ⟨stash.val⟩ → ⟦stash.val⟧: P_i → P_{i+1}.
+        let (replicate, out) = self
+            .mpc
+            .to_replicated_start(&Additive::from_shares(self.epoch.stash.val.clone()));
+        self.chan.send_mpc(&out)?;
+        // [Ramen Fig. 4, step 3] masked DOPRF on ⟨adr⟩ under k_stash (K = P0, R1 = P1, R2 = P2).
+        let masked = match &mut self.d.stash {
+            RoleState::K(k) => {
+                let (pending, dmsg) = k.masked_eval_start(&[addr])?;
+                self.chan.send_doprf(PartyId::P2, &dmsg)?;
+                Masked::K(pending)
+            }
+            RoleState::R1(r1) => {
+                let (r, y2) = r1.masked_eval(&[addr])?;
+                self.chan.send_doprf(PartyId::P2, &y2)?;
+                Masked::Output(first(&r)?)
+            }
+            RoleState::R2(r2) => Masked::R2(r2.masked_eval_start(&[addr])?),
+        };
+        let inbound = self.chan.recv_mpc(replicate.expected())?;
+        let rep: Vec<Replicated<Fp>> = replicate.finish(inbound)?;
+        // The own components are fresh additive shares of the stash values.
+        self.epoch.stash.val = rep.iter().map(|x| x.own()).collect();
+        Ok((rep, masked))
+    }
+
+    /// R2 (P2 only): the masked DOPRF's z_3.
+    fn round2(&mut self, masked: Masked) -> Result<Masked, RamenError> {
+        let sp = self.d.stash_params;
+        match masked {
+            // R2. [Ramen Fig. 4, step 3] R2 → K: z_3.
+            Masked::R2(pending) => {
+                let y2: MaskedY2 = self.chan.recv_doprf(PartyId::P1, &sp, 1)?;
+                let dmsg: MaskedD = self.chan.recv_doprf(PartyId::P0, &sp, 1)?;
+                let (r, z3) = pending.finish(y2, dmsg)?;
+                self.chan.send_doprf(PartyId::P0, &z3)?;
+                Ok(Masked::Output(first(&r)?))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// R3: the flag shift, then ⟨flag⟩ and ⟨loc⟩.
+    fn round3(&mut self, masked: Masked) -> Result<(Additive<Fp>, Additive<Fp>), RamenError> {
+        let (c, sp) = (self.c, self.d.stash_params);
+        // R3. [Ramen Fig. 4, step 4] P0 learns adr' = PRF(k_stash, adr) ⊕ R and sends
+        // adr' ⊕ α to P1 and P2 (α: this access's preprocessed flag-DPF point).
+        // [Ramen Fig. 4, step 2] ⟨flag⟩ = ⟨loc⟩ = 0 at P0; P1 and P2 sum DPF outputs (step 5).
+        let (flag, loc) = match (masked, &self.epoch.flag) {
+            (Masked::K(pending), FlagMaterial::Dealer(dealt)) => {
+                let z3: MaskedZ3 = self.chan.recv_doprf(PartyId::P2, &sp, 1)?;
+                let a = first(&pending.finish(z3)?)? as u64;
+                let alpha = *dealt
+                    .alphas
+                    .get(c)
+                    .ok_or(RamenError::Local("flag keys used up"))?;
+                let shift = FlagShift { shift: a ^ alpha };
+                self.chan.send(PartyId::P1, &shift)?;
+                self.chan.send(PartyId::P2, &shift)?;
+                (Fp::ZERO, Fp::ZERO)
+            }
+            (Masked::Output(r), FlagMaterial::Holder(keys)) => {
+                let shift: FlagShift = self.chan.recv(PartyId::P0, sp.bits() as u32)?;
+                let key = keys.get(c).ok_or(RamenError::Local("flag keys used up"))?;
+                // [Ramen Fig. 4, step 5] evaluate at L_stash[j] ⊕ R ⊕ adr' ⊕ α.
+                stash::flag_and_loc(key, &self.epoch.list, shift.shift ^ r as u64)
+            }
+            _ => return Err(RamenError::Local("inconsistent stash roles")),
+        };
+        // [Ramen Fig. 4, step 6] loc := Select(flag, loc, c) = loc + c·(1 − flag), linear since
+        // loc = 0 whenever flag = 0.
+        let cf = Fp::from_u64(c as u64);
+        // [Ramen Fig. 4, step 7] no separate F_Zero: ⟨flag⟩ is only ever sent inside the
+        // products below, which re-randomise their operands first.
+        let flag = Additive::from_share(flag);
+        let loc = Additive::from_share(loc - cf * flag.share()).add_public(cf, self.me);
+        Ok((flag, loc))
+    }
+
+    /// R4: the address select and op·flag, and the location openings; then ⟨val_st⟩.
+    fn round4(
+        &mut self,
+        op: Additive<Fp>,
+        addr: Additive<Fp>,
+        flag: Additive<Fp>,
+        loc: Additive<Fp>,
+        rep: &[Replicated<Fp>],
+    ) -> Result<StashRead, RamenError> {
+        let (n, c, me, next, prev) = (self.params.n(), self.c, self.me, self.next, self.prev);
+        // R4. [Ramen Fig. 14, step 2] adr_M = Select(flag, n + c, adr) = adr + flag·(n + c − adr),
+        // and op·flag for the write (Fig. 5, step 5).
+        let w = Additive::public(Fp::from_u64((n + c) as u64), me) - addr;
+        let (products, out) = self.mpc.mul_additive_start(&[flag, flag], &[w, op])?;
+        self.chan.send_mpc(&out)?;
+        let (z, to_next, to_prev) = self.loc_openings(loc)?;
+        self.chan.send(next, &to_next)?;
+        self.chan.send(prev, &to_prev)?;
+        let inbound = self.chan.recv_mpc(products.expected())?;
+        let prod = products.finish(inbound)?;
+        let open_prev: LocOpening = self.chan.recv(prev, ())?;
+        let open_next: LocOpening = self.chan.recv(next, ())?;
+        let (e_next, e_prev) = self.loc_outputs(&z, &open_prev, &open_next)?;
+        // [Ramen Fig. 4, step 10(d)] ⟨val_st⟩.
+        // [Ramen Fig. 4, steps 9 and 11–12] ⟨val_st⟩ is only ever sent inside the products of
+        // R8, which re-randomise their operands, so step 11's F_Zero is not needed.
+        let val_st = stash::read_value(&e_next[..c], &e_prev[..c], rep);
+        // The product round returns one product per operand pair (two here), or an error.
+        Ok(StashRead {
+            flag,
+            loc,
+            adr_m: addr + prod[0],
+            op_flag: prod[1],
+            val_st: Additive::from_share(val_st),
+            e_next,
+            e_prev,
+        })
+    }
+
+    /// [Ramen Fig. 4, step 10(b)] openings of loc − α_i + s(μ + 1) for the three location
+    /// DPFs, each from a fresh sharing of loc: the fresh shares z (one sharing per DPF, indexed
+    /// by its generator) and this party's openings to the successor and the predecessor.
+    fn loc_openings(
+        &mut self,
+        loc: Additive<Fp>,
+    ) -> Result<([Fp; 3], LocOpening, LocOpening), RamenError> {
+        let (me, next, prev) = (self.me, self.next, self.prev);
+        // `reshare` returns one share per input: index 0 exists.
+        let z: [Fp; 3] = std::array::from_fn(|_| self.mpc.reshare(&[loc])[0].share());
+        let alpha = *self
+            .epoch
+            .loc_dealt
+            .alphas
+            .get(self.c)
+            .ok_or(RamenError::Local("location keys used up"))?;
+        let masked = stash::masked_loc_share(z[me.index()], alpha, &self.params, self.local);
+        let to_next = LocOpening {
+            masked,
+            share: z[prev.index()],
+        };
+        let to_prev = LocOpening {
+            masked,
+            share: z[next.index()],
+        };
+        Ok((z, to_next, to_prev))
+    }
+
+    /// [Ramen Fig. 4, step 10(b)–(d)] the shifts opened from `z` and the neighbours' openings,
+    /// and this party's outputs of the successor's and the predecessor's location DPFs at the
+    /// stash entries 0..=c.
+    fn loc_outputs(
+        &self,
+        z: &[Fp; 3],
+        open_prev: &LocOpening,
+        open_next: &LocOpening,
+    ) -> Result<(Vec<LocOut>, Vec<LocOut>), RamenError> {
+        let (s, c, next, prev) = (self.params.stash(), self.c, self.next, self.prev);
+        // The successor's DPF: generator next, evaluators me and prev.
+        let shift_next = stash::loc_shift(open_next.masked + z[next.index()] + open_prev.share, s);
+        // The predecessor's DPF: generator prev, evaluators me and next.
+        let shift_prev = stash::loc_shift(open_prev.masked + z[prev.index()] + open_next.share, s);
+        let used_up = || RamenError::Local("location keys used up");
+        let key_next = self.epoch.loc_from_next.get(c).ok_or_else(used_up)?;
+        let key_prev = self.epoch.loc_from_prev.get(c).ok_or_else(used_up)?;
+        let e_next = stash::shifted_outputs(key_next, shift_next, s, c + 1);
+        let e_prev = stash::shifted_outputs(key_prev, shift_prev, s, c + 1);
+        Ok((e_next, e_prev))
+    }
+
+    /// Ramen Fig. 6 (memory read) with Fig. 5, steps 1–2 (the stash tag of adr_M): rounds
+    /// R5–R7. Returns ⟨val_M⟩.
+    fn memory_read(&mut self, adr_m: Additive<Fp>) -> Result<Fp, RamenError> {
+        let t0 = Instant::now();
+        self.chan.session_mut().set_phase(Step::MemoryRead.phase());
+        let (mem, stash_tag) = self.round5(adr_m)?;
+        let (tag, stash_tag) = self.round6(mem, stash_tag)?;
+        let val_m = self.round7(tag, stash_tag)?;
+        self.times.since(Step::MemoryRead, t0);
+        Ok(val_m)
+    }
+
+    /// R5: the first messages of the four unmasked DOPRFs on ⟨adr_M⟩.
+    fn round5(&mut self, adr_m: Additive<Fp>) -> Result<(MemoryDoprfs, Unmasked), RamenError> {
+        let (next, prev, mp) = (self.next, self.prev, self.d.mem_params);
+        // R5. [Ramen Fig. 6, step 2(a)] unmasked DOPRFs on ⟨adr_M⟩ for the three memory keys,
+        // and [Ramen Fig. 5, step 1] under k_stash.
+        let x = [adr_m];
+        let y2 = self.d.mem_r1.unmasked_eval(&x)?;
+        self.chan.send_doprf(next, &y2)?;
+        let (r2, e) = self.d.mem_r2.unmasked_eval_start(&x)?;
+        self.chan.send_doprf(prev, &e)?;
+        let k = self.d.mem_k.unmasked_eval_start(&x)?;
+        let stash_tag = match &mut self.d.stash {
+            RoleState::K(k) => Unmasked::K(k.unmasked_eval_start(&x)?),
+            RoleState::R1(r1) => {
+                self.chan.send_doprf(PartyId::P0, &r1.unmasked_eval(&x)?)?;
+                Unmasked::R1
+            }
+            RoleState::R2(r2) => {
+                let (pending, e) = r2.unmasked_eval_start(&x)?;
+                self.chan.send_doprf(PartyId::P0, &e)?;
+                Unmasked::R2(pending)
+            }
+        };
+        let y2: UnmaskedY2 = self.chan.recv_doprf(prev, &mp, 1)?;
+        let e: UnmaskedE = self.chan.recv_doprf(next, &mp, 1)?;
+        Ok((MemoryDoprfs { k, y2, e, r2 }, stash_tag))
+    }
+
+    /// R6: z_1 of the key held here (and of the stash key at P0); the tag of adr_M under
+    /// k_{me}.
+    fn round6(
+        &mut self,
+        mem: MemoryDoprfs,
+        stash_tag: Unmasked,
+    ) -> Result<(u64, Unmasked), RamenError> {
+        let (next, prev) = (self.next, self.prev);
+        let (mp, sp) = (self.d.mem_params, self.d.stash_params);
+        // R6. K → R2: z_1.
+        let z1 = mem.k.finish(mem.y2, mem.e)?;
+        self.chan.send_doprf(next, &z1)?;
+        let stash_tag = match stash_tag {
+            Unmasked::K(pending) => {
+                let y2: UnmaskedY2 = self.chan.recv_doprf(PartyId::P1, &sp, 1)?;
+                let e: UnmaskedE = self.chan.recv_doprf(PartyId::P2, &sp, 1)?;
+                self.chan.send_doprf(PartyId::P2, &pending.finish(y2, e)?)?;
+                Unmasked::Done
+            }
+            other => other,
+        };
+        let z1: UnmaskedZ1 = self.chan.recv_doprf(prev, &mp, 1)?;
+        let tag = first(&mem.r2.finish(z1)?)? as u64;
+        Ok((tag, stash_tag))
+    }
+
+    /// R7: the p-OT access and the stash tag; returns ⟨val_M⟩.
+    fn round7(&mut self, tag: u64, stash_tag: Unmasked) -> Result<Fp, RamenError> {
+        let (next, prev, sp) = (self.next, self.prev, self.d.stash_params);
+        // [Ramen Fig. 6, step 2(b)–(d)] the position of the cell and ⟨x⟩ = M'_i[position].
+        let (pos, x_reader) = self.epoch.reader.read(tag);
+        // R7. [Ramen Fig. 6, step 2(e)] p-OT access: C → R.
+        self.chan
+            .send(next, &self.epoch.reader.chooser.access(pos)?)?;
+        // [Ramen Fig. 5, step 2] P2 → P1: PRF(k_stash, adr_M); both append it to L_stash.
+        match stash_tag {
+            Unmasked::R2(pending) => {
+                let z1: UnmaskedZ1 = self.chan.recv_doprf(PartyId::P0, &sp, 1)?;
+                let tag = first(&pending.finish(z1)?)? as u64;
+                self.chan.send(PartyId::P1, &StashTag { tag })?;
+                self.epoch.list.push(tag);
+            }
+            Unmasked::R1 => {
+                let t: StashTag = self.chan.recv(PartyId::P2, sp.bits() as u32)?;
+                self.epoch.list.push(t.tag);
+            }
+            Unmasked::K(_) | Unmasked::Done => {}
+        }
+        let access: PotAccess = self.chan.recv(prev, ())?;
+        // [Ramen Fig. 6, step 2(e)–(f)] the helper's share −r_i[position].
+        let r = self.epoch.helper.receiver.receive(prev, &access)?;
+        Ok(x_reader - r)
+    }
+
+    /// Ramen Fig. 5 (stash write) with Fig. 14, step 5 (the output): rounds R8–R9. Returns
+    /// ⟨val_old⟩, the output of the access.
+    fn stash_write(
+        &mut self,
+        op: Additive<Fp>,
+        val: Additive<Fp>,
+        read: &StashRead,
+        val_m: Fp,
+    ) -> Result<Additive<Fp>, RamenError> {
+        let t0 = Instant::now();
+        self.chan.session_mut().set_phase(Step::StashWrite.phase());
+        // [Ramen Fig. 5, step 3] stash[c] := (adr_M, val_M, val_M).
+        self.epoch.stash.push(val_m);
+        let (delta, old) = self.round8(op, val, read, Additive::from_share(val_m))?;
+        self.round9(delta, read)?;
+        self.times.since(Step::StashWrite, t0);
+        Ok(old)
+    }
+
+    /// R8: ⟨Δ⟩ = ⟨val_new − val_old⟩ and ⟨val_old⟩.
+    fn round8(
+        &mut self,
+        op: Additive<Fp>,
+        val: Additive<Fp>,
+        read: &StashRead,
+        val_m: Additive<Fp>,
+    ) -> Result<(Additive<Fp>, Additive<Fp>), RamenError> {
+        // R8. [Ramen Fig. 5, steps 5–6; Fig. 14, step 5]
+        let val_st = read.val_st;
+        let (products, out) = self.mpc.mul_additive_start(
+            &[op, read.op_flag, read.flag],
+            &[val - val_m, val_st - val_m, val_st - val_m],
+        )?;
+        self.chan.send_mpc(&out)?;
+        let inbound = self.chan.recv_mpc(products.expected())?;
+        let prod = products.finish(inbound)?;
+        // One product per operand pair: three here.
+        let delta = prod[0] - prod[1];
+        let old = val_m + prod[2];
+        Ok((delta, old))
+    }
+
+    /// R9: the write corrections γ, then the update of the stash shares.
+    fn round9(&mut self, delta: Additive<Fp>, read: &StashRead) -> Result<(), RamenError> {
+        let (next, prev) = (self.next, self.prev);
+        // R9. [Ramen Fig. 5, step 7(d)] γ_i = ⟨Δ⟩_i·ρ_i^{−1} to both evaluators.
+        let rho_inv = *self
+            .epoch
+            .loc_dealt
+            .rho_inv
+            .get(self.c)
+            .ok_or(RamenError::Local("location keys used up"))?;
+        let gamma = WriteCorrection {
+            gamma: delta.share() * rho_inv,
+        };
+        self.chan.send(next, &gamma)?;
+        self.chan.send(prev, &gamma)?;
+        let g_prev: WriteCorrection = self.chan.recv(prev, ())?;
+        let g_next: WriteCorrection = self.chan.recv(next, ())?;
+        // [Ramen Fig. 5, steps 7(e), 9] stash.val += δ; [Ramen Fig. 5, steps 8, 10–11] no
+        // F_Zero: the shares are re-randomised before they are next sent (Fig. 4, step 8).
+        stash::apply_write(
+            &mut self.epoch.stash.val,
+            &read.e_next,
+            &read.e_prev,
+            g_next.gamma,
+            g_prev.gamma,
+        );
+        Ok(())
+    }
+
+    /// Records this access's [`Probe`], if enabled (after the stash write).
+    fn record_probe(&mut self, read: &StashRead, val_m: Fp) {
+        if let Some(probes) = self.probes.as_mut() {
+            probes.push(Probe {
+                flag: read.flag.share(),
+                loc: read.loc.share(),
+                val_st: read.val_st.share(),
+                adr_m: read.adr_m.share(),
+                val_m,
+                stash_val: self.epoch.stash.val.clone(),
+                stash_old: self.epoch.stash.old.clone(),
+                written_back: None,
+            });
+        }
     }
 }
 
