@@ -65,7 +65,7 @@ use crate::params::Params;
 use crate::pot;
 use crate::read::{self, HelperEpoch, KeyHolderEpoch, ReaderEpoch};
 use crate::refresh::{self, EpochPrep, FlagMaterial};
-use crate::stash::{self, LocDealt, StashShares};
+use crate::stash::{self, FlagDealt, LocDealt, StashShares};
 use crate::steps::{Step, StepTimes};
 
 /// One party's role state in one DOPRF instance.
@@ -498,118 +498,43 @@ impl Ramen {
     fn prepare_epoch(&mut self) -> Result<(), RamenError> {
         let start = Instant::now();
         self.chan.session_mut().set_phase(Step::Preprocess.phase());
-        let params = self.params;
-        let s = params.stash();
-        let me = self.chan.me();
-        let (next, prev) = (me.next(3), me.prev(3));
-        let pool = self.pool.as_ref();
-
-        // Local, input-independent work.
-        let (holder, map_msg, to_chooser, to_receiver) =
-            read::prepare_key_holder(&params, &mut self.local, &mut self.sigma_with_prev, pool)?;
-        let helper_sigma = read::helper_sigma(&params, &mut self.sigma_with_next);
-        let (loc_dealt, loc_to_next, loc_to_prev) = stash::deal_loc_keys(s, s, &mut self.local);
-        let flag_deal = (me == PartyId::P0)
-            .then(|| stash::deal_flag_keys(s, params.stash_tag_bits(), &mut self.local));
-
+        let local = self.prepare_local()?;
         // DOPRF preprocessing (Fig. 22, steps 1–3; Fig. 9, steps 1–5) and stash KeyGen.
-        let d = &mut self.doprf;
-        let c1_mem = d.mem_r1.unmasked_preprocess(s);
-        let pending_k = d.mem_k.unmasked_preprocess_start(s);
-        d.mem_r2.unmasked_preprocess(s);
-        enum StashPrep {
-            K(doram_doprf::unmasked::AwaitingC1),
-            R1(UnmaskedC1, MaskedC3, KeyShare1),
-            R2(doram_doprf::masked::AwaitingC3, KeyShare2),
-        }
-        let stash_prep = match &mut d.stash {
-            RoleState::K(k) => {
-                k.masked_preprocess(s);
-                StashPrep::K(k.unmasked_preprocess_start(s))
-            }
-            RoleState::R1(r1) => StashPrep::R1(
-                r1.unmasked_preprocess(s),
-                r1.masked_preprocess(s),
-                r1.rekey(),
-            ),
-            RoleState::R2(r2) => {
-                r2.unmasked_preprocess(s);
-                StashPrep::R2(r2.masked_preprocess_start(s), r2.rekey())
-            }
-        };
-
-        // Send, ring messages first, then the stash instance's.
-        let chan = &mut self.chan;
-        chan.send_doprf(next, &c1_mem)?;
-        chan.send(next, &map_msg)?;
-        chan.send(next, &to_chooser)?;
-        chan.send(next, &loc_to_next)?;
-        chan.send(prev, &to_receiver)?;
-        chan.send(prev, &loc_to_prev)?;
-        match (&stash_prep, &flag_deal) {
-            (StashPrep::K(_), Some((_, to_p1, to_p2))) => {
-                chan.send(PartyId::P1, to_p1)?;
-                chan.send(PartyId::P2, to_p2)?;
-            }
-            (StashPrep::R1(c1, c3, k1), _) => {
-                chan.send_doprf(PartyId::P0, c1)?;
-                chan.send_doprf(PartyId::P0, k1)?;
-                chan.send_doprf(PartyId::P2, c3)?;
-            }
-            (StashPrep::R2(_, k2), _) => {
-                chan.send_doprf(PartyId::P0, k2)?;
-            }
-            (StashPrep::K(_), None) => return Err(RamenError::Local("P0 deals the flag keys")),
-        }
-
-        // Receive in the same order.
-        let (mp, sp) = (d.mem_params, d.stash_params);
-        let c1: UnmaskedC1 = chan.recv_doprf(prev, &mp, s)?;
-        let map: PositionMapMsg = chan.recv(prev, (params.memory(), params.position_bits()))?;
-        let chooser_keys: PotChooserKeys = chan.recv(prev, ())?;
-        let loc_from_prev: LocKeys = chan.recv(prev, (s, s))?;
-        let receiver_key: PotReceiverKey = chan.recv(next, ())?;
-        let loc_from_next: LocKeys = chan.recv(next, (s, s))?;
-        d.mem_k.unmasked_preprocess_finish(pending_k, c1)?;
-        let mut stash_key = None;
-        let flag = match (stash_prep, &mut d.stash, flag_deal) {
-            (StashPrep::K(pending), RoleState::K(k), Some((dealt, _, _))) => {
-                let c1: UnmaskedC1 = chan.recv_doprf(PartyId::P1, &sp, s)?;
-                let k1: KeyShare1 = chan.recv_doprf(PartyId::P1, &sp, 0)?;
-                let k2: KeyShare2 = chan.recv_doprf(PartyId::P2, &sp, 0)?;
-                k.unmasked_preprocess_finish(pending, c1)?;
-                stash_key = Some((k1, k2));
-                FlagMaterial::Dealer(dealt)
-            }
-            (StashPrep::R1(..), _, _) => {
-                let keys: FlagKeys = chan.recv(PartyId::P0, (s, params.stash_tag_bits()))?;
-                FlagMaterial::Holder(keys.keys)
-            }
-            (StashPrep::R2(pending, _), RoleState::R2(r2), _) => {
-                let keys: FlagKeys = chan.recv(PartyId::P0, (s, params.stash_tag_bits()))?;
-                let c3: MaskedC3 = chan.recv_doprf(PartyId::P1, &sp, s)?;
-                r2.masked_preprocess_finish(pending, c3)?;
-                FlagMaterial::Holder(keys.keys)
-            }
-            _ => return Err(RamenError::Local("inconsistent stash roles")),
-        };
-        let m = params.memory();
-        self.prepared.push_back(EpochPrep {
-            holder,
-            map: map.map,
-            chooser: pot::Chooser::new(m, &chooser_keys),
-            helper: HelperEpoch {
-                sigma: helper_sigma,
-                receiver: pot::Receiver::new(m, &receiver_key),
-            },
-            flag,
-            loc_dealt,
-            loc_from_next: loc_from_next.keys,
-            loc_from_prev: loc_from_prev.keys,
-            stash_key,
-        });
+        let doprf = doprf_prep_start(&mut self.doprf, self.params.stash());
+        send_prep(&mut self.chan, &local, &doprf)?;
+        let prep = recv_prep(&mut self.chan, &self.params, &mut self.doprf, local, doprf)?;
+        self.prepared.push_back(prep);
         self.times.since(Step::Preprocess, start);
         Ok(())
+    }
+
+    /// The local, input-independent work of preparing one epoch: this party's memory key, tags,
+    /// positions and p-OT (Fig. 6, Init steps 1–5; Fig. 2, Init), the helper's positions, the
+    /// location DPF keys (Fig. 4, step 10(c)) and, at P0, the flag DPF keys (Fig. 4, step 4).
+    fn prepare_local(&mut self) -> Result<LocalPrep, RamenError> {
+        let params = self.params;
+        let s = params.stash();
+        let (holder, map_msg, to_chooser, to_receiver) = read::prepare_key_holder(
+            &params,
+            &mut self.local,
+            &mut self.sigma_with_prev,
+            self.pool.as_ref(),
+        )?;
+        let helper_sigma = read::helper_sigma(&params, &mut self.sigma_with_next);
+        let (loc_dealt, loc_to_next, loc_to_prev) = stash::deal_loc_keys(s, s, &mut self.local);
+        let flag_deal = (self.chan.me() == PartyId::P0)
+            .then(|| stash::deal_flag_keys(s, params.stash_tag_bits(), &mut self.local));
+        Ok(LocalPrep {
+            holder,
+            helper_sigma,
+            loc_dealt,
+            flag_deal,
+            map_msg,
+            to_chooser,
+            to_receiver,
+            loc_to_next,
+            loc_to_prev,
+        })
     }
 
     // -----------------------------------------------------------------------------------------
@@ -1284,6 +1209,178 @@ impl Access<'_> {
                 written_back: None,
             });
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The round of preparing one epoch.
+
+/// The local part of one epoch's preprocessing ([`Ramen::prepare_local`]): what this party
+/// keeps, and the messages it sends.
+struct LocalPrep {
+    /// As key holder of the successor's reads (Fig. 6, P_{i−1}).
+    holder: KeyHolderEpoch,
+    /// As helper of the predecessor's reads (Fig. 6, P_{i+1}): σ of the predecessor's key.
+    helper_sigma: Vec<u32>,
+    /// Fig. 4, step 10: the points and ρ^{−1} of this party's location DPFs.
+    loc_dealt: LocDealt,
+    /// At P0 only (Fig. 4, step 4): the flag DPF points, and the keys for P1 and P2.
+    flag_deal: Option<(FlagDealt, FlagKeys, FlagKeys)>,
+    /// To the successor (the reader): the tag → position map (Fig. 6, Init step 5).
+    map_msg: PositionMapMsg,
+    /// To the successor: its p-OT chooser keys (Fig. 2, Init).
+    to_chooser: PotChooserKeys,
+    /// To the predecessor (the helper): its p-OT receiver key (Fig. 2, Init).
+    to_receiver: PotReceiverKey,
+    /// Fig. 4, step 10(c): the location DPF keys for the successor and the predecessor.
+    loc_to_next: LocKeys,
+    loc_to_prev: LocKeys,
+}
+
+/// This party's DOPRF preprocessing of one epoch, between its messages and the replies.
+struct DoprfPrep {
+    /// As R1 of k_{me−1}: c_1 for the key holder (the successor).
+    c1_mem: UnmaskedC1,
+    /// As K of k_{me+1}: awaiting c_1 from R1 (the predecessor).
+    pending_k: doram_doprf::unmasked::AwaitingC1,
+    /// The stash key's instance.
+    stash: StashPrep,
+}
+
+/// The stash key's DOPRF instance (K = P0, R1 = P1, R2 = P2) during preprocessing.
+enum StashPrep {
+    /// K, awaiting R1's c_1.
+    K(doram_doprf::unmasked::AwaitingC1),
+    /// R1's messages: c_1 and the KeyGen share for K, c_3 for R2.
+    R1(UnmaskedC1, MaskedC3, KeyShare1),
+    /// R2, awaiting R1's c_3; its KeyGen share for K.
+    R2(doram_doprf::masked::AwaitingC3, KeyShare2),
+}
+
+/// The DOPRF preprocessing of `s` evaluations per instance (Fig. 22, steps 1–3; Fig. 9, steps
+/// 1–5) and the stash key's KeyGen shares (Fig. 4, step 1), up to the messages.
+fn doprf_prep_start(d: &mut Doprfs, s: usize) -> DoprfPrep {
+    let c1_mem = d.mem_r1.unmasked_preprocess(s);
+    let pending_k = d.mem_k.unmasked_preprocess_start(s);
+    d.mem_r2.unmasked_preprocess(s);
+    let stash = match &mut d.stash {
+        RoleState::K(k) => {
+            k.masked_preprocess(s);
+            StashPrep::K(k.unmasked_preprocess_start(s))
+        }
+        RoleState::R1(r1) => StashPrep::R1(
+            r1.unmasked_preprocess(s),
+            r1.masked_preprocess(s),
+            r1.rekey(),
+        ),
+        RoleState::R2(r2) => {
+            r2.unmasked_preprocess(s);
+            StashPrep::R2(r2.masked_preprocess_start(s), r2.rekey())
+        }
+    };
+    DoprfPrep {
+        c1_mem,
+        pending_k,
+        stash,
+    }
+}
+
+/// Sends this party's preprocessing messages of one epoch: the ring messages first, then the
+/// stash instance's.
+fn send_prep(chan: &mut Channel, local: &LocalPrep, doprf: &DoprfPrep) -> Result<(), RamenError> {
+    let me = chan.me();
+    let (next, prev) = (me.next(3), me.prev(3));
+    chan.send_doprf(next, &doprf.c1_mem)?;
+    chan.send(next, &local.map_msg)?;
+    chan.send(next, &local.to_chooser)?;
+    chan.send(next, &local.loc_to_next)?;
+    chan.send(prev, &local.to_receiver)?;
+    chan.send(prev, &local.loc_to_prev)?;
+    match (&doprf.stash, &local.flag_deal) {
+        (StashPrep::K(_), Some((_, to_p1, to_p2))) => {
+            chan.send(PartyId::P1, to_p1)?;
+            chan.send(PartyId::P2, to_p2)?;
+        }
+        (StashPrep::R1(c1, c3, k1), _) => {
+            chan.send_doprf(PartyId::P0, c1)?;
+            chan.send_doprf(PartyId::P0, k1)?;
+            chan.send_doprf(PartyId::P2, c3)?;
+        }
+        (StashPrep::R2(_, k2), _) => {
+            chan.send_doprf(PartyId::P0, k2)?;
+        }
+        (StashPrep::K(_), None) => return Err(RamenError::Local("P0 deals the flag keys")),
+    }
+    Ok(())
+}
+
+/// Receives the preprocessing messages of one epoch in the order they were sent, and completes
+/// the epoch's material.
+fn recv_prep(
+    chan: &mut Channel,
+    params: &Params,
+    d: &mut Doprfs,
+    local: LocalPrep,
+    doprf: DoprfPrep,
+) -> Result<EpochPrep, RamenError> {
+    let me = chan.me();
+    let (next, prev) = (me.next(3), me.prev(3));
+    let (s, m, mp) = (params.stash(), params.memory(), d.mem_params);
+    let c1: UnmaskedC1 = chan.recv_doprf(prev, &mp, s)?;
+    let map: PositionMapMsg = chan.recv(prev, (m, params.position_bits()))?;
+    let chooser_keys: PotChooserKeys = chan.recv(prev, ())?;
+    let loc_from_prev: LocKeys = chan.recv(prev, (s, s))?;
+    let receiver_key: PotReceiverKey = chan.recv(next, ())?;
+    let loc_from_next: LocKeys = chan.recv(next, (s, s))?;
+    d.mem_k.unmasked_preprocess_finish(doprf.pending_k, c1)?;
+    let (flag, stash_key) = recv_stash_prep(chan, params, d, doprf.stash, local.flag_deal)?;
+    Ok(EpochPrep {
+        holder: local.holder,
+        map: map.map,
+        chooser: pot::Chooser::new(m, &chooser_keys),
+        helper: HelperEpoch {
+            sigma: local.helper_sigma,
+            receiver: pot::Receiver::new(m, &receiver_key),
+        },
+        flag,
+        loc_dealt: local.loc_dealt,
+        loc_from_next: loc_from_next.keys,
+        loc_from_prev: loc_from_prev.keys,
+        stash_key,
+    })
+}
+
+/// Receives the stash instance's preprocessing messages and completes its preprocessing:
+/// returns this party's flag material (Fig. 4, step 4) and, at K, the KeyGen shares of the
+/// epoch's stash key (Fig. 4, step 1).
+fn recv_stash_prep(
+    chan: &mut Channel,
+    params: &Params,
+    d: &mut Doprfs,
+    prep: StashPrep,
+    flag_deal: Option<(FlagDealt, FlagKeys, FlagKeys)>,
+) -> Result<(FlagMaterial, Option<(KeyShare1, KeyShare2)>), RamenError> {
+    let (s, sp) = (params.stash(), d.stash_params);
+    let flag_shape = (s, params.stash_tag_bits());
+    match (prep, &mut d.stash, flag_deal) {
+        (StashPrep::K(pending), RoleState::K(k), Some((dealt, _, _))) => {
+            let c1: UnmaskedC1 = chan.recv_doprf(PartyId::P1, &sp, s)?;
+            let k1: KeyShare1 = chan.recv_doprf(PartyId::P1, &sp, 0)?;
+            let k2: KeyShare2 = chan.recv_doprf(PartyId::P2, &sp, 0)?;
+            k.unmasked_preprocess_finish(pending, c1)?;
+            Ok((FlagMaterial::Dealer(dealt), Some((k1, k2))))
+        }
+        (StashPrep::R1(..), _, _) => {
+            let keys: FlagKeys = chan.recv(PartyId::P0, flag_shape)?;
+            Ok((FlagMaterial::Holder(keys.keys), None))
+        }
+        (StashPrep::R2(pending, _), RoleState::R2(r2), _) => {
+            let keys: FlagKeys = chan.recv(PartyId::P0, flag_shape)?;
+            let c3: MaskedC3 = chan.recv_doprf(PartyId::P1, &sp, s)?;
+            r2.masked_preprocess_finish(pending, c3)?;
+            Ok((FlagMaterial::Holder(keys.keys), None))
+        }
+        _ => Err(RamenError::Local("inconsistent stash roles")),
     }
 }
 
