@@ -239,66 +239,69 @@ fn setup_recv(
 
 const ALL: [PartyId; 3] = [PartyId::P0, PartyId::P1, PartyId::P2];
 
-impl Ramen {
-    /// Sets up this party's endpoint on `session` (three parties): pairwise PRG seeds (F_Zero)
-    /// and the four DOPRF instances, in one round. All of this party's randomness derives from
-    /// `seed`.
-    ///
-    /// # Errors
-    /// [`RamenError::InvalidParams`] unless the session has three parties (before anything is
-    /// sent); a peer fault, naming the peer.
-    pub fn new(session: Session, params: Params, seed: Seed) -> Result<Ramen, RamenError> {
-        if session.n_parties() != 3 || session.me().index() >= 3 {
-            return Err(RamenError::InvalidParams(
-                "Ramen needs a session of three parties",
-            ));
-        }
-        let pool = if params.threads() > 1 {
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(params.threads())
-                    .build()
-                    .map_err(|_| RamenError::Local("could not start the preprocessing threads"))?,
-            )
-        } else {
-            None
-        };
-        let start = Instant::now();
-        let mut chan = Channel::new(session);
-        let me = chan.me();
-        let caller_phase = chan.session().phase().to_owned();
-        chan.session_mut().set_phase(Step::Setup.phase());
-        let mut master = AesPrg::new(seed);
-        let mem_params = doram_doprf::Params::new(params.tag_bits() as usize)?;
-        let stash_params = doram_doprf::Params::new(params.stash_tag_bits() as usize)?;
+/// The preprocessing threads, if `params` asks for more than one.
+fn thread_pool(params: &Params) -> Result<Option<rayon::ThreadPool>, RamenError> {
+    if params.threads() <= 1 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(params.threads())
+        .build()
+        .map(Some)
+        .map_err(|_| RamenError::Local("could not start the preprocessing threads"))
+}
 
-        // Pairwise PRG seeds (F_Zero) and DOPRF Init + KeyGen, all in one round.
-        let (setup, seed_msgs) = Setup::start(me, 3, master.next_seed())?;
-        for m in &seed_msgs {
-            chan.send_raw(m.to, &m.seed.0)?;
-        }
-        let instances: Vec<(Roles, doram_doprf::Params)> = ALL
-            .iter()
-            .map(|&k| Ok((Roles::ramen_memory(k)?, mem_params)))
-            .chain(std::iter::once(Ok((Roles::ramen_stash(), stash_params))))
-            .collect::<Result<_, RamenError>>()?;
-        let mut pending = Vec::with_capacity(4);
-        for &(roles, p) in &instances {
-            pending.push(setup_send(&mut chan, roles, p, master.next_seed())?);
-        }
-        let mut got = Vec::with_capacity(2);
-        for from in setup.expected() {
-            let bytes = chan.recv_raw(from, 16, "a pairwise PRG seed (F_Zero setup)")?;
-            let mut seed = [0u8; 16];
-            seed.copy_from_slice(&bytes);
-            got.push((from, Seed(seed)));
-        }
-        // `got` has one entry per expected sender: exactly two.
-        let mut mpc = setup.finish([got[0], got[1]])?;
-        let mut states = Vec::with_capacity(4);
-        for (&(roles, p), pend) in instances.iter().zip(pending) {
-            states.push(setup_recv(&mut chan, roles, p, pend)?);
-        }
+/// The setup round: pairwise PRG seeds (F_Zero) and DOPRF Init + KeyGen of the four instances
+/// (Ramen Fig. 9/22, Init and KeyGen), seeded from `master`.
+fn setup_round(
+    chan: &mut Channel,
+    params: &Params,
+    master: &mut AesPrg,
+) -> Result<(Party, Doprfs), RamenError> {
+    let me = chan.me();
+    let mem_params = doram_doprf::Params::new(params.tag_bits() as usize)?;
+    let stash_params = doram_doprf::Params::new(params.stash_tag_bits() as usize)?;
+
+    // Pairwise PRG seeds (F_Zero) and DOPRF Init + KeyGen, all in one round.
+    let (setup, seed_msgs) = Setup::start(me, 3, master.next_seed())?;
+    for m in &seed_msgs {
+        chan.send_raw(m.to, &m.seed.0)?;
+    }
+    let instances: Vec<(Roles, doram_doprf::Params)> = ALL
+        .iter()
+        .map(|&k| Ok((Roles::ramen_memory(k)?, mem_params)))
+        .chain(std::iter::once(Ok((Roles::ramen_stash(), stash_params))))
+        .collect::<Result<_, RamenError>>()?;
+    let mut pending = Vec::with_capacity(4);
+    for &(roles, p) in &instances {
+        pending.push(setup_send(chan, roles, p, master.next_seed())?);
+    }
+    let mut got = Vec::with_capacity(2);
+    for from in setup.expected() {
+        let bytes = chan.recv_raw(from, 16, "a pairwise PRG seed (F_Zero setup)")?;
+        let mut seed = [0u8; 16];
+        seed.copy_from_slice(&bytes);
+        got.push((from, Seed(seed)));
+    }
+    // `got` has one entry per expected sender: exactly two.
+    let mpc = setup.finish([got[0], got[1]])?;
+    let mut states = Vec::with_capacity(4);
+    for (&(roles, p), pend) in instances.iter().zip(pending) {
+        states.push(setup_recv(chan, roles, p, pend)?);
+    }
+    let doprf = Doprfs::from_states(me, states, mem_params, stash_params)?;
+    Ok((mpc, doprf))
+}
+
+impl Doprfs {
+    /// This party's ends of the four instances from their set-up states: the memory keys'
+    /// instances k_0, k_1, k_2 (in this order), then the stash key's.
+    fn from_states(
+        me: PartyId,
+        states: Vec<RoleState>,
+        mem_params: doram_doprf::Params,
+        stash_params: doram_doprf::Params,
+    ) -> Result<Doprfs, RamenError> {
         let mut states = states.into_iter();
         let mut mem = [None, None, None];
         for (k, st) in ALL.iter().zip(states.by_ref()) {
@@ -319,6 +322,40 @@ impl Ramen {
             _ => return Err(RamenError::Local("wrong DOPRF role")),
         };
         let stash = take(states.next())?;
+        Ok(Doprfs {
+            mem_k,
+            mem_r1,
+            mem_r2,
+            stash,
+            mem_params,
+            stash_params,
+        })
+    }
+}
+
+impl Ramen {
+    /// Sets up this party's endpoint on `session` (three parties): pairwise PRG seeds (F_Zero)
+    /// and the four DOPRF instances, in one round. All of this party's randomness derives from
+    /// `seed`.
+    ///
+    /// # Errors
+    /// [`RamenError::InvalidParams`] unless the session has three parties (before anything is
+    /// sent); a peer fault, naming the peer.
+    pub fn new(session: Session, params: Params, seed: Seed) -> Result<Ramen, RamenError> {
+        if session.n_parties() != 3 || session.me().index() >= 3 {
+            return Err(RamenError::InvalidParams(
+                "Ramen needs a session of three parties",
+            ));
+        }
+        let pool = thread_pool(&params)?;
+        let start = Instant::now();
+        let mut chan = Channel::new(session);
+        let me = chan.me();
+        let caller_phase = chan.session().phase().to_owned();
+        chan.session_mut().set_phase(Step::Setup.phase());
+        let mut master = AesPrg::new(seed);
+        let (mut mpc, doprf) = setup_round(&mut chan, &params, &mut master)?;
+        let (next, prev) = (me.next(3), me.prev(3));
         let sigma_with_prev = AesPrg::new(mpc.pairwise().with(prev).next_seed());
         let sigma_with_next = AesPrg::new(mpc.pairwise().with(next).next_seed());
         let local = AesPrg::new(master.next_seed());
@@ -329,14 +366,7 @@ impl Ramen {
             params,
             chan,
             mpc,
-            doprf: Doprfs {
-                mem_k,
-                mem_r1,
-                mem_r2,
-                stash,
-                mem_params,
-                stash_params,
-            },
+            doprf,
             local,
             sigma_with_prev,
             sigma_with_next,
