@@ -890,7 +890,8 @@ impl Access<'_> {
         Ok(read)
     }
 
-    /// R1: replicates the stash values and starts the masked DOPRF on ⟨adr⟩.
+    /// Ramen Fig. 4, steps 3 and 8, round R1: replicates the stash values and starts the
+    /// masked DOPRF on ⟨adr⟩.
     fn round1(&mut self, addr: Additive<Fp>) -> Result<(Vec<Replicated<Fp>>, Masked), RamenError> {
         // R1. [Ramen Fig. 4, step 8] ⟨stash.val⟩ → ⟦stash.val⟧: P_i → P_{i+1}.
         let (replicate, out) = self
@@ -918,7 +919,7 @@ impl Access<'_> {
         Ok((rep, masked))
     }
 
-    /// R2 (P2 only): the masked DOPRF's z_3.
+    /// Ramen Fig. 4, step 3, round R2 (P2 only): the masked DOPRF's z_3.
     fn round2(&mut self, masked: Masked) -> Result<Masked, RamenError> {
         let sp = self.d.stash_params;
         match masked {
@@ -934,7 +935,7 @@ impl Access<'_> {
         }
     }
 
-    /// R3: the flag shift, then ⟨flag⟩ and ⟨loc⟩.
+    /// Ramen Fig. 4, steps 2 and 4–7, round R3: the flag shift, then ⟨flag⟩ and ⟨loc⟩.
     fn round3(&mut self, masked: Masked) -> Result<(Additive<Fp>, Additive<Fp>), RamenError> {
         let (c, sp) = (self.c, self.d.stash_params);
         // R3. [Ramen Fig. 4, step 4] P0 learns adr' = PRF(k_stash, adr) ⊕ R and sends
@@ -971,7 +972,8 @@ impl Access<'_> {
         Ok((flag, loc))
     }
 
-    /// R4: the address select and op·flag, and the location openings; then ⟨val_st⟩.
+    /// Ramen Fig. 14, step 2 and Fig. 4, step 10, round R4: the address select and op·flag,
+    /// and the location openings; then ⟨val_st⟩.
     fn round4(
         &mut self,
         op: Additive<Fp>,
@@ -1038,7 +1040,7 @@ impl Access<'_> {
         Ok((z, to_next, to_prev))
     }
 
-    /// [Ramen Fig. 4, step 10(b)–(d)] the shifts opened from `z` and the neighbours' openings,
+    /// Ramen Fig. 4, step 10(b)–(d): the shifts opened from `z` and the neighbours' openings,
     /// and this party's outputs of the successor's and the predecessor's location DPFs at the
     /// stash entries 0..=c.
     fn loc_outputs(
@@ -1072,7 +1074,8 @@ impl Access<'_> {
         Ok(val_m)
     }
 
-    /// R5: the first messages of the four unmasked DOPRFs on ⟨adr_M⟩.
+    /// Ramen Fig. 6, step 2(a) and Fig. 5, step 1, round R5: the first messages of the four
+    /// unmasked DOPRFs on ⟨adr_M⟩.
     fn round5(&mut self, adr_m: Additive<Fp>) -> Result<(MemoryDoprfs, Unmasked), RamenError> {
         let (next, prev, mp) = (self.next, self.prev, self.d.mem_params);
         // R5. [Ramen Fig. 6, step 2(a)] unmasked DOPRFs on ⟨adr_M⟩ for the three memory keys,
@@ -1100,8 +1103,8 @@ impl Access<'_> {
         Ok((MemoryDoprfs { k, y2, e, r2 }, stash_tag))
     }
 
-    /// R6: z_1 of the key held here (and of the stash key at P0); the tag of adr_M under
-    /// k_{me}.
+    /// Ramen Fig. 6, step 2(a) and Fig. 5, step 1, round R6: z_1 of the key held here (and of
+    /// the stash key at P0); the tag of adr_M under k_{me}.
     fn round6(
         &mut self,
         mem: MemoryDoprfs,
@@ -1126,7 +1129,8 @@ impl Access<'_> {
         Ok((tag, stash_tag))
     }
 
-    /// R7: the p-OT access and the stash tag; returns ⟨val_M⟩.
+    /// Ramen Fig. 6, step 2(b)–(f) and Fig. 5, step 2, round R7: the p-OT access and the stash
+    /// tag; returns ⟨val_M⟩.
     fn round7(&mut self, tag: u64, stash_tag: Unmasked) -> Result<Fp, RamenError> {
         let (next, prev, sp) = (self.next, self.prev, self.d.stash_params);
         // [Ramen Fig. 6, step 2(b)–(d)] the position of the cell and ⟨x⟩ = M'_i[position].
@@ -1173,7 +1177,8 @@ impl Access<'_> {
         Ok(old)
     }
 
-    /// R8: ⟨Δ⟩ = ⟨val_new − val_old⟩ and ⟨val_old⟩.
+    /// Ramen Fig. 5, steps 5–6 and Fig. 14, step 5, round R8: ⟨Δ⟩ = ⟨val_new − val_old⟩ and
+    /// ⟨val_old⟩.
     fn round8(
         &mut self,
         op: Additive<Fp>,
@@ -1196,7 +1201,8 @@ impl Access<'_> {
         Ok((delta, old))
     }
 
-    /// R9: the write corrections γ, then the update of the stash shares.
+    /// Ramen Fig. 5, steps 7–11, round R9: the write corrections γ, then the update of the
+    /// stash shares.
     fn round9(&mut self, delta: Additive<Fp>, read: &StashRead) -> Result<(), RamenError> {
         let (next, prev) = (self.next, self.prev);
         // R9. [Ramen Fig. 5, step 7(d)] γ_i = ⟨Δ⟩_i·ρ_i^{−1} to both evaluators.
