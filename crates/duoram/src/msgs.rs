@@ -9,13 +9,18 @@
 //! sender. The tag catches a lost or duplicated frame and pools that are out of step at once,
 //! instead of letting a message of the right size be taken for another.
 //!
+//! With `h` the depth of the DPF tree, `L = h − min(4, h)` its expanded levels and
+//! `K = 2^min(4, h)` the leaves per output node (bytes; a word is `W::BYTES`):
+//!
 //! | message | arrow | payload |
 //! |---|---|---|
-//! | dealer correlations | preprocessing, P2 → P1 | `16·h` per DPF (Z₁ of each level's AND) + one word per DPF (Beaver γ₁) |
-//! | masked AND inputs | preprocessing, P_b → P_{1−b} | `h` bytes + 16 per DPF |
+//! | dealer correlations | preprocessing, P2 → P1 | `16·L` bytes + `5K` words per DPF (Z₁ of each level's AND; the bilinear and Beaver correlations) |
+//! | masked AND inputs | preprocessing, P_b → P_{1−b} | `L` bytes + 16 + `3K` words per DPF |
 //! | level share | preprocessing, P_b → P_{1−b}, once per level | 16 per DPF |
-//! | Beaver openings | preprocessing, P_b → P_{1−b} | 2 words per DPF, then 1 word per DPF |
-//! | key half | preprocessing, P_b → P2 | `16 + 16·h` + one word per triple |
+//! | Beaver openings | preprocessing, P_b → P_{1−b} | `1 + 2K` words per DPF |
+//! | output-correction shares | preprocessing, P_b → P_{1−b} | `2K` words per DPF |
+//! | key half: tree | preprocessing, P_b → P2 | `16 + 16·L` per operation |
+//! | key half: output corrections | preprocessing, P_b → P2 | `2K` words per operation |
 //! | offset | READ/UPDATE, everyone → everyone | 1 word (+ delta words for UPDATE) |
 //! | γ | READ, P2 → P_b | 1 word |
 
