@@ -8,8 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use doram_core::PartyId;
 use doram_dpf::{Bgi, BgiMpDpf, DpfKey, HalfTree, HalfTreeMpDpf, MultiPointDpf, SinglePointDpf};
 use doram_field::Fp;
-use doram_net::certs::{Addresses, generate_local};
-use doram_net::{Config, Session};
+use doram_net::{Session, Transport, loopback_mesh};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -284,27 +283,15 @@ struct NetReport {
 }
 
 fn sessions(backend: Backend) -> Result<(Vec<Session>, Option<tempfile::TempDir>)> {
-    if backend == Backend::Local {
-        return Ok((Session::local_mesh(2), None));
-    }
+    let transport = match backend {
+        Backend::Local => return Ok((Session::local_mesh(2), None)),
+        Backend::Tcp => Transport::DangerousPlaintext,
+        Backend::Tls => Transport::Tls,
+    };
     let dir = tempfile::tempdir()?;
-    let path = generate_local(dir.path(), 2, Addresses::FreeLocalPorts)?;
-    let config = Config::load(&path)?;
-    let connect = move |c: &Config, me: PartyId| {
-        if backend == Backend::Tcp {
-            Session::connect_insecure_plaintext(c, me)
-        } else {
-            Session::connect(c, me)
-        }
-    };
-    let c1 = config.clone();
-    let h = std::thread::spawn(move || connect(&c1, PartyId::P1));
-    let s0 = connect(&config, PartyId::P0).context("P0 could not connect")?;
-    let s1 = match h.join() {
-        Ok(r) => r.context("P1 could not connect")?,
-        Err(_) => bail!("P1's thread panicked"),
-    };
-    Ok((vec![s0, s1], Some(dir)))
+    let sessions = loopback_mesh(dir.path(), 2, transport, doram_net::DEFAULT_TIMEOUT)
+        .context("could not connect the two parties")?;
+    Ok((sessions, Some(dir)))
 }
 
 fn bench_net(a: &NetArgs, json: bool, quiet: bool) -> Result<()> {

@@ -62,6 +62,7 @@ mod connect;
 mod error;
 mod frame;
 mod inbox;
+mod loopback;
 mod mesh;
 pub mod service;
 mod session;
@@ -77,6 +78,7 @@ pub use config::{
 pub use connect::{ConnectOptions, Transport};
 pub use error::{ConfigError, NetError};
 pub use frame::FRAME_HEADER_BYTES;
+pub use loopback::loopback_mesh;
 pub use mesh::{
     DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT, LocalMesh, Tamper, TamperFn, run_parties,
     run_parties_ok,

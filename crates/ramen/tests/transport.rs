@@ -4,50 +4,19 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
-use std::net::TcpListener;
 use std::time::Duration;
 
-use doram_core::PartyId;
-use doram_net::certs::{Addresses, generate_local};
-use doram_net::{Config, ConnectOptions, Session, Transport};
+use doram_net::{Session, Transport, loopback_mesh};
 use doram_ramen::{BenchConfig, Params, run_party};
 
-fn tls_sessions() -> (tempfile::TempDir, Vec<Session>) {
-    let listeners: Vec<TcpListener> = (0..3)
-        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    let addrs = listeners
-        .iter()
-        .map(|l| l.local_addr().unwrap().to_string())
-        .collect();
+fn tls_sessions() -> Vec<Session> {
     let dir = tempfile::tempdir().unwrap();
-    let path = generate_local(dir.path(), 3, Addresses::Explicit(addrs)).unwrap();
-    let mut config = Config::load(path).unwrap();
-    config.timeout = Duration::from_secs(20);
-    let config = &config;
-    let sessions = std::thread::scope(|s| {
-        let handles: Vec<_> = listeners
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| {
-                s.spawn(move || {
-                    Session::connect_with(
-                        config,
-                        PartyId::ALL[i],
-                        ConnectOptions::new().transport(Transport::Tls).listener(l),
-                    )
-                    .unwrap()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    (dir, sessions)
+    loopback_mesh(dir.path(), 3, Transport::Tls, Duration::from_secs(20)).unwrap()
 }
 
 #[test]
 fn verified_run_over_tls() {
-    let (_dir, sessions) = tls_sessions();
+    let sessions = tls_sessions();
     let params = Params::new(200).unwrap();
     let mut cfg = BenchConfig::new(params);
     cfg.accesses = params.epoch() + 5;
