@@ -410,7 +410,6 @@ mod tests {
         cfg.verify = true;
         cfg.seed = 5;
         let out = run_local(&cfg, Shaping::NONE).unwrap();
-        assert!(out.verified);
         assert_eq!(out.parties.len(), 3);
         assert!(out.online_bytes_per_access() > 0.0);
         assert!(out.to_json().starts_with("{\"protocol\":\"ramen\""));
@@ -421,6 +420,50 @@ mod tests {
         assert!(out.parties.iter().all(|p| p.preprocessing.bytes > 0));
     }
 
+    /// Verification is a real check: a bit flipped in the last frame P1 sends P2 — its shares
+    /// of the results and the final memory, opened for the check — makes P2's verification
+    /// fail at the first result. Frame counts do not depend on the data or the randomness, so
+    /// an untouched run finds that frame.
+    #[test]
+    fn a_corrupted_opening_fails_verification() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let params = Params::new(100).unwrap();
+        let mut cfg = BenchConfig::new(params);
+        cfg.accesses = params.epoch() + 3;
+        cfg.verify = true;
+        cfg.seed = 7;
+        let run = |flip: Option<u64>, frames: Arc<AtomicU64>| {
+            let sessions = doram_net::Session::mesh_with(3, move |from, to, i, payload| {
+                if (from, to) == (PartyId::P1, PartyId::P2) {
+                    frames.fetch_max(i + 1, Ordering::SeqCst);
+                    if Some(i) == flip && payload.len() > 1 {
+                        payload[1] ^= 1;
+                    }
+                }
+                doram_net::Tamper::Pass
+            });
+            doram_net::run_parties(sessions, "verify", |s| run_party(s, &cfg))
+        };
+        let frames = Arc::new(AtomicU64::new(0));
+        for r in run(None, Arc::clone(&frames)) {
+            assert!(matches!(r, Ok(Ok(_))), "{r:?}");
+        }
+        let last = frames.load(Ordering::SeqCst) - 1;
+        let results = run(Some(last), Arc::new(AtomicU64::new(0)));
+        assert!(
+            matches!(
+                &results[2],
+                Ok(Err(RamenError::VerificationFailed {
+                    what: "an access result",
+                    index: 0
+                }))
+            ),
+            "{:?}",
+            results[2]
+        );
+    }
+
     #[test]
     fn a_verified_run_with_preprocessing_threads() {
         let params = Params::new(300).unwrap().with_threads(2);
@@ -428,6 +471,6 @@ mod tests {
         cfg.accesses = params.epoch() + 1;
         cfg.verify = true;
         cfg.seed = 6;
-        assert!(run_local(&cfg, Shaping::NONE).unwrap().verified);
+        run_local(&cfg, Shaping::NONE).unwrap();
     }
 }
