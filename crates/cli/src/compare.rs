@@ -11,13 +11,12 @@
 use crate::randomness::Randomness;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use doram_net::Shaping;
 use plotters::prelude::*;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::report::print_json;
+use crate::report::{NamedNet, PointArgs, Row, print_json};
 
 /// The DORAM protocols the sweep can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum, Serialize)]
@@ -37,15 +36,6 @@ impl Protocol {
             Protocol::Duoram => "duoram",
         }
     }
-}
-
-/// A named network setting.
-#[derive(Debug, Clone)]
-pub struct NamedNet {
-    /// As given on the command line (`lan`, `wan`, `none`, `latency=..,bandwidth=..`).
-    pub name: String,
-    /// The shaping it stands for.
-    pub shaping: Shaping,
 }
 
 /// Network settings named on the command line.
@@ -73,7 +63,7 @@ fn parse_nets(s: &str) -> Result<NetList, String> {
         if nets.iter().any(|n: &NamedNet| n.name == name) {
             return Err(format!("network setting {name:?} named twice"));
         }
-        let shaping = crate::ramen::parse_net(&name)?;
+        let shaping = crate::netarg::parse_net(&name)?;
         nets.push(NamedNet { name, shaping });
     }
     Ok(NetList(nets))
@@ -165,34 +155,6 @@ pub struct CompareArgs {
     /// Directory for compare.csv, compare.json and compare-<net>.svg.
     #[arg(long, default_value = "compare")]
     pub out: PathBuf,
-}
-
-/// One measured point.
-#[derive(Debug, Clone, Serialize)]
-pub struct Row {
-    /// `ramen` or `duoram`.
-    pub protocol: &'static str,
-    /// Network setting name.
-    pub net: String,
-    /// log2 of the memory size.
-    pub log_n: u32,
-    /// Accesses measured.
-    pub accesses: usize,
-    /// Online time per access (slowest party), ms.
-    pub online_ms: f64,
-    /// Preprocessing time per access (slowest party), ms.
-    pub preprocessing_ms: f64,
-    /// Total time per access: everything after setup (preprocessing, Init, accesses,
-    /// refreshes), slowest party, ms.
-    pub total_ms: f64,
-    /// Online payload bytes per access, all parties.
-    pub online_bytes: f64,
-    /// All payload bytes per access, all parties.
-    pub total_bytes: f64,
-    /// Online rounds per access (the most of any party).
-    pub online_rounds: f64,
-    /// Whether every result was checked against the plaintext mirror.
-    pub verified: bool,
 }
 
 const CSV_HEADER: &str = "protocol,net,log_n,accesses,online_ms,preprocessing_ms,total_ms,online_bytes,total_bytes,online_rounds,verified";
@@ -418,9 +380,16 @@ pub fn plot(rows: &[Row], net: &str, path: &Path) -> Result<()> {
 
 /// Measures one point.
 fn measure(p: Protocol, log_n: u32, net: &NamedNet, args: &CompareArgs) -> Result<Row> {
+    let point = PointArgs {
+        accesses: args.accesses,
+        threads: args.threads,
+        verify: args.verify,
+        seed: args.seed,
+        randomness: args.randomness,
+    };
     match p {
-        Protocol::Ramen => crate::ramen::compare_point(log_n, net, args),
-        Protocol::Duoram => crate::duoram::compare_point(log_n, net, args),
+        Protocol::Ramen => crate::ramen::compare_point(log_n, net, &point),
+        Protocol::Duoram => crate::duoram::compare_point(log_n, net, &point),
     }
 }
 
@@ -540,6 +509,7 @@ fn file_stem(net: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use doram_net::Shaping;
 
     fn row(p: Protocol, log_n: u32, online: f64, total: f64) -> Row {
         Row {

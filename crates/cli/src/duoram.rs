@@ -125,7 +125,7 @@ pub struct BenchDuoramArgs {
     pub run: DuoramArgs,
     /// Network to emulate on every link: `none`, `lan` (1 ms RTT, 10 Gbit/s), `wan` (30 ms one
     /// way, 100 Mbit/s) or `latency=MS,bandwidth=MBIT`.
-    #[arg(long, default_value = "none", value_parser = crate::ramen::parse_net)]
+    #[arg(long, default_value = "none", value_parser = crate::netarg::parse_net)]
     pub net: Shaping,
     /// Run the parties as three `doram party` processes over mutually authenticated TLS
     /// instead of threads of this process over in-process channels.
@@ -379,9 +379,9 @@ fn run_processes(a: &DuoramArgs, shaping: Shaping) -> Result<Vec<DuoramParty>> {
 /// Ramen access is both), 128 of them by default.
 pub fn compare_point(
     log_n: u32,
-    net: &crate::compare::NamedNet,
-    args: &crate::compare::CompareArgs,
-) -> Result<crate::compare::Row> {
+    net: &crate::report::NamedNet,
+    args: &crate::report::PointArgs,
+) -> Result<crate::report::Row> {
     let a = DuoramArgs {
         log_n,
         n: None,

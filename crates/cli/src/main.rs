@@ -8,6 +8,7 @@ mod certs;
 mod compare;
 mod demo;
 mod duoram;
+mod netarg;
 mod party;
 mod pir;
 mod processes;

@@ -226,7 +226,7 @@ pub struct BenchPirArgs {
     #[arg(long, default_value_t = 5)]
     pub queries: usize,
     /// Network to emulate on every link: `none`, `lan`, `wan` or `latency=MS,bandwidth=MBIT`.
-    #[arg(long, default_value = "none", value_parser = crate::ramen::parse_net)]
+    #[arg(long, default_value = "none", value_parser = crate::netarg::parse_net)]
     pub net: doram_net::Shaping,
     /// Seed of the random database and indices.
     #[arg(long, default_value_t = 1)]

@@ -78,43 +78,12 @@ pub struct BenchRamenArgs {
     pub run: RamenArgs,
     /// Network to emulate on every link: `none`, `lan` (1 ms RTT, 10 Gbit/s), `wan` (30 ms one
     /// way, 100 Mbit/s) or `latency=MS,bandwidth=MBIT`.
-    #[arg(long, default_value = "none", value_parser = parse_net)]
+    #[arg(long, default_value = "none", value_parser = crate::netarg::parse_net)]
     pub net: Shaping,
     /// Run the parties as three `doram party` processes over mutually authenticated TLS
     /// instead of threads of this process over in-process channels.
     #[arg(long)]
     pub processes: bool,
-}
-
-/// Parses `--net`.
-pub fn parse_net(s: &str) -> Result<Shaping, String> {
-    match s {
-        "none" => return Ok(Shaping::NONE),
-        "lan" => return Ok(Shaping::lan()),
-        "wan" => return Ok(Shaping::wan()),
-        _ => {}
-    }
-    let mut shaping = Shaping::NONE;
-    for part in s.split(',') {
-        let (k, v) = part.split_once('=').ok_or_else(|| {
-            format!("expected none, lan, wan or latency=MS,bandwidth=MBIT, got {s:?}")
-        })?;
-        let x: f64 = v.parse().map_err(|_| format!("{k}: not a number: {v:?}"))?;
-        if !(x.is_finite() && x >= 0.0) {
-            return Err(format!("{k} must be a non-negative number"));
-        }
-        match k {
-            "latency" => shaping.latency = Duration::from_secs_f64(x / 1e3),
-            "bandwidth" if x > 0.0 => shaping.bandwidth_bits_per_sec = Some(x * 1e6),
-            "bandwidth" => return Err("bandwidth must be positive".into()),
-            _ => {
-                return Err(format!(
-                    "unknown network setting {k:?} (latency, bandwidth)"
-                ));
-            }
-        }
-    }
-    Ok(shaping)
 }
 
 fn party_figures(r: &PartyReport) -> OramParty {
@@ -274,9 +243,9 @@ fn run_processes(a: &RamenArgs, shaping: Shaping) -> Result<Vec<OramParty>> {
 /// one epoch of random reads and writes (or `--accesses`).
 pub fn compare_point(
     log_n: u32,
-    net: &crate::compare::NamedNet,
-    args: &crate::compare::CompareArgs,
-) -> Result<crate::compare::Row> {
+    net: &crate::report::NamedNet,
+    args: &crate::report::PointArgs,
+) -> Result<crate::report::Row> {
     let params = Params::new(1usize << log_n)?.with_threads(args.threads);
     let mut cfg = BenchConfig::new(params);
     cfg.accesses = args.accesses.unwrap_or(params.epoch().min(1024));

@@ -183,8 +183,8 @@ impl OramSummary {
         log_n: u32,
         accesses: usize,
         verified: bool,
-    ) -> crate::compare::Row {
-        crate::compare::Row {
+    ) -> Row {
+        Row {
             protocol,
             net: net.to_string(),
             log_n,
@@ -234,4 +234,56 @@ mod tests {
             assert!(peak_memory_bytes().unwrap_or(0) > 0);
         }
     }
+}
+
+/// A named network setting.
+#[derive(Debug, Clone)]
+pub struct NamedNet {
+    /// As given on the command line (`lan`, `wan`, `none`, `latency=..,bandwidth=..`).
+    pub name: String,
+    /// The shaping it stands for.
+    pub shaping: Shaping,
+}
+
+/// One measured point.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// `ramen` or `duoram`.
+    pub protocol: &'static str,
+    /// Network setting name.
+    pub net: String,
+    /// log2 of the memory size.
+    pub log_n: u32,
+    /// Accesses measured.
+    pub accesses: usize,
+    /// Online time per access (slowest party), ms.
+    pub online_ms: f64,
+    /// Preprocessing time per access (slowest party), ms.
+    pub preprocessing_ms: f64,
+    /// Total time per access: everything after setup (preprocessing, Init, accesses,
+    /// refreshes), slowest party, ms.
+    pub total_ms: f64,
+    /// Online payload bytes per access, all parties.
+    pub online_bytes: f64,
+    /// All payload bytes per access, all parties.
+    pub total_bytes: f64,
+    /// Online rounds per access (the most of any party).
+    pub online_rounds: f64,
+    /// Whether every result was checked against the plaintext mirror.
+    pub verified: bool,
+}
+
+/// What one point of `doram bench compare` runs with (the options every protocol shares).
+#[derive(Debug, Clone, Copy)]
+pub struct PointArgs {
+    /// Accesses per point (the protocol's default if `None`).
+    pub accesses: Option<usize>,
+    /// Threads per party for preprocessing.
+    pub threads: usize,
+    /// Check every result against a plaintext mirror.
+    pub verify: bool,
+    /// Public seed of the synthetic workload.
+    pub seed: u64,
+    /// Where each party's secret randomness comes from.
+    pub randomness: crate::randomness::Randomness,
 }
