@@ -320,43 +320,70 @@ mod avx512 {
         a: &mut [Z64],
         sum_a: &mut [Z64; NODE_SLOTS],
     ) -> (Z64, usize) {
-        simd.vectorize(
-            #[inline(always)]
-            || {
-                let f = simd.avx512f;
-                let zero = f._mm512_setzero_si512();
-                let mut acc = [zero; 2];
-                // Σ_r r·T_r over the node totals T_r, as N·P − Σ_r P_r with the prefix sums
-                // P_r (lane-wise; the lanes are added up at the end).
-                let (mut prefix, mut prefix_sum) = (zero, zero);
-                let groups = nodes.chunks_exact(LANES);
-                let done = groups.len() * LANES;
-                for (group, out) in groups.zip(a.chunks_exact_mut(LANES * NODE_SLOTS)) {
-                    let Ok(group) = <&[Block; LANES]>::try_from(group) else {
-                        continue;
-                    };
-                    let st = init(simd, group);
-                    let b0 = block(simd, &st, 0);
-                    let b1 = block(simd, &st, 1);
-                    for p in 0..LANES {
-                        let at = p * NODE_SLOTS;
-                        store(b0[p], &mut out[at..at + 8]);
-                        store(b1[p], &mut out[at + 8..at + 16]);
-                        acc[0] = f._mm512_add_epi64(acc[0], b0[p]);
-                        acc[1] = f._mm512_add_epi64(acc[1], b1[p]);
-                        prefix = f._mm512_add_epi64(prefix, f._mm512_add_epi64(b0[p], b1[p]));
-                        prefix_sum = f._mm512_add_epi64(prefix_sum, prefix);
-                    }
+        simd.vectorize(FlagWords {
+            simd,
+            nodes,
+            first_node,
+            a,
+            sum_a,
+        })
+    }
+
+    /// The arguments of [`flag_words`], run by [`V4::vectorize`] (a named type rather than a
+    /// closure, so that the body is inlined into the function compiled with the features).
+    struct FlagWords<'a> {
+        simd: V4,
+        nodes: &'a [Block],
+        first_node: u64,
+        a: &'a mut [Z64],
+        sum_a: &'a mut [Z64; NODE_SLOTS],
+    }
+
+    impl pulp::NullaryFnOnce for FlagWords<'_> {
+        type Output = (Z64, usize);
+
+        #[inline(always)]
+        fn call(self) -> (Z64, usize) {
+            let FlagWords {
+                simd,
+                nodes,
+                first_node,
+                a,
+                sum_a,
+            } = self;
+            let f = simd.avx512f;
+            let zero = f._mm512_setzero_si512();
+            let mut acc = [zero; 2];
+            // Σ_r r·T_r over the node totals T_r, as N·P − Σ_r P_r with the prefix sums
+            // P_r (lane-wise; the lanes are added up at the end).
+            let (mut prefix, mut prefix_sum) = (zero, zero);
+            let groups = nodes.chunks_exact(LANES);
+            let done = groups.len() * LANES;
+            for (group, out) in groups.zip(a.chunks_exact_mut(LANES * NODE_SLOTS)) {
+                let Ok(group) = <&[Block; LANES]>::try_from(group) else {
+                    continue;
+                };
+                let st = init(simd, group);
+                let b0 = block(simd, &st, 0);
+                let b1 = block(simd, &st, 1);
+                for p in 0..LANES {
+                    let at = p * NODE_SLOTS;
+                    store(b0[p], &mut out[at..at + 8]);
+                    store(b1[p], &mut out[at + 8..at + 16]);
+                    acc[0] = f._mm512_add_epi64(acc[0], b0[p]);
+                    acc[1] = f._mm512_add_epi64(acc[1], b1[p]);
+                    prefix = f._mm512_add_epi64(prefix, f._mm512_add_epi64(b0[p], b1[p]));
+                    prefix_sum = f._mm512_add_epi64(prefix_sum, prefix);
                 }
-                add_lanes(acc[0], &mut sum_a[..8]);
-                add_lanes(acc[1], &mut sum_a[8..]);
-                let total = Z64(f._mm512_reduce_add_epi64(prefix) as u64);
-                let total_prefix = Z64(f._mm512_reduce_add_epi64(prefix_sum) as u64);
-                let count = Z64(done as u64);
-                let weighted = Z64(first_node) * total + count * total - total_prefix;
-                (weighted, done)
-            },
-        )
+            }
+            add_lanes(acc[0], &mut sum_a[..8]);
+            add_lanes(acc[1], &mut sum_a[8..]);
+            let total = Z64(f._mm512_reduce_add_epi64(prefix) as u64);
+            let total_prefix = Z64(f._mm512_reduce_add_epi64(prefix_sum) as u64);
+            let count = Z64(done as u64);
+            let weighted = Z64(first_node) * total + count * total - total_prefix;
+            (weighted, done)
+        }
     }
 
     /// [`super::flag_and_value_words`] on the whole groups of sixteen nodes; returns the number
@@ -369,39 +396,69 @@ mod avx512 {
         sum_a: &mut [Z64; NODE_SLOTS],
         sum_v: &mut [Z64; NODE_SLOTS],
     ) -> usize {
-        simd.vectorize(
-            #[inline(always)]
-            || {
-                let f = simd.avx512f;
-                let mut acc = [f._mm512_setzero_si512(); 4];
-                let groups = nodes.chunks_exact(LANES);
-                let done = groups.len() * LANES;
-                let outs = a
-                    .chunks_exact_mut(LANES * NODE_SLOTS)
-                    .zip(v.chunks_exact_mut(LANES * NODE_SLOTS));
-                for (group, (oa, ov)) in groups.zip(outs) {
-                    let Ok(group) = <&[Block; LANES]>::try_from(group) else {
-                        continue;
-                    };
-                    let st = init(simd, group);
-                    for (c, acc) in acc.iter_mut().enumerate() {
-                        let b = block(simd, &st, c as u32);
-                        let out: &mut [Z64] = if c < 2 { &mut *oa } else { &mut *ov };
-                        let off = 8 * (c & 1);
-                        for (p, &x) in b.iter().enumerate() {
-                            let at = p * NODE_SLOTS + off;
-                            store(x, &mut out[at..at + 8]);
-                            *acc = f._mm512_add_epi64(*acc, x);
-                        }
+        simd.vectorize(FlagAndValueWords {
+            simd,
+            nodes,
+            a,
+            v,
+            sum_a,
+            sum_v,
+        })
+    }
+
+    /// The arguments of [`flag_and_value_words`], run by [`V4::vectorize`] (a named type rather than a
+    /// closure, so that the body is inlined into the function compiled with the features).
+    struct FlagAndValueWords<'a> {
+        simd: V4,
+        nodes: &'a [Block],
+        a: &'a mut [Z64],
+        v: &'a mut [Z64],
+        sum_a: &'a mut [Z64; NODE_SLOTS],
+        sum_v: &'a mut [Z64; NODE_SLOTS],
+    }
+
+    impl pulp::NullaryFnOnce for FlagAndValueWords<'_> {
+        type Output = usize;
+
+        #[inline(always)]
+        fn call(self) -> usize {
+            let FlagAndValueWords {
+                simd,
+                nodes,
+                a,
+                v,
+                sum_a,
+                sum_v,
+            } = self;
+            let f = simd.avx512f;
+            let mut acc = [f._mm512_setzero_si512(); 4];
+            let groups = nodes.chunks_exact(LANES);
+            let done = groups.len() * LANES;
+            let outs = a
+                .chunks_exact_mut(LANES * NODE_SLOTS)
+                .zip(v.chunks_exact_mut(LANES * NODE_SLOTS));
+            for (group, (oa, ov)) in groups.zip(outs) {
+                let Ok(group) = <&[Block; LANES]>::try_from(group) else {
+                    continue;
+                };
+                let st = init(simd, group);
+                for (c, acc) in acc.iter_mut().enumerate() {
+                    let b = block(simd, &st, c as u32);
+                    let out: &mut [Z64] = if c < 2 { &mut *oa } else { &mut *ov };
+                    let off = 8 * (c & 1);
+                    for (p, &x) in b.iter().enumerate() {
+                        let at = p * NODE_SLOTS + off;
+                        store(x, &mut out[at..at + 8]);
+                        *acc = f._mm512_add_epi64(*acc, x);
                     }
                 }
-                add_lanes(acc[0], &mut sum_a[..8]);
-                add_lanes(acc[1], &mut sum_a[8..]);
-                add_lanes(acc[2], &mut sum_v[..8]);
-                add_lanes(acc[3], &mut sum_v[8..]);
-                done
-            },
-        )
+            }
+            add_lanes(acc[0], &mut sum_a[..8]);
+            add_lanes(acc[1], &mut sum_a[8..]);
+            add_lanes(acc[2], &mut sum_v[..8]);
+            add_lanes(acc[3], &mut sum_v[8..]);
+            done
+        }
     }
 }
 
