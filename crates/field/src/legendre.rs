@@ -33,6 +33,7 @@
 //! code-generation details). Measured on the target machine with 1024 random inputs: about
 //! 70 ns per symbol against about 255 ns for a loop of [`Fp::legendre_vartime`] calls.
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 mod lockstep;
 
 use crate::fp::Fp;
@@ -152,15 +153,72 @@ const fn join(lo: u64, hi: u64) -> u128 {
     (lo as u128) | ((hi as u128) << 64)
 }
 
-/// Whether [`legendre_batch_vartime`] uses the lock-step SIMD code: only where the compiler may
-/// use at least AVX2 (the workspace builds with `target-cpu=native`). Without vector unsigned
-/// compares and variable shifts the lock-step code is about twice as slow as the scalar loop.
-const LOCKSTEP: bool = cfg!(target_feature = "avx2");
-
 /// Below this many elements a group of [`lockstep::GROUP`] lanes (mostly padding) costs more
 /// than that many scalar symbols (measured: a padded group of 16 takes about 1.1 µs whatever
 /// the number of real lanes, against about 0.26 µs per scalar symbol).
+#[cfg(target_arch = "x86_64")]
 const MIN_LOCKSTEP: usize = 4;
+
+/// The code paths of [`legendre_batch_vartime`], chosen once per call from the CPU's features.
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    /// The lock-step code compiled for AVX-512 (x86-64-v4).
+    #[cfg(target_arch = "x86_64")]
+    Avx512(pulp::x86::V4),
+    /// The lock-step code compiled for AVX2 (x86-64-v3).
+    #[cfg(target_arch = "x86_64")]
+    Avx2(pulp::x86::V3),
+    /// The scalar loop: without vector unsigned compares and variable shifts the lock-step
+    /// code is about twice as slow as this.
+    Scalar,
+}
+
+impl Path {
+    /// The fastest path this machine runs (`pulp` checks the features once and caches them).
+    #[inline]
+    fn detect() -> Path {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(simd) = pulp::x86::V4::try_new() {
+                return Path::Avx512(simd);
+            }
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                return Path::Avx2(simd);
+            }
+        }
+        Path::Scalar
+    }
+
+    /// `out[i] = xs[i].legendre_vartime()` by this path.
+    fn run(self, xs: &[Fp], out: &mut [i8]) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512(simd) => simd.vectorize(Lockstep { xs, out }),
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2(simd) => simd.vectorize(Lockstep { xs, out }),
+            Path::Scalar => legendre_scalar(xs, out),
+        }
+    }
+}
+
+/// [`legendre_lockstep`] as `pulp` runs it: a named type rather than a closure, so that the
+/// body is inlined into the function compiled with the vector features (a closure is called
+/// through a shim that the compiler may leave out of line, compiled without them).
+#[cfg(target_arch = "x86_64")]
+struct Lockstep<'a> {
+    xs: &'a [Fp],
+    out: &'a mut [i8],
+}
+
+#[cfg(target_arch = "x86_64")]
+impl pulp::NullaryFnOnce for Lockstep<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        legendre_lockstep(self.xs, self.out)
+    }
+}
 
 /// Legendre symbols of many elements: `out[i] = xs[i].legendre_vartime()`.
 ///
@@ -168,8 +226,10 @@ const MIN_LOCKSTEP: usize = 4;
 /// of the private `lockstep` module (about four times the throughput of calling
 /// [`Fp::legendre_vartime`] in a loop on the target machine); a remainder of fewer than four
 /// elements, and every element on machines without AVX2, go through the scalar
-/// [`jacobi_vartime`]. Variable time, like [`Fp::legendre_vartime`]. Callers parallelise across
-/// cores by splitting the slice.
+/// [`jacobi_vartime`]. The vector code is selected at run time: compiled for AVX-512 and for
+/// AVX2, it runs with the widest of the two that the CPU has, so a build for baseline x86-64
+/// needs no `target-cpu` flag to get it. Variable time, like [`Fp::legendre_vartime`]. Callers
+/// parallelise across cores by splitting the slice.
 ///
 /// # Panics
 /// If the slices have different lengths.
@@ -179,10 +239,14 @@ pub fn legendre_batch_vartime(xs: &[Fp], out: &mut [i8]) {
         out.len(),
         "legendre_batch_vartime: slices of different lengths"
     );
-    if !LOCKSTEP {
-        legendre_scalar(xs, out);
-        return;
-    }
+    Path::detect().run(xs, out);
+}
+
+/// The lock-step groups, and the scalar loop for a short remainder; inlined into each
+/// feature-specific caller, so that the compiler vectorises it for that instruction set.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn legendre_lockstep(xs: &[Fp], out: &mut [i8]) {
     let mut xs = xs.chunks_exact(lockstep::GROUP);
     let mut out = out.chunks_exact_mut(lockstep::GROUP);
     for (x, o) in (&mut xs).zip(&mut out) {
@@ -205,6 +269,8 @@ fn legendre_scalar(xs: &[Fp], out: &mut [i8]) {
 
 /// Up to [`lockstep::GROUP`] symbols by one lock-step group; missing lanes are padded with
 /// zero, which needs no step at all.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
 fn legendre_padded_group(xs: &[Fp], out: &mut [i8]) {
     debug_assert!(xs.len() <= lockstep::GROUP && xs.len() == out.len());
     let mut x = [[0u128; lockstep::LANES]; 2];
@@ -248,6 +314,51 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+
+    #[test]
+    fn every_path_matches_the_scalar_symbol() {
+        // Each path this machine can run, on lengths around the group size and the remainder
+        // threshold, against the scalar symbol; plus which path the dispatch picks.
+        let mut paths = vec![Path::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(simd) = pulp::x86::V4::try_new() {
+                paths.push(Path::Avx512(simd));
+            }
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                paths.push(Path::Avx2(simd));
+            }
+            let detected = Path::detect();
+            if pulp::x86::V4::is_available() {
+                assert!(matches!(detected, Path::Avx512(_)), "{detected:?}");
+            } else if pulp::x86::V3::is_available() {
+                assert!(matches!(detected, Path::Avx2(_)), "{detected:?}");
+            }
+        }
+        let p = crate::fp::MODULUS;
+        let mut st = 19u64;
+        for len in [0, 1, 3, 4, 5, 15, 16, 17, 19, 20, 33, 100, 1000] {
+            let xs: Vec<Fp> = (0..len)
+                .map(|i| {
+                    let x = (next(&mut st) as u128) << 64 | next(&mut st) as u128;
+                    match i % 5 {
+                        0 => Fp::from_u128((x >> (next(&mut st) % 128)) % p),
+                        1 => Fp::from_u128(p - 1 - (x % 1000)),
+                        _ => Fp::from_u128(x % p),
+                    }
+                })
+                .collect();
+            let want: Vec<i8> = xs.iter().map(|x| x.legendre_vartime()).collect();
+            for &path in &paths {
+                let mut out = vec![7i8; len];
+                path.run(&xs, &mut out);
+                assert_eq!(out, want, "{path:?}, {len} elements");
+            }
+            let mut out = vec![7i8; len];
+            legendre_batch_vartime(&xs, &mut out);
+            assert_eq!(out, want, "dispatched, {len} elements");
+        }
     }
 
     #[test]

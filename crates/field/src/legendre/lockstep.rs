@@ -66,7 +66,9 @@
 //!
 //! With AVX2 only (four lanes per register, no vector leading-zero count) the same code is
 //! still faster than the scalar loop (≈ 185 ns against ≈ 270 ns per symbol); without AVX2 it
-//! is slower, and the caller uses the scalar loop instead.
+//! is slower, and the caller uses the scalar loop instead. The parent module compiles this
+//! code once for each of the two instruction sets, inside `pulp`'s `vectorize`, and picks one
+//! at run time.
 
 use super::jacobi_vartime;
 use crate::fp::MODULUS;
@@ -343,8 +345,9 @@ impl State {
 }
 
 /// `out[j][i] = (xs[j][i] / p)` for 16 canonical field elements (`xs[j][i] < p`), in
-/// variable time.
-#[inline(never)]
+/// variable time. Inlined into callers compiled with the vector features (see the parent
+/// module's run-time dispatch).
+#[inline(always)]
 pub(crate) fn legendre_group(xs: &[[u128; LANES]; 2], out: &mut [[i8; LANES]; 2]) {
     let mut u = State::new(&xs[0]);
     let mut v = State::new(&xs[1]);
