@@ -693,34 +693,20 @@ mod tests {
     }
     /// Verification is a real check: a bit flipped in the last frame P1 sends P2 — its shares
     /// of the results and the final memory, opened for the check — makes P2's verification
-    /// fail at the first result. Frame counts do not depend on the data or the randomness, so
-    /// an untouched run finds that frame.
+    /// fail at the first result.
     #[test]
     fn a_corrupted_opening_fails_verification() {
-        use std::sync::Arc;
-        use std::sync::atomic::{AtomicU64, Ordering};
         let mut cfg = BenchConfig::new(50, 6);
         cfg.mix = OpMix::Reads;
         cfg.verify = true;
         cfg.seed = 7;
-        let run = |flip: Option<u64>, frames: Arc<AtomicU64>| {
-            let sessions = doram_net::Session::mesh_with(3, move |from, to, i, payload| {
-                if (from, to) == (PartyId::P1, PartyId::P2) {
-                    frames.fetch_max(i + 1, Ordering::SeqCst);
-                    if Some(i) == flip && payload.len() > 1 {
-                        payload[1] ^= 1;
-                    }
-                }
-                doram_net::Tamper::Pass
+        let [clean, results] =
+            doram_oram::testkit::corrupt_last_frame(PartyId::P1, PartyId::P2, |s| {
+                run_party(s, &cfg)
             });
-            doram_net::run_parties(sessions, "verify", |s| run_party(s, &cfg))
-        };
-        let frames = Arc::new(AtomicU64::new(0));
-        for r in run(None, Arc::clone(&frames)) {
+        for r in clean {
             assert!(matches!(r, Ok(Ok(_))), "{r:?}");
         }
-        let last = frames.load(Ordering::SeqCst) - 1;
-        let results = run(Some(last), Arc::new(AtomicU64::new(0)));
         assert!(
             matches!(
                 &results[2],

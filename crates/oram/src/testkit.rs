@@ -283,6 +283,35 @@ pub fn check_digests<W>(name: &str, runs: &[PartyRun<W>], expected: [&str; 3]) {
     }
 }
 
+/// Runs `run` on a three-party in-process mesh twice: untouched, then with bit 8 of the last
+/// frame `from` sends `to` flipped (its byte 1). Frame counts do not depend on the data or the
+/// randomness, so the first run finds that frame. Returns both runs' per-party results — for
+/// checking that a run's own verification catches a corrupted opening.
+pub fn corrupt_last_frame<R: Send>(
+    from: PartyId,
+    to: PartyId,
+    run: impl Fn(Session) -> R + Sync,
+) -> [Vec<std::thread::Result<R>>; 2] {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let go = |flip: Option<u64>, frames: Arc<AtomicU64>| {
+        let sessions = Session::mesh_with(3, move |f, t, i, payload| {
+            if (f, t) == (from, to) {
+                frames.fetch_max(i + 1, Ordering::SeqCst);
+                if Some(i) == flip && payload.len() > 1 {
+                    payload[1] ^= 1;
+                }
+            }
+            Tamper::Pass
+        });
+        doram_net::run_parties(sessions, "corrupt", &run)
+    };
+    let frames = Arc::new(AtomicU64::new(0));
+    let clean = go(None, Arc::clone(&frames));
+    let last = frames.load(Ordering::SeqCst).saturating_sub(1);
+    [clean, go(Some(last), Arc::new(AtomicU64::new(0)))]
+}
+
 /// The largest message any party sent in `runs` (for checking a derived frame limit,
 /// [`DistributedOram::max_message_bytes`]).
 pub fn largest_message<W>(runs: &[PartyRun<W>]) -> u64 {
