@@ -3,31 +3,19 @@
 
 use doram_mpc::Additive;
 use doram_net::Session;
-use doram_oram::{DistributedOram, InstructionShare, Op, OpVisibility, OramError};
+use doram_oram::{DistributedOram, InstructionShare, Op, OpVisibility, OramError, SharedMemory};
 
 use crate::duoram::Duoram;
 use crate::error::DuoramError;
 use crate::word::DuoWord;
 
-impl<W: DuoWord> DistributedOram for Duoram<W> {
+impl<W: DuoWord> SharedMemory for Duoram<W> {
     type Word = W;
 
     const OP_VISIBILITY: OpVisibility = OpVisibility::Public;
 
     fn len(&self) -> usize {
         Duoram::len(self)
-    }
-
-    fn max_message_bytes(&self) -> usize {
-        Duoram::<W>::max_message_bytes(self.len())
-    }
-
-    fn session(&self) -> &Session {
-        Duoram::session(self)
-    }
-
-    fn session_mut(&mut self) -> &mut Session {
-        Duoram::session_mut(self)
     }
 
     /// Preprocesses `accesses` operations: one DPF triple each, for a read or a write alike.
@@ -54,5 +42,34 @@ impl<W: DuoWord> DistributedOram for Duoram<W> {
 
     fn memory(&mut self) -> Result<Vec<Additive<W>>, OramError> {
         Duoram::memory(self).map_err(Into::into)
+    }
+
+    /// Duoram's batched READ ([`Duoram::read_batch`]): two sequential messages per batch of up
+    /// to [`BATCH_OPS`](crate::BATCH_OPS) reads.
+    fn read_many(&mut self, addrs: &[Additive<W>]) -> Result<Vec<Additive<W>>, OramError> {
+        Duoram::read_batch(self, addrs).map_err(Into::into)
+    }
+
+    /// Duoram's UPDATE (Protocol 2): one message, one triple of material.
+    fn update(&mut self, addr: Additive<W>, delta: Additive<W>) -> Result<(), OramError> {
+        Duoram::update(self, addr, delta).map_err(Into::into)
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+}
+
+impl<W: DuoWord> DistributedOram for Duoram<W> {
+    fn max_message_bytes(&self) -> usize {
+        Duoram::<W>::max_message_bytes(self.len())
+    }
+
+    fn session(&self) -> &Session {
+        Duoram::session(self)
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        Duoram::session_mut(self)
     }
 }

@@ -1,5 +1,6 @@
-//! The distributed ORAM interface of doram: the [`DistributedOram`] trait every DORAM protocol
-//! implements, the plaintext oracle [`PlainMemory`], a conformance/leakage/fault test kit
+//! The secret-shared memory interface of doram: the transport-free [`SharedMemory`] trait that
+//! the plaintext oracle [`PlainMemory`] and every DORAM protocol implement, [`DistributedOram`]
+//! for a protocol party's endpoint with its session, a conformance/leakage/fault test kit
 //! (feature `testkit`), and [`LinearScanOram`], a real three-party DORAM that scans the whole
 //! memory on every access.
 //!
@@ -7,24 +8,28 @@
 //!
 //! | item | what it is |
 //! |---|---|
-//! | [`DistributedOram`] | one party's endpoint of a DORAM instance realising F_DORAM (Ramen Fig. 13): `preprocess`, `init`, `access`, `memory` |
+//! | [`SharedMemory`] | one party's share of a memory (F_DORAM of Ramen Fig. 13): `preprocess`, `init`, `access`, `memory`, batches and `update`; no transport in the signatures |
+//! | [`DistributedOram`] | a [`SharedMemory`] that is a protocol party's endpoint and owns its session |
 //! | [`InstructionShare`], [`OpShare`], [`Op`] | one party's share of an instruction (op, addr, val); the op shared as a bit or public |
 //! | [`OpVisibility`] | whether a protocol hides reads from writes (Ramen, linear scan) or reveals it (Duoram) |
 //! | [`OramError`] | typed errors: peer faults naming the peer, misuse detected before sending, poisoning |
-//! | [`PlainMemory`], [`Instruction`] | the plaintext oracle with the same semantics |
+//! | [`PlainMemory`], [`Instruction`] | the plaintext oracle: the one-party [`SharedMemory`], and plaintext methods of its own |
 //! | [`Counting`] | a wrapper counting reads, writes, hidden accesses and phases, for plain or shared memories |
 //! | [`LinearScanOram`] | the baseline: O(n) work, 2 rounds and 6 ring elements per party per access |
-//! | [`testkit`] | `run_conformance`, `run_leakage`, `run_misuse`, `run_fault`, [`oram_conformance!`] |
+//! | [`testkit`] | `run_conformance`, `run_leakage`, `run_batches`, `run_misuse`, `run_fault`, `run_shared`, [`oram_conformance!`] |
 //!
 //! # The contract
-//! A DORAM holds a secret memory `M` of `n` words of a ring `W` (`Fp` for Ramen, `Z64` for
-//! Duoram), additively shared among three parties. The trait's documentation states the full
+//! A shared memory holds a secret memory `M` of `n` words of a ring `W` (`Fp` for Ramen, `Z64`
+//! for Duoram), additively shared among its parties (three for today's protocols, one for the
+//! oracle). The trait's documentation states the full
 //! contract; in short:
 //!
 //! * **init** (Ramen Fig. 13, Init) loads `M` from one additive share per word, once;
 //! * **access** (Fig. 13, Access) executes (op, addr, val) and returns fresh shares of
 //!   `M[addr]` *before* the access — for reads and for writes, whose old value is returned as
 //!   F_DORAM does — and a write then stores `val`;
+//! * **access_many**, **read_many** run a batch of accesses in order (protocols may share
+//!   rounds among them); **update** adds a shared delta to a word;
 //! * **memory** (Fig. 13, Get Memory) returns fresh shares of the current `M`;
 //! * **preprocess** runs input-independent work for a number of future accesses, separately
 //!   from the online phase; accesses not preprocessed do it inline.
@@ -48,7 +53,7 @@
 //! use doram_field::{Group, Z64};
 //! use doram_mpc::{Additive, reconstruct_additive};
 //! use doram_net::Session;
-//! use doram_oram::{DistributedOram, LinearScanOram, OramError};
+//! use doram_oram::{LinearScanOram, OramError, SharedMemory};
 //!
 //! let outputs: Vec<Vec<Additive<Z64>>> = std::thread::scope(|s| {
 //!     let handles: Vec<_> = Session::local_mesh(3)
@@ -87,7 +92,7 @@
 //! ```
 //! The closure turns a fresh [`Session`](doram_net::Session), the party's id, the memory size and
 //! the party's seed into an instance; the kit owns everything else. To add a protocol:
-//! 1. implement [`DistributedOram`] (choose [`OpVisibility`]; map the protocol's errors into
+//! 1. implement [`SharedMemory`] and [`DistributedOram`] (choose [`OpVisibility`]; map the protocol's errors into
 //!    [`OramError`], e.g. [`OramError::Protocol`] for its own kinds; poison the instance when an
 //!    operation fails half-way);
 //! 2. add the `oram_conformance!` line; set `sizes = [...]` and `ops = ...` to cover the
@@ -111,7 +116,7 @@ pub use error::OramError;
 pub use instruction::{
     Instruction, InstructionShare, Op, OpShare, OpVisibility, deal_instruction, deal_memory,
 };
-pub use interface::DistributedOram;
+pub use interface::{DistributedOram, SharedMemory};
 pub use linear::{LinearScanOram, STAT_SEC};
 pub use plain::{AccessCounts, Counting, PlainMemory};
 pub use word::IntegerWord;

@@ -6,10 +6,11 @@ use doram_mpc::Additive;
 use doram_net::Session;
 
 use crate::error::OramError;
-use crate::instruction::{Instruction, InstructionShare, Op, OpShare, OpVisibility};
-use crate::interface::DistributedOram;
+use crate::instruction::{Instruction, InstructionShare, Op, OpVisibility};
+use crate::interface::{DistributedOram, SharedMemory};
+use crate::word::IntegerWord;
 
-/// A plaintext memory with the semantics of [`DistributedOram`]: an access returns the value at
+/// A plaintext memory with the semantics of [`SharedMemory`]: an access returns the value at
 /// the address before the access, and a write then overwrites it. The oracle every protocol is
 /// tested against.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +106,8 @@ pub struct AccessCounts {
     pub writes: u64,
     /// Accesses whose op was secret-shared (neither counted as a read nor as a write).
     pub hidden: u64,
+    /// Calls of `update`.
+    pub updates: u64,
     /// Calls of `init`.
     pub inits: u64,
     /// Calls of `memory` (Get Memory).
@@ -180,24 +183,16 @@ impl<W: Group> Counting<PlainMemory<W>> {
     }
 }
 
-impl<M: DistributedOram> DistributedOram for Counting<M> {
+impl<M: SharedMemory> SharedMemory for Counting<M> {
     type Word = M::Word;
     const OP_VISIBILITY: OpVisibility = M::OP_VISIBILITY;
 
+    fn parties(&self) -> usize {
+        self.inner.parties()
+    }
+
     fn len(&self) -> usize {
         self.inner.len()
-    }
-
-    fn max_message_bytes(&self) -> usize {
-        self.inner.max_message_bytes()
-    }
-
-    fn session(&self) -> &Session {
-        self.inner.session()
-    }
-
-    fn session_mut(&mut self) -> &mut Session {
-        self.inner.session_mut()
     }
 
     fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
@@ -221,17 +216,114 @@ impl<M: DistributedOram> DistributedOram for Counting<M> {
         ins: &InstructionShare<Self::Word>,
     ) -> Result<Additive<Self::Word>, OramError> {
         let v = self.inner.access(ins)?;
-        self.counts.count_op(match ins.op {
-            OpShare::Public(op) => Some(op),
-            OpShare::Hidden(_) => None,
-        });
+        self.counts.count_op(ins.op.public());
         Ok(v)
+    }
+
+    fn access_many(
+        &mut self,
+        ins: &[InstructionShare<Self::Word>],
+    ) -> Result<Vec<Additive<Self::Word>>, OramError> {
+        let v = self.inner.access_many(ins)?;
+        for i in ins {
+            self.counts.count_op(i.op.public());
+        }
+        Ok(v)
+    }
+
+    fn update(
+        &mut self,
+        addr: Additive<Self::Word>,
+        delta: Additive<Self::Word>,
+    ) -> Result<(), OramError> {
+        self.inner.update(addr, delta)?;
+        self.counts.updates += 1;
+        Ok(())
     }
 
     fn memory(&mut self) -> Result<Vec<Additive<Self::Word>>, OramError> {
         let m = self.inner.memory()?;
         self.counts.memory_reads += 1;
         Ok(m)
+    }
+}
+
+impl<M: DistributedOram> DistributedOram for Counting<M> {
+    fn me(&self) -> doram_core::PartyId {
+        self.inner.me()
+    }
+
+    fn max_message_bytes(&self) -> usize {
+        self.inner.max_message_bytes()
+    }
+
+    fn session(&self) -> &Session {
+        self.inner.session()
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        self.inner.session_mut()
+    }
+}
+
+/// The plaintext oracle as the one-party case of a [`SharedMemory`]: a share is the value
+/// itself. It needs no preprocessing ([`preprocessed`](SharedMemory::preprocessed) is
+/// `usize::MAX`), [`init`](SharedMemory::init) overwrites every word, an address outside the
+/// memory is reported ([`OramError::AddressOutOfRange`], the memory unchanged), and a hidden op
+/// `b` applies `M[addr] := M[addr] + b·(val − M[addr])` — the formula the protocols that hide
+/// the op evaluate — so a bit selects between reading and writing.
+impl<W: IntegerWord> SharedMemory for PlainMemory<W> {
+    type Word = W;
+    const OP_VISIBILITY: OpVisibility = OpVisibility::Hidden;
+
+    fn parties(&self) -> usize {
+        1
+    }
+
+    fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    fn preprocess(&mut self, _accesses: usize) -> Result<(), OramError> {
+        Ok(())
+    }
+
+    fn preprocessed(&self) -> usize {
+        usize::MAX
+    }
+
+    fn init(&mut self, memory: &[Additive<W>]) -> Result<(), OramError> {
+        if memory.len() != self.words.len() {
+            return Err(OramError::WrongMemoryLength {
+                expected: self.words.len(),
+                got: memory.len(),
+            });
+        }
+        for (w, s) in self.words.iter_mut().zip(memory) {
+            *w = s.share();
+        }
+        Ok(())
+    }
+
+    fn access(&mut self, ins: &InstructionShare<W>) -> Result<Additive<W>, OramError> {
+        let raw = ins.addr.share().to_u128();
+        let addr = u64::try_from(raw).unwrap_or(u64::MAX);
+        let i = self.index(addr)?;
+        let old = self.words[i];
+        let b = ins.op.to_additive(doram_core::PartyId::P0).share();
+        self.words[i] = old + b * (ins.value.share() - old);
+        Ok(Additive::from_share(old))
+    }
+
+    fn memory(&mut self) -> Result<Vec<Additive<W>>, OramError> {
+        Ok(Additive::from_shares(self.words.clone()))
+    }
+
+    fn update(&mut self, addr: Additive<W>, delta: Additive<W>) -> Result<(), OramError> {
+        let raw = addr.share().to_u128();
+        let i = self.index(u64::try_from(raw).unwrap_or(u64::MAX))?;
+        self.words[i] += delta.share();
+        Ok(())
     }
 }
 

@@ -9,26 +9,18 @@ use doram_net::Session;
 use doram_oram::testkit;
 use doram_oram::{
     DistributedOram, InstructionShare, LinearScanOram, OpShare, OpVisibility, OramError,
+    SharedMemory,
 };
 
 /// The linear scan behind an interface that reveals the op type, as Duoram does.
 struct PublicOps(LinearScanOram<Z64>);
 
-impl DistributedOram for PublicOps {
+impl SharedMemory for PublicOps {
     type Word = Z64;
     const OP_VISIBILITY: OpVisibility = OpVisibility::Public;
 
     fn len(&self) -> usize {
         self.0.len()
-    }
-    fn max_message_bytes(&self) -> usize {
-        self.0.max_message_bytes()
-    }
-    fn session(&self) -> &Session {
-        self.0.session()
-    }
-    fn session_mut(&mut self) -> &mut Session {
-        self.0.session_mut()
     }
     fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
         self.0.preprocess(accesses)
@@ -47,6 +39,22 @@ impl DistributedOram for PublicOps {
     }
     fn memory(&mut self) -> Result<Vec<Additive<Z64>>, OramError> {
         self.0.memory()
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+}
+
+impl DistributedOram for PublicOps {
+    fn max_message_bytes(&self) -> usize {
+        self.0.max_message_bytes()
+    }
+    fn session(&self) -> &Session {
+        self.0.session()
+    }
+    fn session_mut(&mut self) -> &mut Session {
+        self.0.session_mut()
     }
 }
 
@@ -83,21 +91,12 @@ fn mutant(
     }
 }
 
-impl DistributedOram for Mutant {
+impl SharedMemory for Mutant {
     type Word = Z64;
     const OP_VISIBILITY: OpVisibility = OpVisibility::Hidden;
 
     fn len(&self) -> usize {
         self.inner.len()
-    }
-    fn max_message_bytes(&self) -> usize {
-        self.inner.max_message_bytes()
-    }
-    fn session(&self) -> &Session {
-        self.inner.session()
-    }
-    fn session_mut(&mut self) -> &mut Session {
-        self.inner.session_mut()
     }
     fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
         self.inner.preprocess(accesses)
@@ -129,6 +128,22 @@ impl DistributedOram for Mutant {
     }
     fn memory(&mut self) -> Result<Vec<Additive<Z64>>, OramError> {
         self.inner.memory()
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+}
+
+impl DistributedOram for Mutant {
+    fn max_message_bytes(&self) -> usize {
+        self.inner.max_message_bytes()
+    }
+    fn session(&self) -> &Session {
+        self.inner.session()
+    }
+    fn session_mut(&mut self) -> &mut Session {
+        self.inner.session_mut()
     }
 }
 

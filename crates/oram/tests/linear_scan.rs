@@ -9,9 +9,7 @@ use doram_mpc::testkit::{party_seed, run3_on};
 use doram_mpc::{Additive, reconstruct_additive};
 use doram_net::{LocalMesh, NetError, Session, Tamper};
 use doram_oram::testkit::{self, Fault, Plan};
-use doram_oram::{
-    DistributedOram, Instruction, IntegerWord, LinearScanOram, OpVisibility, OramError,
-};
+use doram_oram::{Instruction, IntegerWord, LinearScanOram, OpVisibility, OramError, SharedMemory};
 
 doram_oram::oram_conformance!(
     linear_fp,

@@ -6,7 +6,7 @@ use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::Additive;
 use doram_net::Session;
-use doram_oram::{DistributedOram, InstructionShare, OpVisibility, OramError};
+use doram_oram::{DistributedOram, InstructionShare, OpVisibility, OramError, SharedMemory};
 
 use crate::doram::Ramen;
 use crate::error::RamenError;
@@ -46,28 +46,12 @@ impl From<RamenError> for OramError {
     }
 }
 
-impl DistributedOram for Ramen {
+impl SharedMemory for Ramen {
     type Word = Fp;
     const OP_VISIBILITY: OpVisibility = OpVisibility::Hidden;
 
     fn len(&self) -> usize {
         self.params().n()
-    }
-
-    fn me(&self) -> PartyId {
-        Ramen::me(self)
-    }
-
-    fn max_message_bytes(&self) -> usize {
-        self.params().max_message_bytes()
-    }
-
-    fn session(&self) -> &Session {
-        Ramen::session(self)
-    }
-
-    fn session_mut(&mut self) -> &mut Session {
-        Ramen::session_mut(self)
     }
 
     fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
@@ -89,5 +73,27 @@ impl DistributedOram for Ramen {
 
     fn memory(&mut self) -> Result<Vec<Additive<Fp>>, OramError> {
         Ok(self.memory_shares()?)
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+}
+
+impl DistributedOram for Ramen {
+    fn me(&self) -> PartyId {
+        Ramen::me(self)
+    }
+
+    fn max_message_bytes(&self) -> usize {
+        self.params().max_message_bytes()
+    }
+
+    fn session(&self) -> &Session {
+        Ramen::session(self)
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        Ramen::session_mut(self)
     }
 }

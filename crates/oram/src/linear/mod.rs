@@ -96,7 +96,7 @@ use doram_net::Session;
 
 use crate::error::OramError;
 use crate::instruction::{InstructionShare, OpVisibility};
-use crate::interface::DistributedOram;
+use crate::interface::{DistributedOram, SharedMemory};
 use crate::word::IntegerWord;
 use local::{DealRole, Material, Params};
 
@@ -357,32 +357,12 @@ impl<W: IntegerWord> LinearScanOram<W> {
     }
 }
 
-impl<W: IntegerWord> DistributedOram for LinearScanOram<W> {
+impl<W: IntegerWord> SharedMemory for LinearScanOram<W> {
     type Word = W;
     const OP_VISIBILITY: OpVisibility = OpVisibility::Hidden;
 
     fn len(&self) -> usize {
         self.params.n()
-    }
-
-    fn me(&self) -> PartyId {
-        self.mpc.me()
-    }
-
-    /// Every message goes through the engine's framing ([`doram_mpc::send_framed`]), so no
-    /// frame exceeds [`doram_mpc::MAX_FRAME_BYTES`] (1 MiB) at any size; the largest messages
-    /// (the first product of a preprocessing batch, 2·k·n words with k·n ≤ max(n, 2^18), and
-    /// Init's n words) span several frames.
-    fn max_message_bytes(&self) -> usize {
-        doram_mpc::MAX_FRAME_BYTES
-    }
-
-    fn session(&self) -> &Session {
-        self.mpc.session()
-    }
-
-    fn session_mut(&mut self) -> &mut Session {
-        self.mpc.session_mut()
     }
 
     fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
@@ -434,5 +414,31 @@ impl<W: IntegerWord> DistributedOram for LinearScanOram<W> {
         // Ramen Fig. 13, Get Memory: the own components, re-randomised with F_Zero.
         let own = Replicated::to_additive_vec(memory);
         Ok(self.mpc.reshare(&own))
+    }
+
+    fn parties(&self) -> usize {
+        3
+    }
+}
+
+impl<W: IntegerWord> DistributedOram for LinearScanOram<W> {
+    fn me(&self) -> PartyId {
+        self.mpc.me()
+    }
+
+    /// Every message goes through the engine's framing ([`doram_mpc::send_framed`]), so no
+    /// frame exceeds [`doram_mpc::MAX_FRAME_BYTES`] (1 MiB) at any size; the largest messages
+    /// (the first product of a preprocessing batch, 2·k·n words with k·n ≤ max(n, 2^18), and
+    /// Init's n words) span several frames.
+    fn max_message_bytes(&self) -> usize {
+        doram_mpc::MAX_FRAME_BYTES
+    }
+
+    fn session(&self) -> &Session {
+        self.mpc.session()
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        self.mpc.session_mut()
     }
 }

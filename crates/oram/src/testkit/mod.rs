@@ -51,6 +51,9 @@ use crate::plain::PlainMemory;
 
 pub use doram_mpc::testkit::{SEED_VAR, test_seed};
 
+mod batch;
+pub use batch::{BatchPlan, BatchStep, batch_plan, run_batches, run_shared};
+
 /// The receive timeout of the kit's meshes: long enough for any test-sized access on a loaded
 /// machine, short enough that a deadlock fails the test instead of hanging it.
 pub const KIT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -790,6 +793,14 @@ macro_rules! oram_conformance {
                 let seed = $crate::testkit::test_seed();
                 for n in [$($n),+] {
                     $crate::testkit::run_leakage($make, n, $ops, seed);
+                }
+            }
+
+            #[test]
+            fn batches_and_updates_match_plain_memory() {
+                let seed = $crate::testkit::test_seed();
+                for n in [$($n),+] {
+                    $crate::testkit::run_batches($make, n, $ops, seed);
                 }
             }
 
