@@ -33,13 +33,14 @@
 
 use doram_core::{Entropy, Seed};
 use doram_field::Fp;
+use doram_mpc::Input;
 use doram_mpc::engine::bits_per_comparison;
-use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::{LocalMesh, Session};
 
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_graph_local};
 use crate::with_backend;
 
@@ -160,60 +161,99 @@ pub struct BfsMemory {
 ///
 /// # Errors
 /// The machine's errors.
-pub fn bfs<D: Backend>(
-    m: &mut Machine<D>,
-    mem: &BfsMemory,
-    source: Secret,
-) -> Result<(), ProgramError> {
+pub fn bfs<R: Ram>(m: &mut R, mem: &BfsMemory, source: R::Word) -> Result<(), ProgramError> {
     let v = mem.dist.len();
     let e = mem.targets.len().saturating_sub(1);
     let b = bits_for(v.max(e) as u64);
-    let me = m.me();
-    let c = |x: u64| Secret::public(Fp::from_u64(x), me);
     // D[s] := 0.
-    m.write(mem.dist, source, Secret::ZERO)?;
-    let (mut head, mut tail) = (c(0), c(1));
-    let (mut ptr, mut end, mut du) = (c(0), c(0), c(0));
-    let inf = c(v as u64);
+    let zero = m.int(0);
+    m.write(mem.dist, source, zero)?;
+    let (mut head, mut tail) = (m.int(0), m.int(1));
+    let (mut ptr, mut end, mut du) = (m.int(0), m.int(0), m.int(0));
+    let inf = m.int(v as u64);
+    let one = m.int(1);
     for _ in 0..v + e {
         // Step 1.
-        let (pop, edge) = m.cpu(|on| {
-            let f = on.eq_many(&[(ptr, end), (head, tail)], b)?;
-            let not_empty = on.not(f[1]);
-            let pop = on.and_many(&[(f[0], not_empty)])?[0];
-            Ok((pop, on.not(f[0])))
-        })?;
+        let f = m.eq_many(&[(ptr, end), (head, tail)], b)?;
+        let not_empty = m.not(f[1]);
+        let pop = m.and_many(&[(f[0], not_empty)])?[0];
+        let edge = m.not(f[0]);
         // Step 2.
-        let addr = m.cpu(|on| {
-            on.select_many(&[(pop, mem.queue.addr(head, me), mem.targets.addr(ptr, me))])
-        })?[0];
+        let (at_head, at_ptr) = (m.addr(mem.queue, head), m.addr(mem.targets, ptr));
+        let addr = m.select_many(&[(pop, at_head, at_ptr)])?[0];
         let w = m.read_addr(addr)?;
         // Step 3.
-        let w1 = w.add_public(Fp::ONE, me);
-        let r = m.read_many(&[(mem.dist, w), (mem.offsets, w), (mem.offsets, w1)])?;
+        let r = m.read_many(&[(mem.dist, w), (mem.offsets, w), (mem.offsets, w + one)])?;
         let (dw, sw, ew) = (r[0], r[1], r[2]);
         // Step 4.
-        let (visit, p) = m.cpu(|on| {
-            let unvisited = on.eq_many(&[(dw, inf)], b)?[0];
-            let p = on.mul_many(&[
-                (edge.value(), unvisited.value()),
-                (pop.value(), sw - ptr),
-                (pop.value(), ew - end),
-                (pop.value(), dw - du),
-            ])?;
-            Ok((SecretBit::assume_bit(p[0]), p))
-        })?;
+        let unvisited = m.eq_many(&[(dw, inf)], b)?[0];
+        let p = m.mul_many(&[
+            (R::value(edge), R::value(unvisited)),
+            (R::value(pop), sw - ptr),
+            (R::value(pop), ew - end),
+            (R::value(pop), dw - du),
+        ])?;
+        let visit = R::assume_bit(p[0]);
         // Step 5 (du is still the current vertex's distance).
-        let next_dist = du.add_public(Fp::ONE, me);
-        m.cond_write_known(mem.dist, w, visit, next_dist, dw)?;
+        m.cond_write_known(mem.dist, w, visit, du + one, dw)?;
         m.cond_write(mem.queue, tail, visit, w)?;
-        ptr = ptr + edge.value() + p[1];
+        ptr = ptr + R::value(edge) + p[1];
         end += p[2];
         du += p[3];
-        head += pop.value();
-        tail += visit.value();
+        head += R::value(pop);
+        tail += R::value(visit);
     }
     Ok(())
+}
+
+/// Runs the program on the plaintext machine [`PlainRam`] (the memory access sequence of a
+/// backend that hides the op type if `hides_op_type`), with the memory layout of
+/// [`run_party_with`]: the distances, `None` for unreachable vertices, and what the run did.
+///
+/// # Errors
+/// [`InputError`]s of the graph and source; [`ProgramError::Misuse`] if the program breaks a
+/// bound (a comparison operand beyond its bit length, an address outside the memory).
+pub fn run_plain(
+    vertices: u64,
+    edges: &[Edge],
+    source: u64,
+    hides_op_type: bool,
+) -> Result<(Vec<Option<u64>>, PlainCounts), ProgramError> {
+    if vertices == 0 || source >= vertices {
+        return Err(InputError::VertexOutOfRange {
+            line: 0,
+            vertex: source,
+            vertices,
+        }
+        .into());
+    }
+    let csr = Csr::new(vertices, edges)?;
+    let v = vertices as usize;
+    let mut m = PlainRam::new(hides_op_type);
+    let queue = m.alloc_ints(&[source])?;
+    let queue = queue
+        .join(m.alloc_ints(&vec![0; v])?)
+        .ok_or(ProgramError::Misuse("layout"))?;
+    let dist = m.alloc_ints(&vec![v as u64; v])?;
+    let offsets = m.alloc_ints(&csr.offsets)?;
+    let targets = m.alloc_ints(&csr.targets)?;
+    let targets = targets
+        .join(m.alloc_ints(&[0])?)
+        .ok_or(ProgramError::Misuse("layout"))?;
+    let mem = BfsMemory {
+        queue,
+        dist,
+        offsets,
+        targets,
+    };
+    m.boot()?;
+    bfs(&mut m, &mem, Fp::from_u64(source))?;
+    let d = m.snapshot(&[mem.dist])?.remove(0);
+    let out = d
+        .into_iter()
+        .map(|x| to_int(x, v as u128 + 1, "distance").map(|d| (d < v as u64).then_some(d)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((out, m.counts()))
 }
 
 /// One party's run with the backend `D`: the owner passes `Some((V, edges))`, the querier

@@ -48,6 +48,7 @@ use doram_net::{LocalMesh, Session};
 
 use crate::error::{InputError, ProgramError};
 use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
+use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_three_on};
 use crate::with_backend;
 
@@ -148,15 +149,13 @@ pub fn plan(n: usize) -> Plan {
 /// # Errors
 /// [`ProgramError::Misuse`] if the tables do not have the sizes 1, 2, 4, … or there are more
 /// of them than loop probes; the machine's errors.
-pub fn search<D: Backend>(
-    m: &mut Machine<D>,
+pub fn search<R: Ram>(
+    m: &mut R,
     array: OArray,
-    key: Secret,
-    tables: &[Vec<Secret>],
-) -> Result<(Secret, SecretBit), ProgramError> {
+    key: R::Word,
+    tables: &[Vec<R::Word>],
+) -> Result<(R::Word, R::Bit), ProgramError> {
     let n = array.len();
-    let me = m.me();
-    let c = |x: u64| Secret::public(Fp::from_u64(x), me);
     let halves = schedule(n);
     if tables.len() > halves.len() || tables.iter().enumerate().any(|(j, t)| t.len() != 1 << j) {
         return Err(ProgramError::Misuse(
@@ -164,56 +163,49 @@ pub fn search<D: Backend>(
         ));
     }
     if n == 0 {
-        return Ok((c(0), SecretBit::public(false, me)));
+        return Ok((m.int(0), m.public_bit(false)));
     }
-    let mut base = Secret::ZERO;
-    let mut onehot = vec![c(1)];
-    let mut last = SecretBit::public(false, me);
+    let mut base = m.int(0);
+    let mut onehot = vec![m.int(1)];
+    let mut last = m.public_bit(false);
     for (j, &half) in halves.iter().enumerate() {
         let v = if let Some(table) = tables.get(j) {
             if j == 0 {
                 table[0]
             } else {
                 // Extend the one-hot vector by the last bit, then take the inner product.
-                let (next, v) = m.cpu(|on| {
-                    let pairs: Vec<(Secret, Secret)> =
-                        onehot.iter().map(|&h| (h, last.value())).collect();
-                    let right = on.mul_many(&pairs)?;
-                    let mut next = Vec::with_capacity(2 * onehot.len());
-                    for (&h, r) in onehot.iter().zip(right) {
-                        next.push(h - r);
-                        next.push(r);
-                    }
-                    let v = on.dot_many(&[(&next[..], &table[..])])?[0];
-                    Ok((next, v))
-                })?;
+                let pairs: Vec<_> = onehot.iter().map(|&h| (h, R::value(last))).collect();
+                let right = m.mul_many(&pairs)?;
+                let mut next = Vec::with_capacity(2 * onehot.len());
+                for (&h, r) in onehot.iter().zip(right) {
+                    next.push(h - r);
+                    next.push(r);
+                }
+                let v = m.dot_many(&[(&next[..], &table[..])])?[0];
                 onehot = next;
                 v
             }
         } else {
-            let probe = base.add_public(Fp::from_u64(half as u64 - 1), me);
+            let probe = base + m.int(half as u64 - 1);
             m.read(array, probe)?
         };
-        let below = m.cpu(|on| on.lt_many(&[(v, key)], KEY_BITS))?[0];
-        base += below.value() * Fp::from_u64(half as u64);
+        let below = m.lt_many(&[(v, key)], KEY_BITS)?[0];
+        base += R::value(below) * Fp::from_u64(half as u64);
         last = below;
     }
     // The last probe: A[base] against the key, and [base = n − 1].
     let v = m.read(array, base)?;
-    let (lt, eq, last_lt) = m.cpu(|on| {
-        let r = on.cmp_many(&[(v, key), (base, c(n as u64 - 1))], KEY_BITS)?;
-        // lt·[base = n − 1]: the index is n.
-        let at_end = on.mul_many(&[(r[0].lt.value(), r[1].eq.value())])?[0];
-        Ok((r[0].lt, r[0].eq, at_end))
-    })?;
-    let index = base + lt.value();
+    let end = m.int(n as u64 - 1);
+    let r = m.cmp_many(&[(v, key), (base, end)], KEY_BITS)?;
+    let (lt, eq) = r[0];
+    // lt·[base = n − 1]: the index is n.
+    let last_lt = m.mul_many(&[(R::value(lt), R::value(r[1].1))])?[0];
+    let index = base + R::value(lt);
     // Read A[index − [index = n]]; it matters only if lt = 1 and index < n.
     let w = m.read(array, index - last_lt)?;
-    let found = m.cpu(|on| {
-        let e = on.eq_many(&[(w, key)], KEY_BITS)?[0];
-        let p = on.mul_many(&[(lt.value() - last_lt, e.value())])?[0];
-        Ok(SecretBit::assume_bit(eq.value() + p))
-    })?;
+    let e = m.eq_many(&[(w, key)], KEY_BITS)?[0];
+    let p = m.mul_many(&[(R::value(lt) - last_lt, R::value(e))])?[0];
+    let found = R::assume_bit(R::value(eq) + p);
     Ok((index, found))
 }
 
@@ -224,25 +216,65 @@ pub fn search<D: Backend>(
 ///
 /// # Errors
 /// The engine's errors.
-pub fn linear_search<D: Backend>(
-    m: &mut Machine<D>,
-    entries: &[Secret],
-    key: Secret,
-) -> Result<(Secret, SecretBit), ProgramError> {
-    m.cpu(|on| {
-        let pairs: Vec<(Secret, Secret)> = entries.iter().map(|&a| (a, key)).collect();
-        let c = on.cmp_many(&pairs, KEY_BITS)?;
-        let index: Secret = c.iter().map(|c| c.lt.value()).sum();
-        let one = on.constant(1);
-        let firsts: Vec<(Secret, Secret)> = (0..c.len())
-            .map(|i| {
-                let prev = if i == 0 { one } else { c[i - 1].lt.value() };
-                (prev - c[i].lt.value(), c[i].eq.value())
-            })
-            .collect();
-        let found: Secret = on.mul_many(&firsts)?.into_iter().sum();
-        Ok((index, SecretBit::assume_bit(found)))
-    })
+pub fn linear_search<R: Ram>(
+    m: &mut R,
+    entries: &[R::Word],
+    key: R::Word,
+) -> Result<(R::Word, R::Bit), ProgramError> {
+    let pairs: Vec<_> = entries.iter().map(|&a| (a, key)).collect();
+    let c = m.cmp_many(&pairs, KEY_BITS)?;
+    let index: R::Word = c.iter().map(|&(lt, _)| R::value(lt)).sum();
+    let one = m.int(1);
+    let firsts: Vec<_> = (0..c.len())
+        .map(|i| {
+            let prev = if i == 0 { one } else { R::value(c[i - 1].0) };
+            (prev - R::value(c[i].0), R::value(c[i].1))
+        })
+        .collect();
+    let found: R::Word = m.mul_many(&firsts)?.into_iter().sum();
+    Ok((index, R::assume_bit(found)))
+}
+
+/// Runs the search on the plaintext machine [`PlainRam`], with the engine tables of
+/// [`run_party_with`] and the array in memory (the memory access sequence of a backend that
+/// hides the op type if `hides_op_type`): the output and what the run did.
+///
+/// # Errors
+/// [`InputError::Unsorted`] for an unsorted array; [`ProgramError::Misuse`] if the program
+/// breaks a bound (a comparison operand beyond its bit length, an address outside the memory).
+pub fn run_plain(
+    sorted: &[u64],
+    key: u64,
+    hides_op_type: bool,
+) -> Result<(SearchOutput, PlainCounts), ProgramError> {
+    check_sorted(sorted)?;
+    let n = sorted.len();
+    let mut m = PlainRam::new(hides_op_type);
+    let tables: Vec<Vec<Fp>> = probe_tables(sorted, engine_levels(n))
+        .into_iter()
+        .map(|t| t.into_iter().map(Fp::from_u64).collect())
+        .collect();
+    let array = m.alloc_ints(sorted)?;
+    m.boot()?;
+    let (index, found) = search(&mut m, array, Fp::from_u64(key), &tables)?;
+    let output = SearchOutput {
+        index: to_int(index, n as u128 + 1, "search index")?,
+        found,
+    };
+    Ok((output, m.counts()))
+}
+
+/// The error for the first pair of entries out of order, if any.
+fn check_sorted(data: &[u64]) -> Result<(), ProgramError> {
+    if let Some(i) = data.windows(2).position(|w| w[1] < w[0]) {
+        return Err(InputError::Unsorted {
+            line: i + 2,
+            value: data[i + 1],
+            previous: data[i],
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Checks the roles' inputs at this party before anything is sent.
@@ -259,15 +291,8 @@ fn check_inputs(
     if (me == roles.owner) != data.is_some() {
         return Err(InputError::Role("the data owner, and only it, provides the array").into());
     }
-    if let Some(d) = data
-        && let Some(i) = d.windows(2).position(|w| w[1] < w[0])
-    {
-        return Err(InputError::Unsorted {
-            line: i + 2,
-            value: d[i + 1],
-            previous: d[i],
-        }
-        .into());
+    if let Some(d) = data {
+        check_sorted(d)?;
     }
     Ok(())
 }

@@ -33,14 +33,15 @@
 
 use doram_core::{Entropy, Seed};
 use doram_field::Fp;
+use doram_mpc::Input;
 use doram_mpc::engine::bits_per_comparison;
-use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::{LocalMesh, Session};
 
 use crate::bfs::Csr;
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_graph_local};
 use crate::with_backend;
 
@@ -121,51 +122,45 @@ pub fn plan(vertices: usize) -> Plan {
 ///
 /// # Errors
 /// The machine's errors.
-pub fn dijkstra<D: Backend>(
-    m: &mut Machine<D>,
+pub fn dijkstra<R: Ram>(
+    m: &mut R,
     w: OArray,
     vertices: usize,
-    source: Secret,
-) -> Result<Vec<Secret>, ProgramError> {
+    source: R::Word,
+) -> Result<Vec<R::Word>, ProgramError> {
     let v = vertices;
-    let me = m.me();
-    let c = |x: u64| Secret::public(Fp::from_u64(x), me);
     let b = bits_for(v.saturating_sub(1) as u64);
-    let ids: Vec<Secret> = (0..v as u64).map(c).collect();
+    let ids: Vec<R::Word> = (0..v as u64).map(|j| m.int(j)).collect();
+    let inf = m.int(INF);
     // dist_j = INF·(1 − [j = s]).
-    let mut dist: Vec<Secret> = m.cpu(|on| {
-        let pairs: Vec<_> = ids.iter().map(|&j| (j, source)).collect();
-        let at = on.eq_many(&pairs, b)?;
-        Ok(at
-            .iter()
-            .map(|e| c(INF) - e.value() * Fp::from_u64(INF))
-            .collect())
-    })?;
-    let mut visited = vec![Secret::ZERO; v];
-    let one = c(1);
+    let pairs: Vec<_> = ids.iter().map(|&j| (j, source)).collect();
+    let at = m.eq_many(&pairs, b)?;
+    let mut dist: Vec<R::Word> = at
+        .iter()
+        .map(|&e| inf - R::value(e) * Fp::from_u64(INF))
+        .collect();
+    let zero = m.int(0);
+    let mut visited = vec![zero; v];
+    let one = m.int(1);
     for _ in 0..v {
         // Step 1: the tournament, keeping each level's comparison bits.
-        let mut items: Vec<Secret> = (0..v)
+        let mut items: Vec<R::Word> = (0..v)
             .map(|j| dist[j] + visited[j] * Fp::from_u64(VISITED))
             .collect();
-        let mut levels: Vec<(usize, Vec<SecretBit>)> = Vec::new();
+        let mut levels: Vec<(usize, Vec<R::Bit>)> = Vec::new();
         while items.len() > 1 {
-            let (next, bits) = m.cpu(|on| {
-                let pairs: Vec<(Secret, Secret)> =
-                    items.chunks_exact(2).map(|p| (p[1], p[0])).collect();
-                let right_smaller = on.lt_many(&pairs, DIST_BITS)?;
-                let sel: Vec<(SecretBit, Secret, Secret)> = items
-                    .chunks_exact(2)
-                    .zip(&right_smaller)
-                    .map(|(p, &r)| (r, p[1], p[0]))
-                    .collect();
-                let mut next = on.select_many(&sel)?;
-                if items.len() % 2 == 1 {
-                    next.push(items[items.len() - 1]);
-                }
-                Ok((next, right_smaller))
-            })?;
-            levels.push((items.len(), bits));
+            let pairs: Vec<_> = items.chunks_exact(2).map(|p| (p[1], p[0])).collect();
+            let right_smaller = m.lt_many(&pairs, DIST_BITS)?;
+            let sel: Vec<_> = items
+                .chunks_exact(2)
+                .zip(&right_smaller)
+                .map(|(p, &r)| (r, p[1], p[0]))
+                .collect();
+            let mut next = m.select_many(&sel)?;
+            if items.len() % 2 == 1 {
+                next.push(items[items.len() - 1]);
+            }
+            levels.push((items.len(), right_smaller));
             items = next;
         }
         let du = items[0];
@@ -173,25 +168,23 @@ pub fn dijkstra<D: Backend>(
         // product per pair), then u = Σ j·[j = u] and visited += [j = u].
         let mut onehot = vec![one];
         for (len, bits) in levels.iter().rev() {
-            onehot = m.cpu(|on| {
-                let pairs: Vec<(Secret, Secret)> = bits
-                    .iter()
-                    .zip(&onehot)
-                    .map(|(b, &p)| (p, b.value()))
-                    .collect();
-                let right = on.mul_many(&pairs)?;
-                let mut down = Vec::with_capacity(*len);
-                for (&p, r) in onehot.iter().zip(right) {
-                    down.push(p - r);
-                    down.push(r);
-                }
-                if len % 2 == 1 {
-                    down.push(onehot[bits.len()]);
-                }
-                Ok(down)
-            })?;
+            let pairs: Vec<_> = bits
+                .iter()
+                .zip(&onehot)
+                .map(|(&b, &p)| (p, R::value(b)))
+                .collect();
+            let right = m.mul_many(&pairs)?;
+            let mut down = Vec::with_capacity(*len);
+            for (&p, r) in onehot.iter().zip(right) {
+                down.push(p - r);
+                down.push(r);
+            }
+            if len % 2 == 1 {
+                down.push(onehot[bits.len()]);
+            }
+            onehot = down;
         }
-        let u: Secret = onehot
+        let u: R::Word = onehot
             .iter()
             .enumerate()
             .map(|(j, &h)| h * Fp::from_u64(j as u64))
@@ -201,22 +194,53 @@ pub fn dijkstra<D: Backend>(
         }
         // Step 3: row u.
         let row_start = u * Fp::from_u64(v as u64);
-        let reads: Vec<(OArray, Secret)> = ids.iter().map(|&j| (w, row_start + j)).collect();
+        let reads: Vec<(OArray, R::Word)> = ids.iter().map(|&j| (w, row_start + j)).collect();
         let row = m.read_many(&reads)?;
         // Step 4: relax.
-        dist = m.cpu(|on| {
-            let nd: Vec<Secret> = row.iter().map(|&x| du + x).collect();
-            let pairs: Vec<_> = nd.iter().zip(&dist).map(|(&a, &b)| (a, b)).collect();
-            let better = on.lt_many(&pairs, DIST_BITS)?;
-            let sel: Vec<_> = better
-                .iter()
-                .zip(nd.iter().zip(&dist))
-                .map(|(&f, (&a, &b))| (f, a, b))
-                .collect();
-            on.select_many(&sel)
-        })?;
+        let nd: Vec<R::Word> = row.iter().map(|&x| du + x).collect();
+        let pairs: Vec<_> = nd.iter().zip(&dist).map(|(&a, &b)| (a, b)).collect();
+        let better = m.lt_many(&pairs, DIST_BITS)?;
+        let sel: Vec<_> = better
+            .iter()
+            .zip(nd.iter().zip(&dist))
+            .map(|(&f, (&a, &b))| (f, a, b))
+            .collect();
+        dist = m.select_many(&sel)?;
     }
     Ok(dist)
+}
+
+/// Runs the program on the plaintext machine [`PlainRam`] (the memory access sequence of a
+/// backend that hides the op type if `hides_op_type`): the distances, `None` for unreachable
+/// vertices, and what the run did.
+///
+/// # Errors
+/// [`InputError`]s of the graph; [`ProgramError::Misuse`] if the program breaks a bound
+/// (a comparison operand beyond its bit length, an address outside the memory).
+pub fn run_plain(
+    vertices: u64,
+    edges: &[Edge],
+    source: u64,
+    hides_op_type: bool,
+) -> Result<(Vec<Option<u64>>, PlainCounts), ProgramError> {
+    if vertices == 0 || source >= vertices {
+        return Err(InputError::VertexOutOfRange {
+            line: 0,
+            vertex: source,
+            vertices,
+        }
+        .into());
+    }
+    let weights = matrix(vertices, edges)?;
+    let mut m = PlainRam::new(hides_op_type);
+    let w = m.alloc_ints(&weights)?;
+    m.boot()?;
+    let dist = dijkstra(&mut m, w, vertices as usize, Fp::from_u64(source))?;
+    let out = dist
+        .into_iter()
+        .map(|x| to_int(x, u128::from(INF) + 1, "distance").map(|d| (d < INF).then_some(d)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((out, m.counts()))
 }
 
 /// One party's run with the backend `D`: the owner passes `Some((V, edges))`, the querier

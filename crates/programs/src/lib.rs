@@ -9,7 +9,9 @@
 //!
 //! | item | what it is |
 //! |---|---|
-//! | [`Machine`] | one party's machine: engine + one DORAM memory of arrays; reads, writes, conditional writes, updates; per-part costs |
+//! | [`Ram`] | what a program is written against: secret words, batched products, selects and comparisons, reads and (conditional) writes of arrays at secret indices |
+//! | [`Machine`] | one party's secure machine: engine + one DORAM memory of arrays; per-part costs |
+//! | [`PlainRam`] | the plaintext machine: the same program in the clear, with bound checks and access counts |
 //! | [`OArray`] | an array in the machine's memory, indexed by secrets |
 //! | [`Backend`], [`BackendKind`] | the DORAMs a machine runs on: [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), [`Ramen`](doram_ramen::Ramen), [`Duoram<Fp>`](doram_duoram::Duoram) |
 //! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over a machine, `run_party`, `run_local` |
@@ -27,7 +29,10 @@
 //! backend. Only the receiver learns the output.
 //!
 //! # How to write a program
-//! A program is an ordinary Rust function over a [`Machine`]. Its control flow may depend on
+//! A program is an ordinary Rust function generic over a [`Ram`], written once: it runs in the
+//! clear on [`PlainRam`] (which checks comparison bounds and addresses and counts accesses, so
+//! the program's plan and output are tested cheaply on many inputs) and securely on a
+//! [`Machine`] over any backend. Its control flow may depend on
 //! public values only (sizes, loop counters); everything that depends on secrets is computed
 //! with the engine — arithmetic on shares, comparisons, selects — so that running time and the
 //! sequence of operations are fixed by the public sizes (Gordon et al. §2.1: the running time
@@ -42,15 +47,15 @@
 //!    ([`Machine::alloc_input`] shares the owner's data without any message,
 //!    [`Machine::alloc_fill`] for public initial values, [`Machine::alloc_secret`] for engine
 //!    values). Then [`Machine::boot`] creates the DORAM over all arrays and loads them.
-//! 4. **Run** the steps: [`Machine::read`] / [`Machine::read_many`] with secret indices,
-//!    [`Machine::cpu`] for a batch of engine operations (put independent operations in one
-//!    batch: a batch costs the rounds of one operation), [`Machine::write`] when the new value
-//!    is computed anyway, [`Machine::cond_write`] when whether to write is secret, and
-//!    [`Machine::update`] for read–modify–write. Never branch on an opened value.
+//! 4. **Run** the steps, generic over [`Ram`]: [`Ram::read`] / [`Ram::read_many`] with secret
+//!    indices, [`Ram::lt_many`], [`Ram::select_many`], [`Ram::mul_many`] and friends for the
+//!    CPU step (put independent operations in one batch: a batch costs the rounds of one
+//!    operation), [`Ram::write`] when the new value is computed anyway and [`Ram::cond_write`]
+//!    when whether to write is secret. Never branch on an opened value.
 //! 5. **Output**: open the results to the receiver only ([`doram_mpc::Online::open_to`];
 //!    [`Machine::snapshot`] for whole arrays).
 //!
-//! Which op type a backend hides matters in step 4: [`Machine::hides_op_type`] says whether
+//! Which op type a backend hides matters in step 4: [`Ram::hides_op_type`] says whether
 //! the DORAM hides reads from writes. `cond_write` is one hidden-op access on Ramen and the
 //! linear scan, and a read, a select and a write on Duoram — the same public sequence whatever
 //! the condition — so a program written with it is correct and oblivious on every backend.
@@ -63,39 +68,42 @@
 //! ```
 //! use doram_core::{Entropy, PartyId};
 //! use doram_field::Fp;
-//! use doram_mpc::{Input, Secret};
+//! use doram_mpc::Input;
 //! use doram_oram::LinearScanOram;
-//! use doram_programs::{Machine, OArray, Part, ProgramError, run_three, to_int};
+//! use doram_programs::{Machine, OArray, Part, PlainRam, ProgramError, Ram, run_three, to_int};
 //!
 //! /// The number of entries below `key` in the sorted, non-empty `array` (its partition
-//! /// point).
-//! fn lower_bound(
-//!     m: &mut Machine<LinearScanOram<Fp>>,
-//!     array: OArray,
-//!     key: Secret,
-//! ) -> Result<Secret, ProgramError> {
-//!     let me = m.me();
+//! /// point), on any machine.
+//! fn lower_bound<R: Ram>(m: &mut R, array: OArray, key: R::Word) -> Result<R::Word, ProgramError> {
 //!     // The answer is in [base, base + len], and base + len ≤ n.
-//!     let mut base = Secret::ZERO;
+//!     let mut base = m.int(0);
 //!     let mut len = array.len();
 //!     while len > 1 {
 //!         let half = len / 2;
-//!         let probe = base.add_public(Fp::from_u64(half as u64 - 1), me);
-//!         let v = m.read(array, probe)?; // one DORAM access at a secret address
-//!         let below = m.cpu(|on| on.lt_many(&[(v, key)], 64))?[0];
+//!         let probe = base + m.int(half as u64 - 1);
+//!         let v = m.read(array, probe)?; // one memory access at a secret address
+//!         let below = m.lt_many(&[(v, key)], 64)?[0];
 //!         // base += half·[v < key]: linear in the bit, no round.
-//!         base += below.value() * Fp::from_u64(half as u64);
+//!         base += R::value(below) * Fp::from_u64(half as u64);
 //!         // The same public length whichever way the comparison went.
 //!         len -= half;
 //!     }
 //!     let v = m.read(array, base)?;
-//!     let below = m.cpu(|on| on.lt_many(&[(v, key)], 64))?[0];
-//!     Ok(base + below.value())
+//!     let below = m.lt_many(&[(v, key)], 64)?[0];
+//!     Ok(base + R::value(below))
 //! }
 //!
 //! let data = [3u64, 5, 5, 8, 13, 21, 34];
 //! let key = 9u64;
-//! // P0 owns the array, P1 the key, P2 learns the result.
+//! let expected = data.partition_point(|&x| x < key) as u64;
+//!
+//! // In the clear, on the plaintext machine.
+//! let mut plain = PlainRam::new(true);
+//! let array = plain.alloc_ints(&data)?;
+//! plain.boot()?;
+//! assert_eq!(lower_bound(&mut plain, array, Fp::from_u64(key))?, Fp::from_u64(expected));
+//!
+//! // Securely: P0 owns the array, P1 the key, P2 learns the result.
 //! let results = run_three(Entropy::Os, |session, seed| {
 //!     let me = session.me();
 //!     let mut m = Machine::<LinearScanOram<Fp>>::setup(session, seed)?;
@@ -115,7 +123,8 @@
 //! });
 //! let [p0, p1, p2] = results.map(|r| r.unwrap());
 //! assert_eq!((p0, p1), (None, None));
-//! assert_eq!(p2, Some(data.partition_point(|&x| x < key) as u64));
+//! assert_eq!(p2, Some(expected));
+//! # Ok::<(), ProgramError>(())
 //! ```
 //! The library's [`binary_search::run_party`] adds the rest: the owner announces n
 //! ([`announce_sizes`]), inputs are checked before anything is sent, the random bits are
@@ -158,12 +167,14 @@ pub mod error;
 pub mod input;
 pub mod machine;
 pub mod matching;
+pub mod ram;
 pub mod roles;
 
 pub use error::{InputError, ProgramError};
 pub use machine::{
     Backend, BackendKind, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int,
 };
+pub use ram::{PlainCounts, PlainRam, Ram};
 pub use roles::{
     PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three, run_three_on,
 };

@@ -190,6 +190,11 @@ pub struct OArray {
 }
 
 impl OArray {
+    /// The array of `len` words from address `base`.
+    pub(crate) fn new(base: usize, len: usize) -> OArray {
+        OArray { base, len }
+    }
+
     /// Number of elements.
     pub fn len(self) -> usize {
         self.len
@@ -795,12 +800,7 @@ impl<D: Backend> Machine<D> {
         cond: SecretBit,
         val: Secret,
     ) -> Result<(), ProgramError> {
-        if Self::hides_op_type() {
-            self.hidden_write(a, idx, cond, val)
-        } else {
-            let old = self.read(a, idx)?;
-            self.cond_write_known(a, idx, cond, val, old)
-        }
+        self.cond_write_addr(a.addr(idx, self.me()), cond, val, None)
     }
 
     /// [`cond_write`](Machine::cond_write) when the program already holds the current value
@@ -816,24 +816,32 @@ impl<D: Backend> Machine<D> {
         val: Secret,
         old: Secret,
     ) -> Result<(), ProgramError> {
-        if Self::hides_op_type() {
-            self.hidden_write(a, idx, cond, val)
-        } else {
-            let new = self.cpu(|on| on.select_many(&[(cond, val, old)]))?;
-            self.write(a, idx, new[0])
-        }
+        self.cond_write_addr(a.addr(idx, self.me()), cond, val, Some(old))
     }
 
-    fn hidden_write(
+    /// `if cond { M[addr] := val }` at a secret address of the machine's memory: one access
+    /// with a secret op on a backend that hides the op type; on one that reveals it, a read
+    /// (unless the current value is passed as `old`), a select and a write.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Machine::read_addrs).
+    pub fn cond_write_addr(
         &mut self,
-        a: OArray,
-        idx: Secret,
+        addr: Secret,
         cond: SecretBit,
         val: Secret,
+        old: Option<Secret>,
     ) -> Result<(), ProgramError> {
-        let me = self.me();
-        let v = self.additive(&[cond.value(), a.addr(idx, me), val]);
-        self.access(InstructionShare::hidden(v[0], v[1], v[2]))
+        if Self::hides_op_type() {
+            let v = self.additive(&[cond.value(), addr, val]);
+            return self.access(InstructionShare::hidden(v[0], v[1], v[2]));
+        }
+        let old = match old {
+            Some(o) => o,
+            None => self.read_addr(addr)?,
+        };
+        let new = self.cpu(|on| on.select_many(&[(cond, val, old)]))?;
+        self.write_addr(addr, new[0])
     }
 
     /// `a[idx] := f(a[idx])`: a read, the CPU step `f`, and a write, on every backend. Returns

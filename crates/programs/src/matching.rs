@@ -36,12 +36,12 @@
 use doram_core::{Entropy, Seed};
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
-use doram_mpc::{Secret, SecretBit};
 use doram_net::{LocalMesh, Session};
 
 use crate::error::{InputError, ProgramError};
 use crate::input::{MAX_PREFS, Prefs};
 use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{
     PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three_on,
 };
@@ -178,20 +178,14 @@ pub struct MatchingMemory {
 ///
 /// # Errors
 /// The machine's errors.
-pub fn gale_shapley<D: Backend>(
-    m: &mut Machine<D>,
-    mem: &MatchingMemory,
-    k: usize,
-) -> Result<(), ProgramError> {
+pub fn gale_shapley<R: Ram>(m: &mut R, mem: &MatchingMemory, k: usize) -> Result<(), ProgramError> {
     if k == 0 {
         return Ok(());
     }
-    let me = m.me();
-    let c = |x: u64| Secret::public(Fp::from_u64(x), me);
     let kf = Fp::from_u64(k as u64);
     let b = bits_for(k as u64);
-    let sentinel = c(k as u64);
-    let (mut cur, mut fresh) = (c(0), c(1));
+    let sentinel = m.int(k as u64);
+    let (mut cur, mut fresh) = (m.int(0), m.int(1));
     for _ in 0..iterations(k) {
         // Step 1.
         let i = m.read(mem.next, cur)?;
@@ -202,31 +196,61 @@ pub fn gale_shapley<D: Backend>(
         let (q, r_new) = (r[0], r[1]);
         let r_old = m.read(mem.rank, row + q)?;
         // Step 3.
-        let (active, free, accept, x) = m.cpu(|on| {
-            let cmp = on.cmp_many(&[(cur, sentinel), (q, sentinel), (r_new, r_old)], b)?;
-            let active = on.not(cmp[0].eq);
-            let free = cmp[1].eq;
-            let better = cmp[2].lt;
-            let or = on.or_many(&[(free, better)])?[0];
-            // x = free ? fresh : q, in the same round as the AND.
-            let mut p = on.mul_many(&[(active.value(), or.value()), (free.value(), fresh - q)])?;
-            let x = q + p.remove(1);
-            Ok((active, free, SecretBit::assume_bit(p[0]), x))
-        })?;
+        let cmp = m.cmp_many(&[(cur, sentinel), (q, sentinel), (r_new, r_old)], b)?;
+        let active = m.not(cmp[0].1);
+        let free = cmp[1].1;
+        let better = cmp[2].0;
+        let or = m.or_many(&[(free, better)])?[0];
+        // x = free ? fresh : q, in the same round as the AND.
+        let mut p = m.mul_many(&[
+            (R::value(active), R::value(or)),
+            (R::value(free), fresh - q),
+        ])?;
+        let x = q + p.remove(1);
+        let accept = R::assume_bit(p[0]);
         // Step 4 and 5.
-        let p = m.cpu(|on| {
-            on.mul_many(&[
-                (accept.value(), cur - q),
-                (accept.value(), x - cur),
-                (accept.value(), free.value()),
-            ])
-        })?;
-        m.write(mem.next, cur, i + active.value())?;
+        let p = m.mul_many(&[
+            (R::value(accept), cur - q),
+            (R::value(accept), x - cur),
+            (R::value(accept), R::value(free)),
+        ])?;
+        m.write(mem.next, cur, i + R::value(active))?;
         m.write(mem.partner, a, q + p[0])?;
         cur += p[1];
         fresh += p[2];
     }
     Ok(())
+}
+
+/// Runs the program on the plaintext machine [`PlainRam`] with the memory layout of
+/// [`run_party_with`]: the matching and what the run did.
+///
+/// # Errors
+/// [`InputError`]s of the preferences; [`ProgramError::Misuse`] if the program breaks a bound
+/// (a comparison operand beyond its bit length, an address outside the memory).
+pub fn run_plain(
+    prefs: &Prefs,
+    hides_op_type: bool,
+) -> Result<(Matching, PlainCounts), ProgramError> {
+    prefs.validate()?;
+    let k = prefs.k();
+    let (pref, rank) = tables(prefs);
+    let mut m = PlainRam::new(hides_op_type);
+    let mem = MatchingMemory {
+        pref: m.alloc_ints(&pref)?,
+        rank: m.alloc_ints(&rank)?,
+        next: m.alloc_ints(&vec![0; k + 1])?,
+        partner: m.alloc_ints(&vec![k as u64; k])?,
+    };
+    m.boot()?;
+    gale_shapley(&mut m, &mem, k)?;
+    let partners = m
+        .snapshot(&[mem.partner])?
+        .remove(0)
+        .into_iter()
+        .map(|x| to_int(x, k as u128, "partner"))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((Matching::from_acceptors(partners)?, m.counts()))
 }
 
 fn tables(prefs: &Prefs) -> (Vec<u64>, Vec<u64>) {

@@ -1,0 +1,586 @@
+//! [`Ram`]: what a RAM program sees — secret words with local linear arithmetic, batched
+//! interactive operations (products, selects, comparisons) and a memory of [`OArray`]s indexed
+//! by secrets. A program is written once against it and runs on the plaintext machine
+//! [`PlainRam`] (the oracle and the cost counter) and on every secure [`Machine`] backend.
+//!
+//! The two implementations run the same public sequence of operations: the same accesses in
+//! the same order, the same comparisons with the same bit lengths. [`PlainRam`] also checks
+//! what the secure machine cannot: that every comparison operand fits its bit length and every
+//! address lies in the memory, so a program bug shows up as an error in a plaintext run.
+
+use std::fmt::Debug;
+use std::iter::Sum;
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+use doram_field::Fp;
+use doram_mpc::{Additive, Secret, SecretBit};
+use doram_oram::{InstructionShare, PlainMemory, SharedMemory};
+
+use crate::error::ProgramError;
+use crate::machine::{Backend, Machine, OArray};
+
+/// A program's machine: see the [module documentation](self).
+///
+/// Interactive operations take batches; independent operations belong in one batch, which
+/// costs the rounds of one operation on a secure machine.
+pub trait Ram {
+    /// A secret word: an element of F_p, shared on a secure machine.
+    type Word: Copy
+        + Debug
+        + Add<Output = Self::Word>
+        + Sub<Output = Self::Word>
+        + Neg<Output = Self::Word>
+        + Mul<Fp, Output = Self::Word>
+        + AddAssign
+        + SubAssign
+        + Sum;
+    /// A secret bit (a word known to be 0 or 1).
+    type Bit: Copy + Debug;
+
+    /// The public constant `x` as a word.
+    fn constant(&self, x: Fp) -> Self::Word;
+
+    /// The public integer `x` as a word.
+    fn int(&self, x: u64) -> Self::Word {
+        self.constant(Fp::from_u64(x))
+    }
+
+    /// The public bit `b`.
+    fn public_bit(&self, b: bool) -> Self::Bit;
+
+    /// A bit as a word (0 or 1).
+    fn value(b: Self::Bit) -> Self::Word;
+
+    /// A word the program knows to be 0 or 1, as a bit (nothing checks it on a secure machine).
+    fn assume_bit(x: Self::Word) -> Self::Bit;
+
+    /// ¬b (local).
+    fn not(&self, b: Self::Bit) -> Self::Bit {
+        Self::assume_bit(self.int(1) - Self::value(b))
+    }
+
+    /// x·y for each pair (one round on a secure machine).
+    ///
+    /// # Errors
+    /// The engine's errors.
+    fn mul_many(
+        &mut self,
+        pairs: &[(Self::Word, Self::Word)],
+    ) -> Result<Vec<Self::Word>, ProgramError>;
+
+    /// The inner product of each pair of equally long vectors (one round, as one product).
+    ///
+    /// # Errors
+    /// Vectors of different lengths; the engine's errors.
+    #[allow(clippy::type_complexity)]
+    fn dot_many(
+        &mut self,
+        pairs: &[(&[Self::Word], &[Self::Word])],
+    ) -> Result<Vec<Self::Word>, ProgramError>;
+
+    /// `b ? x : y` for each triple (one round).
+    ///
+    /// # Errors
+    /// The engine's errors.
+    fn select_many(
+        &mut self,
+        triples: &[(Self::Bit, Self::Word, Self::Word)],
+    ) -> Result<Vec<Self::Word>, ProgramError>;
+
+    /// a ∧ b for each pair (one round).
+    ///
+    /// # Errors
+    /// The engine's errors.
+    fn and_many(
+        &mut self,
+        pairs: &[(Self::Bit, Self::Bit)],
+    ) -> Result<Vec<Self::Bit>, ProgramError>;
+
+    /// a ∨ b for each pair (one round).
+    ///
+    /// # Errors
+    /// The engine's errors.
+    fn or_many(&mut self, pairs: &[(Self::Bit, Self::Bit)])
+    -> Result<Vec<Self::Bit>, ProgramError>;
+
+    /// \[a < b\] for each pair of `k`-bit integers.
+    ///
+    /// # Errors
+    /// [`PlainRam`]: an operand of `k` bits or more; the engine's errors.
+    fn lt_many(
+        &mut self,
+        pairs: &[(Self::Word, Self::Word)],
+        k: u32,
+    ) -> Result<Vec<Self::Bit>, ProgramError>;
+
+    /// \[a = b\] for each pair of `k`-bit integers.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Ram::lt_many).
+    fn eq_many(
+        &mut self,
+        pairs: &[(Self::Word, Self::Word)],
+        k: u32,
+    ) -> Result<Vec<Self::Bit>, ProgramError>;
+
+    /// (\[a < b\], \[a = b\]) for each pair of `k`-bit integers, for the cost of one comparison.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Ram::lt_many).
+    #[allow(clippy::type_complexity)]
+    fn cmp_many(
+        &mut self,
+        pairs: &[(Self::Word, Self::Word)],
+        k: u32,
+    ) -> Result<Vec<(Self::Bit, Self::Bit)>, ProgramError>;
+
+    /// Whether the memory hides the type of each access (reads from writes).
+    fn hides_op_type(&self) -> bool;
+
+    /// Reads the words at the secret addresses of the memory, one access each.
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] before boot; the memory's errors.
+    fn read_addrs(&mut self, addrs: &[Self::Word]) -> Result<Vec<Self::Word>, ProgramError>;
+
+    /// Writes `val` at the secret address `addr`: one access.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn write_addr(&mut self, addr: Self::Word, val: Self::Word) -> Result<(), ProgramError>;
+
+    /// `if cond { M[addr] := val }` with the same public access sequence whatever `cond` is:
+    /// one access with a secret op where the memory hides the op type; otherwise a read (unless
+    /// the program passes the current value as `old`), a select and a write.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn cond_write_addr(
+        &mut self,
+        addr: Self::Word,
+        cond: Self::Bit,
+        val: Self::Word,
+        old: Option<Self::Word>,
+    ) -> Result<(), ProgramError>;
+
+    /// The current contents of whole arrays (Get Memory).
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn snapshot(&mut self, arrays: &[OArray]) -> Result<Vec<Vec<Self::Word>>, ProgramError>;
+
+    /// The secret address of `a[idx]` (local).
+    fn addr(&self, a: OArray, idx: Self::Word) -> Self::Word {
+        idx + self.int(a.base() as u64)
+    }
+
+    /// Reads the word at one secret address.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn read_addr(&mut self, addr: Self::Word) -> Result<Self::Word, ProgramError> {
+        Ok(self.read_addrs(&[addr])?[0])
+    }
+
+    /// Reads `a[idx]` for a secret `idx < a.len()`: one access.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn read(&mut self, a: OArray, idx: Self::Word) -> Result<Self::Word, ProgramError> {
+        let addr = self.addr(a, idx);
+        self.read_addr(addr)
+    }
+
+    /// Reads several elements, one access each.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn read_many(
+        &mut self,
+        reads: &[(OArray, Self::Word)],
+    ) -> Result<Vec<Self::Word>, ProgramError> {
+        let addrs: Vec<Self::Word> = reads.iter().map(|&(a, i)| self.addr(a, i)).collect();
+        self.read_addrs(&addrs)
+    }
+
+    /// Reads `a[i]` for a public `i` (still a full access: the memory lives in the DORAM).
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] if `i ≥ a.len()`; as [`read_addrs`](Ram::read_addrs).
+    fn read_public(&mut self, a: OArray, i: usize) -> Result<Self::Word, ProgramError> {
+        if i >= a.len() {
+            return Err(ProgramError::Misuse("public index out of range"));
+        }
+        let addr = self.int((a.base() + i) as u64);
+        self.read_addr(addr)
+    }
+
+    /// `a[idx] := val` for a secret `idx < a.len()`: one access.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn write(&mut self, a: OArray, idx: Self::Word, val: Self::Word) -> Result<(), ProgramError> {
+        let addr = self.addr(a, idx);
+        self.write_addr(addr, val)
+    }
+
+    /// `if cond { a[idx] := val }` (see [`cond_write_addr`](Ram::cond_write_addr)).
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn cond_write(
+        &mut self,
+        a: OArray,
+        idx: Self::Word,
+        cond: Self::Bit,
+        val: Self::Word,
+    ) -> Result<(), ProgramError> {
+        let addr = self.addr(a, idx);
+        self.cond_write_addr(addr, cond, val, None)
+    }
+
+    /// [`cond_write`](Ram::cond_write) when the program already holds the current value `old`
+    /// of `a[idx]`: where the op type is revealed, the read is skipped.
+    ///
+    /// # Errors
+    /// As [`read_addrs`](Ram::read_addrs).
+    fn cond_write_known(
+        &mut self,
+        a: OArray,
+        idx: Self::Word,
+        cond: Self::Bit,
+        val: Self::Word,
+        old: Self::Word,
+    ) -> Result<(), ProgramError> {
+        let addr = self.addr(a, idx);
+        self.cond_write_addr(addr, cond, val, Some(old))
+    }
+}
+
+impl<D: Backend> Ram for Machine<D> {
+    type Word = Secret;
+    type Bit = SecretBit;
+
+    fn constant(&self, x: Fp) -> Secret {
+        Secret::public(x, self.me())
+    }
+
+    fn public_bit(&self, b: bool) -> SecretBit {
+        SecretBit::public(b, self.me())
+    }
+
+    fn value(b: SecretBit) -> Secret {
+        b.value()
+    }
+
+    fn assume_bit(x: Secret) -> SecretBit {
+        SecretBit::assume_bit(x)
+    }
+
+    fn mul_many(&mut self, pairs: &[(Secret, Secret)]) -> Result<Vec<Secret>, ProgramError> {
+        self.cpu(|on| on.mul_many(pairs))
+    }
+
+    fn dot_many(&mut self, pairs: &[(&[Secret], &[Secret])]) -> Result<Vec<Secret>, ProgramError> {
+        self.cpu(|on| on.dot_many(pairs))
+    }
+
+    fn select_many(
+        &mut self,
+        triples: &[(SecretBit, Secret, Secret)],
+    ) -> Result<Vec<Secret>, ProgramError> {
+        self.cpu(|on| on.select_many(triples))
+    }
+
+    fn and_many(
+        &mut self,
+        pairs: &[(SecretBit, SecretBit)],
+    ) -> Result<Vec<SecretBit>, ProgramError> {
+        self.cpu(|on| on.and_many(pairs))
+    }
+
+    fn or_many(
+        &mut self,
+        pairs: &[(SecretBit, SecretBit)],
+    ) -> Result<Vec<SecretBit>, ProgramError> {
+        self.cpu(|on| on.or_many(pairs))
+    }
+
+    fn lt_many(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        k: u32,
+    ) -> Result<Vec<SecretBit>, ProgramError> {
+        self.cpu(|on| on.lt_many(pairs, k))
+    }
+
+    fn eq_many(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        k: u32,
+    ) -> Result<Vec<SecretBit>, ProgramError> {
+        self.cpu(|on| on.eq_many(pairs, k))
+    }
+
+    fn cmp_many(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        k: u32,
+    ) -> Result<Vec<(SecretBit, SecretBit)>, ProgramError> {
+        let c = self.cpu(|on| on.cmp_many(pairs, k))?;
+        Ok(c.into_iter().map(|c| (c.lt, c.eq)).collect())
+    }
+
+    fn hides_op_type(&self) -> bool {
+        Machine::<D>::hides_op_type()
+    }
+
+    fn read_addrs(&mut self, addrs: &[Secret]) -> Result<Vec<Secret>, ProgramError> {
+        Machine::read_addrs(self, addrs)
+    }
+
+    fn write_addr(&mut self, addr: Secret, val: Secret) -> Result<(), ProgramError> {
+        Machine::write_addr(self, addr, val)
+    }
+
+    fn cond_write_addr(
+        &mut self,
+        addr: Secret,
+        cond: SecretBit,
+        val: Secret,
+        old: Option<Secret>,
+    ) -> Result<(), ProgramError> {
+        Machine::cond_write_addr(self, addr, cond, val, old)
+    }
+
+    fn snapshot(&mut self, arrays: &[OArray]) -> Result<Vec<Vec<Secret>>, ProgramError> {
+        Machine::snapshot(self, arrays)
+    }
+}
+
+/// What a [`PlainRam`] has done: the counts a program's [`Plan`](crate::Plan) predicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlainCounts {
+    /// Memory accesses (a conditional write on a memory that reveals the op type counts its
+    /// read, if any, and its write).
+    pub accesses: usize,
+    /// Comparisons (`lt`, `eq` or `cmp`, per pair).
+    pub comparisons: usize,
+}
+
+/// The plaintext machine: words are F_p values, bits are bools, and the memory is a
+/// [`PlainMemory`] driven through [`SharedMemory`] as a one-party sharing. It runs a program
+/// exactly as a secure machine would — the same accesses, including the read-select-write of a
+/// conditional write when `hides_op_type` is false — and counts them.
+#[derive(Clone, Debug)]
+pub struct PlainRam {
+    cells: Vec<Fp>,
+    memory: Option<PlainMemory<Fp>>,
+    hides_op_type: bool,
+    counts: PlainCounts,
+}
+
+impl PlainRam {
+    /// An empty machine; `hides_op_type` chooses which access sequence conditional writes
+    /// follow (that of Ramen and the linear scan, or that of Duoram).
+    pub fn new(hides_op_type: bool) -> PlainRam {
+        PlainRam {
+            cells: Vec::new(),
+            memory: None,
+            hides_op_type,
+            counts: PlainCounts::default(),
+        }
+    }
+
+    /// A new array holding `values`.
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] after [`boot`](PlainRam::boot).
+    pub fn alloc(&mut self, values: impl IntoIterator<Item = Fp>) -> Result<OArray, ProgramError> {
+        if self.memory.is_some() {
+            return Err(ProgramError::Misuse("arrays must be allocated before boot"));
+        }
+        let base = self.cells.len();
+        self.cells.extend(values);
+        Ok(OArray::new(base, self.cells.len() - base))
+    }
+
+    /// A new array holding the integers `values`.
+    ///
+    /// # Errors
+    /// As [`alloc`](PlainRam::alloc).
+    pub fn alloc_ints(&mut self, values: &[u64]) -> Result<OArray, ProgramError> {
+        self.alloc(values.iter().map(|&v| Fp::from_u64(v)))
+    }
+
+    /// Creates the memory over every array allocated so far (at least one word).
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] if already booted.
+    pub fn boot(&mut self) -> Result<(), ProgramError> {
+        if self.memory.is_some() {
+            return Err(ProgramError::Misuse("boot runs once"));
+        }
+        let mut cells = std::mem::take(&mut self.cells);
+        if cells.is_empty() {
+            cells.push(Fp::ZERO);
+        }
+        self.memory = Some(PlainMemory::new(cells));
+        Ok(())
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> PlainCounts {
+        self.counts
+    }
+
+    fn memory(&mut self) -> Result<&mut PlainMemory<Fp>, ProgramError> {
+        self.memory
+            .as_mut()
+            .ok_or(ProgramError::Misuse("the memory is not booted"))
+    }
+
+    fn fits(x: Fp, k: u32) -> Result<u128, ProgramError> {
+        let v = x.to_u128();
+        if k < 128 && v >> k != 0 {
+            return Err(ProgramError::Misuse(
+                "a comparison operand exceeds its bit length",
+            ));
+        }
+        Ok(v)
+    }
+
+    fn compare(&mut self, pairs: &[(Fp, Fp)], k: u32) -> Result<Vec<(bool, bool)>, ProgramError> {
+        if k == 0 || k > doram_mpc::engine::MAX_BITS {
+            return Err(ProgramError::Misuse("comparison bit length out of range"));
+        }
+        self.counts.comparisons += pairs.len();
+        pairs
+            .iter()
+            .map(|&(a, b)| Ok((Self::fits(a, k)? < Self::fits(b, k)?, a == b)))
+            .collect()
+    }
+}
+
+impl Ram for PlainRam {
+    type Word = Fp;
+    type Bit = bool;
+
+    fn constant(&self, x: Fp) -> Fp {
+        x
+    }
+
+    fn public_bit(&self, b: bool) -> bool {
+        b
+    }
+
+    fn value(b: bool) -> Fp {
+        Fp::from_u64(u64::from(b))
+    }
+
+    /// Any non-zero word counts as 1 (a program that passes a non-bit here has a bug the
+    /// secure machine would turn into wrong results; tests compare the outputs).
+    fn assume_bit(x: Fp) -> bool {
+        x != Fp::ZERO
+    }
+
+    fn mul_many(&mut self, pairs: &[(Fp, Fp)]) -> Result<Vec<Fp>, ProgramError> {
+        Ok(pairs.iter().map(|&(x, y)| x * y).collect())
+    }
+
+    fn dot_many(&mut self, pairs: &[(&[Fp], &[Fp])]) -> Result<Vec<Fp>, ProgramError> {
+        pairs
+            .iter()
+            .map(|(x, y)| {
+                if x.len() != y.len() {
+                    return Err(ProgramError::Misuse(
+                        "inner product of vectors of different lengths",
+                    ));
+                }
+                Ok(x.iter().zip(y.iter()).map(|(&a, &b)| a * b).sum())
+            })
+            .collect()
+    }
+
+    fn select_many(&mut self, triples: &[(bool, Fp, Fp)]) -> Result<Vec<Fp>, ProgramError> {
+        Ok(triples
+            .iter()
+            .map(|&(b, x, y)| if b { x } else { y })
+            .collect())
+    }
+
+    fn and_many(&mut self, pairs: &[(bool, bool)]) -> Result<Vec<bool>, ProgramError> {
+        Ok(pairs.iter().map(|&(a, b)| a && b).collect())
+    }
+
+    fn or_many(&mut self, pairs: &[(bool, bool)]) -> Result<Vec<bool>, ProgramError> {
+        Ok(pairs.iter().map(|&(a, b)| a || b).collect())
+    }
+
+    fn lt_many(&mut self, pairs: &[(Fp, Fp)], k: u32) -> Result<Vec<bool>, ProgramError> {
+        Ok(self.compare(pairs, k)?.into_iter().map(|c| c.0).collect())
+    }
+
+    fn eq_many(&mut self, pairs: &[(Fp, Fp)], k: u32) -> Result<Vec<bool>, ProgramError> {
+        Ok(self.compare(pairs, k)?.into_iter().map(|c| c.1).collect())
+    }
+
+    fn cmp_many(&mut self, pairs: &[(Fp, Fp)], k: u32) -> Result<Vec<(bool, bool)>, ProgramError> {
+        self.compare(pairs, k)
+    }
+
+    fn hides_op_type(&self) -> bool {
+        self.hides_op_type
+    }
+
+    fn read_addrs(&mut self, addrs: &[Fp]) -> Result<Vec<Fp>, ProgramError> {
+        let shares: Vec<Additive<Fp>> = Additive::from_shares(addrs.to_vec());
+        let out = self.memory()?.read_many(&shares)?;
+        self.counts.accesses += addrs.len();
+        Ok(Additive::shares(&out))
+    }
+
+    fn write_addr(&mut self, addr: Fp, val: Fp) -> Result<(), ProgramError> {
+        let m = self.memory()?;
+        SharedMemory::write(m, Additive::from_share(addr), Additive::from_share(val))?;
+        self.counts.accesses += 1;
+        Ok(())
+    }
+
+    fn cond_write_addr(
+        &mut self,
+        addr: Fp,
+        cond: bool,
+        val: Fp,
+        old: Option<Fp>,
+    ) -> Result<(), ProgramError> {
+        if self.hides_op_type {
+            let ins = InstructionShare::hidden(
+                Additive::from_share(Self::value(cond)),
+                Additive::from_share(addr),
+                Additive::from_share(val),
+            );
+            SharedMemory::access(self.memory()?, &ins)?;
+            self.counts.accesses += 1;
+            return Ok(());
+        }
+        let old = match old {
+            Some(o) => o,
+            None => self.read_addr(addr)?,
+        };
+        let new = self.select_many(&[(cond, val, old)])?[0];
+        self.write_addr(addr, new)
+    }
+
+    fn snapshot(&mut self, arrays: &[OArray]) -> Result<Vec<Vec<Fp>>, ProgramError> {
+        let all = self.memory()?.as_slice();
+        arrays
+            .iter()
+            .map(|a| {
+                all.get(a.base()..a.base() + a.len())
+                    .map(<[Fp]>::to_vec)
+                    .ok_or(ProgramError::Misuse("array outside the memory"))
+            })
+            .collect()
+    }
+}
