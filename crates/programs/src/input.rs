@@ -33,6 +33,13 @@ pub struct Edge {
     pub weight: u64,
 }
 
+impl Edge {
+    /// The edge `from → to` with weight `weight`.
+    pub const fn new(from: u64, to: u64, weight: u64) -> Edge {
+        Edge { from, to, weight }
+    }
+}
+
 /// Preference lists of a stable-matching instance: `proposers[p]` lists acceptors from most to
 /// least preferred, `acceptors[a]` lists proposers likewise.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
