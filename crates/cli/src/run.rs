@@ -16,7 +16,7 @@ use doram_net::{Session, Shaping, run_parties_ok};
 use doram_programs::input::{Edge, Prefs, parse_edges, parse_prefs, parse_sorted};
 use doram_programs::machine::Part;
 use doram_programs::{BackendKind, PartyRun, Roles, RunConfig};
-use doram_programs::{bfs, binary_search, dijkstra, matching};
+use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching, run_party};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -392,7 +392,7 @@ pub(crate) fn run_one(
     let fail = || format!("{me}: {} failed", program.name());
     Ok(match inputs {
         Inputs::Search { data, key } => {
-            let r = binary_search::run_party(session, &config, data.as_deref(), *key)
+            let r = run_party::<BinarySearch>(session, &config, data.as_deref(), *key)
                 .with_context(fail)?;
             let out = r
                 .output
@@ -402,16 +402,17 @@ pub(crate) fn run_one(
         Inputs::Graph { graph, source } => {
             let g = graph.as_ref().map(|(v, e)| (*v, &e[..]));
             let r = if matches!(program, Program::Dijkstra(_)) {
-                dijkstra::run_party(session, &config, g, *source)
+                run_party::<Dijkstra>(session, &config, g, *source)
             } else {
-                bfs::run_party(session, &config, g, *source)
+                run_party::<Bfs>(session, &config, g, *source)
             }
             .with_context(fail)?;
             let out = r.output.as_deref().map(distances_json);
             outcome(me, program, &r, out)
         }
         Inputs::Matching { prefs } => {
-            let r = matching::run_party(session, &config, prefs.as_ref()).with_context(fail)?;
+            let r = run_party::<StableMatching>(session, &config, prefs.as_ref(), None)
+                .with_context(fail)?;
             let out = r.output.as_ref().map(|m| {
                 json!({
                     "proposer_partner": m.proposer_partner,

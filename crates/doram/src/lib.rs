@@ -37,14 +37,16 @@
 
 use doram_core::Entropy;
 use doram_net::Session;
-use doram_programs::{PartyRun, RunConfig, all_ok, binary_search as bs, run_three};
+use doram_programs::RunConfig;
 
 pub use doram_core::{PartyId, Seed};
 pub use doram_oram::{DistributedOram, PlainMemory, SharedMemory};
 pub use doram_programs::binary_search::SearchOutput;
 pub use doram_programs::input::{Edge, Prefs};
 pub use doram_programs::matching::Matching;
-pub use doram_programs::{BackendKind, Machine, OArray, PlainRam, ProgramError, Ram, Roles, input};
+pub use doram_programs::{
+    BackendKind, Machine, OArray, PlainRam, Program, ProgramError, Ram, Roles, input,
+};
 
 /// The secure RAM programs and their machine (the guide to writing one is on this page).
 pub use doram_programs as programs;
@@ -102,7 +104,18 @@ impl Local {
         self
     }
 
-    fn output<T>(&self, runs: [PartyRun<T>; 3]) -> Result<T, ProgramError> {
+    /// Runs the program `P` (e.g. [`programs::Dijkstra`], or one of your own) and returns the
+    /// receiver's output.
+    ///
+    /// # Errors
+    /// Input errors before anything runs; the protocol's errors.
+    pub fn run<P: Program>(
+        &self,
+        data: P::Data<'_>,
+        query: P::Query,
+    ) -> Result<P::Output, ProgramError> {
+        let runs =
+            doram_programs::run_local::<P>(self.backend, self.roles, data, query, self.entropy)?;
         let [a, b, c] = runs;
         [a, b, c]
             .into_iter()
@@ -116,9 +129,7 @@ impl Local {
     /// # Errors
     /// Input errors (an unsorted array) before anything runs; the protocol's errors.
     pub fn binary_search(&self, sorted: &[u64], key: u64) -> Result<SearchOutput, ProgramError> {
-        let roles = self.roles;
-        let runs = bs::run_local(self.backend, roles, sorted, key, self.entropy)?;
-        self.output(runs)
+        self.run::<programs::BinarySearch>(sorted, key)
     }
 
     /// Breadth-first search from `source` over a directed graph of `vertices` vertices
@@ -132,15 +143,7 @@ impl Local {
         edges: &[Edge],
         source: u64,
     ) -> Result<Vec<Option<u64>>, ProgramError> {
-        let runs = doram_programs::bfs::run_local(
-            self.backend,
-            self.roles,
-            vertices,
-            edges,
-            source,
-            self.entropy,
-        )?;
-        self.output(runs)
+        self.run::<programs::Bfs>((vertices, edges), source)
     }
 
     /// Shortest-path lengths from `source` over a directed, weighted graph
@@ -154,15 +157,7 @@ impl Local {
         edges: &[Edge],
         source: u64,
     ) -> Result<Vec<Option<u64>>, ProgramError> {
-        let runs = doram_programs::dijkstra::run_local(
-            self.backend,
-            self.roles,
-            vertices,
-            edges,
-            source,
-            self.entropy,
-        )?;
-        self.output(runs)
+        self.run::<programs::Dijkstra>((vertices, edges), source)
     }
 
     /// A stable matching by Gale–Shapley ([`programs::matching`]).
@@ -170,19 +165,7 @@ impl Local {
     /// # Errors
     /// Invalid preferences before anything runs; the protocol's errors.
     pub fn stable_matching(&self, prefs: &Prefs) -> Result<Matching, ProgramError> {
-        let roles = self.roles;
-        let entropy = self.entropy;
-        let backend = self.backend;
-        let runs = all_ok(run_three(entropy, |session, seed| {
-            let config = RunConfig {
-                backend,
-                roles,
-                seed,
-            };
-            let mine = (session.me() == roles.owner).then_some(prefs);
-            doram_programs::matching::run_party(session, &config, mine)
-        }))?;
-        self.output(runs)
+        self.run::<programs::StableMatching>(prefs, ())
     }
 }
 
@@ -226,48 +209,61 @@ impl Party {
         self
     }
 
-    /// Binary search: the owner passes the sorted array, the querier the key.
+    /// Runs this party's side of the program `P`: the owner passes `Some(data)`, the querier
+    /// `Some(query)`, the others `None`; the receiver gets `Some(output)`.
     ///
     /// # Errors
     /// Input errors at the party that holds the input, before it sends; the protocol's errors.
+    pub fn run<P: Program>(
+        self,
+        data: Option<P::Data<'_>>,
+        query: Option<P::Query>,
+    ) -> Result<Option<P::Output>, ProgramError> {
+        Ok(doram_programs::run_party::<P>(self.session, &self.config, data, query)?.output)
+    }
+
+    /// Binary search: the owner passes the sorted array, the querier the key.
+    ///
+    /// # Errors
+    /// As [`run`](Party::run).
     pub fn binary_search(
         self,
         sorted: Option<&[u64]>,
         key: Option<u64>,
     ) -> Result<Option<SearchOutput>, ProgramError> {
-        Ok(bs::run_party(self.session, &self.config, sorted, key)?.output)
+        self.run::<programs::BinarySearch>(sorted, key)
     }
 
     /// BFS: the owner passes (V, edges), the querier the source.
     ///
     /// # Errors
-    /// As [`binary_search`](Party::binary_search).
+    /// As [`run`](Party::run).
     pub fn bfs(
         self,
         graph: Option<(u64, &[Edge])>,
         source: Option<u64>,
     ) -> Result<Option<Vec<Option<u64>>>, ProgramError> {
-        Ok(doram_programs::bfs::run_party(self.session, &self.config, graph, source)?.output)
+        self.run::<programs::Bfs>(graph, source)
     }
 
     /// Dijkstra: the owner passes (V, edges), the querier the source.
     ///
     /// # Errors
-    /// As [`binary_search`](Party::binary_search).
+    /// As [`run`](Party::run).
     pub fn dijkstra(
         self,
         graph: Option<(u64, &[Edge])>,
         source: Option<u64>,
     ) -> Result<Option<Vec<Option<u64>>>, ProgramError> {
-        Ok(doram_programs::dijkstra::run_party(self.session, &self.config, graph, source)?.output)
+        self.run::<programs::Dijkstra>(graph, source)
     }
 
     /// Stable matching: the owner passes the preferences.
     ///
     /// # Errors
-    /// As [`binary_search`](Party::binary_search).
+    /// As [`run`](Party::run).
     pub fn stable_matching(self, prefs: Option<&Prefs>) -> Result<Option<Matching>, ProgramError> {
-        Ok(doram_programs::matching::run_party(self.session, &self.config, prefs)?.output)
+        self.run::<programs::StableMatching>(prefs, None)
     }
 }
 

@@ -43,20 +43,19 @@ use crate::error::ProgramError;
 use crate::input::{Edge, Prefs};
 use crate::machine::{BackendKind, Cost, Meter, Part};
 use crate::roles::{PartyRun, Roles};
-use crate::{bfs, binary_search, dijkstra, matching};
 
 /// A program to benchmark.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Program {
-    /// [`binary_search`] on a DORAM; size n.
+    /// [`binary_search`](crate::binary_search) on a DORAM; size n.
     BinarySearch,
-    /// [`binary_search::linear_search`], a linear scan in the engine; size n.
+    /// [`binary_search::linear_search`](crate::binary_search::linear_search), a linear scan in the engine; size n.
     LinearSearch,
-    /// [`bfs`]; size V, with E = 2V.
+    /// [`bfs`](crate::bfs); size V, with E = 2V.
     Bfs,
-    /// [`dijkstra`]; size V, with E = 4V.
+    /// [`dijkstra`](crate::dijkstra); size V, with E = 4V.
     Dijkstra,
-    /// [`matching`]; size k.
+    /// [`matching`](crate::matching); size k.
     Matching,
 }
 
@@ -278,8 +277,6 @@ fn random_prefs(rng: &mut AesPrg, k: usize) -> Prefs {
 pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
     let mut rng = rng_for(config.seed);
     let n = config.size;
-    let (roles, backend, entropy) = (config.roles, config.backend, config.entropy);
-    let receiver = roles.receiver.index();
     let mesh = || match config.shaping {
         Some(s) => LocalMesh::new(3).shaping(s),
         None => LocalMesh::new(3),
@@ -294,43 +291,32 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
             } else {
                 rng.next_u64()
             };
-            let runs = if config.program == Program::BinarySearch {
-                binary_search::run_local_on(mesh(), backend, roles, &data, key, entropy)?
+            let (ok, parties) = if config.program == Program::BinarySearch {
+                measure::<crate::BinarySearch>(mesh(), config, &data[..], key)?
             } else {
-                binary_search::run_local_linear_on(mesh(), roles, &data, key, entropy)?
+                measure::<crate::LinearSearch>(mesh(), config, &data[..], key)?
             };
-            let ok = runs[receiver].output == Some(binary_search::plain(&data, key));
-            (vec![("n", n as u64)], ok, reports(&runs))
+            (vec![("n", n as u64)], ok, parties)
         }
         Program::Bfs => {
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 2 * n, 1);
             let source = below(&mut rng, v);
-            let runs = bfs::run_local_on(mesh(), backend, roles, v, &edges, source, entropy)?;
-            let ok = runs[receiver].output.as_ref() == Some(&bfs::plain(v, &edges, source));
-            (
-                vec![("V", v), ("E", edges.len() as u64)],
-                ok,
-                reports(&runs),
-            )
+            let (ok, parties) = measure::<crate::Bfs>(mesh(), config, (v, &edges[..]), source)?;
+            (vec![("V", v), ("E", edges.len() as u64)], ok, parties)
         }
         Program::Dijkstra => {
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 4 * n, (1 << 16) - 1);
             let source = below(&mut rng, v);
-            let runs = dijkstra::run_local_on(mesh(), backend, roles, v, &edges, source, entropy)?;
-            let ok = runs[receiver].output.as_ref() == Some(&dijkstra::plain(v, &edges, source));
-            (
-                vec![("V", v), ("E", edges.len() as u64)],
-                ok,
-                reports(&runs),
-            )
+            let (ok, parties) =
+                measure::<crate::Dijkstra>(mesh(), config, (v, &edges[..]), source)?;
+            (vec![("V", v), ("E", edges.len() as u64)], ok, parties)
         }
         Program::Matching => {
             let prefs = random_prefs(&mut rng, n);
-            let runs = matching::run_local_on(mesh(), backend, roles, &prefs, entropy)?;
-            let ok = runs[receiver].output.as_ref() == Some(&matching::plain(&prefs));
-            (vec![("k", n as u64)], ok, reports(&runs))
+            let (ok, parties) = measure::<crate::StableMatching>(mesh(), config, &prefs, ())?;
+            (vec![("k", n as u64)], ok, parties)
         }
     };
     Ok(BenchReport {
@@ -340,6 +326,29 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
         verified,
         parties,
     })
+}
+
+/// Runs `P` locally and checks the receiver's output against the plaintext reference.
+fn measure<P: crate::program::Program>(
+    mesh: LocalMesh,
+    config: &BenchConfig,
+    data: P::Data<'_>,
+    query: P::Query,
+) -> Result<(bool, Vec<PartyReport>), ProgramError>
+where
+    P::Output: PartialEq,
+{
+    let runs = crate::program::run_local_on::<P>(
+        mesh,
+        config.backend,
+        config.roles,
+        data,
+        query,
+        config.entropy,
+    )?;
+    let want = P::reference(data, query);
+    let ok = runs[config.roles.receiver.index()].output.as_ref() == Some(&want);
+    Ok((ok, reports(&runs)))
 }
 
 /// One size of a [`crossover`] comparison.

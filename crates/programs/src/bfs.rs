@@ -31,18 +31,18 @@
 //!
 //! Time and access pattern depend on V and E only.
 
-use doram_core::{Entropy, Seed};
+use doram_core::Seed;
 use doram_field::Fp;
 use doram_mpc::Input;
 use doram_mpc::engine::bits_per_comparison;
-use doram_net::{LocalMesh, Session};
+use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
-use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_graph_local};
-use crate::with_backend;
+use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
 
 /// The largest vertex count the entry points accept.
 pub const MAX_V: u64 = 1 << 20;
@@ -208,7 +208,7 @@ pub fn bfs<R: Ram>(m: &mut R, mem: &BfsMemory, source: R::Word) -> Result<(), Pr
 
 /// Runs the program on the plaintext machine [`PlainRam`] (the memory access sequence of a
 /// backend that hides the op type if `hides_op_type`), with the memory layout of
-/// [`run_party_with`]: the distances, `None` for unreachable vertices, and what the run did.
+/// [`Program::run_with`](crate::Program::run_with): the distances, `None` for unreachable vertices, and what the run did.
 ///
 /// # Errors
 /// [`InputError`]s of the graph and source; [`ProgramError::Misuse`] if the program breaks a
@@ -264,7 +264,7 @@ pub fn run_plain(
 /// [`ProgramError::Input`] for a wrong role input, V = 0 or a source ≥ V (at the party that
 /// holds it, before it sends); [`ProgramError::BadSizes`] for announced sizes above
 /// [`MAX_V`], [`MAX_E`]; transport, engine and DORAM errors.
-pub fn run_party_with<D: Backend>(
+fn run_with<D: Backend>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
@@ -353,62 +353,28 @@ pub fn run_party_with<D: Backend>(
     Ok(PartyRun::from_machine(&mut m, output))
 }
 
-/// [`run_party_with`] with the backend chosen at run time.
-///
-/// # Errors
-/// As [`run_party_with`].
-pub fn run_party(
-    session: Session,
-    config: &RunConfig,
-    graph: Option<(u64, &[Edge])>,
-    source: Option<u64>,
-) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-    with_backend!(config.backend, D => run_party_with::<D>(session, config.seed, config.roles, graph, source))
-}
+/// Breadth-first search from a source ([`bfs`]). Owner: (V, edges); querier: the source; output: each vertex's
+/// distance, `None` if unreachable.
+#[derive(Clone, Copy, Debug)]
+pub struct Bfs;
 
-/// Runs BFS on three threads over an in-process mesh.
-///
-/// # Errors
-/// The first party's error, in party order.
-pub fn run_local(
-    backend: BackendKind,
-    roles: Roles,
-    vertices: u64,
-    edges: &[Edge],
-    source: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
-    run_local_on(
-        LocalMesh::new(3),
-        backend,
-        roles,
-        vertices,
-        edges,
-        source,
-        entropy,
-    )
-}
+impl Program for Bfs {
+    const NAME: &'static str = "bfs";
+    type Data<'a> = (u64, &'a [Edge]);
+    type Query = u64;
+    type Output = Vec<Option<u64>>;
 
-/// [`run_local`] on the given mesh (e.g. with traffic shaping).
-///
-/// # Errors
-/// As [`run_local`].
-pub fn run_local_on(
-    mesh: LocalMesh,
-    backend: BackendKind,
-    roles: Roles,
-    vertices: u64,
-    edges: &[Edge],
-    source: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
-    run_graph_local(
-        mesh.build(),
-        run_party,
-        backend,
-        roles,
-        (vertices, edges),
-        source,
-        entropy,
-    )
+    fn reference((vertices, edges): (u64, &[Edge]), source: u64) -> Vec<Option<u64>> {
+        plain(vertices, edges, source)
+    }
+
+    fn run_with<D: Backend>(
+        session: Session,
+        seed: Seed,
+        roles: Roles,
+        graph: Option<(u64, &[Edge])>,
+        source: Option<u64>,
+    ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
+        run_with::<D>(session, seed, roles, graph, source)
+    }
 }

@@ -40,17 +40,17 @@
 //! [`linear_search`] is the same search as a linear scan in the engine (n comparisons in one
 //! batch, no DORAM), for finding the size where the DORAM pays off ([`crate::bench`]).
 
-use doram_core::{Entropy, PartyId, Seed};
+use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
-use doram_net::{LocalMesh, Session};
+use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
 use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
+use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_three_on};
-use crate::with_backend;
+use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
 
 /// Bit length of the comparisons: 64-bit entries and keys.
 pub const KEY_BITS: u32 = 64;
@@ -236,7 +236,7 @@ pub fn linear_search<R: Ram>(
 }
 
 /// Runs the search on the plaintext machine [`PlainRam`], with the engine tables of
-/// [`run_party_with`] and the array in memory (the memory access sequence of a backend that
+/// [`Program::run_with`](crate::Program::run_with) and the array in memory (the memory access sequence of a backend that
 /// hides the op type if `hides_op_type`): the output and what the run did.
 ///
 /// # Errors
@@ -344,7 +344,7 @@ fn open_output<D: Backend>(
 /// [`ProgramError::Input`] for a wrong role input or an unsorted array (before sending);
 /// [`ProgramError::BadSizes`] if the owner announces n > [`MAX_N`]; transport, engine and
 /// DORAM errors.
-pub fn run_party_with<D: Backend>(
+fn run_with<D: Backend>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
@@ -386,25 +386,12 @@ pub fn run_party_with<D: Backend>(
     Ok(PartyRun::from_machine(&mut m, output))
 }
 
-/// [`run_party_with`] with the backend chosen at run time.
-///
-/// # Errors
-/// As [`run_party_with`].
-pub fn run_party(
-    session: Session,
-    config: &RunConfig,
-    data: Option<&[u64]>,
-    key: Option<u64>,
-) -> Result<PartyRun<SearchOutput>, ProgramError> {
-    with_backend!(config.backend, D => run_party_with::<D>(session, config.seed, config.roles, data, key))
-}
-
 /// The linear-scan search ([`linear_search`]) as one party's run: the owner's entries and the
 /// querier's key are input to the engine (one round each), no DORAM.
 ///
 /// # Errors
-/// As [`run_party_with`].
-pub fn run_party_linear(
+/// As [`Program::run_with`](crate::Program::run_with).
+fn run_linear(
     mut session: Session,
     seed: Seed,
     roles: Roles,
@@ -440,77 +427,54 @@ pub fn run_party_linear(
     Ok(PartyRun::from_machine(&mut m, output))
 }
 
-/// Runs a search on three threads over an in-process mesh; each party's seed comes from
-/// `entropy`.
-/// Returns the three parties' runs (the receiver's has the output).
-///
-/// # Errors
-/// The first party's error, in party order.
-pub fn run_local(
-    config_backend: crate::BackendKind,
-    roles: Roles,
-    data: &[u64],
-    key: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    run_local_on(LocalMesh::new(3), config_backend, roles, data, key, entropy)
+/// The binary search of [`search`] (engine tables for the first probes, the DORAM for the
+/// rest). Owner: the sorted entries; querier: the key.
+#[derive(Clone, Copy, Debug)]
+pub struct BinarySearch;
+
+impl Program for BinarySearch {
+    const NAME: &'static str = "binary-search";
+    type Data<'a> = &'a [u64];
+    type Query = u64;
+    type Output = SearchOutput;
+
+    fn reference(data: &[u64], key: u64) -> SearchOutput {
+        plain(data, key)
+    }
+
+    fn run_with<D: Backend>(
+        session: Session,
+        seed: Seed,
+        roles: Roles,
+        data: Option<&[u64]>,
+        key: Option<u64>,
+    ) -> Result<PartyRun<SearchOutput>, ProgramError> {
+        run_with::<D>(session, seed, roles, data, key)
+    }
 }
 
-/// [`run_local`] on the given mesh (e.g. with traffic shaping).
-///
-/// # Errors
-/// As [`run_local`].
-pub fn run_local_on(
-    mesh: LocalMesh,
-    config_backend: crate::BackendKind,
-    roles: Roles,
-    data: &[u64],
-    key: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    let r = run_three_on(mesh.build(), entropy, |session, s| {
-        let me = session.me();
-        let config = RunConfig {
-            backend: config_backend,
-            roles,
-            seed: s,
-        };
-        let d = (me == roles.owner).then_some(data);
-        let k = (me == roles.querier).then_some(key);
-        run_party(session, &config, d, k)
-    });
-    crate::roles::all_ok(r)
-}
+/// The same search as a linear scan in the engine ([`linear_search`]): no DORAM, whichever
+/// backend is chosen. Owner: the sorted entries; querier: the key.
+#[derive(Clone, Copy, Debug)]
+pub struct LinearSearch;
 
-/// [`run_local`] for the linear scan in the engine.
-///
-/// # Errors
-/// As [`run_local`].
-pub fn run_local_linear(
-    roles: Roles,
-    data: &[u64],
-    key: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    run_local_linear_on(LocalMesh::new(3), roles, data, key, entropy)
-}
+impl Program for LinearSearch {
+    const NAME: &'static str = "linear-search";
+    type Data<'a> = &'a [u64];
+    type Query = u64;
+    type Output = SearchOutput;
 
-/// [`run_local_linear`] on the given mesh (e.g. with traffic shaping).
-///
-/// # Errors
-/// As [`run_local_linear`].
-pub fn run_local_linear_on(
-    mesh: LocalMesh,
-    roles: Roles,
-    data: &[u64],
-    key: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<SearchOutput>; 3], ProgramError> {
-    let r = run_three_on(mesh.build(), entropy, |session, s| {
-        let me = session.me();
-        let d = (me == roles.owner).then_some(data);
-        let k = (me == roles.querier).then_some(key);
-        run_party_linear(session, s, roles, d, k)
-    });
-    crate::roles::all_ok(r)
+    fn reference(data: &[u64], key: u64) -> SearchOutput {
+        plain(data, key)
+    }
+
+    fn run_with<D: Backend>(
+        session: Session,
+        seed: Seed,
+        roles: Roles,
+        data: Option<&[u64]>,
+        key: Option<u64>,
+    ) -> Result<PartyRun<SearchOutput>, ProgramError> {
+        run_linear(session, seed, roles, data, key)
+    }
 }

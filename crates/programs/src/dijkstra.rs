@@ -31,19 +31,19 @@
 //! vector, the reads' own and one conversion round, 1 + 4 + 1 for the relaxation. Time and
 //! access pattern depend on V only (E is announced but not used).
 
-use doram_core::{Entropy, Seed};
+use doram_core::Seed;
 use doram_field::Fp;
 use doram_mpc::Input;
 use doram_mpc::engine::bits_per_comparison;
-use doram_net::{LocalMesh, Session};
+use doram_net::Session;
 
 use crate::bfs::Csr;
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
-use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, announce_sizes, run_graph_local};
-use crate::with_backend;
+use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
 
 /// The "no path" and "no edge" sentinel: 2^44, above every path of up to 2^12 − 1 edges of
 /// weight below 2^32.
@@ -247,9 +247,9 @@ pub fn run_plain(
 /// `Some(source)`, the others `None`. The owner announces V and E.
 ///
 /// # Errors
-/// As [`bfs::run_party_with`](crate::bfs::run_party_with), with the bounds [`MAX_V`],
+/// As [`Program::run_with`](crate::Program::run_with), with the bounds [`MAX_V`],
 /// [`MAX_E`].
-pub fn run_party_with<D: Backend>(
+fn run_with<D: Backend>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
@@ -332,62 +332,28 @@ pub fn run_party_with<D: Backend>(
     Ok(PartyRun::from_machine(&mut m, output))
 }
 
-/// [`run_party_with`] with the backend chosen at run time.
-///
-/// # Errors
-/// As [`run_party_with`].
-pub fn run_party(
-    session: Session,
-    config: &RunConfig,
-    graph: Option<(u64, &[Edge])>,
-    source: Option<u64>,
-) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-    with_backend!(config.backend, D => run_party_with::<D>(session, config.seed, config.roles, graph, source))
-}
+/// Shortest-path lengths from a source ([`dijkstra`]). Owner: (V, edges); querier: the source; output: each vertex's
+/// distance, `None` if unreachable.
+#[derive(Clone, Copy, Debug)]
+pub struct Dijkstra;
 
-/// Runs Dijkstra on three threads over an in-process mesh.
-///
-/// # Errors
-/// The first party's error, in party order.
-pub fn run_local(
-    backend: BackendKind,
-    roles: Roles,
-    vertices: u64,
-    edges: &[Edge],
-    source: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
-    run_local_on(
-        LocalMesh::new(3),
-        backend,
-        roles,
-        vertices,
-        edges,
-        source,
-        entropy,
-    )
-}
+impl Program for Dijkstra {
+    const NAME: &'static str = "dijkstra";
+    type Data<'a> = (u64, &'a [Edge]);
+    type Query = u64;
+    type Output = Vec<Option<u64>>;
 
-/// [`run_local`] on the given mesh (e.g. with traffic shaping).
-///
-/// # Errors
-/// As [`run_local`].
-pub fn run_local_on(
-    mesh: LocalMesh,
-    backend: BackendKind,
-    roles: Roles,
-    vertices: u64,
-    edges: &[Edge],
-    source: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<Vec<Option<u64>>>; 3], ProgramError> {
-    run_graph_local(
-        mesh.build(),
-        run_party,
-        backend,
-        roles,
-        (vertices, edges),
-        source,
-        entropy,
-    )
+    fn reference((vertices, edges): (u64, &[Edge]), source: u64) -> Vec<Option<u64>> {
+        plain(vertices, edges, source)
+    }
+
+    fn run_with<D: Backend>(
+        session: Session,
+        seed: Seed,
+        roles: Roles,
+        graph: Option<(u64, &[Edge])>,
+        source: Option<u64>,
+    ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
+        run_with::<D>(session, seed, roles, graph, source)
+    }
 }

@@ -14,7 +14,8 @@
 //! | [`PlainRam`] | the plaintext machine: the same program in the clear, with bound checks and access counts |
 //! | [`OArray`] | an array in the machine's memory, indexed by secrets |
 //! | [`Backend`], [`BackendKind`] | the DORAMs a machine runs on: [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), [`Ramen`](doram_ramen::Ramen), [`Duoram<Fp>`](doram_duoram::Duoram) |
-//! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over a machine, `run_party`, `run_local` |
+//! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over any [`Ram`], `run_plain` |
+//! | [`Program`], [`run_party`], [`run_local`] | one shape of entry points: each program is a type ([`BinarySearch`], [`Bfs`], [`Dijkstra`], [`StableMatching`], [`LinearSearch`]) run by the same generic functions |
 //! | [`input`] | parsers for sorted arrays, edge lists and preference lists |
 //! | [`Roles`], [`RunConfig`], [`PartyRun`] | who owns the data, who queries, who learns the output |
 //! | [`bench`](mod@bench) | benchmarks with the ORAM/CPU split and JSON output |
@@ -126,7 +127,7 @@
 //! assert_eq!(p2, Some(expected));
 //! # Ok::<(), ProgramError>(())
 //! ```
-//! The library's [`binary_search::run_party`] adds the rest: the owner announces n
+//! The library's [`BinarySearch`] (run by [`run_party`]) adds the rest: the owner announces n
 //! ([`announce_sizes`]), inputs are checked before anything is sent, the random bits are
 //! preprocessed to the exact count ([`binary_search::plan`]), and the backend is chosen at run
 //! time.
@@ -167,13 +168,19 @@ pub mod error;
 pub mod input;
 pub mod machine;
 pub mod matching;
+pub mod program;
 pub mod ram;
 pub mod roles;
 
+pub use bfs::Bfs;
+pub use binary_search::{BinarySearch, LinearSearch};
+pub use dijkstra::Dijkstra;
 pub use error::{InputError, ProgramError};
 pub use machine::{
     Backend, BackendKind, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int,
 };
+pub use matching::StableMatching;
+pub use program::{Program, run_local, run_local_on, run_party};
 pub use ram::{PlainCounts, PlainRam, Ram};
 pub use roles::{
     PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three, run_three_on,

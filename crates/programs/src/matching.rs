@@ -33,19 +33,17 @@
 //! rounds, 1 + ⌈log₂⌈b/4⌉⌉ for the comparisons and 3 product rounds. Time and access pattern
 //! depend on k only.
 
-use doram_core::{Entropy, Seed};
+use doram_core::Seed;
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
-use doram_net::{LocalMesh, Session};
+use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
 use crate::input::{MAX_PREFS, Prefs};
-use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{
-    PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three_on,
-};
-use crate::with_backend;
+use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
 
 /// A stable matching between k proposers and k acceptors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -223,7 +221,7 @@ pub fn gale_shapley<R: Ram>(m: &mut R, mem: &MatchingMemory, k: usize) -> Result
 }
 
 /// Runs the program on the plaintext machine [`PlainRam`] with the memory layout of
-/// [`run_party_with`]: the matching and what the run did.
+/// [`Program::run_with`](crate::Program::run_with): the matching and what the run did.
 ///
 /// # Errors
 /// [`InputError`]s of the preferences; [`ProgramError::Misuse`] if the program breaks a bound
@@ -273,7 +271,7 @@ fn tables(prefs: &Prefs) -> (Vec<u64>, Vec<u64>) {
 /// [`ProgramError::Input`] for a wrong role input or invalid preferences (at the owner,
 /// before it sends); [`ProgramError::BadSizes`] for k above [`MAX_PREFS`]; transport, engine
 /// and DORAM errors.
-pub fn run_party_with<D: Backend>(
+fn run_with<D: Backend>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
@@ -331,49 +329,28 @@ pub fn run_party_with<D: Backend>(
     Ok(PartyRun::from_machine(&mut m, output))
 }
 
-/// [`run_party_with`] with the backend chosen at run time.
-///
-/// # Errors
-/// As [`run_party_with`].
-pub fn run_party(
-    session: Session,
-    config: &RunConfig,
-    prefs: Option<&Prefs>,
-) -> Result<PartyRun<Matching>, ProgramError> {
-    with_backend!(config.backend, D => run_party_with::<D>(session, config.seed, config.roles, prefs))
-}
+/// Stable matching by Gale–Shapley ([`gale_shapley`]). Owner: the preference lists; no query;
+/// output: the matching.
+#[derive(Clone, Copy, Debug)]
+pub struct StableMatching;
 
-/// Runs stable matching on three threads over an in-process mesh.
-///
-/// # Errors
-/// The first party's error, in party order.
-pub fn run_local(
-    backend: BackendKind,
-    roles: Roles,
-    prefs: &Prefs,
-    entropy: Entropy,
-) -> Result<[PartyRun<Matching>; 3], ProgramError> {
-    run_local_on(LocalMesh::new(3), backend, roles, prefs, entropy)
-}
+impl Program for StableMatching {
+    const NAME: &'static str = "matching";
+    type Data<'a> = &'a Prefs;
+    type Query = ();
+    type Output = Matching;
 
-/// [`run_local`] on the given mesh (e.g. with traffic shaping).
-///
-/// # Errors
-/// As [`run_local`].
-pub fn run_local_on(
-    mesh: LocalMesh,
-    backend: BackendKind,
-    roles: Roles,
-    prefs: &Prefs,
-    entropy: Entropy,
-) -> Result<[PartyRun<Matching>; 3], ProgramError> {
-    all_ok(run_three_on(mesh.build(), entropy, |session, s| {
-        let me = session.me();
-        let config = RunConfig {
-            backend,
-            roles,
-            seed: s,
-        };
-        run_party(session, &config, (me == roles.owner).then_some(prefs))
-    }))
+    fn reference(prefs: &Prefs, (): ()) -> Matching {
+        plain(prefs)
+    }
+
+    fn run_with<D: Backend>(
+        session: Session,
+        seed: Seed,
+        roles: Roles,
+        prefs: Option<&Prefs>,
+        _query: Option<()>,
+    ) -> Result<PartyRun<Matching>, ProgramError> {
+        run_with::<D>(session, seed, roles, prefs)
+    }
 }

@@ -1,12 +1,11 @@
 //! Who plays which part in a program run ([`Roles`]), the public sizes the data owner
-//! announces ([`announce_sizes`]), and the plumbing every program's `run_party` and
-//! `run_local` share.
+//! announces ([`announce_sizes`]), and the plumbing every program's
+//! [`run_party`](crate::run_party) and [`run_local`](crate::run_local) share.
 
 use doram_core::{Entropy, PartyId, Seed};
 use doram_net::{Session, Transcript, run_parties};
 
 use crate::error::{InputError, ProgramError};
-use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, Meter};
 use doram_mpc::Counters;
 
@@ -243,39 +242,4 @@ pub fn run_three_on<T: Send>(
 pub fn all_ok<T>(results: [Result<T, ProgramError>; 3]) -> Result<[T; 3], ProgramError> {
     let [a, b, c] = results;
     Ok([a?, b?, c?])
-}
-
-/// A graph program's one-party entry point (`bfs::run_party`, `dijkstra::run_party`).
-pub(crate) type GraphParty<T> = fn(
-    Session,
-    &RunConfig,
-    Option<(u64, &[Edge])>,
-    Option<u64>,
-) -> Result<PartyRun<T>, ProgramError>;
-
-/// Runs a graph program on three threads over `sessions`: the owner gets the graph, the querier
-/// the source; returns the three runs if all succeed.
-///
-/// # Errors
-/// The first party's error, in party order.
-pub(crate) fn run_graph_local<T: Send>(
-    sessions: Vec<Session>,
-    run_party: GraphParty<T>,
-    backend: BackendKind,
-    roles: Roles,
-    graph: (u64, &[Edge]),
-    source: u64,
-    entropy: Entropy,
-) -> Result<[PartyRun<T>; 3], ProgramError> {
-    all_ok(run_three_on(sessions, entropy, |session, s| {
-        let me = session.me();
-        let config = RunConfig {
-            backend,
-            roles,
-            seed: s,
-        };
-        let g = (me == roles.owner).then_some(graph);
-        let src = (me == roles.querier).then_some(source);
-        run_party(session, &config, g, src)
-    }))
 }

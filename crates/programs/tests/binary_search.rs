@@ -9,6 +9,7 @@ use doram_core::{Entropy, PartyId};
 use doram_mpc::testkit::test_seed;
 use doram_programs::binary_search::{self, SearchOutput, plain};
 use doram_programs::{BackendKind, InputError, ProgramError, Roles, run_three};
+use doram_programs::{BinarySearch, LinearSearch, run_local, run_party};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 
@@ -54,7 +55,7 @@ fn matches_plaintext_on_linear_scan_and_duoram() {
                 BackendKind::Duoram
             };
             let runs =
-                binary_search::run_local(backend, roles, &data, key, Entropy::InsecureSeed(seed))
+                run_local::<BinarySearch>(backend, roles, &data, key, Entropy::InsecureSeed(seed))
                     .unwrap_or_else(|e| panic!("{}: n = {n}, key = {key}: {e}", backend.name()));
             assert_eq!(
                 receiver_output(&runs, roles),
@@ -87,7 +88,7 @@ fn matches_plaintext_on_ramen_with_other_roles() {
     for n in [0usize, 1, 17, 40, 200] {
         let data = sorted(&mut rng, n, 50);
         for key in keys(&mut rng, &data).into_iter().take(4) {
-            let runs = binary_search::run_local(
+            let runs = run_local::<BinarySearch>(
                 BackendKind::Ramen,
                 roles,
                 &data,
@@ -112,9 +113,14 @@ fn linear_scan_in_the_engine_matches_plaintext() {
     for n in [0usize, 1, 6, 21] {
         let data = sorted(&mut rng, n, 12);
         for key in keys(&mut rng, &data) {
-            let runs =
-                binary_search::run_local_linear(roles, &data, key, Entropy::InsecureSeed(seed))
-                    .unwrap();
+            let runs = run_local::<LinearSearch>(
+                BackendKind::LinearScan,
+                roles,
+                &data,
+                key,
+                Entropy::InsecureSeed(seed),
+            )
+            .unwrap();
             assert_eq!(
                 receiver_output(&runs, roles),
                 plain(&data, key),
@@ -135,7 +141,7 @@ fn transcripts_depend_on_n_only() {
                 let me = session.me();
                 let d = (me == roles.owner).then_some(&data[..]);
                 let k = (me == roles.querier).then_some(key);
-                binary_search::run_party(session, config, d, k)
+                run_party::<BinarySearch>(session, config, d, k)
             })
         };
         let a = run(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 0);
@@ -176,7 +182,7 @@ fn role_input_errors_are_typed_and_local() {
         let me = session.me();
         let d = (me == roles.owner).then_some(&[3u64, 1][..]);
         let k = (me == roles.querier).then_some(1);
-        binary_search::run_party(session, config, d, k)
+        run_party::<BinarySearch>(session, config, d, k)
     });
     assert!(matches!(
         r[0],
@@ -191,7 +197,7 @@ fn role_input_errors_are_typed_and_local() {
     let r = run_program(seed, backend, roles, |session, config| {
         let me = session.me();
         let d = (me == roles.owner).then_some(&[1u64][..]);
-        binary_search::run_party(session, config, d, None)
+        run_party::<BinarySearch>(session, config, d, None)
     });
     assert!(matches!(
         r[1],

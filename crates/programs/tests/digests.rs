@@ -10,9 +10,8 @@ mod common;
 use common::run_program;
 use doram_net::Session;
 use doram_programs::input::{Edge, Prefs};
-use doram_programs::{
-    BackendKind, PartyRun, ProgramError, Roles, RunConfig, bfs, binary_search, dijkstra, matching,
-};
+use doram_programs::{BackendKind, PartyRun, ProgramError, Roles, RunConfig};
+use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching, run_party};
 
 const SEED: u64 = 0x5afe_7e57;
 
@@ -60,7 +59,7 @@ fn cases(backend: BackendKind) -> Vec<(&'static str, String)> {
         digest(backend, |s, c| {
             let me = s.me();
             let d = (me == roles.owner).then_some(&data[..]);
-            binary_search::run_party(s, c, d, (me == roles.querier).then_some(40))
+            run_party::<BinarySearch>(s, c, d, (me == roles.querier).then_some(40))
         }),
     )];
     out.push((
@@ -68,7 +67,7 @@ fn cases(backend: BackendKind) -> Vec<(&'static str, String)> {
         digest(backend, |s, c| {
             let me = s.me();
             let g = (me == roles.owner).then_some((v, &edges[..]));
-            bfs::run_party(s, c, g, (me == roles.querier).then_some(0))
+            run_party::<Bfs>(s, c, g, (me == roles.querier).then_some(0))
         }),
     ));
     out.push((
@@ -76,14 +75,14 @@ fn cases(backend: BackendKind) -> Vec<(&'static str, String)> {
         digest(backend, |s, c| {
             let me = s.me();
             let g = (me == roles.owner).then_some((v, &edges[..]));
-            dijkstra::run_party(s, c, g, (me == roles.querier).then_some(0))
+            run_party::<Dijkstra>(s, c, g, (me == roles.querier).then_some(0))
         }),
     ));
     out.push((
         "matching",
         digest(backend, |s, c| {
             let p = (s.me() == roles.owner).then_some(&prefs);
-            matching::run_party(s, c, p)
+            run_party::<StableMatching>(s, c, p, None)
         }),
     ));
     out

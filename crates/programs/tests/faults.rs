@@ -9,9 +9,8 @@ use doram_mpc::Secret;
 use doram_mpc::testkit::test_seed;
 use doram_net::{LocalMesh, Session};
 use doram_oram::LinearScanOram;
-use doram_programs::{
-    BackendKind, Machine, ProgramError, Roles, RunConfig, agree_on_run, bfs, binary_search,
-};
+use doram_programs::{BackendKind, Machine, ProgramError, Roles, RunConfig, agree_on_run};
+use doram_programs::{Bfs, BinarySearch, run_party};
 
 fn run_on_mesh<T: Send>(
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
@@ -53,7 +52,7 @@ fn oversized_announcements_blame_the_owner() {
             seed,
         };
         let key = (me == roles.querier).then_some(5);
-        binary_search::run_party(session, &config, None, key).map(|r| r.output)
+        run_party::<BinarySearch>(session, &config, None, key).map(|r| r.output)
     });
     for res in &r[1..] {
         match res {
@@ -83,7 +82,7 @@ fn oversized_announcements_blame_the_owner() {
             seed,
         };
         let src = (me == roles.querier).then_some(0);
-        bfs::run_party(session, &config, None, src).map(|r| r.output)
+        run_party::<Bfs>(session, &config, None, src).map(|r| r.output)
     });
     assert!(r[1..].iter().all(|x| matches!(
         x,
@@ -147,7 +146,7 @@ fn parties_running_different_backends_stop_at_once() {
         let data = [1u64, 2, 3];
         let d = (me == roles.owner).then_some(&data[..]);
         let key = (me == roles.querier).then_some(2);
-        binary_search::run_party(session, &config, d, key).map(|r| r.output)
+        run_party::<BinarySearch>(session, &config, d, key).map(|r| r.output)
     });
     assert!(matches!(
         r[0],

@@ -9,6 +9,7 @@ use doram_core::Entropy;
 use doram_mpc::testkit::test_seed;
 use doram_programs::input::Edge;
 use doram_programs::{BackendKind, InputError, PartyRun, ProgramError, Roles, bfs};
+use doram_programs::{Bfs, Dijkstra, run_local, run_party};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 
@@ -51,11 +52,10 @@ fn bfs_matches_plaintext() {
         for backend in BackendKind::ALL {
             let edges = random_graph(&mut rng, v, e, 1);
             let source = rng.random_range(0..v);
-            let runs = bfs::run_local(
+            let runs = run_local::<Bfs>(
                 backend,
                 roles,
-                v,
-                &edges,
+                (v, &edges),
                 source,
                 Entropy::InsecureSeed(seed),
             )
@@ -92,7 +92,7 @@ fn bfs_transcripts_depend_on_sizes_only() {
                 let me = session.me();
                 let g = (me == roles.owner).then_some((v, &edges[..]));
                 let src = (me == roles.querier).then_some(source);
-                bfs::run_party(session, config, g, src)
+                run_party::<Bfs>(session, config, g, src)
             })
         };
         let chain: Vec<Edge> = (0..4)
@@ -142,7 +142,7 @@ fn bfs_input_errors() {
         }];
         let g = (me == roles.owner).then_some((2, &edges[..]));
         let src = (me == roles.querier).then_some(2);
-        bfs::run_party(session, config, g, src)
+        run_party::<Bfs>(session, config, g, src)
     });
     assert!(matches!(
         r[1],
@@ -161,7 +161,7 @@ fn bfs_input_errors() {
         }];
         let g = (me == roles.owner).then_some((2, &edges[..]));
         let src = (me == roles.querier).then_some(0);
-        bfs::run_party(session, config, g, src)
+        run_party::<Bfs>(session, config, g, src)
     });
     assert!(matches!(
         r[0],
@@ -190,11 +190,10 @@ fn dijkstra_matches_plaintext() {
         for backend in BackendKind::ALL {
             let edges = random_graph(&mut rng, v, e, max_w);
             let source = rng.random_range(0..v);
-            let runs = dijkstra::run_local(
+            let runs = run_local::<Dijkstra>(
                 backend,
                 roles,
-                v,
-                &edges,
+                (v, &edges),
                 source,
                 Entropy::InsecureSeed(seed),
             )
@@ -221,7 +220,6 @@ fn dijkstra_matches_plaintext() {
 
 #[test]
 fn dijkstra_transcripts_depend_on_sizes_only() {
-    use doram_programs::dijkstra;
     let seed = test_seed();
     let roles = Roles::default();
     let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 9);
@@ -231,7 +229,7 @@ fn dijkstra_transcripts_depend_on_sizes_only() {
             let me = session.me();
             let g = (me == roles.owner).then_some((v, &edges[..]));
             let src = (me == roles.querier).then_some(source);
-            dijkstra::run_party(session, config, g, src)
+            run_party::<Dijkstra>(session, config, g, src)
         })
     };
     let a = run(random_graph(&mut rng, v, 5, 100), 0);

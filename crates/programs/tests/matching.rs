@@ -10,6 +10,7 @@ use doram_mpc::testkit::test_seed;
 use doram_programs::input::Prefs;
 use doram_programs::matching::{self, plain};
 use doram_programs::{BackendKind, InputError, ProgramError, Roles};
+use doram_programs::{StableMatching, run_local, run_party};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha12Rng;
@@ -50,8 +51,9 @@ fn matches_plaintext_and_is_stable() {
     cases.push(identical(4, true));
     for (i, prefs) in cases.iter().enumerate() {
         let backend = BackendKind::ALL[i % 3];
-        let runs = matching::run_local(backend, roles, prefs, Entropy::InsecureSeed(seed))
-            .unwrap_or_else(|e| panic!("{}: {prefs:?}: {e}", backend.name()));
+        let runs =
+            run_local::<StableMatching>(backend, roles, prefs, (), Entropy::InsecureSeed(seed))
+                .unwrap_or_else(|e| panic!("{}: {prefs:?}: {e}", backend.name()));
         let out = runs[roles.receiver.index()]
             .output
             .clone()
@@ -84,7 +86,7 @@ fn transcripts_depend_on_k_only() {
         let run = |prefs: Prefs| {
             transcripts(seed, backend, roles, |session, config| {
                 let p = (session.me() == roles.owner).then_some(&prefs);
-                matching::run_party(session, config, p)
+                run_party::<StableMatching>(session, config, p, None)
             })
         };
         let a = run(identical(3, false));
@@ -103,7 +105,7 @@ fn invalid_preferences_fail_at_the_owner() {
     };
     let r = run_program(seed, BackendKind::LinearScan, roles, |session, config| {
         let me = session.me();
-        matching::run_party(session, config, (me == roles.owner).then_some(&bad))
+        run_party::<StableMatching>(session, config, (me == roles.owner).then_some(&bad), None)
     });
     assert!(matches!(
         r[0],

@@ -9,8 +9,9 @@ use doram_field::Fp;
 use doram_mpc::testkit::run3;
 use doram_mpc::{Input, Secret};
 use doram_oram::LinearScanOram;
-use doram_programs::binary_search::{self, SearchOutput};
+use doram_programs::binary_search::SearchOutput;
 use doram_programs::{BackendKind, Machine, Part, PartyRun, ProgramError, Roles, RunConfig};
+use doram_programs::{BinarySearch, run_party};
 
 const ALL: [PartyId; 3] = [PartyId::P0, PartyId::P1, PartyId::P2];
 
@@ -32,7 +33,7 @@ fn search(seeds: [Seed; 3], data: &[u64], key: u64) -> [PartyRun<SearchOutput>; 
         };
         let d = (me == roles.owner).then_some(data);
         let k = (me == roles.querier).then_some(key);
-        binary_search::run_party(session, &config, d, k)
+        run_party::<BinarySearch>(session, &config, d, k)
     })
     .map(|r| r.expect("the search runs"))
 }

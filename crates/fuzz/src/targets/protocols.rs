@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use doram_core::{Entropy, PartyId};
 use doram_net::{LocalMesh, Session, Tamper, run_parties};
-use doram_programs::{BackendKind, Roles, binary_search};
+use doram_programs::{BackendKind, BinarySearch, Roles, run_local_on};
 use doram_services::lookup::{self, LookupParams, Table};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -181,7 +181,7 @@ pub const BINARY_SEARCH: Target = Target {
             BackendKind::LinearScan
         };
         let start = Instant::now();
-        let _ = binary_search::run_local_on(
+        let _ = run_local_on::<BinarySearch>(
             mesh(data),
             backend,
             Roles::default(),

@@ -1,0 +1,97 @@
+//! [`Program`]: one shape for every program's entry points. A program type says what the data
+//! owner and the querier bring, what the receiver gets, what the plaintext reference answers,
+//! and how one party runs it on a backend; [`run_party`] (one party, the backend chosen at run
+//! time) and [`run_local`] / [`run_local_on`] (three parties as threads) are written once for
+//! all of them.
+
+use doram_core::{Entropy, Seed};
+use doram_net::{LocalMesh, Session};
+
+use crate::error::ProgramError;
+use crate::machine::{Backend, BackendKind};
+use crate::roles::{PartyRun, Roles, RunConfig, all_ok, run_three_on};
+use crate::with_backend;
+
+/// A secure RAM program with its roles' inputs and output.
+pub trait Program {
+    /// The program's name, as the parties agree on it before running.
+    const NAME: &'static str;
+    /// What the data owner brings (the sorted array, the graph, the preference lists).
+    type Data<'a>: Copy + Send + Sync;
+    /// What the querier brings (a key, a source vertex; `()` if the program has no query).
+    type Query: Copy + Send + Sync;
+    /// What the receiver learns.
+    type Output: Send;
+
+    /// The plaintext reference: an independent implementation in the clear, the oracle the
+    /// secure runs are checked against.
+    fn reference(data: Self::Data<'_>, query: Self::Query) -> Self::Output;
+
+    /// One party's run on the backend `D`: the owner passes `Some(data)`, the querier
+    /// `Some(query)`, everybody else `None`; the receiver's run has `Some(output)`.
+    ///
+    /// # Errors
+    /// Input errors at the party that holds the input (before it sends anything); announced
+    /// sizes out of bounds; transport, engine and DORAM errors.
+    fn run_with<D: Backend>(
+        session: Session,
+        seed: Seed,
+        roles: Roles,
+        data: Option<Self::Data<'_>>,
+        query: Option<Self::Query>,
+    ) -> Result<PartyRun<Self::Output>, ProgramError>;
+}
+
+/// One party's run of `P` with the backend chosen at run time.
+///
+/// # Errors
+/// As [`Program::run_with`].
+pub fn run_party<P: Program>(
+    session: Session,
+    config: &RunConfig,
+    data: Option<P::Data<'_>>,
+    query: Option<P::Query>,
+) -> Result<PartyRun<P::Output>, ProgramError> {
+    with_backend!(config.backend, D => P::run_with::<D>(session, config.seed, config.roles, data, query))
+}
+
+/// Runs `P` on three threads over an in-process mesh, each party's seed from `entropy`; the
+/// owner gets `data`, the querier `query`. Returns the three runs (the receiver's has the
+/// output).
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local<P: Program>(
+    backend: BackendKind,
+    roles: Roles,
+    data: P::Data<'_>,
+    query: P::Query,
+    entropy: Entropy,
+) -> Result<[PartyRun<P::Output>; 3], ProgramError> {
+    run_local_on::<P>(LocalMesh::new(3), backend, roles, data, query, entropy)
+}
+
+/// [`run_local`] on the given mesh (e.g. with traffic shaping).
+///
+/// # Errors
+/// As [`run_local`].
+pub fn run_local_on<P: Program>(
+    mesh: LocalMesh,
+    backend: BackendKind,
+    roles: Roles,
+    data: P::Data<'_>,
+    query: P::Query,
+    entropy: Entropy,
+) -> Result<[PartyRun<P::Output>; 3], ProgramError> {
+    all_ok(run_three_on(mesh.build(), entropy, |session, seed| {
+        let me = session.me();
+        let config = RunConfig {
+            backend,
+            roles,
+            seed,
+        };
+        let d = (me == roles.owner).then_some(data);
+        let q = (me == roles.querier).then_some(query);
+        run_party::<P>(session, &config, d, q)
+    }))
+}
