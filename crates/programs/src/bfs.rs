@@ -208,7 +208,7 @@ pub fn bfs<R: Ram>(m: &mut R, mem: &BfsMemory, source: R::Word) -> Result<(), Pr
 
 /// Runs the program on the plaintext machine [`PlainRam`] (the memory access sequence of a
 /// backend that hides the op type if `hides_op_type`), with the memory layout of
-/// [`Program::run_with`](crate::Program::run_with): the distances, `None` for unreachable vertices, and what the run did.
+/// [`Program::run_with`]: the distances, `None` for unreachable vertices, and what the run did.
 ///
 /// # Errors
 /// [`InputError`]s of the graph and source; [`ProgramError::Misuse`] if the program breaks a

@@ -236,7 +236,7 @@ pub fn linear_search<R: Ram>(
 }
 
 /// Runs the search on the plaintext machine [`PlainRam`], with the engine tables of
-/// [`Program::run_with`](crate::Program::run_with) and the array in memory (the memory access sequence of a backend that
+/// [`Program::run_with`] and the array in memory (the memory access sequence of a backend that
 /// hides the op type if `hides_op_type`): the output and what the run did.
 ///
 /// # Errors
@@ -390,7 +390,7 @@ fn run_with<D: Backend>(
 /// querier's key are input to the engine (one round each), no DORAM.
 ///
 /// # Errors
-/// As [`Program::run_with`](crate::Program::run_with).
+/// As [`Program::run_with`].
 fn run_linear(
     mut session: Session,
     seed: Seed,

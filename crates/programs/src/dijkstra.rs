@@ -247,7 +247,7 @@ pub fn run_plain(
 /// `Some(source)`, the others `None`. The owner announces V and E.
 ///
 /// # Errors
-/// As [`Program::run_with`](crate::Program::run_with), with the bounds [`MAX_V`],
+/// As [`Program::run_with`], with the bounds [`MAX_V`],
 /// [`MAX_E`].
 fn run_with<D: Backend>(
     mut session: Session,

@@ -221,7 +221,7 @@ pub fn gale_shapley<R: Ram>(m: &mut R, mem: &MatchingMemory, k: usize) -> Result
 }
 
 /// Runs the program on the plaintext machine [`PlainRam`] with the memory layout of
-/// [`Program::run_with`](crate::Program::run_with): the matching and what the run did.
+/// [`Program::run_with`]: the matching and what the run did.
 ///
 /// # Errors
 /// [`InputError`]s of the preferences; [`ProgramError::Misuse`] if the program breaks a bound
