@@ -709,6 +709,10 @@ impl Online<'_> {
         Ok(self.engine.pool.drain(..count).collect())
     }
 
+    /// \[a < b\] and \[a = b\] for each pair of `k`-bit integers (Catrina–de Hoogh): the masked
+    /// difference is opened in one round, the bits of the mask below 2^k are compared with the
+    /// opened bits group by group without a round, and the groups are combined in a tree of
+    /// product rounds.
     fn compare(
         &mut self,
         pairs: &[(Secret, Secret)],
@@ -724,16 +728,38 @@ impl Online<'_> {
         if m == 0 {
             return Ok(Vec::new());
         }
+        let groups = (k as usize).div_ceil(GROUP_BITS);
+        self.engine.counters.comparisons += m as u64;
+        let units = self.take_units(m * groups)?;
+        let (zr, masked) = self.mask_differences(pairs, &units, k);
+        let start = self.engine.party.open_start(&masked);
+        let opened = run_round(self.session, start)?;
+        let low_mask = (1u128 << k) - 1;
+        let c_low: Vec<u128> = opened.iter().map(|c| c.to_u128() & low_mask).collect();
+        let mut level = group_comparisons(&c_low, &units, k, self.me());
+        let mut width = groups;
+        while width > 1 {
+            level = self.tree_level(&level, m, width, want)?;
+            width = width.div_ceil(2);
+        }
+        finish_comparisons(level, zr, &c_low, k, self.me())
+    }
+
+    /// \[Catrina–de Hoogh, Mod2m, steps 1–3\] z + r' (replicated, with r' the mask's bits below
+    /// 2^k from the pool units) and its additive share plus a statistical mask s·2^k, to open.
+    fn mask_differences(
+        &mut self,
+        pairs: &[(Secret, Secret)],
+        units: &[Unit],
+        k: u32,
+    ) -> (Vec<Secret>, Vec<Additive<Fp>>) {
         let me = self.me();
         let ku = k as usize;
         let groups = ku.div_ceil(GROUP_BITS);
-        self.engine.counters.comparisons += m as u64;
-        let units = self.take_units(m * groups)?;
         let two_k = Fp::from_u128(1u128 << k);
-        // [Catrina–de Hoogh, Mod2m, steps 1–3] z + r' (replicated) and the masked opening.
-        let mut zr = Vec::with_capacity(m);
-        let mut masked = Vec::with_capacity(m);
         let sec_mask = (1u64 << STAT_SEC) - 1;
+        let mut zr = Vec::with_capacity(pairs.len());
+        let mut masked = Vec::with_capacity(pairs.len());
         for (j, &(a, b)) in pairs.iter().enumerate() {
             let mut r = Secret::ZERO;
             for i in 0..ku {
@@ -745,90 +771,111 @@ impl Online<'_> {
             let s = self.engine.party.local_rng().next_u64() & sec_mask;
             masked.push(z.to_additive() + Additive::from_share(Fp::from_u64(s) * two_k));
         }
-        let start = self.engine.party.open_start(&masked);
-        let opened = run_round(self.session, start)?;
-        // [Catrina–de Hoogh, BitLT] within each group of bits without a round, from the
-        // preprocessed products of the group's bits; then the tree over the groups, one round
-        // of products per level.
-        let low_mask = (1u128 << k) - 1;
-        let c_low: Vec<u128> = opened.iter().map(|c| c.to_u128() & low_mask).collect();
-        let mut level: Vec<(Secret, Secret)> = Vec::with_capacity(m * groups);
-        for (j, &c) in c_low.iter().enumerate() {
-            for g in 0..groups {
-                let width = (ku - g * GROUP_BITS).min(GROUP_BITS);
-                let (lp, ep) = group_polys(c >> (g * GROUP_BITS), width);
-                let unit = &units[j * groups + g];
-                level.push((eval_poly(&lp, unit, me), eval_poly(&ep, unit, me)));
-            }
-        }
-        let mut width = groups;
-        while width > 1 {
-            let pairs_per = width / 2;
-            let next_width = width.div_ceil(2);
-            let last = next_width == 1;
-            let need_l = want.lt();
-            let need_e = !last || want.eq();
-            let mut xs = Vec::new();
-            let mut ys = Vec::new();
-            for j in 0..m {
-                let base = j * width;
-                for t in 0..pairs_per {
-                    let (l_lo, e_lo) = level[base + 2 * t];
-                    let (_, e_hi) = level[base + 2 * t + 1];
-                    if need_l {
-                        xs.push(e_hi);
-                        ys.push(l_lo);
-                    }
-                    if need_e {
-                        xs.push(e_hi);
-                        ys.push(e_lo);
-                    }
-                }
-            }
-            let prods = self.products(&xs, &ys)?;
-            let mut it = prods.into_iter();
-            let mut next = Vec::with_capacity(m * next_width);
-            for j in 0..m {
-                let base = j * width;
-                for t in 0..pairs_per {
-                    let (l_hi, _) = level[base + 2 * t + 1];
-                    let l = if need_l {
-                        l_hi + it.next().ok_or(MpcError::ApiMisuse("product count"))?
-                    } else {
-                        Replicated::ZERO
-                    };
-                    let e = if need_e {
-                        it.next().ok_or(MpcError::ApiMisuse("product count"))?
-                    } else {
-                        Replicated::ZERO
-                    };
-                    next.push((l, e));
-                }
-                if width % 2 == 1 {
-                    next.push(level[base + width - 1]);
-                }
-            }
-            level = next;
-            width = next_width;
-        }
-        // [Catrina–de Hoogh, Mod2m, step 4; Trunc] \[a < b\] = 1 − (z + r' − c')·2^{−k} + \[c' < r'\].
-        let inv_two_k = two_k
-            .inverse()
-            .ok_or(MpcError::ApiMisuse("2^k is not invertible"))?;
-        let one = Replicated::public(Fp::ONE, me);
-        Ok(level
-            .into_iter()
-            .zip(zr)
-            .zip(c_low)
-            .map(|(((u, e), zr), c)| {
-                let high = (zr - Replicated::public(Fp::from_u128(c), me)) * inv_two_k;
-                Comparison {
-                    lt: SecretBit(one - high + u),
-                    eq: SecretBit(e),
-                }
-            })
-            .collect())
+        (zr, masked)
     }
+
+    /// \[Catrina–de Hoogh, BitLT\] one level of the tree over the groups: adjacent (lt, eq)
+    /// pairs of each comparison combine as (l_hi + e_hi·l_lo, e_hi·e_lo) in one round of
+    /// products; an odd last group passes up unchanged. Only the products the result needs are
+    /// made (no lt without `want.lt()`; no eq at the root without `want.eq()`).
+    fn tree_level(
+        &mut self,
+        level: &[(Secret, Secret)],
+        m: usize,
+        width: usize,
+        want: Want,
+    ) -> Result<Vec<(Secret, Secret)>, MpcError> {
+        let pairs_per = width / 2;
+        let next_width = width.div_ceil(2);
+        let need_l = want.lt();
+        let need_e = next_width != 1 || want.eq();
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for j in 0..m {
+            let base = j * width;
+            for t in 0..pairs_per {
+                let (l_lo, e_lo) = level[base + 2 * t];
+                let (_, e_hi) = level[base + 2 * t + 1];
+                if need_l {
+                    xs.push(e_hi);
+                    ys.push(l_lo);
+                }
+                if need_e {
+                    xs.push(e_hi);
+                    ys.push(e_lo);
+                }
+            }
+        }
+        let prods = self.products(&xs, &ys)?;
+        let mut it = prods.into_iter();
+        let mut next_product = |needed: bool| -> Result<Secret, MpcError> {
+            if needed {
+                it.next().ok_or(MpcError::ApiMisuse("product count"))
+            } else {
+                Ok(Replicated::ZERO)
+            }
+        };
+        let mut next = Vec::with_capacity(m * next_width);
+        for j in 0..m {
+            let base = j * width;
+            for t in 0..pairs_per {
+                let (l_hi, _) = level[base + 2 * t + 1];
+                let l = next_product(need_l)?;
+                let l = if need_l { l_hi + l } else { l };
+                let e = next_product(need_e)?;
+                next.push((l, e));
+            }
+            if width % 2 == 1 {
+                next.push(level[base + width - 1]);
+            }
+        }
+        Ok(next)
+    }
+}
+
+/// \[Catrina–de Hoogh, BitLT\] within each group of bits, without a round: (\[c < r\], \[c = r\])
+/// on the group's bits, from the preprocessed products of the group's mask bits (the polynomials
+/// of [`group_polys`] evaluated on the unit).
+fn group_comparisons(c_low: &[u128], units: &[Unit], k: u32, me: PartyId) -> Vec<(Secret, Secret)> {
+    let ku = k as usize;
+    let groups = ku.div_ceil(GROUP_BITS);
+    let mut level = Vec::with_capacity(c_low.len() * groups);
+    for (j, &c) in c_low.iter().enumerate() {
+        for g in 0..groups {
+            let width = (ku - g * GROUP_BITS).min(GROUP_BITS);
+            let (lp, ep) = group_polys(c >> (g * GROUP_BITS), width);
+            let unit = &units[j * groups + g];
+            level.push((eval_poly(&lp, unit, me), eval_poly(&ep, unit, me)));
+        }
+    }
+    level
+}
+
+/// \[Catrina–de Hoogh, Mod2m, step 4; Trunc\] \[a < b\] = 1 − (z + r' − c')·2^{−k} + \[c' < r'\],
+/// and \[a = b\] from the tree's root.
+fn finish_comparisons(
+    root: Vec<(Secret, Secret)>,
+    zr: Vec<Secret>,
+    c_low: &[u128],
+    k: u32,
+    me: PartyId,
+) -> Result<Vec<Comparison>, MpcError> {
+    let inv_two_k = Fp::from_u128(1u128 << k)
+        .inverse()
+        .ok_or(MpcError::ApiMisuse("2^k is not invertible"))?;
+    let one = Replicated::public(Fp::ONE, me);
+    Ok(root
+        .into_iter()
+        .zip(zr)
+        .zip(c_low)
+        .map(|(((u, e), zr), &c)| {
+            let high = (zr - Replicated::public(Fp::from_u128(c), me)) * inv_two_k;
+            Comparison {
+                lt: SecretBit(one - high + u),
+                eq: SecretBit(e),
+            }
+        })
+        .collect())
 }
 
 #[cfg(test)]
