@@ -145,6 +145,29 @@ impl<W> core::fmt::Debug for LinearScanOram<W> {
     }
 }
 
+/// This party's half of an access's dealt unit vector f, in preprocessing step 1.
+enum Half<W> {
+    /// The dealer's: zero (its share went to its predecessor).
+    Zero,
+    /// The dealer's successor's: expanded from the seed it shares with the dealer, rotated.
+    Own(Vec<W>),
+    /// The dealer's predecessor's: received from the dealer, to be rotated by `shift`.
+    Received { shift: usize },
+}
+
+/// Every access's ⟨R⟩ and the batch's ⟨f⟩ (n words per access), after preprocessing step 1.
+type Dealt<W> = (Vec<Additive<W>>, Vec<Additive<W>>);
+
+/// The products of preprocessing step 3 for a batch: per access ⟦a⟧, ⟦b⟧; per word ⟦a·f⟧,
+/// ⟦b·f⟧, ⟦a·b·f⟧.
+struct MaskProducts<W> {
+    a: Vec<Replicated<W>>,
+    b: Vec<Replicated<W>>,
+    af: Vec<Replicated<W>>,
+    bf: Vec<Replicated<W>>,
+    abf: Vec<Replicated<W>>,
+}
+
 impl<W: IntegerWord> LinearScanOram<W> {
     /// An instance over `n` words on an engine that is already set up. No communication.
     ///
@@ -205,17 +228,24 @@ impl<W: IntegerWord> LinearScanOram<W> {
 
     /// Preprocesses one batch of `k ≥ 1` accesses (four rounds).
     fn preprocess_batch(&mut self, k: usize) -> Result<(), OramError> {
+        let (plan, to_prev) = self.deal_locally(k);
+        let (r_shares, f_add) = self.exchange_dealt(plan, &to_prev)?;
+        // Preprocessing step 2: ⟨f⟩ → ⟦f⟧.
+        let f = self.mpc.to_replicated(&f_add)?;
+        drop(f_add);
+        let masks = self.mask_products(&f, k)?;
+        self.store_batch(&r_shares, &f, &masks);
+        self.dealt += k as u64;
+        Ok(())
+    }
+
+    /// Preprocessing step 1 (deal), the local part. Per access: this party's additive share of
+    /// R and of f, or (for a dealer's predecessor) the rotation of the half it will receive;
+    /// and, for the accesses this party deals, the halves it sends its predecessor.
+    fn deal_locally(&mut self, k: usize) -> (Vec<(W, Half<W>)>, Vec<W>) {
         let n = self.params.n();
         let me = self.mpc.me();
         let (next, prev) = (me.next(3), me.prev(3));
-
-        // Preprocessing step 1 (deal). Per access: this party's additive share of R, and of f
-        // (none yet for a dealer's predecessor, who receives it).
-        enum Half<W> {
-            Zero,
-            Own(Vec<W>),
-            Received { shift: usize },
-        }
         let mut plan: Vec<(W, Half<W>)> = Vec::with_capacity(k);
         let mut to_prev: Vec<W> = Vec::new();
         for j in 0..k {
@@ -242,6 +272,19 @@ impl<W: IntegerWord> LinearScanOram<W> {
                 }
             }
         }
+        (plan, to_prev)
+    }
+
+    /// Preprocessing step 1 (deal), the round: sends the dealt halves to the predecessor,
+    /// receives the successor's, and returns every access's ⟨R⟩ and the ⟨f⟩ of the batch.
+    fn exchange_dealt(
+        &mut self,
+        plan: Vec<(W, Half<W>)>,
+        to_prev: &[W],
+    ) -> Result<Dealt<W>, OramError> {
+        let n = self.params.n();
+        let me = self.mpc.me();
+        let (next, prev) = (me.next(3), me.prev(3));
         let from_next_count = plan
             .iter()
             .filter(|(_, h)| matches!(h, Half::Received { .. }))
@@ -249,7 +292,7 @@ impl<W: IntegerWord> LinearScanOram<W> {
             * n;
         let session = self.mpc.session_mut();
         if !to_prev.is_empty() {
-            doram_mpc::send_framed(session, prev, &to_prev)?;
+            doram_mpc::send_framed(session, prev, to_prev)?;
         }
         let received: Vec<W> = if from_next_count > 0 {
             doram_mpc::recv_framed(session, next, from_next_count, "dealt unit vectors")?
@@ -257,8 +300,8 @@ impl<W: IntegerWord> LinearScanOram<W> {
             Vec::new()
         };
         let mut received = received.chunks_exact(n.max(1));
-        let mut f_add: Vec<Additive<W>> = Vec::with_capacity(k * n);
-        let mut r_shares: Vec<Additive<W>> = Vec::with_capacity(k);
+        let mut f_add: Vec<Additive<W>> = Vec::with_capacity(plan.len() * n);
+        let mut r_shares: Vec<Additive<W>> = Vec::with_capacity(plan.len());
         for (r, half) in plan {
             r_shares.push(Additive::from_share(r));
             match half {
@@ -273,12 +316,17 @@ impl<W: IntegerWord> LinearScanOram<W> {
                 }
             }
         }
+        Ok((r_shares, f_add))
+    }
 
-        // Preprocessing step 2: ⟨f⟩ → ⟦f⟧.
-        let f = self.mpc.to_replicated(&f_add)?;
-        drop(f_add);
-
-        // Preprocessing step 3: ⟦a⟧, ⟦b⟧ random; ⟦a·f⟧ ‖ ⟦b·f⟧ in one round, then ⟦a·b·f⟧.
+    /// Preprocessing step 3: ⟦a⟧, ⟦b⟧ random per access; ⟦a·f⟧ ‖ ⟦b·f⟧ in one round, then
+    /// ⟦a·b·f⟧.
+    fn mask_products(
+        &mut self,
+        f: &[Replicated<W>],
+        k: usize,
+    ) -> Result<MaskProducts<W>, OramError> {
+        let n = self.params.n();
         let a = self.mpc.random_replicated::<W>(k);
         let b = self.mpc.random_replicated::<W>(k);
         let spread = |s: &[Replicated<W>]| -> Vec<Replicated<W>> {
@@ -287,34 +335,37 @@ impl<W: IntegerWord> LinearScanOram<W> {
         let a_wide = spread(&a);
         let mut left = a_wide.clone();
         left.extend(spread(&b));
-        let mut right = f.clone();
-        right.extend_from_slice(&f);
+        let mut right = f.to_vec();
+        right.extend_from_slice(f);
         let mut af = self.mpc.mul(&left, &right)?;
         let bf = af.split_off(k * n);
         drop((left, right));
         let abf = self.mpc.mul(&a_wide, &bf)?;
+        Ok(MaskProducts { a, b, af, bf, abf })
+    }
 
+    /// Puts the batch's material into the pool, one access at a time.
+    fn store_batch(&mut self, r_shares: &[Additive<W>], f: &[Replicated<W>], m: &MaskProducts<W>) {
+        let n = self.params.n();
         let chunks = |v: &[Replicated<W>]| -> Vec<Vec<Replicated<W>>> {
             v.chunks_exact(n).map(<[_]>::to_vec).collect()
         };
-        let parts = chunks(&f)
+        let parts = chunks(f)
             .into_iter()
-            .zip(chunks(&af))
-            .zip(chunks(&bf))
-            .zip(chunks(&abf));
+            .zip(chunks(&m.af))
+            .zip(chunks(&m.bf))
+            .zip(chunks(&m.abf));
         for (j, (((f, af), bf), abf)) in parts.enumerate() {
             self.pool.push_back(Material {
                 r: r_shares[j],
-                a: a[j].to_additive(),
-                b: b[j].to_additive(),
+                a: m.a[j].to_additive(),
+                b: m.b[j].to_additive(),
                 f,
                 af,
                 bf,
                 abf,
             });
         }
-        self.dealt += k as u64;
-        Ok(())
     }
 
     fn preprocess_all(&mut self, accesses: usize) -> Result<(), OramError> {
