@@ -54,7 +54,7 @@ use rand::RngCore;
 
 use crate::PirError;
 use crate::db::{DbInfo, reconstruct_record};
-use crate::dpf;
+use crate::dpf::{self, FullView};
 use crate::merkle;
 use crate::proto::{self, Nonce, PROTOCOL_VERSION, Refusal, Reply, Request, ServerId};
 
@@ -847,7 +847,24 @@ impl Client {
         if let Some(d) = &self.distrusted {
             return Err(d.clone());
         }
-        // A server that could not be (re)connected is silent.
+        self.check_connected()?;
+        let (id, pair) = self.dealer_views(deadline)?;
+        let views = self.holder_views(id, deadline);
+        let t = Instant::now();
+        let checked = check_views(&pair, views);
+        *compute += t.elapsed();
+        let (r, alpha) = checked?;
+        let mask = (1u64 << self.info.domain_bits) - 1;
+        let delta = (i.wrapping_sub(u64::from(r)) & mask) as u32;
+        let [a0, a1] = self.answers(delta, deadline)?;
+        let t = Instant::now();
+        let record = verify_answers(&self.info, alpha, &a0, &a1);
+        *compute += t.elapsed();
+        record
+    }
+
+    /// A server that could not be (re)connected is silent.
+    fn check_connected(&self) -> Result<(), Deviation> {
         for s in [ServerId::S2, ServerId::S0, ServerId::S1] {
             if self.links[s.index()].is_none() {
                 return Err(Deviation::Silent {
@@ -857,47 +874,49 @@ impl Client {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Step 11: S_2 sends (view_0, view_1) of an offline instance, and its id.
+    fn dealer_views(&mut self, deadline: Instant) -> Result<(u128, [FullView; 2]), Deviation> {
         let n = usize::from(self.info.domain_bits);
-        let chunks = self.info.chunks();
-        let mut rng = rand::rng();
-        let mut nonce = || rng.next_u64();
-        let silent = |server: ServerId, stage: Stage, detail: String| Deviation::Silent {
-            server,
-            stage,
-            detail,
-        };
-        // Step 11: S_2 sends (view_0, view_1).
         let dealer = |detail: String| Deviation::DealerViews { detail };
-        let bytes = self
-            .ask(ServerId::S2, Request::Begin { nonce: nonce() }, deadline)
-            .map_err(|f| f.at(ServerId::S2, Stage::Views, dealer))?;
-        let (id, pair) = match proto::decode_pair(&bytes, n) {
-            Ok(Reply::Ok(v)) => v,
-            Ok(Reply::Refused(Some(Refusal::Unavailable))) => {
-                return Err(silent(
-                    ServerId::S2,
-                    Stage::Views,
-                    "no offline instance ready".into(),
-                ));
-            }
-            Ok(Reply::Refused(code)) => return Err(dealer(format!("refused ({code:?})"))),
-            Err(e) => return Err(dealer(e.to_string())),
+        let begin = Request::Begin {
+            nonce: rand::rng().next_u64(),
         };
-        // Step 11: each S_b sends its regenerated view for the same instance; it holds the
-        // instance for the shift as long as this query may last.
+        let bytes = self
+            .ask(ServerId::S2, begin, deadline)
+            .map_err(|f| f.at(ServerId::S2, Stage::Views, dealer))?;
+        match proto::decode_pair(&bytes, n) {
+            Ok(Reply::Ok(v)) => Ok(v),
+            Ok(Reply::Refused(Some(Refusal::Unavailable))) => Err(Deviation::Silent {
+                server: ServerId::S2,
+                stage: Stage::Views,
+                detail: "no offline instance ready".into(),
+            }),
+            Ok(Reply::Refused(code)) => Err(dealer(format!("refused ({code:?})"))),
+            Err(e) => Err(dealer(e.to_string())),
+        }
+    }
+
+    /// Step 11: each S_b sends its regenerated view of instance `id`; it holds the instance for
+    /// the shift as long as this query may last.
+    fn holder_views(&mut self, id: u128, deadline: Instant) -> [Result<FullView, Deviation>; 2] {
+        let n = usize::from(self.info.domain_bits);
         let hold_ms = u32::try_from(
             deadline
                 .saturating_duration_since(Instant::now())
                 .as_millis(),
         )
         .unwrap_or(u32::MAX);
+        let mut rng = rand::rng();
         let fetch = [0, 1].map(|_| Request::Fetch {
-            nonce: nonce(),
+            nonce: rng.next_u64(),
             id,
             hold_ms,
         });
         let [r0, r1] = self.ask_holders(fetch, deadline);
-        let views = [(ServerId::S0, r0), (ServerId::S1, r1)].map(|(holder, reply)| {
+        [(ServerId::S0, r0), (ServerId::S1, r1)].map(|(holder, reply)| {
             let bad = |detail: String| Deviation::HolderView { holder, detail };
             let bytes = reply.map_err(|f| f.at(holder, Stage::Views, bad))?;
             match proto::decode_view(&bytes, n) {
@@ -905,54 +924,24 @@ impl Client {
                 Ok(Reply::Refused(Some(Refusal::Replayed))) => Err(Deviation::Replay { holder }),
                 Ok(Reply::Refused(Some(
                     r @ (Refusal::Unavailable | Refusal::NotFetched | Refusal::Reused),
-                ))) => Err(silent(
-                    holder,
-                    Stage::Views,
-                    format!("could not serve ({r:?})"),
-                )),
+                ))) => Err(Deviation::Silent {
+                    server: holder,
+                    stage: Stage::Views,
+                    detail: format!("could not serve ({r:?})"),
+                }),
                 Ok(Reply::Refused(code)) => Err(bad(format!("refused ({code:?})"))),
                 Err(e) => Err(bad(e.to_string())),
             }
-        });
-        let t = Instant::now();
-        // Step 13, first rule: compare view_b with \overline{view}_b, b = 0 then 1. Evidence
-        // from either holder comes before silence of the other.
-        for b in 0..2 {
-            match &views[b] {
-                Err(d) if d.is_evidence() => {
-                    *compute += t.elapsed();
-                    return Err(d.clone());
-                }
-                Ok(v) if *v != pair[b] => {
-                    *compute += t.elapsed();
-                    return Err(Deviation::ViewMismatch { holder: HOLDERS[b] });
-                }
-                _ => {}
-            }
-        }
-        let [v0, v1] = views;
-        if let Err(e) = v0.and(v1) {
-            *compute += t.elapsed();
-            return Err(e);
-        }
-        // Step 13, second rule: re-run G on the recorded inputs.
-        if let Some(call) = dpf::check_g([&pair[0], &pair[1]]) {
-            *compute += t.elapsed();
-            return Err(Deviation::GOracle { call });
-        }
-        // Step 14: (α, r) from the views; the payload must be (1, α) (spec §11 P1).
-        let (r, v) = dpf::reconstruct([&pair[0], &pair[1]]);
-        if v[0] != Fp64::ONE {
-            *compute += t.elapsed();
-            return Err(Deviation::Payload);
-        }
-        let alpha = v[1];
-        let mask = (1u64 << n) - 1;
-        let delta = (i.wrapping_sub(u64::from(r)) & mask) as u32;
-        *compute += t.elapsed();
-        // Step 14: Δ = i − r to S_0 and S_1 only (spec §11 P3).
+        })
+    }
+
+    /// Steps 14–15: Δ = i − r to S_0 and S_1 only (spec §11 P3); their answer shares. Evidence
+    /// against either holder comes before silence of the other.
+    fn answers(&mut self, delta: u32, deadline: Instant) -> Result<[Vec<Fp64>; 2], Deviation> {
+        let chunks = self.info.chunks();
+        let mut rng = rand::rng();
         let shift = [0, 1].map(|_| Request::Shift {
-            nonce: nonce(),
+            nonce: rng.next_u64(),
             delta,
         });
         let [r0, r1] = self.ask_holders(shift, deadline);
@@ -961,14 +950,17 @@ impl Client {
             let bytes = reply.map_err(|f| f.at(holder, Stage::Answer, bad))?;
             match proto::decode_answer(&bytes, chunks) {
                 Ok(Reply::Ok(vals)) => Ok(vals),
-                Ok(Reply::Refused(Some(r @ (Refusal::NotFetched | Refusal::Unavailable)))) => Err(
-                    silent(holder, Stage::Answer, format!("could not serve ({r:?})")),
-                ),
+                Ok(Reply::Refused(Some(r @ (Refusal::NotFetched | Refusal::Unavailable)))) => {
+                    Err(Deviation::Silent {
+                        server: holder,
+                        stage: Stage::Answer,
+                        detail: format!("could not serve ({r:?})"),
+                    })
+                }
                 Ok(Reply::Refused(code)) => Err(bad(format!("refused ({code:?})"))),
                 Err(e) => Err(bad(e.to_string())),
             }
         });
-        // Evidence against either holder first, then silence.
         for a in &answers {
             if let Err(d) = a
                 && d.is_evidence()
@@ -977,25 +969,8 @@ impl Client {
             }
         }
         let [a0, a1] = answers;
-        let a0 = a0?;
-        let a1 = a1?;
-        let t = Instant::now();
-        // Steps 16–17 (and §4.3): z^j = Σ_b ⟨z⟩^j_b, y^j likewise; accept iff α·z^j = y^j ∀j.
-        let mut z = Vec::with_capacity(chunks);
-        for j in 0..chunks {
-            let zj = a0[2 * j] + a1[2 * j];
-            let yj = a0[2 * j + 1] + a1[2 * j + 1];
-            if alpha * zj != yj {
-                *compute += t.elapsed();
-                return Err(Deviation::Mac { chunk: j });
-            }
-            z.push(zj);
-        }
-        let record = reconstruct_record(&self.info, &z);
-        *compute += t.elapsed();
-        record.ok_or(Deviation::Mac { chunk: chunks })
+        Ok([a0?, a1?])
     }
-
     /// Step 18 after `deviation`, within `deadline`: i in the clear to the server it names,
     /// and the record only if its Merkle path checks out. A server that returns a record that
     /// does not check out has proved itself corrupt; if it was trusted only on the
@@ -1117,4 +1092,53 @@ pub fn query_with(
     let mut out = client.query(index)?;
     out.timings.total = start.elapsed();
     Ok(out)
+}
+
+/// Steps 13–14, local: each holder's view must equal the dealer's copy (evidence from either
+/// holder before silence of the other), G re-run on the recorded inputs must match, and the
+/// payload must be (1, α) (spec §11 P1). Returns (r, α).
+fn check_views(
+    pair: &[FullView; 2],
+    views: [Result<FullView, Deviation>; 2],
+) -> Result<(u32, Fp64), Deviation> {
+    for b in 0..2 {
+        match &views[b] {
+            Err(d) if d.is_evidence() => return Err(d.clone()),
+            Ok(v) if *v != pair[b] => {
+                return Err(Deviation::ViewMismatch { holder: HOLDERS[b] });
+            }
+            _ => {}
+        }
+    }
+    let [v0, v1] = views;
+    v0.and(v1)?;
+    if let Some(call) = dpf::check_g([&pair[0], &pair[1]]) {
+        return Err(Deviation::GOracle { call });
+    }
+    let (r, v) = dpf::reconstruct([&pair[0], &pair[1]]);
+    if v[0] != Fp64::ONE {
+        return Err(Deviation::Payload);
+    }
+    Ok((r, v[1]))
+}
+
+/// Steps 16–17 (and §4.3): z^j = Σ_b ⟨z⟩^j_b, y^j likewise; accept iff α·z^j = y^j for every
+/// chunk j, then the record from the z^j.
+fn verify_answers(
+    info: &DbInfo,
+    alpha: Fp64,
+    a0: &[Fp64],
+    a1: &[Fp64],
+) -> Result<Vec<u8>, Deviation> {
+    let chunks = info.chunks();
+    let mut z = Vec::with_capacity(chunks);
+    for j in 0..chunks {
+        let zj = a0[2 * j] + a1[2 * j];
+        let yj = a0[2 * j + 1] + a1[2 * j + 1];
+        if alpha * zj != yj {
+            return Err(Deviation::Mac { chunk: j });
+        }
+        z.push(zj);
+    }
+    reconstruct_record(info, &z).ok_or(Deviation::Mac { chunk: chunks })
 }
