@@ -33,7 +33,6 @@
 
 use doram_core::Seed;
 use doram_field::Fp;
-use doram_mpc::Input;
 use doram_mpc::engine::bits_per_comparison;
 use doram_net::Session;
 
@@ -42,7 +41,7 @@ use crate::input::Edge;
 use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
+use crate::roles::{PartyRun, Roles, announce_graph, check_graph_inputs};
 
 /// The largest vertex count the entry points accept.
 pub const MAX_V: u64 = 1 << 20;
@@ -271,60 +270,21 @@ fn run_with<D: Backend>(
     graph: Option<(u64, &[Edge])>,
     source: Option<u64>,
 ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-    let me = session.me();
-    roles.check()?;
-    if (me == roles.querier) != source.is_some() || (me == roles.owner) != graph.is_some() {
-        return Err(InputError::Role(
-            "the owner provides the graph and the querier the source, nobody else",
-        )
-        .into());
-    }
-    let csr = match graph {
-        Some((0, _)) => {
-            return Err(InputError::Role("a graph needs at least one vertex").into());
-        }
-        Some((v, edges)) => Some(Csr::new(v, edges)?),
-        None => None,
-    };
-    let sizes = graph.map(|(v, e)| [v, e.len() as u64]);
-    agree_on_run(&mut session, "bfs", D::NAME, &roles)?;
-    let s = announce_sizes(
+    check_graph_inputs(session.me(), &roles, graph, source, MAX_V)?;
+    let csr = graph.map(|(v, edges)| Csr::new(v, edges)).transpose()?;
+    let (v, e) = announce_graph(
         &mut session,
-        roles.owner,
-        sizes.as_ref().map(|s| &s[..]),
-        &[MAX_V, MAX_E],
-        &["V", "E"],
+        "bfs",
+        D::NAME,
+        &roles,
+        graph,
+        source,
+        [MAX_V, MAX_E],
     )?;
-    let (v, e) = (s[0] as usize, s[1] as usize);
-    if v == 0 {
-        return Err(ProgramError::BadSizes {
-            peer: roles.owner,
-            reason: "V = 0".into(),
-        });
-    }
-    if let Some(src) = source
-        && src >= v as u64
-    {
-        return Err(InputError::VertexOutOfRange {
-            line: 0,
-            vertex: src,
-            vertices: v as u64,
-        }
-        .into());
-    }
     let mut m = Machine::<D>::setup(session, seed)?;
     let p = plan(v, e, Machine::<D>::hides_op_type());
     m.preprocess_bits(p.bits)?;
-    let src = source.map(|s| [s]);
-    let source = m.engine_in(Part::Input, |on| {
-        on.input(match &src {
-            Some(s) => Input::Own(&s[..]),
-            None => Input::Peer {
-                dealer: roles.querier,
-                count: 1,
-            },
-        })
-    })?[0];
+    let source = m.input_scalar(roles.querier, source)?;
     let q0 = m.alloc_secret(&[source])?;
     let q_rest = m.alloc_fill(v, 0)?;
     let queue = q0.join(q_rest).ok_or(ProgramError::Misuse("layout"))?;

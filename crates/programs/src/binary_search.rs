@@ -297,26 +297,6 @@ fn check_inputs(
     Ok(())
 }
 
-/// The key as a secret, input by the querier (one round).
-fn input_key<D: Backend>(
-    m: &mut Machine<D>,
-    roles: &Roles,
-    key: Option<u64>,
-) -> Result<Secret, ProgramError> {
-    let k = key.map(|k| [k]);
-    let v = m.engine_in(Part::Input, |on| {
-        let input = match &k {
-            Some(k) => Input::Own(&k[..]),
-            None => Input::Peer {
-                dealer: roles.querier,
-                count: 1,
-            },
-        };
-        on.input(input)
-    })?;
-    Ok(v[0])
-}
-
 fn open_output<D: Backend>(
     m: &mut Machine<D>,
     roles: &Roles,
@@ -364,7 +344,7 @@ fn run_with<D: Backend>(
     let mut m = Machine::<D>::setup(session, seed)?;
     let p = plan(n);
     m.preprocess_bits(p.bits)?;
-    let key = input_key(&mut m, &roles, key)?;
+    let key = m.input_scalar(roles.querier, key)?;
     let t = engine_levels(n);
     let flat: Option<Vec<u64>> = data.map(|d| probe_tables(d, t).concat());
     let flat_tables = m.engine_in(Part::Input, |on| {
@@ -411,7 +391,7 @@ fn run_linear(
     // The engine only; the backend type is never booted.
     let mut m = Machine::<doram_oram::LinearScanOram<Fp>>::setup(session, seed)?;
     m.preprocess_bits(n * bits_per_comparison(KEY_BITS))?;
-    let key = input_key(&mut m, &roles, key)?;
+    let key = m.input_scalar(roles.querier, key)?;
     let entries = m.engine_in(Part::Input, |on| {
         let input = match data {
             Some(d) => Input::Own(d),

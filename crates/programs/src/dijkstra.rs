@@ -33,7 +33,6 @@
 
 use doram_core::Seed;
 use doram_field::Fp;
-use doram_mpc::Input;
 use doram_mpc::engine::bits_per_comparison;
 use doram_net::Session;
 
@@ -43,7 +42,7 @@ use crate::input::Edge;
 use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
+use crate::roles::{PartyRun, Roles, announce_graph, check_graph_inputs};
 
 /// The "no path" and "no edge" sentinel: 2^44, above every path of up to 2^12 − 1 edges of
 /// weight below 2^32.
@@ -143,47 +142,13 @@ pub fn dijkstra<R: Ram>(
     let mut visited = vec![zero; v];
     let one = m.int(1);
     for _ in 0..v {
-        // Step 1: the tournament, keeping each level's comparison bits.
-        let mut items: Vec<R::Word> = (0..v)
+        // Step 1: the tournament over dist + VISITED·visited.
+        let items: Vec<R::Word> = (0..v)
             .map(|j| dist[j] + visited[j] * Fp::from_u64(VISITED))
             .collect();
-        let mut levels: Vec<(usize, Vec<R::Bit>)> = Vec::new();
-        while items.len() > 1 {
-            let pairs: Vec<_> = items.chunks_exact(2).map(|p| (p[1], p[0])).collect();
-            let right_smaller = m.lt_many(&pairs, DIST_BITS)?;
-            let sel: Vec<_> = items
-                .chunks_exact(2)
-                .zip(&right_smaller)
-                .map(|(p, &r)| (r, p[1], p[0]))
-                .collect();
-            let mut next = m.select_many(&sel)?;
-            if items.len() % 2 == 1 {
-                next.push(items[items.len() - 1]);
-            }
-            levels.push((items.len(), right_smaller));
-            items = next;
-        }
-        let du = items[0];
-        // Step 2: the winner's one-hot vector, top-down through the recorded bits (one
-        // product per pair), then u = Σ j·[j = u] and visited += [j = u].
-        let mut onehot = vec![one];
-        for (len, bits) in levels.iter().rev() {
-            let pairs: Vec<_> = bits
-                .iter()
-                .zip(&onehot)
-                .map(|(&b, &p)| (p, R::value(b)))
-                .collect();
-            let right = m.mul_many(&pairs)?;
-            let mut down = Vec::with_capacity(*len);
-            for (&p, r) in onehot.iter().zip(right) {
-                down.push(p - r);
-                down.push(r);
-            }
-            if len % 2 == 1 {
-                down.push(onehot[bits.len()]);
-            }
-            onehot = down;
-        }
+        let (du, levels) = tournament(m, items)?;
+        // Step 2: the winner's one-hot vector, then u = Σ j·[j = u] and visited += [j = u].
+        let onehot = winner_onehot(m, &levels, one)?;
         let u: R::Word = onehot
             .iter()
             .enumerate()
@@ -208,6 +173,61 @@ pub fn dijkstra<R: Ram>(
         dist = m.select_many(&sel)?;
     }
     Ok(dist)
+}
+
+/// Step 1 of an iteration: the minimum of `items` by a tournament of comparisons, one level
+/// per round of comparisons and selects; returns it with each level's length and comparison
+/// bits ("the right one is smaller"), for [`winner_onehot`].
+#[allow(clippy::type_complexity)]
+fn tournament<R: Ram>(
+    m: &mut R,
+    mut items: Vec<R::Word>,
+) -> Result<(R::Word, Vec<(usize, Vec<R::Bit>)>), ProgramError> {
+    let mut levels = Vec::new();
+    while items.len() > 1 {
+        let pairs: Vec<_> = items.chunks_exact(2).map(|p| (p[1], p[0])).collect();
+        let right_smaller = m.lt_many(&pairs, DIST_BITS)?;
+        let sel: Vec<_> = items
+            .chunks_exact(2)
+            .zip(&right_smaller)
+            .map(|(p, &r)| (r, p[1], p[0]))
+            .collect();
+        let mut next = m.select_many(&sel)?;
+        if items.len() % 2 == 1 {
+            next.push(items[items.len() - 1]);
+        }
+        levels.push((items.len(), right_smaller));
+        items = next;
+    }
+    Ok((items[0], levels))
+}
+
+/// Step 2 of an iteration: the one-hot vector of the tournament's winner, top-down through the
+/// recorded bits (one round of products per level, one product per pair).
+fn winner_onehot<R: Ram>(
+    m: &mut R,
+    levels: &[(usize, Vec<R::Bit>)],
+    one: R::Word,
+) -> Result<Vec<R::Word>, ProgramError> {
+    let mut onehot = vec![one];
+    for (len, bits) in levels.iter().rev() {
+        let pairs: Vec<_> = bits
+            .iter()
+            .zip(&onehot)
+            .map(|(&b, &p)| (p, R::value(b)))
+            .collect();
+        let right = m.mul_many(&pairs)?;
+        let mut down = Vec::with_capacity(*len);
+        for (&p, r) in onehot.iter().zip(right) {
+            down.push(p - r);
+            down.push(r);
+        }
+        if len % 2 == 1 {
+            down.push(onehot[bits.len()]);
+        }
+        onehot = down;
+    }
+    Ok(onehot)
 }
 
 /// Runs the program on the plaintext machine [`PlainRam`] (the memory access sequence of a
@@ -256,68 +276,21 @@ fn run_with<D: Backend>(
     graph: Option<(u64, &[Edge])>,
     source: Option<u64>,
 ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-    let me = session.me();
-    roles.check()?;
-    if (me == roles.querier) != source.is_some() || (me == roles.owner) != graph.is_some() {
-        return Err(InputError::Role(
-            "the owner provides the graph and the querier the source, nobody else",
-        )
-        .into());
-    }
-    let weights = match graph {
-        Some((0, _)) => {
-            return Err(InputError::Role("a graph needs at least one vertex").into());
-        }
-        Some((v, _)) if v > MAX_V => {
-            return Err(InputError::TooLarge {
-                what: "V",
-                got: v,
-                max: MAX_V,
-            }
-            .into());
-        }
-        Some((v, edges)) => Some(matrix(v, edges)?),
-        None => None,
-    };
-    let sizes = graph.map(|(v, e)| [v, e.len() as u64]);
-    agree_on_run(&mut session, "dijkstra", D::NAME, &roles)?;
-    let s = announce_sizes(
+    check_graph_inputs(session.me(), &roles, graph, source, MAX_V)?;
+    let weights = graph.map(|(v, edges)| matrix(v, edges)).transpose()?;
+    let (v, _) = announce_graph(
         &mut session,
-        roles.owner,
-        sizes.as_ref().map(|s| &s[..]),
-        &[MAX_V, MAX_E],
-        &["V", "E"],
+        "dijkstra",
+        D::NAME,
+        &roles,
+        graph,
+        source,
+        [MAX_V, MAX_E],
     )?;
-    let v = s[0] as usize;
-    if v == 0 {
-        return Err(ProgramError::BadSizes {
-            peer: roles.owner,
-            reason: "V = 0".into(),
-        });
-    }
-    if let Some(src) = source
-        && src >= v as u64
-    {
-        return Err(InputError::VertexOutOfRange {
-            line: 0,
-            vertex: src,
-            vertices: v as u64,
-        }
-        .into());
-    }
     let mut m = Machine::<D>::setup(session, seed)?;
     let p = plan(v);
     m.preprocess_bits(p.bits)?;
-    let src = source.map(|s| [s]);
-    let source = m.engine_in(Part::Input, |on| {
-        on.input(match &src {
-            Some(s) => Input::Own(&s[..]),
-            None => Input::Peer {
-                dealer: roles.querier,
-                count: 1,
-            },
-        })
-    })?[0];
+    let source = m.input_scalar(roles.querier, source)?;
     let w = m.alloc_input(roles.owner, weights.as_deref(), v * v)?;
     m.boot(p.accesses)?;
     let dist = dijkstra(&mut m, w, v, source)?;

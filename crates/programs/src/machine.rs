@@ -512,6 +512,32 @@ impl<D: Backend> Machine<D> {
         })
     }
 
+    /// One value input to the engine by `dealer`, who passes `Some(value)` (the others pass
+    /// `None`): one round; costs go to [`Part::Input`].
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] if a non-dealer passes a value or the dealer none; transport
+    /// and engine errors.
+    pub fn input_scalar(
+        &mut self,
+        dealer: PartyId,
+        value: Option<u64>,
+    ) -> Result<Secret, ProgramError> {
+        if (dealer == self.me()) != value.is_some() {
+            return Err(ProgramError::Misuse(
+                "the dealer, and only it, passes the value",
+            ));
+        }
+        let own = value.map(|v| [v]);
+        let v = self.engine_in(Part::Input, |on| {
+            on.input(match &own {
+                Some(v) => Input::Own(&v[..]),
+                None => Input::Peer { dealer, count: 1 },
+            })
+        })?;
+        Ok(v[0])
+    }
+
     /// Makes `bits` random shared bits for the engine's comparisons (see
     /// [`Engine::preprocess`]); costs go to [`Part::Bits`].
     ///

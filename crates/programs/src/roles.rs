@@ -6,6 +6,7 @@ use doram_core::{Entropy, PartyId, Seed};
 use doram_net::{Session, Transcript, run_parties};
 
 use crate::error::{InputError, ProgramError};
+use crate::input::Edge;
 use crate::machine::{Backend, BackendKind, Machine, Meter};
 use doram_mpc::Counters;
 
@@ -242,4 +243,81 @@ pub fn run_three_on<T: Send>(
 pub fn all_ok<T>(results: [Result<T, ProgramError>; 3]) -> Result<[T; 3], ProgramError> {
     let [a, b, c] = results;
     Ok([a?, b?, c?])
+}
+
+/// The graph programs' checks at the party that holds the input, before anything is sent: the
+/// owner, and only it, passes the graph (at least one vertex, at most `max_v`), the querier,
+/// and only it, the source.
+///
+/// # Errors
+/// [`InputError::Role`], [`InputError::TooLarge`].
+pub(crate) fn check_graph_inputs(
+    me: PartyId,
+    roles: &Roles,
+    graph: Option<(u64, &[Edge])>,
+    source: Option<u64>,
+    max_v: u64,
+) -> Result<(), ProgramError> {
+    roles.check()?;
+    if (me == roles.querier) != source.is_some() || (me == roles.owner) != graph.is_some() {
+        return Err(InputError::Role(
+            "the owner provides the graph and the querier the source, nobody else",
+        )
+        .into());
+    }
+    match graph {
+        Some((0, _)) => Err(InputError::Role("a graph needs at least one vertex").into()),
+        Some((v, _)) if v > max_v => Err(InputError::TooLarge {
+            what: "V",
+            got: v,
+            max: max_v,
+        }
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// The graph programs' start on the wire: the run agreed, V and E announced by the owner
+/// (bounded by `max`), V ≥ 1, and the querier's source below V (checked at the querier).
+/// Returns (V, E).
+///
+/// # Errors
+/// [`ProgramError::BadSizes`] naming the owner; [`InputError::VertexOutOfRange`] at the
+/// querier; transport errors.
+pub(crate) fn announce_graph(
+    session: &mut Session,
+    program: &str,
+    backend: &str,
+    roles: &Roles,
+    graph: Option<(u64, &[Edge])>,
+    source: Option<u64>,
+    max: [u64; 2],
+) -> Result<(usize, usize), ProgramError> {
+    let sizes = graph.map(|(v, e)| [v, e.len() as u64]);
+    agree_on_run(session, program, backend, roles)?;
+    let s = announce_sizes(
+        session,
+        roles.owner,
+        sizes.as_ref().map(|s| &s[..]),
+        &max,
+        &["V", "E"],
+    )?;
+    let (v, e) = (s[0] as usize, s[1] as usize);
+    if v == 0 {
+        return Err(ProgramError::BadSizes {
+            peer: roles.owner,
+            reason: "V = 0".into(),
+        });
+    }
+    if let Some(src) = source
+        && src >= v as u64
+    {
+        return Err(InputError::VertexOutOfRange {
+            line: 0,
+            vertex: src,
+            vertices: v as u64,
+        }
+        .into());
+    }
+    Ok((v, e))
 }
