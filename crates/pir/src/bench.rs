@@ -124,6 +124,111 @@ pub fn formula_bytes(domain_bits: u8, record_size: usize) -> (f64, f64) {
     (online / 8.0, offline / 8.0)
 }
 
+/// The three honest servers, each serving client sessions on a thread of its own (no
+/// background offline loop), and a client connected to them over shaped in-process links.
+struct Deployment {
+    servers: Vec<Server>,
+    serving: Vec<thread::JoinHandle<Result<crate::server::ServeReport, PirError>>>,
+    client: Client,
+}
+
+impl Deployment {
+    fn start(db: &Arc<Database>, shaping: Shaping) -> Result<Deployment, PirError> {
+        let servers: Vec<Server> = ServerId::ALL
+            .iter()
+            .map(|&id| {
+                let mut c = ServerConfig::new(id);
+                c.pool_size = 1;
+                Server::new(c, db.clone(), Behaviour::Honest)
+            })
+            .collect();
+        let mut serving = Vec::new();
+        let mut links = Vec::new();
+        for s in &servers {
+            let (tx, rx) = mpsc::channel::<Session>();
+            let s = s.clone();
+            serving.push(thread::spawn(move || s.serve(None, rx)));
+            let mut pair = LocalMesh::new(2)
+                .timeout(Duration::from_secs(600))
+                .shaping(shaping)
+                .build();
+            let (server_side, client_side) = (pair.pop(), pair.pop());
+            if let (Some(srv), Some(c)) = (server_side, client_side) {
+                tx.send(srv)
+                    .map_err(|_| PirError::Invalid("server stopped".into()))?;
+                links.push(Some(c));
+            }
+        }
+        let links: [Option<Session>; 3] = links
+            .try_into()
+            .map_err(|_| PirError::Invalid("three links".into()))?;
+        let client = Client::from_links(links, Duration::from_secs(600))?;
+        Ok(Deployment {
+            servers,
+            serving,
+            client,
+        })
+    }
+
+    fn stop(self) {
+        drop(self.client);
+        for s in &self.servers {
+            s.shutdown_handle().shutdown();
+        }
+        for t in self.serving {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One offline instance over `mesh` (the servers' sessions): the whole time, the dealer's and
+/// the holders' own (their receive time minus the dealer's), and the bytes S_2 sent each holder.
+fn offline_one(
+    servers: &[Server],
+    mesh: &mut [Session],
+) -> Result<(Duration, Duration, Duration, [u64; 2]), PirError> {
+    let [m0, m1, m2] = mesh else {
+        return Err(PirError::Invalid("three mesh sessions".into()));
+    };
+    let sent = |m: &Session| {
+        [ServerId::S0, ServerId::S1].map(|h| m.stats().total().link(h.party()).bytes_sent)
+    };
+    let before = sent(m2);
+    let start = Instant::now();
+    let (d, h) = thread::scope(|sc| {
+        let dealer_t = sc.spawn(|| {
+            let t = Instant::now();
+            servers[2].deal_one(m2).map(|_| t.elapsed())
+        });
+        let h0 = sc.spawn(|| {
+            let t = Instant::now();
+            servers[0].receive_one(m0).map(|_| t.elapsed())
+        });
+        let h1 = sc.spawn(|| {
+            let t = Instant::now();
+            servers[1].receive_one(m1).map(|_| t.elapsed())
+        });
+        let join = |h: thread::ScopedJoinHandle<'_, Result<Duration, PirError>>| {
+            h.join()
+                .unwrap_or_else(|_| Err(PirError::Invalid("offline thread panicked".into())))
+        };
+        let d = join(dealer_t);
+        let a = join(h0);
+        let b = join(h1);
+        (d, a.and_then(|a| b.map(|b| a.max(b))))
+    });
+    let (d, h) = (d?, h?);
+    let off = start.elapsed();
+    let after = sent(m2);
+    // The holders' receive time includes waiting for the dealer.
+    Ok((
+        off,
+        d,
+        h.saturating_sub(d),
+        [after[0] - before[0], after[1] - before[1]],
+    ))
+}
+
 /// Runs the benchmark.
 pub fn run(config: BenchConfig) -> Result<BenchReport, PirError> {
     let n = config.domain_bits;
@@ -139,49 +244,11 @@ pub fn run(config: BenchConfig) -> Result<BenchReport, PirError> {
     rng.fill_bytes(&mut bytes);
     let db = Arc::new(Database::from_bytes(config.record_size, &bytes)?);
     drop(bytes);
-
-    let servers: Vec<Server> = ServerId::ALL
-        .iter()
-        .map(|&id| {
-            let mut c = ServerConfig::new(id);
-            c.pool_size = 1;
-            Server::new(c, db.clone(), Behaviour::Honest)
-        })
-        .collect();
+    let mut deployment = Deployment::start(&db, config.shaping)?;
     let mut mesh = LocalMesh::new(3)
         .timeout(Duration::from_secs(600))
         .shaping(config.shaping)
         .build();
-    // Client handlers, without background offline loops.
-    let mut senders = Vec::new();
-    let mut serving = Vec::new();
-    for s in &servers {
-        let (tx, rx) = mpsc::channel::<Session>();
-        let s = s.clone();
-        senders.push(tx);
-        serving.push(thread::spawn(move || s.serve(None, rx)));
-    }
-    let mut links = Vec::new();
-    for tx in &senders {
-        let mut pair = LocalMesh::new(2)
-            .timeout(Duration::from_secs(600))
-            .shaping(config.shaping)
-            .build();
-        let (server_side, client_side) = (pair.pop(), pair.pop());
-        if let (Some(s), Some(c)) = (server_side, client_side) {
-            tx.send(s)
-                .map_err(|_| PirError::Invalid("server stopped".into()))?;
-            links.push(Some(c));
-        }
-    }
-    let links: [Option<Session>; 3] = links
-        .try_into()
-        .map_err(|_| PirError::Invalid("three links".into()))?;
-    let mut client = Client::from_links(links, Duration::from_secs(600))?;
-
-    let [m0, m1, m2] = &mut mesh[..] else {
-        return Err(PirError::Invalid("three mesh sessions".into()));
-    };
     let (mut offline, mut dealer, mut holder) = (Vec::new(), Vec::new(), Vec::new());
     let (mut online, mut client_ms) = (Vec::new(), Vec::new());
     let mut off_bytes = Vec::new();
@@ -189,46 +256,9 @@ pub fn run(config: BenchConfig) -> Result<BenchReport, PirError> {
     let mut on_recv = Vec::new();
     let mut verified = true;
     for q in 0..=config.queries {
-        let before = [
-            m2.stats().total().link(ServerId::S0.party()).bytes_sent,
-            m2.stats().total().link(ServerId::S1.party()).bytes_sent,
-        ];
-        // Offline.
-        let start = Instant::now();
-        let (d, h) = thread::scope(|sc| {
-            let dealer_t = sc.spawn(|| {
-                let t = Instant::now();
-                servers[2].deal_one(m2).map(|_| t.elapsed())
-            });
-            let h0 = sc.spawn(|| {
-                let t = Instant::now();
-                servers[0].receive_one(m0).map(|_| t.elapsed())
-            });
-            let h1 = sc.spawn(|| {
-                let t = Instant::now();
-                servers[1].receive_one(m1).map(|_| t.elapsed())
-            });
-            let join = |h: thread::ScopedJoinHandle<'_, Result<Duration, PirError>>| {
-                h.join()
-                    .unwrap_or_else(|_| Err(PirError::Invalid("offline thread panicked".into())))
-            };
-            let d = join(dealer_t);
-            let a = join(h0);
-            let b = join(h1);
-            (d, a.and_then(|a| b.map(|b| a.max(b))))
-        });
-        let d = d?;
-        let h = h?;
-        let off = start.elapsed();
-        // The holders' receive time includes waiting for the dealer.
-        let holder_only = h.saturating_sub(d);
-        let after = [
-            m2.stats().total().link(ServerId::S0.party()).bytes_sent,
-            m2.stats().total().link(ServerId::S1.party()).bytes_sent,
-        ];
-        // Online.
+        let (off, d, holder_only, bytes) = offline_one(&deployment.servers, &mut mesh)?;
         let i = rng.next_u64() % db.len();
-        let out = client.query(i)?;
+        let out = deployment.client.query(i)?;
         verified &= out.fallback.is_none() && db.record(i).is_some_and(|r| r == out.value);
         if q == 0 {
             continue; // warm-up
@@ -238,17 +268,11 @@ pub fn run(config: BenchConfig) -> Result<BenchReport, PirError> {
         holder.push(ms(holder_only));
         online.push(ms(out.timings.total));
         client_ms.push(ms(out.timings.client_compute));
-        off_bytes.push([after[0] - before[0], after[1] - before[1]]);
+        off_bytes.push(bytes);
         on_sent.push(out.bytes.map(|b| b.sent));
         on_recv.push(out.bytes.map(|b| b.received));
     }
-    drop(client);
-    for s in &servers {
-        s.shutdown_handle().shutdown();
-    }
-    for t in serving {
-        let _ = t.join();
-    }
+    deployment.stop();
     let last = |v: &Vec<[u64; 2]>| v.last().copied().unwrap_or_default();
     let last3 = |v: &Vec<[u64; 3]>| v.last().copied().unwrap_or_default();
     let offline_bytes = last(&off_bytes);

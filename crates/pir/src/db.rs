@@ -140,6 +140,65 @@ pub struct Database {
     tree: Arc<crate::merkle::Tree>,
 }
 
+/// The records as rows of `⌈record_size/8⌉` words of F_p64 (`rows` rows, zero-padded): a
+/// little-endian 8-byte word at or above the modulus is stored minus the modulus, and its row
+/// and position are returned so the client can add the modulus back.
+#[allow(clippy::type_complexity)]
+fn reduce_words(
+    bytes: &[u8],
+    record_size: usize,
+    rows: usize,
+) -> (Vec<u64>, Vec<(u32, Vec<bool>)>) {
+    let words = record_size.div_ceil(8);
+    let mut data = vec![0u64; rows * words];
+    let mut over: Vec<(u32, Vec<bool>)> = Vec::new();
+    for (i, (rec, row)) in bytes
+        .chunks_exact(record_size)
+        .zip(data.chunks_exact_mut(words))
+        .enumerate()
+    {
+        let mut flags: Option<Vec<bool>> = None;
+        for (j, (chunk, slot)) in rec.chunks(8).zip(row.iter_mut()).enumerate() {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            let w = u64::from_le_bytes(w);
+            if w >= Fp64::MODULUS {
+                flags.get_or_insert_with(|| vec![false; words])[j] = true;
+                *slot = w - Fp64::MODULUS;
+            } else {
+                *slot = w;
+            }
+        }
+        if let Some(f) = flags {
+            over.push((i as u32, f));
+        }
+    }
+    (data, over)
+}
+
+/// The rows with words above the modulus and their flags packed `MASK_BITS` to a mask word;
+/// the number of mask words per row (0 if no word of the database is above the modulus).
+fn pack_over_flags(over: Vec<(u32, Vec<bool>)>, words: usize) -> (Vec<u32>, Vec<u64>, usize) {
+    let mask_chunks = if over.is_empty() {
+        0
+    } else {
+        words.div_ceil(MASK_BITS)
+    };
+    let mut over_rows = Vec::with_capacity(over.len());
+    let mut over_masks = Vec::with_capacity(over.len() * mask_chunks);
+    for (row, flags) in over {
+        over_rows.push(row);
+        for k in 0..mask_chunks {
+            let mut m = 0u64;
+            for (b, &f) in flags.iter().skip(k * MASK_BITS).take(MASK_BITS).enumerate() {
+                m |= u64::from(f) << b;
+            }
+            over_masks.push(m);
+        }
+    }
+    (over_rows, over_masks, mask_chunks)
+}
+
 impl Database {
     /// A database of `bytes.len() / record_size` records laid out back to back.
     pub fn from_bytes(record_size: usize, bytes: &[u8]) -> Result<Database, PirError> {
@@ -162,49 +221,8 @@ impl Database {
         }
         let n = domain_bits_for(count);
         let words = record_size.div_ceil(8);
-        let rows = 1usize << n;
-        let mut data = vec![0u64; rows * words];
-        let mut any_over = false;
-        let mut over: Vec<(u32, Vec<bool>)> = Vec::new();
-        for (i, (rec, row)) in bytes
-            .chunks_exact(record_size)
-            .zip(data.chunks_exact_mut(words))
-            .enumerate()
-        {
-            let mut flags: Option<Vec<bool>> = None;
-            for (j, (chunk, slot)) in rec.chunks(8).zip(row.iter_mut()).enumerate() {
-                let mut w = [0u8; 8];
-                w[..chunk.len()].copy_from_slice(chunk);
-                let w = u64::from_le_bytes(w);
-                if w >= Fp64::MODULUS {
-                    flags.get_or_insert_with(|| vec![false; words])[j] = true;
-                    *slot = w - Fp64::MODULUS;
-                } else {
-                    *slot = w;
-                }
-            }
-            if let Some(f) = flags {
-                any_over = true;
-                over.push((i as u32, f));
-            }
-        }
-        let mask_chunks = if any_over {
-            words.div_ceil(MASK_BITS)
-        } else {
-            0
-        };
-        let mut over_rows = Vec::with_capacity(over.len());
-        let mut over_masks = Vec::with_capacity(over.len() * mask_chunks);
-        for (row, flags) in over {
-            over_rows.push(row);
-            for k in 0..mask_chunks {
-                let mut m = 0u64;
-                for (b, &f) in flags.iter().skip(k * MASK_BITS).take(MASK_BITS).enumerate() {
-                    m |= u64::from(f) << b;
-                }
-                over_masks.push(m);
-            }
-        }
+        let (data, over) = reduce_words(bytes, record_size, 1usize << n);
+        let (over_rows, over_masks, mask_chunks) = pack_over_flags(over, words);
         let digest = digest(record_size as u32, count, bytes);
         let record = |i: u64| {
             let at = i as usize * record_size;
