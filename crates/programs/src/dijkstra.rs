@@ -7,16 +7,17 @@
 //! < 2^32).
 //!
 //! **Algorithm**: the dense O(V²) form of Dijkstra, which is oblivious once its selection is
-//! (every iteration touches every vertex): the DORAM holds the V × V weight matrix `W`
-//! (row-major; the smallest weight among parallel edges, [`INF`] where there is no edge, self
-//! loops dropped), and the engine holds the distance vector and visited bits, indexed
-//! publicly. V iterations, each:
+//! (every iteration touches every vertex). The engine holds the V × V weight matrix `W` (the
+//! smallest weight among parallel edges, [`INF`] where there is no edge, self loops dropped),
+//! the distance vector and the visited bits, all indexed publicly; no memory access is needed.
+//! V iterations, each:
 //! 1. the smallest key dist_j + visited_j·2^45 (unvisited vertices first) by a tournament:
 //!    ⌈log₂ V⌉ levels of one batch of less-than and one of selects, keeping each level's
 //!    comparison bits (ties go to the lower index);
-//! 2. the winner's one-hot vector h, top-down through the recorded bits (one product per
-//!    tournament pair, ⌈log₂ V⌉ rounds); u = Σ j·h_j and visited_j += h_j are linear;
-//! 3. row u of `W`: V reads at the secret addresses u·V + j;
+//! 2. the winner u's one-hot vector h, top-down through the recorded bits (one product per
+//!    tournament pair, ⌈log₂ V⌉ rounds); visited_j += h_j is linear;
+//! 3. row u of `W` in one oblivious row access: W\[u\]\[k\] = Σ_j h_j·W\[j\]\[k\], V inner
+//!    products of length V in one round (each costs the communication of one product);
 //! 4. relax: dist_j := min(dist_j, du + W\[u\]\[j\]) (one batch of V less-than, one of
 //!    selects).
 //!
@@ -24,12 +25,13 @@
 //! du = INF, so INF + w is never below any distance. All keys and tentative distances stay
 //! below 2^46, the comparisons' bit length [`DIST_BITS`].
 //!
-//! **Costs**: V² DORAM reads on a memory of V² words; 2V² − V less-than at 46 bits (per
+//! **Costs**: the owner inputs V² words (one round); 2V² − V less-than at 46 bits (per
 //! iteration V − 1 in the tournament and V in the relaxation) and V equalities at ⌈log₂ V⌉
-//! bits to place the source; per iteration 3V − 2 products besides the comparisons' own;
-//! rounds per iteration: ⌈log₂ V⌉·(1 + 4 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot
-//! vector, the reads' own and one conversion round, 1 + 4 + 1 for the relaxation. Time and
-//! access pattern depend on V only (E is announced but not used).
+//! bits to place the source; per iteration 3V − 2 products and V inner products besides the
+//! comparisons' own, and V² local products for the row; rounds per iteration:
+//! ⌈log₂ V⌉·(1 + 4 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot vector, 1 for the row,
+//! 1 + 4 + 1 for the relaxation. Time and communication depend on V only (E is announced but
+//! not used).
 
 use doram_core::Seed;
 use doram_field::Fp;
@@ -39,7 +41,7 @@ use doram_net::Session;
 use crate::bfs::Csr;
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
-use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::machine::{Backend, Machine, Part, Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, announce_graph, check_graph_inputs};
@@ -110,24 +112,33 @@ pub fn plan(vertices: usize) -> Plan {
     let lt = v * (v.saturating_sub(1) + v);
     let eq = v;
     Plan {
-        accesses: v * v,
+        accesses: 0,
         comparisons: lt + eq,
         bits: lt * bits_per_comparison(DIST_BITS) + eq * bits_per_comparison(b as u32),
     }
 }
 
-/// The program: shortest-path lengths from the secret `source` over the weight matrix `w`
-/// (V² words). Returns the distances (INF for unreachable vertices).
+/// The program: shortest-path lengths from the secret `source` over the secret weight matrix
+/// `w` (V² words, row-major). Returns the distances (INF for unreachable vertices).
 ///
 /// # Errors
 /// The machine's errors.
 pub fn dijkstra<R: Ram>(
     m: &mut R,
-    w: OArray,
+    w: &[R::Word],
     vertices: usize,
     source: R::Word,
 ) -> Result<Vec<R::Word>, ProgramError> {
     let v = vertices;
+    if w.len() != v * v {
+        return Err(ProgramError::Misuse(
+            "the weight matrix must have V² entries",
+        ));
+    }
+    // The columns of W: row u is their inner products with u's one-hot vector.
+    let cols: Vec<Vec<R::Word>> = (0..v)
+        .map(|k| (0..v).map(|j| w[j * v + k]).collect())
+        .collect();
     let b = bits_for(v.saturating_sub(1) as u64);
     let ids: Vec<R::Word> = (0..v as u64).map(|j| m.int(j)).collect();
     let inf = m.int(INF);
@@ -147,20 +158,14 @@ pub fn dijkstra<R: Ram>(
             .map(|j| dist[j] + visited[j] * Fp::from_u64(VISITED))
             .collect();
         let (du, levels) = tournament(m, items)?;
-        // Step 2: the winner's one-hot vector, then u = Σ j·[j = u] and visited += [j = u].
+        // Step 2: the winner u's one-hot vector [j = u]; visited += [j = u].
         let onehot = winner_onehot(m, &levels, one)?;
-        let u: R::Word = onehot
-            .iter()
-            .enumerate()
-            .map(|(j, &h)| h * Fp::from_u64(j as u64))
-            .sum();
         for (vis, &h) in visited.iter_mut().zip(&onehot) {
             *vis += h;
         }
-        // Step 3: row u.
-        let row_start = u * Fp::from_u64(v as u64);
-        let reads: Vec<(OArray, R::Word)> = ids.iter().map(|&j| (w, row_start + j)).collect();
-        let row = m.read_many(&reads)?;
+        // Step 3: row u of W, Σ_j [j = u]·W[j][k] for every k: V inner products in one round.
+        let pairs: Vec<_> = cols.iter().map(|c| (&onehot[..], &c[..])).collect();
+        let row = m.dot_many(&pairs)?;
         // Step 4: relax.
         let nd: Vec<R::Word> = row.iter().map(|&x| du + x).collect();
         let pairs: Vec<_> = nd.iter().zip(&dist).map(|(&a, &b)| (a, b)).collect();
@@ -253,9 +258,8 @@ pub fn run_plain(
     }
     let weights = matrix(vertices, edges)?;
     let mut m = PlainRam::new(hides_op_type);
-    let w = m.alloc_ints(&weights)?;
-    m.boot()?;
-    let dist = dijkstra(&mut m, w, vertices as usize, Fp::from_u64(source))?;
+    let w: Vec<Fp> = weights.into_iter().map(Fp::from_u64).collect();
+    let dist = dijkstra(&mut m, &w, vertices as usize, Fp::from_u64(source))?;
     let out = dist
         .into_iter()
         .map(|x| to_int(x, u128::from(INF) + 1, "distance").map(|d| (d < INF).then_some(d)))
@@ -291,9 +295,8 @@ fn run_with<D: Backend>(
     let p = plan(v);
     m.preprocess_bits(p.bits)?;
     let source = m.input_scalar(roles.querier, source)?;
-    let w = m.alloc_input(roles.owner, weights.as_deref(), v * v)?;
-    m.boot(p.accesses)?;
-    let dist = dijkstra(&mut m, w, v, source)?;
+    let w = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
+    let dist = dijkstra(&mut m, &w, v, source)?;
     let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &dist))?;
     let output = out
         .map(|vals| {

@@ -538,6 +538,35 @@ impl<D: Backend> Machine<D> {
         Ok(v[0])
     }
 
+    /// `len` values input to the engine by `dealer`, who passes `Some(values)` (the others
+    /// pass `None`): one round; costs go to [`Part::Input`].
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] if a non-dealer passes values or the dealer's count is not
+    /// `len`; transport and engine errors.
+    pub fn input_vector(
+        &mut self,
+        dealer: PartyId,
+        values: Option<&[u64]>,
+        len: usize,
+    ) -> Result<Vec<Secret>, ProgramError> {
+        match (dealer == self.me(), values) {
+            (true, Some(v)) if v.len() == len => {}
+            (false, None) => {}
+            _ => {
+                return Err(ProgramError::Misuse(
+                    "the dealer passes exactly `len` values, the others none",
+                ));
+            }
+        }
+        self.engine_in(Part::Input, |on| {
+            on.input(match values {
+                Some(v) => Input::Own(v),
+                None => Input::Peer { dealer, count: len },
+            })
+        })
+    }
+
     /// Makes `bits` random shared bits for the engine's comparisons (see
     /// [`Engine::preprocess`]); costs go to [`Part::Bits`].
     ///

@@ -100,7 +100,7 @@ fn program_messages_are_unchanged() {
         (
             "linear-scan",
             "dijkstra",
-            "14d43dfac314b13cf25fff61d9e36502",
+            "d1374d11c7df0c52c68c973d6fa17dd1",
         ),
         (
             "linear-scan",
@@ -109,7 +109,7 @@ fn program_messages_are_unchanged() {
         ),
         ("ramen", "binary search", "c84976c8e80c990f68ec16014cbb6c18"),
         ("ramen", "bfs", "599b01cfaecf6032564edeceb609eb36"),
-        ("ramen", "dijkstra", "6035c6813e80312e297f3adbfef6c376"),
+        ("ramen", "dijkstra", "dd84a134f56e6225a1bbed0c73d7ad5d"),
         ("ramen", "matching", "c2ddc5eb0b9a6860dc657bd676cef00f"),
         (
             "duoram",
@@ -117,7 +117,7 @@ fn program_messages_are_unchanged() {
             "6cf5a1d95502c54872dffd7527a863c8",
         ),
         ("duoram", "bfs", "d53ecde667c57f50bae308cc14df4884"),
-        ("duoram", "dijkstra", "d78811030191c90bc16bbe40917b1633"),
+        ("duoram", "dijkstra", "4ae835f8a769b16237e4cd2a3c0edd94"),
         ("duoram", "matching", "c9e43a58626be2a0889c2b3fb70ac906"),
     ];
     let mut got = Vec::new();
