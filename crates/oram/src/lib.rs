@@ -16,6 +16,7 @@
 //! | [`PlainMemory`], [`Instruction`] | the plaintext oracle: the one-party [`SharedMemory`], and plaintext methods of its own |
 //! | [`Counting`] | a wrapper counting reads, writes, hidden accesses and phases, for plain or shared memories |
 //! | [`LinearScanOram`] | the baseline: O(n) work, 2 rounds and 6 ring elements per party per access |
+//! | [`Protocol`], [`bench`] | a constructor by name, and the bench runner every protocol shares: one workload, phases timed and counted apart, results checked against [`PlainMemory`], one JSON report |
 //! | [`testkit`] | `run_conformance`, `run_leakage`, `run_batches`, `run_misuse`, `run_fault`, `run_shared`, [`oram_conformance!`] |
 //!
 //! # The contract
@@ -103,11 +104,13 @@
 //! preprocessing) and returns each party's outputs, transcript and statistics, e.g. for cost
 //! measurements.
 
+pub mod bench;
 pub mod error;
 pub mod instruction;
 pub mod interface;
 pub mod linear;
 pub mod plain;
+pub mod protocol;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 pub mod word;
@@ -119,6 +122,7 @@ pub use instruction::{
 pub use interface::{DistributedOram, SharedMemory};
 pub use linear::{LinearScanOram, STAT_SEC};
 pub use plain::{AccessCounts, Counting, PlainMemory};
+pub use protocol::Protocol;
 pub use word::IntegerWord;
 
 /// Re-exports for the expansion of [`oram_conformance!`]; not part of the API.
