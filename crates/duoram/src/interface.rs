@@ -1,9 +1,12 @@
 //! [`DistributedOram`] for [`Duoram`]: the operation type is public
 //! ([`OpVisibility::Public`]); a WRITE returns the old value, as F_DORAM does.
 
+use doram_core::Seed;
 use doram_mpc::Additive;
 use doram_net::Session;
-use doram_oram::{DistributedOram, InstructionShare, Op, OpVisibility, OramError, SharedMemory};
+use doram_oram::{
+    DistributedOram, InstructionShare, Op, OpVisibility, OramError, Protocol, SharedMemory,
+};
 
 use crate::duoram::Duoram;
 use crate::error::DuoramError;
@@ -71,5 +74,14 @@ impl<W: DuoWord> DistributedOram for Duoram<W> {
 
     fn session_mut(&mut self) -> &mut Session {
         Duoram::session_mut(self)
+    }
+}
+
+/// 3P-Duoram for the generic drivers; it runs one thread per party, so `threads` is ignored.
+impl<W: DuoWord> Protocol for Duoram<W> {
+    const NAME: &'static str = "duoram";
+
+    fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
+        Duoram::setup(session, n, seed).map_err(Into::into)
     }
 }

@@ -6,11 +6,14 @@ use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::Additive;
 use doram_net::Session;
-use doram_oram::{DistributedOram, InstructionShare, OpVisibility, OramError, SharedMemory};
+use doram_oram::{
+    DistributedOram, InstructionShare, OpVisibility, OramError, Protocol, SharedMemory,
+};
 
 use crate::doram::Ramen;
 use crate::error::RamenError;
 use crate::params::Params;
+use crate::steps::Step;
 
 impl Ramen {
     /// [`Ramen::new`] with [`Params::new`]`(n)`: the constructor the `doram-oram` test kit and
@@ -95,5 +98,23 @@ impl DistributedOram for Ramen {
 
     fn session_mut(&mut self) -> &mut Session {
         Ramen::session_mut(self)
+    }
+}
+
+/// Ramen for the generic drivers: `threads` is [`Params::with_threads`]; the step times are
+/// [`Step`]'s, under their session phase names.
+impl Protocol for Ramen {
+    const NAME: &'static str = "ramen";
+
+    fn setup(session: Session, n: usize, threads: usize, seed: Seed) -> Result<Self, OramError> {
+        let params = Params::new(n)?.with_threads(threads);
+        Ok(Ramen::new(session, params, seed)?)
+    }
+
+    fn step_times(&self) -> Vec<(&'static str, std::time::Duration)> {
+        Step::ALL
+            .iter()
+            .map(|&s| (s.phase(), Ramen::step_times(self).get(s)))
+            .collect()
     }
 }
