@@ -30,6 +30,12 @@ pub enum BenchWhat {
     Dpf(DpfArgs),
     /// Transport: round-trip latency and bulk throughput between two parties on loopback.
     Net(NetArgs),
+    /// Any three-party DORAM through one runner: time, bytes, messages and rounds per party
+    /// for setup, Init, preprocessing and online apart, every result checked against a
+    /// plaintext memory.
+    ///
+    /// Example: `doram bench oram --protocol ramen --log-n 16 --preprocess --net lan`.
+    Oram(crate::oram::BenchOramArgs),
     /// The Ramen three-party DORAM: time, bytes, messages and rounds per access.
     Ramen(crate::ramen::BenchRamenArgs),
     /// The three-party Duoram DORAM: time, bytes, messages and rounds per READ, UPDATE and
@@ -116,6 +122,7 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
     match &args.what {
         BenchWhat::Dpf(a) => bench_dpf(a, json, quiet),
         BenchWhat::Net(a) => bench_net(a, json, quiet),
+        BenchWhat::Oram(a) => crate::oram::bench(a, json),
         BenchWhat::Ramen(a) => crate::ramen::bench(a, json),
         BenchWhat::Duoram(a) => crate::duoram::bench(a, json),
         BenchWhat::Compare(a) => crate::compare::run(a, json, quiet),

@@ -9,6 +9,7 @@ mod compare;
 mod demo;
 mod duoram;
 mod netarg;
+mod oram;
 mod party;
 mod pir;
 mod processes;

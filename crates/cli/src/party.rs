@@ -30,6 +30,8 @@ pub struct PartyArgs {
 pub enum Job {
     /// Private lookup: parties 0 and 1 serve a table, party 2 looks up secret indices.
     Lookup(LookupArgs),
+    /// One party of `doram bench oram` (the same options on every party).
+    Oram(crate::oram::OramArgs),
     /// One party of the Ramen DORAM benchmark (the same options on every party).
     Ramen(crate::ramen::RamenArgs),
     /// One party of the 3P-Duoram benchmark (the same options on every party).
@@ -142,6 +144,17 @@ pub fn run(args: &PartyArgs, json: bool) -> Result<()> {
             } else {
                 print_lookup_report(me, &report);
             }
+        }
+        Job::Oram(o) => {
+            if config.n_parties() != 3 {
+                bail!(
+                    "the DORAM benchmarks need a three-party config (got {})",
+                    config.n_parties()
+                );
+            }
+            let session = Session::connect(&config, me)
+                .with_context(|| format!("{me} could not connect to its peers"))?;
+            crate::oram::party_job(session, o, json)?;
         }
         Job::Ramen(r) => {
             if config.n_parties() != 3 {

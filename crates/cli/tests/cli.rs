@@ -658,3 +658,111 @@ fn bench_pir_matches_the_formulas() {
         "{online} vs {formula}"
     );
 }
+
+#[test]
+fn bench_oram_runs_every_protocol_through_one_report() {
+    for (proto, ops, word) in [
+        ("ramen", "hidden", "Fp"),
+        ("duoram", "public", "Z64"),
+        ("linear-scan", "hidden", "Fp"),
+    ] {
+        let v = run_json(&[
+            "bench",
+            "oram",
+            "--protocol",
+            proto,
+            "--n",
+            "37",
+            "--accesses",
+            "7",
+            "--insecure-seed",
+            "5",
+        ]);
+        assert_eq!(v["schema"], "doram-oram-bench/1");
+        assert_eq!(
+            (v["protocol"].as_str(), v["ops"].as_str()),
+            (Some(proto), Some(ops))
+        );
+        assert_eq!(v["word"], word);
+        assert_eq!(v["verified"], true);
+        assert_eq!(v["randomness"], "insecure-seed 5");
+        assert!(v["command"].as_str().unwrap().contains("--protocol"));
+        assert!(v["per_access"]["online"]["bytes"].as_f64().unwrap() > 0.0);
+        assert!(v["per_access"]["preprocessing"]["bytes"].as_f64().unwrap() > 0.0);
+        let parties = v["parties"].as_array().unwrap();
+        assert_eq!(parties.len(), 3);
+        for p in parties {
+            for phase in ["setup", "init", "preprocessing", "online"] {
+                assert!(p[phase]["ms"].as_f64().is_some(), "{proto} {phase}");
+                assert!(p[phase]["bytes_received"].as_u64().is_some());
+            }
+        }
+    }
+    let v = run_json(&[
+        "bench",
+        "oram",
+        "--protocol",
+        "linear-scan",
+        "--word",
+        "z64",
+        "--n",
+        "9",
+        "--accesses",
+        "3",
+        "--preprocess",
+        "--writes-only",
+        "--zero-memory",
+    ]);
+    assert_eq!(
+        (v["word"].as_str(), v["preprocess_first"].as_bool()),
+        (Some("Z64"), Some(true))
+    );
+}
+
+#[test]
+fn bench_oram_as_processes_over_tls() {
+    for proto in ["ramen", "linear-scan"] {
+        let v = run_json(&[
+            "bench",
+            "oram",
+            "--protocol",
+            proto,
+            "--n",
+            "20",
+            "--accesses",
+            "6",
+            "--processes",
+            "--net",
+            "latency=0.2,bandwidth=1000",
+        ]);
+        assert_eq!(v["parties_as"], "processes");
+        assert_eq!(v["verified"], true);
+        assert_eq!(v["bandwidth_mbit"], 1000.0);
+        assert_eq!(v["parties"].as_array().unwrap().len(), 3);
+    }
+}
+
+#[test]
+fn bench_oram_rejects_bad_options() {
+    for args in [
+        vec!["bench", "oram", "--log-n", "4"],
+        vec!["bench", "oram", "--protocol", "ramen", "--n", "3"],
+        vec!["bench", "oram", "--protocol", "ramen", "--word", "z64"],
+        vec!["bench", "oram", "--protocol", "duoram", "--n", "0"],
+        vec!["bench", "oram", "--protocol", "duoram", "--accesses", "0"],
+        vec![
+            "bench",
+            "oram",
+            "--protocol",
+            "linear-scan",
+            "--threads",
+            "0",
+        ],
+        vec!["bench", "oram", "--protocol", "path", "--n", "8"],
+        vec!["bench", "oram", "--protocol", "duoram", "--net", "fast"],
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+    }
+}

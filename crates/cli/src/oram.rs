@@ -1,0 +1,326 @@
+//! `doram bench oram` and the `oram` job of `doram party`: every DORAM protocol through the one
+//! bench runner of `doram-oram` ([`doram_oram::bench`]), with one report shape.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use doram_duoram::Duoram;
+use doram_field::{Fp, Z64};
+use doram_net::{Session, Shaping};
+use doram_oram::LinearScanOram;
+use doram_oram::bench::{BenchConfig, BenchReport, PartyBench, RunEnv, Totals};
+use doram_ramen::{Params, Ramen};
+use serde::Serialize;
+
+use crate::randomness::Randomness;
+use crate::report::{human_bytes, print_json};
+
+/// The DORAM protocols of `doram bench oram`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProtocolArg {
+    /// Ramen (words of Fp; hides reads from writes).
+    Ramen,
+    /// Three-party Duoram (words of Z64 or Fp; the access type is public).
+    Duoram,
+    /// The linear scan: every access touches every word (Fp or Z64; hides the access type).
+    LinearScan,
+}
+
+/// Word rings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WordArg {
+    /// The 128-bit prime field.
+    Fp,
+    /// Integers modulo 2^64.
+    Z64,
+}
+
+/// Runs `$body` with `$P` the protocol type `$proto`/`$word` stand for.
+macro_rules! with_protocol {
+    ($proto:expr, $word:expr, $P:ident => $body:expr) => {
+        match ($proto, $word) {
+            (ProtocolArg::Ramen, _) => {
+                type $P = Ramen;
+                $body
+            }
+            (ProtocolArg::Duoram, WordArg::Z64) => {
+                type $P = Duoram<Z64>;
+                $body
+            }
+            (ProtocolArg::Duoram, WordArg::Fp) => {
+                type $P = Duoram<Fp>;
+                $body
+            }
+            (ProtocolArg::LinearScan, WordArg::Fp) => {
+                type $P = LinearScanOram<Fp>;
+                $body
+            }
+            (ProtocolArg::LinearScan, WordArg::Z64) => {
+                type $P = LinearScanOram<Z64>;
+                $body
+            }
+        }
+    };
+}
+
+/// Options shared by `doram bench oram` and `doram party … oram`.
+#[derive(Debug, Clone, Args)]
+pub struct OramArgs {
+    /// The protocol.
+    #[arg(long, value_enum)]
+    pub protocol: ProtocolArg,
+    /// The word ring (default: Fp for Ramen and the linear scan, Z64 for Duoram; Ramen only
+    /// runs over Fp).
+    #[arg(long, value_enum)]
+    pub word: Option<WordArg>,
+    /// Memory of 2^N words.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=30))]
+    pub log_n: u32,
+    /// Memory of exactly this many words; overrides --log-n.
+    #[arg(long)]
+    pub n: Option<usize>,
+    /// Number of accesses (default: one epoch, √n, for Ramen; 128 otherwise).
+    #[arg(long)]
+    pub accesses: Option<usize>,
+    /// Preprocess every access before Init instead of just in time (either way preprocessing
+    /// is timed and counted apart).
+    #[arg(long)]
+    pub preprocess: bool,
+    /// Worker threads per party (only Ramen's preprocessing uses more than one).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Skip opening and checking the results and the final memory afterwards.
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Public seed of the synthetic workload (random memory and instructions) and of the
+    /// synthetic dealer that shares it: benchmark data, not secret.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where each party's own secret randomness comes from (the OS by default).
+    #[command(flatten)]
+    pub randomness: Randomness,
+    /// Start from an all-zero memory instead of a random one.
+    #[arg(long)]
+    pub zero_memory: bool,
+    /// Only writes instead of random reads and writes.
+    #[arg(long)]
+    pub writes_only: bool,
+}
+
+impl OramArgs {
+    /// The word ring, after checking that the protocol runs over it.
+    fn word(&self) -> Result<WordArg> {
+        match (self.protocol, self.word) {
+            (ProtocolArg::Ramen, Some(WordArg::Z64)) => bail!("--word: Ramen runs over Fp only"),
+            (ProtocolArg::Duoram, None) => Ok(WordArg::Z64),
+            (_, w) => Ok(w.unwrap_or(WordArg::Fp)),
+        }
+    }
+
+    /// The validated configuration.
+    pub fn config(&self) -> Result<BenchConfig> {
+        self.word()?;
+        if self.threads == 0 {
+            bail!("--threads must be at least 1");
+        }
+        let n = match self.n {
+            Some(n) => n,
+            None => 1usize << self.log_n,
+        };
+        if n == 0 {
+            bail!("--n must be at least 1");
+        }
+        let accesses = match (self.accesses, self.protocol) {
+            (Some(0), _) => bail!("--accesses must be at least 1"),
+            (Some(k), _) => k,
+            (None, ProtocolArg::Ramen) => Params::new(n)?.epoch(),
+            (None, _) => 128,
+        };
+        let mut cfg = BenchConfig::new(n, accesses);
+        cfg.threads = self.threads;
+        cfg.seed = self.seed;
+        cfg.entropy = self.randomness.entropy();
+        cfg.preprocess_first = self.preprocess;
+        cfg.verify = !self.no_verify;
+        cfg.zero_memory = self.zero_memory;
+        cfg.writes_only = self.writes_only;
+        Ok(cfg)
+    }
+
+    /// The options as arguments of a child `doram party … oram`.
+    fn to_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "--protocol".to_string(),
+            value_name(self.protocol),
+            "--log-n".into(),
+            self.log_n.to_string(),
+            "--threads".into(),
+            self.threads.to_string(),
+            "--seed".into(),
+            self.seed.to_string(),
+        ];
+        if let Some(w) = self.word {
+            args.extend(["--word".into(), value_name(w)]);
+        }
+        if let Some(n) = self.n {
+            args.extend(["--n".into(), n.to_string()]);
+        }
+        if let Some(k) = self.accesses {
+            args.extend(["--accesses".into(), k.to_string()]);
+        }
+        args.extend(self.randomness.args());
+        for (flag, on) in [
+            ("--preprocess", self.preprocess),
+            ("--no-verify", self.no_verify),
+            ("--zero-memory", self.zero_memory),
+            ("--writes-only", self.writes_only),
+        ] {
+            if on {
+                args.push(flag.into());
+            }
+        }
+        args
+    }
+}
+
+/// The command-line spelling of a value.
+fn value_name<T: ValueEnum>(v: T) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// Arguments of `doram bench oram`.
+#[derive(Debug, Args)]
+pub struct BenchOramArgs {
+    #[command(flatten)]
+    pub run: OramArgs,
+    /// Network to emulate on every link: `none`, `lan` (1 ms RTT, 10 Gbit/s), `wan` (30 ms one
+    /// way, 100 Mbit/s) or `latency=MS,bandwidth=MBIT`.
+    #[arg(long, default_value = "none", value_parser = crate::netarg::parse_net)]
+    pub net: Shaping,
+    /// Run the parties as three `doram party` processes over mutually authenticated TLS
+    /// instead of threads of this process over in-process channels.
+    #[arg(long)]
+    pub processes: bool,
+}
+
+/// Runs the benchmark `a` on `net`: as threads of this process, or as three processes.
+pub fn measure(a: &OramArgs, net: Shaping, processes: bool) -> Result<BenchReport> {
+    let cfg = a.config()?;
+    let word = a.word()?;
+    let report = if processes {
+        let parties: Vec<PartyBench> = crate::processes::run_parties("oram", &a.to_args(), net)?;
+        with_protocol!(a.protocol, word, P => BenchReport::new::<P>(
+            &cfg,
+            RunEnv::new("processes", net),
+            parties
+        ))
+    } else {
+        with_protocol!(a.protocol, word, P => doram_oram::bench::run_local::<P>(&cfg, net)?)
+    };
+    Ok(report)
+}
+
+/// The command line of this process, as a report records it.
+fn this_command() -> String {
+    let mut args = std::env::args();
+    args.next();
+    std::iter::once("doram".to_string())
+        .chain(args)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `doram bench oram`.
+pub fn bench(a: &BenchOramArgs, json: bool) -> Result<()> {
+    let mut r = measure(&a.run, a.net, a.processes)?;
+    r.command = Some(this_command());
+    if json {
+        print_json(&r)
+    } else {
+        print_report(&r);
+        Ok(())
+    }
+}
+
+/// Prints a report for people: one line per phase, then one per party.
+pub fn print_report(r: &BenchReport) {
+    println!(
+        "{} over {}, n = {}, {} accesses ({} ops), {} thread(s)/party, parties as {}{}:",
+        r.protocol,
+        r.word,
+        r.n,
+        r.accesses,
+        r.ops,
+        r.threads,
+        r.env.parties_as,
+        if r.verified {
+            ", every result verified"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "  {:<22} {:>11} {:>11} {:>9} {:>8}",
+        "phase", "ms", "bytes", "messages", "rounds"
+    );
+    let line = |name: &str, t: &Totals| {
+        println!(
+            "  {name:<22} {:>11.3} {:>11} {:>9.1} {:>8.2}",
+            t.ms,
+            human_bytes(t.bytes as u64),
+            t.messages,
+            t.rounds
+        );
+    };
+    line("online / access", &r.per_access.online);
+    line("preprocessing / access", &r.per_access.preprocessing);
+    line("Init (once)", &r.init);
+    line("setup (once)", &r.setup);
+    println!(
+        "  amortized {:.3} ms/access, {}/access (preprocessing and online; Init apart)",
+        r.per_access.amortized_ms,
+        human_bytes(r.per_access.bytes as u64)
+    );
+    println!("  randomness: {}; inputs: {}", r.randomness, r.dealer);
+    for p in &r.parties {
+        print_party(p);
+    }
+}
+
+fn print_party(p: &PartyBench) {
+    let all = [&p.preprocessing, &p.init, &p.online];
+    println!(
+        "  {}: sent {} in {} messages, {} rounds ({} online), peak memory {}",
+        p.party,
+        human_bytes(all.iter().map(|f| f.bytes_sent).sum()),
+        all.iter().map(|f| f.messages_sent).sum::<u64>(),
+        all.iter().map(|f| f.rounds).sum::<u64>(),
+        p.online.rounds,
+        p.peak_memory_bytes.map_or("?".into(), human_bytes)
+    );
+    let timed: Vec<String> = p
+        .steps
+        .iter()
+        .filter_map(|s| s.ms.map(|ms| format!("{} {ms:.1} ms", s.name)))
+        .collect();
+    if !timed.is_empty() {
+        println!("      steps: {}", timed.join(", "));
+    }
+}
+
+/// The `oram` job of `doram party`: this party's side over a connected session; prints this
+/// party's figures (JSON: a [`PartyBench`]).
+pub fn party_job(session: Session, a: &OramArgs, json: bool) -> Result<()> {
+    let cfg = a.config()?;
+    let me = session.me();
+    let p = with_protocol!(a.protocol, a.word()?, P => doram_oram::bench::run_party::<P>(session, &cfg))
+        .with_context(|| format!("{me} failed"))?;
+    if json {
+        print_json(&p)
+    } else {
+        print_party(&p);
+        Ok(())
+    }
+}
