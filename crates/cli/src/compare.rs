@@ -3,14 +3,14 @@
 //! time per access against log n, like Ramen's Fig. 10), with the crossover sizes named.
 //!
 //! Every point runs the three parties as threads of this process over in-process channels with
-//! the network setting's shaping on every link, each protocol on its own benchmark runner with
-//! preprocessing first, so that online and total (preprocessing + online, amortised) time per
-//! access are measured separately. Results are appended to the CSV as they come, so an
+//! the network setting's shaping on every link, every protocol on the one bench runner of
+//! `doram-oram` with preprocessing first, so that online and total (preprocessing + online,
+//! amortised; Init apart) time per access are measured separately. Results are appended to the CSV as they come, so an
 //! interrupted sweep keeps what it measured.
 
 use crate::randomness::Randomness;
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use plotters::prelude::*;
 use serde::Serialize;
 use std::io::Write;
@@ -18,25 +18,8 @@ use std::path::{Path, PathBuf};
 
 use crate::report::{NamedNet, PointArgs, Row, print_json};
 
-/// The DORAM protocols the sweep can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Protocol {
-    /// Ramen (three parties, O(√n log n) per access, hides reads from writes).
-    Ramen,
-    /// Three-party Duoram (O(n) local work per access, O(1) words online; each access measured
-    /// is a WRITE: a READ then an UPDATE, as in Ramen's comparison).
-    Duoram,
-}
-
-impl Protocol {
-    fn name(self) -> &'static str {
-        match self {
-            Protocol::Ramen => "ramen",
-            Protocol::Duoram => "duoram",
-        }
-    }
-}
+/// The DORAM protocols the sweep can run: those of `doram bench oram`.
+pub use crate::oram::ProtocolArg as Protocol;
 
 /// Network settings named on the command line.
 #[derive(Debug, Clone)]
@@ -136,8 +119,8 @@ pub struct CompareArgs {
     /// way, 100 Mbit/s) or a custom `latency=MS,bandwidth=MBIT`.
     #[arg(long, default_value = "lan,wan", value_parser = parse_nets)]
     pub net: NetList,
-    /// Accesses per point (default: one Ramen epoch, √n, for Ramen; 128 writes for Duoram, as
-    /// in Ramen's comparison; both capped at 1024).
+    /// Accesses per point (default: one Ramen epoch, √n, at most 1024, for Ramen; 128 writes
+    /// for Duoram, as in Ramen's comparison, and for the linear scan).
     #[arg(long)]
     pub accesses: Option<usize>,
     /// Threads per party for preprocessing.
@@ -328,7 +311,11 @@ pub fn plot(rows: &[Row], net: &str, path: &Path) -> Result<()> {
             .x_labels((xmax - xmin + 1) as usize)
             .light_line_style(RGBColor(238, 238, 238))
             .draw()?;
-        let colours = [RGBColor(200, 40, 40), RGBColor(30, 90, 200)];
+        let colours = [
+            RGBColor(200, 40, 40),
+            RGBColor(30, 90, 200),
+            RGBColor(40, 150, 60),
+        ];
         let mut protocols: Vec<&'static str> = mine.iter().map(|r| r.protocol).collect();
         protocols.sort_unstable();
         protocols.dedup();
@@ -387,10 +374,7 @@ fn measure(p: Protocol, log_n: u32, net: &NamedNet, args: &CompareArgs) -> Resul
         seed: args.seed,
         randomness: args.randomness,
     };
-    match p {
-        Protocol::Ramen => crate::ramen::compare_point(log_n, net, &point),
-        Protocol::Duoram => crate::duoram::compare_point(log_n, net, &point),
-    }
+    crate::oram::compare_point(p, log_n, net, &point)
 }
 
 /// The summary `doram bench compare --json` prints.

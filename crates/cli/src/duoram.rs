@@ -373,32 +373,3 @@ fn run_processes(a: &DuoramArgs, shaping: Shaping) -> Result<Vec<DuoramParty>> {
     }
     crate::processes::run_parties("duoram", &args, shaping)
 }
-
-/// One point of `doram bench compare`: 3P-Duoram at 2^`log_n` words on `net`, preprocessing
-/// first, WRITEs (a READ then an UPDATE: the operation Ramen's comparison measured, since a
-/// Ramen access is both), 128 of them by default.
-pub fn compare_point(
-    log_n: u32,
-    net: &crate::report::NamedNet,
-    args: &crate::report::PointArgs,
-) -> Result<crate::report::Row> {
-    let a = DuoramArgs {
-        log_n,
-        n: None,
-        accesses: args.accesses.unwrap_or(128),
-        mix: Mix::Writes,
-        preprocess: true,
-        chunk: 16,
-        threads: 1,
-        verify: args.verify,
-        seed: args.seed,
-        randomness: args.randomness,
-        reference_workload: false,
-    };
-    let cfg = a.config()?;
-    let out = run_local(&cfg, net.shaping)?;
-    let parties: Vec<DuoramParty> = out.parties.iter().map(DuoramParty::from_report).collect();
-    let r = report(&cfg, parties, out.verified, net.shaping, false);
-    Ok(r.summary
-        .compare_row("duoram", &net.name, log_n, cfg.ops, r.verified))
-}

@@ -26,6 +26,17 @@ pub enum ProtocolArg {
     LinearScan,
 }
 
+impl ProtocolArg {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProtocolArg::Ramen => "ramen",
+            ProtocolArg::Duoram => "duoram",
+            ProtocolArg::LinearScan => "linear-scan",
+        }
+    }
+}
+
 /// Word rings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WordArg {
@@ -234,7 +245,13 @@ fn this_command() -> String {
 
 /// Runs `doram bench oram`.
 pub fn bench(a: &BenchOramArgs, json: bool) -> Result<()> {
-    let mut r = measure(&a.run, a.net, a.processes)?;
+    bench_with(&a.run, a.net, a.processes, json)
+}
+
+/// Runs the benchmark `a` on `net` and prints its report (`doram bench oram`, and the
+/// protocol-named benches that share it).
+pub fn bench_with(a: &OramArgs, net: Shaping, processes: bool, json: bool) -> Result<()> {
+    let mut r = measure(a, net, processes)?;
     r.command = Some(this_command());
     if json {
         print_json(&r)
@@ -323,4 +340,55 @@ pub fn party_job(session: Session, a: &OramArgs, json: bool) -> Result<()> {
         print_party(&p);
         Ok(())
     }
+}
+
+/// One point of `doram bench compare`: protocol `p` at 2^`log_n` words on `net`, preprocessing
+/// first. Ramen runs one epoch of random reads and writes (at most 1024 accesses); Duoram and
+/// the linear scan run 128 writes (a Duoram write is a READ then an UPDATE, the operation
+/// Ramen's comparison measured, since a Ramen access is both). `args.accesses` overrides the
+/// count.
+pub fn compare_point(
+    p: ProtocolArg,
+    log_n: u32,
+    net: &crate::report::NamedNet,
+    args: &crate::report::PointArgs,
+) -> Result<crate::report::Row> {
+    let n = 1usize << log_n;
+    let accesses = match (args.accesses, p) {
+        (Some(k), _) => k,
+        (None, ProtocolArg::Ramen) => Params::new(n)?.epoch().min(1024),
+        (None, _) => 128,
+    };
+    let a = OramArgs {
+        protocol: p,
+        word: None,
+        log_n,
+        n: None,
+        accesses: Some(accesses),
+        preprocess: true,
+        threads: if p == ProtocolArg::Ramen {
+            args.threads
+        } else {
+            1
+        },
+        no_verify: !args.verify,
+        seed: args.seed,
+        randomness: args.randomness,
+        zero_memory: false,
+        writes_only: p != ProtocolArg::Ramen,
+    };
+    let r = measure(&a, net.shaping, false)?;
+    Ok(crate::report::Row {
+        protocol: p.name(),
+        net: net.name.clone(),
+        log_n,
+        accesses: r.accesses,
+        online_ms: r.per_access.online.ms,
+        preprocessing_ms: r.per_access.preprocessing.ms,
+        total_ms: r.per_access.amortized_ms,
+        online_bytes: r.per_access.online.bytes,
+        total_bytes: r.per_access.bytes,
+        online_rounds: r.per_access.online.rounds,
+        verified: r.verified,
+    })
 }

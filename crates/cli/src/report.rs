@@ -126,9 +126,6 @@ pub struct OramSummary {
     pub online_bytes_per_access: f64,
     /// All payload bytes per access (preprocessing included), summed over the parties.
     pub bytes_per_access: f64,
-    /// Online rounds per access (the most of any party).
-    #[serde(skip)]
-    pub online_rounds_per_access: f64,
     /// Where the parties' secret randomness came from: `os` or `insecure-seed N`.
     pub randomness: String,
     /// How the inputs were shared: by a synthetic dealer keyed by the public workload seed.
@@ -156,7 +153,6 @@ impl OramSummary {
             preprocessing_ms: worst(|p| p.preprocessing_ms),
             online_bytes_per_access: sum(|p| p.online_bytes_sent),
             bytes_per_access: sum(|p| p.bytes_sent),
-            online_rounds_per_access: worst(|p| p.online_rounds as f64),
             randomness: entropy.to_string(),
             dealer: doram_core::SYNTHETIC_DEALER,
         }
@@ -173,30 +169,6 @@ impl OramSummary {
             human_bytes(self.bytes_per_access as u64)
         );
         println!("  randomness: {}; inputs: {}", self.randomness, self.dealer);
-    }
-
-    /// The row of `doram bench compare` for this summary.
-    pub fn compare_row(
-        &self,
-        protocol: &'static str,
-        net: &str,
-        log_n: u32,
-        accesses: usize,
-        verified: bool,
-    ) -> Row {
-        Row {
-            protocol,
-            net: net.to_string(),
-            log_n,
-            accesses,
-            online_ms: self.online_ms,
-            preprocessing_ms: self.preprocessing_ms,
-            total_ms: self.amortized_ms,
-            online_bytes: self.online_bytes_per_access,
-            total_bytes: self.bytes_per_access,
-            online_rounds: self.online_rounds_per_access,
-            verified,
-        }
     }
 }
 
@@ -248,7 +220,7 @@ pub struct NamedNet {
 /// One measured point.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
-    /// `ramen` or `duoram`.
+    /// `ramen`, `duoram` or `linear-scan`.
     pub protocol: &'static str,
     /// Network setting name.
     pub net: String,
@@ -260,12 +232,12 @@ pub struct Row {
     pub online_ms: f64,
     /// Preprocessing time per access (slowest party), ms.
     pub preprocessing_ms: f64,
-    /// Total time per access: everything after setup (preprocessing, Init, accesses,
-    /// refreshes), slowest party, ms.
+    /// Total time per access: preprocessing and online (refreshes included; Init and setup
+    /// apart), slowest party, ms.
     pub total_ms: f64,
     /// Online payload bytes per access, all parties.
     pub online_bytes: f64,
-    /// All payload bytes per access, all parties.
+    /// Preprocessing and online payload bytes per access (Init and setup apart), all parties.
     pub total_bytes: f64,
     /// Online rounds per access (the most of any party).
     pub online_rounds: f64,

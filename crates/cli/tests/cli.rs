@@ -195,19 +195,32 @@ fn bench_dpf_and_net_report_json() {
     }
 }
 
+/// `bench ramen` is `bench oram --protocol ramen` with Ramen's defaults: the generic report,
+/// with Ramen's step times in each party's `steps`.
 #[test]
-fn bench_ramen_verifies_and_reports_the_shared_fields() {
-    let v = run_json(&["bench", "ramen", "--n", "40", "--accesses", "9", "--verify"]);
+fn bench_ramen_reports_the_generic_fields_and_its_steps() {
+    let v = run_json(&["bench", "ramen", "--n", "40", "--accesses", "9"]);
+    assert_eq!(v["schema"], "doram-oram-bench/1");
+    assert_eq!(v["protocol"], "ramen");
     assert_eq!(v["verified"], true);
-    for field in ["amortized_ms", "online_ms", "preprocessing_ms"] {
-        assert!(v[field].as_f64().unwrap() > 0.0, "{field}");
+    for field in ["amortized_ms", "bytes"] {
+        assert!(v["per_access"][field].as_f64().unwrap() > 0.0, "{field}");
+    }
+    for phase in ["online", "preprocessing"] {
+        assert!(
+            v["per_access"][phase]["ms"].as_f64().unwrap() > 0.0,
+            "{phase}"
+        );
     }
     let parties = v["parties"].as_array().unwrap();
     assert_eq!(parties.len(), 3);
     for p in parties {
-        for field in ["bytes_sent", "messages_sent", "rounds", "peak_memory_bytes"] {
-            assert!(p[field].as_u64().unwrap() > 0, "{field}");
-        }
+        assert!(p["online"]["bytes_sent"].as_u64().unwrap() > 0);
+        assert!(p["peak_memory_bytes"].as_u64().unwrap() > 0);
+        let steps = p["steps"].as_array().unwrap();
+        let stash_read = steps.iter().find(|s| s["name"] == "stash-read").unwrap();
+        assert!(stash_read["ms"].as_f64().is_some());
+        assert!(stash_read["bytes_sent"].as_u64().unwrap() > 0);
     }
 }
 
@@ -353,6 +366,37 @@ fn bench_compare_writes_csv_json_plots_and_crossovers() {
         );
     }
     assert!(out.join("compare.json").is_file());
+}
+
+#[test]
+fn bench_compare_runs_the_linear_scan_through_the_same_runner() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cmp");
+    let v = run_json(&[
+        "--quiet",
+        "bench",
+        "compare",
+        "--protocols",
+        "linear-scan,duoram",
+        "--log-n",
+        "5",
+        "--net",
+        "none",
+        "--accesses",
+        "3",
+        "--verify",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().any(|r| r["protocol"] == "linear-scan"));
+    assert!(rows.iter().all(|r| r["verified"] == true));
+    // Init is not part of the per-access bytes: Duoram's whole-memory Init would dominate.
+    assert!(
+        rows.iter()
+            .all(|r| r["total_bytes"].as_f64().unwrap() > 0.0)
+    );
 }
 
 #[test]

@@ -53,14 +53,6 @@ pub enum RamenError {
         /// Shares passed.
         got: usize,
     },
-    /// A benchmark run with verification found a result that differs from the plaintext mirror.
-    #[error("verification failed: {what} at index {index} differs from the plaintext mirror")]
-    VerificationFailed {
-        /// What differed.
-        what: &'static str,
-        /// Which access or cell.
-        index: usize,
-    },
     /// An earlier peer fault left the parties out of step; the instance cannot be used.
     #[error("an earlier error left the parties out of step; this instance cannot be used any more")]
     Poisoned,

@@ -12,8 +12,8 @@
 //! Brief overview: [`Ramen`] is one party's endpoint (setup, [`Ramen::prepare`],
 //! [`Ramen::load`], [`Ramen::access_shared`], [`Ramen::memory_shares`]) and implements
 //! `doram_oram::DistributedOram` (hidden ops, word type `Fp`). [`Params`] fixes the sizes;
-//! [`run_local`] / [`run_party`] run benchmarks ([`BenchOutcome`]); [`Step`] names the timed
-//! steps; [`RamenError`] names the peer at fault.
+//! [`Step`] names the timed steps; [`RamenError`] names the peer at fault. Ramen implements
+//! `doram_oram::Protocol`, so `doram_oram::bench` runs its benchmarks (with the step times).
 //!
 //! # How it works (square-root ORAM)
 //! The memory is extended by s = round(√n) dummy cells to m = n + s. An *epoch* is s accesses.
@@ -146,7 +146,6 @@ pub mod params;
 pub mod pot;
 pub mod read;
 pub mod refresh;
-pub mod runner;
 pub mod stash;
 pub mod steps;
 pub mod tags;
@@ -154,7 +153,4 @@ pub mod tags;
 pub use doram::{Probe, Ramen};
 pub use error::RamenError;
 pub use params::Params;
-pub use runner::{
-    BenchConfig, BenchOutcome, Comm, PartyReport, SYNTHETIC_DEALER, run_local, run_party,
-};
 pub use steps::{Step, StepTimes};

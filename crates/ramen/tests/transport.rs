@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use doram_net::{Session, Transport, loopback_mesh};
-use doram_ramen::{BenchConfig, Params, run_party};
+use doram_oram::bench::{BenchConfig, run_party};
+use doram_ramen::{Params, Ramen};
 
 fn tls_sessions() -> Vec<Session> {
     let dir = tempfile::tempdir().unwrap();
@@ -18,14 +19,12 @@ fn tls_sessions() -> Vec<Session> {
 fn verified_run_over_tls() {
     let sessions = tls_sessions();
     let params = Params::new(200).unwrap();
-    let mut cfg = BenchConfig::new(params);
-    cfg.accesses = params.epoch() + 5;
-    cfg.verify = true;
+    let mut cfg = BenchConfig::new(200, params.epoch() + 5);
     cfg.seed = 11;
     let reports: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = sessions
             .into_iter()
-            .map(|session| s.spawn(|| run_party(session, &cfg)))
+            .map(|session| s.spawn(|| run_party::<Ramen>(session, &cfg)))
             .collect();
         handles
             .into_iter()
@@ -33,7 +32,7 @@ fn verified_run_over_tls() {
             .collect()
     });
     for (i, r) in reports.iter().enumerate() {
-        assert_eq!(r.party.index(), i);
-        assert!(r.online.bytes > 0 && r.online.rounds > 0);
+        assert_eq!(r.party, format!("P{i}"));
+        assert!(r.online.bytes_sent > 0 && r.online.rounds > 0);
     }
 }

@@ -147,12 +147,11 @@ pub const RAMEN: Target = Target {
     name: "ramen-peer",
     what: "every message of Ramen's setup, preprocessing, accesses and refresh from a faulty peer",
     run: |data| {
-        let params = doram_ramen::params::Params::new(16).map_err(|e| e.to_string())?;
-        let mut cfg = doram_ramen::BenchConfig::new(params);
-        cfg.accesses = 5;
-        cfg.verify = true;
+        let mut cfg = doram_oram::bench::BenchConfig::new(16, 5);
         cfg.entropy = Entropy::InsecureSeed(1);
-        parties(data, |s| doram_ramen::run_party(s, &cfg).is_ok())
+        parties(data, |s| {
+            doram_oram::bench::run_party::<doram_ramen::Ramen>(s, &cfg).is_ok()
+        })
     },
     seeds,
 };
