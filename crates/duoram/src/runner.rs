@@ -15,7 +15,11 @@
 //! online phase. Bytes, messages and rounds come from the session's counters by phase
 //! (`setup`, `preprocess`, `init`, `read`, `update`, `write`). With `verify`, the parties
 //! afterwards open every result and the final memory to each other (phase `verify`, outside the
-//! measurements) and compare them with a plaintext mirror.
+//! measurements) and compare them with a `PlainMemory` run.
+//!
+//! Every DORAM, Duoram included, is measured by the generic runner `doram_oram::bench`
+//! (`doram bench oram`); this runner remains for what only Duoram has: the UPDATE operation
+//! (Protocol 2) and the online figures split by READ, UPDATE and WRITE.
 
 use std::time::{Duration, Instant};
 
@@ -23,6 +27,7 @@ use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Z64;
 use doram_mpc::{Additive, deal_additive};
 use doram_net::{LocalMesh, Session, Shaping, run_parties_ok};
+use doram_oram::PlainMemory;
 use doram_prim::AesPrg;
 use rand_core::RngCore;
 
@@ -132,25 +137,8 @@ impl BenchConfig {
 /// Communication of one party in some phases (re-exported from `doram-net`).
 pub use doram_net::Comm;
 
-/// The CPU time this thread has used so far (`CLOCK_THREAD_CPUTIME_ID`), or `None` where that
-/// is not available. On a shared machine it separates a party's own work from the time it
-/// waited for a core. One system call (reading it from `/proc` instead cost tens of
-/// microseconds per reading, several per operation).
-#[cfg(unix)]
-pub fn thread_cpu_time() -> Option<Duration> {
-    use rustix::time::{ClockId, clock_gettime};
-    let t = clock_gettime(ClockId::ThreadCPUTime);
-    Some(Duration::new(
-        u64::try_from(t.tv_sec).ok()?,
-        u32::try_from(t.tv_nsec).ok()?,
-    ))
-}
-
-/// The CPU time this thread has used so far: not available on this platform.
-#[cfg(not(unix))]
-pub fn thread_cpu_time() -> Option<Duration> {
-    None
-}
+/// The CPU time this thread has used so far (shared with the generic bench runner).
+pub use doram_oram::bench::thread_cpu_time;
 
 /// One party's measurements.
 #[derive(Clone, Debug)]
@@ -572,30 +560,23 @@ pub fn run_party(mut session: Session, cfg: &BenchConfig) -> Result<PartyReport,
     })
 }
 
-/// Opens the outputs and the final memory to every party (phase `verify`) and compares them
-/// with the plaintext mirror.
+/// Opens the outputs and the final memory to every party (phase `verify`, with the generic
+/// runner's [`open_to_all`](doram_oram::bench::open_to_all)) and compares them with a
+/// [`PlainMemory`] run of the workload; an UPDATE, which only Duoram has, is a read and a
+/// write of the sum there.
 fn verify(o: &mut Duoram<Z64>, w: &Workload, outputs: &[Additive<Z64>]) -> Result<(), DuoramError> {
     let final_memory = o.memory()?;
     let session = o.session_mut();
     session.set_phase("verify");
-    let me = session.me();
     let mut mine: Vec<Z64> = Additive::shares(outputs);
     mine.extend(Additive::shares(&final_memory));
-    let peers = [me.next(3), me.prev(3)];
-    for &p in &peers {
-        session.send_elems(p, &mine)?;
-    }
-    let mut total = mine;
-    for &p in &peers {
-        let theirs: Vec<Z64> = session.recv_elems(p, total.len())?;
-        for (t, x) in total.iter_mut().zip(theirs) {
-            *t += x;
-        }
-    }
-    let mut plain = w.memory.clone();
+    let total = doram_oram::bench::open_to_all(session, mine)?;
+    let mut plain = PlainMemory::new(w.memory.clone());
+    // The workload's addresses lie below n by construction.
+    let in_range = |_| DuoramError::Local("a workload address out of range");
     for (t, &(kind, addr, value)) in w.ops.iter().enumerate() {
-        let cell = &mut plain[addr as usize];
-        if kind != Kind::Update && total[t] != *cell {
+        let old = plain.read(addr).map_err(in_range)?;
+        if kind != Kind::Update && total[t] != old {
             return Err(DuoramError::VerificationFailed {
                 what: "an operation's result",
                 index: t,
@@ -603,12 +584,16 @@ fn verify(o: &mut Duoram<Z64>, w: &Workload, outputs: &[Additive<Z64>]) -> Resul
         }
         match kind {
             Kind::Read => {}
-            Kind::Update => *cell += value,
-            Kind::Write => *cell = value,
+            Kind::Update => {
+                plain.write(addr, old + value).map_err(in_range)?;
+            }
+            Kind::Write => {
+                plain.write(addr, value).map_err(in_range)?;
+            }
         }
     }
     let opened = &total[w.ops.len()..];
-    if let Some(j) = (0..plain.len()).find(|&j| opened[j] != plain[j]) {
+    if let Some(j) = (0..plain.len()).find(|&j| opened[j] != plain.as_slice()[j]) {
         return Err(DuoramError::VerificationFailed {
             what: "the final memory",
             index: j,
@@ -643,33 +628,6 @@ pub fn run_local(cfg: &BenchConfig, shaping: Shaping) -> Result<BenchOutcome, Du
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[cfg(unix)]
-    #[test]
-    fn the_thread_cpu_clock_counts_this_thread_s_work() {
-        let (c0, t0) = (
-            thread_cpu_time().expect("a thread CPU clock"),
-            Instant::now(),
-        );
-        let mut x = 1u64;
-        while t0.elapsed() < Duration::from_millis(20) {
-            x = std::hint::black_box(x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 7);
-        }
-        let (busy, wall) = (thread_cpu_time().expect("a clock") - c0, t0.elapsed());
-        // Spinning counts (unless the thread never got a core), and only this thread's time.
-        assert!(
-            busy > Duration::ZERO && busy <= wall + Duration::from_millis(1),
-            "{busy:?} of CPU in {wall:?}"
-        );
-        // Sleeping uses no CPU: the clock moves by far less than the wall time.
-        let t = thread_cpu_time().expect("a thread CPU clock");
-        std::thread::sleep(Duration::from_millis(30));
-        let slept = thread_cpu_time().expect("a thread CPU clock") - t;
-        assert!(
-            slept < Duration::from_millis(20),
-            "{slept:?} of CPU while asleep"
-        );
-    }
 
     #[test]
     fn verified_runs() {

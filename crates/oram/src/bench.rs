@@ -609,20 +609,9 @@ fn verify<P: Protocol>(
     let final_memory = o.memory()?;
     let session = o.session_mut();
     session.set_phase(VERIFY);
-    let me = session.me();
     let mut mine: Vec<P::Word> = Additive::shares(outputs);
     mine.extend(Additive::shares(&final_memory));
-    let peers = [me.next(3), me.prev(3)];
-    for &p in &peers {
-        session.send_elems(p, &mine)?;
-    }
-    let mut total = mine;
-    for &p in &peers {
-        let theirs: Vec<P::Word> = session.recv_elems(p, total.len())?;
-        for (t, x) in total.iter_mut().zip(theirs) {
-            *t += x;
-        }
-    }
+    let total = open_to_all(session, mine)?;
     let mut plain = PlainMemory::new(memory);
     for (t, ins) in instructions.iter().enumerate() {
         if plain.access(ins)? != total[t] {
@@ -640,6 +629,28 @@ fn verify<P: Protocol>(
         });
     }
     Ok(())
+}
+
+/// Opens this party's additive shares `mine` to the two other parties of a three-party
+/// session and returns the opened values (each party sends its shares to both peers): how a
+/// benchmark checks its results, outside the measured phases.
+///
+/// # Errors
+/// A transport failure.
+pub fn open_to_all<W: Group>(session: &mut Session, mine: Vec<W>) -> Result<Vec<W>, NetError> {
+    let me = session.me();
+    let peers = [me.next(3), me.prev(3)];
+    for &p in &peers {
+        session.send_elems(p, &mine)?;
+    }
+    let mut total = mine;
+    for &p in &peers {
+        let theirs: Vec<W> = session.recv_elems(p, total.len())?;
+        for (t, x) in total.iter_mut().zip(theirs) {
+            *t += x;
+        }
+    }
+    Ok(total)
 }
 
 /// Runs the benchmark `cfg` of protocol `P` with the three parties as threads of this process

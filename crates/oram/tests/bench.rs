@@ -4,6 +4,8 @@
 
 use doram_core::{Entropy, PartyId};
 use doram_field::{Fp, Z64};
+use std::time::{Duration, Instant};
+
 use doram_net::Shaping;
 use doram_oram::LinearScanOram;
 use doram_oram::bench::{BenchConfig, BenchError, BenchReport, run_local, run_party};
@@ -87,5 +89,35 @@ fn a_corrupted_opening_fails_verification() {
         ),
         "{:?}",
         results[2]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_thread_cpu_clock_counts_this_thread_s_work() {
+    let (c0, t0) = (
+        doram_oram::bench::thread_cpu_time().expect("a thread CPU clock"),
+        Instant::now(),
+    );
+    let mut x = 1u64;
+    while t0.elapsed() < Duration::from_millis(20) {
+        x = std::hint::black_box(x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 7);
+    }
+    let (busy, wall) = (
+        doram_oram::bench::thread_cpu_time().expect("a clock") - c0,
+        t0.elapsed(),
+    );
+    // Spinning counts (unless the thread never got a core), and only this thread's time.
+    assert!(
+        busy > Duration::ZERO && busy <= wall + Duration::from_millis(1),
+        "{busy:?} of CPU in {wall:?}"
+    );
+    // Sleeping uses no CPU: the clock moves by far less than the wall time.
+    let t = doram_oram::bench::thread_cpu_time().expect("a thread CPU clock");
+    std::thread::sleep(Duration::from_millis(30));
+    let slept = doram_oram::bench::thread_cpu_time().expect("a thread CPU clock") - t;
+    assert!(
+        slept < Duration::from_millis(20),
+        "{slept:?} of CPU while asleep"
     );
 }
