@@ -65,24 +65,28 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
-/// One party's figures in a DORAM benchmark (`doram bench ramen|duoram`, the `ramen` and
-/// `duoram` jobs of `doram party`), the same fields for every protocol.
+/// One party's figures in `doram bench duoram` (and its `duoram` job of `doram party`); the
+/// other DORAM benchmarks report `doram_oram::bench::PartyBench`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OramParty {
     /// `P0`, `P1`, `P2`.
     pub party: String,
-    /// Payload bytes sent in preprocessing, Init and online phases (setup excluded).
+    /// Payload bytes sent in preprocessing and online (Init and setup apart).
     pub bytes_sent: u64,
     /// Of which online.
     pub online_bytes_sent: u64,
-    /// Messages sent (preprocessing, Init and online).
+    /// Messages sent (preprocessing and online).
     pub messages_sent: u64,
-    /// Rounds (preprocessing, Init and online).
+    /// Rounds (preprocessing and online).
     pub rounds: u64,
     /// Of which online.
     pub online_rounds: u64,
-    /// Wall time after setup, ms.
+    /// Wall time of preprocessing and online, ms (Init apart).
     pub elapsed_ms: f64,
+    /// Payload bytes sent in Init (once, not per access).
+    pub init_bytes_sent: u64,
+    /// Init time, ms.
+    pub init_ms: f64,
     /// Online time, ms.
     pub online_ms: f64,
     /// Preprocessing time, ms.
@@ -116,7 +120,7 @@ pub struct OramSummary {
     pub latency_ms: f64,
     /// Emulated bandwidth, Mbit/s (absent: unlimited).
     pub bandwidth_mbit: Option<f64>,
-    /// Time per access including preprocessing and Init (slowest party), ms.
+    /// Time per access: preprocessing and online, Init apart (slowest party), ms.
     pub amortized_ms: f64,
     /// Online time per access (slowest party), ms.
     pub online_ms: f64,
@@ -124,8 +128,11 @@ pub struct OramSummary {
     pub preprocessing_ms: f64,
     /// Online payload bytes per access, summed over the parties.
     pub online_bytes_per_access: f64,
-    /// All payload bytes per access (preprocessing included), summed over the parties.
+    /// Preprocessing and online payload bytes per access, summed over the parties (Init apart:
+    /// it is `init_bytes`).
     pub bytes_per_access: f64,
+    /// Init payload bytes, all of it, summed over the parties.
+    pub init_bytes: u64,
     /// Where the parties' secret randomness came from: `os` or `insecure-seed N`.
     pub randomness: String,
     /// How the inputs were shared: by a synthetic dealer keyed by the public workload seed.
@@ -153,6 +160,7 @@ impl OramSummary {
             preprocessing_ms: worst(|p| p.preprocessing_ms),
             online_bytes_per_access: sum(|p| p.online_bytes_sent),
             bytes_per_access: sum(|p| p.bytes_sent),
+            init_bytes: parties.clone().map(|p| p.init_bytes_sent).sum(),
             randomness: entropy.to_string(),
             dealer: doram_core::SYNTHETIC_DEALER,
         }
@@ -161,12 +169,13 @@ impl OramSummary {
     /// Prints the time and bytes line of a text report (`unit`: `access` or `op`).
     pub fn print(&self, unit: &str) {
         println!(
-            "  {:.3} ms/{unit} amortized ({:.3} online + {:.3} preprocessing), {}/{unit} online, {}/{unit} in all",
+            "  {:.3} ms/{unit} amortized ({:.3} online + {:.3} preprocessing), {}/{unit} online, {}/{unit} in all, Init {} once",
             self.amortized_ms,
             self.online_ms,
             self.preprocessing_ms,
             human_bytes(self.online_bytes_per_access as u64),
-            human_bytes(self.bytes_per_access as u64)
+            human_bytes(self.bytes_per_access as u64),
+            human_bytes(self.init_bytes)
         );
         println!("  randomness: {}; inputs: {}", self.randomness, self.dealer);
     }

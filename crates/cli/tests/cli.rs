@@ -296,6 +296,34 @@ fn bench_duoram_verifies_and_reports_per_kind() {
     assert!(w["write"]["bytes"].as_f64().unwrap() > 0.0);
 }
 
+/// Issue "One shape for every protocol": `bench duoram`'s `bytes_per_access` included the
+/// 32·n-byte Init. It now covers preprocessing and online only, with Init in `init_bytes`.
+#[test]
+fn bench_duoram_bytes_per_access_leave_init_out() {
+    let v = run_json(&[
+        "bench",
+        "duoram",
+        "--log-n",
+        "12",
+        "--accesses",
+        "4",
+        "--mix",
+        "writes",
+    ]);
+    let parties = v["parties"].as_array().unwrap();
+    let sum = |f: &str| -> u64 { parties.iter().map(|p| p[f].as_u64().unwrap()).sum() };
+    let init = v["init_bytes"].as_u64().unwrap();
+    assert_eq!(init, sum("init_bytes_sent"));
+    // Init sends the memory: at least one 8-byte word per cell.
+    assert!(init >= 8 << 12, "{init}");
+    let per_access = v["bytes_per_access"].as_f64().unwrap();
+    assert_eq!(per_access, sum("bytes_sent") as f64 / 4.0);
+    assert!(
+        per_access * 4.0 < init as f64,
+        "{per_access} per access, Init {init}"
+    );
+}
+
 #[test]
 fn bench_duoram_as_processes_over_tls() {
     let v = run_json(&[
