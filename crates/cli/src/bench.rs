@@ -36,7 +36,12 @@ pub enum BenchWhat {
     ///
     /// Example: `doram bench oram --protocol ramen --log-n 16 --preprocess --net lan`.
     Oram(crate::oram::BenchOramArgs),
-    /// The Ramen three-party DORAM: time, bytes, messages and rounds per access.
+    /// Markdown table rows (protocol, size, phase times, bytes, rounds, the command) from JSON
+    /// reports of `doram --json bench oram`, as BENCHMARKS.md shows them.
+    ///
+    /// Example: `doram bench report bench-results/2026-11-26-epyc`.
+    Report(crate::oram::ReportArgs),
+    /// The Ramen three-party DORAM (`bench oram --protocol ramen` with Ramen's defaults).
     Ramen(crate::ramen::BenchRamenArgs),
     /// The three-party Duoram DORAM: time, bytes, messages and rounds per READ, UPDATE and
     /// WRITE, preprocessing apart from online.
@@ -123,6 +128,7 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
         BenchWhat::Dpf(a) => bench_dpf(a, json, quiet),
         BenchWhat::Net(a) => bench_net(a, json, quiet),
         BenchWhat::Oram(a) => crate::oram::bench(a, json),
+        BenchWhat::Report(a) => crate::oram::report(a, json),
         BenchWhat::Ramen(a) => crate::ramen::bench(a, json),
         BenchWhat::Duoram(a) => crate::duoram::bench(a, json),
         BenchWhat::Compare(a) => crate::compare::run(a, json, quiet),

@@ -392,3 +392,134 @@ pub fn compare_point(
         verified: r.verified,
     })
 }
+
+/// Arguments of `doram bench report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// JSON reports of `doram --json bench oram` (or `bench ramen`), or directories holding
+    /// them (their `*.json` files, in name order; files of other shapes are skipped with a
+    /// note).
+    #[arg(required = true)]
+    pub paths: Vec<std::path::PathBuf>,
+}
+
+/// One row of `doram bench report`.
+#[derive(Debug, Serialize)]
+struct ReportRow {
+    protocol: String,
+    word: String,
+    n: usize,
+    accesses: usize,
+    parties_as: String,
+    online_ms: f64,
+    preprocessing_ms: f64,
+    amortized_ms: f64,
+    online_bytes: f64,
+    bytes: f64,
+    online_rounds: f64,
+    init_ms: f64,
+    init_bytes: f64,
+    verified: bool,
+    command: String,
+    file: String,
+}
+
+/// The `*.json` files of `paths` (a directory's in name order).
+fn report_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<_> = std::fs::read_dir(p)
+                .with_context(|| format!("cannot list {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "json"))
+                .collect();
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// `2^k` for a power of two, else the number.
+fn size_label(n: usize) -> String {
+    if n.is_power_of_two() {
+        format!("2^{}", n.trailing_zeros())
+    } else {
+        n.to_string()
+    }
+}
+
+/// Runs `doram bench report`: one markdown table row per report (or, with `--json`, the rows).
+pub fn report(a: &ReportArgs, json: bool) -> Result<()> {
+    let mut rows = Vec::new();
+    for f in report_files(&a.paths)? {
+        let text =
+            std::fs::read_to_string(&f).with_context(|| format!("cannot read {}", f.display()))?;
+        let r: BenchReport = match serde_json::from_str(&text) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "doram: skipping {}: not a DORAM bench report ({e})",
+                    f.display()
+                );
+                continue;
+            }
+        };
+        if r.schema != doram_oram::bench::SCHEMA {
+            eprintln!("doram: skipping {}: schema {}", f.display(), r.schema);
+            continue;
+        }
+        let pa = &r.per_access;
+        rows.push(ReportRow {
+            protocol: r.protocol.clone(),
+            word: r.word.clone(),
+            n: r.n,
+            accesses: r.accesses,
+            parties_as: r.env.parties_as.clone(),
+            online_ms: pa.online.ms,
+            preprocessing_ms: pa.preprocessing.ms,
+            amortized_ms: pa.amortized_ms,
+            online_bytes: pa.online.bytes,
+            bytes: pa.bytes,
+            online_rounds: pa.online.rounds,
+            init_ms: r.init.ms,
+            init_bytes: r.init.bytes,
+            verified: r.verified,
+            command: r.command.clone().unwrap_or_default(),
+            file: f.display().to_string(),
+        });
+    }
+    if rows.is_empty() {
+        bail!("no DORAM bench report among the files given");
+    }
+    if json {
+        return print_json(&rows);
+    }
+    println!(
+        "| protocol | n | accesses | online ms | preprocessing ms | amortized ms | online B | all B | online rounds | Init ms | Init B | verified | command |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} ({}) | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} | {:.2} | {:.1} | {} | {} | `{}` |",
+            r.protocol,
+            r.word,
+            size_label(r.n),
+            r.accesses,
+            r.online_ms,
+            r.preprocessing_ms,
+            r.amortized_ms,
+            r.online_bytes,
+            r.bytes,
+            r.online_rounds,
+            r.init_ms,
+            human_bytes(r.init_bytes as u64),
+            if r.verified { "yes" } else { "no" },
+            r.command
+        );
+    }
+    Ok(())
+}

@@ -838,3 +838,38 @@ fn bench_oram_rejects_bad_options() {
         assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
     }
 }
+
+#[test]
+fn bench_report_turns_reports_into_markdown_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for proto in ["duoram", "linear-scan"] {
+        let out = doram()
+            .args(["--json", "bench", "oram", "--protocol", proto, "--n", "32"])
+            .args(["--accesses", "3"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::fs::write(dir.path().join(format!("oram-{proto}.json")), &out.stdout).unwrap();
+    }
+    // A file of another shape is skipped with a note.
+    std::fs::write(dir.path().join("other.json"), "[1, 2]").unwrap();
+    let out = doram()
+        .args(["bench", "report"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(rows[1].starts_with("| duoram (Z64) | 2^5 | 3 |"), "{text}");
+    assert!(
+        rows[2].contains("`doram --json bench oram --protocol linear-scan --n 32 --accesses 3`")
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipping"));
+    let out = doram()
+        .args(["bench", "report", "/nonexistent/x.json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
