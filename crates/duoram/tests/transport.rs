@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use doram_duoram::{BenchConfig, Kind, OpMix, run_party};
-use doram_net::{Session, Transport, loopback_mesh};
+use doram_net::{Session, Shaping, Transport, loopback_mesh};
+use doram_oram::bench::{RunEnv, run_on};
 
 fn tls_sessions() -> Vec<Session> {
     let dir = tempfile::tempdir().unwrap();
@@ -45,4 +46,14 @@ fn verified_run_over_tls() {
             );
         }
     }
+}
+
+/// The generic runner over the same sockets: random reads and writes, verified.
+#[test]
+fn verified_generic_run_over_tls() {
+    let mut cfg = doram_oram::bench::BenchConfig::new(300, 24);
+    cfg.seed = 12;
+    let env = RunEnv::new("tls-loopback", Shaping::NONE);
+    let r = run_on::<doram_duoram::Duoram<doram_field::Z64>>(tls_sessions(), &cfg, env).unwrap();
+    assert!(r.verified && r.per_access.online.rounds > 0.0);
 }

@@ -30,8 +30,9 @@
 //! other (label `verify`, outside every figure) and compare them with a [`PlainMemory`] run of
 //! the same workload; a difference is [`BenchError::VerificationFailed`].
 //!
-//! [`run_local`] runs the three parties as threads over an in-process mesh (optionally shaped);
-//! [`run_party`] runs one party over a connected session (what `doram party` calls on each
+//! [`run_local`] runs the three parties as threads over an in-process mesh (optionally shaped),
+//! [`run_on`] as threads over any three connected sessions (TLS on loopback in the protocols'
+//! transport tests); [`run_party`] runs one party over a connected session (what `doram party` calls on each
 //! host), and [`BenchReport::new`] joins the three parties' figures into the report.
 
 use std::time::{Duration, Instant};
@@ -666,15 +667,25 @@ pub fn run_local<P: Protocol>(
         .timeout(cfg.timeout)
         .shaping(shaping)
         .build();
+    run_on::<P>(sessions, cfg, RunEnv::new("threads", shaping))
+}
+
+/// Runs the benchmark `cfg` of protocol `P` with one thread per session of `sessions` (the
+/// three connected sessions of one mesh: in-process, or TCP/TLS on loopback from
+/// [`loopback_mesh`](doram_net::loopback_mesh)) and reports it as run in `env`.
+///
+/// # Errors
+/// The first party's error, if any party fails.
+pub fn run_on<P: Protocol>(
+    sessions: Vec<Session>,
+    cfg: &BenchConfig,
+    env: RunEnv,
+) -> Result<BenchReport, BenchError> {
     let parties = run_parties_ok(
         sessions,
         P::NAME,
         |session| run_party::<P>(session, cfg),
         || BenchError::Thread,
     )?;
-    Ok(BenchReport::new::<P>(
-        cfg,
-        RunEnv::new("threads", shaping),
-        parties,
-    ))
+    Ok(BenchReport::new::<P>(cfg, env, parties))
 }

@@ -6,33 +6,21 @@
 
 use std::time::Duration;
 
-use doram_net::{Session, Transport, loopback_mesh};
-use doram_oram::bench::{BenchConfig, run_party};
+use doram_net::{Shaping, Transport, loopback_mesh};
+use doram_oram::bench::{BenchConfig, RunEnv, run_on};
 use doram_ramen::{Params, Ramen};
-
-fn tls_sessions() -> Vec<Session> {
-    let dir = tempfile::tempdir().unwrap();
-    loopback_mesh(dir.path(), 3, Transport::Tls, Duration::from_secs(20)).unwrap()
-}
 
 #[test]
 fn verified_run_over_tls() {
-    let sessions = tls_sessions();
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = loopback_mesh(dir.path(), 3, Transport::Tls, Duration::from_secs(20)).unwrap();
     let params = Params::new(200).unwrap();
     let mut cfg = BenchConfig::new(200, params.epoch() + 5);
     cfg.seed = 11;
-    let reports: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = sessions
-            .into_iter()
-            .map(|session| s.spawn(|| run_party::<Ramen>(session, &cfg)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap().unwrap())
-            .collect()
-    });
-    for (i, r) in reports.iter().enumerate() {
-        assert_eq!(r.party, format!("P{i}"));
-        assert!(r.online.bytes_sent > 0 && r.online.rounds > 0);
+    let r = run_on::<Ramen>(sessions, &cfg, RunEnv::new("tls-loopback", Shaping::NONE)).unwrap();
+    assert!(r.verified);
+    for (i, p) in r.parties.iter().enumerate() {
+        assert_eq!(p.party, format!("P{i}"));
+        assert!(p.online.bytes_sent > 0 && p.online.rounds > 0);
     }
 }
