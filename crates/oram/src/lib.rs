@@ -16,7 +16,7 @@
 //! | [`PlainMemory`], [`Instruction`] | the plaintext oracle: the one-party [`SharedMemory`], and plaintext methods of its own |
 //! | [`Counting`] | a wrapper counting reads, writes, hidden accesses and phases, for plain or shared memories |
 //! | [`LinearScanOram`] | the baseline: O(n) work, 2 rounds and 6 ring elements per party per access |
-//! | [`Protocol`], [`bench`] | a constructor by name, and the bench runner every protocol shares: one workload, phases timed and counted apart, results checked against [`PlainMemory`], one JSON report |
+//! | [`Protocol`], [`bench`](mod@bench) | a constructor by name, and the bench runner every protocol shares: one workload, phases timed and counted apart, results checked against [`PlainMemory`], one JSON report |
 //! | [`testkit`] | `run_conformance`, `run_leakage`, `run_batches`, `run_misuse`, `run_fault`, `run_shared`, [`oram_conformance!`] |
 //!
 //! # The contract

@@ -1,4 +1,4 @@
-//! [`Protocol`]: how a generic driver — the bench runner ([`crate::bench`]), the command-line
+//! [`Protocol`]: how a generic driver — the bench runner ([`crate::bench`](mod@crate::bench)), the command-line
 //! tool — makes an instance of a [`DistributedOram`] from a session, and what it may report of
 //! the protocol's own steps.
 
