@@ -506,7 +506,7 @@ pub fn run_party<P: Protocol>(
     );
     let seed = cfg.entropy.party_seed(me, P::NAME);
     session.set_phase(SETUP);
-    let mut o = Clock::time(&mut setup, || P::setup(session, cfg.n, cfg.threads, seed))?;
+    let mut o = setup.time(|| P::setup(session, cfg.n, cfg.threads, seed))?;
     // No frame beyond the protocol's largest message (or the verification's opening).
     let opening = if cfg.verify {
         (cfg.accesses + cfg.n) * <P::Word as Group>::BYTES
@@ -518,19 +518,19 @@ pub fn run_party<P: Protocol>(
         .limit_frame_bytes(u32::try_from(limit).unwrap_or(u32::MAX));
     if cfg.preprocess_first {
         o.session_mut().set_phase(PREPROCESS);
-        prep_time(&mut prep, &mut o, cfg.accesses)?;
+        prep.time(|| o.preprocess(cfg.accesses))?;
     }
     o.session_mut().set_phase(INIT);
-    Clock::time(&mut init, || o.init(&memory))?;
+    init.time(|| o.init(&memory))?;
     drop(memory);
     let mut outputs = Vec::with_capacity(if cfg.verify { cfg.accesses } else { 0 });
     for ins in &instructions {
         if o.preprocessed() == 0 {
             o.session_mut().set_phase(PREPROCESS);
-            prep_time(&mut prep, &mut o, 1)?;
+            prep.time(|| o.preprocess(1))?;
         }
         o.session_mut().set_phase(ACCESS);
-        let out = Clock::time(&mut online, || o.access(ins))?;
+        let out = online.time(|| o.access(ins))?;
         if cfg.verify {
             outputs.push(out);
         }
@@ -542,46 +542,7 @@ pub fn run_party<P: Protocol>(
     }
 
     let mut figures = [setup, prep, init, online].map(|c| c.figures());
-    let mut named: Vec<StepFigures> = steps
-        .iter()
-        .map(|&(name, d)| StepFigures {
-            name: name.to_string(),
-            ms: Some(ms(d)),
-            bytes_sent: 0,
-            messages_sent: 0,
-            rounds: 0,
-        })
-        .collect();
-    for (name, phase) in stats.phases() {
-        let slot = match name {
-            SETUP => 0,
-            PREPROCESS => 1,
-            INIT => 2,
-            doram_net::DEFAULT_PHASE | VERIFY => continue,
-            _ => 3,
-        };
-        figures[slot].add_comm(&stats, name);
-        let s = phase.sum();
-        if s.msgs_sent == 0 && phase.rounds == 0 && s.msgs_received == 0 {
-            continue;
-        }
-        let i = match named.iter().position(|s| s.name == name) {
-            Some(i) => i,
-            None => {
-                named.push(StepFigures {
-                    name: name.to_string(),
-                    ms: None,
-                    bytes_sent: 0,
-                    messages_sent: 0,
-                    rounds: 0,
-                });
-                named.len() - 1
-            }
-        };
-        named[i].bytes_sent = s.bytes_sent;
-        named[i].messages_sent = s.msgs_sent;
-        named[i].rounds = phase.rounds;
-    }
+    let named = attribute(&stats, &steps, &mut figures);
     let [setup, preprocessing, init, online] = figures;
     Ok(PartyBench {
         party: me.to_string(),
@@ -594,8 +555,50 @@ pub fn run_party<P: Protocol>(
     })
 }
 
-fn prep_time<P: Protocol>(clock: &mut Clock, o: &mut P, k: usize) -> Result<(), OramError> {
-    clock.time(|| o.preprocess(k))
+/// Adds each session phase's communication to the generic phase it belongs to (`figures`:
+/// setup, preprocessing, Init, online) and returns the protocol's steps (`steps`, with their
+/// times) and every other label that saw traffic, each with its communication.
+fn attribute(
+    stats: &Stats,
+    steps: &[(&'static str, Duration)],
+    figures: &mut [PhaseFigures; 4],
+) -> Vec<StepFigures> {
+    let step = |name: &str, ms: Option<f64>| StepFigures {
+        name: name.to_string(),
+        ms,
+        bytes_sent: 0,
+        messages_sent: 0,
+        rounds: 0,
+    };
+    let mut named: Vec<StepFigures> = steps
+        .iter()
+        .map(|&(name, d)| step(name, Some(self::ms(d))))
+        .collect();
+    for (name, phase) in stats.phases() {
+        let slot = match name {
+            SETUP => 0,
+            PREPROCESS => 1,
+            INIT => 2,
+            doram_net::DEFAULT_PHASE | VERIFY => continue,
+            _ => 3,
+        };
+        figures[slot].add_comm(stats, name);
+        let s = phase.sum();
+        if s.msgs_sent == 0 && s.msgs_received == 0 && phase.rounds == 0 {
+            continue;
+        }
+        let i = match named.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                named.push(step(name, None));
+                named.len() - 1
+            }
+        };
+        named[i].bytes_sent = s.bytes_sent;
+        named[i].messages_sent = s.msgs_sent;
+        named[i].rounds = phase.rounds;
+    }
+    named
 }
 
 /// Opens the outputs and the final memory to every party (label `verify`) and compares them
