@@ -54,24 +54,20 @@ use doram_duoram::Duoram;
 use doram_field::Fp;
 use doram_mpc::{Additive, Engine, Input, MpcError, Online, Secret, SecretBit};
 use doram_net::Session;
-use doram_oram::{DistributedOram, InstructionShare, LinearScanOram, OpVisibility, OramError};
+use doram_oram::{
+    DistributedOram, InstructionShare, LinearScanOram, OpVisibility, OramError, Protocol,
+};
 use doram_prim::AesPrg;
 use doram_ramen::Ramen;
 
 use crate::error::ProgramError;
 
-/// A distributed ORAM over F_p words that a [`Machine`] can create on a session.
-pub trait Backend: DistributedOram<Word = Fp> + Sized {
-    /// The backend's name (as in [`BackendKind::name`]).
-    const NAME: &'static str;
+/// A distributed ORAM over F_p words that a [`Machine`] can create on a session: a
+/// [`Protocol`] (its name and constructor) with what the machine needs to lay out and
+/// preprocess its memory.
+pub trait Backend: Protocol + DistributedOram<Word = Fp> {
     /// The smallest memory the backend supports; smaller memories are padded.
     const MIN_LEN: usize;
-
-    /// Creates one party's instance over `n` words on `session` with randomness from `seed`.
-    ///
-    /// # Errors
-    /// The backend's setup errors.
-    fn create(session: Session, n: usize, seed: Seed) -> Result<Self, OramError>;
 
     /// Whether preprocessing `accesses` accesses of an `n`-word memory up front is reasonable
     /// (memory-wise); otherwise each access does its own preprocessing inline.
@@ -79,12 +75,7 @@ pub trait Backend: DistributedOram<Word = Fp> + Sized {
 }
 
 impl Backend for LinearScanOram<Fp> {
-    const NAME: &'static str = "linear-scan";
     const MIN_LEN: usize = 1;
-
-    fn create(session: Session, n: usize, seed: Seed) -> Result<Self, OramError> {
-        LinearScanOram::setup(session, n, seed)
-    }
 
     /// Preprocessed material is 8n elements per access: keep it under 2^23 elements (128 MiB).
     fn preprocess_upfront(n: usize, accesses: usize) -> bool {
@@ -93,12 +84,7 @@ impl Backend for LinearScanOram<Fp> {
 }
 
 impl Backend for Ramen {
-    const NAME: &'static str = "ramen";
     const MIN_LEN: usize = 16;
-
-    fn create(session: Session, n: usize, seed: Seed) -> Result<Self, OramError> {
-        Ramen::setup(session, n, seed).map_err(Into::into)
-    }
 
     fn preprocess_upfront(_n: usize, _accesses: usize) -> bool {
         true
@@ -106,12 +92,7 @@ impl Backend for Ramen {
 }
 
 impl Backend for Duoram<Fp> {
-    const NAME: &'static str = "duoram";
     const MIN_LEN: usize = 1;
-
-    fn create(session: Session, n: usize, seed: Seed) -> Result<Self, OramError> {
-        Duoram::setup(session, n, seed).map_err(Into::into)
-    }
 
     /// One DPF triple per access, 6·2^⌈log₂ n⌉ + 4 words of material at each primary (Duoram's
     /// `material` module): keep it under 2^24 words (256 MiB of `Fp`).
@@ -147,9 +128,9 @@ impl BackendKind {
     /// The name used on command lines and in reports.
     pub fn name(self) -> &'static str {
         match self {
-            BackendKind::LinearScan => <LinearScanOram<Fp> as Backend>::NAME,
-            BackendKind::Ramen => <Ramen as Backend>::NAME,
-            BackendKind::Duoram => <Duoram<Fp> as Backend>::NAME,
+            BackendKind::LinearScan => <LinearScanOram<Fp> as Protocol>::NAME,
+            BackendKind::Ramen => <Ramen as Protocol>::NAME,
+            BackendKind::Duoram => <Duoram<Fp> as Protocol>::NAME,
         }
     }
 
@@ -707,7 +688,8 @@ impl<D: Backend> Machine<D> {
         let mut session = session;
         session.set_phase(Part::Setup.name());
         let t0 = Self::snap(&session);
-        let oram = D::create(session, n, self.oram_seed);
+        // One thread per party: the machine's parties share the host with the engine.
+        let oram = D::setup(session, n, 1, self.oram_seed);
         let oram = match oram {
             Ok(o) => o,
             Err(e) => {
