@@ -401,6 +401,9 @@ pub struct ReportArgs {
     /// note).
     #[arg(required = true)]
     pub paths: Vec<std::path::PathBuf>,
+    /// One row per report instead of one per configuration (the median of its runs).
+    #[arg(long)]
+    pub each: bool,
 }
 
 /// One row of `doram bench report`.
@@ -422,6 +425,63 @@ struct ReportRow {
     verified: bool,
     command: String,
     file: String,
+    runs: usize,
+}
+
+/// One row per configuration (protocol, word, size, accesses, how the parties ran, command),
+/// in order of first appearance: each figure the median of its runs (the upper median for an
+/// even count), `verified` only if every run verified.
+fn medians(rows: Vec<ReportRow>) -> Vec<ReportRow> {
+    let key = |r: &ReportRow| {
+        (
+            r.protocol.clone(),
+            r.word.clone(),
+            r.n,
+            r.accesses,
+            r.parties_as.clone(),
+            r.command.clone(),
+        )
+    };
+    let mut groups: Vec<Vec<ReportRow>> = Vec::new();
+    for r in rows {
+        match groups.iter_mut().find(|g| key(&g[0]) == key(&r)) {
+            Some(g) => g.push(r),
+            None => groups.push(vec![r]),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|g| {
+            let med = |f: fn(&ReportRow) -> f64| {
+                let mut v: Vec<f64> = g.iter().map(f).collect();
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            ReportRow {
+                online_ms: med(|r| r.online_ms),
+                preprocessing_ms: med(|r| r.preprocessing_ms),
+                amortized_ms: med(|r| r.amortized_ms),
+                online_bytes: med(|r| r.online_bytes),
+                bytes: med(|r| r.bytes),
+                online_rounds: med(|r| r.online_rounds),
+                init_ms: med(|r| r.init_ms),
+                init_bytes: med(|r| r.init_bytes),
+                verified: g.iter().all(|r| r.verified),
+                runs: g.len(),
+                file: g
+                    .iter()
+                    .map(|r| r.file.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                protocol: g[0].protocol.clone(),
+                word: g[0].word.clone(),
+                n: g[0].n,
+                accesses: g[0].accesses,
+                parties_as: g[0].parties_as.clone(),
+                command: g[0].command.clone(),
+            }
+        })
+        .collect()
 }
 
 /// The `*.json` files of `paths` (a directory's in name order).
@@ -490,21 +550,25 @@ pub fn report(a: &ReportArgs, json: bool) -> Result<()> {
             verified: r.verified,
             command: r.command.clone().unwrap_or_default(),
             file: f.display().to_string(),
+            runs: 1,
         });
     }
     if rows.is_empty() {
         bail!("no DORAM bench report among the files given");
     }
+    if !a.each {
+        rows = medians(rows);
+    }
     if json {
         return print_json(&rows);
     }
     println!(
-        "| protocol | n | accesses | online ms | preprocessing ms | amortized ms | online B | all B | online rounds | Init ms | Init B | verified | command |"
+        "| protocol | n | accesses | online ms | preprocessing ms | amortized ms | online B | all B | online rounds | Init ms | Init B | verified | runs | command |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         println!(
-            "| {} ({}) | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} | {:.2} | {:.1} | {} | {} | `{}` |",
+            "| {} ({}) | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} | {:.2} | {:.1} | {} | {} | {} | `{}` |",
             r.protocol,
             r.word,
             size_label(r.n),
@@ -518,6 +582,7 @@ pub fn report(a: &ReportArgs, json: bool) -> Result<()> {
             r.init_ms,
             human_bytes(r.init_bytes as u64),
             if r.verified { "yes" } else { "no" },
+            r.runs,
             r.command
         );
     }
