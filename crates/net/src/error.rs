@@ -44,6 +44,34 @@ pub enum NetError {
         /// The configured maximum frame length.
         limit: u64,
     },
+    /// A frame from the peer carries another sequence number than the next one on its link: a
+    /// frame was lost, repeated or reordered between the two sessions. The link fails (this
+    /// error is sticky), since nothing after the gap can be trusted to be what the protocol
+    /// expects.
+    #[error(
+        "frame out of sequence from {peer}: expected frame {expected} (mod 256), got {got}; \
+         a frame was lost, repeated or reordered"
+    )]
+    OutOfSequence {
+        /// The sender of the frame.
+        peer: PartyId,
+        /// The sequence number (mod 256) the receiver expected.
+        expected: u8,
+        /// The sequence number the frame carried.
+        got: u8,
+    },
+    /// A frame from the peer was sent in another [`Phase`](crate::Phase) than the one this
+    /// party receives in: the two parties are not at the same step of the protocol. Sticky,
+    /// like [`OutOfSequence`](NetError::OutOfSequence).
+    #[error("{peer} sent a frame in {got} while this party receives in {expected}")]
+    WrongPhase {
+        /// The sender of the frame.
+        peer: PartyId,
+        /// The phase this party receives in.
+        expected: crate::Phase,
+        /// The phase the frame was sent in.
+        got: crate::Phase,
+    },
     /// The peer sent bytes that do not decode: a broken frame header, a frame cut short by the
     /// end of the connection, a timestamp that went backwards, an undecodable message, or the
     /// wrong number of elements.
@@ -123,6 +151,8 @@ impl NetError {
             NetError::Closed { peer }
             | NetError::Timeout { peer, .. }
             | NetError::FrameTooLarge { peer, .. }
+            | NetError::OutOfSequence { peer, .. }
+            | NetError::WrongPhase { peer, .. }
             | NetError::Tls { peer, .. }
             | NetError::Io { peer, .. }
             | NetError::Connect { peer, .. }

@@ -4,8 +4,15 @@
 //!
 //! | bytes | field | meaning |
 //! |-------|-------|---------|
-//! | 0..4  | `len` | payload length, `u32` little-endian, at most the session's `max_frame_bytes` |
-//! | 4..12 | `ts`  | the sender's Lamport timestamp, `u64` little-endian, at least 1 |
+//! | 0..4   | `len`   | payload length, `u32` little-endian, at most the session's `max_frame_bytes` |
+//! | 4..10  | `ts`    | the sender's Lamport timestamp, 48 bits little-endian, at least 1 |
+//! | 10     | `seq`   | the frame's sequence number on its link `sender → receiver`, mod 256 |
+//! | 11     | `phase` | the sender's [`Phase`](crate::Phase) when it sent the frame |
+//!
+//! The receiver checks `seq` and `phase` in [`Session::recv_bytes`](crate::Session::recv_bytes);
+//! see the crate documentation. A frame with sequence number 0 in phase 0 (the first frame of
+//! every link of a protocol that declares no phases) has the same bytes as a frame of the
+//! original 12-byte header of a `u32` length and a `u64` timestamp.
 //!
 //! The header is the only framing overhead counted in [`LinkStats`](crate::LinkStats); TLS record
 //! overhead is not counted. A receiver rejects a header whose length exceeds its limit before
@@ -21,33 +28,73 @@ use crate::NetError;
 /// Bytes of framing added to every payload.
 pub const FRAME_HEADER_BYTES: usize = 12;
 
+/// A step of a protocol as the transport checks it: one byte that every frame carries.
+///
+/// A protocol that declares phases gives each a value (usually a `const`) and calls
+/// [`Session::set_wire_phase`](crate::Session::set_wire_phase) at each step; a frame received
+/// in another phase than the one it was sent in is [`NetError::WrongPhase`] naming the sender.
+/// A phase may also name the data a step works on (e.g. the preprocessing material it
+/// consumes), so that two parties working on different data fail at once. Protocols that
+/// declare none stay in [`Phase::DEFAULT`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Phase(pub u8);
+
+impl Phase {
+    /// The phase every session starts in.
+    pub const DEFAULT: Phase = Phase(0);
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "phase {}", self.0)
+    }
+}
+
 /// Upper bound on the payload buffer allocated up front for one frame; larger frames grow their
 /// buffer as the bytes actually arrive, so an announced length alone commits at most this much.
 const PREALLOC_LIMIT: usize = 16 << 20;
+
+/// The largest Lamport timestamp a header carries (48 bits); a sender's clock saturates there.
+pub(crate) const MAX_TS: u64 = (1 << 48) - 1;
+
+/// What a frame header says about its frame besides the length: when it was sent (Lamport
+/// timestamp), where it stands on its link (sequence number) and in which phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    /// The sender's Lamport timestamp (at most [`MAX_TS`]).
+    pub ts: u64,
+    /// The frame's sequence number on its link, mod 256.
+    pub seq: u8,
+    /// The sender's phase.
+    pub phase: u8,
+}
 
 /// A decoded frame header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Header {
     /// Payload length in bytes.
     pub len: u32,
-    /// The sender's Lamport timestamp.
-    pub ts: u64,
+    /// Timestamp, sequence number and phase.
+    pub stamp: Stamp,
 }
 
 impl Header {
     /// The wire encoding.
     pub fn encode(self) -> [u8; FRAME_HEADER_BYTES] {
+        let Stamp { ts, seq, phase } = self.stamp;
         let mut out = [0u8; FRAME_HEADER_BYTES];
         out[..4].copy_from_slice(&self.len.to_le_bytes());
-        out[4..].copy_from_slice(&self.ts.to_le_bytes());
+        out[4..10].copy_from_slice(&ts.min(MAX_TS).to_le_bytes()[..6]);
+        out[10] = seq;
+        out[11] = phase;
         out
     }
 
     /// Parses and checks a header against the receiver's frame limit.
     pub fn decode(bytes: &[u8; FRAME_HEADER_BYTES], limit: u32) -> Result<Header, FrameError> {
-        let [l0, l1, l2, l3, t @ ..] = *bytes;
+        let [l0, l1, l2, l3, t0, t1, t2, t3, t4, t5, seq, phase] = *bytes;
         let len = u32::from_le_bytes([l0, l1, l2, l3]);
-        let ts = u64::from_le_bytes(t);
+        let ts = u64::from_le_bytes([t0, t1, t2, t3, t4, t5, 0, 0]);
         if len > limit {
             return Err(FrameError::TooLarge { len, limit });
         }
@@ -56,14 +103,17 @@ impl Header {
                 "frame carries Lamport timestamp 0".into(),
             ));
         }
-        Ok(Header { len, ts })
+        Ok(Header {
+            len,
+            stamp: Stamp { ts, seq, phase },
+        })
     }
 }
 
-/// A frame as received: the sender's timestamp and the payload.
+/// A frame as received: its stamp and the payload.
 #[derive(Debug)]
 pub(crate) struct RawFrame {
-    pub ts: u64,
+    pub stamp: Stamp,
     pub payload: Vec<u8>,
 }
 
@@ -187,7 +237,7 @@ pub(crate) fn read_frame_with<R: PayloadSource + ?Sized>(
         });
     }
     Ok(Some(RawFrame {
-        ts: header.ts,
+        stamp: header.stamp,
         payload,
     }))
 }
@@ -240,7 +290,7 @@ impl StreamDecoder {
                 break;
             };
             out.push(Ok(RawFrame {
-                ts: header.ts,
+                stamp: header.stamp,
                 payload: payload.to_vec(),
             }));
             pos = start + header.len as usize;
@@ -269,22 +319,55 @@ impl StreamDecoder {
 mod tests {
     use super::*;
 
+    fn header(len: u32, ts: u64) -> Header {
+        Header {
+            len,
+            stamp: Stamp {
+                ts,
+                seq: 0,
+                phase: 0,
+            },
+        }
+    }
+
     fn wire(len: u32, ts: u64, payload: &[u8]) -> Vec<u8> {
-        let mut v = Header { len, ts }.encode().to_vec();
+        let mut v = header(len, ts).encode().to_vec();
         v.extend_from_slice(payload);
         v
     }
 
     #[test]
     fn header_roundtrip_and_limits() {
-        let h = Header { len: 5, ts: 9 };
+        let h = header(5, 9);
         assert_eq!(Header::decode(&h.encode(), 5).unwrap(), h);
+        // Sequence number 0 in phase 0: the bytes of a `u32` length and a `u64` timestamp.
+        let mut old = 5u32.to_le_bytes().to_vec();
+        old.extend_from_slice(&9u64.to_le_bytes());
+        assert_eq!(h.encode()[..], old[..]);
+        let full = Header {
+            len: 7,
+            stamp: Stamp {
+                ts: MAX_TS,
+                seq: 200,
+                phase: 3,
+            },
+        };
+        assert_eq!(Header::decode(&full.encode(), 7).unwrap(), full);
+        // A clock beyond 48 bits saturates.
+        let big = Header {
+            stamp: Stamp {
+                ts: u64::MAX,
+                ..full.stamp
+            },
+            ..full
+        };
+        assert_eq!(Header::decode(&big.encode(), 7).unwrap(), full);
         assert!(matches!(
             Header::decode(&h.encode(), 4),
             Err(FrameError::TooLarge { len: 5, limit: 4 })
         ));
         assert!(matches!(
-            Header::decode(&Header { len: 1, ts: 0 }.encode(), 4),
+            Header::decode(&header(1, 0).encode(), 4),
             Err(FrameError::Malformed(_))
         ));
     }
@@ -295,9 +378,9 @@ mod tests {
         bytes.extend(wire(0, 2, b""));
         let mut r = &bytes[..];
         let f = read_frame(&mut r, 10).unwrap().unwrap();
-        assert_eq!((f.ts, f.payload.as_slice()), (1, &b"abc"[..]));
+        assert_eq!((f.stamp.ts, f.payload.as_slice()), (1, &b"abc"[..]));
         let f = read_frame(&mut r, 10).unwrap().unwrap();
-        assert_eq!((f.ts, f.payload.len()), (2, 0));
+        assert_eq!((f.stamp.ts, f.payload.len()), (2, 0));
         assert!(read_frame(&mut r, 10).unwrap().is_none());
 
         let bytes = wire(3, 1, b"ab");

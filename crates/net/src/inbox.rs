@@ -240,7 +240,11 @@ mod tests {
 
     fn frame(len: usize) -> Incoming {
         Incoming::Frame {
-            ts: 1,
+            stamp: crate::frame::Stamp {
+                ts: 1,
+                seq: 0,
+                phase: 0,
+            },
             payload: vec![0; len],
             deliver_at: None,
         }

@@ -52,9 +52,22 @@
 //! ```
 //!
 //! # Wire format
-//! Every message is one frame: a 12-byte header (payload length as `u32` and the sender's
-//! Lamport timestamp as `u64`, both little-endian) followed by the payload; see
-//! [`FRAME_HEADER_BYTES`].
+//! Every message is one frame: a 12-byte header followed by the payload. The header holds the
+//! payload length (`u32`), the sender's Lamport timestamp (48 bits), the frame's sequence
+//! number on its link (one byte, counted from 0 per direction, mod 256) and the sender's
+//! [`Phase`] (one byte), all little-endian; see [`FRAME_HEADER_BYTES`].
+//!
+//! # One sequence and phase check for every protocol
+//! [`Session::recv_bytes`] — and with it every receive method — refuses a frame that is not the
+//! next one its sender sent on the link ([`NetError::OutOfSequence`]: a frame was lost,
+//! repeated or reordered) or that was sent in another phase than the one the receiver is in
+//! ([`NetError::WrongPhase`], see [`Session::set_wire_phase`]). Both errors name the sender and
+//! fail the link, so no protocol can take a frame for the next message of the same size.
+//! This is doram's only lost-frame scheme: protocols add no sequence numbers or tags of their
+//! own to their payloads and check only the exact length and the contents of each message
+//! (`doram_core::wire`). The check costs no message, no round and no byte: sequence number and
+//! phase fit in the header beside a 48-bit clock, and a frame with sequence number 0 in phase 0
+//! has the bytes of the earlier header (a `u32` length and a `u64` clock).
 
 pub mod certs;
 mod config;
@@ -77,7 +90,7 @@ pub use config::{
 };
 pub use connect::{ConnectOptions, Transport};
 pub use error::{ConfigError, NetError};
-pub use frame::FRAME_HEADER_BYTES;
+pub use frame::{FRAME_HEADER_BYTES, Phase};
 pub use loopback::loopback_mesh;
 pub use mesh::{
     DEFAULT_MAX_FRAME_BYTES, DEFAULT_TIMEOUT, LocalMesh, Tamper, TamperFn, run_parties,

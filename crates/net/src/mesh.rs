@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use doram_core::PartyId;
 
 use crate::NetError;
-use crate::frame::{FRAME_HEADER_BYTES, Header, StreamDecoder};
+use crate::frame::{FRAME_HEADER_BYTES, Header, Stamp, StreamDecoder};
 use crate::session::{Incoming, Limits, Link, Outgoing, Session, TransportKind};
 use crate::shaping::{Shaper, Shaping};
 
@@ -74,7 +74,8 @@ pub fn run_parties_ok<T: Send, E: Send>(
 pub enum Tamper {
     /// Deliver the (possibly edited) payload in a well-formed frame.
     Pass,
-    /// Lose this frame; later frames are delivered.
+    /// Lose this frame; later frames are delivered, and the receiver refuses the first of
+    /// them with [`NetError::OutOfSequence`].
     Drop,
     /// Lose this frame and every later frame on the link: the sender goes silent, and the
     /// receiver eventually gets [`NetError::Timeout`].
@@ -263,17 +264,17 @@ pub(crate) struct LocalOut {
     limits: Limits,
 }
 
-fn encode_wire(ts: u64, payload: &[u8]) -> Vec<u8> {
+fn encode_wire(stamp: Stamp, payload: &[u8]) -> Vec<u8> {
     // In-process payloads were checked against the frame limit, which is a u32.
     let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
     let mut w = Vec::with_capacity(FRAME_HEADER_BYTES + payload.len());
-    w.extend_from_slice(&Header { len, ts }.encode());
+    w.extend_from_slice(&Header { len, stamp }.encode());
     w.extend_from_slice(payload);
     w
 }
 
 impl LocalOut {
-    pub(crate) fn send(&mut self, ts: u64, payload: Vec<u8>) -> Result<(), NetError> {
+    pub(crate) fn send(&mut self, stamp: Stamp, payload: Vec<u8>) -> Result<(), NetError> {
         let Some(tx) = &self.tx else {
             return Err(NetError::Closed { peer: self.peer });
         };
@@ -296,7 +297,7 @@ impl LocalOut {
                 .shaper
                 .schedule(Instant::now(), FRAME_HEADER_BYTES + payload.len());
             let event = Incoming::Frame {
-                ts,
+                stamp,
                 payload,
                 deliver_at,
             };
@@ -307,14 +308,14 @@ impl LocalOut {
         }
         let mut bytes = payload;
         match tamper(self.me, self.peer, index, &mut bytes) {
-            Tamper::Pass => self.push_wire(&encode_wire(ts, &bytes)),
+            Tamper::Pass => self.push_wire(&encode_wire(stamp, &bytes)),
             Tamper::Drop => Ok(()),
             Tamper::Silence => {
                 self.silenced = true;
                 Ok(())
             }
             Tamper::Truncate(n) => {
-                let mut wire = encode_wire(ts, &bytes);
+                let mut wire = encode_wire(stamp, &bytes);
                 wire.truncate(n);
                 let r = self.push_wire(&wire);
                 self.close();
@@ -323,7 +324,7 @@ impl LocalOut {
             Tamper::Replace(raw) => self.push_wire(&raw),
             Tamper::Oversize => {
                 let len = self.limits.max_frame.saturating_add(1);
-                self.push_wire(&Header { len, ts }.encode())
+                self.push_wire(&Header { len, stamp }.encode())
             }
             Tamper::Close => {
                 self.close();
@@ -345,7 +346,7 @@ impl LocalOut {
                     deliver_at: self
                         .shaper
                         .schedule(now, FRAME_HEADER_BYTES + f.payload.len()),
-                    ts: f.ts,
+                    stamp: f.stamp,
                     payload: f.payload,
                 },
                 Err(e) => Incoming::Failed(e.into_net(self.me, self.limits.timeout)),

@@ -14,7 +14,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::NetError;
-use crate::frame::{FRAME_HEADER_BYTES, Header, PayloadSource, read_frame_with};
+use crate::frame::{
+    FRAME_HEADER_BYTES, Header, MAX_TS, PayloadSource, Phase, Stamp, read_frame_with,
+};
 use crate::inbox::{InboxRx, InboxTx};
 use crate::mesh::LocalOut;
 use crate::shaping::{Shaper, Shaping};
@@ -26,7 +28,7 @@ use crate::writer::{Payload, Writer};
 pub(crate) enum Incoming {
     /// A complete frame, not to be handed out before `deliver_at` (traffic shaping).
     Frame {
-        ts: u64,
+        stamp: Stamp,
         payload: Vec<u8>,
         deliver_at: Option<Instant>,
     },
@@ -154,8 +156,19 @@ pub(crate) struct Limits {
 /// and an all-to-all exchange followed by a second all-to-all exchange is two rounds at every
 /// party.
 ///
+/// # Sequence numbers and phases
+/// Every frame carries its sequence number on its link (`from → to`, counted from 0, mod 256)
+/// and the sender's [`Phase`]. [`recv_bytes`](Session::recv_bytes) checks both: a frame that
+/// is not the next one on its link — because a frame before it was lost, or it was repeated or
+/// reordered — is [`NetError::OutOfSequence`], and a frame sent in another phase than the one
+/// this party receives in ([`set_wire_phase`](Session::set_wire_phase)) is
+/// [`NetError::WrongPhase`]; both name the sender and fail the link. So a protocol never takes
+/// a frame for another message of the same size: the check costs no message, no round and no
+/// byte beyond the 12-byte header, and it is the only such check in doram (protocols check
+/// only lengths and contents).
+///
 /// # Errors
-/// A failure on a link (closed, malformed, oversized, TLS error) is sticky: every later `recv`
+/// A failure on a link (closed, malformed, oversized, out of sequence, TLS error) is sticky: every later `recv`
 /// from that peer returns the same error, and likewise for sends. A [`NetError::Timeout`] is not
 /// sticky; the caller may wait again.
 ///
@@ -184,6 +197,9 @@ pub struct Session {
     sent_high: u64,
     last_sent_ts: [u64; PartyId::MAX_PARTIES],
     last_recv_ts: [u64; PartyId::MAX_PARTIES],
+    phase: Phase,
+    next_seq_out: [u8; PartyId::MAX_PARTIES],
+    next_seq_in: [u8; PartyId::MAX_PARTIES],
     stats: Stats,
     transcript: Option<Transcript>,
     content: Option<Box<blake3::Hasher>>,
@@ -219,6 +235,9 @@ impl Session {
             sent_high: 0,
             last_sent_ts: [0; PartyId::MAX_PARTIES],
             last_recv_ts: [0; PartyId::MAX_PARTIES],
+            phase: Phase::DEFAULT,
+            next_seq_out: [0; PartyId::MAX_PARTIES],
+            next_seq_in: [0; PartyId::MAX_PARTIES],
             stats: Stats::default(),
             transcript: None,
             content: None,
@@ -316,7 +335,11 @@ impl Session {
     fn send_payload(&mut self, to: PartyId, payload: Payload<'_>) -> Result<(), NetError> {
         let bytes = payload.bytes();
         let max_frame = self.limits.max_frame;
-        let ts = self.clock.saturating_add(1);
+        let stamp = Stamp {
+            ts: self.clock.saturating_add(1).min(MAX_TS),
+            seq: self.next_seq_out[to.index()],
+            phase: self.phase.0,
+        };
         // Checks the peer, then borrows the link and the digest apart.
         self.link_mut(to)?;
         let Some(Some(link)) = self.links.get_mut(to.index()) else {
@@ -341,21 +364,30 @@ impl Session {
             hash_message(h, b'>', to, bytes);
         }
         let result = match &mut link.out {
-            Outgoing::Local(local) => local.send(ts, payload.into_owned()),
-            Outgoing::Stream(writer) => writer.send(Header { len, ts }.encode(), payload),
+            Outgoing::Local(local) => local.send(stamp, payload.into_owned()),
+            Outgoing::Stream(writer) => writer.send(Header { len, stamp }.encode(), payload),
         };
         if let Err(e) = result {
             link.out_failed = Some(e.clone());
             return Err(e);
         }
-        self.on_sent(to, ts, sent);
+        self.next_seq_out[to.index()] = stamp.seq.wrapping_add(1);
+        self.on_sent(to, stamp.ts, sent);
         Ok(())
     }
 
     /// Receives the next message from `from`, waiting at most [`timeout`](Session::timeout).
+    ///
+    /// # Errors
+    /// The link's failure; [`NetError::Timeout`]; [`NetError::OutOfSequence`] if the frame is
+    /// not the next one `from` sent to this party, [`NetError::WrongPhase`] if it was sent in
+    /// another phase than [`wire_phase`](Session::wire_phase) (see the type-level
+    /// documentation).
     pub fn recv_bytes(&mut self, from: PartyId) -> Result<Vec<u8>, NetError> {
         let timeout = self.limits.timeout;
         let last_ts = self.last_recv_ts[from.index()];
+        let expected_seq = self.next_seq_in[from.index()];
+        let phase = self.phase;
         let link = self.link_mut(from)?;
         if let Some(e) = &link.in_failed {
             return Err(e.clone());
@@ -374,18 +406,39 @@ impl Session {
         };
         let (ts, payload, deliver_at) = match event {
             Incoming::Frame {
-                ts,
+                stamp,
                 payload,
                 deliver_at,
-            } if ts >= last_ts => (ts, payload, deliver_at),
-            Incoming::Frame { ts, .. } => {
-                let e = NetError::from(PeerFault::malformed(
-                    from,
-                    "a frame",
-                    format!("Lamport timestamp went backwards ({ts} after {last_ts})"),
-                ));
-                link.in_failed = Some(e.clone());
-                return Err(e);
+            } => {
+                let fault = if stamp.ts < last_ts {
+                    Some(NetError::from(PeerFault::malformed(
+                        from,
+                        "a frame",
+                        format!(
+                            "Lamport timestamp went backwards ({} after {last_ts})",
+                            stamp.ts
+                        ),
+                    )))
+                } else if stamp.seq != expected_seq {
+                    Some(NetError::OutOfSequence {
+                        peer: from,
+                        expected: expected_seq,
+                        got: stamp.seq,
+                    })
+                } else if stamp.phase != phase.0 {
+                    Some(NetError::WrongPhase {
+                        peer: from,
+                        expected: phase,
+                        got: Phase(stamp.phase),
+                    })
+                } else {
+                    None
+                };
+                if let Some(e) = fault {
+                    link.in_failed = Some(e.clone());
+                    return Err(e);
+                }
+                (stamp.ts, payload, deliver_at)
             }
             Incoming::Failed(e) => {
                 link.in_failed = Some(e.clone());
@@ -398,6 +451,7 @@ impl Session {
                 thread::sleep(at - now);
             }
         }
+        self.next_seq_in[from.index()] = expected_seq.wrapping_add(1);
         self.hash_content(b'<', from, &payload);
         self.on_received(from, ts, payload.len());
         Ok(payload)
@@ -448,6 +502,25 @@ impl Session {
         doram_field::decode_vec(&bytes, count)
             .blame(from, "elements")
             .map_err(NetError::from)
+    }
+
+    /// Makes `phase` the phase this party sends and receives in: later frames it sends carry
+    /// `phase`, and a frame it receives from now on must carry it too, or
+    /// [`recv_bytes`](Session::recv_bytes) fails with [`NetError::WrongPhase`] naming the
+    /// sender. A party enters a phase before it sends or receives the phase's first message;
+    /// frames are checked when received, so frames a peer sent early in the next phase wait
+    /// in the queue and pass once this party has entered it.
+    ///
+    /// This is independent of [`set_phase`](Session::set_phase), which only labels
+    /// statistics.
+    pub fn set_wire_phase(&mut self, phase: Phase) {
+        self.phase = phase;
+    }
+
+    /// The phase this party sends and receives in ([`Phase::DEFAULT`] until
+    /// [`set_wire_phase`](Session::set_wire_phase) is called).
+    pub fn wire_phase(&self) -> Phase {
+        self.phase
     }
 
     /// Makes `phase` the current phase: later messages are counted under it in
@@ -616,7 +689,7 @@ pub(crate) fn spawn_reader<R: PayloadSource + Send + 'static>(
                     Ok(Some(f)) => Incoming::Frame {
                         deliver_at: shaper
                             .schedule(Instant::now(), FRAME_HEADER_BYTES + f.payload.len()),
-                        ts: f.ts,
+                        stamp: f.stamp,
                         payload: f.payload,
                     },
                     Ok(None) => Incoming::Failed(NetError::Closed { peer }),

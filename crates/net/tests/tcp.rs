@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{TIMEOUT, fake_peer, frame, listeners, run, tcp_config, tcp_sessions};
+use common::{TIMEOUT, fake_peer, frame, frame_at, listeners, run, tcp_config, tcp_sessions};
 use doram_core::PartyId;
 use doram_core::wire::PeerFault;
 use doram_net::{ConnectOptions, NetError, Session, Transport, TransportKind};
@@ -88,7 +88,7 @@ fn garbage_from_a_raw_peer_is_malformed() {
     let (real, mut fake) = real_and_fake();
     let mut s = real.join().unwrap().unwrap();
     fake.out.write_all(&frame(1, &[0xff; 6])).unwrap(); // not a postcard u32
-    fake.out.write_all(&frame(1, b"\x05")).unwrap();
+    fake.out.write_all(&frame_at(1, 1, 0, b"\x05")).unwrap();
     // A frame header with Lamport timestamp 0 is invalid.
     fake.out.write_all(&frame(0, b"xyz")).unwrap();
     fake.out.flush().unwrap();

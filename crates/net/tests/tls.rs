@@ -12,8 +12,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{
-    FakeTls, TIMEOUT, ca_deployment, connect_all, fake_peer, frame, listeners, run, tls_config,
-    tls_sessions,
+    FakeTls, TIMEOUT, ca_deployment, connect_all, fake_peer, frame, frame_at, listeners, run,
+    tls_config, tls_sessions,
 };
 use doram_core::PartyId;
 use doram_core::wire::PeerFault;
@@ -272,7 +272,7 @@ fn rustls_runs_the_records_key_updates_and_close_notify() {
     fake.out.write_all(&frame(1, b"\x05")).unwrap();
     fake.out.flush().unwrap();
     fake.out.tls().conn.refresh_traffic_keys().unwrap();
-    fake.out.write_all(&frame(2, b"\x06")).unwrap();
+    fake.out.write_all(&frame_at(2, 1, 0, b"\x06")).unwrap();
     fake.out.flush().unwrap();
     assert_eq!(s.recv::<u8>(P1).unwrap(), 5);
     assert_eq!(s.recv::<u8>(P1).unwrap(), 6);

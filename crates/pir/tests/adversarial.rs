@@ -461,11 +461,12 @@ fn transport_faults_from_one_server() {
 
 #[test]
 fn evidence_in_hand_comes_before_the_other_holders_silence() {
-    // The network drops S0's view while a corrupt S1 sends a garbage one. S1's view has
-    // arrived by the time the client gives up waiting for S0: that evidence, not S0's
-    // silence, decides the fallback, so S0 (certainly honest) gets i and S1 never does, in
-    // either mode.
-    use doram_net::Tamper;
+    // S0's view never arrives while a corrupt S1 sends a garbage one. S1's view has arrived
+    // by the time the client gives up waiting for S0: that evidence, not S0's silence,
+    // decides the fallback, so S0 (silent, never caught lying) gets i and S1 never does, in
+    // either mode. S0 withholds its view itself: a frame lost on the way would fail S0's
+    // link at its next frame (the transport's sequence check), and S0 could not serve the
+    // fallback.
     let f = fixture(8, 32, 10);
     for network in [Network::Asynchronous, Network::AssumeSynchronous] {
         let clear_to: Arc<Mutex<Vec<ServerId>>> = Arc::default();
@@ -478,20 +479,12 @@ fn evidence_in_hand_comes_before_the_other_holders_silence() {
                     sink.lock().unwrap().push(s);
                 }
             })),
-            // Frames S_i → client: 0 = info, then S_b's view (1) and answer (2).
-            inject: Some(Arc::new(|s, d, k, _p: &mut Vec<u8>| {
-                if s == ServerId::S0 && d == Direction::ToClient && k == 1 {
-                    Tamper::Drop
-                } else {
-                    Tamper::Pass
-                }
-            })),
             ..LocalOptions::default()
         };
         let cluster = LocalCluster::start(
             [f.db.clone(), f.db.clone(), f.db.clone()],
             [
-                Behaviour::Honest,
+                Behaviour::Drop(Stage::Views),
                 Behaviour::Garbage(Stage::Views),
                 Behaviour::Honest,
             ],

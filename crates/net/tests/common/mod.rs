@@ -142,10 +142,18 @@ pub fn run<R: Send>(sessions: Vec<Session>, f: impl Fn(Session) -> R + Sync) -> 
     })
 }
 
-/// A frame as the transport writes it: 12-byte header (length, Lamport timestamp), payload.
+/// The first frame of a link as the transport writes it: 12-byte header (length, Lamport
+/// timestamp, sequence number 0, phase 0), payload.
 pub fn frame(ts: u64, payload: &[u8]) -> Vec<u8> {
+    frame_at(ts, 0, 0, payload)
+}
+
+/// A frame as the transport writes it: 12-byte header (length as `u32`, Lamport timestamp in
+/// 48 bits, sequence number, phase), payload.
+pub fn frame_at(ts: u64, seq: u8, phase: u8, payload: &[u8]) -> Vec<u8> {
     let mut v = (payload.len() as u32).to_le_bytes().to_vec();
-    v.extend_from_slice(&ts.to_le_bytes());
+    v.extend_from_slice(&ts.to_le_bytes()[..6]);
+    v.extend_from_slice(&[seq, phase]);
     v.extend_from_slice(payload);
     v
 }
