@@ -2,11 +2,14 @@
 //! DOPRF (`doram_doprf::msgs`) and of the three-party engine (`doram_mpc::msgs`) over a
 //! [`Session`]. This is the only module that touches the transport.
 //!
-//! Every frame starts with a one-byte sequence number per directed link, so that a lost,
-//! duplicated or reordered frame is detected by the very next receive
-//! ([`RamenError::Peer`] naming the sender) rather than being misread as the next message of
-//! the same size. Every receive knows the exact size it expects (from the parameters), rejects
-//! any other naming the sender before decoding, and reports an undecodable payload likewise.
+//! Every message is one frame whose payload is exactly the message's encoding. A lost,
+//! repeated or reordered frame is caught by the transport's per-link sequence number at the
+//! very next receive ([`doram_net::NetError::OutOfSequence`], as [`RamenError::Net`] naming the
+//! sender), so it is never misread as the next message of the same size. Every receive knows
+//! the exact size it expects (from the parameters), rejects any other naming the sender before
+//! decoding, and reports an undecodable payload likewise ([`RamenError::Peer`]). Ramen declares
+//! no [`doram_net::Phase`]s: its parties run the same rounds in the same order, and the
+//! sequence check already ties every frame to its place in that order.
 //!
 //! The protocol modules ([`crate::stash`], [`crate::read`], [`crate::refresh`]) compute messages
 //! and consume them without I/O; [`crate::doram`] calls these functions round by round, sending
@@ -14,30 +17,24 @@
 //! sub-protocols share rounds.
 
 use doram_core::PartyId;
-use doram_core::wire::{self, Blame, PeerFault};
+use doram_core::wire::{self, Blame};
 use doram_doprf::msgs::WireMessage;
-use doram_field::{Fp, Group};
+use doram_field::Fp;
 use doram_mpc::{Expected, Inbound, Outgoing};
 use doram_net::Session;
 
 use crate::error::RamenError;
 use crate::msgs::Message;
 
-/// A [`Session`] with per-link sequence numbers.
+/// A [`Session`] that sends and receives Ramen's typed messages.
 pub(crate) struct Channel {
     session: Session,
-    sent: [u8; 3],
-    received: [u8; 3],
 }
 
 impl Channel {
     /// Wraps `session` (three parties).
     pub(crate) fn new(session: Session) -> Channel {
-        Channel {
-            session,
-            sent: [0; 3],
-            received: [0; 3],
-        }
+        Channel { session }
     }
 
     pub(crate) fn session(&self) -> &Session {
@@ -52,40 +49,9 @@ impl Channel {
         self.session.me()
     }
 
-    /// A frame for `to`, starting with the link's next sequence number.
-    fn frame(&mut self, to: PartyId, capacity: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(1 + capacity);
-        let seq = &mut self.sent[to.index() % 3];
-        out.push(*seq);
-        *seq = seq.wrapping_add(1);
-        out
-    }
-
-    /// Receives a frame from `from` and checks its sequence number; returns the frame, whose
-    /// payload is `frame[1..]`.
-    fn receive(&mut self, from: PartyId, what: &'static str) -> Result<Vec<u8>, RamenError> {
-        let bytes = self.session.recv_bytes(from)?;
-        let expected = &mut self.received[from.index() % 3];
-        match bytes.first() {
-            Some(&seq) if seq == *expected => {
-                *expected = expected.wrapping_add(1);
-                Ok(bytes)
-            }
-            Some(_) => Err(PeerFault::malformed(
-                from,
-                what,
-                "a frame out of sequence (a message was lost, repeated or reordered)",
-            )
-            .into()),
-            None => Err(PeerFault::wrong_length(from, what, 1, 0).into()),
-        }
-    }
-
     /// Sends `msg` to `to`.
     pub(crate) fn send<M: Message>(&mut self, to: PartyId, msg: &M) -> Result<(), RamenError> {
-        let mut out = self.frame(to, 0);
-        msg.encode_into(&mut out);
-        self.session.send_bytes(to, &out)?;
+        self.session.send_bytes(to, &msg.encode())?;
         Ok(())
     }
 
@@ -95,14 +61,11 @@ impl Channel {
         from: PartyId,
         shape: M::Shape,
     ) -> Result<M, RamenError> {
-        let frame = self.receive(from, M::WHAT)?;
-        let bytes = &frame[1..];
-        if let Some(expected) = M::wire_len(shape)
-            && bytes.len() != expected
-        {
-            return Err(PeerFault::wrong_length(from, M::WHAT, expected, bytes.len()).into());
+        let bytes = self.session.recv_bytes(from)?;
+        if let Some(expected) = M::wire_len(shape) {
+            wire::exact_len(from, M::WHAT, &bytes, expected)?;
         }
-        Ok(M::decode(bytes, shape).blame(from, M::WHAT)?)
+        Ok(M::decode(&bytes, shape).blame(from, M::WHAT)?)
     }
 
     /// Sends a DOPRF message to `to`.
@@ -111,10 +74,7 @@ impl Channel {
         to: PartyId,
         msg: &M,
     ) -> Result<(), RamenError> {
-        let body = msg.encode();
-        let mut out = self.frame(to, body.len());
-        out.extend_from_slice(&body);
-        self.session.send_bytes(to, &out)?;
+        self.session.send_bytes(to, &msg.encode())?;
         Ok(())
     }
 
@@ -125,21 +85,16 @@ impl Channel {
         params: &doram_doprf::Params,
         count: usize,
     ) -> Result<M, RamenError> {
-        let frame = self.receive(from, M::WHAT)?;
-        let bytes = &frame[1..];
+        let bytes = self.session.recv_bytes(from)?;
         let expected = M::wire_len(params, count);
-        wire::exact_len(from, M::WHAT, bytes, expected)?;
-        Ok(M::decode(bytes, params, count).blame(from, M::WHAT)?)
+        wire::exact_len(from, M::WHAT, &bytes, expected)?;
+        Ok(M::decode(&bytes, params, count).blame(from, M::WHAT)?)
     }
 
     /// Sends the engine's outgoing messages of one round.
     pub(crate) fn send_mpc(&mut self, out: &[Outgoing<Fp>]) -> Result<(), RamenError> {
         for m in out {
-            let mut frame = self.frame(m.to, m.elems.len() * Fp::BYTES);
-            for x in &m.elems {
-                frame.extend_from_slice(&x.to_le_bytes());
-            }
-            self.session.send_bytes(m.to, &frame)?;
+            self.session.send_elems(m.to, &m.elems)?;
         }
         Ok(())
     }
@@ -153,8 +108,8 @@ impl Channel {
             .iter()
             .map(|e| {
                 let what = e.kind.name();
-                let frame = self.receive(e.from, what)?;
-                let elems = doram_field::decode_vec(&frame[1..], e.count).blame(e.from, what)?;
+                let bytes = self.session.recv_bytes(e.from)?;
+                let elems = doram_field::decode_vec(&bytes, e.count).blame(e.from, what)?;
                 Ok(Inbound {
                     from: e.from,
                     kind: e.kind,
@@ -166,9 +121,7 @@ impl Channel {
 
     /// Sends raw bytes (setup seeds) to `to`.
     pub(crate) fn send_raw(&mut self, to: PartyId, bytes: &[u8]) -> Result<(), RamenError> {
-        let mut out = self.frame(to, bytes.len());
-        out.extend_from_slice(bytes);
-        self.session.send_bytes(to, &out)?;
+        self.session.send_bytes(to, bytes)?;
         Ok(())
     }
 
@@ -179,11 +132,8 @@ impl Channel {
         len: usize,
         what: &'static str,
     ) -> Result<Vec<u8>, RamenError> {
-        let mut frame = self.receive(from, what)?;
-        if frame.len() != len + 1 {
-            return Err(PeerFault::wrong_length(from, what, len, frame.len() - 1).into());
-        }
-        frame.remove(0);
-        Ok(frame)
+        let bytes = self.session.recv_bytes(from)?;
+        wire::exact_len(from, what, &bytes, len)?;
+        Ok(bytes)
     }
 }

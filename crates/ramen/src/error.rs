@@ -22,8 +22,8 @@ pub enum RamenError {
     #[error(transparent)]
     Doprf(DoprfError),
     /// A peer's message had the wrong size (sizes are fixed by the parameters), did not decode
-    /// (e.g. a field element ≥ p), arrived out of sequence, or decoded to something impossible
-    /// in an honest run (e.g. an index out of range) — whichever layer noticed it.
+    /// (e.g. a field element ≥ p), or decoded to something impossible in an honest run (e.g.
+    /// an index out of range) — whichever layer noticed it.
     #[error(transparent)]
     Peer(#[from] PeerFault),
     /// Invalid public parameters (detected before anything is sent).

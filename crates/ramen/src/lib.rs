@@ -49,7 +49,7 @@
 //! # Costs
 //! Per access, with c the number of stash entries (0 … s − 1, s/2 on average), ℓ the memory-tag
 //! length, ℓ_s the stash-tag length, elements of 16 bytes; bytes are payload bytes (each frame
-//! also carries the transport's 12-byte header and our 1-byte sequence number):
+//! also carries the transport's 12-byte header):
 //!
 //! | phase | rounds | bytes sent, all parties together | computation per party |
 //! |---|---|---|---|
@@ -94,8 +94,9 @@
 //! 8. **Out-of-range addresses** are not detectable (addresses are shared). Such an access
 //!    reads an unspecified cell and may write an unspecified cell; nothing panics or hangs,
 //!    and the messages keep their sizes (the write-back merges duplicate positions).
-//! 9. **Framing**: every message is one frame whose size follows from the parameters, with a
-//!    one-byte per-link sequence number so that a lost frame is detected at once; the masked
+//! 9. **Framing**: every message is one frame whose size follows from the parameters; a lost,
+//!    repeated or reordered frame is detected at once by the transport's per-link sequence
+//!    number (`doram_net::NetError::OutOfSequence`); the masked
 //!    memory goes in chunks of 4 MiB (below the transport's frame limit for any n ≤ 2^27).
 //!
 //! # Example

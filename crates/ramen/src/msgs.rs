@@ -475,7 +475,7 @@ redacted!(
 
 /// The largest frame payload any party sends in an instance with parameters `p` (s = stash
 /// size and accesses per epoch, m = n + s, ℓ and ℓ_stash the tag lengths): the maximum over
-/// the message table above, plus the channel's one-byte sequence number.
+/// the message table above.
 ///
 /// | frame | bytes |
 /// |---|---|
@@ -499,7 +499,7 @@ pub fn max_message_bytes(p: &crate::Params) -> usize {
     let buckets = (1..=s).map(doram_prim::num_buckets).max().unwrap_or(0);
     let write_back = 17 + buckets * <HalfTree as SinglePointDpf<Fp>>::key_size(m);
     let engine = 16 * (s + 4 * p.tag_bits().max(p.stash_tag_bits()) as usize + 8);
-    let largest = [
+    [
         PositionMap::wire_len(m, p.position_bits()),
         16 * m.min(MASKED_MEMORY_CHUNK),
         s * <HalfTree as SinglePointDpf<Fp>>::key_size(1usize << p.stash_tag_bits()),
@@ -511,8 +511,7 @@ pub fn max_message_bytes(p: &crate::Params) -> usize {
     ]
     .into_iter()
     .max()
-    .unwrap_or(0);
-    1 + largest
+    .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -21,9 +21,9 @@ fn ramen_messages_are_unchanged() {
         "ramen n = 300",
         &runs,
         [
-            "f46c731fa8bea5ce5f4d10b0714358a0ef401211010d11004ef76820a5e50f43",
-            "ad9ce027e94baed8f608ee4ca1850713fc0dcb130e8f68815dad055ee106c846",
-            "3d374cd77b1e1c358db7565e1b67471beee39855cb804bec7e63115c405b18fa",
+            "89e6b2c1a6294a1bb703353f47542c9cfece965379998feec0de215eb406a326",
+            "0b1bed826966c79eb06f060601fd16222acdce0fdf46e6b194917837f5ae6fe9",
+            "21dfcc05ca767464c0ba68232b2766518bb83300b3466fa2d7b0e6efb200bf9d",
         ],
     );
 }
