@@ -5,9 +5,9 @@
 //! | bytes | field | meaning |
 //! |-------|-------|---------|
 //! | 0..4   | `len`   | payload length, `u32` little-endian, at most the session's `max_frame_bytes` |
-//! | 4..10  | `ts`    | the sender's Lamport timestamp, 48 bits little-endian, at least 1 |
-//! | 10     | `seq`   | the frame's sequence number on its link `sender → receiver`, mod 256 |
-//! | 11     | `phase` | the sender's [`Phase`](crate::Phase) when it sent the frame |
+//! | 4..9   | `ts`    | the sender's Lamport timestamp, 40 bits little-endian, at least 1 |
+//! | 9      | `seq`   | the frame's sequence number on its link `sender → receiver`, mod 256 |
+//! | 10..12 | `phase` | the sender's [`Phase`](crate::Phase) when it sent the frame, `u16` little-endian |
 //!
 //! The receiver checks `seq` and `phase` in [`Session::recv_bytes`](crate::Session::recv_bytes);
 //! see the crate documentation. A frame with sequence number 0 in phase 0 (the first frame of
@@ -28,7 +28,7 @@ use crate::NetError;
 /// Bytes of framing added to every payload.
 pub const FRAME_HEADER_BYTES: usize = 12;
 
-/// A step of a protocol as the transport checks it: one byte that every frame carries.
+/// A step of a protocol as the transport checks it: two bytes that every frame carries.
 ///
 /// A protocol that declares phases gives each a value (usually a `const`) and calls
 /// [`Session::set_wire_phase`](crate::Session::set_wire_phase) at each step; a frame received
@@ -37,7 +37,7 @@ pub const FRAME_HEADER_BYTES: usize = 12;
 /// consumes), so that two parties working on different data fail at once. Protocols that
 /// declare none stay in [`Phase::DEFAULT`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Phase(pub u8);
+pub struct Phase(pub u16);
 
 impl Phase {
     /// The phase every session starts in.
@@ -54,8 +54,9 @@ impl std::fmt::Display for Phase {
 /// buffer as the bytes actually arrive, so an announced length alone commits at most this much.
 const PREALLOC_LIMIT: usize = 16 << 20;
 
-/// The largest Lamport timestamp a header carries (48 bits); a sender's clock saturates there.
-pub(crate) const MAX_TS: u64 = (1 << 48) - 1;
+/// The largest Lamport timestamp a header carries (40 bits, 10^12 rounds); a sender's clock
+/// saturates there.
+pub(crate) const MAX_TS: u64 = (1 << 40) - 1;
 
 /// What a frame header says about its frame besides the length: when it was sent (Lamport
 /// timestamp), where it stands on its link (sequence number) and in which phase.
@@ -66,7 +67,7 @@ pub(crate) struct Stamp {
     /// The frame's sequence number on its link, mod 256.
     pub seq: u8,
     /// The sender's phase.
-    pub phase: u8,
+    pub phase: u16,
 }
 
 /// A decoded frame header.
@@ -84,17 +85,18 @@ impl Header {
         let Stamp { ts, seq, phase } = self.stamp;
         let mut out = [0u8; FRAME_HEADER_BYTES];
         out[..4].copy_from_slice(&self.len.to_le_bytes());
-        out[4..10].copy_from_slice(&ts.min(MAX_TS).to_le_bytes()[..6]);
-        out[10] = seq;
-        out[11] = phase;
+        out[4..9].copy_from_slice(&ts.min(MAX_TS).to_le_bytes()[..5]);
+        out[9] = seq;
+        out[10..].copy_from_slice(&phase.to_le_bytes());
         out
     }
 
     /// Parses and checks a header against the receiver's frame limit.
     pub fn decode(bytes: &[u8; FRAME_HEADER_BYTES], limit: u32) -> Result<Header, FrameError> {
-        let [l0, l1, l2, l3, t0, t1, t2, t3, t4, t5, seq, phase] = *bytes;
+        let [l0, l1, l2, l3, t0, t1, t2, t3, t4, seq, f0, f1] = *bytes;
         let len = u32::from_le_bytes([l0, l1, l2, l3]);
-        let ts = u64::from_le_bytes([t0, t1, t2, t3, t4, t5, 0, 0]);
+        let ts = u64::from_le_bytes([t0, t1, t2, t3, t4, 0, 0, 0]);
+        let phase = u16::from_le_bytes([f0, f1]);
         if len > limit {
             return Err(FrameError::TooLarge { len, limit });
         }
@@ -349,7 +351,7 @@ mod tests {
             stamp: Stamp {
                 ts: MAX_TS,
                 seq: 200,
-                phase: 3,
+                phase: 0x1234,
             },
         };
         assert_eq!(Header::decode(&full.encode(), 7).unwrap(), full);

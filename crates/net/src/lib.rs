@@ -53,9 +53,9 @@
 //!
 //! # Wire format
 //! Every message is one frame: a 12-byte header followed by the payload. The header holds the
-//! payload length (`u32`), the sender's Lamport timestamp (48 bits), the frame's sequence
+//! payload length (`u32`), the sender's Lamport timestamp (40 bits), the frame's sequence
 //! number on its link (one byte, counted from 0 per direction, mod 256) and the sender's
-//! [`Phase`] (one byte), all little-endian; see [`FRAME_HEADER_BYTES`].
+//! [`Phase`] (`u16`), all little-endian; see [`FRAME_HEADER_BYTES`].
 //!
 //! # One sequence and phase check for every protocol
 //! [`Session::recv_bytes`] — and with it every receive method — refuses a frame that is not the
@@ -66,7 +66,7 @@
 //! This is doram's only lost-frame scheme: protocols add no sequence numbers or tags of their
 //! own to their payloads and check only the exact length and the contents of each message
 //! (`doram_core::wire`). The check costs no message, no round and no byte: sequence number and
-//! phase fit in the header beside a 48-bit clock, and a frame with sequence number 0 in phase 0
+//! phase fit in the header beside a 40-bit clock, and a frame with sequence number 0 in phase 0
 //! has the bytes of the earlier header (a `u32` length and a `u64` clock).
 
 pub mod certs;

@@ -26,7 +26,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let f = |seq: u8, phase: u8| frame_at(1, seq, phase, &[seq]);
+    let f = |seq: u8, phase: u16| frame_at(1, seq, phase, &[seq]);
     vec![
         Case {
             name: "lost",
@@ -72,14 +72,14 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "wrong phase",
-            wire: [f(0, 0), f(1, 7)].concat(),
+            wire: [f(0, 0), f(1, 0x107)].concat(),
             expect: |e| {
                 matches!(
                     e,
                     NetError::WrongPhase {
                         peer: P1,
                         expected: Phase(0),
-                        got: Phase(7)
+                        got: Phase(0x107)
                     }
                 )
             },

@@ -149,11 +149,12 @@ pub fn frame(ts: u64, payload: &[u8]) -> Vec<u8> {
 }
 
 /// A frame as the transport writes it: 12-byte header (length as `u32`, Lamport timestamp in
-/// 48 bits, sequence number, phase), payload.
-pub fn frame_at(ts: u64, seq: u8, phase: u8, payload: &[u8]) -> Vec<u8> {
+/// 40 bits, sequence number, phase as `u16`), payload.
+pub fn frame_at(ts: u64, seq: u8, phase: u16, payload: &[u8]) -> Vec<u8> {
     let mut v = (payload.len() as u32).to_le_bytes().to_vec();
-    v.extend_from_slice(&ts.to_le_bytes()[..6]);
-    v.extend_from_slice(&[seq, phase]);
+    v.extend_from_slice(&ts.to_le_bytes()[..5]);
+    v.push(seq);
+    v.extend_from_slice(&phase.to_le_bytes());
     v.extend_from_slice(payload);
     v
 }
