@@ -6,14 +6,14 @@ use std::ops::Range;
 use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
 use doram_mpc::Additive;
-use doram_net::Session;
+use doram_net::{Phase, Session};
 use doram_oram::STAT_SEC;
 use doram_prim::{AesPrg, PairwisePrgs, PairwiseSeeds};
 use rand_core::RngCore;
 
 use crate::error::DuoramError;
 use crate::material::{Half, Material, Pool};
-use crate::msgs::{In, Out, TAG_BYTES};
+use crate::msgs::{In, Out, material_phase};
 use crate::prep::{self, Ctx};
 use crate::role::{Role, Side};
 use crate::word::DuoWord;
@@ -264,7 +264,7 @@ impl<W: DuoWord> Duoram<W> {
     }
 
     /// The largest message (frame payload) any party sends in an instance of `n` words, in
-    /// bytes: the material tag plus the largest of an Init chunk (`min(n, 2^18)` words), a
+    /// bytes: the largest of an Init chunk (`min(n, 2^18)` words), a
     /// preprocessing message of a full batch, and a batch of [`BATCH_OPS`] reads
     /// ([`read_batch`](Self::read_batch) splits longer ones). The transport's frame limit can
     /// be lowered to this ([`Session::limit_frame_bytes`]).
@@ -272,7 +272,7 @@ impl<W: DuoWord> Duoram<W> {
         let h = log2_ceil(n);
         let per_batch = (BATCH_LEAVES >> h).clamp(1, BATCH_OPS);
         let words = n.clamp(BATCH_OPS, CHUNK_WORDS);
-        TAG_BYTES + (words * W::BYTES).max(prep::max_payload::<W>(h, per_batch))
+        (words * W::BYTES).max(prep::max_payload::<W>(h, per_batch))
     }
 
     /// Preprocesses `ops` further operations (one DPF triple each), in batches of up to
@@ -332,8 +332,8 @@ impl<W: DuoWord> Duoram<W> {
 
     /// Drops up to `ops` preprocessed operations without using them (e.g. to free memory) and
     /// returns how many were dropped. All parties must drop the same number: if they do not,
-    /// the next operation fails at once with [`DuoramError::MaterialMismatch`] (the messages
-    /// carry the material id), never silently.
+    /// the next operation fails at once with `NetError::WrongPhase` (every message is sent in
+    /// the wire phase of its material, see [`crate::msgs`]), never silently.
     pub fn discard_preprocessed(&mut self, ops: usize) -> usize {
         self.pool.discard(ops)
     }
@@ -365,8 +365,8 @@ impl<W: DuoWord> Duoram<W> {
     }
 
     fn send_words(&mut self, to: PartyId, v: &[W]) -> Result<(), DuoramError> {
-        for (c, chunk) in v.chunks(CHUNK_WORDS).enumerate() {
-            let mut out = Out::new(c as u64, chunk.len() * W::BYTES);
+        for chunk in v.chunks(CHUNK_WORDS) {
+            let mut out = Out::new(chunk.len() * W::BYTES);
             for &w in chunk {
                 out.word(w);
             }
@@ -382,20 +382,20 @@ impl<W: DuoWord> Duoram<W> {
         what: &'static str,
     ) -> Result<Vec<W>, DuoramError> {
         let mut v = Vec::with_capacity(count);
-        let mut c = 0u64;
         while v.len() < count {
             let len = (count - v.len()).min(CHUNK_WORDS);
             let bytes = self.session.recv_bytes(from)?;
-            let mut m = In::open(bytes, from, what, len * W::BYTES, c)?;
+            let mut m = In::open(bytes, from, what, len * W::BYTES)?;
             for _ in 0..len {
                 v.push(m.word()?);
             }
-            c += 1;
         }
         Ok(v)
     }
 
     fn init_inner(&mut self, memory: &[Additive<W>]) -> Result<Memory<W>, DuoramError> {
+        // Init consumes no material.
+        self.session.set_wire_phase(Phase::DEFAULT);
         let (n, big) = (self.n, 1usize << self.h);
         let shares: Vec<W> = Additive::shares(memory);
         let padded = |mut v: Vec<W>| {
@@ -584,6 +584,8 @@ impl<W: DuoWord> Duoram<W> {
 
     fn run_op(&mut self, addr: W, kind: Kind<W>, mat: &Material<W>) -> Result<W, DuoramError> {
         let id = mat.id();
+        // Every message of the operation is checked to belong to this material.
+        self.session.set_wire_phase(material_phase(id));
         let big = 1usize << self.h;
         let bare_update = matches!(kind, Kind::Update(_));
         let me = self.session.me();
@@ -607,7 +609,7 @@ impl<W: DuoWord> Duoram<W> {
         let my_masked = masked(mat, delta0);
         for &p in &others {
             let words = Self::flight_words(self.role, p, bare_update, true);
-            let mut out = Out::new(id, words * W::BYTES);
+            let mut out = Out::new(words * W::BYTES);
             out.word(my_off);
             if bare_update {
                 self.push_deltas(&mut out, p, &my_masked);
@@ -624,7 +626,7 @@ impl<W: DuoWord> Duoram<W> {
                 "the offset (Duoram Protocol 1, step 5)"
             };
             let bytes = self.session.recv_bytes(p)?;
-            let mut m = In::open(bytes, p, what, words * W::BYTES, id)?;
+            let mut m = In::open(bytes, p, what, words * W::BYTES)?;
             offsets += self.read_offset(&mut m)?;
             if bare_update {
                 self.pull_deltas(&mut m, p, &mut fsum)?;
@@ -635,14 +637,14 @@ impl<W: DuoWord> Duoram<W> {
 
         let mut out = W::ZERO;
         if matches!(kind, Kind::Read | Kind::Write(_)) {
-            out = self.read_part(id, shift, mat)?;
+            out = self.read_part(shift, mat)?;
         }
         if let Kind::Write(value) = kind {
             // The UPDATE of a WRITE: delta = value − old, one more message.
             let mine = masked(mat, value - out);
             for &p in &others {
                 let words = Self::flight_words(self.role, p, true, false);
-                let mut o = Out::new(id, words * W::BYTES);
+                let mut o = Out::new(words * W::BYTES);
                 self.push_deltas(&mut o, p, &mine);
                 self.session.send_bytes(p, &o.buf)?;
             }
@@ -651,7 +653,7 @@ impl<W: DuoWord> Duoram<W> {
                 let words = Self::flight_words(role_of(p)?, me, true, false);
                 let bytes = self.session.recv_bytes(p)?;
                 let what = "the masked deltas of a WRITE (Duoram Protocol 2, step 5)";
-                let mut m = In::open(bytes, p, what, words * W::BYTES, id)?;
+                let mut m = In::open(bytes, p, what, words * W::BYTES)?;
                 self.pull_deltas(&mut m, p, &mut fsum)?;
             }
         }
@@ -748,16 +750,17 @@ impl<W: DuoWord> Duoram<W> {
         }
     }
 
-    /// Protocol 1, steps 7–10 for a batch of reads with material ids `id..`: the local sums,
-    /// then P2's message of the γ's (one per read), and fresh output shares.
-    fn read_parts(&mut self, id: u64, locals: &[(W, W)]) -> Result<Vec<W>, DuoramError> {
+    /// Protocol 1, steps 7–10 for a batch of reads (in the wire phase of their first
+    /// material): the local sums, then P2's message of the γ's (one per read), and fresh output
+    /// shares.
+    fn read_parts(&mut self, locals: &[(W, W)]) -> Result<Vec<W>, DuoramError> {
         let k = locals.len();
         let mut outs = Vec::with_capacity(k);
         match self.role {
             Role::Helper => {
                 // Step 8: γ0 = −⟨ζ0, t1^(3)⟩ + ρ to P0, γ1 = −⟨ζ1, t0^(2)⟩ − ρ to P1.
-                let mut m0 = Out::new(id, k * W::BYTES);
-                let mut m1 = Out::new(id, k * W::BYTES);
+                let mut m0 = Out::new(k * W::BYTES);
+                let mut m1 = Out::new(k * W::BYTES);
                 for &(g0, g1) in locals {
                     let rho: W = self.rng.random();
                     m0.word(g0 + rho);
@@ -770,7 +773,7 @@ impl<W: DuoWord> Duoram<W> {
             Role::Primary(_) => {
                 let bytes = self.session.recv_bytes(PartyId::P2)?;
                 let what = "γ (Duoram Protocol 1, step 8)";
-                let mut m = In::open(bytes, PartyId::P2, what, k * W::BYTES, id)?;
+                let mut m = In::open(bytes, PartyId::P2, what, k * W::BYTES)?;
                 for &(acc, _) in locals {
                     outs.push(acc + m.word()?);
                 }
@@ -783,9 +786,9 @@ impl<W: DuoWord> Duoram<W> {
         Ok(outs)
     }
 
-    fn read_part(&mut self, id: u64, shift: usize, mat: &Material<W>) -> Result<W, DuoramError> {
+    fn read_part(&mut self, shift: usize, mat: &Material<W>) -> Result<W, DuoramError> {
         let local = self.read_local(shift, mat)?;
-        let outs = self.read_parts(id, &[local])?;
+        let outs = self.read_parts(&[local])?;
         outs.first()
             .copied()
             .ok_or(DuoramError::Local("no read output"))
@@ -832,6 +835,7 @@ impl<W: DuoWord> Duoram<W> {
                 );
             }
             let id = mats[0].id();
+            s.session.set_wire_phase(material_phase(id));
             let big = 1u128 << s.h;
             let me = s.session.me();
             // Protocol 1, step 5, for every read at once.
@@ -843,7 +847,7 @@ impl<W: DuoWord> Duoram<W> {
                 };
                 offsets.push(s.offset_share(a.share(), ri));
             }
-            let mut out = Out::new(id, k * W::BYTES);
+            let mut out = Out::new(k * W::BYTES);
             for &o in &offsets {
                 out.word(o);
             }
@@ -853,7 +857,7 @@ impl<W: DuoWord> Duoram<W> {
             for p in [me.next(3), me.prev(3)] {
                 let bytes = s.session.recv_bytes(p)?;
                 let what = "the offsets of a batch of reads (Duoram Protocol 1, step 5)";
-                let mut m = In::open(bytes, p, what, k * W::BYTES, id)?;
+                let mut m = In::open(bytes, p, what, k * W::BYTES)?;
                 for o in offsets.iter_mut() {
                     *o += s.read_offset(&mut m)?;
                 }
@@ -863,7 +867,7 @@ impl<W: DuoWord> Duoram<W> {
             for (o, m) in offsets.iter().zip(&mats) {
                 locals.push(s.read_local((o.to_u128() % big) as usize, m)?);
             }
-            let outs = s.read_parts(id, &locals)?;
+            let outs = s.read_parts(&locals)?;
             for m in mats {
                 s.recycle(m);
             }

@@ -17,20 +17,6 @@ pub enum DuoramError {
     /// did not decode (a field element ≥ p, an index share ≥ 2^h, a bit other than 0 or 1).
     #[error(transparent)]
     Peer(#[from] PeerFault),
-    /// A peer's message belongs to other preprocessing material than the one this party is
-    /// using: the parties' pools are out of step (a lost message, or material discarded at one
-    /// party only).
-    #[error("{peer} sent {what} for material {got}, but this party is at material {expected}")]
-    MaterialMismatch {
-        /// The sender.
-        peer: PartyId,
-        /// Which message.
-        what: &'static str,
-        /// The material id (low 32 bits) this party expected.
-        expected: u32,
-        /// The material id (low 32 bits) in the message.
-        got: u32,
-    },
     /// Preprocessing material was about to be used a second time (or out of order).
     #[error("preprocessing material {id} was already consumed (last consumed: {last})")]
     MaterialReused {
@@ -90,7 +76,6 @@ impl DuoramError {
         match self {
             DuoramError::Net(e) => e.peer(),
             DuoramError::Peer(f) => Some(f.peer),
-            DuoramError::MaterialMismatch { peer, .. } => Some(*peer),
             _ => None,
         }
     }
@@ -125,16 +110,6 @@ impl From<DuoramError> for OramError {
             DuoramError::InvalidSize { n, reason } => OramError::InvalidSize { n, reason },
             DuoramError::Poisoned => OramError::Poisoned,
             DuoramError::Peer(f) => OramError::Peer(f),
-            DuoramError::MaterialMismatch {
-                peer,
-                what,
-                expected,
-                got,
-            } => OramError::Peer(PeerFault::malformed(
-                peer,
-                what,
-                format!("material {got}, but this party is at material {expected}"),
-            )),
             other => OramError::Protocol(Box::new(other)),
         }
     }

@@ -42,7 +42,7 @@
 //!
 //! # Costs
 //! Online, per operation, for `Z64` (payload words of 8 bytes; each message also carries the
-//! transport's header and our 4-byte material tag); `tests/costs.rs` measures every row:
+//! transport's 12-byte header); `tests/costs.rs` measures every row:
 //!
 //! | operation | P0, P1: messages / words sent | P2 | sequential messages |
 //! |---|---|---|---|
@@ -62,7 +62,7 @@
 //! Preprocessing, per batch of `m` operations (`3m` DPFs), `h = ⌈log2 n⌉`, `o = min(4, h)`:
 //! `h − o + 4` rounds; per DPF `17(h − o) + 56·2^o + 24` bytes from each primary to the other
 //! and `16(h − o) + 40·2^o` from P2 to P1, plus one key half of `16(h − o) + 16·2^o + 16`
-//! bytes per operation from each primary to P2, in two messages (`Z64`, tags not counted;
+//! bytes per operation from each primary to P2, in two messages (`Z64`;
 //! about 11 KiB per operation in total at `2^20`). Computation per DPF at each holder (three
 //! DPFs per operation at P0 and P1, two at P2): about `2^{h−o}` fixed-key AES calls for the tree
 //! and, for `Z64`, `2^{h−o}` ChaCha12 keystreams of four blocks (two for DPF #1) for the
@@ -173,11 +173,12 @@
 //!    linear-scan DORAM. This needs `h + 43` bits of integer capacity (any `n ≤ 2^40` for `Fp`).
 //! 9. **Outputs are fresh three-party sharings**: every READ output and [`Duoram::memory`] add
 //!    a zero-sharing from the pairwise PRGs (P2's share of a READ is its zero-share).
-//! 10. **Material is consumed once and in step**: every message carries the low 32 bits of the
-//!     id of the material it belongs to, checked by the receiver, so a lost frame or pools out
-//!     of step (e.g. [`Duoram::discard_preprocessed`] at one party only) fail at once with
-//!     [`DuoramError::MaterialMismatch`]; the pool refuses to hand out an id twice
-//!     ([`DuoramError::MaterialReused`]).
+//! 10. **Material is consumed once and in step**: every message is sent in the transport
+//!     phase of the material it belongs to (the low 16 bits of its id, [`msgs`]), which the
+//!     receiver's transport checks, so pools out of step (e.g. [`Duoram::discard_preprocessed`]
+//!     at one party only) fail at once with `NetError::WrongPhase`, and a lost, repeated or
+//!     reordered frame with `NetError::OutOfSequence`, both naming the sender; the pool refuses
+//!     to hand out an id twice ([`DuoramError::MaterialReused`]).
 //! 11. **P2 works while the primaries do**: P2 sends the correlations of all batches of a
 //!     preprocessing run first; each primary sends the tree of its key half (root and
 //!     correction words) as soon as the levels are done and the output corrections at the end,

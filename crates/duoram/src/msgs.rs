@@ -1,13 +1,18 @@
 //! Wire format of Duoram's messages.
 //!
-//! Every message is one transport frame: a 4-byte little-endian *material tag* (the low 32 bits
-//! of the id of the preprocessing material the message belongs to — for a preprocessing batch,
-//! of its first triple) followed by a payload whose exact length follows from the public
+//! Every message is one transport frame whose payload length follows exactly from the public
 //! parameters (memory size, batch size, word type). The receiver checks the length before
-//! decoding anything, then the tag, then each element (words must be canonical, index shares
-//! below `2^h`, bits 0 or 1), and reports the first violation as a typed error naming the
-//! sender. The tag catches a lost or duplicated frame and pools that are out of step at once,
-//! instead of letting a message of the right size be taken for another.
+//! decoding anything, then each element (words must be canonical, index shares below `2^h`,
+//! bits 0 or 1), and reports the first violation as a typed error naming the sender.
+//!
+//! Which message a frame is, and which preprocessing material it belongs to, is checked by the
+//! transport, not here: every frame carries its per-link sequence number and the sender's
+//! [`Phase`], which Duoram sets to the low 16 bits of the id of the material a step consumes
+//! (the batch's first id while preprocessing, the operation's id online; [`Phase::DEFAULT`] for
+//! setup and Init). So a lost, repeated or reordered frame is `NetError::OutOfSequence`, and
+//! parties whose pools are out of step (e.g. material discarded at one party only) are
+//! `NetError::WrongPhase` at the first message of the operation — both naming the sender —
+//! instead of a message of the right size being taken for another.
 //!
 //! With `h` the depth of the DPF tree, `L = h − min(4, h)` its expanded levels and
 //! `K = 2^min(4, h)` the leaves per output node (bytes; a word is `W::BYTES`):
@@ -27,16 +32,15 @@
 use doram_core::wire::{self, PeerFault};
 use doram_core::{CodecError, PartyId};
 use doram_field::Group;
+use doram_net::Phase;
 use doram_prim::aes::Block;
 
 use crate::error::DuoramError;
 
-/// Bytes of the material tag that starts every message.
-pub const TAG_BYTES: usize = 4;
-
-/// The tag of material `id`.
-pub(crate) fn tag_of(id: u64) -> u32 {
-    id as u32
+/// The transport phase of the steps that consume material `id`: its low 16 bits, so that pools
+/// out of step by fewer than 2^16 operations fail at once.
+pub(crate) fn material_phase(id: u64) -> Phase {
+    Phase(id as u16)
 }
 
 /// A message being built.
@@ -45,10 +49,10 @@ pub(crate) struct Out {
 }
 
 impl Out {
-    pub(crate) fn new(id: u64, payload: usize) -> Out {
-        let mut buf = Vec::with_capacity(TAG_BYTES + payload);
-        buf.extend_from_slice(&tag_of(id).to_le_bytes());
-        Out { buf }
+    pub(crate) fn new(payload: usize) -> Out {
+        Out {
+            buf: Vec::with_capacity(payload),
+        }
     }
 
     pub(crate) fn word<W: Group>(&mut self, w: W) {
@@ -76,30 +80,17 @@ pub(crate) struct In {
 }
 
 impl In {
-    /// Checks the exact length (`TAG_BYTES + payload`) and the tag.
+    /// Checks the exact length.
     pub(crate) fn open(
         bytes: Vec<u8>,
         peer: PartyId,
         what: &'static str,
         payload: usize,
-        id: u64,
     ) -> Result<In, DuoramError> {
-        let expected = TAG_BYTES + payload;
-        wire::exact_len(peer, what, &bytes, expected)?;
-        let mut t = [0u8; TAG_BYTES];
-        t.copy_from_slice(&bytes[..TAG_BYTES]);
-        let got = u32::from_le_bytes(t);
-        if got != tag_of(id) {
-            return Err(DuoramError::MaterialMismatch {
-                peer,
-                what,
-                expected: tag_of(id),
-                got,
-            });
-        }
+        wire::exact_len(peer, what, &bytes, payload)?;
         Ok(In {
             bytes,
-            pos: TAG_BYTES,
+            pos: 0,
             peer,
             what,
         })
@@ -162,36 +153,29 @@ mod tests {
 
     #[test]
     fn round_trip_and_rejections() {
-        let mut o = Out::new(7, 8 + 16 + 1);
+        let mut o = Out::new(8 + 16 + 1);
         o.word(Z64(5));
         o.block(99);
         o.bit(true);
         let bytes = o.buf.clone();
-        let mut i = In::open(bytes.clone(), PartyId::P1, "x", 25, 7).unwrap();
+        let mut i = In::open(bytes.clone(), PartyId::P1, "x", 25).unwrap();
         assert_eq!(i.word::<Z64>().unwrap(), Z64(5));
         assert_eq!(i.block(), 99);
         assert!(i.bit().unwrap());
         assert!(matches!(
-            In::open(bytes.clone(), PartyId::P1, "x", 24, 7),
+            In::open(bytes.clone(), PartyId::P1, "x", 24),
             Err(DuoramError::Peer(PeerFault {
                 fault: CodecError::WrongLength {
-                    expected: 28,
-                    got: 29
+                    expected: 24,
+                    got: 25
                 },
                 ..
             }))
         ));
-        assert!(matches!(
-            In::open(bytes.clone(), PartyId::P1, "x", 25, 8),
-            Err(DuoramError::MaterialMismatch {
-                expected: 8,
-                got: 7,
-                ..
-            })
-        ));
+        assert_eq!(material_phase(0x1_0007), Phase(7));
         let mut bad = bytes;
         *bad.last_mut().unwrap() = 2;
-        let mut i = In::open(bad, PartyId::P2, "x", 25, 7).unwrap();
+        let mut i = In::open(bad, PartyId::P2, "x", 25).unwrap();
         i.word::<Z64>().unwrap();
         i.block();
         assert!(matches!(

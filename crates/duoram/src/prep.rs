@@ -51,7 +51,7 @@ use rand_core::RngCore;
 
 use crate::error::DuoramError;
 use crate::material::{Half, Material};
-use crate::msgs::{In, Out};
+use crate::msgs::{In, Out, material_phase};
 use crate::role::Side;
 use crate::word::{DuoWord, by_slot_words};
 
@@ -449,6 +449,7 @@ pub(crate) fn primary_batch<W: DuoWord>(
     first: u64,
     ops: usize,
 ) -> Result<Vec<Material<W>>, DuoramError> {
+    ctx.session.set_wire_phase(material_phase(first));
     let st = Primary::setup(ctx, side, first, ops);
     let peer = st.peer();
 
@@ -497,7 +498,7 @@ pub(crate) fn primary_batch<W: DuoWord>(
 /// which every later round reads.
 struct Primary<W> {
     side: Side,
-    /// The id of the batch's first triple (every message's material tag).
+    /// The id of the batch's first triple (its messages are sent in that material's wire phase).
     first: u64,
     /// Operations (DPF triples) in the batch.
     ops: usize,
@@ -608,7 +609,7 @@ impl<W: DuoWord> Primary<W> {
         let (levels, k) = (self.sh.levels, self.sh.k());
         let dpfs = self.dpfs();
         let corr = &self.corr;
-        let mut out = Out::new(self.first, inputs_payload::<W>(dpfs, self.sh));
+        let mut out = Out::new(inputs_payload::<W>(dpfs, self.sh));
         for d in 0..dpfs {
             for l in 0..levels {
                 out.bit(self.and_input(d, l) ^ corr.x[d * levels + l]);
@@ -631,7 +632,7 @@ impl<W: DuoWord> Primary<W> {
         let dpfs = self.dpfs();
         let what = "the dealer correlations (Duoram App. A, C, D)";
         let payload = dealer_payload::<W>(dpfs, self.sh);
-        let mut m = In::open(bytes, PartyId::P2, what, payload, self.first)?;
+        let mut m = In::open(bytes, PartyId::P2, what, payload)?;
         let corr = &mut self.corr;
         for _ in 0..dpfs {
             for _ in 0..levels {
@@ -653,7 +654,7 @@ impl<W: DuoWord> Primary<W> {
         let dpfs = self.dpfs();
         let what = "the masked AND and one-hot inputs (Duoram App. A)";
         let payload = inputs_payload::<W>(dpfs, self.sh);
-        let mut m = In::open(bytes, self.peer(), what, payload, self.first)?;
+        let mut m = In::open(bytes, self.peer(), what, payload)?;
         let mut x = Vec::with_capacity(dpfs * levels);
         let mut y = Vec::with_capacity(dpfs);
         let mut mm: Vec<W> = Vec::with_capacity(dpfs * BILINEAR * k);
@@ -707,7 +708,7 @@ impl<W: DuoWord> Primary<W> {
     /// Protocol 1, step 2, first part, P_b → P2: the tree of this party's half of its blind
     /// DPF, the root and the correction words.
     fn tree_msg(&self, tree: &Tree) -> Out {
-        let mut out = Out::new(self.first, tree_payload(self.ops, self.sh));
+        let mut out = Out::new(tree_payload(self.ops, self.sh));
         for op in 0..self.ops {
             let d = op * DPFS + self.side.blind_dpf();
             out.block(self.roots[d]);
@@ -724,7 +725,7 @@ impl<W: DuoWord> Primary<W> {
     fn openings_msg(&self, targets: &Targets<W>, raws: &[Raw<W>]) -> (Beaver<W>, Out) {
         let (dpfs, k) = (self.dpfs(), self.sh.k());
         let corr = &self.corr;
-        let mut out = Out::new(self.first, openings_payload::<W>(dpfs, self.sh));
+        let mut out = Out::new(openings_payload::<W>(dpfs, self.sh));
         let mut xs = Vec::with_capacity(dpfs);
         let mut ys: Vec<Vec<W>> = Vec::with_capacity(dpfs);
         for (d, raw) in raws.iter().enumerate() {
@@ -755,9 +756,9 @@ impl<W: DuoWord> Primary<W> {
         let corr = &self.corr;
         let what = "the Beaver openings of the output corrections (Duoram App. D, step 5)";
         let payload = openings_payload::<W>(dpfs, self.sh);
-        let mut m = In::open(bytes, self.peer(), what, payload, self.first)?;
+        let mut m = In::open(bytes, self.peer(), what, payload)?;
         let mut prods: Vec<Vec<W>> = Vec::with_capacity(dpfs);
-        let mut out = Out::new(self.first, shares_payload::<W>(dpfs, self.sh));
+        let mut out = Out::new(shares_payload::<W>(dpfs, self.sh));
         for (d, (x, y)) in b.xs.into_iter().zip(b.ys).enumerate() {
             let dd = x - corr.alpha[d] + m.word()?;
             let mut z = Vec::with_capacity(2 * k);
@@ -781,7 +782,7 @@ impl<W: DuoWord> Primary<W> {
     fn corrections(&self, prods: Vec<Vec<W>>, bytes: Vec<u8>) -> Result<Vec<Vec<W>>, DuoramError> {
         let what = "the output correction shares (Duoram App. D, step 6)";
         let payload = shares_payload::<W>(self.dpfs(), self.sh);
-        let mut m = In::open(bytes, self.peer(), what, payload, self.first)?;
+        let mut m = In::open(bytes, self.peer(), what, payload)?;
         let mut ocws = prods;
         for zi in ocws.iter_mut().flatten() {
             *zi += m.word()?;
@@ -792,7 +793,7 @@ impl<W: DuoWord> Primary<W> {
     /// Protocol 1, step 2, second part, P_b → P2: the output corrections of this party's half
     /// of its blind DPF.
     fn ocw_msg(&self, ocws: &[Vec<W>]) -> Out {
-        let mut out = Out::new(self.first, ocw_payload::<W>(self.ops, self.sh));
+        let mut out = Out::new(ocw_payload::<W>(self.ops, self.sh));
         for op in 0..self.ops {
             for &w in &ocws[op * DPFS + self.side.blind_dpf()] {
                 out.word(w);
@@ -883,7 +884,7 @@ impl Tree {
     ) -> (Vec<Block>, Out) {
         let (dpfs, levels) = (st.dpfs(), st.sh.levels);
         let mut mine = Vec::with_capacity(dpfs);
-        let mut out = Out::new(st.first, level_payload(dpfs));
+        let mut out = Out::new(level_payload(dpfs));
         for d in 0..dpfs {
             let pending = if l == 0 {
                 None
@@ -913,7 +914,7 @@ impl Tree {
     ) -> Result<(), DuoramError> {
         let what = "a level's correction-word share (Duoram App. C, step 3)";
         let payload = level_payload(mine.len());
-        let mut m = In::open(bytes, st.peer(), what, payload, st.first)?;
+        let mut m = In::open(bytes, st.peer(), what, payload)?;
         for (cws, a) in self.cws.iter_mut().zip(mine) {
             cws.push(a ^ m.block());
         }
@@ -1009,6 +1010,7 @@ pub(crate) fn helper_deal<W: DuoWord>(
     first: u64,
     ops: usize,
 ) -> Result<(), DuoramError> {
+    ctx.session.set_wire_phase(material_phase(first));
     let sh = Shape::new(ctx.h);
     let (levels, k) = (sh.levels, sh.k());
     let dpfs = DPFS * ops;
@@ -1016,7 +1018,7 @@ pub(crate) fn helper_deal<W: DuoWord>(
     let s1 = ctx.prgs.with(PartyId::P1).next_seed();
     let c0: Corr<W> = draw_corr(&mut AesPrg::new(s0), dpfs, sh, true);
     let c1: Corr<W> = draw_corr(&mut AesPrg::new(s1), dpfs, sh, false);
-    let mut out = Out::new(first, dealer_payload::<W>(dpfs, sh));
+    let mut out = Out::new(dealer_payload::<W>(dpfs, sh));
     for d in 0..dpfs {
         for l in 0..levels {
             let i = d * levels + l;
@@ -1048,13 +1050,14 @@ pub(crate) fn helper_expand<W: DuoWord>(
     first: u64,
     ops: usize,
 ) -> Result<RawHalves<W>, DuoramError> {
+    ctx.session.set_wire_phase(material_phase(first));
     let sh = Shape::new(ctx.h);
     let mut trees = [Vec::with_capacity(ops), Vec::with_capacity(ops)];
     for (side, keys) in [Side::Zero, Side::One].into_iter().zip(&mut trees) {
         let p = side.party();
         let bytes = ctx.session.recv_bytes(p)?;
         let what = "the tree of a DPF key half (Duoram Protocol 1, step 2)";
-        let mut m = In::open(bytes, p, what, tree_payload(ops, sh), first)?;
+        let mut m = In::open(bytes, p, what, tree_payload(ops, sh))?;
         for _ in 0..ops {
             let root = m.block();
             // P0's roots have lsb 0, P1's lsb 1 (App. C, setup).
@@ -1106,6 +1109,7 @@ pub(crate) fn helper_finish<W: DuoWord>(
     ctx: &mut Ctx<'_, W>,
     raw: RawHalves<W>,
 ) -> Result<Vec<Material<W>>, DuoramError> {
+    ctx.session.set_wire_phase(material_phase(raw.first));
     let sh = Shape::new(ctx.h);
     let ops = raw.ops.len();
     let mut ocws: [Vec<Vec<W>>; 2] = Default::default();
@@ -1113,7 +1117,7 @@ pub(crate) fn helper_finish<W: DuoWord>(
         let p = side.party();
         let bytes = ctx.session.recv_bytes(p)?;
         let what = "the output corrections of a DPF key half (Duoram Protocol 1, step 2)";
-        let mut m = In::open(bytes, p, what, ocw_payload::<W>(ops, sh), raw.first)?;
+        let mut m = In::open(bytes, p, what, ocw_payload::<W>(ops, sh))?;
         for _ in 0..ops {
             let mut ocw = Vec::with_capacity(2 * sh.k());
             for _ in 0..2 * sh.k() {

@@ -3,7 +3,7 @@
 //!
 //! Table 2 (3P): READ 2 words from a primary in 2 sequential messages; a WRITE 9 words in 3;
 //! an interleaved READ + WRITE 11 words in 5; UPDATE is one message. Our counts per party and
-//! operation (a word is 8 bytes for `Z64`, each message also carries a 4-byte material tag):
+//! operation (a word is 8 bytes for `Z64`; payloads are exactly the words):
 //!
 //! | operation | P0, P1: messages / words | P2: messages / words | rounds |
 //! |---|---|---|---|
@@ -29,8 +29,6 @@ use doram_mpc::Additive;
 use doram_mpc::testkit::{party_seed, run3, test_seed};
 use doram_net::FRAME_HEADER_BYTES;
 use doram_oram::testkit::assert_same_shape;
-
-const TAG: u64 = doram_duoram::msgs::TAG_BYTES as u64;
 
 /// (messages sent, payload bytes sent, rounds) of each party in `phase`.
 fn costs(stats: &doram_net::Stats, phase: &str) -> (u64, u64, u64) {
@@ -62,14 +60,15 @@ fn online_costs_match_table_2() {
             assert_eq!(o.preprocessed(), 0, "one triple per operation");
             o.session().stats().clone()
         });
-        let w = |words: u64, msgs: u64| words * 8 + msgs * TAG;
+        // Payloads are exactly the words (the transport's header is counted apart).
+        let w = |words: u64| words * 8;
         for (p, stats) in ALL.iter().zip(&per) {
             let primary = p.index() < 2;
             let expect = |pm: u64, pw: u64, hm: u64, hw: u64, rounds: u64| {
                 if primary {
-                    (pm, w(pw, pm), rounds)
+                    (pm, w(pw), rounds)
                 } else {
-                    (hm, w(hw, hm), rounds)
+                    (hm, w(hw), rounds)
                 }
             };
             assert_eq!(
@@ -136,11 +135,7 @@ fn preprocessing_is_logarithmic() {
             };
             // The key half goes to P2 in two messages (tree, then output corrections).
             let m = if p.index() < 2 { l + 5 } else { 1 };
-            assert_eq!(
-                (msgs, bytes),
-                (m, payload + m * TAG),
-                "{p}, n = {n}, k = {k}"
-            );
+            assert_eq!((msgs, bytes), (m, payload), "{p}, n = {n}, k = {k}");
         }
     }
 }
@@ -216,9 +211,9 @@ fn independent_reads_take_two_messages() {
     let k = k as u64;
     for (p, stats) in ALL.iter().zip(&per) {
         let want = if p.index() < 2 {
-            (2, 2 * (k * 8 + TAG), 2)
+            (2, 2 * k * 8, 2)
         } else {
-            (4, 4 * (k * 8 + TAG), 2)
+            (4, 4 * k * 8, 2)
         };
         assert_eq!(costs(stats, "batch"), want, "{p}");
     }

@@ -22,18 +22,18 @@ fn duoram_messages_are_unchanged() {
         "duoram Z64 n = 1000",
         1000,
         [
-            "e54aeb0d69ba80f2b6a3075f06805b122bb0e05b26cec2923aafa541c78a67b9",
-            "3751703cbb1493d09ba7276262bd18c55a97ce743a32e9d08e9671372c46b83f",
-            "5d94452bb8dc8dbd6ac8c3407cb869fd96b2e5ada6dd5aac15df67e2ff540e14",
+            "ab9a007b985a664a613642f1117a58fa3e1b01ce98368663597899b5444221d6",
+            "bcebdf4f55df7382802b08192973cfa4c8c930f2e5075ecbe2f5460b56ccdfdd",
+            "2565e9d75e2106712629af0f359258be5245cac2f92465a94432d0152d7205d9",
         ],
     );
     digests::<Fp>(
         "duoram Fp n = 77",
         77,
         [
-            "36532c1db62dd6e32d4461fd937c469b8a288800f2f67d4963f5417f944a8a67",
-            "3a7a465e77552c134b709de471a941fddc96c18b9a5bfda38ebda3247f1251f4",
-            "230bb81d32a6367ab3577ac7eeb4217e2cd6a74fccdf6013ea31245a6133a443",
+            "4e5a4c00993f6c41b827e2ccf0a51bd93bbd90dad7c436e2c00831206a2557d9",
+            "6a49f68673f4270453f78aef94e1d53dcdbecb3d28e467941cc440a1c12bfe97",
+            "84134015c81350fd2dfff6483d5b2beebdcbfea8870a7761ee6d732aba7639de",
         ],
     );
 }

@@ -10,7 +10,7 @@ use doram_duoram::{Duoram, DuoramError};
 use doram_field::Z64;
 use doram_mpc::testkit::{party_seed, run3, run3_on, test_seed};
 use doram_mpc::{Additive, reconstruct_additive};
-use doram_net::LocalMesh;
+use doram_net::{LocalMesh, NetError};
 use std::time::Duration;
 
 #[test]
@@ -38,8 +38,9 @@ fn one_triple_per_operation_and_inline_preprocessing() {
 }
 
 /// P1 drops one preprocessed triple that P0 and P2 keep: the next operation uses different
-/// material at P1, which every party detects (P1 and its peers see a material-id mismatch, or
-/// the link closing behind the party that detected it first); nobody returns a result.
+/// material at P1, which every party detects (P1 and its peers see a frame of another
+/// material's phase, or the link closing behind the party that detected it first); nobody
+/// returns a result.
 #[test]
 fn material_out_of_step_is_a_typed_error() {
     let seed = test_seed();
@@ -65,8 +66,13 @@ fn material_out_of_step_is_a_typed_error() {
         let mut mismatches = 0;
         for (p, r) in ALL.iter().zip(results) {
             match r {
-                Err(DuoramError::MaterialMismatch { expected, got, .. }) => {
+                Err(DuoramError::Net(NetError::WrongPhase {
+                    peer,
+                    expected,
+                    got,
+                })) => {
                     assert_ne!(expected, got);
+                    assert_ne!(peer, *p);
                     mismatches += 1;
                 }
                 Err(DuoramError::Net(_)) => {}
