@@ -8,9 +8,11 @@
 //! Every step sends all of its messages, then receives the expected ones. Sizes follow from the
 //! [`Params`] and the batch length: a message of any other size is rejected with
 //! [`DoprfError::Peer`] naming the sender before it is decoded, and an undecodable one
-//! likewise. Batches of zero evaluations return at once and send nothing.
-//! The driver does not change the session's phase ([`Session::set_phase`]): callers attribute
-//! costs to their own steps.
+//! likewise. A lost, repeated or reordered frame is refused by the transport's per-link sequence
+//! check (`NetError::OutOfSequence` naming the sender), so the DOPRF adds no framing of its own.
+//! Batches of zero evaluations return at once and send nothing.
+//! The driver changes neither the session's phase ([`Session::set_phase`]) nor its wire phase
+//! ([`Session::set_wire_phase`]): callers attribute costs to, and check, their own steps.
 
 use doram_core::wire::{self, Blame};
 use doram_core::{PartyId, Seed};

@@ -4,7 +4,10 @@
 //! Each one-round operation sends all its messages, then receives the expected ones in the
 //! order [`Round::expected`] lists them. Sizes are fixed by the operation and the batch length:
 //! a message of any other size is rejected before it is decoded, and a non-canonical element
-//! after, each as [`MpcError::Peer`] naming the sender.
+//! after, each as [`MpcError::Peer`] naming the sender. A lost, repeated or reordered frame is
+//! refused by the transport's per-link sequence check (`NetError::OutOfSequence` naming the
+//! sender, see `doram_net`), so a frame is never taken for the next one of the same size; the
+//! engine adds no framing of its own.
 //!
 //! A message longer than [`MAX_FRAME_BYTES`] goes out as consecutive frames of whole elements,
 //! each at most that size, sent back to back (one round): every frame the engine sends or
@@ -12,8 +15,9 @@
 //! only the engine can lower its frame limit to it. The receiver knows each message's element
 //! count, hence its frames' sizes, and checks each one.
 //!
-//! The driver does not change the session's phase ([`Session::set_phase`]): callers attribute
-//! costs to their own protocol steps.
+//! The driver changes neither the session's phase ([`Session::set_phase`]) nor its wire phase
+//! ([`Session::set_wire_phase`]): callers attribute costs to, and check, their own protocol
+//! steps.
 
 use doram_core::wire::{self, Blame, PeerFault};
 use doram_core::{PartyId, Seed};
