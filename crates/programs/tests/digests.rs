@@ -107,18 +107,18 @@ fn program_messages_are_unchanged() {
             "matching",
             "41469ee5d5692b690fcbe6f86c0791b3",
         ),
-        ("ramen", "binary search", "c84976c8e80c990f68ec16014cbb6c18"),
-        ("ramen", "bfs", "599b01cfaecf6032564edeceb609eb36"),
+        ("ramen", "binary search", "c0874a79513a54c529765c85e434e212"),
+        ("ramen", "bfs", "823c95835bb2f53356ef6b76739f4d0c"),
         ("ramen", "dijkstra", "dd84a134f56e6225a1bbed0c73d7ad5d"),
-        ("ramen", "matching", "c2ddc5eb0b9a6860dc657bd676cef00f"),
+        ("ramen", "matching", "10816ae9264cf5321ec153ecd179f63c"),
         (
             "duoram",
             "binary search",
-            "6cf5a1d95502c54872dffd7527a863c8",
+            "2ec65657965e680b54c66c120f16c9e5",
         ),
-        ("duoram", "bfs", "d53ecde667c57f50bae308cc14df4884"),
+        ("duoram", "bfs", "ea9747865ee1a13d3e69bae5386bc36f"),
         ("duoram", "dijkstra", "4ae835f8a769b16237e4cd2a3c0edd94"),
-        ("duoram", "matching", "c9e43a58626be2a0889c2b3fb70ac906"),
+        ("duoram", "matching", "c3a9a64f805dae771aa7a553ddecd55e"),
     ];
     let mut got = Vec::new();
     for backend in BackendKind::ALL {
