@@ -1,0 +1,368 @@
+//! The driver: runs base OT, IKNP and garbled-circuit evaluation over a two-party
+//! [`Session`]. This is the only module that performs I/O.
+//!
+//! Every message's size follows from public parameters (batch sizes, the circuit); the
+//! receiver checks it before decoding, and a wrong size or an undecodable payload is
+//! [`TwopcError::Peer`] naming the peer. Large messages are cut into frames whose sizes both
+//! sides compute alike: extension messages cover at most [`MAX_OTS_PER_MSG`] OTs (1 MiB),
+//! chosen-message OTs run in batches of [`CHOSEN_OTS_PER_MSG`], garbled tables go in chunks of
+//! [`ANDS_PER_MSG`] AND gates, so neither party ever buffers a whole circuit's tables. The
+//! driver sets neither the session's phase nor its wire phase.
+
+use doram_core::PartyId;
+use doram_core::wire::{self, PeerFault};
+use doram_net::Session;
+use doram_prim::aes::Block;
+use rand_core::{CryptoRng, RngCore};
+
+use crate::TwopcError;
+use crate::base_ot::{BaseOtReceiver, BaseOtSender};
+use crate::gc::{AND_TABLE_BYTES, Circuit, Evaluator, Garbler, Gate};
+use crate::iknp::{
+    self, CotReceiver, CotSender, IknpReceiver, IknpSender, KAPPA, MAX_OTS_PER_MSG, RotReceiver,
+    RotSender,
+};
+
+/// Chosen-message OTs per batch (the sender's answer is 32 bytes per OT: 1 MiB).
+pub const CHOSEN_OTS_PER_MSG: usize = 1 << 15;
+
+/// AND gates per garbled-table message (1 MiB).
+pub const ANDS_PER_MSG: usize = 1 << 15;
+
+/// The other party of a two-party session.
+///
+/// # Errors
+/// [`TwopcError::WrongPartyCount`] unless the session has exactly two parties.
+pub fn peer(session: &Session) -> Result<PartyId, TwopcError> {
+    if session.n_parties() != 2 {
+        return Err(TwopcError::WrongPartyCount {
+            n_parties: session.n_parties(),
+        });
+    }
+    Ok(match session.me() {
+        PartyId::P0 => PartyId::P1,
+        _ => PartyId::P0,
+    })
+}
+
+/// Runs `n` base OTs as the sender: the key pairs.
+///
+/// # Errors
+/// Transport failures, and the receiver's faults (wrong length, invalid or identity points).
+pub fn base_ot_send<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    n: usize,
+    rng: &mut R,
+) -> Result<Vec<[Block; 2]>, TwopcError> {
+    let peer = peer(session)?;
+    let (sender, a) = BaseOtSender::start(n, rng);
+    session.send_bytes(peer, &a)?;
+    let reply = session.recv_bytes(peer)?;
+    Ok(sender.finish(peer, &reply)?)
+}
+
+/// Runs base OTs as the receiver with `choices`: the chosen keys.
+///
+/// # Errors
+/// Transport failures, and the sender's faults (wrong length, invalid or identity point).
+pub fn base_ot_receive<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    choices: &[bool],
+    rng: &mut R,
+) -> Result<Vec<Block>, TwopcError> {
+    let peer = peer(session)?;
+    let a = session.recv_bytes(peer)?;
+    let (keys, reply) = BaseOtReceiver::respond(peer, &a, choices, rng)?;
+    session.send_bytes(peer, &reply)?;
+    Ok(keys)
+}
+
+/// Sets up the IKNP sender with correlation `delta` (it runs [`KAPPA`] base OTs as their
+/// receiver).
+///
+/// # Errors
+/// As [`base_ot_receive`].
+pub fn iknp_sender_setup<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    delta: Block,
+    rng: &mut R,
+) -> Result<IknpSender, TwopcError> {
+    let keys = base_ot_receive(session, &iknp::delta_bits(delta), rng)?;
+    Ok(IknpSender::new(delta, &keys))
+}
+
+/// Sets up the IKNP receiver (it runs [`KAPPA`] base OTs as their sender).
+///
+/// # Errors
+/// As [`base_ot_send`].
+pub fn iknp_receiver_setup<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    rng: &mut R,
+) -> Result<IknpReceiver, TwopcError> {
+    let keys = base_ot_send(session, KAPPA, rng)?;
+    Ok(IknpReceiver::new(&keys))
+}
+
+/// `m` correlated OTs, sender's side.
+///
+/// # Errors
+/// Transport failures; an extension message of the wrong size.
+pub fn cot_send(
+    session: &mut Session,
+    sender: &mut IknpSender,
+    m: usize,
+) -> Result<CotSender, TwopcError> {
+    let peer = peer(session)?;
+    let mut out: Option<CotSender> = None;
+    let mut done = 0;
+    while done < m || out.is_none() {
+        let k = (m - done).min(MAX_OTS_PER_MSG);
+        let msg = session.recv_bytes(peer)?;
+        let part = sender.extend(peer, k, &msg)?;
+        match &mut out {
+            None => out = Some(part),
+            Some(o) => o.q.extend_from_slice(&part.q),
+        }
+        done += k;
+    }
+    // The loop runs at least once.
+    out.ok_or(TwopcError::ApiMisuse("unreachable: no extension ran"))
+}
+
+/// Correlated OTs with choice bits `choices`, receiver's side.
+///
+/// # Errors
+/// Transport failures.
+pub fn cot_receive(
+    session: &mut Session,
+    receiver: &mut IknpReceiver,
+    choices: &[bool],
+) -> Result<CotReceiver, TwopcError> {
+    let peer = peer(session)?;
+    let mut out: Option<CotReceiver> = None;
+    let mut done = 0;
+    while done < choices.len() || out.is_none() {
+        let k = (choices.len() - done).min(MAX_OTS_PER_MSG);
+        let (part, msg) = receiver.extend(&choices[done..done + k]);
+        session.send_bytes(peer, &msg)?;
+        match &mut out {
+            None => out = Some(part),
+            Some(o) => {
+                o.t.extend_from_slice(&part.t);
+                o.choices.extend_from_slice(&part.choices);
+            }
+        }
+        done += k;
+    }
+    out.ok_or(TwopcError::ApiMisuse("unreachable: no extension ran"))
+}
+
+/// `m` random OTs, sender's side.
+///
+/// # Errors
+/// As [`cot_send`].
+pub fn rot_send(
+    session: &mut Session,
+    sender: &mut IknpSender,
+    m: usize,
+) -> Result<RotSender, TwopcError> {
+    Ok(cot_send(session, sender, m)?.into_random())
+}
+
+/// `m` random OTs with uniformly random choice bits from `rng`, receiver's side.
+///
+/// # Errors
+/// As [`cot_receive`].
+pub fn rot_receive<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    receiver: &mut IknpReceiver,
+    m: usize,
+    rng: &mut R,
+) -> Result<RotReceiver, TwopcError> {
+    let mut bytes = vec![0u8; m.div_ceil(8)];
+    rng.fill_bytes(&mut bytes);
+    let choices: Vec<bool> = (0..m).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect();
+    Ok(cot_receive(session, receiver, &choices)?.into_random())
+}
+
+/// Chosen-message OTs, sender's side: the receiver learns `inputs[i][c_i]`. Random OTs are
+/// derandomised (Beaver) in batches of [`CHOSEN_OTS_PER_MSG`].
+///
+/// # Errors
+/// Transport failures; the receiver's messages of the wrong size.
+pub fn ot_send(
+    session: &mut Session,
+    sender: &mut IknpSender,
+    inputs: &[[Block; 2]],
+) -> Result<(), TwopcError> {
+    let peer = peer(session)?;
+    for chunk in inputs.chunks(CHOSEN_OTS_PER_MSG) {
+        let rot = rot_send(session, sender, chunk.len())?;
+        let flips = session.recv_bytes(peer)?;
+        let masked = rot.mask(peer, chunk, &flips)?;
+        session.send_bytes(peer, &masked)?;
+    }
+    Ok(())
+}
+
+/// Chosen-message OTs, receiver's side: `inputs[i][choices[i]]` of the sender's inputs.
+///
+/// # Errors
+/// Transport failures; the sender's answer of the wrong size.
+pub fn ot_receive<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    receiver: &mut IknpReceiver,
+    choices: &[bool],
+    rng: &mut R,
+) -> Result<Vec<Block>, TwopcError> {
+    let peer = peer(session)?;
+    let mut out = Vec::with_capacity(choices.len());
+    for chunk in choices.chunks(CHOSEN_OTS_PER_MSG) {
+        let rot = rot_receive(session, receiver, chunk.len(), rng)?;
+        session.send_bytes(peer, &rot.flip_bits(chunk)?)?;
+        let masked = session.recv_bytes(peer)?;
+        out.extend(rot.unmask(peer, chunk, &masked)?);
+    }
+    Ok(out)
+}
+
+fn pack(bits: &[bool]) -> Vec<u8> {
+    let mut out = vec![0u8; bits.len().div_ceil(8)];
+    for (i, &b) in bits.iter().enumerate() {
+        out[i / 8] |= u8::from(b) << (i % 8);
+    }
+    out
+}
+
+fn unpack(
+    peer: PartyId,
+    what: &'static str,
+    bytes: &[u8],
+    n: usize,
+) -> Result<Vec<bool>, PeerFault> {
+    wire::exact_len(peer, what, bytes, n.div_ceil(8))?;
+    if !n.is_multiple_of(8) && bytes[n / 8] >> (n % 8) != 0 {
+        return Err(PeerFault::malformed(peer, what, "nonzero padding bits"));
+    }
+    Ok((0..n).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect())
+}
+
+fn blocks_from(bytes: &[u8]) -> impl Iterator<Item = Block> + '_ {
+    bytes.chunks_exact(16).map(|c| {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(c);
+        Block::from_le_bytes(b)
+    })
+}
+
+/// Garbles `circuit` on the garbler's input bits `inputs` and streams it to the evaluator;
+/// the evaluator's input labels come from correlated OTs of `sender`, whose Δ must be the
+/// garbler's. Both parties learn the output bits, which this returns.
+///
+/// Messages, garbler → evaluator unless noted: the garbler's input labels (16 bytes per bit);
+/// the IKNP extension for the evaluator's inputs (evaluator → garbler, 16 bytes per bit); the
+/// tables, 32 bytes per AND gate, in chunks of [`ANDS_PER_MSG`] gates; the output decoding
+/// bits; the output (evaluator → garbler).
+///
+/// # Errors
+/// [`TwopcError::ApiMisuse`] if Δs differ or `inputs` has the wrong length (before anything is
+/// sent); transport failures; the evaluator's messages of the wrong size.
+pub fn garble<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    sender: &mut IknpSender,
+    garbler: &mut Garbler,
+    circuit: &Circuit,
+    inputs: &[bool],
+    rng: &mut R,
+) -> Result<Vec<bool>, TwopcError> {
+    let peer = peer(session)?;
+    crate::error::same_len("garbler input", circuit.garbler_inputs(), inputs.len())?;
+    if sender.delta() != garbler.delta() {
+        return Err(TwopcError::ApiMisuse(
+            "the IKNP sender's Δ is not the garbler's",
+        ));
+    }
+    garbler.reset_wires(circuit.wires());
+    let mut msg = Vec::with_capacity(16 * inputs.len());
+    for (w, &x) in (0..).zip(inputs) {
+        let mut l = [0u8; 16];
+        rng.fill_bytes(&mut l);
+        garbler.set_zero_label(w, Block::from_le_bytes(l))?;
+        msg.extend_from_slice(&garbler.label(w, x)?.to_le_bytes());
+    }
+    session.send_bytes(peer, &msg)?;
+    let cot = cot_send(session, sender, circuit.evaluator_inputs())?;
+    let g = circuit.garbler_inputs();
+    for (i, q) in cot.q.iter().enumerate() {
+        garbler.set_zero_label(wire_id(g + i)?, *q)?;
+    }
+    let mut tables = Vec::with_capacity(AND_TABLE_BYTES * ANDS_PER_MSG.min(circuit.and_gates()));
+    for gate in circuit.gates() {
+        garbler.garble(gate, &mut tables)?;
+        if tables.len() == AND_TABLE_BYTES * ANDS_PER_MSG {
+            session.send_bytes(peer, &tables)?;
+            tables.clear();
+        }
+    }
+    if !tables.is_empty() {
+        session.send_bytes(peer, &tables)?;
+    }
+    session.send_bytes(peer, &pack(&garbler.decoding_bits(circuit.outputs())?))?;
+    let out = session.recv_bytes(peer)?;
+    Ok(unpack(
+        peer,
+        "circuit output",
+        &out,
+        circuit.outputs().len(),
+    )?)
+}
+
+fn wire_id(i: usize) -> Result<u32, TwopcError> {
+    u32::try_from(i).map_err(|_| TwopcError::ApiMisuse("wire index beyond u32"))
+}
+
+/// Evaluates the circuit the garbler streams, on the evaluator's input bits `inputs` (obtained
+/// as labels by correlated OTs of `receiver`): the output bits, which the garbler learns too.
+///
+/// # Errors
+/// [`TwopcError::LengthMismatch`] if `inputs` has the wrong length (before anything is sent);
+/// transport failures; the garbler's messages of the wrong size.
+pub fn evaluate(
+    session: &mut Session,
+    receiver: &mut IknpReceiver,
+    evaluator: &mut Evaluator,
+    circuit: &Circuit,
+    inputs: &[bool],
+) -> Result<Vec<bool>, TwopcError> {
+    let peer = peer(session)?;
+    crate::error::same_len("evaluator input", circuit.evaluator_inputs(), inputs.len())?;
+    evaluator.reset_wires(circuit.wires());
+    let g = circuit.garbler_inputs();
+    let labels = session.recv_bytes(peer)?;
+    wire::exact_len(peer, "garbler input labels", &labels, 16 * g)?;
+    for (w, l) in (0..).zip(blocks_from(&labels)) {
+        evaluator.set_label(w, l)?;
+    }
+    let cot = cot_receive(session, receiver, inputs)?;
+    for (i, t) in cot.t.iter().enumerate() {
+        evaluator.set_label(wire_id(g + i)?, *t)?;
+    }
+    let mut tables = Vec::new();
+    let mut pos = 0;
+    let mut ands_left = circuit.and_gates();
+    for gate in circuit.gates() {
+        if matches!(gate, Gate::And { .. }) && pos == tables.len() {
+            let k = ands_left.min(ANDS_PER_MSG);
+            tables = session.recv_bytes(peer)?;
+            wire::exact_len(peer, "garbled tables", &tables, k * AND_TABLE_BYTES)?;
+            ands_left -= k;
+            pos = 0;
+        }
+        evaluator.eval(gate, &tables, &mut pos)?;
+    }
+    let d = session.recv_bytes(peer)?;
+    let decoding = unpack(peer, "output decoding bits", &d, circuit.outputs().len())?;
+    let out = evaluator.decode(circuit.outputs(), &decoding)?;
+    session.send_bytes(peer, &pack(&out))?;
+    Ok(out)
+}

@@ -1,0 +1,441 @@
+//! Half-gates garbling (ZRE15) with free-XOR and point-and-permute, over a simple circuit
+//! representation, gate by gate.
+//!
+//! ZRE15 = Zahur, Rosulek, Evans, "Two Halves Make a Whole: Reducing Data Transfer in Garbled
+//! Circuits using Half Gates", EUROCRYPT 2015 (ePrint 2014/756), Fig. 2. With κ = 128:
+//!
+//! * Every wire `w` has a zero label `W⁰` (held by the [`Garbler`]); its one label is
+//!   `W¹ = W⁰ ⊕ Δ` (free-XOR, Kolesnikov–Schneider 2008). `lsb(Δ) = 1`, so the labels of a wire
+//!   differ in their last bit, the *permute bit* (point-and-permute): the [`Evaluator`], holding
+//!   one label `W`, sees `lsb(W)` and nothing else about the value.
+//! * XOR gates: `C⁰ = A⁰ ⊕ B⁰`; INV (NOT): `C⁰ = A⁰ ⊕ Δ`; the evaluator XORs or copies labels.
+//!   Neither sends anything.
+//! * AND gate number `j` (counted over the garbler's lifetime, so tweaks never repeat under
+//!   one Δ), with `p_a = lsb(A⁰)`, `p_b = lsb(B⁰)` and the hash `H` = [`gc_hash`]
+//!   (GKWY20 §7.3), tweaks `2j` and `2j + 1`:
+//!   - garbler half gate: `T_G = H(A⁰, 2j) ⊕ H(A¹, 2j) ⊕ p_b·Δ`,
+//!     `W_G⁰ = H(A⁰, 2j) ⊕ p_a·T_G`;
+//!   - evaluator half gate: `T_E = H(B⁰, 2j+1) ⊕ H(B¹, 2j+1) ⊕ A⁰`,
+//!     `W_E⁰ = H(B⁰, 2j+1) ⊕ p_b·(T_E ⊕ A⁰)`;
+//!   - `C⁰ = W_G⁰ ⊕ W_E⁰`; the table is `T_G ‖ T_E`: exactly 32 bytes ([`AND_TABLE_BYTES`]).
+//!   - The evaluator, with `s_a = lsb(A)`, `s_b = lsb(B)`:
+//!     `C = H(A, 2j) ⊕ s_a·T_G ⊕ H(B, 2j+1) ⊕ s_b·(T_E ⊕ A)`.
+//! * Output decoding: the garbler reveals `lsb(W⁰)` of each output wire; the value is
+//!   `lsb(W) ⊕ lsb(W⁰)`.
+//!
+//! The garbler and evaluator hold one label per wire and process one gate at a time; tables are
+//! appended to (garbler) or read from (evaluator) a byte buffer of any size, so the driver can
+//! stream them in chunks. Both refuse gates whose wires are out of range
+//! ([`TwopcError::ApiMisuse`]), never panic on them.
+
+use doram_prim::FixedKeyAes;
+use doram_prim::aes::{Block, fixed_key, lsb, mask};
+use rand_core::{CryptoRng, RngCore};
+
+use crate::TwopcError;
+use crate::hash::gc_hash;
+
+/// Bytes of one garbled AND gate: two 128-bit ciphertexts.
+pub const AND_TABLE_BYTES: usize = 32;
+
+/// A wire's index in a [`Circuit`].
+pub type WireId = u32;
+
+/// One gate. Wires are indices below [`Circuit::wires`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Gate {
+    /// `out = a ⊕ b` (free).
+    Xor {
+        /// First input.
+        a: WireId,
+        /// Second input.
+        b: WireId,
+        /// Output.
+        out: WireId,
+    },
+    /// `out = a ∧ b` (one half-gates table).
+    And {
+        /// First input.
+        a: WireId,
+        /// Second input.
+        b: WireId,
+        /// Output.
+        out: WireId,
+    },
+    /// `out = ¬a` (free; Bristol's INV).
+    Inv {
+        /// Input.
+        a: WireId,
+        /// Output.
+        out: WireId,
+    },
+}
+
+/// A Boolean circuit: wires `0..garbler_inputs` are the garbler's inputs, the next
+/// `evaluator_inputs` wires the evaluator's, gates are in topological order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Circuit {
+    garbler_inputs: usize,
+    evaluator_inputs: usize,
+    wires: usize,
+    gates: Vec<Gate>,
+    outputs: Vec<WireId>,
+    and_gates: usize,
+}
+
+impl Circuit {
+    /// A circuit, checked: every gate reads wires that are inputs or were written by an earlier
+    /// gate, and every output wire is written.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if the circuit is not well formed.
+    pub fn new(
+        garbler_inputs: usize,
+        evaluator_inputs: usize,
+        wires: usize,
+        gates: Vec<Gate>,
+        outputs: Vec<WireId>,
+    ) -> Result<Circuit, TwopcError> {
+        let inputs = garbler_inputs + evaluator_inputs;
+        if inputs > wires || u32::try_from(wires).is_err() {
+            return Err(TwopcError::ApiMisuse("more input wires than wires"));
+        }
+        let mut set = vec![false; wires];
+        set[..inputs].fill(true);
+        let ready = |set: &[bool], w: WireId| set.get(w as usize).copied().unwrap_or(false);
+        let mut and_gates = 0;
+        for g in &gates {
+            let (ins_ok, out) = match *g {
+                Gate::Xor { a, b, out } => (ready(&set, a) && ready(&set, b), out),
+                Gate::And { a, b, out } => {
+                    and_gates += 1;
+                    (ready(&set, a) && ready(&set, b), out)
+                }
+                Gate::Inv { a, out } => (ready(&set, a), out),
+            };
+            if !ins_ok {
+                return Err(TwopcError::ApiMisuse("a gate reads a wire not yet set"));
+            }
+            match set.get_mut(out as usize) {
+                Some(s) => *s = true,
+                None => return Err(TwopcError::ApiMisuse("a gate writes a wire out of range")),
+            }
+        }
+        if outputs.iter().any(|&w| !ready(&set, w)) {
+            return Err(TwopcError::ApiMisuse("an output wire is never set"));
+        }
+        Ok(Circuit {
+            garbler_inputs,
+            evaluator_inputs,
+            wires,
+            gates,
+            outputs,
+            and_gates,
+        })
+    }
+
+    /// Garbler input wires (the first ones).
+    pub fn garbler_inputs(&self) -> usize {
+        self.garbler_inputs
+    }
+    /// Evaluator input wires (after the garbler's).
+    pub fn evaluator_inputs(&self) -> usize {
+        self.evaluator_inputs
+    }
+    /// Number of wires.
+    pub fn wires(&self) -> usize {
+        self.wires
+    }
+    /// The gates, in evaluation order.
+    pub fn gates(&self) -> &[Gate] {
+        &self.gates
+    }
+    /// The output wires.
+    pub fn outputs(&self) -> &[WireId] {
+        &self.outputs
+    }
+    /// Number of AND gates (each costs [`AND_TABLE_BYTES`]).
+    pub fn and_gates(&self) -> usize {
+        self.and_gates
+    }
+
+    /// Evaluates the circuit in the clear: the plaintext oracle for the garbled evaluation.
+    ///
+    /// # Errors
+    /// [`TwopcError::LengthMismatch`] if an input has the wrong number of bits.
+    pub fn eval_plain(
+        &self,
+        garbler: &[bool],
+        evaluator: &[bool],
+    ) -> Result<Vec<bool>, TwopcError> {
+        crate::error::same_len("garbler input", self.garbler_inputs, garbler.len())?;
+        crate::error::same_len("evaluator input", self.evaluator_inputs, evaluator.len())?;
+        let mut v = vec![false; self.wires];
+        v[..garbler.len()].copy_from_slice(garbler);
+        v[garbler.len()..garbler.len() + evaluator.len()].copy_from_slice(evaluator);
+        for g in &self.gates {
+            match *g {
+                Gate::Xor { a, b, out } => v[out as usize] = v[a as usize] ^ v[b as usize],
+                Gate::And { a, b, out } => v[out as usize] = v[a as usize] & v[b as usize],
+                Gate::Inv { a, out } => v[out as usize] = !v[a as usize],
+            }
+        }
+        Ok(self.outputs.iter().map(|&w| v[w as usize]).collect())
+    }
+}
+
+/// A random Δ for free-XOR garbling: uniform with `lsb(Δ) = 1`.
+pub fn random_delta<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Block {
+    let mut b = [0u8; 16];
+    rng.fill_bytes(&mut b);
+    Block::from_le_bytes(b) | 1
+}
+
+fn wire(labels: &[Block], w: WireId) -> Result<Block, TwopcError> {
+    labels
+        .get(w as usize)
+        .copied()
+        .ok_or(TwopcError::ApiMisuse("gate wire out of range"))
+}
+
+fn set_wire(labels: &mut [Block], w: WireId, x: Block) -> Result<(), TwopcError> {
+    *labels
+        .get_mut(w as usize)
+        .ok_or(TwopcError::ApiMisuse("gate wire out of range"))? = x;
+    Ok(())
+}
+
+/// The garbler: Δ and the zero label of every wire.
+pub struct Garbler {
+    aes: &'static FixedKeyAes,
+    delta: Block,
+    zero: Vec<Block>,
+    next_and: u64,
+}
+
+impl std::fmt::Debug for Garbler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Garbler")
+            .field("wires", &self.zero.len())
+            .field("next_and", &self.next_and)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Garbler {
+    /// A garbler with global offset `delta` for a circuit of `wires` wires.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if `lsb(delta) = 0` (point-and-permute needs it set).
+    pub fn new(delta: Block, wires: usize) -> Result<Garbler, TwopcError> {
+        if !lsb(delta) {
+            return Err(TwopcError::ApiMisuse("garbling Δ must have its lsb set"));
+        }
+        Ok(Garbler {
+            aes: fixed_key(),
+            delta,
+            zero: vec![0; wires],
+            next_and: 0,
+        })
+    }
+
+    /// Δ.
+    pub fn delta(&self) -> Block {
+        self.delta
+    }
+
+    /// Starts a new circuit of `wires` wires with the same Δ; the AND counter runs on.
+    pub fn reset_wires(&mut self, wires: usize) {
+        self.zero.clear();
+        self.zero.resize(wires, 0);
+    }
+
+    /// Sets the zero label of wire `w` (an input wire).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if `w` is out of range.
+    pub fn set_zero_label(&mut self, w: WireId, label: Block) -> Result<(), TwopcError> {
+        set_wire(&mut self.zero, w, label)
+    }
+
+    /// The zero label of wire `w`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if `w` is out of range.
+    pub fn zero_label(&self, w: WireId) -> Result<Block, TwopcError> {
+        wire(&self.zero, w)
+    }
+
+    /// The label encoding `bit` on wire `w`: `W⁰ ⊕ bit·Δ`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if `w` is out of range.
+    pub fn label(&self, w: WireId, bit: bool) -> Result<Block, TwopcError> {
+        Ok(wire(&self.zero, w)? ^ (mask(bit) & self.delta))
+    }
+
+    /// Garbles one gate; an AND gate appends its [`AND_TABLE_BYTES`]-byte table to `tables`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range.
+    pub fn garble(&mut self, gate: &Gate, tables: &mut Vec<u8>) -> Result<(), TwopcError> {
+        match *gate {
+            Gate::Xor { a, b, out } => {
+                let c = wire(&self.zero, a)? ^ wire(&self.zero, b)?;
+                set_wire(&mut self.zero, out, c)
+            }
+            Gate::Inv { a, out } => {
+                let c = wire(&self.zero, a)? ^ self.delta;
+                set_wire(&mut self.zero, out, c)
+            }
+            Gate::And { a, b, out } => {
+                let (a0, b0) = (wire(&self.zero, a)?, wire(&self.zero, b)?);
+                let (c, [tg, te]) = self.and_table(a0, b0);
+                set_wire(&mut self.zero, out, c)?;
+                tables.extend_from_slice(&tg.to_le_bytes());
+                tables.extend_from_slice(&te.to_le_bytes());
+                Ok(())
+            }
+        }
+    }
+
+    /// [ZRE15 Fig. 2, GbAnd] The output zero label and the table `(T_G, T_E)` of the next AND
+    /// gate, with input zero labels `a0`, `b0`.
+    pub fn and_table(&mut self, a0: Block, b0: Block) -> (Block, [Block; 2]) {
+        let j0 = Block::from(self.next_and) << 1;
+        let j1 = j0 | 1;
+        self.next_and += 1;
+        let d = self.delta;
+        let (pa, pb) = (mask(lsb(a0)), mask(lsb(b0)));
+        let ha0 = gc_hash(self.aes, j0, a0);
+        let ha1 = gc_hash(self.aes, j0, a0 ^ d);
+        let hb0 = gc_hash(self.aes, j1, b0);
+        let hb1 = gc_hash(self.aes, j1, b0 ^ d);
+        // Garbler half gate.
+        let tg = ha0 ^ ha1 ^ (pb & d);
+        let wg = ha0 ^ (pa & tg);
+        // Evaluator half gate.
+        let te = hb0 ^ hb1 ^ a0;
+        let we = hb0 ^ (pb & (te ^ a0));
+        (wg ^ we, [tg, te])
+    }
+
+    /// The decoding bits `lsb(W⁰)` of `outputs`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range.
+    pub fn decoding_bits(&self, outputs: &[WireId]) -> Result<Vec<bool>, TwopcError> {
+        outputs
+            .iter()
+            .map(|&w| Ok(lsb(wire(&self.zero, w)?)))
+            .collect()
+    }
+}
+
+/// The evaluator: one (active) label per wire.
+pub struct Evaluator {
+    aes: &'static FixedKeyAes,
+    labels: Vec<Block>,
+    next_and: u64,
+}
+
+impl std::fmt::Debug for Evaluator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Evaluator")
+            .field("wires", &self.labels.len())
+            .field("next_and", &self.next_and)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Evaluator {
+    /// An evaluator for a circuit of `wires` wires.
+    pub fn new(wires: usize) -> Evaluator {
+        Evaluator {
+            aes: fixed_key(),
+            labels: vec![0; wires],
+            next_and: 0,
+        }
+    }
+
+    /// Starts a new circuit of `wires` wires; the AND counter runs on, as the garbler's does.
+    pub fn reset_wires(&mut self, wires: usize) {
+        self.labels.clear();
+        self.labels.resize(wires, 0);
+    }
+
+    /// Sets the label of wire `w` (an input wire).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if `w` is out of range.
+    pub fn set_label(&mut self, w: WireId, label: Block) -> Result<(), TwopcError> {
+        set_wire(&mut self.labels, w, label)
+    }
+
+    /// The label of wire `w`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if `w` is out of range.
+    pub fn label(&self, w: WireId) -> Result<Block, TwopcError> {
+        wire(&self.labels, w)
+    }
+
+    /// Evaluates one gate; an AND gate consumes the next [`AND_TABLE_BYTES`] of `tables`,
+    /// starting at `*pos`, and advances `*pos`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range or `tables` has no table left (the
+    /// driver sizes the buffer from the circuit, so this is a caller's mistake).
+    pub fn eval(&mut self, gate: &Gate, tables: &[u8], pos: &mut usize) -> Result<(), TwopcError> {
+        match *gate {
+            Gate::Xor { a, b, out } => {
+                let c = wire(&self.labels, a)? ^ wire(&self.labels, b)?;
+                set_wire(&mut self.labels, out, c)
+            }
+            Gate::Inv { a, out } => {
+                let c = wire(&self.labels, a)?;
+                set_wire(&mut self.labels, out, c)
+            }
+            Gate::And { a, b, out } => {
+                let t = tables
+                    .get(*pos..*pos + AND_TABLE_BYTES)
+                    .ok_or(TwopcError::ApiMisuse(
+                        "no garbled table left for an AND gate",
+                    ))?;
+                let mut tg = [0u8; 16];
+                let mut te = [0u8; 16];
+                tg.copy_from_slice(&t[..16]);
+                te.copy_from_slice(&t[16..]);
+                *pos += AND_TABLE_BYTES;
+                let (la, lb) = (wire(&self.labels, a)?, wire(&self.labels, b)?);
+                let c = self.and_eval(la, lb, [Block::from_le_bytes(tg), Block::from_le_bytes(te)]);
+                set_wire(&mut self.labels, out, c)
+            }
+        }
+    }
+
+    /// [ZRE15 Fig. 2, EvAnd] The output label of the next AND gate from the input labels and
+    /// the table.
+    pub fn and_eval(&mut self, a: Block, b: Block, [tg, te]: [Block; 2]) -> Block {
+        let j0 = Block::from(self.next_and) << 1;
+        let j1 = j0 | 1;
+        self.next_and += 1;
+        let wg = gc_hash(self.aes, j0, a) ^ (mask(lsb(a)) & tg);
+        let we = gc_hash(self.aes, j1, b) ^ (mask(lsb(b)) & (te ^ a));
+        wg ^ we
+    }
+
+    /// The output bits `lsb(W) ⊕ d` for the garbler's decoding bits `d`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range; [`TwopcError::LengthMismatch`] if
+    /// `decoding` does not have one bit per output.
+    pub fn decode(&self, outputs: &[WireId], decoding: &[bool]) -> Result<Vec<bool>, TwopcError> {
+        crate::error::same_len("decoding bits", outputs.len(), decoding.len())?;
+        outputs
+            .iter()
+            .zip(decoding)
+            .map(|(&w, &d)| Ok(lsb(wire(&self.labels, w)?) ^ d))
+            .collect()
+    }
+}

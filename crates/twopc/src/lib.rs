@@ -1,0 +1,73 @@
+//! The two-party engine for doram: base OT, IKNP OT extension and half-gates garbled circuits,
+//! semi-honest.
+//!
+//! Brief overview: two parties on a [`doram_net::Session`] of two, in roles that are types —
+//! [`BaseOtSender`]/[`BaseOtReceiver`] for base OT, [`IknpSender`]/[`IknpReceiver`] for OT
+//! extension, [`Garbler`]/[`Evaluator`] for garbled circuits. The protocol modules are I/O-free;
+//! [`driver`] runs them over a session. Errors are [`TwopcError`]; peer faults name the peer.
+//! Randomness is passed in (`rng`): [`os_rng`] for real use, [`insecure_rng_for_tests`] for
+//! reproducible tests.
+//!
+//! | paper | what | module |
+//! |---|---|---|
+//! | Chou–Orlandi 2015, Fig. 1, with transcript-bound keys (Hauck–Loss 2017) | 128 base OTs over ristretto255, one message each way | [`base_ot`] |
+//! | IKNP03 Fig. 1 (semi-honest) | correlated OT with global Δ, random OT, chosen-message OT (Beaver derandomisation) | [`iknp`], [`transpose`] |
+//! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
+//! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
+//!
+//! ```
+//! use doram_net::{LocalMesh, run_parties};
+//! use doram_twopc::{driver, gc::{Circuit, Gate, Garbler, Evaluator, random_delta}, insecure_rng_for_tests};
+//!
+//! // out = x ∧ y, x from the garbler (P0), y from the evaluator (P1).
+//! let c = Circuit::new(1, 1, 3, vec![Gate::And { a: 0, b: 1, out: 2 }], vec![2]).unwrap();
+//! let out = run_parties(LocalMesh::new(2).build(), "gc", |mut s| {
+//!     let mut rng = insecure_rng_for_tests(s.me().index() as u64);
+//!     if s.me().index() == 0 {
+//!         let delta = random_delta(&mut rng);
+//!         let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).unwrap();
+//!         let mut g = Garbler::new(delta, c.wires()).unwrap();
+//!         driver::garble(&mut s, &mut ot, &mut g, &c, &[true], &mut rng).unwrap()
+//!     } else {
+//!         let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).unwrap();
+//!         let mut e = Evaluator::new(c.wires());
+//!         driver::evaluate(&mut s, &mut ot, &mut e, &c, &[true]).unwrap()
+//!     }
+//! });
+//! for o in out {
+//!     assert_eq!(o.unwrap(), vec![true]);
+//! }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod base_ot;
+pub mod driver;
+mod error;
+pub mod gc;
+pub mod hash;
+pub mod iknp;
+pub mod transpose;
+
+pub use base_ot::{BaseOtReceiver, BaseOtSender};
+pub use error::TwopcError;
+pub use gc::{Circuit, Evaluator, Garbler, Gate};
+pub use iknp::{IknpReceiver, IknpSender};
+
+use doram_core::Seed;
+use doram_prim::prg::AesPrg;
+
+/// A cryptographic generator seeded from the operating system's entropy: the one to pass as
+/// `rng` outside tests.
+pub fn os_rng() -> AesPrg {
+    AesPrg::new(Seed::from_os_entropy())
+}
+
+/// **Insecure**: a generator whose seed is the public number `n`. For reproducible tests and
+/// benchmarks only; anyone who knows `n` knows every secret drawn from it.
+pub fn insecure_rng_for_tests(n: u64) -> AesPrg {
+    let mut s = [0u8; 16];
+    s[..8].copy_from_slice(&n.to_le_bytes());
+    s[8..].copy_from_slice(b"twopc-t!");
+    AesPrg::new(Seed(s))
+}
