@@ -1,0 +1,339 @@
+//! Garbled evaluation against plaintext: random circuits, a hand-built adder and comparator,
+//! transcript shapes, and faulty peers.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{blamed, mesh, random_bits, run2, tampered, test_rng};
+use doram_core::PartyId;
+use doram_net::Tamper;
+use doram_twopc::gc::{AND_TABLE_BYTES, Circuit, Evaluator, Garbler, Gate, WireId, random_delta};
+use doram_twopc::{TwopcError, driver, insecure_rng_for_tests};
+use rand::Rng;
+
+/// A small circuit builder for the tests.
+struct Builder {
+    wires: WireId,
+    gates: Vec<Gate>,
+}
+
+impl Builder {
+    fn new(inputs: usize) -> Self {
+        Builder {
+            wires: inputs as WireId,
+            gates: Vec::new(),
+        }
+    }
+    fn fresh(&mut self) -> WireId {
+        self.wires += 1;
+        self.wires - 1
+    }
+    fn xor(&mut self, a: WireId, b: WireId) -> WireId {
+        let out = self.fresh();
+        self.gates.push(Gate::Xor { a, b, out });
+        out
+    }
+    fn and(&mut self, a: WireId, b: WireId) -> WireId {
+        let out = self.fresh();
+        self.gates.push(Gate::And { a, b, out });
+        out
+    }
+    fn inv(&mut self, a: WireId) -> WireId {
+        let out = self.fresh();
+        self.gates.push(Gate::Inv { a, out });
+        out
+    }
+    /// majority(x, y, z) = x ⊕ ((x ⊕ y) ∧ (x ⊕ z)): one AND gate.
+    fn maj(&mut self, x: WireId, y: WireId, z: WireId) -> WireId {
+        let xy = self.xor(x, y);
+        let xz = self.xor(x, z);
+        let t = self.and(xy, xz);
+        self.xor(x, t)
+    }
+    fn finish(self, g: usize, e: usize, outputs: Vec<WireId>) -> Circuit {
+        Circuit::new(g, e, self.wires as usize, self.gates, outputs).unwrap()
+    }
+}
+
+/// n-bit adder: garbler's a (wires 0..n), evaluator's b (n..2n), n + 1 output bits. n ANDs.
+fn adder(n: usize) -> Circuit {
+    let mut b = Builder::new(2 * n);
+    let zero = b.xor(0, 0);
+    let mut carry = zero;
+    let mut out = Vec::new();
+    for i in 0..n as WireId {
+        let (x, y) = (i, n as WireId + i);
+        let xy = b.xor(x, y);
+        out.push(b.xor(xy, carry));
+        carry = b.maj(x, y, carry);
+    }
+    out.push(carry);
+    b.finish(n, n, out)
+}
+
+/// n-bit unsigned comparator a < b: the borrow of a − b, majority(¬a, b, borrow). n ANDs.
+fn less_than(n: usize) -> Circuit {
+    let mut b = Builder::new(2 * n);
+    let mut borrow = b.xor(0, 0);
+    for i in 0..n as WireId {
+        let na = b.inv(i);
+        borrow = b.maj(na, n as WireId + i, borrow);
+    }
+    b.finish(n, n, vec![borrow])
+}
+
+fn to_bits(x: u64, n: usize) -> Vec<bool> {
+    (0..n).map(|i| (x >> i) & 1 == 1).collect()
+}
+
+fn from_bits(b: &[bool]) -> u64 {
+    b.iter().rev().fold(0, |acc, &x| (acc << 1) | u64::from(x))
+}
+
+fn random_circuit(rng: &mut impl Rng, g: usize, e: usize, gates: usize) -> Circuit {
+    let mut b = Builder::new(g + e);
+    for _ in 0..gates {
+        let x = rng.random_range(0..b.wires);
+        let y = rng.random_range(0..b.wires);
+        match rng.random_range(0..5) {
+            0 | 1 => b.and(x, y),
+            2 | 3 => b.xor(x, y),
+            _ => b.inv(x),
+        };
+    }
+    let outputs = (0..16).map(|_| rng.random_range(0..b.wires)).collect();
+    b.finish(g, e, outputs)
+}
+
+/// Garbles and evaluates in one thread, no OT: the evaluator is handed its labels directly.
+fn garble_locally(
+    garbler: &mut Garbler,
+    evaluator: &mut Evaluator,
+    c: &Circuit,
+    x: &[bool],
+    y: &[bool],
+    rng: &mut impl Rng,
+) -> Vec<bool> {
+    garbler.reset_wires(c.wires());
+    evaluator.reset_wires(c.wires());
+    for (w, &bit) in (0..).zip(x.iter().chain(y)) {
+        garbler.set_zero_label(w, rng.random()).unwrap();
+        evaluator
+            .set_label(w, garbler.label(w, bit).unwrap())
+            .unwrap();
+    }
+    let mut tables = Vec::new();
+    for gate in c.gates() {
+        garbler.garble(gate, &mut tables).unwrap();
+    }
+    assert_eq!(tables.len(), AND_TABLE_BYTES * c.and_gates());
+    let mut pos = 0;
+    for gate in c.gates() {
+        evaluator.eval(gate, &tables, &mut pos).unwrap();
+    }
+    assert_eq!(pos, tables.len());
+    // Every wire carries the label of its plaintext value.
+    let d = garbler.decoding_bits(c.outputs()).unwrap();
+    evaluator.decode(c.outputs(), &d).unwrap()
+}
+
+#[test]
+fn random_circuits_evaluate_as_in_plaintext() {
+    let mut rng = test_rng("random circuits");
+    let delta = random_delta(&mut rng);
+    // One garbler and evaluator for all circuits: the AND counter (the tweak) runs on.
+    let mut garbler = Garbler::new(delta, 0).unwrap();
+    let mut evaluator = Evaluator::new(0);
+    for round in 0..200 {
+        let (g, e) = (rng.random_range(1..10), rng.random_range(0..10));
+        let n_gates = rng.random_range(1..300);
+        let c = random_circuit(&mut rng, g, e, n_gates);
+        let x = random_bits(&mut rng, g);
+        let y = random_bits(&mut rng, e);
+        let got = garble_locally(&mut garbler, &mut evaluator, &c, &x, &y, &mut rng);
+        assert_eq!(got, c.eval_plain(&x, &y).unwrap(), "circuit {round}");
+    }
+}
+
+#[test]
+fn wrong_labels_do_not_decode_to_the_right_output() {
+    // An evaluator holding a label that is neither of its wire's labels gets a label that is
+    // neither output label (with overwhelming probability), so decoding is garbage: check the
+    // output label is not one of the garbler's.
+    let mut rng = test_rng("wrong labels");
+    let c = adder(8);
+    let mut garbler = Garbler::new(random_delta(&mut rng), c.wires()).unwrap();
+    let mut evaluator = Evaluator::new(c.wires());
+    let x = random_bits(&mut rng, 8);
+    let y = random_bits(&mut rng, 8);
+    for (w, &bit) in (0..).zip(x.iter().chain(&y)) {
+        garbler.set_zero_label(w, rng.random()).unwrap();
+        let l = garbler.label(w, bit).unwrap();
+        evaluator
+            .set_label(w, if w == 0 { l ^ 2 } else { l })
+            .unwrap();
+    }
+    let mut tables = Vec::new();
+    for gate in c.gates() {
+        garbler.garble(gate, &mut tables).unwrap();
+    }
+    let mut pos = 0;
+    for gate in c.gates() {
+        evaluator.eval(gate, &tables, &mut pos).unwrap();
+    }
+    let carry = *c.outputs().last().unwrap();
+    let l = evaluator.label(carry).unwrap();
+    let l0 = garbler.zero_label(carry).unwrap();
+    assert!(l != l0 && l != l0 ^ garbler.delta());
+}
+
+fn run_2pc(c: &Circuit, x: &[bool], y: &[bool]) -> (Vec<bool>, Vec<bool>) {
+    run2(
+        mesh(),
+        |mut s| {
+            let mut rng = insecure_rng_for_tests(30);
+            let delta = random_delta(&mut rng);
+            let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).unwrap();
+            let mut g = Garbler::new(delta, c.wires()).unwrap();
+            driver::garble(&mut s, &mut ot, &mut g, c, x, &mut rng).unwrap()
+        },
+        |mut s| {
+            let mut ot =
+                driver::iknp_receiver_setup(&mut s, &mut insecure_rng_for_tests(31)).unwrap();
+            let mut e = Evaluator::new(c.wires());
+            driver::evaluate(&mut s, &mut ot, &mut e, c, y).unwrap()
+        },
+    )
+}
+
+#[test]
+fn adder_over_the_mesh() {
+    let mut rng = test_rng("adder");
+    for n in [1, 8, 32, 63] {
+        let c = adder(n);
+        assert_eq!(c.and_gates(), n);
+        for _ in 0..3 {
+            let mask = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+            let (a, b) = (rng.random::<u64>() & mask, rng.random::<u64>() & mask);
+            let (g_out, e_out) = run_2pc(&c, &to_bits(a, n), &to_bits(b, n));
+            assert_eq!(from_bits(&e_out), a + b, "{a} + {b} on {n} bits");
+            assert_eq!(g_out, e_out);
+        }
+    }
+}
+
+#[test]
+fn comparator_over_the_mesh() {
+    let mut rng = test_rng("comparator");
+    let n = 16;
+    let c = less_than(n);
+    let mut cases: Vec<(u64, u64)> = vec![(0, 0), (0, 1), (1, 0), (65535, 65535), (65534, 65535)];
+    cases.extend((0..5).map(|_| (rng.random_range(0..1 << 16), rng.random_range(0..1 << 16))));
+    for (a, b) in cases {
+        let (_, out) = run_2pc(&c, &to_bits(a, n), &to_bits(b, n));
+        assert_eq!(out, vec![a < b], "{a} < {b}");
+    }
+}
+
+#[test]
+fn large_circuit_streams_in_several_chunks() {
+    // More AND gates than one table message holds.
+    let mut b = Builder::new(2);
+    let mut w = b.and(0, 1);
+    for _ in 0..(driver::ANDS_PER_MSG + 100) {
+        let t = b.xor(w, 1);
+        w = b.and(t, 0);
+    }
+    let c = b.finish(1, 1, vec![w]);
+    for (x, y) in [(false, false), (true, false), (true, true)] {
+        let (_, out) = run_2pc(&c, &[x], &[y]);
+        assert_eq!(out, c.eval_plain(&[x], &[y]).unwrap());
+    }
+}
+
+#[test]
+fn transcripts_do_not_depend_on_inputs() {
+    let c = adder(16);
+    let shape = |a: u64, b: u64| {
+        run2(
+            mesh(),
+            |mut s| {
+                s.record_transcript(true);
+                let mut rng = insecure_rng_for_tests(a);
+                let delta = random_delta(&mut rng);
+                let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).unwrap();
+                let mut g = Garbler::new(delta, c.wires()).unwrap();
+                driver::garble(&mut s, &mut ot, &mut g, &c, &to_bits(a, 16), &mut rng).unwrap();
+                s.take_transcript().unwrap()
+            },
+            |mut s| {
+                s.record_transcript(true);
+                let mut ot =
+                    driver::iknp_receiver_setup(&mut s, &mut insecure_rng_for_tests(b)).unwrap();
+                let mut e = Evaluator::new(c.wires());
+                driver::evaluate(&mut s, &mut ot, &mut e, &c, &to_bits(b, 16)).unwrap();
+                s.take_transcript().unwrap()
+            },
+        )
+    };
+    let (g1, e1) = shape(1, 2);
+    let (g2, e2) = shape(40000, 65535);
+    assert_eq!(g1, g2);
+    assert_eq!(e1, e2);
+    // At the garbler: base OT (A received, 128 points sent), input labels 16·16, COT of 16
+    // (one 128-block), tables 16·32, decoding bits 3, output 3.
+    let bytes: Vec<u64> = g1.events.iter().map(|e| e.bytes).collect();
+    assert_eq!(bytes, [32, 4096, 256, 2048, 512, 3, 3]);
+}
+
+#[test]
+fn short_tables_and_labels_are_blamed_on_the_garbler() {
+    let c = adder(8);
+    // The garbler (P0) is the IKNP sender, hence the base-OT receiver: its frame 0 is its
+    // base-OT points, 1 its input labels, 2 the tables.
+    for (frame, what) in [(1u64, "garbler input labels"), (2, "garbled tables")] {
+        let (_, e) = run2(
+            tampered(move |from, _, idx, payload| {
+                if from == PartyId::P0 && idx == frame {
+                    payload.pop();
+                }
+                Tamper::Pass
+            })
+            .timeout(std::time::Duration::from_millis(500)),
+            |mut s| -> Result<Vec<bool>, TwopcError> {
+                let mut rng = insecure_rng_for_tests(1);
+                let delta = random_delta(&mut rng);
+                let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng)?;
+                let mut g = Garbler::new(delta, c.wires())?;
+                driver::garble(&mut s, &mut ot, &mut g, &c, &[false; 8], &mut rng)
+            },
+            |mut s| -> Result<Vec<bool>, TwopcError> {
+                let mut ot = driver::iknp_receiver_setup(&mut s, &mut insecure_rng_for_tests(2))?;
+                let mut e = Evaluator::new(c.wires());
+                driver::evaluate(&mut s, &mut ot, &mut e, &c, &[true; 8])
+            },
+        );
+        let e = e.unwrap_err();
+        assert_eq!(blamed(&e), Some(PartyId::P0), "{e}");
+        assert!(e.to_string().contains(what), "{e}");
+    }
+}
+
+#[test]
+fn malformed_circuits_and_deltas_are_refused() {
+    let and = |a, b, out| Gate::And { a, b, out };
+    assert!(Circuit::new(1, 1, 3, vec![and(0, 2, 2)], vec![2]).is_err());
+    assert!(Circuit::new(1, 1, 3, vec![and(0, 1, 3)], vec![2]).is_err());
+    assert!(Circuit::new(1, 1, 3, vec![and(0, 1, 2)], vec![5]).is_err());
+    assert!(Circuit::new(2, 2, 3, vec![], vec![]).is_err());
+    assert!(matches!(Garbler::new(2, 4), Err(TwopcError::ApiMisuse(_))));
+    let mut e = Evaluator::new(3);
+    assert!(matches!(
+        e.eval(&and(0, 1, 2), &[0; 31], &mut 0),
+        Err(TwopcError::ApiMisuse(_))
+    ));
+    assert!(matches!(
+        e.eval(&and(0, 9, 2), &[0; 32], &mut 0),
+        Err(TwopcError::ApiMisuse(_))
+    ));
+}
