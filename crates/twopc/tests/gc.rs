@@ -337,3 +337,53 @@ fn malformed_circuits_and_deltas_are_refused() {
         Err(TwopcError::ApiMisuse(_))
     ));
 }
+
+#[test]
+fn padding_bits_of_decoding_and_output_messages_are_checked() {
+    // adder(8) has 9 outputs: two bytes, the last with 7 padding bits. P0's frame 3 is the
+    // decoding bits; P1's frame 2 is the output it returns.
+    let c = adder(8);
+    for (culprit, frame, what) in [
+        (PartyId::P0, 3u64, "output decoding bits"),
+        (PartyId::P1, 2, "circuit output"),
+    ] {
+        let (g, e) = run2(
+            tampered(move |from, _, idx, payload| {
+                if from == culprit && idx == frame {
+                    payload[1] |= 0x80;
+                }
+                Tamper::Pass
+            })
+            .timeout(std::time::Duration::from_millis(500)),
+            |mut s| -> Result<Vec<bool>, TwopcError> {
+                let mut rng = insecure_rng_for_tests(1);
+                let delta = random_delta(&mut rng);
+                let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng)?;
+                let mut g = Garbler::new(delta, c.wires())?;
+                driver::garble(&mut s, &mut ot, &mut g, &c, &[false; 8], &mut rng)
+            },
+            |mut s| -> Result<Vec<bool>, TwopcError> {
+                let mut ot = driver::iknp_receiver_setup(&mut s, &mut insecure_rng_for_tests(2))?;
+                let mut e = Evaluator::new(c.wires());
+                driver::evaluate(&mut s, &mut ot, &mut e, &c, &[true; 8])
+            },
+        );
+        let victim = if culprit == PartyId::P0 { e } else { g };
+        let err = victim.unwrap_err();
+        assert_eq!(blamed(&err), Some(culprit), "{err}");
+        assert!(err.to_string().contains(what), "{err}");
+    }
+}
+
+#[test]
+fn a_session_of_three_is_refused() {
+    let out = doram_net::run_parties(doram_net::LocalMesh::new(3).build(), "three", |mut s| {
+        driver::base_ot_send(&mut s, 1, &mut insecure_rng_for_tests(0)).map(|_| ())
+    });
+    for r in out {
+        assert!(matches!(
+            r.unwrap(),
+            Err(TwopcError::WrongPartyCount { n_parties: 3 })
+        ));
+    }
+}
