@@ -78,7 +78,8 @@ pub fn base_ot_receive<R: RngCore + CryptoRng + ?Sized>(
 }
 
 /// Sets up the IKNP sender with correlation `delta` (it runs [`KAPPA`] base OTs as their
-/// receiver).
+/// receiver). `delta` must be secret and uniformly random, e.g. from
+/// [`random_delta`](crate::gc::random_delta) when the OTs will carry garbled-circuit labels.
 ///
 /// # Errors
 /// As [`base_ot_receive`].

@@ -204,7 +204,8 @@ impl CotReceiver {
 
 impl IknpSender {
     /// The sender after setup, from Δ and the base-OT keys it received for the bits of Δ
-    /// ([`delta_bits`]).
+    /// ([`delta_bits`]). Δ must be secret and uniformly random (for garbling, uniform with its
+    /// lsb set: [`crate::gc::random_delta`]); random and chosen-message OTs rely on it.
     ///
     /// # Panics
     /// If `keys` does not hold exactly [`KAPPA`] keys (the driver runs exactly that many base
@@ -363,10 +364,13 @@ impl RotReceiver {
             .zip(choices)
             .zip(&self.msgs)
             .map(|((y, &c), m)| {
-                let off = if c { 16 } else { 0 };
-                let mut b = [0u8; 16];
-                b.copy_from_slice(&y[off..off + 16]);
-                Block::from_le_bytes(b) ^ m
+                let mut y0 = [0u8; 16];
+                let mut y1 = [0u8; 16];
+                y0.copy_from_slice(&y[..16]);
+                y1.copy_from_slice(&y[16..]);
+                let (y0, y1) = (Block::from_le_bytes(y0), Block::from_le_bytes(y1));
+                // y_{c}, selected without a branch on the choice bit.
+                (y0 ^ ((y0 ^ y1) & mask(c))) ^ m
             })
             .collect())
     }
