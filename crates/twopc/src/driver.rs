@@ -17,7 +17,7 @@ use rand_core::{CryptoRng, RngCore};
 
 use crate::TwopcError;
 use crate::base_ot::{BaseOtReceiver, BaseOtSender};
-use crate::gc::{AND_TABLE_BYTES, Circuit, Evaluator, Garbler, Gate};
+use crate::gc::{AND_TABLE_BYTES, Circuit, CircuitShape, Evaluator, Garbler, Gate};
 use crate::iknp::{
     self, CotReceiver, CotSender, IknpReceiver, IknpSender, KAPPA, MAX_OTS_PER_MSG, RotReceiver,
     RotSender,
@@ -256,18 +256,11 @@ fn blocks_from(bytes: &[u8]) -> impl Iterator<Item = Block> + '_ {
     })
 }
 
-/// Garbles `circuit` on the garbler's input bits `inputs` and streams it to the evaluator;
-/// the evaluator's input labels come from correlated OTs of `sender`, whose Δ must be the
-/// garbler's. Both parties learn the output bits, which this returns.
-///
-/// Messages, garbler → evaluator unless noted: the garbler's input labels (16 bytes per bit);
-/// the IKNP extension for the evaluator's inputs (evaluator → garbler, 16 bytes per bit); the
-/// tables, 32 bytes per AND gate, in chunks of [`ANDS_PER_MSG`] gates; the output decoding
-/// bits; the output (evaluator → garbler).
+/// Garbles `circuit` on the garbler's input bits `inputs` and streams it to the evaluator:
+/// [`garble_stream`] with the circuit's shape and gates.
 ///
 /// # Errors
-/// [`TwopcError::ApiMisuse`] if Δs differ or `inputs` has the wrong length (before anything is
-/// sent); transport failures; the evaluator's messages of the wrong size.
+/// As [`garble_stream`].
 pub fn garble<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
     sender: &mut IknpSender,
@@ -276,14 +269,51 @@ pub fn garble<R: RngCore + CryptoRng + ?Sized>(
     inputs: &[bool],
     rng: &mut R,
 ) -> Result<Vec<bool>, TwopcError> {
+    let gates = circuit.gates().iter().copied();
+    garble_stream(
+        session,
+        sender,
+        garbler,
+        &circuit.shape(),
+        gates,
+        inputs,
+        rng,
+    )
+}
+
+/// Garbles the circuit of shape `shape` whose gates `gates` yields, one at a time, on the
+/// garbler's input bits `inputs`, and streams the tables to the evaluator; the evaluator's
+/// input labels come from correlated OTs of `sender`, whose Δ must be the garbler's. Both
+/// parties learn the output bits, which this returns. Neither the gates nor the tables are
+/// held in memory beyond one table message.
+///
+/// Messages, garbler → evaluator unless noted: the garbler's input labels (16 bytes per bit);
+/// the IKNP extension for the evaluator's inputs (evaluator → garbler, 16 bytes per bit); the
+/// tables, 32 bytes per AND gate, in chunks of [`ANDS_PER_MSG`] gates; the output decoding
+/// bits; the output (evaluator → garbler).
+///
+/// # Errors
+/// [`TwopcError::ApiMisuse`] if Δs differ or `inputs` has the wrong length (before anything is
+/// sent), or if `gates` holds more or fewer AND gates than `shape` says (detected once the
+/// count is exceeded, or at the end; the evaluator then fails too); transport failures; the
+/// evaluator's messages of the wrong size.
+pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    sender: &mut IknpSender,
+    garbler: &mut Garbler,
+    shape: &CircuitShape,
+    gates: impl IntoIterator<Item = Gate>,
+    inputs: &[bool],
+    rng: &mut R,
+) -> Result<Vec<bool>, TwopcError> {
     let peer = peer(session)?;
-    crate::error::same_len("garbler input", circuit.garbler_inputs(), inputs.len())?;
+    crate::error::same_len("garbler input", shape.garbler_inputs, inputs.len())?;
     if sender.delta() != garbler.delta() {
         return Err(TwopcError::ApiMisuse(
             "the IKNP sender's Δ is not the garbler's",
         ));
     }
-    garbler.reset_wires(circuit.wires());
+    garbler.reset_wires(shape.wires);
     let mut msg = Vec::with_capacity(16 * inputs.len());
     for (w, &x) in (0..).zip(inputs) {
         let mut l = [0u8; 16];
@@ -292,42 +322,46 @@ pub fn garble<R: RngCore + CryptoRng + ?Sized>(
         msg.extend_from_slice(&garbler.label(w, x)?.to_le_bytes());
     }
     session.send_bytes(peer, &msg)?;
-    let cot = cot_send(session, sender, circuit.evaluator_inputs())?;
-    let g = circuit.garbler_inputs();
+    let cot = cot_send(session, sender, shape.evaluator_inputs)?;
+    let g = shape.garbler_inputs;
     for (i, q) in cot.q.iter().enumerate() {
         garbler.set_zero_label(wire_id(g + i)?, *q)?;
     }
-    let mut tables = Vec::with_capacity(AND_TABLE_BYTES * ANDS_PER_MSG.min(circuit.and_gates()));
-    for gate in circuit.gates() {
-        garbler.garble(gate, &mut tables)?;
+    let mut tables = Vec::with_capacity(AND_TABLE_BYTES * ANDS_PER_MSG.min(shape.and_gates));
+    let mut ands = 0usize;
+    for gate in gates {
+        if matches!(gate, Gate::And { .. }) {
+            ands += 1;
+            if ands > shape.and_gates {
+                return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
+            }
+        }
+        garbler.garble(&gate, &mut tables)?;
         if tables.len() == AND_TABLE_BYTES * ANDS_PER_MSG {
             session.send_bytes(peer, &tables)?;
             tables.clear();
         }
     }
+    if ands != shape.and_gates {
+        return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));
+    }
     if !tables.is_empty() {
         session.send_bytes(peer, &tables)?;
     }
-    session.send_bytes(peer, &pack(&garbler.decoding_bits(circuit.outputs())?))?;
+    session.send_bytes(peer, &pack(&garbler.decoding_bits(&shape.outputs)?))?;
     let out = session.recv_bytes(peer)?;
-    Ok(unpack(
-        peer,
-        "circuit output",
-        &out,
-        circuit.outputs().len(),
-    )?)
+    Ok(unpack(peer, "circuit output", &out, shape.outputs.len())?)
 }
 
 fn wire_id(i: usize) -> Result<u32, TwopcError> {
     u32::try_from(i).map_err(|_| TwopcError::ApiMisuse("wire index beyond u32"))
 }
 
-/// Evaluates the circuit the garbler streams, on the evaluator's input bits `inputs` (obtained
-/// as labels by correlated OTs of `receiver`): the output bits, which the garbler learns too.
+/// Evaluates the circuit the garbler streams on the evaluator's input bits `inputs`:
+/// [`evaluate_stream`] with the circuit's shape and gates.
 ///
 /// # Errors
-/// [`TwopcError::LengthMismatch`] if `inputs` has the wrong length (before anything is sent);
-/// transport failures; the garbler's messages of the wrong size.
+/// As [`evaluate_stream`].
 pub fn evaluate(
     session: &mut Session,
     receiver: &mut IknpReceiver,
@@ -335,10 +369,37 @@ pub fn evaluate(
     circuit: &Circuit,
     inputs: &[bool],
 ) -> Result<Vec<bool>, TwopcError> {
+    let gates = circuit.gates().iter().copied();
+    evaluate_stream(
+        session,
+        receiver,
+        evaluator,
+        &circuit.shape(),
+        gates,
+        inputs,
+    )
+}
+
+/// Evaluates the circuit of shape `shape` and gates `gates` as the garbler streams its tables,
+/// on the evaluator's input bits `inputs` (obtained as labels by correlated OTs of `receiver`):
+/// the output bits, which the garbler learns too.
+///
+/// # Errors
+/// [`TwopcError::LengthMismatch`] if `inputs` has the wrong length (before anything is sent);
+/// [`TwopcError::ApiMisuse`] if `gates` holds more or fewer AND gates than `shape` says;
+/// transport failures; the garbler's messages of the wrong size.
+pub fn evaluate_stream(
+    session: &mut Session,
+    receiver: &mut IknpReceiver,
+    evaluator: &mut Evaluator,
+    shape: &CircuitShape,
+    gates: impl IntoIterator<Item = Gate>,
+    inputs: &[bool],
+) -> Result<Vec<bool>, TwopcError> {
     let peer = peer(session)?;
-    crate::error::same_len("evaluator input", circuit.evaluator_inputs(), inputs.len())?;
-    evaluator.reset_wires(circuit.wires());
-    let g = circuit.garbler_inputs();
+    crate::error::same_len("evaluator input", shape.evaluator_inputs, inputs.len())?;
+    evaluator.reset_wires(shape.wires);
+    let g = shape.garbler_inputs;
     let labels = session.recv_bytes(peer)?;
     wire::exact_len(peer, "garbler input labels", &labels, 16 * g)?;
     for (w, l) in (0..).zip(blocks_from(&labels)) {
@@ -350,20 +411,26 @@ pub fn evaluate(
     }
     let mut tables = Vec::new();
     let mut pos = 0;
-    let mut ands_left = circuit.and_gates();
-    for gate in circuit.gates() {
+    let mut ands_left = shape.and_gates;
+    for gate in gates {
         if matches!(gate, Gate::And { .. }) && pos == tables.len() {
+            if ands_left == 0 {
+                return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
+            }
             let k = ands_left.min(ANDS_PER_MSG);
             tables = session.recv_bytes(peer)?;
             wire::exact_len(peer, "garbled tables", &tables, k * AND_TABLE_BYTES)?;
             ands_left -= k;
             pos = 0;
         }
-        evaluator.eval(gate, &tables, &mut pos)?;
+        evaluator.eval(&gate, &tables, &mut pos)?;
+    }
+    if ands_left != 0 || pos != tables.len() {
+        return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));
     }
     let d = session.recv_bytes(peer)?;
-    let decoding = unpack(peer, "output decoding bits", &d, circuit.outputs().len())?;
-    let out = evaluator.decode(circuit.outputs(), &decoding)?;
+    let decoding = unpack(peer, "output decoding bits", &d, shape.outputs.len())?;
+    let out = evaluator.decode(&shape.outputs, &decoding)?;
     session.send_bytes(peer, &pack(&out))?;
     Ok(out)
 }

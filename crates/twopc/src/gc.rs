@@ -159,6 +159,17 @@ impl Circuit {
         self.and_gates
     }
 
+    /// What the driver must know before the gates: the circuit without its gates.
+    pub fn shape(&self) -> CircuitShape {
+        CircuitShape {
+            garbler_inputs: self.garbler_inputs,
+            evaluator_inputs: self.evaluator_inputs,
+            wires: self.wires,
+            and_gates: self.and_gates,
+            outputs: self.outputs.clone(),
+        }
+    }
+
     /// Evaluates the circuit in the clear: the plaintext oracle for the garbled evaluation.
     ///
     /// # Errors
@@ -182,6 +193,23 @@ impl Circuit {
         }
         Ok(self.outputs.iter().map(|&w| v[w as usize]).collect())
     }
+}
+
+/// The public description of a circuit that both parties need before its gates: with it, the
+/// gates themselves can be produced on the fly and streamed (see
+/// [`driver::garble_stream`](crate::driver::garble_stream)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CircuitShape {
+    /// Garbler input wires (the first ones).
+    pub garbler_inputs: usize,
+    /// Evaluator input wires (after the garbler's).
+    pub evaluator_inputs: usize,
+    /// Number of wires.
+    pub wires: usize,
+    /// Number of AND gates the gates will contain: it fixes the table messages' sizes.
+    pub and_gates: usize,
+    /// The output wires.
+    pub outputs: Vec<WireId>,
 }
 
 /// A random Δ for free-XOR garbling: uniform with `lsb(Δ) = 1`.

@@ -51,7 +51,7 @@ pub mod transpose;
 
 pub use base_ot::{BaseOtReceiver, BaseOtSender};
 pub use error::TwopcError;
-pub use gc::{Circuit, Evaluator, Garbler, Gate};
+pub use gc::{Circuit, CircuitShape, Evaluator, Garbler, Gate};
 pub use iknp::{IknpReceiver, IknpSender};
 
 use doram_core::Seed;

@@ -7,7 +7,9 @@ mod common;
 use common::{blamed, mesh, random_bits, run2, tampered, test_rng};
 use doram_core::PartyId;
 use doram_net::Tamper;
-use doram_twopc::gc::{AND_TABLE_BYTES, Circuit, Evaluator, Garbler, Gate, WireId, random_delta};
+use doram_twopc::gc::{
+    AND_TABLE_BYTES, Circuit, CircuitShape, Evaluator, Garbler, Gate, WireId, random_delta,
+};
 use doram_twopc::{TwopcError, driver, insecure_rng_for_tests};
 use rand::Rng;
 
@@ -235,19 +237,105 @@ fn comparator_over_the_mesh() {
     }
 }
 
-#[test]
-fn large_circuit_streams_in_several_chunks() {
-    // More AND gates than one table message holds.
-    let mut b = Builder::new(2);
-    let mut w = b.and(0, 1);
-    for _ in 0..(driver::ANDS_PER_MSG + 100) {
-        let t = b.xor(w, 1);
-        w = b.and(t, 0);
+/// The gates of `w ← (w ⊕ y) ∧ x`, `steps` times after `w = x ∧ y`, generated on the fly.
+fn chain_gates(steps: usize) -> impl Iterator<Item = Gate> + Clone {
+    std::iter::once(Gate::And { a: 0, b: 1, out: 2 }).chain((0..steps as WireId).flat_map(|i| {
+        let w = 2 + 2 * i;
+        [
+            Gate::Xor {
+                a: w,
+                b: 1,
+                out: w + 1,
+            },
+            Gate::And {
+                a: w + 1,
+                b: 0,
+                out: w + 2,
+            },
+        ]
+    }))
+}
+
+fn chain_shape(steps: usize, and_gates: usize) -> CircuitShape {
+    CircuitShape {
+        garbler_inputs: 1,
+        evaluator_inputs: 1,
+        wires: 3 + 2 * steps,
+        and_gates,
+        outputs: vec![2 + 2 * steps as WireId],
     }
-    let c = b.finish(1, 1, vec![w]);
+}
+
+fn run_stream(
+    steps: usize,
+    garbler_ands: usize,
+    evaluator_ands: usize,
+    x: bool,
+    y: bool,
+) -> (Result<Vec<bool>, TwopcError>, Result<Vec<bool>, TwopcError>) {
+    run2(
+        mesh().timeout(std::time::Duration::from_millis(2000)),
+        |mut s| {
+            let mut rng = insecure_rng_for_tests(30);
+            let delta = random_delta(&mut rng);
+            let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng)?;
+            let shape = chain_shape(steps, garbler_ands);
+            let mut g = Garbler::new(delta, shape.wires)?;
+            driver::garble_stream(
+                &mut s,
+                &mut ot,
+                &mut g,
+                &shape,
+                chain_gates(steps),
+                &[x],
+                &mut rng,
+            )
+        },
+        |mut s| {
+            let mut ot = driver::iknp_receiver_setup(&mut s, &mut insecure_rng_for_tests(31))?;
+            let shape = chain_shape(steps, evaluator_ands);
+            let mut e = Evaluator::new(shape.wires);
+            driver::evaluate_stream(&mut s, &mut ot, &mut e, &shape, chain_gates(steps), &[y])
+        },
+    )
+}
+
+#[test]
+fn generated_gates_stream_in_several_chunks() {
+    // More AND gates than one table message holds, produced by an iterator: no gate list and
+    // no table buffer beyond one message.
+    let steps = driver::ANDS_PER_MSG + 100;
+    let shape = chain_shape(steps, steps + 1);
+    let c = Circuit::new(
+        1,
+        1,
+        shape.wires,
+        chain_gates(steps).collect(),
+        shape.outputs,
+    )
+    .unwrap();
     for (x, y) in [(false, false), (true, false), (true, true)] {
-        let (_, out) = run_2pc(&c, &[x], &[y]);
-        assert_eq!(out, c.eval_plain(&[x], &[y]).unwrap());
+        let (g, e) = run_stream(steps, steps + 1, steps + 1, x, y);
+        let want = c.eval_plain(&[x], &[y]).unwrap();
+        assert_eq!(g.unwrap(), want);
+        assert_eq!(e.unwrap(), want);
+    }
+}
+
+#[test]
+fn a_wrong_and_count_is_an_api_misuse() {
+    // The chain of 10 steps has 11 AND gates. A garbler told another count refuses its own
+    // gates; an evaluator told another count sees tables of a size it does not expect (it
+    // cannot tell whose count is wrong). Both fail, neither panics.
+    for (ga, ea) in [(10, 11), (12, 11), (10, 10), (12, 12), (11, 10), (11, 12)] {
+        let (g, e) = run_stream(10, ga, ea, true, true);
+        assert!(g.is_err() && e.is_err(), "{ga} {ea}: {g:?} {e:?}");
+        if ga != 11 {
+            assert!(
+                matches!(g, Err(TwopcError::ApiMisuse(_))),
+                "{ga} {ea}: {g:?}"
+            );
+        }
     }
 }
 
