@@ -15,7 +15,7 @@
 //!   gives rows with `q_i = t_i ⊕ r_i·Δ`.
 //! * Correlated OT (COT) with global Δ: the sender holds `q_i` (its messages are `q_i` and
 //!   `q_i ⊕ Δ`), the receiver `t_i = q_i ⊕ r_i·Δ`.
-//! * Random OT: both sides hash with the correlation-robust [`ot_hash`] tweaked by the OT's
+//! * Random OT: both sides hash with the correlation-robust [`ot_hash`](crate::hash::ot_hash) tweaked by the OT's
 //!   index `i` (counted across batches): the sender's messages are `H(i, q_i)`, `H(i, q_i ⊕ Δ)`,
 //!   the receiver gets `H(i, t_i)`.
 //! * Chosen-message OT by Beaver's derandomisation (Beaver95; GKK12 §7.7 uses it to move all

@@ -15,6 +15,18 @@
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
 //!
+//! Garbled tables stream: [`driver::garble_stream`] and [`driver::evaluate_stream`] take the
+//! gates from any iterator and send the tables in fixed-size chunks, so neither the circuit
+//! nor its tables need be held whole; each party keeps one 16-byte label per wire.
+//!
+//! # Security notes
+//! * Semi-honest only: IKNP without the KOS consistency check, half-gates without any check of
+//!   the garbler. A malicious peer can make a party compute a wrong result; it cannot make it
+//!   panic or read out of bounds (peer input is length-checked and decoded into typed errors).
+//! * The garbler's Δ is also the IKNP sender's correlation: the evaluator's input labels are
+//!   the correlated OTs' outputs (`q_i` and `t_i = q_i ⊕ y_i·Δ`), as in GKK12's use of OT
+//!   extension for input wires.
+//!
 //! ```
 //! use doram_net::{LocalMesh, run_parties};
 //! use doram_twopc::{driver, gc::{Circuit, Gate, Garbler, Evaluator, random_delta}, insecure_rng_for_tests};
