@@ -24,8 +24,8 @@
 //!   the garbler. A malicious peer can make a party compute a wrong result; it cannot make it
 //!   panic or read out of bounds (peer input is length-checked and decoded into typed errors).
 //! * The garbler's Δ is also the IKNP sender's correlation: the evaluator's input labels are
-//!   the correlated OTs' outputs (`q_i` and `t_i = q_i ⊕ y_i·Δ`), as in GKK12's use of OT
-//!   extension for input wires.
+//!   the correlated OTs' outputs (`q_i` and `t_i = q_i ⊕ y_i·Δ`), which saves the hashing and
+//!   the 32 bytes per input of chosen-message OT.
 //!
 //! ```
 //! use doram_net::{LocalMesh, run_parties};
