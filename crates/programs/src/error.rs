@@ -100,7 +100,10 @@ impl ProgramError {
 #[non_exhaustive]
 pub enum InputError {
     /// A field is not a non-negative integer of the allowed range.
-    #[error("line {line}: {field:?} is not an integer in 0..={max}")]
+    #[error(
+        "line {line}: {field:?} is not an integer in 0..={max} (non-negative integers \
+         only: number vertices from 0, scale decimal weights to integers)"
+    )]
     NotAnInteger {
         /// The line.
         line: usize,
@@ -128,7 +131,10 @@ pub enum InputError {
         previous: u64,
     },
     /// An edge line has the wrong number of fields.
-    #[error("line {line}: expected {expected} fields, got {got}")]
+    #[error(
+        "line {line}: expected {expected} fields (from, to[, weight]) separated by commas, \
+         spaces or tabs, got {got}"
+    )]
     FieldCount {
         /// The line.
         line: usize,

@@ -156,23 +156,62 @@ pub fn parse_sorted(text: &str) -> Result<Vec<u64>, InputError> {
     Ok(out)
 }
 
-/// Parses an edge list over `vertices` vertices. With `weighted`, every line is `u,v,w`;
-/// otherwise `u,v` or `u,v,w` (a weight, if present, is checked and kept; unweighted edges get
-/// weight 1). Edges are directed; list both directions for an undirected graph.
+/// The fields of an edge line: comma-separated if the line has a comma, else separated by
+/// spaces or tabs; a networkx attribute dictionary at the end (`{}` or `{'weight': 3}`, what
+/// `networkx.write_edgelist` writes) counts as one field.
+fn edge_fields(l: &str) -> Vec<&str> {
+    if l.contains(',') && !l.contains('{') {
+        return l.split(',').map(str::trim).collect();
+    }
+    match l.find('{') {
+        Some(at) => {
+            let mut f: Vec<&str> = l[..at].split_whitespace().collect();
+            f.push(l[at..].trim());
+            f
+        }
+        None => l.split_whitespace().collect(),
+    }
+}
+
+/// The weight in a networkx attribute dictionary: `Some(None)` for `{}` (no weight),
+/// `Some(Some(text))` for `{'weight': text}`, `None` if the field is not a dictionary.
+fn dict_weight(field: &str) -> Option<Option<&str>> {
+    let inner = field.strip_prefix('{')?.strip_suffix('}')?.trim();
+    if inner.is_empty() {
+        return Some(None);
+    }
+    let (key, value) = inner.split_once(':')?;
+    let key = key.trim().trim_matches(|c| c == '\'' || c == '"');
+    (key == "weight").then_some(Some(value.trim()))
+}
+
+/// Parses an edge list over `vertices` vertices: one edge `u v` or `u v w` per line, fields
+/// separated by commas, spaces or tabs (a networkx `write_edgelist` file works as written,
+/// with or without its `{'weight': w}` dictionaries). Weights are integers in
+/// `0..=`[`MAX_WEIGHT`]; with `weighted` every line must have one, otherwise a missing weight
+/// is 1. A first line that does not start with a number is a header; lines starting with `#`
+/// are comments. Edges are directed; list both directions for an undirected graph.
 ///
 /// # Errors
 /// [`InputError::FieldCount`], [`InputError::NotAnInteger`], [`InputError::NegativeWeight`],
-/// [`InputError::VertexOutOfRange`].
+/// [`InputError::VertexOutOfRange`] — each naming the line.
 pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge>, InputError> {
     let mut out = Vec::new();
-    for (line, l) in lines(text) {
-        let fields: Vec<&str> = l.split(',').map(str::trim).collect();
-        let ok = if weighted {
-            fields.len() == 3
-        } else {
-            matches!(fields.len(), 2 | 3)
+    for (k, (line, l)) in lines(text).enumerate() {
+        let fields = edge_fields(l);
+        let numeric = fields
+            .first()
+            .is_some_and(|f| f.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+'));
+        if k == 0 && !numeric {
+            continue; // a header
+        }
+        let weight_field = match fields.get(2).map(|f| (f, dict_weight(f))) {
+            Some((_, Some(w))) => w,
+            Some((f, None)) => Some(*f),
+            None => None,
         };
-        if !ok {
+        let ok = fields.len() == 3 || (fields.len() == 2 && !weighted);
+        if !ok || (weighted && weight_field.is_none()) {
             return Err(InputError::FieldCount {
                 line,
                 expected: if weighted { "3" } else { "2 or 3" },
@@ -192,16 +231,15 @@ pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge
         };
         let from = vertex(fields[0])?;
         let to = vertex(fields[1])?;
-        let weight = if let Some(&w) = fields.get(2) {
-            if w.starts_with('-') {
+        let weight = match weight_field {
+            Some(w) if w.starts_with('-') => {
                 return Err(InputError::NegativeWeight {
                     line,
                     field: w.to_string(),
                 });
             }
-            integer(line, w, MAX_WEIGHT)?
-        } else {
-            1
+            Some(w) => integer(line, w, MAX_WEIGHT)?,
+            None => 1,
         };
         out.push(Edge { from, to, weight });
     }
@@ -231,6 +269,55 @@ pub fn parse_prefs(json: &str) -> Result<Prefs, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn edge_lists_in_the_formats_users_have() {
+        let want = vec![Edge::new(0, 1, 4), Edge::new(1, 2, 1), Edge::new(2, 0, 7)];
+        // Commas, spaces, tabs, a header, networkx's write_edgelist with and without data.
+        for text in [
+            "0,1,4\n1,2,1\n2,0,7\n",
+            "from,to,weight\n0, 1, 4\n1,2,1\n2,0,7\n",
+            "0 1 4\n1  2 1\n2\t0\t7\n",
+            "source target weight\n0 1 4\n1 2 1\n2 0 7\n",
+            "0 1 {'weight': 4}\n1 2 {'weight': 1}\n2 0 {\"weight\": 7}\n",
+        ] {
+            assert_eq!(parse_edges(text, 3, true).as_ref(), Ok(&want), "{text:?}");
+        }
+        let unit = vec![Edge::new(0, 1, 1), Edge::new(1, 2, 1)];
+        assert_eq!(parse_edges("0 1 {}\n1 2 {}\n", 3, false), Ok(unit.clone()));
+        assert_eq!(parse_edges("0 1\n1 2\n", 3, false), Ok(unit));
+        // A weighted graph needs a weight on every line, whatever the separator.
+        assert!(matches!(
+            parse_edges("0 1 4\n1 2\n", 3, true),
+            Err(InputError::FieldCount {
+                line: 2,
+                got: 2,
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse_edges("0 1 {}\n", 3, true),
+            Err(InputError::FieldCount { line: 1, .. })
+        ));
+        // Errors name the line (the header counts) and say how to fix the input.
+        let e = parse_edges("u v w\n0 1 2.5\n", 3, true).unwrap_err();
+        assert!(matches!(e, InputError::NotAnInteger { line: 2, .. }));
+        assert!(e.to_string().contains("scale decimal weights"), "{e}");
+        let e = parse_edges("0;1;2\n", 3, true).unwrap_err();
+        assert!(e.to_string().contains("commas, spaces or tabs"), "{e}");
+        assert!(matches!(
+            parse_edges("0 1 -3\n", 3, true),
+            Err(InputError::NegativeWeight { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_edges("0 5 3\n", 3, true),
+            Err(InputError::VertexOutOfRange {
+                line: 1,
+                vertex: 5,
+                ..
+            })
+        ));
+    }
 
     #[test]
     fn sorted_files() {
