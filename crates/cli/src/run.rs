@@ -108,10 +108,14 @@ pub enum Program {
     BinarySearch(SearchArgs),
     /// BFS distances (in edges) from a secret source in a secret graph.
     ///
+    /// Output (receiver): `distances`, one per vertex, `null` where unreachable.
     /// Example: `doram run bfs --graph edges.csv --source 0` (lines `u,v`, directed edges).
     Bfs(GraphArgs),
     /// Dijkstra shortest-path distances from a secret source, secret non-negative weights.
     ///
+    /// Output (receiver): `distances`, one per vertex, `null` where unreachable. Limits:
+    /// V ≤ 4096, integer weights ≤ 2^32 − 1 (O(V²) comparisons: practical up to a few hundred
+    /// vertices).
     /// Example: `doram run dijkstra --graph edges.csv --source 0` (lines `u,v,w`).
     Dijkstra(GraphArgs),
     /// Gale–Shapley stable matching on secret preference lists (k proposers, k acceptors).
@@ -138,11 +142,14 @@ pub struct SearchArgs {
 /// Arguments of BFS and Dijkstra.
 #[derive(Debug, Clone, Args)]
 pub struct GraphArgs {
-    /// The data owner's directed edges, one `u,v` (BFS) or `u,v,w` (Dijkstra) per line;
-    /// list both directions for an undirected graph.
+    /// The data owner's directed edges, one `u v` (BFS) or `u v w` (Dijkstra) per line,
+    /// fields separated by commas, spaces or tabs; an optional header line; networkx
+    /// `write_edgelist` files work as written. Vertices are numbered from 0, weights are
+    /// non-negative integers. List both directions for an undirected graph.
     #[arg(long, value_parser = crate::existing_file)]
     pub graph: Option<PathBuf>,
-    /// Number of vertices (default: the largest vertex id in the file plus one).
+    /// Number of vertices (default: the largest vertex id in the file plus one — give it when
+    /// the highest-numbered vertices have no edges).
     #[arg(long)]
     pub vertices: Option<u64>,
     /// The querier's source vertex.
