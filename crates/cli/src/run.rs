@@ -125,6 +125,15 @@ pub enum Program {
     StableMatching(MatchingArgs),
 }
 
+/// An unsigned 64-bit integer, with a message that says so for negative or other values.
+fn unsigned(s: &str) -> Result<u64, String> {
+    s.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "{s:?} is not an unsigned integer (0 to 18446744073709551615; no sign, no decimals)"
+        )
+    })
+}
+
 /// Arguments of the binary search.
 #[derive(Debug, Clone, Args)]
 pub struct SearchArgs {
@@ -132,8 +141,8 @@ pub struct SearchArgs {
     /// column of a CSV file); `#` starts a comment.
     #[arg(long, value_parser = crate::existing_file)]
     pub data: Option<PathBuf>,
-    /// The querier's key.
-    #[arg(long)]
+    /// The querier's key (an unsigned 64-bit integer).
+    #[arg(long, allow_hyphen_values = true, value_parser = unsigned)]
     pub key: Option<u64>,
     #[command(flatten)]
     pub common: Common,
@@ -152,8 +161,8 @@ pub struct GraphArgs {
     /// the highest-numbered vertices have no edges).
     #[arg(long)]
     pub vertices: Option<u64>,
-    /// The querier's source vertex.
-    #[arg(long)]
+    /// The querier's source vertex (numbered from 0).
+    #[arg(long, allow_hyphen_values = true, value_parser = unsigned)]
     pub source: Option<u64>,
     #[command(flatten)]
     pub common: Common,

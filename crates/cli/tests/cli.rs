@@ -537,6 +537,7 @@ fn run_rejects_malformed_inputs_clearly() {
     let sorted = file(dir.path(), "s.csv", "3\n5\n");
     let neg = file(dir.path(), "n.csv", "0,1,-4\n");
     let edges = file(dir.path(), "e.csv", "0,1\n1,2\n");
+    let decimal = file(dir.path(), "d.txt", "0 1 2.5\n");
     let prefs = file(
         dir.path(),
         "p.json",
@@ -572,6 +573,18 @@ fn run_rejects_malformed_inputs_clearly() {
         (
             vec!["run", "stable-matching", "--prefs", &prefs],
             "expected 2",
+        ),
+        (
+            vec!["run", "binary-search", "--data", &sorted, "--key", "-1"],
+            "not an unsigned integer",
+        ),
+        (
+            vec!["run", "bfs", "--graph", &edges, "--source", "-3"],
+            "not an unsigned integer",
+        ),
+        (
+            vec!["run", "dijkstra", "--graph", &decimal, "--source", "0"],
+            "scale decimal weights",
         ),
         (
             vec![
