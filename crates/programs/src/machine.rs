@@ -733,8 +733,9 @@ impl<D: Backend> Machine<D> {
         self.engine.party_mut().reshare(&add)
     }
 
-    /// Reads the words at the secret addresses, one access each, and converts the results in
-    /// one round. Costs go to [`Part::Oram`].
+    /// Reads the words at the secret addresses, one access each, as one batch
+    /// ([`SharedMemory::read_many`](doram_oram::SharedMemory::read_many): Duoram shares its
+    /// rounds), and converts the results in one round. Costs go to [`Part::Oram`].
     ///
     /// # Errors
     /// [`ProgramError::Misuse`] before [`boot`](Machine::boot); the backend's and engine's
@@ -745,10 +746,8 @@ impl<D: Backend> Machine<D> {
         }
         self.run(Part::Oram, addrs.len() as u64, |m| {
             let add = m.additive(addrs);
-            let mut out = Vec::with_capacity(add.len());
-            for a in add {
-                out.push(m.with_oram(|d| d.read(a))?);
-            }
+            // One batch: a backend that shares rounds between reads (Duoram) does so.
+            let out = m.with_oram(|d| d.read_many(&add))?;
             let Machine { engine, link, .. } = m;
             let Link::Oram(d) = link else {
                 return Err(ProgramError::Misuse("the memory is not booted"));

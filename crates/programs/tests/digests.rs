@@ -116,9 +116,9 @@ fn program_messages_are_unchanged() {
             "binary search",
             "2ec65657965e680b54c66c120f16c9e5",
         ),
-        ("duoram", "bfs", "ea9747865ee1a13d3e69bae5386bc36f"),
+        ("duoram", "bfs", "7afb5d218b07b38c41c3fa14940c7faa"),
         ("duoram", "dijkstra", "4ae835f8a769b16237e4cd2a3c0edd94"),
-        ("duoram", "matching", "c3a9a64f805dae771aa7a553ddecd55e"),
+        ("duoram", "matching", "518068449264cc8d1f7259dc32360d4e"),
     ];
     let mut got = Vec::new();
     for backend in BackendKind::ALL {
