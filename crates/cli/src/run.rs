@@ -295,10 +295,36 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
                 Some(p) => Some(load_graph(p, a.vertices, weighted)?),
                 None => None,
             };
+            let (max_v, max_e) = if weighted {
+                (
+                    doram_programs::dijkstra::MAX_V,
+                    doram_programs::dijkstra::MAX_E,
+                )
+            } else {
+                (doram_programs::bfs::MAX_V, doram_programs::bfs::MAX_E)
+            };
+            if let Some((v, edges)) = &graph {
+                if *v > max_v {
+                    bail!(
+                        "{} supports at most {max_v} vertices; the graph has {v}",
+                        program.name()
+                    );
+                }
+                if edges.len() as u64 > max_e {
+                    bail!(
+                        "{} supports at most {max_e} edges; the graph has {}",
+                        program.name(),
+                        edges.len()
+                    );
+                }
+            }
             if let (Some((v, _)), Some(s)) = (&graph, a.source)
                 && s >= *v
             {
-                bail!("--source {s} is not a vertex of the graph (0..{v})");
+                bail!(
+                    "--source {s} is not a vertex of the graph (0..{v}); give --vertices if the \
+                     graph has vertices without edges above its largest id"
+                );
             }
             Inputs::Graph {
                 graph,

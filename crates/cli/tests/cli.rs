@@ -538,6 +538,8 @@ fn run_rejects_malformed_inputs_clearly() {
     let neg = file(dir.path(), "n.csv", "0,1,-4\n");
     let edges = file(dir.path(), "e.csv", "0,1\n1,2\n");
     let decimal = file(dir.path(), "d.txt", "0 1 2.5\n");
+    let path: String = (0..4100).map(|i| format!("{i} {} 1\n", i + 1)).collect();
+    let big = file(dir.path(), "big.txt", &path);
     let prefs = file(
         dir.path(),
         "p.json",
@@ -585,6 +587,14 @@ fn run_rejects_malformed_inputs_clearly() {
         (
             vec!["run", "dijkstra", "--graph", &decimal, "--source", "0"],
             "scale decimal weights",
+        ),
+        (
+            vec!["run", "dijkstra", "--graph", &big, "--source", "0"],
+            "at most 4096 vertices",
+        ),
+        (
+            vec!["run", "bfs", "--graph", &edges, "--source", "5"],
+            "give --vertices",
         ),
         (
             vec![
