@@ -178,7 +178,7 @@ fn binary_search(
     data_seed: u64,
     quiet: bool,
 ) -> Result<SearchReport> {
-    use crate::run::{Common, Inputs, Program, SearchArgs};
+    use crate::run::{Common, Inputs, Program, Querier, SearchArgs};
     // P0's sorted array: distinct multiples of 7 starting from a seed-dependent offset; P1's
     // key: one of them, or one above.
     let n = args.search_n as usize;
@@ -201,10 +201,10 @@ fn binary_search(
     let program = Program::BinarySearch(SearchArgs {
         data: Some(data_path),
         key: Some(key),
+        query: Querier { querier: 1 },
         common: Common {
             backend: crate::run::Backend::Duoram,
             owner: 0,
-            querier: 1,
             receiver: 2,
             randomness,
         },

@@ -54,9 +54,6 @@ pub struct Common {
     /// The party holding the data (0, 1 or 2).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub owner: u8,
-    /// The party holding the query: key or source vertex (0, 1 or 2).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
-    pub querier: u8,
     /// The party that learns the output (0, 1 or 2).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub receiver: u8,
@@ -66,13 +63,15 @@ pub struct Common {
 }
 
 impl Common {
-    fn roles(&self) -> Result<Roles> {
+    /// The roles, with `querier` holding the query (the owner for a program without one: the
+    /// role is then unused).
+    fn roles(&self, querier: Option<u8>) -> Result<Roles> {
         let p = |i: u8| {
             PartyId::from_index(usize::from(i), 3).context("roles must name parties 0, 1 or 2")
         };
         Ok(Roles {
             owner: p(self.owner)?,
-            querier: p(self.querier)?,
+            querier: p(querier.unwrap_or(self.owner))?,
             receiver: p(self.receiver)?,
         })
     }
@@ -88,8 +87,6 @@ impl Common {
             backend.into(),
             "--owner".into(),
             self.owner.to_string(),
-            "--querier".into(),
-            self.querier.to_string(),
             "--receiver".into(),
             self.receiver.to_string(),
         ];
@@ -134,6 +131,14 @@ fn unsigned(s: &str) -> Result<u64, String> {
     })
 }
 
+/// The party holding the query, for the programs that have one.
+#[derive(Debug, Clone, Args)]
+pub struct Querier {
+    /// The party holding the query: key or source vertex (0, 1 or 2).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub querier: u8,
+}
+
 /// Arguments of the binary search.
 #[derive(Debug, Clone, Args)]
 pub struct SearchArgs {
@@ -144,6 +149,8 @@ pub struct SearchArgs {
     /// The querier's key (an unsigned 64-bit integer).
     #[arg(long, allow_hyphen_values = true, value_parser = unsigned)]
     pub key: Option<u64>,
+    #[command(flatten)]
+    pub query: Querier,
     #[command(flatten)]
     pub common: Common,
 }
@@ -164,6 +171,8 @@ pub struct GraphArgs {
     /// The querier's source vertex (numbered from 0).
     #[arg(long, allow_hyphen_values = true, value_parser = unsigned)]
     pub source: Option<u64>,
+    #[command(flatten)]
+    pub query: Querier,
     #[command(flatten)]
     pub common: Common,
 }
@@ -205,6 +214,28 @@ impl Program {
             Program::Bfs(a) | Program::Dijkstra(a) => &a.common,
             Program::StableMatching(a) => &a.common,
         }
+    }
+
+    /// The querier, for the programs that have a query.
+    fn querier(&self) -> Option<u8> {
+        match self {
+            Program::BinarySearch(a) => Some(a.query.querier),
+            Program::Bfs(a) | Program::Dijkstra(a) => Some(a.query.querier),
+            Program::StableMatching(_) => None,
+        }
+    }
+
+    fn roles(&self) -> Result<Roles> {
+        self.common().roles(self.querier())
+    }
+
+    /// The shared options, as arguments for a party process.
+    fn common_args(&self) -> Vec<String> {
+        let mut args = self.common().args();
+        if let Some(q) = self.querier() {
+            args.extend(["--querier".into(), q.to_string()]);
+        }
+        args
     }
 
     fn name(&self) -> &'static str {
@@ -258,7 +289,7 @@ fn load_graph(path: &Path, vertices: Option<u64>, weighted: bool) -> Result<(u64
 /// This party's inputs: only those its roles hold (`me = None`: every role's, for a local
 /// run of all three parties).
 fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
-    let roles = program.common().roles()?;
+    let roles = program.roles()?;
     let holds = |role: PartyId| me.is_none_or(|m| m == role);
     let need = |has: bool, role: PartyId, what: &str| -> Result<()> {
         match (holds(role), has) {
@@ -428,7 +459,7 @@ pub(crate) fn run_one(
     let c = program.common();
     let config = RunConfig {
         backend: c.backend.into(),
-        roles: c.roles()?,
+        roles: program.roles()?,
         seed,
     };
     let fail = || format!("{me}: {} failed", program.name());
@@ -492,7 +523,7 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
         run_processes(program)?
     } else {
         let inputs = inputs(program, None)?;
-        let roles = program.common().roles()?;
+        let roles = program.roles()?;
         // Each party thread gets only its own role's inputs.
         let mine = |me: PartyId| -> Inputs {
             match &inputs {
@@ -572,8 +603,7 @@ fn print_outcomes(program: &Program, outcomes: &[PartyOutcome]) {
 /// `doram run --processes`: three `doram party … run …` processes over TLS, each given only
 /// its own role's input files and values.
 pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
-    let c = program.common();
-    let roles = c.roles()?;
+    let roles = program.roles()?;
     // Fail here, not in three children, on a bad or missing input.
     inputs(program, None)?;
     let path = |p: &Option<PathBuf>| -> Result<String> {
@@ -584,7 +614,7 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
     let mut per_party: Vec<Vec<String>> = Vec::with_capacity(3);
     for &me in PartyId::first(3).iter() {
         let mut args = vec![program.name().to_string()];
-        args.extend(c.args());
+        args.extend(program.common_args());
         match program {
             Program::BinarySearch(a) => {
                 if me == roles.owner {

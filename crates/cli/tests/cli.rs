@@ -593,6 +593,17 @@ fn run_rejects_malformed_inputs_clearly() {
             "at most 4096 vertices",
         ),
         (
+            vec![
+                "run",
+                "stable-matching",
+                "--prefs",
+                &prefs,
+                "--querier",
+                "1",
+            ],
+            "--querier",
+        ),
+        (
             vec!["run", "bfs", "--graph", &edges, "--source", "5"],
             "give --vertices",
         ),
