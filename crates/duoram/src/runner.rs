@@ -418,12 +418,12 @@ fn deal(w: &Workload, seed: u64, i: usize) -> (Vec<Additive<Z64>>, Vec<OpShares>
 type OpShares = (Additive<Z64>, Additive<Z64>);
 
 /// Sets Duoram up on `session` (phase `setup`), with no frame allowed beyond the protocol's
-/// largest message (or the verification's opening of the outputs and the memory).
+/// largest message (or the verification's engine frames).
 fn setup_duoram(session: Session, cfg: &BenchConfig) -> Result<Duoram<Z64>, DuoramError> {
     let me = session.me();
     let mut o = Duoram::<Z64>::setup(session, cfg.n, cfg.entropy.party_seed(me, "duoram"))?;
     let opening = if cfg.verify {
-        (cfg.ops + cfg.n) * <Z64 as doram_field::Group>::BYTES
+        doram_mpc::MAX_FRAME_BYTES
     } else {
         0
     };
@@ -570,7 +570,11 @@ fn verify(o: &mut Duoram<Z64>, w: &Workload, outputs: &[Additive<Z64>]) -> Resul
     session.set_phase("verify");
     let mut mine: Vec<Z64> = Additive::shares(outputs);
     mine.extend(Additive::shares(&final_memory));
-    let total = doram_oram::bench::open_to_all(session, mine)?;
+    let total = doram_oram::bench::open_to_all(session, mine).map_err(|e| match e {
+        doram_mpc::MpcError::Net(e) => DuoramError::Net(e),
+        doram_mpc::MpcError::Peer(f) => DuoramError::Peer(f),
+        _ => DuoramError::Local("the verification's opening"),
+    })?;
     let mut plain = PlainMemory::new(w.memory.clone());
     // The workload's addresses lie below n by construction.
     let in_range = |_| DuoramError::Local("a workload address out of range");

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use doram_core::{Entropy, PartyId, SYNTHETIC_DEALER, Seed};
 use doram_field::{Group, Ring};
-use doram_mpc::{Additive, deal_additive};
+use doram_mpc::{Additive, MpcError, deal_additive};
 use doram_net::{LocalMesh, NetError, Session, Shaping, Stats, run_parties_ok};
 use doram_prim::AesPrg;
 use rand_core::RngCore;
@@ -507,9 +507,9 @@ pub fn run_party<P: Protocol>(
     let seed = cfg.entropy.party_seed(me, P::NAME);
     session.set_phase(SETUP);
     let mut o = setup.time(|| P::setup(session, cfg.n, cfg.threads, seed))?;
-    // No frame beyond the protocol's largest message (or the verification's opening).
+    // No frame beyond the protocol's largest message (or the verification's engine frames).
     let opening = if cfg.verify {
-        (cfg.accesses + cfg.n) * <P::Word as Group>::BYTES
+        doram_mpc::MAX_FRAME_BYTES
     } else {
         0
     };
@@ -615,7 +615,7 @@ fn verify<P: Protocol>(
     session.set_phase(VERIFY);
     let mut mine: Vec<P::Word> = Additive::shares(outputs);
     mine.extend(Additive::shares(&final_memory));
-    let total = open_to_all(session, mine)?;
+    let total = open_to_all(session, mine).map_err(OramError::from)?;
     let mut plain = PlainMemory::new(memory);
     for (t, ins) in instructions.iter().enumerate() {
         if plain.access(ins)? != total[t] {
@@ -637,19 +637,21 @@ fn verify<P: Protocol>(
 
 /// Opens this party's additive shares `mine` to the two other parties of a three-party
 /// session and returns the opened values (each party sends its shares to both peers): how a
-/// benchmark checks its results, outside the measured phases.
+/// benchmark checks its results, outside the measured phases. The shares travel in engine
+/// frames of at most [`doram_mpc::MAX_FRAME_BYTES`], so the opening needs no larger frame
+/// limit than the protocol's own.
 ///
 /// # Errors
-/// A transport failure.
-pub fn open_to_all<W: Group>(session: &mut Session, mine: Vec<W>) -> Result<Vec<W>, NetError> {
+/// A transport failure or a peer's malformed frame.
+pub fn open_to_all<W: Group>(session: &mut Session, mine: Vec<W>) -> Result<Vec<W>, MpcError> {
     let me = session.me();
     let peers = [me.next(3), me.prev(3)];
     for &p in &peers {
-        session.send_elems(p, &mine)?;
+        doram_mpc::send_framed(session, p, &mine)?;
     }
     let mut total = mine;
     for &p in &peers {
-        let theirs: Vec<W> = session.recv_elems(p, total.len())?;
+        let theirs: Vec<W> = doram_mpc::recv_framed(session, p, total.len(), "opened shares")?;
         for (t, x) in total.iter_mut().zip(theirs) {
             *t += x;
         }
