@@ -116,9 +116,7 @@ impl Local {
     ) -> Result<P::Output, ProgramError> {
         let runs =
             doram_programs::run_local::<P>(self.backend, self.roles, data, query, self.entropy)?;
-        let [a, b, c] = runs;
-        [a, b, c]
-            .into_iter()
+        runs.into_iter()
             .nth(self.roles.receiver.index())
             .and_then(|r| r.output)
             .ok_or(ProgramError::Misuse("the receiver got no output"))

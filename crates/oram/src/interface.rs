@@ -47,7 +47,8 @@ use crate::instruction::{InstructionShare, OpVisibility};
 ///   [`LinearScanOram`](crate::LinearScanOram), an epoch for Ramen). It may be called at any
 ///   time and any number of times. An access for which nothing was preprocessed runs the missing
 ///   preprocessing inline: the results are the same, its cost is then counted in the access.
-///   An update counts as one access, a batch as its length.
+///   A batch counts as its length; an update as the accesses it makes (one for a native
+///   update such as Duoram's, two for the default read and write).
 ///
 /// # Out-of-range addresses
 /// An address is secret-shared, so no party can tell whether it lies in `0..len()`, and no

@@ -1,7 +1,7 @@
 //! Throughput of the two-party engine, both parties in this process: base OTs, IKNP OTs per
 //! second and half-gates AND gates per second. Prints the median of several runs.
 //!
-//! `cargo run --release -p doram-twopc --example throughput [runs]`
+//! `cargo run --release -p doram-twopc --example twopc_throughput [runs]`
 //!
 //! Randomness comes from public seeds (`insecure_rng_for_tests`): the figures are for speed
 //! only.
