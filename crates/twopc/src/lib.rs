@@ -4,7 +4,8 @@
 //! Brief overview: two parties on a [`doram_net::Session`] of two, in roles that are types —
 //! [`BaseOtSender`]/[`BaseOtReceiver`] for base OT, [`IknpSender`]/[`IknpReceiver`] for OT
 //! extension, [`Garbler`]/[`Evaluator`] for garbled circuits. The protocol modules are I/O-free;
-//! [`driver`] runs them over a session. Errors are [`TwopcError`]; peer faults name the peer.
+//! [`driver`] runs them over a session. Circuits are built with the typed [`Builder`] (bits,
+//! words, gadgets, gate counts). Errors are [`TwopcError`]; peer faults name the peer.
 //! Randomness is passed in (`rng`): [`os_rng`] for real use, [`insecure_rng_for_tests`] for
 //! reproducible tests.
 //!
@@ -14,6 +15,7 @@
 //! | IKNP03 Fig. 1 (semi-honest) | correlated OT with global Δ, random OT, chosen-message OT (Beaver derandomisation) | [`iknp`], [`transpose`] |
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
+//! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts | [`builder`] |
 //!
 //! Garbled tables stream: [`driver::garble_stream`] and [`driver::evaluate_stream`] take the
 //! gates from any iterator and send the tables in fixed-size chunks, so neither the circuit
@@ -54,6 +56,7 @@
 #![deny(missing_docs)]
 
 pub mod base_ot;
+pub mod builder;
 pub mod driver;
 mod error;
 pub mod gc;
@@ -62,6 +65,7 @@ pub mod iknp;
 pub mod transpose;
 
 pub use base_ot::{BaseOtReceiver, BaseOtSender};
+pub use builder::{Bit, Builder, GateCounts, Word};
 pub use error::TwopcError;
 pub use gc::{Circuit, CircuitShape, Evaluator, Garbler, Gate};
 pub use iknp::{IknpReceiver, IknpSender};
