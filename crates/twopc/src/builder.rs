@@ -15,7 +15,7 @@
 //! gate (`x ∧ 0 = 0`, `x ∧ 1 = x`, `x ⊕ 0 = x`, `x ⊕ 1 = ¬x`, one INV), and an operation on
 //! constants only emits nothing. Apart from that, the builder emits exactly one gate per
 //! primitive operation (it does not spot `x ⊕ x` or common subexpressions), so the
-//! Bristol importer keeps the counts of the circuits it reads.
+//! [Bristol importer](crate::bristol) keeps the counts of the circuits it reads.
 //!
 //! # Gadgets and their AND counts
 //! For `N`-bit words with secret (non-constant) bits:

@@ -5,7 +5,7 @@
 //! [`BaseOtSender`]/[`BaseOtReceiver`] for base OT, [`IknpSender`]/[`IknpReceiver`] for OT
 //! extension, [`Garbler`]/[`Evaluator`] for garbled circuits. The protocol modules are I/O-free;
 //! [`driver`] runs them over a session. Circuits are built with the typed [`Builder`] (bits,
-//! words, gadgets, gate counts). Errors are [`TwopcError`]; peer faults name the peer.
+//! words, gadgets, gate counts) or read from Bristol Fashion files ([`bristol`]). Errors are [`TwopcError`]; peer faults name the peer.
 //! Randomness is passed in (`rng`): [`os_rng`] for real use, [`insecure_rng_for_tests`] for
 //! reproducible tests.
 //!
@@ -16,6 +16,7 @@
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
 //! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts | [`builder`] |
+//! | Bristol Fashion (Archer, Bogdanov, Lindell, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
 //!
 //! Garbled tables stream: [`driver::garble_stream`] and [`driver::evaluate_stream`] take the
 //! gates from any iterator and send the tables in fixed-size chunks, so neither the circuit
@@ -56,6 +57,7 @@
 #![deny(missing_docs)]
 
 pub mod base_ot;
+pub mod bristol;
 pub mod builder;
 pub mod driver;
 mod error;
@@ -65,6 +67,7 @@ pub mod iknp;
 pub mod transpose;
 
 pub use base_ot::{BaseOtReceiver, BaseOtSender};
+pub use bristol::{BristolCircuit, BristolError};
 pub use builder::{Bit, Builder, GateCounts, Word};
 pub use error::TwopcError;
 pub use gc::{Circuit, CircuitShape, Evaluator, Garbler, Gate};
