@@ -507,3 +507,39 @@ fn words_in_the_collection_bit_order() {
     // 0x1234 is the bytes 12 34.
     assert_eq!(le_bits(0x1234, 16), wires_of(&[0x12, 0x34]));
 }
+
+#[test]
+fn aes_transcripts_do_not_depend_on_key_or_plaintext() {
+    let c = aes().two_party(1).unwrap();
+    let run = |key: &[u8], block: &[u8], seed: u64| {
+        let (x, y) = (wires_of(key), wires_of(block));
+        run2(
+            mesh(),
+            |mut s| {
+                s.record_transcript(true);
+                let mut rng = insecure_rng_for_tests(seed);
+                let delta = random_delta(&mut rng);
+                let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).unwrap();
+                let mut g = Garbler::new(delta, c.wires()).unwrap();
+                driver::garble(&mut s, &mut ot, &mut g, &c, &x, &mut rng).unwrap();
+                s.take_transcript().unwrap()
+            },
+            |mut s| {
+                s.record_transcript(true);
+                let mut rng = insecure_rng_for_tests(seed + 1);
+                let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).unwrap();
+                let mut e = Evaluator::new(c.wires());
+                driver::evaluate(&mut s, &mut ot, &mut e, &c, &y).unwrap();
+                s.take_transcript().unwrap()
+            },
+        )
+    };
+    let (g1, e1) = run(&hex(AES_KEY), &hex(AES_PLAIN), 70);
+    let (g2, e2) = run(&[0xff; 16], &[0; 16], 72);
+    assert_eq!(g1, g2);
+    assert_eq!(e1, e2);
+    // At the garbler: base OT (32 received, 128 points sent), the key's labels 128·16, the
+    // COT for the plaintext's 128 bits, tables 6400·32, decoding bits and output 128/8 each.
+    let bytes: Vec<u64> = g1.events.iter().map(|e| e.bytes).collect();
+    assert_eq!(bytes, [32, 4096, 2048, 2048, 6400 * 32, 16, 16]);
+}
