@@ -1,4 +1,4 @@
-//! AES-128 in 2PC, both parties in this process, and the builder's gate counts.
+//! AES-128 (and SHA-256) in 2PC, both parties in this process, and the builder's gate counts.
 //!
 //! `cargo run --release -p doram-twopc --example twopc_circuits [runs] [batch]`
 //!
@@ -20,7 +20,9 @@ use doram_twopc::gc::{Circuit, CircuitShape, Evaluator, Garbler, Gate, WireId, r
 use doram_twopc::{bristol, driver, insecure_rng_for_tests};
 
 const AES_128: &[u8] = include_bytes!("../tests/data/aes_128.txt");
+const SHA_256: &[u8] = include_bytes!("../tests/data/sha256.txt");
 const ONE_AT_A_TIME: usize = 200;
+const SHA_AT_A_TIME: usize = 50;
 
 fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
@@ -190,6 +192,43 @@ fn main() {
         ONE_AT_A_TIME as f64 / t.as_secs_f64(),
         t.as_secs_f64() * 1e6 / ONE_AT_A_TIME as f64,
         (ONE_AT_A_TIME * counts.and) as f64 / t.as_secs_f64() / 1e6
+    );
+
+    let sha = bristol::parse(SHA_256)
+        .expect("SHA-256 circuit")
+        .two_party(1)
+        .expect("two values");
+    let sha_runs: Vec<Duration> = (0..runs)
+        .map(|_| {
+            both(|mut s| {
+                let mut rng = insecure_rng_for_tests(s.me().index() as u64);
+                if s.me().index() == 0 {
+                    let delta = random_delta(&mut rng);
+                    let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).expect("setup");
+                    let mut g = Garbler::new(delta, sha.wires()).expect("delta");
+                    let t = Instant::now();
+                    for _ in 0..SHA_AT_A_TIME {
+                        driver::garble(&mut s, &mut ot, &mut g, &sha, &[false; 512], &mut rng)
+                            .expect("gc");
+                    }
+                    t.elapsed()
+                } else {
+                    let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).expect("setup");
+                    let mut e = Evaluator::new(sha.wires());
+                    let t = Instant::now();
+                    for _ in 0..SHA_AT_A_TIME {
+                        driver::evaluate(&mut s, &mut ot, &mut e, &sha, &[false; 256]).expect("gc");
+                    }
+                    t.elapsed()
+                }
+            })
+        })
+        .collect();
+    let t = median(sha_runs);
+    println!(
+        "2PC, one SHA-256 compression at a time ({} AND): {:.0} per s",
+        sha.and_gates(),
+        SHA_AT_A_TIME as f64 / t.as_secs_f64()
     );
 
     let keys = vec![true; 128 * batch];
