@@ -768,6 +768,35 @@ impl Builder {
         level.first().copied().unwrap_or_default()
     }
 
+    /// Inlines `circuit` on the bits `inputs` (its garbler inputs, then its evaluator
+    /// inputs): its output bits. Every gate goes through [`xor`](Builder::xor),
+    /// [`and`](Builder::and) and [`not`](Builder::not), so constants among `inputs` fold and
+    /// otherwise the gate counts are `circuit`'s. This is how a circuit read from a file (AES,
+    /// SHA-256) becomes part of a larger one.
+    ///
+    /// # Errors
+    /// [`TwopcError::LengthMismatch`] unless `inputs` has one bit per input of `circuit`.
+    pub fn inline(&mut self, circuit: &Circuit, inputs: &[Bit]) -> Result<Vec<Bit>, TwopcError> {
+        let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
+        crate::error::same_len("inlined circuit inputs", n_in, inputs.len())?;
+        // `Circuit::new` checked that gates read only wires set before, so the zeros are
+        // never read.
+        let mut v = vec![Bit::ZERO; circuit.wires()];
+        v[..n_in].copy_from_slice(inputs);
+        let at = |v: &[Bit], w: WireId| v.get(w as usize).copied().unwrap_or(Bit::ZERO);
+        for g in circuit.gates() {
+            let (out, bit) = match *g {
+                Gate::Xor { a, b, out } => (out, self.xor(at(&v, a), at(&v, b))),
+                Gate::And { a, b, out } => (out, self.and(at(&v, a), at(&v, b))),
+                Gate::Inv { a, out } => (out, self.not(at(&v, a))),
+            };
+            if let Some(slot) = v.get_mut(out as usize) {
+                *slot = bit;
+            }
+        }
+        Ok(circuit.outputs().iter().map(|&w| at(&v, w)).collect())
+    }
+
     /// The circuit: garbler inputs first, in the order declared, then the evaluator's, then
     /// the gates' outputs in the order built. A constant output is read from a wire set by
     /// two extra gates (`z = i ⊕ i` on the first input `i`, and `¬z` for 1).

@@ -543,3 +543,44 @@ fn aes_transcripts_do_not_depend_on_key_or_plaintext() {
     let bytes: Vec<u64> = g1.events.iter().map(|e| e.bytes).collect();
     assert_eq!(bytes, [32, 4096, 2048, 2048, 6400 * 32, 16, 16]);
 }
+
+#[test]
+fn aes_inlined_in_a_builder_circuit() {
+    // Counter mode on two blocks: E_k(n) ‖ E_k(n + 1), the key the garbler's, the counter
+    // block n the evaluator's (as a 128-bit word: the circuit's wire order).
+    use aes::cipher::{BlockEncrypt, KeyInit};
+    let aes_c = aes().two_party(1).unwrap();
+    let mut b = Builder::new();
+    let key: Word<128> = b.garbler_word();
+    let n: Word<128> = b.evaluator_word();
+    let n1 = b.add(&n, &Word::constant(1));
+    let mut outs = Vec::new();
+    for block in [n, n1] {
+        let inputs = [key.bits().as_slice(), block.bits().as_slice()].concat();
+        outs.extend(b.inline(&aes_c, &inputs).unwrap());
+    }
+    // n + 1: the constant folds the first carry, 126 ANDs remain.
+    assert_eq!(b.counts().and, 2 * 6400 + 126);
+    b.output_bits(&outs);
+    assert!(b.inline(&aes_c, &outs[..10]).is_err());
+    let c = b.finish().unwrap();
+
+    let mut rng = test_rng("AES inlined");
+    let k: [u8; 16] = rng.random();
+    let ctr: u128 = rng.random();
+    let want: Vec<u8> = [ctr, ctr.wrapping_add(1)]
+        .iter()
+        .flat_map(|v| {
+            let mut blk = aes::Block::from(v.to_be_bytes());
+            aes::Aes128::new(&k.into()).encrypt_block(&mut blk);
+            blk.to_vec()
+        })
+        .collect();
+    let (x, y) = (wires_of(&k), le_bits(ctr, 128));
+    let plain = c.eval_plain(&x, &y).unwrap();
+    let got: Vec<u8> = plain.chunks(128).flat_map(bytes_of).collect();
+    assert_eq!(got, want);
+    let (g, e) = two_pc(&c, &x, &y);
+    assert_eq!(e, plain);
+    assert_eq!(g, plain);
+}
