@@ -33,6 +33,13 @@
 //! | [`mul`](Builder::mul) (schoolbook, mod 2^N) | N² − N + 1 |
 //! | [`lookup`](Builder::lookup) of an M-entry table, index of ⌈log₂ M⌉ bits | (M − 1)·N |
 //!
+//! # Composing and compacting
+//! [`Builder::inline`] copies a finished circuit (say AES-128 read from a
+//! [Bristol file](crate::bristol)) into the one being built, on any bits. [`compact_wires`]
+//! renumbers a circuit so that wires are reused once their values are dead: the garbler's
+//! and evaluator's memory is one label per wire, and a compacted circuit's wires are only
+//! the values live at once.
+//!
 //! Bits belong to the builder that made them. A bit of another builder is a caller's
 //! mistake: one whose wire number this builder has not reached makes [`Builder::finish`]
 //! fail; one whose number it has reached cannot be told apart and silently names that wire.

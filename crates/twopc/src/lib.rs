@@ -15,7 +15,7 @@
 //! | IKNP03 Fig. 1 (semi-honest) | correlated OT with global Δ, random OT, chosen-message OT (Beaver derandomisation) | [`iknp`], [`transpose`] |
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
-//! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts | [`builder`] |
+//! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts; inlining and wire compaction | [`builder`] |
 //! | Bristol Fashion (Archer, Bogdanov, Lindell, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
 //!
 //! Garbled tables stream: [`driver::garble_stream`] and [`driver::evaluate_stream`] take the

@@ -589,3 +589,44 @@ fn gadgets_in_two_party_computation() {
         assert_eq!(g_out, want);
     }
 }
+
+#[test]
+fn compacted_random_circuits_compute_the_same() {
+    use doram_twopc::builder::compact_wires;
+    let mut rng = test_rng("compact random");
+    for round in 0..100 {
+        let mut b = Builder::new();
+        let mut bits: Vec<Bit> = Vec::new();
+        let (g, e) = (rng.random_range(1..6), rng.random_range(0..6));
+        bits.extend(b.garbler_bits(g));
+        bits.extend(b.evaluator_bits(e));
+        bits.push(Bit::ONE);
+        for _ in 0..rng.random_range(1..200) {
+            let x = bits[rng.random_range(0..bits.len())];
+            let y = bits[rng.random_range(0..bits.len())];
+            let z = match rng.random_range(0..4) {
+                0 => b.and(x, y),
+                1 => b.xor(x, y),
+                2 => b.or(x, y),
+                _ => b.not(x),
+            };
+            bits.push(z);
+        }
+        for _ in 0..rng.random_range(1..12) {
+            b.output(bits[rng.random_range(0..bits.len())]);
+        }
+        let c = b.finish().unwrap();
+        let cc = compact_wires(&c);
+        assert_eq!(GateCounts::of(&cc), GateCounts::of(&c));
+        assert!(cc.wires() <= c.wires());
+        for _ in 0..8 {
+            let x: Vec<bool> = (0..g).map(|_| rng.random()).collect();
+            let y: Vec<bool> = (0..e).map(|_| rng.random()).collect();
+            assert_eq!(
+                cc.eval_plain(&x, &y).unwrap(),
+                c.eval_plain(&x, &y).unwrap(),
+                "circuit {round}"
+            );
+        }
+    }
+}
