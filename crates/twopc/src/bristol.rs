@@ -1,7 +1,7 @@
 //! Bristol Fashion circuits: import and export.
 //!
-//! Bristol Fashion is the text format of the circuit collection by Archer, Bogdanov, Lindell,
-//! Nigel Smart et al. (AES, SHA-256, arithmetic, …):
+//! Bristol Fashion is the text format of the Bristol Fashion MPC circuit collection (David
+//! Archer, Nigel Smart et al.: AES, SHA-256, arithmetic, …):
 //!
 //! ```text
 //! ngates nwires
@@ -26,8 +26,8 @@
 //! of the big-endian integer gives the wire values.
 //!
 //! [`parse`] reads a file into a [`BristolCircuit`] through the [`Builder`], so `EQ`/`EQW`
-//! gates fold away (constants and copies need no gate) and every other gate becomes exactly
-//! one gate. It is written for untrusted input: every count is checked against
+//! gates fold away (constants and copies need no gate) and every other gate becomes one gate,
+//! unless an `EQ` constant among its inputs folds it too. It is written for untrusted input: every count is checked against
 //! [`ParseLimits`] and against the input's size before anything is allocated, and a malformed
 //! file is a [`BristolError`] naming the line, never a panic. [`export`] writes any
 //! [`Circuit`] in the format; importing an export gives a circuit with the same gates up to

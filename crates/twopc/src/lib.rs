@@ -16,7 +16,7 @@
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
 //! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts; inlining and wire compaction | [`builder`] |
-//! | Bristol Fashion (Archer, Bogdanov, Lindell, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
+//! | Bristol Fashion circuit collection (Archer, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
 //!
 //! Garbled tables stream: [`driver::garble_stream`] and [`driver::evaluate_stream`] take the
 //! gates from any iterator and send the tables in fixed-size chunks, so neither the circuit
