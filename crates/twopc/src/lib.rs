@@ -5,9 +5,9 @@
 //! [`BaseOtSender`]/[`BaseOtReceiver`] for base OT, [`IknpSender`]/[`IknpReceiver`] for OT
 //! extension, [`Garbler`]/[`Evaluator`] for garbled circuits. The protocol modules are I/O-free;
 //! [`driver`] runs them over a session. Circuits are built with the typed [`Builder`] (bits,
-//! words, gadgets, gate counts) or read from Bristol Fashion files ([`bristol`]). Errors are [`TwopcError`]; peer faults name the peer.
-//! Randomness is passed in (`rng`): [`os_rng`] for real use, [`insecure_rng_for_tests`] for
-//! reproducible tests.
+//! words, gadgets, gate counts) or read from Bristol Fashion files ([`bristol`]). Errors are
+//! [`TwopcError`]; peer faults name the peer. Randomness is passed in (`rng`): [`os_rng`] for
+//! real use, [`insecure_rng_for_tests`] for reproducible tests.
 //!
 //! | paper | what | module |
 //! |---|---|---|
