@@ -27,11 +27,11 @@
 //!
 //! [`parse`] reads a file into a [`BristolCircuit`] through the [`Builder`], so `EQ`/`EQW`
 //! gates fold away (constants and copies need no gate) and every other gate becomes one gate,
-//! unless an `EQ` constant among its inputs folds it too. It is written for untrusted input: every count is checked against
-//! [`ParseLimits`] and against the input's size before anything is allocated, and a malformed
-//! file is a [`BristolError`] naming the line, never a panic. [`export`] writes any
-//! [`Circuit`] in the format; importing an export gives a circuit with the same gates up to
-//! the numbering of wires, whose export is the same text.
+//! unless an `EQ` constant among its inputs folds it too. It is written for untrusted input:
+//! every count is checked against [`ParseLimits`] and against the input's size before
+//! anything is allocated, and a malformed file is a [`BristolError`] naming the line, never a
+//! panic. [`export`] writes any [`Circuit`] in the format; importing an export gives a circuit
+//! with the same gates up to the numbering of wires, whose export is the same text.
 
 use crate::TwopcError;
 use crate::builder::{Bit, Builder};
