@@ -6,7 +6,8 @@
 use crate::randomness::Randomness;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use doram_programs::bench::{self, BenchConfig, BenchReport, Program};
+use doram::backend::bench_program;
+use doram_programs::bench::{BenchConfig, BenchReport, Program};
 use doram_programs::machine::Part;
 use serde_json::{Value, json};
 
@@ -115,10 +116,11 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         if !quiet {
             eprintln!("running {} at size {size}…", program.name());
         }
-        let mut c = BenchConfig::new(program, size, a.backend.into());
+        let backend = a.backend.into();
+        let mut c = BenchConfig::new(program, size);
         c.seed = a.seed;
         c.entropy = a.randomness.entropy();
-        let r = bench::run(&c)?;
+        let r = bench_program(backend, &c)?;
         if !r.verified {
             bail!(
                 "{} at size {size}: the output differs from the plaintext program",
@@ -127,7 +129,7 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         }
         if a.crossover {
             c.program = Program::LinearSearch;
-            let l = bench::run(&c)?;
+            let l = bench_program(backend, &c)?;
             if !l.verified {
                 bail!(
                     "linear search at size {size}: the output differs from the plaintext program"

@@ -12,11 +12,12 @@ use clap::{Args, Subcommand, ValueEnum};
 use doram_core::{PartyId, Seed};
 
 use crate::randomness::Randomness;
+use doram::{BackendKind, RunConfig, run_party};
 use doram_net::{Session, Shaping, run_parties_ok};
 use doram_programs::input::{Edge, Prefs, parse_edges, parse_prefs, parse_sorted};
 use doram_programs::machine::Part;
-use doram_programs::{BackendKind, PartyRun, Roles, RunConfig};
-use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching, run_party};
+use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching};
+use doram_programs::{PartyRun, Roles};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

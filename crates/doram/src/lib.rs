@@ -30,26 +30,33 @@
 //! ```
 //!
 //! A program of your own is a function generic over [`Ram`]: it then runs in the clear on
-//! [`PlainRam`] and securely on every backend (see [`programs`] for the guide). The layers
-//! below are re-exported for direct use: the memory interface ([`SharedMemory`],
-//! [`DistributedOram`], [`PlainMemory`]), the protocols ([`ramen`], [`duoram`], [`pir`]), DPFs
-//! ([`dpf`]), fields ([`field`]) and the transport ([`net`]).
+//! [`PlainRam`] and securely on every backend (see [`programs`] for the guide). The programs
+//! crate is generic over the backend; [`BackendKind`] and the functions of [`backend`] choose
+//! one at run time. The layers below are re-exported for direct use: the memory interface
+//! ([`SharedMemory`], [`DistributedOram`], [`PlainMemory`], [`oram`]), the protocols
+//! ([`ramen`], [`duoram`], [`pir`]), DPFs ([`dpf`]), fields ([`field`]) and the transport
+//! ([`net`]).
+
+pub mod backend;
 
 use doram_core::Entropy;
 use doram_net::Session;
-use doram_programs::RunConfig;
+
+pub use backend::{BackendKind, RunConfig, run_local, run_local_on, run_party};
 
 pub use doram_core::{PartyId, Seed};
 pub use doram_oram::{DistributedOram, PlainMemory, SharedMemory};
 pub use doram_programs::binary_search::SearchOutput;
 pub use doram_programs::input::{Edge, Prefs};
 pub use doram_programs::matching::Matching;
-pub use doram_programs::{
-    BackendKind, Machine, OArray, PlainRam, Program, ProgramError, Ram, Roles, input,
-};
+pub use doram_programs::{Machine, OArray, PlainRam, Program, ProgramError, Ram, Roles, input};
 
 /// The secure RAM programs and their machine (the guide to writing one is on this page).
 pub use doram_programs as programs;
+
+/// The memory interface and the generic DORAM layer: traits, the plaintext oracle, the linear
+/// scan, the bench runner.
+pub use doram_oram as oram;
 
 /// Ramen, the three-party DORAM with a hidden operation type.
 pub use doram_ramen as ramen;
@@ -114,8 +121,7 @@ impl Local {
         data: P::Data<'_>,
         query: P::Query,
     ) -> Result<P::Output, ProgramError> {
-        let runs =
-            doram_programs::run_local::<P>(self.backend, self.roles, data, query, self.entropy)?;
+        let runs = run_local::<P>(self.backend, self.roles, data, query, self.entropy)?;
         runs.into_iter()
             .nth(self.roles.receiver.index())
             .and_then(|r| r.output)
@@ -217,7 +223,7 @@ impl Party {
         data: Option<P::Data<'_>>,
         query: Option<P::Query>,
     ) -> Result<Option<P::Output>, ProgramError> {
-        Ok(doram_programs::run_party::<P>(self.session, &self.config, data, query)?.output)
+        Ok(run_party::<P>(self.session, &self.config, data, query)?.output)
     }
 
     /// Binary search: the owner passes the sorted array, the querier the key.

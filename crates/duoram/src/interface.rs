@@ -84,4 +84,14 @@ impl<W: DuoWord> Protocol for Duoram<W> {
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
         Duoram::setup(session, n, seed).map_err(Into::into)
     }
+
+    /// One DPF triple per access, 6·2^⌈log₂ n⌉ + 4 words of material at each primary (the
+    /// `material` module): keep it under 2^24 words (256 MiB of `Fp`).
+    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
+        n.next_power_of_two()
+            .saturating_mul(6)
+            .saturating_add(4)
+            .saturating_mul(accesses)
+            <= 1 << 24
+    }
 }

@@ -29,6 +29,17 @@ pub trait Protocol: DistributedOram + Sized {
     /// the setup.
     fn setup(session: Session, n: usize, threads: usize, seed: Seed) -> Result<Self, OramError>;
 
+    /// The smallest memory the protocol supports: a driver with a smaller memory pads it.
+    const MIN_LEN: usize = 1;
+
+    /// Whether preprocessing `accesses` accesses of an `n`-word memory up front is reasonable
+    /// memory-wise; otherwise a driver lets each access do its own preprocessing inline. By
+    /// default, always.
+    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
+        let _ = (n, accesses);
+        true
+    }
+
     /// The protocol's own per-step wall-clock times so far, in protocol order, each under the
     /// name of the session phase its messages are counted in (empty if the protocol keeps
     /// none). Reports show them next to the generic phases.
@@ -44,5 +55,10 @@ impl<W: crate::word::IntegerWord> Protocol for crate::LinearScanOram<W> {
 
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
         crate::LinearScanOram::setup(session, n, seed)
+    }
+
+    /// Preprocessed material is 8n words per access: keep it under 2^23 words.
+    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
+        n.saturating_mul(accesses).saturating_mul(8) <= 1 << 23
     }
 }

@@ -3,19 +3,23 @@
 //! [`Part`] — in particular DORAM accesses ([`Part::Oram`]) against the CPU step
 //! ([`Part::Cpu`]) — and the output checked against the plaintext program.
 //!
+//! The backend is a type parameter; the `doram` facade (and `doram bench program`) chooses it
+//! at run time by name.
 //! ```
-//! use doram_programs::BackendKind;
+//! use doram_field::Fp;
+//! use doram_oram::LinearScanOram;
 //! use doram_programs::bench::{BenchConfig, Program, run};
 //!
-//! let report = run(&BenchConfig::new(Program::BinarySearch, 100, BackendKind::Duoram))?;
+//! let report = run::<LinearScanOram<Fp>>(&BenchConfig::new(Program::BinarySearch, 100))?;
 //! assert_eq!(report.verified, true);
 //! let json = report.to_json();
 //! assert_eq!(json["program"], "binary-search");
+//! assert_eq!(json["backend"], "linear-scan");
 //! # Ok::<(), doram_programs::ProgramError>(())
 //! ```
 //!
 //! # Measured
-//! `cargo run --release -p doram-programs --example programs_bench -- …` (and `doram bench
+//! `cargo run --release -p doram --example programs_bench -- …` (and `doram bench
 //! program …`) print each run's figures; the recorded ones, with the commands and the load
 //! they ran under, are in BENCHMARKS.md (Secure RAM programs section) and the README's table. The
 //! shape of the results, which does not change with the machine: on Duoram a binary search
@@ -41,7 +45,7 @@ use serde_json::{Value, json};
 
 use crate::error::ProgramError;
 use crate::input::{Edge, Prefs};
-use crate::machine::{BackendKind, Cost, Meter, Part};
+use crate::machine::{Backend, Cost, Meter, Part};
 use crate::roles::{PartyRun, Roles};
 
 /// A program to benchmark.
@@ -93,8 +97,6 @@ pub struct BenchConfig {
     pub program: Program,
     /// n, V or k (see [`Program`]).
     pub size: usize,
-    /// The DORAM backend (ignored by [`Program::LinearSearch`]).
-    pub backend: BackendKind,
     /// Seed of the random instance (public benchmark data, not a secret).
     pub seed: u64,
     /// Where the parties' secret randomness comes from.
@@ -107,11 +109,10 @@ pub struct BenchConfig {
 
 impl BenchConfig {
     /// A configuration with instance seed 1, OS randomness and the default roles.
-    pub fn new(program: Program, size: usize, backend: BackendKind) -> BenchConfig {
+    pub fn new(program: Program, size: usize) -> BenchConfig {
         BenchConfig {
             program,
             size,
-            backend,
             seed: 1,
             entropy: Entropy::Os,
             roles: Roles::default(),
@@ -136,6 +137,9 @@ pub struct PartyReport {
 pub struct BenchReport {
     /// The configuration.
     pub config: BenchConfig,
+    /// The backend's name ([`Protocol::NAME`](doram_oram::Protocol::NAME)), or `engine` for
+    /// [`Program::LinearSearch`], which uses no DORAM.
+    pub backend: &'static str,
     /// Public sizes, by name.
     pub sizes: Vec<(&'static str, u64)>,
     /// Wall-clock time of the whole run (all three parties, end to end).
@@ -203,7 +207,7 @@ impl BenchReport {
             .collect();
         json!({
             "program": self.config.program.name(),
-            "backend": if self.config.program == Program::LinearSearch { "engine" } else { self.config.backend.name() },
+            "backend": self.backend,
             "sizes": sizes,
             "seed": self.config.seed,
             "randomness": self.config.entropy.to_string(),
@@ -270,11 +274,11 @@ fn random_prefs(rng: &mut AesPrg, k: usize) -> Prefs {
     }
 }
 
-/// Runs one benchmark.
+/// Runs one benchmark on the backend `B` (unused by [`Program::LinearSearch`]).
 ///
 /// # Errors
 /// The first party's error.
-pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
+pub fn run<B: Backend>(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
     let mut rng = rng_for(config.seed);
     let n = config.size;
     let mesh = || match config.shaping {
@@ -292,9 +296,9 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
                 rng.next_u64()
             };
             let (ok, parties) = if config.program == Program::BinarySearch {
-                measure::<crate::BinarySearch>(mesh(), config, &data[..], key)?
+                measure::<crate::BinarySearch, B>(mesh(), config, &data[..], key)?
             } else {
-                measure::<crate::LinearSearch>(mesh(), config, &data[..], key)?
+                measure::<crate::LinearSearch, B>(mesh(), config, &data[..], key)?
             };
             (vec![("n", n as u64)], ok, parties)
         }
@@ -302,7 +306,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 2 * n, 1);
             let source = below(&mut rng, v);
-            let (ok, parties) = measure::<crate::Bfs>(mesh(), config, (v, &edges[..]), source)?;
+            let (ok, parties) = measure::<crate::Bfs, B>(mesh(), config, (v, &edges[..]), source)?;
             (vec![("V", v), ("E", edges.len() as u64)], ok, parties)
         }
         Program::Dijkstra => {
@@ -310,17 +314,23 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
             let edges = random_edges(&mut rng, v, 4 * n, (1 << 16) - 1);
             let source = below(&mut rng, v);
             let (ok, parties) =
-                measure::<crate::Dijkstra>(mesh(), config, (v, &edges[..]), source)?;
+                measure::<crate::Dijkstra, B>(mesh(), config, (v, &edges[..]), source)?;
             (vec![("V", v), ("E", edges.len() as u64)], ok, parties)
         }
         Program::Matching => {
             let prefs = random_prefs(&mut rng, n);
-            let (ok, parties) = measure::<crate::StableMatching>(mesh(), config, &prefs, ())?;
+            let (ok, parties) = measure::<crate::StableMatching, B>(mesh(), config, &prefs, ())?;
             (vec![("k", n as u64)], ok, parties)
         }
     };
+    let backend = if config.program == Program::LinearSearch {
+        "engine"
+    } else {
+        B::NAME
+    };
     Ok(BenchReport {
         config: *config,
+        backend,
         sizes,
         wall: t0.elapsed(),
         verified,
@@ -329,7 +339,7 @@ pub fn run(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
 }
 
 /// Runs `P` locally and checks the receiver's output against the plaintext reference.
-fn measure<P: crate::program::Program>(
+fn measure<P: crate::program::Program, B: Backend>(
     mesh: LocalMesh,
     config: &BenchConfig,
     data: P::Data<'_>,
@@ -338,14 +348,8 @@ fn measure<P: crate::program::Program>(
 where
     P::Output: PartialEq,
 {
-    let runs = crate::program::run_local_on::<P>(
-        mesh,
-        config.backend,
-        config.roles,
-        data,
-        query,
-        config.entropy,
-    )?;
+    let runs =
+        crate::program::run_local_on::<P, B>(mesh, config.roles, data, query, config.entropy)?;
     let want = P::reference(data, query);
     let ok = runs[config.roles.receiver.index()].output.as_ref() == Some(&want);
     Ok((ok, reports(&runs)))
@@ -382,7 +386,7 @@ impl CrossoverPoint {
         json!({
             "n": self.n,
             "net": net_name(self.oram.config.shaping),
-            "backend": self.oram.config.backend.name(),
+            "backend": self.oram.backend,
             "oram_wall_s": self.oram.wall.as_secs_f64(),
             "linear_wall_s": self.linear.wall.as_secs_f64(),
             "oram_bytes": bytes(&self.oram),
@@ -393,13 +397,12 @@ impl CrossoverPoint {
     }
 }
 
-/// Binary search on `backend` against the linear scan in the engine, for each size.
+/// Binary search on the backend `B` against the linear scan in the engine, for each size.
 ///
 /// # Errors
 /// As [`run`].
-pub fn crossover(
+pub fn crossover<B: Backend>(
     sizes: &[usize],
-    backend: BackendKind,
     shaping: Option<Shaping>,
     seed: u64,
     entropy: Entropy,
@@ -407,13 +410,13 @@ pub fn crossover(
     sizes
         .iter()
         .map(|&n| {
-            let mut c = BenchConfig::new(Program::BinarySearch, n, backend);
+            let mut c = BenchConfig::new(Program::BinarySearch, n);
             c.seed = seed;
             c.entropy = entropy;
             c.shaping = shaping;
-            let oram = run(&c)?;
+            let oram = run::<B>(&c)?;
             c.program = Program::LinearSearch;
-            let linear = run(&c)?;
+            let linear = run::<B>(&c)?;
             Ok(CrossoverPoint { n, oram, linear })
         })
         .collect()

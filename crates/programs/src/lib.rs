@@ -13,11 +13,11 @@
 //! | [`Machine`] | one party's secure machine: engine + one DORAM memory of arrays; per-part costs |
 //! | [`PlainRam`] | the plaintext machine: the same program in the clear, with bound checks and access counts |
 //! | [`OArray`] | an array in the machine's memory, indexed by secrets |
-//! | [`Backend`], [`BackendKind`] | the DORAMs a machine runs on: [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), [`Ramen`](doram_ramen::Ramen), [`Duoram<Fp>`](doram_duoram::Duoram) |
+//! | [`Backend`] | the DORAMs a machine runs on: any [`Protocol`](doram_oram::Protocol) over F_p words — [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), Ramen, `Duoram<Fp>` |
 //! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over any [`Ram`], `run_plain` |
-//! | [`Program`], [`run_party`], [`run_local`] | one shape of entry points: each program is a type ([`BinarySearch`], [`Bfs`], [`Dijkstra`], [`StableMatching`], [`LinearSearch`]) run by the same generic functions |
+//! | [`Program`], [`run_party`], [`run_local`] | one shape of entry points: each program is a type ([`BinarySearch`], [`Bfs`], [`Dijkstra`], [`StableMatching`], [`LinearSearch`]) run by the same functions, generic over the backend |
 //! | [`input`] | parsers for sorted arrays, edge lists and preference lists |
-//! | [`Roles`], [`RunConfig`], [`PartyRun`] | who owns the data, who queries, who learns the output |
+//! | [`Roles`], [`PartyRun`] | who owns the data, who queries, who learns the output; what a party's run produced |
 //! | [`bench`](mod@bench) | benchmarks with the ORAM/CPU split and JSON output |
 //!
 //! # The security model
@@ -129,8 +129,9 @@
 //! ```
 //! The library's [`BinarySearch`] (run by [`run_party`]) adds the rest: the owner announces n
 //! ([`announce_sizes`]), inputs are checked before anything is sent, the random bits are
-//! preprocessed to the exact count ([`binary_search::plan`]), and the backend is chosen at run
-//! time.
+//! preprocessed to the exact count ([`binary_search::plan`]), and the backend is a type
+//! parameter (`run_party::<BinarySearch, Ramen>`), or a run-time choice through the `doram`
+//! facade's `BackendKind`.
 //!
 //! # Sessions and shares
 //! A party has one session; the DORAM owns it and the engine borrows it between accesses (see
@@ -140,7 +141,9 @@
 //! access.
 //!
 //! # Choosing a backend
-//! * **Duoram** ([`BackendKind::Duoram`]): Init is essentially free (the memory is just
+//! This crate is generic over the [`Backend`] and names no protocol; the `doram` facade lists
+//! the backends (`BackendKind`) and chooses one at run time.
+//! * **Duoram** (`Duoram<Fp>`): Init is essentially free (the memory is just
 //!   re-shared), an access costs O(log n) communication and O(n) local work (DPF evaluation),
 //!   and its DPF preprocessing runs inline per access when the material would not fit in
 //!   memory. The op type is public. This is the backend for large memories searched a few
@@ -148,11 +151,11 @@
 //!   after 14 probes from engine tables, output) takes seconds end to end (README's table);
 //!   Ramen takes about ten times as long for the same search, almost all of it in its first
 //!   epoch's preprocessing (see [`bench`](mod@bench)).
-//! * **Ramen** ([`BackendKind::Ramen`]): O(√n·log n) per access amortised over an epoch of
+//! * **Ramen** (`Ramen`): O(√n·log n) per access amortised over an epoch of
 //!   √n accesses, hides the op type — the backend for long programs with many accesses (BFS,
 //!   Dijkstra, matching); its first epoch (the tags of the whole memory) makes a single search
 //!   over 2^20 entries expensive.
-//! * **Linear scan** ([`BackendKind::LinearScan`]): O(n) per access, 2 online rounds; the
+//! * **Linear scan** ([`LinearScanOram<Fp>`](doram_oram::LinearScanOram)): O(n) per access, 2 online rounds; the
 //!   baseline and second oracle for small memories.
 //!
 //! # Errors
@@ -176,12 +179,8 @@ pub use bfs::Bfs;
 pub use binary_search::{BinarySearch, LinearSearch};
 pub use dijkstra::Dijkstra;
 pub use error::{InputError, ProgramError};
-pub use machine::{
-    Backend, BackendKind, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int,
-};
+pub use machine::{Backend, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int};
 pub use matching::StableMatching;
 pub use program::{Program, run_local, run_local_on, run_party};
 pub use ram::{PlainCounts, PlainRam, Ram};
-pub use roles::{
-    PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three, run_three_on,
-};
+pub use roles::{PartyRun, Roles, agree_on_run, all_ok, announce_sizes, run_three, run_three_on};

@@ -33,7 +33,7 @@
 //!
 //! # Word type
 //! The engine computes in F_p, so every backend is used with words of F_p: Ramen natively,
-//! [`LinearScanOram<Fp>`], and Duoram as the generic `Duoram<Fp>` once available. Using the
+//! [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), and Duoram as the generic `Duoram<Fp>`. Using the
 //! backend over F_p, rather than Duoram over Z_2^64 with a share conversion at every access,
 //! keeps every access conversion-free (a Z_2^64 → F_p conversion needs a comparison-like
 //! protocol per value).
@@ -50,117 +50,21 @@
 use std::time::{Duration, Instant};
 
 use doram_core::{PartyId, Seed};
-use doram_duoram::Duoram;
 use doram_field::Fp;
 use doram_mpc::{Additive, Engine, Input, MpcError, Online, Secret, SecretBit};
 use doram_net::Session;
-use doram_oram::{
-    DistributedOram, InstructionShare, LinearScanOram, OpVisibility, OramError, Protocol,
-};
+use doram_oram::{DistributedOram, InstructionShare, OpVisibility, OramError, Protocol};
 use doram_prim::AesPrg;
-use doram_ramen::Ramen;
 
 use crate::error::ProgramError;
 
-/// A distributed ORAM over F_p words that a [`Machine`] can create on a session: a
-/// [`Protocol`] (its name and constructor) with what the machine needs to lay out and
-/// preprocess its memory.
-pub trait Backend: Protocol + DistributedOram<Word = Fp> {
-    /// The smallest memory the backend supports; smaller memories are padded.
-    const MIN_LEN: usize;
+/// A distributed ORAM over F_p words that a [`Machine`] can create on a session: any
+/// [`Protocol`] (its name, constructor, smallest memory and up-front preprocessing bound) with
+/// F_p words. The machine is generic over it; which backends exist, and how one is chosen at
+/// run time, is the business of the layer above (the `doram` facade's `BackendKind`).
+pub trait Backend: Protocol + DistributedOram<Word = Fp> {}
 
-    /// Whether preprocessing `accesses` accesses of an `n`-word memory up front is reasonable
-    /// (memory-wise); otherwise each access does its own preprocessing inline.
-    fn preprocess_upfront(n: usize, accesses: usize) -> bool;
-}
-
-impl Backend for LinearScanOram<Fp> {
-    const MIN_LEN: usize = 1;
-
-    /// Preprocessed material is 8n elements per access: keep it under 2^23 elements (128 MiB).
-    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
-        n.saturating_mul(accesses).saturating_mul(8) <= 1 << 23
-    }
-}
-
-impl Backend for Ramen {
-    const MIN_LEN: usize = 16;
-
-    fn preprocess_upfront(_n: usize, _accesses: usize) -> bool {
-        true
-    }
-}
-
-impl Backend for Duoram<Fp> {
-    const MIN_LEN: usize = 1;
-
-    /// One DPF triple per access, 6·2^⌈log₂ n⌉ + 4 words of material at each primary (Duoram's
-    /// `material` module): keep it under 2^24 words (256 MiB of `Fp`).
-    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
-        n.next_power_of_two()
-            .saturating_mul(6)
-            .saturating_add(4)
-            .saturating_mul(accesses)
-            <= 1 << 24
-    }
-}
-
-/// The backends, for choosing one at run time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BackendKind {
-    /// [`LinearScanOram<Fp>`]: O(n) per access, small memories, second oracle.
-    LinearScan,
-    /// [`Ramen`]: O(√n·log n) per access amortised, hides the op type.
-    Ramen,
-    /// [`Duoram<Fp>`]: O(log n) communication and O(n) local work per access, free Init,
-    /// reveals the op type.
-    Duoram,
-}
-
-impl BackendKind {
-    /// Every backend.
-    pub const ALL: [BackendKind; 3] = [
-        BackendKind::LinearScan,
-        BackendKind::Ramen,
-        BackendKind::Duoram,
-    ];
-
-    /// The name used on command lines and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            BackendKind::LinearScan => <LinearScanOram<Fp> as Protocol>::NAME,
-            BackendKind::Ramen => <Ramen as Protocol>::NAME,
-            BackendKind::Duoram => <Duoram<Fp> as Protocol>::NAME,
-        }
-    }
-
-    /// The backend called `name`.
-    pub fn from_name(name: &str) -> Option<BackendKind> {
-        BackendKind::ALL.into_iter().find(|k| k.name() == name)
-    }
-}
-
-/// Runs `$body` with the type alias `$d` set to the backend `$kind` names.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! with_backend {
-    ($kind:expr, $d:ident => $body:expr) => {
-        match $kind {
-            $crate::BackendKind::LinearScan => {
-                type $d = ::doram_oram::LinearScanOram<::doram_field::Fp>;
-                $body
-            }
-            $crate::BackendKind::Ramen => {
-                type $d = ::doram_ramen::Ramen;
-                $body
-            }
-            $crate::BackendKind::Duoram => {
-                type $d = ::doram_duoram::Duoram<::doram_field::Fp>;
-                $body
-            }
-        }
-    };
-}
+impl<D: Protocol + DistributedOram<Word = Fp>> Backend for D {}
 
 /// An array in the machine's memory: a public base address and length. Copy it freely; it
 /// holds no shares.
@@ -664,8 +568,8 @@ impl<D: Backend> Machine<D> {
         self.alloc(shares)
     }
 
-    /// Creates the DORAM over the whole memory (at least [`Backend::MIN_LEN`] words; padding
-    /// is zero), preprocesses `accesses` accesses if [`Backend::preprocess_upfront`] agrees,
+    /// Creates the DORAM over the whole memory (at least [`Protocol::MIN_LEN`] words; padding
+    /// is zero), preprocesses `accesses` accesses if [`Protocol::preprocess_upfront`] agrees,
     /// and loads the memory (DORAM Init). From then on the session's frame limit is the larger
     /// of the backend's [`max_message_bytes`](DistributedOram::max_message_bytes) and the
     /// engine's [`MAX_FRAME_BYTES`](doram_mpc::MAX_FRAME_BYTES).

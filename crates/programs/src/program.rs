@@ -1,16 +1,16 @@
 //! [`Program`]: one shape for every program's entry points. A program type says what the data
 //! owner and the querier bring, what the receiver gets, what the plaintext reference answers,
-//! and how one party runs it on a backend; [`run_party`] (one party, the backend chosen at run
-//! time) and [`run_local`] / [`run_local_on`] (three parties as threads) are written once for
-//! all of them.
+//! and how one party runs it on a backend; [`run_party`] (one party) and [`run_local`] /
+//! [`run_local_on`] (three parties as threads) are written once for all of them, generic over
+//! the [`Backend`]. Choosing the backend at run time, by name, is the facade's job (the `doram`
+//! crate's `BackendKind`), so that this crate depends on no particular protocol.
 
 use doram_core::{Entropy, Seed};
 use doram_net::{LocalMesh, Session};
 
 use crate::error::ProgramError;
-use crate::machine::{Backend, BackendKind};
-use crate::roles::{PartyRun, Roles, RunConfig, all_ok, run_three_on};
-use crate::with_backend;
+use crate::machine::Backend;
+use crate::roles::{PartyRun, Roles, all_ok, run_three_on};
 
 /// A secure RAM program with its roles' inputs and output.
 pub trait Program {
@@ -42,42 +42,43 @@ pub trait Program {
     ) -> Result<PartyRun<Self::Output>, ProgramError>;
 }
 
-/// One party's run of `P` with the backend chosen at run time.
+/// One party's run of `P` on the backend `B`, with this party's `seed` (uniform and known to
+/// nobody else: [`Seed::from_os_entropy`] for a real run): the owner passes `Some(data)`, the
+/// querier `Some(query)`, everybody else `None`.
 ///
 /// # Errors
 /// As [`Program::run_with`].
-pub fn run_party<P: Program>(
+pub fn run_party<P: Program, B: Backend>(
     session: Session,
-    config: &RunConfig,
+    seed: Seed,
+    roles: Roles,
     data: Option<P::Data<'_>>,
     query: Option<P::Query>,
 ) -> Result<PartyRun<P::Output>, ProgramError> {
-    with_backend!(config.backend, D => P::run_with::<D>(session, config.seed, config.roles, data, query))
+    P::run_with::<B>(session, seed, roles, data, query)
 }
 
-/// Runs `P` on three threads over an in-process mesh, each party's seed from `entropy`; the
-/// owner gets `data`, the querier `query`. Returns the three runs (the receiver's has the
-/// output).
+/// Runs `P` on the backend `B` on three threads over an in-process mesh, each party's seed
+/// from `entropy`; the owner gets `data`, the querier `query`. Returns the three runs (the
+/// receiver's has the output).
 ///
 /// # Errors
 /// The first party's error, in party order.
-pub fn run_local<P: Program>(
-    backend: BackendKind,
+pub fn run_local<P: Program, B: Backend>(
     roles: Roles,
     data: P::Data<'_>,
     query: P::Query,
     entropy: Entropy,
 ) -> Result<[PartyRun<P::Output>; 3], ProgramError> {
-    run_local_on::<P>(LocalMesh::new(3), backend, roles, data, query, entropy)
+    run_local_on::<P, B>(LocalMesh::new(3), roles, data, query, entropy)
 }
 
-/// [`run_local`] on the given mesh (e.g. with traffic shaping).
+/// [`run_local`] on the given mesh (e.g. with traffic shaping or a tamper hook).
 ///
 /// # Errors
 /// As [`run_local`].
-pub fn run_local_on<P: Program>(
+pub fn run_local_on<P: Program, B: Backend>(
     mesh: LocalMesh,
-    backend: BackendKind,
     roles: Roles,
     data: P::Data<'_>,
     query: P::Query,
@@ -85,13 +86,8 @@ pub fn run_local_on<P: Program>(
 ) -> Result<[PartyRun<P::Output>; 3], ProgramError> {
     all_ok(run_three_on(mesh.build(), entropy, |session, seed| {
         let me = session.me();
-        let config = RunConfig {
-            backend,
-            roles,
-            seed,
-        };
         let d = (me == roles.owner).then_some(data);
         let q = (me == roles.querier).then_some(query);
-        run_party::<P>(session, &config, d, q)
+        run_party::<P, B>(session, seed, roles, d, q)
     }))
 }

@@ -7,7 +7,7 @@ use doram_net::{Session, Transcript, run_parties};
 
 use crate::error::{InputError, ProgramError};
 use crate::input::Edge;
-use crate::machine::{Backend, BackendKind, Machine, Meter};
+use crate::machine::{Backend, Machine, Meter};
 use doram_mpc::Counters;
 
 /// The parties of a run, by role. Roles may coincide (e.g. the data owner also receives the
@@ -46,30 +46,6 @@ impl Roles {
             Ok(())
         } else {
             Err(ProgramError::BadRoles)
-        }
-    }
-}
-
-/// One party's configuration of a run.
-#[derive(Clone, Copy, Debug)]
-pub struct RunConfig {
-    /// The DORAM backend (all parties must agree).
-    pub backend: BackendKind,
-    /// The roles (all parties must agree).
-    pub roles: Roles,
-    /// This party's local seed, from which all of its randomness derives: uniform and known to
-    /// nobody else ([`RunConfig::new`] draws it from the OS).
-    pub seed: Seed,
-}
-
-impl RunConfig {
-    /// A configuration with a fresh seed from the operating system: the secure way for a
-    /// library user to run one party.
-    pub fn new(backend: BackendKind, roles: Roles) -> RunConfig {
-        RunConfig {
-            backend,
-            roles,
-            seed: Seed::from_os_entropy(),
         }
     }
 }

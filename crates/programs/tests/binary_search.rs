@@ -4,12 +4,12 @@
 
 mod common;
 
-use common::{run_program, transcripts};
+use common::{BackendKind, run_local, run_party, run_program, transcripts};
 use doram_core::{Entropy, PartyId};
 use doram_mpc::testkit::test_seed;
 use doram_programs::binary_search::{self, SearchOutput, plain};
-use doram_programs::{BackendKind, InputError, ProgramError, Roles, run_three};
-use doram_programs::{BinarySearch, LinearSearch, run_local, run_party};
+use doram_programs::{BinarySearch, LinearSearch};
+use doram_programs::{InputError, ProgramError, Roles, run_three};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 

@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::run_program;
+use common::{BackendKind, RunConfig, run_party, run_program};
 use doram_net::Session;
 use doram_programs::input::{Edge, Prefs};
-use doram_programs::{BackendKind, PartyRun, ProgramError, Roles, RunConfig};
-use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching, run_party};
+use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching};
+use doram_programs::{PartyRun, ProgramError, Roles};
 
 const SEED: u64 = 0x5afe_7e57;
 

@@ -4,13 +4,14 @@
 use std::time::Duration;
 
 use doram_core::{PartyId, Seed};
+use doram_duoram::Duoram;
 use doram_field::Fp;
 use doram_mpc::Secret;
 use doram_mpc::testkit::test_seed;
 use doram_net::{LocalMesh, Session};
 use doram_oram::LinearScanOram;
-use doram_programs::{BackendKind, Machine, ProgramError, Roles, RunConfig, agree_on_run};
 use doram_programs::{Bfs, BinarySearch, run_party};
+use doram_programs::{Machine, ProgramError, Roles, agree_on_run};
 
 fn run_on_mesh<T: Send>(
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
@@ -46,13 +47,9 @@ fn oversized_announcements_blame_the_owner() {
             }
             return Ok(None);
         }
-        let config = RunConfig {
-            backend: BackendKind::LinearScan,
-            roles,
-            seed,
-        };
         let key = (me == roles.querier).then_some(5);
-        run_party::<BinarySearch>(session, &config, None, key).map(|r| r.output)
+        run_party::<BinarySearch, LinearScanOram<Fp>>(session, seed, roles, None, key)
+            .map(|r| r.output)
     });
     for res in &r[1..] {
         match res {
@@ -76,13 +73,8 @@ fn oversized_announcements_blame_the_owner() {
             }
             return Ok(None);
         }
-        let config = RunConfig {
-            backend: BackendKind::LinearScan,
-            roles,
-            seed,
-        };
         let src = (me == roles.querier).then_some(0);
-        run_party::<Bfs>(session, &config, None, src).map(|r| r.output)
+        run_party::<Bfs, LinearScanOram<Fp>>(session, seed, roles, None, src).map(|r| r.output)
     });
     assert!(r[1..].iter().all(|x| matches!(
         x,
@@ -133,20 +125,15 @@ fn parties_running_different_backends_stop_at_once() {
     let roles = Roles::default();
     let r = run_on_mesh(|session, seed| {
         let me = session.me();
-        let backend = if me == PartyId::P0 {
-            BackendKind::LinearScan
-        } else {
-            BackendKind::Duoram
-        };
-        let config = RunConfig {
-            backend,
-            roles,
-            seed,
-        };
         let data = [1u64, 2, 3];
         let d = (me == roles.owner).then_some(&data[..]);
         let key = (me == roles.querier).then_some(2);
-        run_party::<BinarySearch>(session, &config, d, key).map(|r| r.output)
+        let run = if me == PartyId::P0 {
+            run_party::<BinarySearch, LinearScanOram<Fp>>(session, seed, roles, d, key)
+        } else {
+            run_party::<BinarySearch, Duoram<Fp>>(session, seed, roles, d, key)
+        };
+        run.map(|r| r.output)
     });
     assert!(matches!(
         r[0],

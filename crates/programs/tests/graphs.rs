@@ -4,12 +4,12 @@
 
 mod common;
 
-use common::{run_program, transcripts};
+use common::{BackendKind, run_local, run_party, run_program, transcripts};
 use doram_core::Entropy;
 use doram_mpc::testkit::test_seed;
 use doram_programs::input::Edge;
-use doram_programs::{BackendKind, InputError, PartyRun, ProgramError, Roles, bfs};
-use doram_programs::{Bfs, Dijkstra, run_local, run_party};
+use doram_programs::{Bfs, Dijkstra};
+use doram_programs::{InputError, PartyRun, ProgramError, Roles, bfs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 

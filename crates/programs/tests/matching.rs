@@ -4,13 +4,13 @@
 
 mod common;
 
-use common::{run_program, transcripts};
+use common::{BackendKind, run_local, run_party, run_program, transcripts};
 use doram_core::Entropy;
 use doram_mpc::testkit::test_seed;
+use doram_programs::StableMatching;
 use doram_programs::input::Prefs;
 use doram_programs::matching::{self, plain};
-use doram_programs::{BackendKind, InputError, ProgramError, Roles};
-use doram_programs::{StableMatching, run_local, run_party};
+use doram_programs::{InputError, ProgramError, Roles};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha12Rng;

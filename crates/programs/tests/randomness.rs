@@ -5,13 +5,14 @@
 //! that the checks can fail.
 
 use doram_core::{Entropy, PartyId, Seed};
+use doram_duoram::Duoram;
 use doram_field::Fp;
 use doram_mpc::testkit::run3;
 use doram_mpc::{Input, Secret};
 use doram_oram::LinearScanOram;
 use doram_programs::binary_search::SearchOutput;
-use doram_programs::{BackendKind, Machine, Part, PartyRun, ProgramError, Roles, RunConfig};
 use doram_programs::{BinarySearch, run_party};
+use doram_programs::{Machine, Part, PartyRun, ProgramError, Roles};
 
 const ALL: [PartyId; 3] = [PartyId::P0, PartyId::P1, PartyId::P2];
 
@@ -26,14 +27,10 @@ fn search(seeds: [Seed; 3], data: &[u64], key: u64) -> [PartyRun<SearchOutput>; 
     run3(|mut session| {
         let me = session.me();
         session.record_content_digest(true);
-        let config = RunConfig {
-            backend: BackendKind::Duoram,
-            roles,
-            seed: seeds[me.index()],
-        };
+        let seed = seeds[me.index()];
         let d = (me == roles.owner).then_some(data);
         let k = (me == roles.querier).then_some(key);
-        run_party::<BinarySearch>(session, &config, d, k)
+        run_party::<BinarySearch, Duoram<Fp>>(session, seed, roles, d, k)
     })
     .map(|r| r.expect("the search runs"))
 }

@@ -105,6 +105,7 @@ impl DistributedOram for Ramen {
 /// [`Step`]'s, under their session phase names.
 impl Protocol for Ramen {
     const NAME: &'static str = "ramen";
+    const MIN_LEN: usize = crate::params::MIN_N;
 
     fn setup(session: Session, n: usize, threads: usize, seed: Seed) -> Result<Self, OramError> {
         let params = Params::new(n)?.with_threads(threads);

@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use doram::{BackendKind, run_local_on};
 use doram_core::{Entropy, PartyId};
 use doram_net::{LocalMesh, Session, Tamper, run_parties};
-use doram_programs::{BackendKind, BinarySearch, Roles, run_local_on};
+use doram_programs::{BinarySearch, Roles};
 use doram_services::lookup::{self, LookupParams, Table};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

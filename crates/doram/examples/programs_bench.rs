@@ -1,18 +1,20 @@
 //! Benchmarks of the RAM programs, three parties on threads over an in-process mesh.
 //!
 //! ```text
-//! cargo run --release -p doram-programs --example programs_bench -- [PROGRAM SIZE BACKEND]... [--json] [--net lan|wan]
-//! cargo run --release -p doram-programs --example programs_bench -- crossover BACKEND N1 N2 ... [--json] [--net lan|wan]
+//! cargo run --release -p doram --example programs_bench -- [PROGRAM SIZE BACKEND]... [--json] [--net lan|wan]
+//! cargo run --release -p doram --example programs_bench -- crossover BACKEND N1 N2 ... [--json] [--net lan|wan]
 //! ```
 //! PROGRAM is binary-search, linear-search, bfs, dijkstra or matching; SIZE is n, V or k;
 //! BACKEND is linear-scan, ramen or duoram. Without arguments, a small sweep of every program
 //! on every backend. Prints one line per run (or one JSON object per line with `--json`):
 //! wall time, and per part the largest party's time, bytes sent and rounds.
 
+use doram::BackendKind;
+use doram::backend::{bench_program, crossover};
+use doram::net::Shaping;
+use doram::programs::Part;
+use doram::programs::bench::{BenchConfig, BenchReport, Program};
 use doram_core::Entropy;
-use doram_net::Shaping;
-use doram_programs::bench::{BenchConfig, BenchReport, Program, crossover, run};
-use doram_programs::{BackendKind, Part};
 
 fn line(r: &BenchReport) -> String {
     let sizes: Vec<String> = r.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -27,15 +29,10 @@ fn line(r: &BenchReport) -> String {
             c.accesses
         )
     };
-    let backend = if r.config.program == Program::LinearSearch {
-        "engine"
-    } else {
-        r.config.backend.name()
-    };
     format!(
         "{:<14} {:<11} {:<16} wall {:>8.3}s ok={} | {} | {} | {} | {} | {} | {}",
         r.config.program.name(),
-        backend,
+        r.backend,
         sizes.join(","),
         r.wall.as_secs_f64(),
         r.verified,
@@ -90,14 +87,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut runs = Vec::new();
     if args.is_empty() {
         for backend in BackendKind::ALL {
-            runs.push(BenchConfig::new(Program::BinarySearch, 1000, backend));
-            runs.push(BenchConfig::new(Program::Bfs, 16, backend));
-            runs.push(BenchConfig::new(Program::Dijkstra, 8, backend));
-            runs.push(BenchConfig::new(Program::Matching, 6, backend));
+            runs.push((BenchConfig::new(Program::BinarySearch, 1000), backend));
+            runs.push((BenchConfig::new(Program::Bfs, 16), backend));
+            runs.push((BenchConfig::new(Program::Dijkstra, 8), backend));
+            runs.push((BenchConfig::new(Program::Matching, 6), backend));
         }
-        runs.push(BenchConfig::new(
-            Program::LinearSearch,
-            1000,
+        runs.push((
+            BenchConfig::new(Program::LinearSearch, 1000),
             BackendKind::LinearScan,
         ));
     } else {
@@ -107,12 +103,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let program = Program::from_name(p).ok_or("unknown program")?;
             let backend = BackendKind::from_name(b).ok_or("unknown backend")?;
-            runs.push(BenchConfig::new(program, n.parse()?, backend));
+            runs.push((BenchConfig::new(program, n.parse()?), backend));
         }
     }
-    for mut c in runs {
+    for (mut c, backend) in runs {
         c.shaping = shaping;
-        emit(&run(&c)?);
+        emit(&bench_program(backend, &c)?);
     }
     Ok(())
 }
