@@ -5,6 +5,7 @@
 use doram::net::Session;
 use doram::programs::{bfs, binary_search, matching};
 use doram::{BackendKind, Edge, Local, Party, PartyId, Prefs, Roles};
+use doram_net::testkit::run;
 
 #[test]
 fn local_runs_on_every_backend() {
@@ -45,20 +46,12 @@ fn local_runs_with_other_roles() {
 #[test]
 fn parties_over_connected_sessions() {
     let edges = [Edge::new(0, 1, 2), Edge::new(1, 2, 2), Edge::new(2, 0, 2)];
-    let outputs: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = Session::local_mesh(3)
-            .into_iter()
-            .map(|session| {
-                s.spawn(move || {
-                    let me = session.me();
-                    let party = Party::over(session, BackendKind::LinearScan);
-                    let graph = (me == PartyId::P0).then_some((3, &edges[..]));
-                    let source = (me == PartyId::P1).then_some(2);
-                    party.bfs(graph, source).unwrap()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    let outputs = run(Session::local_mesh(3), |session| {
+        let me = session.me();
+        let party = Party::over(session, BackendKind::LinearScan);
+        let graph = (me == PartyId::P0).then_some((3, &edges[..]));
+        let source = (me == PartyId::P1).then_some(2);
+        party.bfs(graph, source).unwrap()
     });
     assert_eq!(outputs[0], None);
     assert_eq!(outputs[1], None);

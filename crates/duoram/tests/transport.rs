@@ -4,35 +4,21 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
-use std::time::Duration;
-
 use doram_duoram::{BenchConfig, Kind, OpMix, run_party};
-use doram_net::{Session, Shaping, Transport, loopback_mesh};
-use doram_oram::bench::{RunEnv, run_on};
-
-fn tls_sessions() -> Vec<Session> {
-    let dir = tempfile::tempdir().unwrap();
-    loopback_mesh(dir.path(), 3, Transport::Tls, Duration::from_secs(20)).unwrap()
-}
+use doram_net::Transport;
+use doram_net::testkit::{loopback_sessions, run};
+use doram_oram::testkit::bench_over_tls;
 
 #[test]
 fn verified_run_over_tls() {
-    let sessions = tls_sessions();
     let mut cfg = BenchConfig::new(300, 24);
     cfg.mix = OpMix::Random;
     cfg.verify = true;
     cfg.preprocess_first = true;
     cfg.chunk = 10;
     cfg.seed = 11;
-    let reports: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = sessions
-            .into_iter()
-            .map(|session| s.spawn(|| run_party(session, &cfg)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap().unwrap())
-            .collect()
+    let reports = run(loopback_sessions(3, Transport::Tls), |session| {
+        run_party(session, &cfg).unwrap()
     });
     for (i, r) in reports.iter().enumerate() {
         assert_eq!(r.party.index(), i);
@@ -53,7 +39,6 @@ fn verified_run_over_tls() {
 fn verified_generic_run_over_tls() {
     let mut cfg = doram_oram::bench::BenchConfig::new(300, 24);
     cfg.seed = 12;
-    let env = RunEnv::new("tls-loopback", Shaping::NONE);
-    let r = run_on::<doram_duoram::Duoram<doram_field::Z64>>(tls_sessions(), &cfg, env).unwrap();
+    let r = bench_over_tls::<doram_duoram::Duoram<doram_field::Z64>>(&cfg);
     assert!(r.verified && r.per_access.online.rounds > 0.0);
 }

@@ -24,7 +24,7 @@
 use std::hash::{BuildHasher, Hasher};
 
 use doram_core::{PartyId, Seed};
-use doram_net::{Session, run_parties};
+use doram_net::Session;
 
 use crate::driver::Mpc3;
 use crate::error::MpcError;
@@ -82,14 +82,7 @@ pub fn run3<T: Send>(f: impl Fn(Session) -> T + Sync) -> [T; 3] {
 /// If `sessions` are not three, or as [`run3`].
 pub fn run3_on<T: Send>(sessions: Vec<Session>, f: impl Fn(Session) -> T + Sync) -> [T; 3] {
     assert_eq!(sessions.len(), 3, "run3_on needs exactly three sessions");
-    let mut out = Vec::with_capacity(3);
-    for r in run_parties(sessions, "party", f) {
-        match r {
-            Ok(v) => out.push(v),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    }
-    let mut it = out.into_iter();
+    let mut it = doram_net::testkit::run(sessions, f).into_iter();
     std::array::from_fn(|_| it.next().expect("three results"))
 }
 

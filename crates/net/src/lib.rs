@@ -82,6 +82,8 @@ mod session;
 mod shaping;
 mod stats;
 mod stream;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 mod tls;
 mod writer;
 

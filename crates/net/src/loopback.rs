@@ -44,25 +44,41 @@ pub fn loopback_mesh(
     timeout: Duration,
 ) -> Result<Vec<Session>, NetError> {
     assert!((2..=PartyId::MAX_PARTIES).contains(&n), "2 to 4 parties");
+    let (listeners, addrs) = bind_loopback(n)?;
+    let path = generate_local(dir, n, Addresses::Explicit(addrs))?;
+    let mut config = Config::load(path)?;
+    config.timeout = timeout;
+    connect_each(&config, listeners, transport)
+        .into_iter()
+        .collect()
+}
+
+/// `n` listeners on 127.0.0.1, each on a free port, and their addresses.
+pub(crate) fn bind_loopback(n: usize) -> Result<(Vec<TcpListener>, Vec<String>), NetError> {
+    let listen_error = |e| NetError::Listen {
+        address: "127.0.0.1:0".into(),
+        source: Arc::new(e),
+    };
     let listeners = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| NetError::Listen {
-            address: "127.0.0.1:0".into(),
-            source: Arc::new(e),
-        })?;
+        .map_err(listen_error)?;
     let addrs = listeners
         .iter()
         .map(|l| l.local_addr().map(|a| a.to_string()))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| NetError::Listen {
-            address: "127.0.0.1:0".into(),
-            source: Arc::new(e),
-        })?;
-    let path = generate_local(dir, n, Addresses::Explicit(addrs))?;
-    let mut config = Config::load(path)?;
-    config.timeout = timeout;
-    let config = &config;
+        .map_err(listen_error)?;
+    Ok((listeners, addrs))
+}
+
+/// Connects party `i` of `config` with the pre-bound `listeners[i]`, every party from a thread
+/// of its own; returns each party's outcome in id order.
+pub(crate) fn connect_each(
+    config: &Config,
+    listeners: Vec<TcpListener>,
+    transport: Transport,
+) -> Vec<Result<Session, NetError>> {
+    let n = listeners.len();
     std::thread::scope(|s| {
         let handles: Vec<_> = listeners
             .into_iter()

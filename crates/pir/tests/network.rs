@@ -215,8 +215,9 @@ impl Cluster {
         let mut threads = Vec::new();
         let mut proxies = Vec::new();
         let mut real = Vec::new();
-        for (id, behaviour) in ServerId::ALL.into_iter().zip(behaviours) {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let (listeners, _) = doram_net::testkit::listeners(3);
+        let servers_and_listeners = ServerId::ALL.into_iter().zip(behaviours).zip(listeners);
+        for ((id, behaviour), listener) in servers_and_listeners {
             real.push(listener.local_addr().unwrap());
             proxies.push(Proxy::start(listener.local_addr().unwrap()));
             let mut config = ServerConfig::new(id);

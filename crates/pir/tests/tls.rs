@@ -3,13 +3,13 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
-use std::net::TcpListener;
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
 use doram_net::Config;
 use doram_net::certs::{Addresses, generate_local};
+use doram_net::testkit::listeners;
 use doram_pir::server::serve_tls_on;
 use doram_pir::{Behaviour, Client, Database, Server, ServerConfig, ServerId, Stage};
 
@@ -22,12 +22,11 @@ fn run(
     let path = generate_local(dir.path(), 3, Addresses::FreeLocalPorts).unwrap();
     let mut net = Config::load(path).unwrap();
     net.timeout = Duration::from_secs(5);
-    let mut addresses = Vec::new();
     let mut servers = Vec::new();
     let mut threads = Vec::new();
-    for (id, behaviour) in ServerId::ALL.into_iter().zip(behaviours) {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        addresses.push(listener.local_addr().unwrap().to_string());
+    let (ls, addresses) = listeners(3);
+    let servers_and_listeners = ServerId::ALL.into_iter().zip(behaviours).zip(ls);
+    for ((id, behaviour), listener) in servers_and_listeners {
         let mut config = ServerConfig::new(id);
         config.pool_size = 2;
         let server = Server::new(config, db.clone(), behaviour);

@@ -17,19 +17,9 @@ fn run_on_mesh<T: Send>(
     f: impl Fn(Session, Seed) -> Result<T, ProgramError> + Sync,
 ) -> Vec<Result<T, ProgramError>> {
     let sessions = LocalMesh::new(3).timeout(Duration::from_secs(10)).build();
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = sessions
-            .into_iter()
-            .map(|session| {
-                let seed = Seed([session.me().index() as u8; 16]);
-                s.spawn(move || f(session, seed))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("no panic"))
-            .collect()
+    doram_net::testkit::run(sessions, |session| {
+        let seed = Seed([session.me().index() as u8; 16]);
+        f(session, seed)
     })
 }
 

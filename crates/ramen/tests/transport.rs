@@ -4,20 +4,16 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
-use std::time::Duration;
-
-use doram_net::{Shaping, Transport, loopback_mesh};
-use doram_oram::bench::{BenchConfig, RunEnv, run_on};
+use doram_oram::bench::BenchConfig;
+use doram_oram::testkit::bench_over_tls;
 use doram_ramen::{Params, Ramen};
 
 #[test]
 fn verified_run_over_tls() {
-    let dir = tempfile::tempdir().unwrap();
-    let sessions = loopback_mesh(dir.path(), 3, Transport::Tls, Duration::from_secs(20)).unwrap();
     let params = Params::new(200).unwrap();
     let mut cfg = BenchConfig::new(200, params.epoch() + 5);
     cfg.seed = 11;
-    let r = run_on::<Ramen>(sessions, &cfg, RunEnv::new("tls-loopback", Shaping::NONE)).unwrap();
+    let r = bench_over_tls::<Ramen>(&cfg);
     assert!(r.verified);
     for (i, p) in r.parties.iter().enumerate() {
         assert_eq!(p.party, format!("P{i}"));

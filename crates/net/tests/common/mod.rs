@@ -1,6 +1,7 @@
-//! Helpers shared by the integration tests: sessions over real sockets on loopback (listeners
-//! bound to port 0) and a scripted fake peer for fault injection.
-#![allow(dead_code)]
+//! Helpers shared by the integration tests: sessions over real sockets on loopback with short
+//! timeouts and configurations of the tests' own (listeners, connecting and running the parties
+//! come from [`doram_net::testkit`]), and a scripted fake peer for fault injection.
+#![allow(dead_code, unused_imports)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -10,26 +11,16 @@ use std::time::Duration;
 
 use doram_core::PartyId;
 use doram_net::certs::{Addresses, generate_local};
-use doram_net::{Config, ConnectOptions, NetError, Session, Transport};
+use doram_net::{Config, Session, Transport};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tempfile::TempDir;
 
+pub use doram_net::testkit::{connect_all, listeners, run};
+
 /// Short timeouts so that fault tests finish quickly.
 pub const TIMEOUT: Duration = Duration::from_millis(500);
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// `n` listeners on 127.0.0.1 port 0, and their addresses.
-pub fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
-    let ls: Vec<TcpListener> = (0..n)
-        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
-        .collect();
-    let addrs = ls
-        .iter()
-        .map(|l| l.local_addr().expect("addr").to_string())
-        .collect();
-    (ls, addrs)
-}
 
 /// A TLS configuration (CA mode) for `n` parties in a fresh directory, with short timeouts.
 pub fn tls_config(n: usize, addrs: Vec<String>) -> (TempDir, Config) {
@@ -79,33 +70,6 @@ pub fn tcp_config(addrs: &[String], extra: &str) -> Config {
     Config::from_toml_str(&text, std::path::Path::new(".")).expect("config")
 }
 
-/// Connects every party (each on its own thread) with the given pre-bound listeners.
-pub fn connect_all(
-    config: &Config,
-    listeners: Vec<TcpListener>,
-    transport: Transport,
-) -> Vec<Result<Session, NetError>> {
-    thread::scope(|s| {
-        let handles: Vec<_> = listeners
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| {
-                s.spawn(move || {
-                    Session::connect_with(
-                        config,
-                        PartyId::ALL[i],
-                        ConnectOptions::new().transport(transport).listener(l),
-                    )
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("connect thread"))
-            .collect()
-    })
-}
-
 /// `n` connected TLS sessions (plus the directory holding their certificates).
 pub fn tls_sessions(n: usize) -> (TempDir, Vec<Session>) {
     let (ls, addrs) = listeners(n);
@@ -125,21 +89,6 @@ pub fn tcp_sessions(n: usize, extra: &str) -> Vec<Session> {
         .into_iter()
         .map(|r| r.expect("TCP session"))
         .collect()
-}
-
-/// Runs `f` for every party on its own thread and collects the results in party order.
-pub fn run<R: Send>(sessions: Vec<Session>, f: impl Fn(Session) -> R + Sync) -> Vec<R> {
-    thread::scope(|s| {
-        let f = &f;
-        let handles: Vec<_> = sessions
-            .into_iter()
-            .map(|sess| s.spawn(move || f(sess)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("party thread"))
-            .collect()
-    })
 }
 
 /// The first frame of a link as the transport writes it: 12-byte header (length, Lamport

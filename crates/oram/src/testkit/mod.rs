@@ -315,6 +315,23 @@ pub fn corrupt_last_frame<R: Send>(
     [clean, go(Some(last), Arc::new(AtomicU64::new(0)))]
 }
 
+/// The generic bench runner ([`run_on`](crate::bench::run_on)) over three sessions connected by
+/// mutually authenticated TLS 1.3 on loopback ([`doram_net::testkit::loopback_sessions`]), as
+/// `doram party` runs it on three hosts; returns the report.
+///
+/// # Panics
+/// If a party fails, in particular if the run's own verification
+/// ([`BenchConfig::verify`](crate::bench::BenchConfig::verify): every result and the final
+/// memory against the plaintext memory) does not pass.
+pub fn bench_over_tls<P: crate::Protocol>(
+    cfg: &crate::bench::BenchConfig,
+) -> crate::bench::BenchReport {
+    let sessions = doram_net::testkit::loopback_sessions(3, doram_net::Transport::Tls);
+    let env = crate::bench::RunEnv::new("tls-loopback", doram_net::Shaping::NONE);
+    crate::bench::run_on::<P>(sessions, cfg, env)
+        .unwrap_or_else(|e| panic!("{} over TLS: {e}", P::NAME))
+}
+
 /// The largest message any party sent in `runs` (for checking a derived frame limit,
 /// [`DistributedOram::max_message_bytes`]).
 pub fn largest_message<W>(runs: &[PartyRun<W>]) -> u64 {

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use doram_net::{LocalMesh, Session, Tamper, run_parties};
+use doram_net::{LocalMesh, Session, Tamper};
 use doram_prim::aes::Block;
 use doram_twopc::TwopcError;
 use rand::{Rng, SeedableRng};
@@ -35,14 +35,14 @@ pub fn run2<A: Send, B: Send>(
         L(A),
         R(B),
     }
-    let out = run_parties(mesh.build(), "twopc", |s| {
+    let out = doram_net::testkit::run(mesh.build(), |s| {
         if s.me().index() == 0 {
             Either::L(p0(s))
         } else {
             Either::R(p1(s))
         }
     });
-    let mut it = out.into_iter().map(|r| r.unwrap());
+    let mut it = out.into_iter();
     match (it.next().unwrap(), it.next().unwrap()) {
         (Either::L(a), Either::R(b)) => (a, b),
         _ => unreachable!("party order is P0, P1"),
