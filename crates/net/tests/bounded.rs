@@ -11,9 +11,9 @@ mod common;
 use std::io::{ErrorKind, Read, Write};
 use std::time::{Duration, Instant};
 
-use common::{TIMEOUT, connect_all, listeners, run, tcp_sessions, tls_config};
+use common::{TIMEOUT, connect_all, connect_in_thread, listeners, run, tcp_sessions, tls_config};
 use doram_core::PartyId;
-use doram_net::{ConnectOptions, LocalMesh, NetError, Session, Transport};
+use doram_net::{LocalMesh, NetError, Session, Transport};
 
 const FRAME: usize = 1 << 20;
 const ATTEMPTS: usize = 64;
@@ -181,9 +181,7 @@ fn a_trickling_connection_is_cut_when_setup_ends() {
     config.connect_timeout = Duration::from_millis(500);
     // P1 never starts, so P0's setup ends at its deadline.
     let l0 = ls.remove(0);
-    let p0 = std::thread::spawn(move || {
-        Session::connect_with(&config, PartyId::P0, ConnectOptions::new().listener(l0))
-    });
+    let p0 = connect_in_thread(config, PartyId::P0, l0, Transport::Tls);
     let mut sock = std::net::TcpStream::connect(&addrs[0]).unwrap();
     sock.set_read_timeout(Some(Duration::from_millis(20)))
         .unwrap();

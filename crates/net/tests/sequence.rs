@@ -7,11 +7,10 @@
 mod common;
 
 use std::io::Write;
-use std::thread;
 
-use common::{FakeTls, fake_peer, frame_at, listeners, tcp_config, tls_config};
+use common::{FakeTls, connect_in_thread, fake_peer, frame_at, listeners, tcp_config, tls_config};
 use doram_core::PartyId;
-use doram_net::{ConnectOptions, LocalMesh, NetError, Phase, Session, Tamper, Transport};
+use doram_net::{LocalMesh, NetError, Phase, Session, Tamper, Transport};
 
 const P0: PartyId = PartyId::P0;
 const P1: PartyId = PartyId::P1;
@@ -115,15 +114,7 @@ fn sequence_and_phase_faults_over_tcp() {
         let (mut ls, addrs) = listeners(2);
         let config = tcp_config(&addrs, "");
         let (l1, l0) = (ls.pop().unwrap(), ls.pop().unwrap());
-        let real = thread::spawn(move || {
-            Session::connect_with(
-                &config,
-                P0,
-                ConnectOptions::new()
-                    .transport(Transport::DangerousPlaintext)
-                    .listener(l0),
-            )
-        });
+        let real = connect_in_thread(config, P0, l0, Transport::DangerousPlaintext);
         let mut fake = fake_peer(2, 1, 0, &l1, &addrs[0], None);
         let mut s = real.join().unwrap().unwrap();
         fake.out.write_all(&case.wire).unwrap();
@@ -138,9 +129,7 @@ fn sequence_and_phase_faults_over_tls() {
         let (mut ls, addrs) = listeners(2);
         let (dir, config) = tls_config(2, addrs.clone());
         let (l1, l0) = (ls.pop().unwrap(), ls.pop().unwrap());
-        let real = thread::spawn(move || {
-            Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
-        });
+        let real = connect_in_thread(config, P0, l0, Transport::Tls);
         let tls = FakeTls::party(dir.path(), 1);
         let mut fake = fake_peer(2, 1, 0, &l1, &addrs[0], Some(&tls));
         let mut s = real.join().unwrap().unwrap();

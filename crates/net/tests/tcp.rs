@@ -10,7 +10,10 @@ use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{TIMEOUT, fake_peer, frame, frame_at, listeners, run, tcp_config, tcp_sessions};
+use common::{
+    TIMEOUT, connect_in_thread, fake_peer, frame, frame_at, listeners, run, tcp_config,
+    tcp_sessions,
+};
 use doram_core::PartyId;
 use doram_core::wire::PeerFault;
 use doram_net::{ConnectOptions, NetError, Session, Transport, TransportKind};
@@ -70,15 +73,7 @@ fn real_and_fake() -> (
     config.max_frame_bytes = 65536;
     let l1 = ls.pop().unwrap();
     let l0 = ls.pop().unwrap();
-    let real = thread::spawn(move || {
-        Session::connect_with(
-            &config,
-            P0,
-            ConnectOptions::new()
-                .transport(Transport::DangerousPlaintext)
-                .listener(l0),
-        )
-    });
+    let real = connect_in_thread(config, P0, l0, Transport::DangerousPlaintext);
     let fake = fake_peer(2, 1, 0, &l1, &addrs[0], None);
     (real, fake)
 }
@@ -215,15 +210,7 @@ fn parties_starting_late_are_retried() {
     drop(ls);
     let config = tcp_config(&addrs, "");
     let c0 = config.clone();
-    let p0 = thread::spawn(move || {
-        Session::connect_with(
-            &c0,
-            P0,
-            ConnectOptions::new()
-                .transport(Transport::DangerousPlaintext)
-                .listener(l0),
-        )
-    });
+    let p0 = connect_in_thread(c0, P0, l0, Transport::DangerousPlaintext);
     thread::sleep(Duration::from_millis(300));
     let mut p1 = Session::connect_insecure_plaintext(&config, P1).unwrap();
     let mut p0 = p0.join().unwrap().unwrap();
@@ -256,15 +243,7 @@ fn hello_for_another_session_is_refused() {
     let mut config = tcp_config(&addrs, "");
     config.connect_timeout = Duration::from_secs(2);
     let l0 = ls.remove(0);
-    let real = thread::spawn(move || {
-        Session::connect_with(
-            &config,
-            P0,
-            ConnectOptions::new()
-                .transport(Transport::DangerousPlaintext)
-                .listener(l0),
-        )
-    });
+    let real = connect_in_thread(config, P0, l0, Transport::DangerousPlaintext);
     // Claims to be P1 of a 3-party session.
     let mut sock = TcpStream::connect(&addrs[0]).unwrap();
     sock.write_all(b"DRMN\x01\x03\x01\x00").unwrap();

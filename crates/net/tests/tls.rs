@@ -12,8 +12,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{
-    FakeTls, TIMEOUT, ca_deployment, connect_all, fake_peer, frame, frame_at, listeners, run,
-    tls_config, tls_sessions,
+    FakeTls, TIMEOUT, ca_deployment, connect_all, connect_in_thread, fake_peer, frame, frame_at,
+    listeners, run, tls_config, tls_sessions,
 };
 use doram_core::PartyId;
 use doram_core::wire::PeerFault;
@@ -115,10 +115,7 @@ fn a_party_using_another_partys_certificate_is_rejected() {
     let mut config = config;
     config.connect_timeout = Duration::from_secs(2);
     let l0 = ls.remove(0);
-    let real = thread::spawn({
-        let config = config.clone();
-        move || Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
-    });
+    let real = connect_in_thread(config.clone(), P0, l0, Transport::Tls);
     // The fake holds P2's (valid, CA-signed) certificate but claims to be P1.
     let fake = FakeTls::party(dir.path(), 2);
     let name = ServerName::try_from("party0.doram").unwrap();
@@ -165,10 +162,7 @@ fn a_certificate_that_also_names_another_party_is_rejected() {
     // Party 2's request also names party1.doram, as the host of an extra address.
     let config = ca_deployment(dir.path(), &addrs, (2, "party1.doram:7001"));
     let l0 = ls.remove(0);
-    let real = thread::spawn({
-        let config = config.clone();
-        move || Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
-    });
+    let real = connect_in_thread(config.clone(), P0, l0, Transport::Tls);
     // The fake holds P2's CA-signed certificate, which is valid for party1.doram as well, and
     // claims to be P1.
     let fake = FakeTls::party(dir.path(), 2);
@@ -222,9 +216,7 @@ fn plaintext_client_at_a_tls_listener_is_rejected() {
     let (_dir, mut config) = tls_config(2, addrs.clone());
     config.connect_timeout = Duration::from_secs(2);
     let l0 = ls.remove(0);
-    let real = thread::spawn(move || {
-        Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
-    });
+    let real = connect_in_thread(config, P0, l0, Transport::Tls);
     let mut sock = TcpStream::connect(&addrs[0]).unwrap();
     sock.write_all(b"DRMN\x01\x02\x01\x00").unwrap();
     let mut buf = Vec::new();
@@ -251,9 +243,7 @@ fn real_and_fake() -> (Session, common::FakePeer, tempfile::TempDir) {
     config.max_frame_bytes = 1 << 20;
     let l1 = ls.pop().unwrap();
     let l0 = ls.pop().unwrap();
-    let real = thread::spawn(move || {
-        Session::connect_with(&config, P0, ConnectOptions::new().listener(l0))
-    });
+    let real = connect_in_thread(config, P0, l0, Transport::Tls);
     let fake = fake_peer(
         2,
         1,

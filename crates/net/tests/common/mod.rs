@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use doram_core::PartyId;
 use doram_net::certs::{Addresses, generate_local};
-use doram_net::{Config, Session, Transport};
+use doram_net::{Config, ConnectOptions, NetError, Session, Transport};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tempfile::TempDir;
@@ -68,6 +68,22 @@ pub fn tcp_config(addrs: &[String], extra: &str) -> Config {
         text.push_str(&format!("[[party]]\nid = {i}\naddress = \"{a}\"\n"));
     }
     Config::from_toml_str(&text, std::path::Path::new(".")).expect("config")
+}
+
+/// Party `me` of `config` connecting with the pre-bound `listener`, on a thread of its own: the
+/// real side of a test whose other side is a fake peer or a bare socket.
+pub fn connect_in_thread(
+    config: Config,
+    me: PartyId,
+    listener: TcpListener,
+    transport: Transport,
+) -> thread::JoinHandle<Result<Session, NetError>> {
+    thread::spawn(move || {
+        let options = ConnectOptions::new()
+            .transport(transport)
+            .listener(listener);
+        Session::connect_with(&config, me, options)
+    })
 }
 
 /// `n` connected TLS sessions (plus the directory holding their certificates).
