@@ -209,21 +209,8 @@ mod tests {
         assert_eq!(y0[999] + y1[999], Fp::ZERO);
     }
 
-    fn run3<T: Send + 'static>(
-        mut sessions: Vec<Session>,
-        f: impl Fn(&mut Session) -> T + Send + Sync + Clone + 'static,
-    ) -> Vec<T> {
-        let handles: Vec<_> = sessions
-            .drain(..)
-            .map(|mut s| {
-                let f = f.clone();
-                std::thread::spawn(move || f(&mut s))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("party thread"))
-            .collect()
+    fn run3<T: Send>(sessions: Vec<Session>, f: impl Fn(&mut Session) -> T + Sync) -> Vec<T> {
+        doram_net::testkit::run(sessions, |mut s| f(&mut s))
     }
 
     #[test]
