@@ -2,7 +2,9 @@
 //! connected sessions, against the plaintext references.
 #![allow(clippy::unwrap_used)]
 
+use doram::backend::bench_program;
 use doram::net::Session;
+use doram::programs::bench::{BenchConfig, Program};
 use doram::programs::{bfs, binary_search, matching};
 use doram::{BackendKind, Edge, Local, Party, PartyId, Prefs, Roles};
 use doram_net::testkit::run;
@@ -56,4 +58,23 @@ fn parties_over_connected_sessions() {
     assert_eq!(outputs[0], None);
     assert_eq!(outputs[1], None);
     assert_eq!(outputs[2], Some(bfs::plain(3, &edges, 2)));
+}
+
+#[test]
+fn backends_are_chosen_by_name() {
+    for kind in BackendKind::ALL {
+        assert_eq!(BackendKind::from_name(kind.name()), Some(kind));
+    }
+    assert_eq!(BackendKind::from_name("engine"), None);
+    let config = BenchConfig::new(Program::BinarySearch, 20);
+    for kind in BackendKind::ALL {
+        let report = bench_program(kind, &config).unwrap();
+        assert!(report.verified, "{}", kind.name());
+        assert_eq!(report.backend, kind.name());
+    }
+    let linear = BenchConfig::new(Program::LinearSearch, 20);
+    assert_eq!(
+        bench_program(BackendKind::Ramen, &linear).unwrap().backend,
+        "engine"
+    );
 }

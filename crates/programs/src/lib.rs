@@ -155,8 +155,8 @@
 //!   √n accesses, hides the op type — the backend for long programs with many accesses (BFS,
 //!   Dijkstra, matching); its first epoch (the tags of the whole memory) makes a single search
 //!   over 2^20 entries expensive.
-//! * **Linear scan** ([`LinearScanOram<Fp>`](doram_oram::LinearScanOram)): O(n) per access, 2 online rounds; the
-//!   baseline and second oracle for small memories.
+//! * **Linear scan** ([`LinearScanOram<Fp>`](doram_oram::LinearScanOram)): O(n) per access,
+//!   2 online rounds; the baseline and second oracle for small memories.
 //!
 //! # Errors
 //! [`ProgramError`]: inputs are parsed and checked with typed [`InputError`]s before a party

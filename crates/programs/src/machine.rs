@@ -33,10 +33,10 @@
 //!
 //! # Word type
 //! The engine computes in F_p, so every backend is used with words of F_p: Ramen natively,
-//! [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), and Duoram as the generic `Duoram<Fp>`. Using the
-//! backend over F_p, rather than Duoram over Z_2^64 with a share conversion at every access,
-//! keeps every access conversion-free (a Z_2^64 → F_p conversion needs a comparison-like
-//! protocol per value).
+//! [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), and Duoram as the generic `Duoram<Fp>`.
+//! Using the backend over F_p, rather than Duoram over Z_2^64 with a share conversion at every
+//! access, keeps every access conversion-free (a Z_2^64 → F_p conversion needs a
+//! comparison-like protocol per value).
 //!
 //! # Reads, writes and the operation type
 //! Backends with [`OpVisibility::Hidden`] (Ramen, linear scan) do not reveal whether an access
