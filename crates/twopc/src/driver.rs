@@ -1,4 +1,5 @@
-//! The driver: runs base OT, IKNP and garbled-circuit evaluation over a two-party
+//! The driver: runs base OT, OT extension (IKNP or SoftSpoken, through [`CotExtSender`] and
+//! [`CotExtReceiver`]) and garbled-circuit evaluation over a two-party
 //! [`Session`]. This is the only module that performs I/O.
 //!
 //! Every message's size follows from public parameters (batch sizes, the circuit); the
@@ -22,6 +23,8 @@ use crate::iknp::{
     self, CotReceiver, CotSender, IknpReceiver, IknpSender, KAPPA, MAX_OTS_PER_MSG, RotReceiver,
     RotSender,
 };
+use crate::ot_ext::{CotExtReceiver, CotExtSender};
+use crate::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
 
 /// Chosen-message OTs per batch (the sender's answer is 32 bytes per OT: 1 MiB).
 pub const CHOSEN_OTS_PER_MSG: usize = 1 << 15;
@@ -104,13 +107,54 @@ pub fn iknp_receiver_setup<R: RngCore + CryptoRng + ?Sized>(
     Ok(IknpReceiver::new(&keys))
 }
 
+/// Sets up the SoftSpoken sender with chunk size `k` and correlation `delta`: [`KAPPA`] base
+/// OTs as their receiver, then the receiver's GGM tree corrections (none for `k = 1`). `delta`
+/// must be secret and uniformly random, as for [`iknp_sender_setup`].
+///
+/// # Errors
+/// As [`base_ot_receive`]; tree corrections of the wrong size.
+pub fn softspoken_sender_setup<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    k: ChunkBits,
+    delta: Block,
+    rng: &mut R,
+) -> Result<SoftSpokenSender, TwopcError> {
+    let peer = peer(session)?;
+    let keys = base_ot_receive(session, &iknp::delta_bits(delta), rng)?;
+    let msg = if k.setup_msg_len() == 0 {
+        Vec::new()
+    } else {
+        session.recv_bytes(peer)?
+    };
+    Ok(SoftSpokenSender::new(peer, k, delta, &keys, &msg)?)
+}
+
+/// Sets up the SoftSpoken receiver with chunk size `k`: [`KAPPA`] base OTs as their sender,
+/// then the GGM tree corrections for the sender (not sent for `k = 1`, where they are empty).
+///
+/// # Errors
+/// As [`base_ot_send`].
+pub fn softspoken_receiver_setup<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    k: ChunkBits,
+    rng: &mut R,
+) -> Result<SoftSpokenReceiver, TwopcError> {
+    let peer = peer(session)?;
+    let keys = base_ot_send(session, KAPPA, rng)?;
+    let (receiver, msg) = SoftSpokenReceiver::new(k, &keys);
+    if !msg.is_empty() {
+        session.send_bytes(peer, &msg)?;
+    }
+    Ok(receiver)
+}
+
 /// `m` correlated OTs, sender's side.
 ///
 /// # Errors
 /// Transport failures; an extension message of the wrong size.
 pub fn cot_send(
     session: &mut Session,
-    sender: &mut IknpSender,
+    sender: &mut impl CotExtSender,
     m: usize,
 ) -> Result<CotSender, TwopcError> {
     let peer = peer(session)?;
@@ -136,7 +180,7 @@ pub fn cot_send(
 /// Transport failures.
 pub fn cot_receive(
     session: &mut Session,
-    receiver: &mut IknpReceiver,
+    receiver: &mut impl CotExtReceiver,
     choices: &[bool],
 ) -> Result<CotReceiver, TwopcError> {
     let peer = peer(session)?;
@@ -164,7 +208,7 @@ pub fn cot_receive(
 /// As [`cot_send`].
 pub fn rot_send(
     session: &mut Session,
-    sender: &mut IknpSender,
+    sender: &mut impl CotExtSender,
     m: usize,
 ) -> Result<RotSender, TwopcError> {
     Ok(cot_send(session, sender, m)?.into_random())
@@ -176,7 +220,7 @@ pub fn rot_send(
 /// As [`cot_receive`].
 pub fn rot_receive<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
-    receiver: &mut IknpReceiver,
+    receiver: &mut impl CotExtReceiver,
     m: usize,
     rng: &mut R,
 ) -> Result<RotReceiver, TwopcError> {
@@ -193,7 +237,7 @@ pub fn rot_receive<R: RngCore + CryptoRng + ?Sized>(
 /// Transport failures; the receiver's messages of the wrong size.
 pub fn ot_send(
     session: &mut Session,
-    sender: &mut IknpSender,
+    sender: &mut impl CotExtSender,
     inputs: &[[Block; 2]],
 ) -> Result<(), TwopcError> {
     let peer = peer(session)?;
@@ -212,7 +256,7 @@ pub fn ot_send(
 /// Transport failures; the sender's answer of the wrong size.
 pub fn ot_receive<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
-    receiver: &mut IknpReceiver,
+    receiver: &mut impl CotExtReceiver,
     choices: &[bool],
     rng: &mut R,
 ) -> Result<Vec<Block>, TwopcError> {
@@ -263,7 +307,7 @@ fn blocks_from(bytes: &[u8]) -> impl Iterator<Item = Block> + '_ {
 /// As [`garble_stream`].
 pub fn garble<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
-    sender: &mut IknpSender,
+    sender: &mut impl CotExtSender,
     garbler: &mut Garbler,
     circuit: &Circuit,
     inputs: &[bool],
@@ -288,7 +332,8 @@ pub fn garble<R: RngCore + CryptoRng + ?Sized>(
 /// held in memory beyond one table message.
 ///
 /// Messages, garbler → evaluator unless noted: the garbler's input labels (16 bytes per bit);
-/// the IKNP extension for the evaluator's inputs (evaluator → garbler, 16 bytes per bit); the
+/// the OT extension for the evaluator's inputs (evaluator → garbler; 16 bytes per bit with
+/// IKNP, `16/k` with SoftSpoken); the
 /// tables, 32 bytes per AND gate, in chunks of [`ANDS_PER_MSG`] gates; the output decoding
 /// bits; the output (evaluator → garbler).
 ///
@@ -299,7 +344,7 @@ pub fn garble<R: RngCore + CryptoRng + ?Sized>(
 /// evaluator's messages of the wrong size.
 pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
-    sender: &mut IknpSender,
+    sender: &mut impl CotExtSender,
     garbler: &mut Garbler,
     shape: &CircuitShape,
     gates: impl IntoIterator<Item = Gate>,
@@ -310,7 +355,7 @@ pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
     crate::error::same_len("garbler input", shape.garbler_inputs, inputs.len())?;
     if sender.delta() != garbler.delta() {
         return Err(TwopcError::ApiMisuse(
-            "the IKNP sender's Δ is not the garbler's",
+            "the OT extension sender's Δ is not the garbler's",
         ));
     }
     garbler.reset_wires(shape.wires);
@@ -364,7 +409,7 @@ fn wire_id(i: usize) -> Result<u32, TwopcError> {
 /// As [`evaluate_stream`].
 pub fn evaluate(
     session: &mut Session,
-    receiver: &mut IknpReceiver,
+    receiver: &mut impl CotExtReceiver,
     evaluator: &mut Evaluator,
     circuit: &Circuit,
     inputs: &[bool],
@@ -390,7 +435,7 @@ pub fn evaluate(
 /// transport failures; the garbler's messages of the wrong size.
 pub fn evaluate_stream(
     session: &mut Session,
-    receiver: &mut IknpReceiver,
+    receiver: &mut impl CotExtReceiver,
     evaluator: &mut Evaluator,
     shape: &CircuitShape,
     gates: impl IntoIterator<Item = Gate>,

@@ -1,18 +1,21 @@
-//! The two-party engine for doram: base OT, IKNP OT extension and half-gates garbled circuits,
-//! semi-honest.
+//! The two-party engine for doram: base OT, IKNP and SoftSpoken OT extension and half-gates
+//! garbled circuits, semi-honest.
 //!
 //! Brief overview: two parties on a [`doram_net::Session`] of two, in roles that are types —
-//! [`BaseOtSender`]/[`BaseOtReceiver`] for base OT, [`IknpSender`]/[`IknpReceiver`] for OT
-//! extension, [`Garbler`]/[`Evaluator`] for garbled circuits. The protocol modules are I/O-free;
-//! [`driver`] runs them over a session. Circuits are built with the typed [`Builder`] (bits,
-//! words, gadgets, gate counts) or read from Bristol Fashion files ([`bristol`]). Errors are
-//! [`TwopcError`]; peer faults name the peer. Randomness is passed in (`rng`): [`os_rng`] for
+//! [`BaseOtSender`]/[`BaseOtReceiver`] for base OT, [`IknpSender`]/[`IknpReceiver`] and
+//! [`SoftSpokenSender`]/[`SoftSpokenReceiver`] for OT extension (either one through the
+//! [`CotExtSender`]/[`CotExtReceiver`] traits the driver takes), [`Garbler`]/[`Evaluator`]
+//! for garbled circuits. The protocol modules are I/O-free; [`driver`] runs them over a
+//! session. Circuits are built with the typed [`Builder`] (bits, words, gadgets, gate counts)
+//! or read from Bristol Fashion files ([`bristol`]). Errors are [`TwopcError`]; peer faults
+//! name the peer. Randomness is passed in (`rng`): [`os_rng`] for
 //! real use, [`insecure_rng_for_tests`] for reproducible tests.
 //!
 //! | paper | what | module |
 //! |---|---|---|
 //! | Chou–Orlandi 2015, Fig. 1, with transcript-bound keys (Hauck–Loss 2017) | 128 base OTs over ristretto255, one message each way | [`base_ot`] |
 //! | IKNP03 Fig. 1 (semi-honest) | correlated OT with global Δ, random OT, chosen-message OT (Beaver derandomisation) | [`iknp`], [`transpose`] |
+//! | Roy 2022 (SoftSpoken, ePrint 2022/192), semi-honest | punctured GGM trees, small-field subspace VOLE with the repetition code, conversion to the same correlated/random/chosen OTs with `128/k` bits per OT | [`softspoken`], [`ot_ext`] |
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
 //! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts; inlining and wire compaction | [`builder`] |
@@ -23,12 +26,13 @@
 //! nor its tables need be held whole; each party keeps one 16-byte label per wire.
 //!
 //! # Security notes
-//! * Semi-honest only: IKNP without the KOS consistency check, half-gates without any check of
-//!   the garbler. A malicious peer can make a party compute a wrong result; it cannot make it
-//!   panic or read out of bounds (peer input is length-checked and decoded into typed errors).
-//! * The garbler's Δ is also the IKNP sender's correlation: the evaluator's input labels are
-//!   the correlated OTs' outputs (`q_i` and `t_i = q_i ⊕ y_i·Δ`), which saves the hashing and
-//!   the 32 bytes per input of chosen-message OT.
+//! * Semi-honest only: IKNP without the KOS consistency check, SoftSpoken without its
+//!   malicious-security check, half-gates without any check of the garbler. A malicious peer
+//!   can make a party compute a wrong result; it cannot make it panic or read out of bounds
+//!   (peer input is length-checked and decoded into typed errors).
+//! * The garbler's Δ is also the OT extension sender's correlation: the evaluator's input
+//!   labels are the correlated OTs' outputs (`q_i` and `t_i = q_i ⊕ y_i·Δ`), which saves the
+//!   hashing and the 32 bytes per input of chosen-message OT.
 //!
 //! ```
 //! use doram_net::{LocalMesh, run_parties};
@@ -64,6 +68,8 @@ mod error;
 pub mod gc;
 pub mod hash;
 pub mod iknp;
+pub mod ot_ext;
+pub mod softspoken;
 pub mod transpose;
 
 pub use base_ot::{BaseOtReceiver, BaseOtSender};
@@ -72,6 +78,8 @@ pub use builder::{Bit, Builder, GateCounts, Word};
 pub use error::TwopcError;
 pub use gc::{Circuit, CircuitShape, Evaluator, Garbler, Gate};
 pub use iknp::{IknpReceiver, IknpSender};
+pub use ot_ext::{CotExtReceiver, CotExtSender};
+pub use softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
 
 use doram_core::Seed;
 use doram_prim::prg::AesPrg;
