@@ -1,5 +1,6 @@
-//! Throughput of the two-party engine, both parties in this process: base OTs, IKNP OTs per
-//! second and half-gates AND gates per second. Prints the median of several runs.
+//! Throughput of the two-party engine, both parties in this process: base OTs; OTs per second
+//! and bytes per OT of IKNP and of SoftSpoken for several `k`; half-gates AND gates per
+//! second. Prints the median of several runs and the load average before and after.
 //!
 //! `cargo run --release -p doram-twopc --example twopc_throughput [runs]`
 //!
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use doram_net::{LocalMesh, Session, run_parties};
 use doram_twopc::gc::{Circuit, Evaluator, Garbler, Gate, random_delta};
-use doram_twopc::{driver, insecure_rng_for_tests};
+use doram_twopc::{ChunkBits, driver, insecure_rng_for_tests};
 
 fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
@@ -48,6 +49,95 @@ fn chain_circuit(ands: usize) -> Circuit {
     Circuit::new(1, 1, w as usize + 1, gates, vec![w]).expect("well-formed chain")
 }
 
+/// An OT extension to measure.
+#[derive(Clone, Copy)]
+enum Ext {
+    Iknp,
+    SoftSpoken(usize),
+}
+
+impl std::fmt::Display for Ext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ext::Iknp => write!(f, "IKNP"),
+            Ext::SoftSpoken(k) => write!(f, "SoftSpoken k={k}"),
+        }
+    }
+}
+
+/// The SoftSpoken chunk sizes measured.
+const SOFTSPOKEN_KS: [usize; 6] = [1, 2, 3, 4, 5, 8];
+
+/// Times `m` OTs of `kind` ("correlated" or "random") after setup, and counts the payload
+/// bytes both parties exchanged for them (after setup).
+fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, u64) {
+    let out = run_parties(LocalMesh::new(2).build(), "bench", |mut s| {
+        let mut rng = insecure_rng_for_tests(s.me().index() as u64);
+        let random = kind == "random";
+        let t;
+        if s.me().index() == 0 {
+            let delta = random_delta(&mut rng);
+            let c = match ext {
+                Ext::Iknp => {
+                    let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).expect("setup");
+                    s.reset_stats();
+                    t = Instant::now();
+                    driver::cot_send(&mut s, &mut ot, m)
+                }
+                Ext::SoftSpoken(k) => {
+                    let k = ChunkBits::new(k).expect("k");
+                    let mut ot =
+                        driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup");
+                    s.reset_stats();
+                    t = Instant::now();
+                    driver::cot_send(&mut s, &mut ot, m)
+                }
+            }
+            .expect("extend");
+            if random {
+                std::hint::black_box(c.into_random());
+            } else {
+                std::hint::black_box(c);
+            }
+        } else {
+            let choices = vec![true; m];
+            let c = match ext {
+                Ext::Iknp => {
+                    let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).expect("setup");
+                    s.reset_stats();
+                    t = Instant::now();
+                    driver::cot_receive(&mut s, &mut ot, &choices)
+                }
+                Ext::SoftSpoken(k) => {
+                    let k = ChunkBits::new(k).expect("k");
+                    let mut ot =
+                        driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup");
+                    s.reset_stats();
+                    t = Instant::now();
+                    driver::cot_receive(&mut s, &mut ot, &choices)
+                }
+            }
+            .expect("extend");
+            if random {
+                std::hint::black_box(c.into_random());
+            } else {
+                std::hint::black_box(c);
+            }
+        }
+        let l = s.stats().total().sum();
+        (t.elapsed(), l.bytes_sent + l.bytes_received)
+    });
+    let out: Vec<(Duration, u64)> = out.into_iter().map(|r| r.expect("party thread")).collect();
+    // The slower party's time; each party counts both directions, so take one party's bytes.
+    (out[0].0.max(out[1].0), out[0].1)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 fn main() {
     let runs: usize = std::env::args()
         .nth(1)
@@ -55,6 +145,7 @@ fn main() {
         .unwrap_or(5);
     let m = 1 << 22;
     let ands = 1 << 22;
+    println!("load average at start: {}", load_average());
 
     let base: Vec<Duration> = (0..runs)
         .map(|_| {
@@ -77,40 +168,20 @@ fn main() {
         base.as_secs_f64() * 1e3
     );
 
-    for kind in ["correlated", "random"] {
-        let ts: Vec<Duration> = (0..runs)
-            .map(|_| {
-                both(|mut s| {
-                    let mut rng = insecure_rng_for_tests(s.me().index() as u64);
-                    if s.me().index() == 0 {
-                        let mut ot =
-                            driver::iknp_sender_setup(&mut s, random_delta(&mut rng), &mut rng)
-                                .expect("setup");
-                        let t = Instant::now();
-                        let c = driver::cot_send(&mut s, &mut ot, m).expect("extend");
-                        if kind == "random" {
-                            std::hint::black_box(c.into_random());
-                        }
-                        t.elapsed()
-                    } else {
-                        let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).expect("setup");
-                        let choices = vec![true; m];
-                        let t = Instant::now();
-                        let c = driver::cot_receive(&mut s, &mut ot, &choices).expect("extend");
-                        if kind == "random" {
-                            std::hint::black_box(c.into_random());
-                        }
-                        t.elapsed()
-                    }
-                })
-            })
-            .collect();
-        let t = median(ts);
-        println!(
-            "IKNP {kind} OT: {m} OTs in {:.1} ms = {:.2} M OTs/s, 16 bytes/OT receiver→sender",
-            t.as_secs_f64() * 1e3,
-            m as f64 / t.as_secs_f64() / 1e6
-        );
+    let mut exts = vec![Ext::Iknp];
+    exts.extend(SOFTSPOKEN_KS.iter().map(|&k| Ext::SoftSpoken(k)));
+    for ext in exts {
+        for kind in ["correlated", "random"] {
+            let runs_out: Vec<(Duration, u64)> = (0..runs).map(|_| ot_run(ext, kind, m)).collect();
+            let bytes = runs_out[0].1;
+            let t = median(runs_out.into_iter().map(|r| r.0).collect());
+            println!(
+                "{ext} {kind} OT: {m} OTs in {:.1} ms = {:.2} M OTs/s, {:.3} bytes/OT (both directions)",
+                t.as_secs_f64() * 1e3,
+                m as f64 / t.as_secs_f64() / 1e6,
+                bytes as f64 / m as f64,
+            );
+        }
     }
 
     let c = chain_circuit(ands);
@@ -174,4 +245,5 @@ fn main() {
         t.as_secs_f64() * 1e3,
         ands as f64 / t.as_secs_f64() / 1e6
     );
+    println!("load average at end: {}", load_average());
 }
