@@ -68,19 +68,22 @@ impl std::fmt::Display for Ext {
 /// The SoftSpoken chunk sizes measured.
 const SOFTSPOKEN_KS: [usize; 6] = [1, 2, 3, 4, 5, 8];
 
-/// Times `m` OTs of `kind` ("correlated" or "random") after setup, and counts the payload
-/// bytes both parties exchanged for them (after setup).
-fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, u64) {
+/// Times `m` OTs of `kind` ("correlated" or "random") after setup: wall time (the slower
+/// party's), the larger of the two parties' CPU times, and the payload bytes both parties
+/// exchanged for them (after setup).
+fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, Duration, u64) {
     let out = run_parties(LocalMesh::new(2).build(), "bench", |mut s| {
         let mut rng = insecure_rng_for_tests(s.me().index() as u64);
         let random = kind == "random";
         let t;
+        let cpu;
         if s.me().index() == 0 {
             let delta = random_delta(&mut rng);
             let c = match ext {
                 Ext::Iknp => {
                     let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).expect("setup");
                     s.reset_stats();
+                    cpu = thread_cpu();
                     t = Instant::now();
                     driver::cot_send(&mut s, &mut ot, m)
                 }
@@ -89,6 +92,7 @@ fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, u64) {
                     let mut ot =
                         driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup");
                     s.reset_stats();
+                    cpu = thread_cpu();
                     t = Instant::now();
                     driver::cot_send(&mut s, &mut ot, m)
                 }
@@ -105,6 +109,7 @@ fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, u64) {
                 Ext::Iknp => {
                     let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).expect("setup");
                     s.reset_stats();
+                    cpu = thread_cpu();
                     t = Instant::now();
                     driver::cot_receive(&mut s, &mut ot, &choices)
                 }
@@ -113,6 +118,7 @@ fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, u64) {
                     let mut ot =
                         driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup");
                     s.reset_stats();
+                    cpu = thread_cpu();
                     t = Instant::now();
                     driver::cot_receive(&mut s, &mut ot, &choices)
                 }
@@ -124,12 +130,29 @@ fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, u64) {
                 std::hint::black_box(c);
             }
         }
+        let wall = t.elapsed();
         let l = s.stats().total().sum();
-        (t.elapsed(), l.bytes_sent + l.bytes_received)
+        (wall, thread_cpu() - cpu, l.bytes_sent + l.bytes_received)
     });
-    let out: Vec<(Duration, u64)> = out.into_iter().map(|r| r.expect("party thread")).collect();
-    // The slower party's time; each party counts both directions, so take one party's bytes.
-    (out[0].0.max(out[1].0), out[0].1)
+    let out: Vec<(Duration, Duration, u64)> =
+        out.into_iter().map(|r| r.expect("party thread")).collect();
+    // The slower party's times; each party counts both directions, so take one party's bytes.
+    (out[0].0.max(out[1].0), out[0].1.max(out[1].1), out[0].2)
+}
+
+/// This thread's CPU time (user + system) from `/proc/thread-self/stat`, in clock ticks of
+/// 10 ms (the usual `CLK_TCK` of 100); zero where that file does not exist.
+fn thread_cpu() -> Duration {
+    let ticks = std::fs::read_to_string("/proc/thread-self/stat")
+        .ok()
+        .and_then(|s| {
+            // Fields after the parenthesised command name; utime and stime are fields 14, 15.
+            let rest = &s[s.rfind(')')? + 2..];
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+        })
+        .unwrap_or(0);
+    Duration::from_millis(10 * ticks)
 }
 
 fn load_average() -> String {
@@ -172,13 +195,17 @@ fn main() {
     exts.extend(SOFTSPOKEN_KS.iter().map(|&k| Ext::SoftSpoken(k)));
     for ext in exts {
         for kind in ["correlated", "random"] {
-            let runs_out: Vec<(Duration, u64)> = (0..runs).map(|_| ot_run(ext, kind, m)).collect();
-            let bytes = runs_out[0].1;
+            let runs_out: Vec<(Duration, Duration, u64)> =
+                (0..runs).map(|_| ot_run(ext, kind, m)).collect();
+            let bytes = runs_out[0].2;
+            let cpu = median(runs_out.iter().map(|r| r.1).collect());
             let t = median(runs_out.into_iter().map(|r| r.0).collect());
             println!(
-                "{ext} {kind} OT: {m} OTs in {:.1} ms = {:.2} M OTs/s, {:.3} bytes/OT (both directions)",
+                "{ext} {kind} OT: {m} OTs in {:.1} ms = {:.2} M OTs/s ({:.2} M OTs per CPU-second \
+                 of the busier party), {:.3} bytes/OT (both directions)",
                 t.as_secs_f64() * 1e3,
                 m as f64 / t.as_secs_f64() / 1e6,
+                m as f64 / cpu.as_secs_f64().max(1e-3) / 1e6,
                 bytes as f64 / m as f64,
             );
         }

@@ -13,7 +13,7 @@
 //! Block Ciphers", IEEE S&P 2020. IKNP03 = Ishai, Kilian, Nissim, Petrank, CRYPTO 2003.
 
 use doram_prim::FixedKeyAes;
-use doram_prim::aes::{BATCH, Block, sigma};
+use doram_prim::aes::{BATCH, Block, batches, sigma};
 
 pub use doram_prim::aes::sigma as orthomorphism;
 
@@ -39,6 +39,38 @@ pub fn ot_hash_in_place(aes: &FixedKeyAes, first: u64, xs: &mut [Block]) {
         *x = ot_hash(aes, i, *x);
         i += 1;
     }
+}
+
+/// The random-OT sender's messages `(ot_hash(first + i, q_i), ot_hash(first + i, q_i ⊕ Δ))`
+/// in one pass over `q`, [`BATCH`] OTs at a time (the same values as two calls of
+/// [`ot_hash_in_place`], without the intermediate vectors).
+pub fn ot_hash_pairs(aes: &FixedKeyAes, first: u64, delta: Block, q: &[Block]) -> Vec<[Block; 2]> {
+    let mut out = Vec::with_capacity(q.len());
+    let mut i = first;
+    let (chunks, rest) = batches(q);
+    for c in chunks {
+        let mut a = *c;
+        let mut b = c.map(|x| x ^ delta);
+        aes.pi8(&mut a);
+        aes.pi8(&mut b);
+        let (pa, pb) = (a, b);
+        for ((x, y), t) in a.iter_mut().zip(b.iter_mut()).zip(i..) {
+            let t = Block::from(t);
+            *x ^= t;
+            *y ^= t;
+        }
+        aes.pi8(&mut a);
+        aes.pi8(&mut b);
+        for k in 0..BATCH {
+            out.push([a[k] ^ pa[k], b[k] ^ pb[k]]);
+        }
+        i += BATCH as u64;
+    }
+    for &x in rest {
+        out.push([ot_hash(aes, i, x), ot_hash(aes, i, x ^ delta)]);
+        i += 1;
+    }
+    out
 }
 
 /// The garbling hash `H(x, i) = π(σ(x) ⊕ i) ⊕ σ(x)` (GKWY20 §7.3, used by half-gates).

@@ -29,7 +29,7 @@ use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
 use doram_prim::aes::{Aes128Cipher, Block, fixed_key, mask};
 
-use crate::hash::ot_hash_in_place;
+use crate::hash::{ot_hash_in_place, ot_hash_pairs};
 use crate::transpose::transpose_columns;
 
 /// κ: the number of base OTs and the width of the correlation Δ.
@@ -171,13 +171,8 @@ impl CotSender {
     }
     /// Random OT by hashing: `(H(i, q_i), H(i, q_i ⊕ Δ))`.
     pub fn into_random(self) -> RotSender {
-        let aes = fixed_key();
-        let mut m0 = self.q;
-        let mut m1: Vec<Block> = m0.iter().map(|q| q ^ self.delta).collect();
-        ot_hash_in_place(aes, self.first, &mut m0);
-        ot_hash_in_place(aes, self.first, &mut m1);
         RotSender {
-            msgs: m0.into_iter().zip(m1).map(|(a, b)| [a, b]).collect(),
+            msgs: ot_hash_pairs(fixed_key(), self.first, self.delta, &self.q),
         }
     }
 }

@@ -145,3 +145,21 @@ fn column_transpose_matches_naive() {
         }
     }
 }
+
+#[test]
+fn ot_hash_pairs_match_single_hashes() {
+    let aes = doram_prim::aes::fixed_key();
+    let delta: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
+    for n in [0usize, 1, 7, 8, 9, 29] {
+        let q: Vec<u128> = (0..n as u128)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835))
+            .collect();
+        let pairs = doram_twopc::hash::ot_hash_pairs(aes, 1000, delta, &q);
+        assert_eq!(pairs.len(), n);
+        for (i, (p, &x)) in pairs.iter().zip(&q).enumerate() {
+            let t = 1000 + i as u64;
+            assert_eq!(p[0], doram_twopc::hash::ot_hash(aes, t, x));
+            assert_eq!(p[1], doram_twopc::hash::ot_hash(aes, t, x ^ delta));
+        }
+    }
+}
