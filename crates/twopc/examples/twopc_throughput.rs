@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use doram_net::{LocalMesh, Session, run_parties};
 use doram_twopc::gc::{Circuit, Evaluator, Garbler, Gate, random_delta};
-use doram_twopc::{ChunkBits, driver, insecure_rng_for_tests};
+use doram_twopc::{ChunkBits, CotExtReceiver, CotExtSender, driver, insecure_rng_for_tests};
 
 fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
@@ -68,71 +68,66 @@ impl std::fmt::Display for Ext {
 /// The SoftSpoken chunk sizes measured.
 const SOFTSPOKEN_KS: [usize; 6] = [1, 2, 3, 4, 5, 8];
 
+/// `m` OTs of `kind` on the sender's side, timed: (wall, CPU) from after setup.
+fn send_ots(s: &mut Session, ot: &mut impl CotExtSender, kind: &str, m: usize) -> Timing {
+    s.reset_stats();
+    let cpu = thread_cpu();
+    let t = Instant::now();
+    if kind == "random" {
+        std::hint::black_box(driver::rot_send(s, ot, m).expect("extend"));
+    } else {
+        std::hint::black_box(driver::cot_send(s, ot, m).expect("extend"));
+    }
+    (t.elapsed(), thread_cpu() - cpu)
+}
+
+/// `m` OTs of `kind` on the receiver's side, timed: (wall, CPU) from after setup.
+fn receive_ots(s: &mut Session, ot: &mut impl CotExtReceiver, kind: &str, m: usize) -> Timing {
+    let mut rng = insecure_rng_for_tests(5);
+    let choices = vec![true; m];
+    s.reset_stats();
+    let cpu = thread_cpu();
+    let t = Instant::now();
+    if kind == "random" {
+        std::hint::black_box(driver::rot_receive(s, ot, m, &mut rng).expect("extend"));
+    } else {
+        std::hint::black_box(driver::cot_receive(s, ot, &choices).expect("extend"));
+    }
+    (t.elapsed(), thread_cpu() - cpu)
+}
+
+type Timing = (Duration, Duration);
+
 /// Times `m` OTs of `kind` ("correlated" or "random") after setup: wall time (the slower
 /// party's), the larger of the two parties' CPU times, and the payload bytes both parties
 /// exchanged for them (after setup).
 fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, Duration, u64) {
     let out = run_parties(LocalMesh::new(2).build(), "bench", |mut s| {
         let mut rng = insecure_rng_for_tests(s.me().index() as u64);
-        let random = kind == "random";
-        let t;
-        let cpu;
-        if s.me().index() == 0 {
-            let delta = random_delta(&mut rng);
-            let c = match ext {
-                Ext::Iknp => {
-                    let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).expect("setup");
-                    s.reset_stats();
-                    cpu = thread_cpu();
-                    t = Instant::now();
-                    driver::cot_send(&mut s, &mut ot, m)
-                }
-                Ext::SoftSpoken(k) => {
-                    let k = ChunkBits::new(k).expect("k");
-                    let mut ot =
-                        driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup");
-                    s.reset_stats();
-                    cpu = thread_cpu();
-                    t = Instant::now();
-                    driver::cot_send(&mut s, &mut ot, m)
-                }
+        let (wall, cpu) = match (s.me().index(), ext) {
+            (0, Ext::Iknp) => {
+                let delta = random_delta(&mut rng);
+                let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).expect("setup");
+                send_ots(&mut s, &mut ot, kind, m)
             }
-            .expect("extend");
-            if random {
-                std::hint::black_box(c.into_random());
-            } else {
-                std::hint::black_box(c);
+            (0, Ext::SoftSpoken(k)) => {
+                let (k, delta) = (ChunkBits::new(k).expect("k"), random_delta(&mut rng));
+                let mut ot =
+                    driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup");
+                send_ots(&mut s, &mut ot, kind, m)
             }
-        } else {
-            let choices = vec![true; m];
-            let c = match ext {
-                Ext::Iknp => {
-                    let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).expect("setup");
-                    s.reset_stats();
-                    cpu = thread_cpu();
-                    t = Instant::now();
-                    driver::cot_receive(&mut s, &mut ot, &choices)
-                }
-                Ext::SoftSpoken(k) => {
-                    let k = ChunkBits::new(k).expect("k");
-                    let mut ot =
-                        driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup");
-                    s.reset_stats();
-                    cpu = thread_cpu();
-                    t = Instant::now();
-                    driver::cot_receive(&mut s, &mut ot, &choices)
-                }
+            (_, Ext::Iknp) => {
+                let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).expect("setup");
+                receive_ots(&mut s, &mut ot, kind, m)
             }
-            .expect("extend");
-            if random {
-                std::hint::black_box(c.into_random());
-            } else {
-                std::hint::black_box(c);
+            (_, Ext::SoftSpoken(k)) => {
+                let k = ChunkBits::new(k).expect("k");
+                let mut ot = driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup");
+                receive_ots(&mut s, &mut ot, kind, m)
             }
-        }
-        let wall = t.elapsed();
+        };
         let l = s.stats().total().sum();
-        (wall, thread_cpu() - cpu, l.bytes_sent + l.bytes_received)
+        (wall, cpu, l.bytes_sent + l.bytes_received)
     });
     let out: Vec<(Duration, Duration, u64)> =
         out.into_iter().map(|r| r.expect("party thread")).collect();

@@ -148,6 +148,48 @@ pub fn softspoken_receiver_setup<R: RngCore + CryptoRng + ?Sized>(
     Ok(receiver)
 }
 
+/// The OT counts of the extension messages for `m` OTs: at most [`MAX_OTS_PER_MSG`] each, and
+/// one empty message for `m = 0` (so that both parties step through the same frames).
+fn batch_sizes(m: usize) -> impl Iterator<Item = usize> {
+    let n = m.div_ceil(MAX_OTS_PER_MSG).max(1);
+    (0..n).map(move |i| (m - i * MAX_OTS_PER_MSG).min(MAX_OTS_PER_MSG))
+}
+
+/// Runs the sender's side of `m` OTs message by message, handing each batch's correlated OTs
+/// to `each`.
+fn extend_send(
+    session: &mut Session,
+    sender: &mut impl CotExtSender,
+    m: usize,
+    mut each: impl FnMut(CotSender),
+) -> Result<(), TwopcError> {
+    let peer = peer(session)?;
+    for k in batch_sizes(m) {
+        let msg = session.recv_bytes(peer)?;
+        each(sender.extend(peer, k, &msg)?);
+    }
+    Ok(())
+}
+
+/// Runs the receiver's side of OTs with `choices` message by message, handing each batch's
+/// correlated OTs to `each`.
+fn extend_receive(
+    session: &mut Session,
+    receiver: &mut impl CotExtReceiver,
+    choices: &[bool],
+    mut each: impl FnMut(CotReceiver),
+) -> Result<(), TwopcError> {
+    let peer = peer(session)?;
+    let mut done = 0;
+    for k in batch_sizes(choices.len()) {
+        let (part, msg) = receiver.extend(&choices[done..done + k]);
+        session.send_bytes(peer, &msg)?;
+        each(part);
+        done += k;
+    }
+    Ok(())
+}
+
 /// `m` correlated OTs, sender's side.
 ///
 /// # Errors
@@ -157,21 +199,18 @@ pub fn cot_send(
     sender: &mut impl CotExtSender,
     m: usize,
 ) -> Result<CotSender, TwopcError> {
-    let peer = peer(session)?;
-    let mut out: Option<CotSender> = None;
-    let mut done = 0;
-    while done < m || out.is_none() {
-        let k = (m - done).min(MAX_OTS_PER_MSG);
-        let msg = session.recv_bytes(peer)?;
-        let part = sender.extend(peer, k, &msg)?;
-        match &mut out {
-            None => out = Some(part),
-            Some(o) => o.q.extend_from_slice(&part.q),
-        }
-        done += k;
-    }
-    // The loop runs at least once.
-    out.ok_or(TwopcError::ApiMisuse("unreachable: no extension ran"))
+    let mut out = CotSender {
+        first: 0,
+        delta: sender.delta(),
+        q: Vec::with_capacity(m),
+    };
+    let mut first = None;
+    extend_send(session, sender, m, |part| {
+        first.get_or_insert(part.first);
+        out.q.extend_from_slice(&part.q);
+    })?;
+    out.first = first.unwrap_or_default();
+    Ok(out)
 }
 
 /// Correlated OTs with choice bits `choices`, receiver's side.
@@ -183,26 +222,22 @@ pub fn cot_receive(
     receiver: &mut impl CotExtReceiver,
     choices: &[bool],
 ) -> Result<CotReceiver, TwopcError> {
-    let peer = peer(session)?;
-    let mut out: Option<CotReceiver> = None;
-    let mut done = 0;
-    while done < choices.len() || out.is_none() {
-        let k = (choices.len() - done).min(MAX_OTS_PER_MSG);
-        let (part, msg) = receiver.extend(&choices[done..done + k]);
-        session.send_bytes(peer, &msg)?;
-        match &mut out {
-            None => out = Some(part),
-            Some(o) => {
-                o.t.extend_from_slice(&part.t);
-                o.choices.extend_from_slice(&part.choices);
-            }
-        }
-        done += k;
-    }
-    out.ok_or(TwopcError::ApiMisuse("unreachable: no extension ran"))
+    let mut out = CotReceiver {
+        first: 0,
+        choices: choices.to_vec(),
+        t: Vec::with_capacity(choices.len()),
+    };
+    let mut first = None;
+    extend_receive(session, receiver, choices, |part| {
+        first.get_or_insert(part.first);
+        out.t.extend_from_slice(&part.t);
+    })?;
+    out.first = first.unwrap_or_default();
+    Ok(out)
 }
 
-/// `m` random OTs, sender's side.
+/// `m` random OTs, sender's side. Each extension message's OTs are hashed as soon as they
+/// arrive, so that the hashing overlaps the receiver's work on the next message.
 ///
 /// # Errors
 /// As [`cot_send`].
@@ -211,10 +246,15 @@ pub fn rot_send(
     sender: &mut impl CotExtSender,
     m: usize,
 ) -> Result<RotSender, TwopcError> {
-    Ok(cot_send(session, sender, m)?.into_random())
+    let mut msgs = Vec::with_capacity(m);
+    extend_send(session, sender, m, |part| {
+        msgs.extend_from_slice(&part.into_random().msgs);
+    })?;
+    Ok(RotSender { msgs })
 }
 
-/// `m` random OTs with uniformly random choice bits from `rng`, receiver's side.
+/// `m` random OTs with uniformly random choice bits from `rng`, receiver's side. Each
+/// extension message's OTs are hashed right after it is sent.
 ///
 /// # Errors
 /// As [`cot_receive`].
@@ -227,7 +267,11 @@ pub fn rot_receive<R: RngCore + CryptoRng + ?Sized>(
     let mut bytes = vec![0u8; m.div_ceil(8)];
     rng.fill_bytes(&mut bytes);
     let choices: Vec<bool> = (0..m).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect();
-    Ok(cot_receive(session, receiver, &choices)?.into_random())
+    let mut msgs = Vec::with_capacity(m);
+    extend_receive(session, receiver, &choices, |part| {
+        msgs.extend_from_slice(&part.into_random().msgs);
+    })?;
+    Ok(RotReceiver { choices, msgs })
 }
 
 /// Chosen-message OTs, sender's side: the receiver learns `inputs[i][c_i]`. Random OTs are
