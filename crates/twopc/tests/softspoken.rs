@@ -16,7 +16,7 @@ use doram_twopc::{
     insecure_rng_for_tests,
 };
 
-const KS: [usize; 7] = [1, 2, 3, 4, 5, 7, 8];
+const KS: [usize; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
 const SIZES: [usize; 6] = [0, 1, 127, 129, 1001, (1 << 16) + 301];
 
 fn k(k: usize) -> ChunkBits {
