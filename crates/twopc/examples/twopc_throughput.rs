@@ -135,19 +135,14 @@ fn ot_run(ext: Ext, kind: &str, m: usize) -> (Duration, Duration, u64) {
     (out[0].0.max(out[1].0), out[0].1.max(out[1].1), out[0].2)
 }
 
-/// This thread's CPU time (user + system) from `/proc/thread-self/stat`, in clock ticks of
-/// 10 ms (the usual `CLK_TCK` of 100); zero where that file does not exist.
+/// This thread's time on a CPU, from `/proc/thread-self/schedstat` (nanoseconds); zero where
+/// that file does not exist.
 fn thread_cpu() -> Duration {
-    let ticks = std::fs::read_to_string("/proc/thread-self/stat")
+    let ns = std::fs::read_to_string("/proc/thread-self/schedstat")
         .ok()
-        .and_then(|s| {
-            // Fields after the parenthesised command name; utime and stime are fields 14, 15.
-            let rest = &s[s.rfind(')')? + 2..];
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
-        })
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
         .unwrap_or(0);
-    Duration::from_millis(10 * ticks)
+    Duration::from_nanos(ns)
 }
 
 fn load_average() -> String {

@@ -56,9 +56,11 @@ use crate::transpose::transpose_columns;
 /// The largest supported chunk size `k`.
 pub const MAX_K: usize = 8;
 
-/// The default chunk size, `k = 4`: 4 bytes per OT (a quarter of IKNP's) for random OTs within
-/// about 10% of IKNP's speed in the crate's throughput example, where `k = 5` costs 3.25 bytes
-/// but is slower by a further 10–15% and `k = 8` (2 bytes) is about three times slower.
+/// The default chunk size, `k = 4`: 4 bytes per OT, a quarter of IKNP's. In the crate's
+/// throughput example (both parties in one process, random OTs, CPU time of the busier party)
+/// it costs about 25% more computation than IKNP; `k = 2` costs about 10% more for half of
+/// IKNP's bytes, `k = 5` about 40% more for 3.25 bytes, `k = 8` about 3.3 times as much for
+/// 2 bytes. Over a real network the bytes dominate, hence the larger default.
 pub const DEFAULT_K: usize = 4;
 
 const SETUP_MSG: &str = "SoftSpoken GGM tree corrections";
