@@ -247,9 +247,7 @@ pub fn rot_send(
     m: usize,
 ) -> Result<RotSender, TwopcError> {
     let mut msgs = Vec::with_capacity(m);
-    extend_send(session, sender, m, |part| {
-        msgs.extend_from_slice(&part.into_random().msgs);
-    })?;
+    extend_send(session, sender, m, |part| part.random_into(&mut msgs))?;
     Ok(RotSender { msgs })
 }
 
@@ -269,7 +267,7 @@ pub fn rot_receive<R: RngCore + CryptoRng + ?Sized>(
     let choices: Vec<bool> = (0..m).map(|i| (bytes[i / 8] >> (i % 8)) & 1 == 1).collect();
     let mut msgs = Vec::with_capacity(m);
     extend_receive(session, receiver, &choices, |part| {
-        msgs.extend_from_slice(&part.into_random().msgs);
+        msgs.extend(part.into_random().msgs);
     })?;
     Ok(RotReceiver { choices, msgs })
 }

@@ -46,6 +46,19 @@ pub fn ot_hash_in_place(aes: &FixedKeyAes, first: u64, xs: &mut [Block]) {
 /// [`ot_hash_in_place`], without the intermediate vectors).
 pub fn ot_hash_pairs(aes: &FixedKeyAes, first: u64, delta: Block, q: &[Block]) -> Vec<[Block; 2]> {
     let mut out = Vec::with_capacity(q.len());
+    ot_hash_pairs_into(aes, first, delta, q, &mut out);
+    out
+}
+
+/// [`ot_hash_pairs`], appending to `out`.
+pub fn ot_hash_pairs_into(
+    aes: &FixedKeyAes,
+    first: u64,
+    delta: Block,
+    q: &[Block],
+    out: &mut Vec<[Block; 2]>,
+) {
+    out.reserve(q.len());
     let mut i = first;
     let (chunks, rest) = batches(q);
     for c in chunks {
@@ -70,7 +83,6 @@ pub fn ot_hash_pairs(aes: &FixedKeyAes, first: u64, delta: Block, q: &[Block]) -
         out.push([ot_hash(aes, i, x), ot_hash(aes, i, x ^ delta)]);
         i += 1;
     }
-    out
 }
 
 /// The garbling hash `H(x, i) = π(σ(x) ⊕ i) ⊕ σ(x)` (GKWY20 §7.3, used by half-gates).

@@ -29,7 +29,7 @@ use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
 use doram_prim::aes::{Aes128Cipher, Block, fixed_key, mask};
 
-use crate::hash::{ot_hash_in_place, ot_hash_pairs};
+use crate::hash::{ot_hash_in_place, ot_hash_pairs, ot_hash_pairs_into};
 use crate::transpose::transpose_columns;
 
 /// κ: the number of base OTs and the width of the correlation Δ.
@@ -174,6 +174,11 @@ impl CotSender {
         RotSender {
             msgs: ot_hash_pairs(fixed_key(), self.first, self.delta, &self.q),
         }
+    }
+
+    /// The messages of [`into_random`](Self::into_random), appended to `out`.
+    pub fn random_into(&self, out: &mut Vec<[Block; 2]>) {
+        ot_hash_pairs_into(fixed_key(), self.first, self.delta, &self.q, out);
     }
 }
 
