@@ -1,14 +1,15 @@
 //! The driver: runs base OT, OT extension (IKNP or SoftSpoken, through [`CotExtSender`] and
-//! [`CotExtReceiver`]) and garbled-circuit evaluation over a two-party
-//! [`Session`]. This is the only module that performs I/O.
+//! [`CotExtReceiver`]) and garbled-circuit evaluation over a two-party [`Session`]. This is
+//! the only module that performs I/O.
 //!
 //! Every message's size follows from public parameters (batch sizes, the circuit); the
 //! receiver checks it before decoding, and a wrong size or an undecodable payload is
 //! [`TwopcError::Peer`] naming the peer. Large messages are cut into frames whose sizes both
-//! sides compute alike: extension messages cover at most [`MAX_OTS_PER_MSG`] OTs (1 MiB),
-//! chosen-message OTs run in batches of [`CHOSEN_OTS_PER_MSG`], garbled tables go in chunks of
-//! [`ANDS_PER_MSG`] AND gates, so neither party ever buffers a whole circuit's tables. The
-//! driver sets neither the session's phase nor its wire phase.
+//! sides compute alike: extension messages cover at most [`MAX_OTS_PER_MSG`] OTs (1 MiB with
+//! IKNP, `1/k` of that with SoftSpoken), chosen-message OTs run in batches of
+//! [`CHOSEN_OTS_PER_MSG`], garbled tables go in chunks of [`ANDS_PER_MSG`] AND gates, so
+//! neither party ever buffers a whole circuit's tables. The driver sets neither the session's
+//! phase nor its wire phase.
 
 use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
