@@ -43,6 +43,10 @@
 //! `2^{k+1}` XORs of blocks per chunk and 128 OTs). Leaves are processed in slices of a few
 //! blocks so that one chunk's expanded leaves stay in cache.
 //!
+//! Semi-honest only: the malicious variant's consistency check is not implemented, so a
+//! receiver that sends wrong corrections makes the OTs wrong without detection (as with IKNP
+//! here). Peer messages of the wrong size are refused with a [`PeerFault`].
+//!
 //! Everything here is I/O-free; [`crate::driver`] moves the messages.
 
 use doram_core::PartyId;
