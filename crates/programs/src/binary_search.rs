@@ -37,26 +37,50 @@
 //! The access pattern (addresses are secret; the sequence of operations is public) and the
 //! running time depend on n only.
 //!
+//! **Many keys, one setup** ([`search_many`], run by [`run_many_with`] / [`run_party_many`]):
+//! the querier's k keys are searched in lock step over one DORAM loaded once. Step j of every
+//! key is one batch: the k probe addresses are one [`read_many`](Ram::read_many) (Duoram
+//! shares the rounds of a batch of reads), the k comparisons one [`lt_many`](Ram::lt_many),
+//! a table level one batch of products and one of inner products. So for k keys:
+//! * DORAM accesses: k·(p + 1 − t), in p + 2 − t batches;
+//! * comparisons: k·(p + 2), in p + 2 batches; k·(2^t − 2) products for the table levels;
+//! * rounds: on Duoram, those of one key — they grow with log n, not with k — plus one round
+//!   in which the querier announces k (a batch of reads shares its rounds up to
+//!   [`BATCH_OPS`](doram_duoram::BATCH_OPS) = 1024 reads; beyond that, one more batch per 1024
+//!   keys). Ramen and the linear scan run the reads of a batch one after the other, so there
+//!   only the engine's rounds (conversions, comparisons, products) stay those of one key;
+//! * once for all keys: setup, the owner's tables (2^t − 1 inputs), DORAM Init, and the
+//!   preprocessing of all random bits (one batch).
+//!
+//! k is public (like n); the keys and the results are not, and the receiver alone learns the
+//! k results. With one key the operation sequence is exactly that of [`search`].
+//!
 //! [`linear_search`] is the same search as a linear scan in the engine (n comparisons in one
 //! batch, no DORAM), for finding the size where the DORAM pays off ([`crate::bench`]).
 
-use doram_core::{PartyId, Seed};
+use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Fp;
 use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
-use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
+use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
+use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three};
 
 /// Bit length of the comparisons: 64-bit entries and keys.
 pub const KEY_BITS: u32 = 64;
 
 /// The largest array the entry points accept.
 pub const MAX_N: u64 = 1 << 27;
+
+/// The most keys one batched run ([`run_many_with`]) accepts. The random bits of every key's
+/// ⌈log₂ n⌉ + 3 comparisons are preprocessed up front, 64 per comparison and about 128 bytes
+/// per bit at each party: 1000 keys over 2^17 entries hold ≈ 170 MB, 4096 keys over 2^27
+/// entries ≈ 1 GB.
+pub const MAX_KEYS: u64 = 1 << 12;
 
 /// The result of a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,6 +98,11 @@ pub fn plain(sorted: &[u64], key: u64) -> SearchOutput {
         index: index as u64,
         found: sorted.get(index) == Some(&key),
     }
+}
+
+/// The plaintext search for every key, in order.
+pub fn plain_many(sorted: &[u64], keys: &[u64]) -> Vec<SearchOutput> {
+    keys.iter().map(|&k| plain(sorted, k)).collect()
 }
 
 /// Number of less-than probes for `n` entries: ⌈log₂ n⌉ + 1, or 0 for an empty array.
@@ -130,12 +159,18 @@ pub fn probe_tables(sorted: &[u64], levels: usize) -> Vec<Vec<u64>> {
 /// Accesses, comparisons and random bits of a search over `n` entries with
 /// [`engine_levels`]`(n)` table levels.
 pub fn plan(n: usize) -> Plan {
+    plan_many(n, 1)
+}
+
+/// Accesses, comparisons and random bits of [`search_many`] with `k` keys over `n` entries
+/// with [`engine_levels`]`(n)` table levels: k times those of one key.
+pub fn plan_many(n: usize, k: usize) -> Plan {
     if n == 0 {
         return Plan::default();
     }
-    let comparisons = probes(n) + 2;
+    let comparisons = k * (probes(n) + 2);
     Plan {
-        accesses: probes(n) + 1 - engine_levels(n),
+        accesses: k * (probes(n) + 1 - engine_levels(n)),
         comparisons,
         bits: comparisons * bits_per_comparison(KEY_BITS),
     }
@@ -145,6 +180,7 @@ pub fn plan(n: usize) -> Plan {
 /// `tables.len()` loop probes read the engine tables of [`probe_tables`] (as secrets) by an
 /// inner product with the one-hot vector of the comparison bits so far, the others read the
 /// DORAM. Returns the secret index of the first entry ≥ key (n if none) and the bit "found".
+/// It is [`search_many`] with one key.
 ///
 /// # Errors
 /// [`ProgramError::Misuse`] if the tables do not have the sizes 1, 2, 4, … or there are more
@@ -155,6 +191,32 @@ pub fn search<R: Ram>(
     key: R::Word,
     tables: &[Vec<R::Word>],
 ) -> Result<(R::Word, R::Bit), ProgramError> {
+    search_many(m, array, &[key], tables)?
+        .pop()
+        .ok_or(ProgramError::Misuse("one key gives one result"))
+}
+
+/// The program for k keys at once: [`search`] run for every key in lock step, so that each
+/// step is one batch for all keys — the k probes of a step are one
+/// [`read_many`](Ram::read_many) and the k comparisons one [`lt_many`](Ram::lt_many), and an
+/// engine-table level is one batch of products and one of inner products. Returns one (index,
+/// found) per key, in the order of `keys`.
+///
+/// **Costs** for k keys (p and t as in the [module documentation](self)): k·(p + 1 − t)
+/// DORAM accesses in p + 2 − t batches of k reads, k·(p + 2) comparisons in p + 2 batches,
+/// k·(2^t − 2) products for the one-hot vectors of the table levels; the rounds are those of
+/// one key — they grow with log n, not with k. The owner's tables are input once for all
+/// keys.
+///
+/// # Errors
+/// As [`search`].
+#[allow(clippy::type_complexity)]
+pub fn search_many<R: Ram>(
+    m: &mut R,
+    array: OArray,
+    keys: &[R::Word],
+    tables: &[Vec<R::Word>],
+) -> Result<Vec<(R::Word, R::Bit)>, ProgramError> {
     let n = array.len();
     let halves = schedule(n);
     if tables.len() > halves.len() || tables.iter().enumerate().any(|(j, t)| t.len() != 1 << j) {
@@ -162,51 +224,77 @@ pub fn search<R: Ram>(
             "probe tables must have sizes 1, 2, 4, …",
         ));
     }
-    if n == 0 {
-        return Ok((m.int(0), m.public_bit(false)));
+    let k = keys.len();
+    if n == 0 || k == 0 {
+        return Ok(vec![(m.int(0), m.public_bit(false)); k]);
     }
-    let mut base = m.int(0);
-    let mut onehot = vec![m.int(1)];
-    let mut last = m.public_bit(false);
+    let mut base = vec![m.int(0); k];
+    // Per key: the one-hot vector of its comparison bits so far, and the last bit.
+    let mut onehot = vec![vec![m.int(1)]; k];
+    let mut last = vec![m.public_bit(false); k];
     for (j, &half) in halves.iter().enumerate() {
-        let v = if let Some(table) = tables.get(j) {
+        let v: Vec<R::Word> = if let Some(table) = tables.get(j) {
             if j == 0 {
-                table[0]
+                vec![table[0]; k]
             } else {
-                // Extend the one-hot vector by the last bit, then take the inner product.
-                let pairs: Vec<_> = onehot.iter().map(|&h| (h, R::value(last))).collect();
-                let right = m.mul_many(&pairs)?;
-                let mut next = Vec::with_capacity(2 * onehot.len());
-                for (&h, r) in onehot.iter().zip(right) {
-                    next.push(h - r);
-                    next.push(r);
+                // Extend each one-hot vector by its last bit (one batch of products for all
+                // keys), then take the inner products with the table (one batch).
+                let pairs: Vec<_> = onehot
+                    .iter()
+                    .zip(&last)
+                    .flat_map(|(h, &b)| h.iter().map(move |&x| (x, R::value(b))))
+                    .collect();
+                let mut right = m.mul_many(&pairs)?.into_iter();
+                for h in onehot.iter_mut() {
+                    let mut next = Vec::with_capacity(2 * h.len());
+                    for (&x, r) in h.iter().zip(right.by_ref()) {
+                        next.push(x - r);
+                        next.push(r);
+                    }
+                    *h = next;
                 }
-                let v = m.dot_many(&[(&next[..], &table[..])])?[0];
-                onehot = next;
-                v
+                let dots: Vec<_> = onehot.iter().map(|h| (&h[..], &table[..])).collect();
+                m.dot_many(&dots)?
             }
         } else {
-            let probe = base + m.int(half as u64 - 1);
-            m.read(array, probe)?
+            let off = m.int(half as u64 - 1);
+            let reads: Vec<_> = base.iter().map(|&b| (array, b + off)).collect();
+            m.read_many(&reads)?
         };
-        let below = m.lt_many(&[(v, key)], KEY_BITS)?[0];
-        base += R::value(below) * Fp::from_u64(half as u64);
-        last = below;
+        let pairs: Vec<_> = v.into_iter().zip(keys.iter().copied()).collect();
+        let below = m.lt_many(&pairs, KEY_BITS)?;
+        for ((b, l), &bit) in base.iter_mut().zip(last.iter_mut()).zip(&below) {
+            *b += R::value(bit) * Fp::from_u64(half as u64);
+            *l = bit;
+        }
     }
     // The last probe: A[base] against the key, and [base = n − 1].
-    let v = m.read(array, base)?;
+    let reads: Vec<_> = base.iter().map(|&b| (array, b)).collect();
+    let v = m.read_many(&reads)?;
     let end = m.int(n as u64 - 1);
-    let r = m.cmp_many(&[(v, key), (base, end)], KEY_BITS)?;
-    let (lt, eq) = r[0];
+    let pairs: Vec<_> = (0..k)
+        .flat_map(|i| [(v[i], keys[i]), (base[i], end)])
+        .collect();
+    let r = m.cmp_many(&pairs, KEY_BITS)?;
+    let (lt, eq): (Vec<R::Bit>, Vec<R::Bit>) = r.chunks(2).map(|c| c[0]).unzip();
     // lt·[base = n − 1]: the index is n.
-    let last_lt = m.mul_many(&[(R::value(lt), R::value(r[1].1))])?[0];
-    let index = base + R::value(lt);
+    let ends: Vec<_> = (0..k)
+        .map(|i| (R::value(lt[i]), R::value(r[2 * i + 1].1)))
+        .collect();
+    let last_lt = m.mul_many(&ends)?;
+    let index: Vec<R::Word> = (0..k).map(|i| base[i] + R::value(lt[i])).collect();
     // Read A[index − [index = n]]; it matters only if lt = 1 and index < n.
-    let w = m.read(array, index - last_lt)?;
-    let e = m.eq_many(&[(w, key)], KEY_BITS)?[0];
-    let p = m.mul_many(&[(R::value(lt) - last_lt, R::value(e))])?[0];
-    let found = R::assume_bit(R::value(eq) + p);
-    Ok((index, found))
+    let reads: Vec<_> = (0..k).map(|i| (array, index[i] - last_lt[i])).collect();
+    let w = m.read_many(&reads)?;
+    let pairs: Vec<_> = w.into_iter().zip(keys.iter().copied()).collect();
+    let e = m.eq_many(&pairs, KEY_BITS)?;
+    let pairs: Vec<_> = (0..k)
+        .map(|i| (R::value(lt[i]) - last_lt[i], R::value(e[i])))
+        .collect();
+    let p = m.mul_many(&pairs)?;
+    Ok((0..k)
+        .map(|i| (index[i], R::assume_bit(R::value(eq[i]) + p[i])))
+        .collect())
 }
 
 /// The same search as a linear scan in the engine over secret `entries` (no DORAM): the index
@@ -247,6 +335,23 @@ pub fn run_plain(
     key: u64,
     hides_op_type: bool,
 ) -> Result<(SearchOutput, PlainCounts), ProgramError> {
+    let (mut out, counts) = run_plain_many(sorted, &[key], hides_op_type)?;
+    let one = out
+        .pop()
+        .ok_or(ProgramError::Misuse("one key gives one result"))?;
+    Ok((one, counts))
+}
+
+/// [`run_plain`] for k keys at once: [`search_many`] on the plaintext machine, the outputs in
+/// the order of `keys`.
+///
+/// # Errors
+/// As [`run_plain`].
+pub fn run_plain_many(
+    sorted: &[u64],
+    keys: &[u64],
+    hides_op_type: bool,
+) -> Result<(Vec<SearchOutput>, PlainCounts), ProgramError> {
     check_sorted(sorted)?;
     let n = sorted.len();
     let mut m = PlainRam::new(hides_op_type);
@@ -256,12 +361,17 @@ pub fn run_plain(
         .collect();
     let array = m.alloc_ints(sorted)?;
     m.boot()?;
-    let (index, found) = search(&mut m, array, Fp::from_u64(key), &tables)?;
-    let output = SearchOutput {
-        index: to_int(index, n as u128 + 1, "search index")?,
-        found,
-    };
-    Ok((output, m.counts()))
+    let keys: Vec<Fp> = keys.iter().map(|&k| Fp::from_u64(k)).collect();
+    let outputs = search_many(&mut m, array, &keys, &tables)?
+        .into_iter()
+        .map(|(index, found)| {
+            Ok(SearchOutput {
+                index: to_int(index, n as u128 + 1, "search index")?,
+                found,
+            })
+        })
+        .collect::<Result<Vec<_>, ProgramError>>()?;
+    Ok((outputs, m.counts()))
 }
 
 /// The error for the first pair of entries out of order, if any.
@@ -290,6 +400,36 @@ fn check_inputs(
     }
     if (me == roles.owner) != data.is_some() {
         return Err(InputError::Role("the data owner, and only it, provides the array").into());
+    }
+    if let Some(d) = data {
+        check_sorted(d)?;
+    }
+    Ok(())
+}
+
+/// The batched search's checks at this party before anything is sent.
+fn check_batch_inputs(
+    me: PartyId,
+    roles: &Roles,
+    data: Option<&[u64]>,
+    keys: Option<&[u64]>,
+) -> Result<(), ProgramError> {
+    roles.check()?;
+    if (me == roles.querier) != keys.is_some() {
+        return Err(InputError::Role("the querier, and only it, provides the keys").into());
+    }
+    if (me == roles.owner) != data.is_some() {
+        return Err(InputError::Role("the data owner, and only it, provides the array").into());
+    }
+    if let Some(k) = keys
+        && k.len() as u64 > MAX_KEYS
+    {
+        return Err(InputError::TooLarge {
+            what: "the number of keys",
+            got: k.len() as u64,
+            max: MAX_KEYS,
+        }
+        .into());
     }
     if let Some(d) = data {
         check_sorted(d)?;
@@ -345,25 +485,145 @@ fn run_with<D: Backend>(
     let p = plan(n);
     m.preprocess_bits(p.bits)?;
     let key = m.input_scalar(roles.querier, key)?;
+    let tables = input_tables(&mut m, roles.owner, data, n)?;
+    let array = m.alloc_input(roles.owner, data, n)?;
+    m.boot(p.accesses)?;
+    let (index, found) = search(&mut m, array, key, &tables)?;
+    let output = open_output(&mut m, &roles, n, index, found)?;
+    Ok(PartyRun::from_machine(&mut m, output))
+}
+
+/// The owner's probe tables of the [`engine_levels`]`(n)` first loop probes, input to the
+/// engine in one round: the owner passes `Some(sorted entries)`, the others `None`.
+fn input_tables<D: Backend>(
+    m: &mut Machine<D>,
+    owner: PartyId,
+    data: Option<&[u64]>,
+    n: usize,
+) -> Result<Vec<Vec<Secret>>, ProgramError> {
     let t = engine_levels(n);
     let flat: Option<Vec<u64>> = data.map(|d| probe_tables(d, t).concat());
     let flat_tables = m.engine_in(Part::Input, |on| {
         on.input(match &flat {
             Some(f) => Input::Own(&f[..]),
             None => Input::Peer {
-                dealer: roles.owner,
+                dealer: owner,
                 count: (1 << t) - 1,
             },
         })
     })?;
-    let tables: Vec<Vec<Secret>> = (0..t)
+    Ok((0..t)
         .map(|j| flat_tables[(1 << j) - 1..(1 << (j + 1)) - 1].to_vec())
-        .collect();
+        .collect())
+}
+
+/// One party's run of the batched search ([`search_many`]) with the backend `D`: the owner
+/// passes `Some(sorted entries)`, the querier `Some(keys)`, everybody else `None`. The owner
+/// announces n and the querier k (the number of keys is public, the keys are not); the array
+/// is loaded into the DORAM once and the k keys are searched in lock step. The receiver gets
+/// `Some(one output per key)`, in the order of the keys.
+///
+/// Costs: those of [`search_many`] with [`plan_many`]`(n, k)`, plus one setup, one Init and
+/// the owner's tables once; rounds: those of one search plus one for announcing k.
+///
+/// # Errors
+/// [`ProgramError::Input`] for a wrong role input, an unsorted array or more than
+/// [`MAX_KEYS`] keys (before sending); [`ProgramError::BadSizes`] if the owner announces
+/// n > [`MAX_N`] or the querier k > [`MAX_KEYS`]; transport, engine and DORAM errors.
+pub fn run_many_with<D: Backend>(
+    mut session: Session,
+    seed: Seed,
+    roles: Roles,
+    data: Option<&[u64]>,
+    keys: Option<&[u64]>,
+) -> Result<PartyRun<Vec<SearchOutput>>, ProgramError> {
+    let me = session.me();
+    check_batch_inputs(me, &roles, data, keys)?;
+    agree_on_run(&mut session, BATCH_NAME, D::NAME, &roles)?;
+    let sizes = data.map(|d| [d.len() as u64]);
+    let n = announce_sizes(
+        &mut session,
+        roles.owner,
+        sizes.as_ref().map(|s| &s[..]),
+        &[MAX_N],
+        &["n"],
+    )?[0] as usize;
+    let count = keys.map(|k| [k.len() as u64]);
+    let k = announce_sizes(
+        &mut session,
+        roles.querier,
+        count.as_ref().map(|s| &s[..]),
+        &[MAX_KEYS],
+        &["the number of keys"],
+    )?[0] as usize;
+    let mut m = Machine::<D>::setup(session, seed)?;
+    let p = plan_many(n, k);
+    m.preprocess_bits(p.bits)?;
+    let keys = m.input_vector(roles.querier, keys, k)?;
+    let tables = input_tables(&mut m, roles.owner, data, n)?;
     let array = m.alloc_input(roles.owner, data, n)?;
     m.boot(p.accesses)?;
-    let (index, found) = search(&mut m, array, key, &tables)?;
-    let output = open_output(&mut m, &roles, n, index, found)?;
+    let results = search_many(&mut m, array, &keys, &tables)?;
+    let flat: Vec<Secret> = results
+        .iter()
+        .flat_map(|&(index, found)| [index, found.value()])
+        .collect();
+    let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &flat))?;
+    let output = out
+        .map(|v| {
+            v.chunks(2)
+                .map(|c| {
+                    Ok(SearchOutput {
+                        index: to_int(c[0], n as u128 + 1, "search index")?,
+                        found: to_int(c[1], 2, "found bit")? == 1,
+                    })
+                })
+                .collect::<Result<Vec<_>, ProgramError>>()
+        })
+        .transpose()?;
     Ok(PartyRun::from_machine(&mut m, output))
+}
+
+/// The name the parties agree on for the batched search ([`run_many_with`]).
+pub const BATCH_NAME: &str = "binary-search-batch";
+
+/// [`run_many_with`] with the backend chosen at run time.
+///
+/// # Errors
+/// As [`run_many_with`].
+pub fn run_party_many(
+    session: Session,
+    config: &RunConfig,
+    data: Option<&[u64]>,
+    keys: Option<&[u64]>,
+) -> Result<PartyRun<Vec<SearchOutput>>, ProgramError> {
+    crate::with_backend!(config.backend, D => run_many_with::<D>(session, config.seed, config.roles, data, keys))
+}
+
+/// The batched search on three threads over an in-process mesh, each party's seed from
+/// `entropy`: the owner gets `sorted`, the querier `keys`. Returns the three runs (the
+/// receiver's has the outputs).
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local_many(
+    backend: BackendKind,
+    roles: Roles,
+    sorted: &[u64],
+    keys: &[u64],
+    entropy: Entropy,
+) -> Result<[PartyRun<Vec<SearchOutput>>; 3], ProgramError> {
+    all_ok(run_three(entropy, |session, seed| {
+        let me = session.me();
+        let config = RunConfig {
+            backend,
+            roles,
+            seed,
+        };
+        let d = (me == roles.owner).then_some(sorted);
+        let q = (me == roles.querier).then_some(keys);
+        run_party_many(session, &config, d, q)
+    }))
 }
 
 /// The linear-scan search ([`linear_search`]) as one party's run: the owner's entries and the

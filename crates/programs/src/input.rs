@@ -2,7 +2,7 @@
 //!
 //! * sorted arrays ([`parse_sorted`]): one unsigned 64-bit integer per line, or the first
 //!   column of a CSV file (an optional non-numeric header line is skipped); must be
-//!   non-decreasing;
+//!   non-decreasing; search keys ([`parse_keys`]) the same, in any order;
 //! * edge lists ([`parse_edges`], [`vertices_of`]): `u,v` or `u,v,w` per line (the weight
 //!   required for Dijkstra, optional otherwise), vertex ids in `0..V`, weights integers in
 //!   `0..=`[`MAX_WEIGHT`];
@@ -128,6 +128,19 @@ fn integer(line: usize, field: &str, max: u64) -> Result<u64, InputError> {
     }
 }
 
+/// The integers of the first column, with their line numbers: one integer per line or the
+/// first CSV column; a first line whose first field is not a number is a header.
+fn first_column(text: &str) -> impl Iterator<Item = Result<(usize, u64), InputError>> + '_ {
+    lines(text).enumerate().filter_map(|(k, (line, l))| {
+        let first = l.split(',').next().unwrap_or("").trim();
+        let numeric = first.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+        if k == 0 && !numeric {
+            return None; // a header
+        }
+        Some(integer(line, first, u64::MAX).map(|v| (line, v)))
+    })
+}
+
 /// Parses a sorted array: one integer per line or the first CSV column; a first line whose
 /// first field is not a number is a header.
 ///
@@ -135,13 +148,8 @@ fn integer(line: usize, field: &str, max: u64) -> Result<u64, InputError> {
 /// [`InputError::NotAnInteger`], [`InputError::Unsorted`].
 pub fn parse_sorted(text: &str) -> Result<Vec<u64>, InputError> {
     let mut out: Vec<u64> = Vec::new();
-    for (k, (line, l)) in lines(text).enumerate() {
-        let first = l.split(',').next().unwrap_or("").trim();
-        let numeric = first.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
-        if k == 0 && !numeric {
-            continue; // a header
-        }
-        let v = integer(line, first, u64::MAX)?;
+    for item in first_column(text) {
+        let (line, v) = item?;
         if let Some(&previous) = out.last()
             && v < previous
         {
@@ -149,6 +157,30 @@ pub fn parse_sorted(text: &str) -> Result<Vec<u64>, InputError> {
                 line,
                 value: v,
                 previous,
+            });
+        }
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// Parses search keys, in the format of [`parse_sorted`] but in any order: one unsigned
+/// 64-bit integer per line or the first CSV column, an optional header line, blank lines and
+/// `#` comments ignored. Stops at the first key beyond `max` keys.
+///
+/// # Errors
+/// [`InputError::NotAnInteger`]; [`InputError::TooLarge`] for more than `max` keys.
+pub fn parse_keys(text: &str, max: u64) -> Result<Vec<u64>, InputError> {
+    let mut out: Vec<u64> = Vec::new();
+    for item in first_column(text) {
+        let (_, v) = item?;
+        if out.len() as u64 >= max {
+            // Count the rest for the message, without keeping them.
+            let got = out.len() as u64 + 1 + first_column(text).skip(out.len() + 1).count() as u64;
+            return Err(InputError::TooLarge {
+                what: "the number of keys",
+                got,
+                max,
             });
         }
         out.push(v);
@@ -348,6 +380,21 @@ mod tests {
         assert!(matches!(
             parse_sorted("1.5\n"),
             Err(InputError::NotAnInteger { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn key_files() {
+        assert_eq!(parse_keys("key\n9\n2\n\n# c\n2\n", 10), Ok(vec![9, 2, 2]));
+        assert_eq!(parse_keys("5,x\n1,y\n", 10), Ok(vec![5, 1]));
+        assert_eq!(parse_keys("", 10), Ok(vec![]));
+        assert!(matches!(
+            parse_keys("1\n-2\n", 10),
+            Err(InputError::NotAnInteger { line: 2, .. })
+        ));
+        assert!(matches!(
+            parse_keys("1\n2\n3\n4\n", 3),
+            Err(InputError::TooLarge { got: 4, max: 3, .. })
         ));
     }
 
