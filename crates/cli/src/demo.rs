@@ -201,6 +201,7 @@ fn binary_search(
     let program = Program::BinarySearch(SearchArgs {
         data: Some(data_path),
         key: Some(key),
+        keys: None,
         query: Querier { querier: 1 },
         common: Common {
             backend: crate::run::Backend::Duoram,
@@ -216,7 +217,7 @@ fn binary_search(
         on_threads(config_path, move |me, session| {
             let own = Inputs::Search {
                 data: (me == PartyId::P0).then(|| data.clone()),
-                key: (me == PartyId::P1).then_some(key),
+                keys: (me == PartyId::P1).then(|| vec![key]),
             };
             let s = crate::run::party_seed(&randomness, me);
             crate::run::run_one(session, s, &program, &own)

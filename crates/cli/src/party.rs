@@ -37,7 +37,7 @@ pub enum Job {
     /// One party of the 3P-Duoram benchmark (the same options on every party).
     Duoram(crate::duoram::DuoramArgs),
     /// One party of a secure RAM program; give only this party's role's inputs (the owner
-    /// `--data`/`--graph`/`--prefs`, the querier `--key`/`--source`).
+    /// `--data`/`--graph`/`--prefs`, the querier `--key`/`--keys`/`--source`).
     Run(crate::run::RunArgs),
 }
 

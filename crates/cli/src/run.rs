@@ -8,15 +8,17 @@
 //! input); `doram party --config C --id I run …` plays one party on its own host.
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Subcommand, ValueEnum};
 use doram_core::{PartyId, Seed};
 
 use crate::randomness::Randomness;
 use doram::{BackendKind, RunConfig, run_party};
 use doram_net::{Session, Shaping, run_parties_ok};
-use doram_programs::input::{Edge, Prefs, parse_edges, parse_prefs, parse_sorted};
+use doram_programs::binary_search::SearchOutput;
+use doram_programs::binary_search::{MAX_KEYS, run_party_many};
+use doram_programs::input::{Edge, Prefs, parse_edges, parse_keys, parse_prefs, parse_sorted};
 use doram_programs::machine::Part;
-use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching};
+use doram_programs::{Bfs, Dijkstra, StableMatching};
 use doram_programs::{PartyRun, Roles};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -99,10 +101,19 @@ impl Common {
 /// The programs.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Program {
-    /// Binary search of a secret key in a secret sorted array: the index of the first entry
-    /// ≥ key and whether it equals the key.
+    /// Binary search of secret keys in a secret sorted array: for each key, the index of the
+    /// first entry ≥ key and whether it equals the key.
     ///
-    /// Example: `doram run binary-search --data sorted.csv --key 42`.
+    /// Inputs: the owner's sorted array (`--data`); the querier's key (`--key N`) or keys
+    /// (`--keys FILE`, one per line, searched together over one setup: the array is loaded
+    /// into the DORAM once and every step of the search is one batch for all keys).
+    /// Output (receiver): `results`, one `{"index", "found"}` per key in input order — `index`
+    /// is the first position whose entry is ≥ the key (n if none, as Python's
+    /// `bisect_left`), `found` whether that entry equals the key; with a single key also its
+    /// `index` and `found` at the top level. The number of keys is public, the keys are not.
+    /// Limits: n ≤ 2^27 entries, at most 4096 keys, entries and keys below 2^64.
+    ///
+    /// Example: `doram run binary-search --data sorted.csv --key 42` or `--keys keys.txt`.
     BinarySearch(SearchArgs),
     /// BFS distances (in edges) from a secret source in a secret graph.
     ///
@@ -142,14 +153,20 @@ pub struct Querier {
 
 /// Arguments of the binary search.
 #[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("query-keys").args(["key", "keys"]).multiple(false)))]
 pub struct SearchArgs {
     /// The data owner's sorted array: one unsigned 64-bit integer per line (or the first
     /// column of a CSV file); `#` starts a comment.
     #[arg(long, value_parser = crate::existing_file)]
     pub data: Option<PathBuf>,
-    /// The querier's key (an unsigned 64-bit integer).
+    /// The querier's key (an unsigned 64-bit integer); or give `--keys`.
     #[arg(long, allow_hyphen_values = true, value_parser = unsigned)]
     pub key: Option<u64>,
+    /// The querier's keys, searched with one setup: one unsigned 64-bit integer per line (or
+    /// the first column of a CSV file), in any order; an optional header line, blank lines and
+    /// `#` comments are skipped as in `--data`; at most 4096 keys.
+    #[arg(long, value_parser = crate::existing_file)]
+    pub keys: Option<PathBuf>,
     #[command(flatten)]
     pub query: Querier,
     #[command(flatten)]
@@ -251,9 +268,10 @@ impl Program {
 
 /// A party's inputs, read and checked before anything is sent.
 pub(crate) enum Inputs {
+    /// The querier's key or keys (`--key` is one key).
     Search {
         data: Option<Vec<u64>>,
-        key: Option<u64>,
+        keys: Option<Vec<u64>>,
     },
     Graph {
         graph: Option<(u64, Vec<Edge>)>,
@@ -310,14 +328,29 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
     Ok(match program {
         Program::BinarySearch(a) => {
             need(a.data.is_some(), roles.owner, "--data")?;
-            need(a.key.is_some(), roles.querier, "--key")?;
+            need(
+                a.key.is_some() || a.keys.is_some(),
+                roles.querier,
+                "--key N or --keys FILE",
+            )?;
             let data = match &a.data {
                 Some(p) => {
                     Some(parse_sorted(&read(p)?).with_context(|| format!("{}", p.display()))?)
                 }
                 None => None,
             };
-            Inputs::Search { data, key: a.key }
+            let keys = match (&a.keys, a.key) {
+                (Some(p), _) => {
+                    let keys = parse_keys(&read(p)?, MAX_KEYS)
+                        .with_context(|| format!("{}", p.display()))?;
+                    if keys.is_empty() {
+                        bail!("{}: no keys (one unsigned integer per line)", p.display());
+                    }
+                    Some(keys)
+                }
+                (None, key) => key.map(|k| vec![k]),
+            };
+            Inputs::Search { data, keys }
         }
         Program::Bfs(a) | Program::Dijkstra(a) => {
             need(a.graph.is_some(), roles.owner, "--graph")?;
@@ -445,6 +478,18 @@ fn outcome<T>(
     }
 }
 
+/// One `{"index", "found"}` per key under `results`; a single key's also at the top level.
+fn search_json(results: &[SearchOutput]) -> Value {
+    let list: Vec<Value> = results
+        .iter()
+        .map(|o| json!({ "index": o.index, "found": o.found }))
+        .collect();
+    match results {
+        [o] => json!({ "index": o.index, "found": o.found, "results": list }),
+        _ => json!({ "results": list }),
+    }
+}
+
 fn distances_json(d: &[Option<u64>]) -> Value {
     json!({ "distances": d })
 }
@@ -465,12 +510,10 @@ pub(crate) fn run_one(
     };
     let fail = || format!("{me}: {} failed", program.name());
     Ok(match inputs {
-        Inputs::Search { data, key } => {
-            let r = run_party::<BinarySearch>(session, &config, data.as_deref(), *key)
+        Inputs::Search { data, keys } => {
+            let r = run_party_many(session, &config, data.as_deref(), keys.as_deref())
                 .with_context(fail)?;
-            let out = r
-                .output
-                .map(|o| json!({ "index": o.index, "found": o.found }));
+            let out = r.output.as_deref().map(search_json);
             outcome(me, program, &r, out)
         }
         Inputs::Graph { graph, source } => {
@@ -528,9 +571,9 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
         // Each party thread gets only its own role's inputs.
         let mine = |me: PartyId| -> Inputs {
             match &inputs {
-                Inputs::Search { data, key } => Inputs::Search {
+                Inputs::Search { data, keys } => Inputs::Search {
                     data: data.clone().filter(|_| me == roles.owner),
-                    key: key.filter(|_| me == roles.querier),
+                    keys: keys.clone().filter(|_| me == roles.querier),
                 },
                 Inputs::Graph { graph, source } => Inputs::Graph {
                     graph: graph.clone().filter(|_| me == roles.owner),
@@ -622,7 +665,12 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
                     args.extend(["--data".into(), path(&a.data)?]);
                 }
                 if me == roles.querier {
-                    args.extend(["--key".into(), a.key.unwrap_or_default().to_string()]);
+                    match (&a.keys, a.key) {
+                        (Some(_), _) => args.extend(["--keys".into(), path(&a.keys)?]),
+                        (None, key) => {
+                            args.extend(["--key".into(), key.unwrap_or_default().to_string()]);
+                        }
+                    }
                 }
             }
             Program::Bfs(a) | Program::Dijkstra(a) => {

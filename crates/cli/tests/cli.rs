@@ -506,6 +506,87 @@ fn run_programs_give_the_plaintext_answers() {
     assert!(!v["parties"][0]["output"].is_null());
 }
 
+/// Issue 21: many keys in one run, one result per key in input order (threads and processes).
+#[test]
+fn run_binary_search_with_a_keys_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let sorted: String = (0..100).map(|i| format!("{}\n", 3 * i)).collect();
+    let data = file(dir.path(), "sorted.csv", &sorted);
+    // A header, a comment, a blank line, keys in any order, below and above the array.
+    let keys = file(
+        dir.path(),
+        "keys.csv",
+        "key,comment\n43,x\n# skipped\n\n0\n1000\n42\n18446744073709551615\n",
+    );
+    let expect = serde_json::json!([
+        {"index": 15, "found": false},
+        {"index": 0, "found": true},
+        {"index": 100, "found": false},
+        {"index": 14, "found": true},
+        {"index": 100, "found": false},
+    ]);
+    let v = run_json(&["run", "binary-search", "--data", &data, "--keys", &keys]);
+    assert_eq!(v["output"]["results"], expect);
+    let parties = v["parties"].as_array().unwrap();
+    assert!(parties[0]["output"].is_null() && parties[1]["output"].is_null());
+    let v = run_json(&[
+        "run",
+        "--processes",
+        "binary-search",
+        "--data",
+        &data,
+        "--keys",
+        &keys,
+        "--backend",
+        "linear-scan",
+        "--querier",
+        "2",
+        "--receiver",
+        "0",
+    ]);
+    assert_eq!(v["output"]["results"], expect);
+    // One key: the list and the single-key fields.
+    let one = file(dir.path(), "one.txt", "43\n");
+    let v = run_json(&["run", "binary-search", "--data", &data, "--keys", &one]);
+    assert_eq!(
+        v["output"]["results"],
+        serde_json::json!([{"index": 15, "found": false}])
+    );
+    assert_eq!(v["output"]["index"], 15);
+}
+
+/// Issue 21: bad key files and flag combinations fail before any party starts.
+#[test]
+fn run_binary_search_rejects_bad_key_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = file(dir.path(), "s.csv", "1\n2\n3\n");
+    let neg = file(dir.path(), "neg.txt", "5\n-1\n");
+    let dec = file(dir.path(), "dec.txt", "1.5\n");
+    let empty = file(dir.path(), "empty.txt", "# nothing\n\n");
+    let many: String = (0..5000).map(|i| format!("{i}\n")).collect();
+    let many = file(dir.path(), "many.txt", &many);
+    let missing = dir.path().join("absent.txt");
+    let missing = missing.to_str().unwrap();
+    for (args, expect) in [
+        (vec!["--keys", &neg], "line 2"),
+        (vec!["--keys", &dec], "not an integer"),
+        (vec!["--keys", &empty], "no keys"),
+        (vec!["--keys", &many], "more than the supported 4096"),
+        (vec!["--keys", missing], "absent.txt"),
+        (vec!["--keys", &neg, "--key", "3"], "cannot be used with"),
+        (vec![], "--keys"),
+    ] {
+        let mut all = vec!["run", "binary-search", "--data", &data];
+        all.extend(args.iter().copied());
+        let out = doram().args(&all).output().unwrap();
+        assert!(!out.status.success(), "{all:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expect), "{all:?}: {err}");
+        // Nothing ran: no party reported.
+        assert!(out.stdout.is_empty(), "{all:?}");
+    }
+}
+
 #[test]
 fn run_as_processes_gives_each_party_only_its_input() {
     let dir = tempfile::tempdir().unwrap();
