@@ -30,6 +30,12 @@ pub const BATCH_LEAVES: usize = 1 << 20;
 /// The most operations in one preprocessing batch (for small memories).
 pub const BATCH_OPS: usize = 1024;
 
+/// A batch of reads ([`Duoram::read_batch`]) holds the material of at most this many DPF
+/// leaves per position, summed over its reads: `2^21 / 2^h` reads (at least 1, at most
+/// [`BATCH_OPS`]), so that the material held at once stays in the hundreds of MiB however many
+/// reads a caller batches (one read's material is a few vectors of `2^h` words).
+pub const READ_BATCH_LEAVES: usize = 1 << 21;
+
 /// Words per frame when a whole vector is sent (Init): well below the transport's frame limit.
 const CHUNK_WORDS: usize = 1 << 18;
 
@@ -797,7 +803,8 @@ impl<W: DuoWord> Duoram<W> {
     /// `k` independent READs (Duoram §1.2: "doing k reads in parallel takes one round of
     /// communication"): all offsets in one message to each peer, all γ's in one message from P2
     /// — two sequential messages for the batch, `k` triples of material (missing ones are
-    /// preprocessed inline first).
+    /// preprocessed inline first). Larger batches than [`BATCH_OPS`] reads or
+    /// [`READ_BATCH_LEAVES`] leaves of material run as consecutive batches.
     ///
     /// # Errors
     /// As [`read`](Self::read).
@@ -810,10 +817,12 @@ impl<W: DuoWord> Duoram<W> {
         if k == 0 {
             return Ok(Vec::new());
         }
-        if k > BATCH_OPS {
-            // Bounded messages: batches of at most BATCH_OPS reads, one after the other.
+        let most = (READ_BATCH_LEAVES >> self.h).clamp(1, BATCH_OPS);
+        if k > most {
+            // Bounded messages and material: batches of at most `most` reads, one after the
+            // other.
             let mut out = Vec::with_capacity(k);
-            for part in addrs.chunks(BATCH_OPS) {
+            for part in addrs.chunks(most) {
                 out.extend(self.read_batch(part)?);
             }
             return Ok(out);

@@ -238,7 +238,7 @@ pub mod role;
 pub mod runner;
 pub mod word;
 
-pub use duoram::{BATCH_LEAVES, BATCH_OPS, Duoram, MAX_LOG_N};
+pub use duoram::{BATCH_LEAVES, BATCH_OPS, Duoram, MAX_LOG_N, READ_BATCH_LEAVES};
 pub use error::DuoramError;
 pub use role::{Role, Side};
 pub use runner::{
