@@ -41,16 +41,26 @@
 //! the querier's k keys are searched in lock step over one DORAM loaded once. Step j of every
 //! key is one batch: the k probe addresses are one [`read_many`](Ram::read_many) (Duoram
 //! shares the rounds of a batch of reads), the k comparisons one [`lt_many`](Ram::lt_many),
-//! a table level one batch of products and one of inner products. So for k keys:
+//! a table level one batch of products and one of inner products. The owner's tables serve
+//! all keys, so a batch takes more levels from them ([`table_levels`]: 2^t − 1 ≤ k·⌊n/64⌋, at
+//! most 20 levels, up to every loop probe and the last probe — at n = 2^17 + 1 and k = 1000
+//! all 19 probes, leaving the final read A\[index\] as each key's only DORAM access). Beyond
+//! [`onehot_split`] a table is read as a matrix: the one-hot vector of the first s bits
+//! picks a row and that of the later bits a column, so a key holds 2^s + 2^{j−s} one-hot
+//! words instead of 2^j, and a level costs it 2^{j−s} inner products of length 2^s, 2^{j−s−1}
+//! products and one more inner product (two rounds, as below the split). For k keys and t
+//! table levels:
 //! * DORAM accesses: k·(p + 1 − t), in p + 2 − t batches;
-//! * comparisons: k·(p + 2), in p + 2 batches; k·(2^t − 2) products for the table levels;
-//! * rounds: on Duoram, those of one key — they grow with log n, not with k — plus one round
-//!   in which the querier announces k (a batch of reads shares its rounds up to
-//!   [`BATCH_OPS`](doram_duoram::BATCH_OPS) = 1024 reads; beyond that, one more batch per 1024
-//!   keys). Ramen and the linear scan run the reads of a batch one after the other, so there
-//!   only the engine's rounds (conversions, comparisons, products) stay those of one key;
-//! * once for all keys: setup, the owner's tables (2^t − 1 inputs), DORAM Init, and the
-//!   preprocessing of all random bits (one batch).
+//! * comparisons: k·(p + 2), in p + 2 batches; table levels: about k·2^t local
+//!   multiplications and k·2^{t−s} + k·2^s products and inner products;
+//! * rounds: the engine's (conversions, comparisons, products) are those of one key — they
+//!   grow with log n, not with k — plus one round in which the querier announces k. On Duoram
+//!   a batch of reads shares its two messages up to min(1024, 2^21 / 2^⌈log₂ n⌉) reads (the
+//!   material of a read is O(n) words; [`READ_BATCH_LEAVES`](doram_duoram::READ_BATCH_LEAVES)),
+//!   so at large n a batch runs as ⌈k / that⌉ consecutive batches, each with its inline
+//!   preprocessing. Ramen and the linear scan run the reads of a batch one after the other;
+//! * once for all keys: setup, the owner's tables (2^t − 1 inputs, one round), DORAM Init,
+//!   and the preprocessing of all random bits (one batch).
 //!
 //! k is public (like n); the keys and the results are not, and the receiver alone learns the
 //! k results. With one key the operation sequence is exactly that of [`search`].
@@ -135,25 +145,66 @@ pub fn engine_levels(n: usize) -> usize {
         .min(schedule(n).len())
 }
 
-/// The owner's probe tables of the first `levels` loop probes: entry c of table j is the
-/// entry probed at step j when the earlier comparison bits b_0 … b_{j−1} spell c (b_0 most
-/// significant); table j has 2^j entries. Every position is in range, because base + len ≤ n
-/// holds for every bit pattern.
+/// The owner's probe tables of the first `levels` probes: entry c of table j is the entry
+/// probed at step j when the earlier comparison bits b_0 … b_{j−1} spell c (b_0 most
+/// significant); table j has 2^j entries. Probe j < L = [`schedule`]`(n).len()` is loop probe
+/// j; probe L is the last probe (A\[base\], which only a batch of keys takes from a table,
+/// see [`table_levels`]). Every position is in range, because base + len ≤ n holds for every
+/// bit pattern.
 pub fn probe_tables(sorted: &[u64], levels: usize) -> Vec<Vec<u64>> {
     let halves = schedule(sorted.len());
-    (0..levels.min(halves.len()))
+    let probes = if sorted.is_empty() {
+        0
+    } else {
+        halves.len() + 1
+    };
+    (0..levels.min(probes))
         .map(|j| {
+            // The last probe reads A[base]: offset 0.
+            let offset = halves.get(j).map_or(0, |h| h - 1);
             (0..1usize << j)
                 .map(|c| {
                     let base: usize = (0..j)
                         .filter(|&i| (c >> (j - 1 - i)) & 1 == 1)
                         .map(|i| halves[i])
                         .sum();
-                    sorted[base + halves[j] - 1]
+                    sorted[base + offset]
                 })
                 .collect()
         })
         .collect()
+}
+
+/// The most table levels a batch uses: the largest table has 2^19 entries.
+pub const MAX_TABLE_LEVELS: usize = 20;
+
+/// How many of the first probes of [`search_many`] with `k` keys read an engine table (see
+/// [`probe_tables`]): for one key, [`engine_levels`]`(n)`; for k > 1 the owner's tables serve
+/// every key, so the budget grows with k: the largest t with 2^t − 1 ≤ k·⌊n/64⌋, at most
+/// [`MAX_TABLE_LEVELS`] and at most the number of probes (the loop probes and the last one).
+/// A table level costs each key about 2^t local multiplications and 2^{t/2} products (see
+/// [`onehot_split`]), far below a DORAM access of an n-word memory, whose local work is O(n)
+/// on Duoram and the linear scan. The rule depends on the public n and k only.
+pub fn table_levels(n: usize, k: usize) -> usize {
+    if k <= 1 || n == 0 {
+        return engine_levels(n);
+    }
+    let budget = (k as u64)
+        .saturating_mul(n as u64 / 64)
+        .saturating_add(1)
+        .ilog2() as usize;
+    budget.min(MAX_TABLE_LEVELS).min(schedule(n).len() + 1)
+}
+
+/// The level from which a table probe of [`search_many`] with `k` keys and `t` table levels
+/// reads its table as a 2^s × 2^{j−s} matrix: the one-hot vector of the first s comparison
+/// bits selects a row, that of the later bits a column. Below it, a key's one-hot vector over
+/// all its bits so far is kept (2^j words). s = min(t, 14, 20 − ⌈log₂ k⌉): one key keeps the
+/// plain one-hot vector for every level it uses, and k keys keep at most 2^20 words of
+/// one-hot vectors.
+pub fn onehot_split(t: usize, k: usize) -> usize {
+    let log_k = k.max(1).next_power_of_two().trailing_zeros() as usize;
+    t.min(14).min(20usize.saturating_sub(log_k))
 }
 
 /// Accesses, comparisons and random bits of a search over `n` entries with
@@ -163,14 +214,14 @@ pub fn plan(n: usize) -> Plan {
 }
 
 /// Accesses, comparisons and random bits of [`search_many`] with `k` keys over `n` entries
-/// with [`engine_levels`]`(n)` table levels: k times those of one key.
+/// with [`table_levels`]`(n, k)` table levels: k times those of one key with as many levels.
 pub fn plan_many(n: usize, k: usize) -> Plan {
     if n == 0 {
         return Plan::default();
     }
     let comparisons = k * (probes(n) + 2);
     Plan {
-        accesses: k * (probes(n) + 1 - engine_levels(n)),
+        accesses: k * (probes(n) + 1 - table_levels(n, k)),
         comparisons,
         bits: comparisons * bits_per_comparison(KEY_BITS),
     }
@@ -184,7 +235,7 @@ pub fn plan_many(n: usize, k: usize) -> Plan {
 ///
 /// # Errors
 /// [`ProgramError::Misuse`] if the tables do not have the sizes 1, 2, 4, … or there are more
-/// of them than loop probes; the machine's errors.
+/// of them than probes (loop probes and the last one); the machine's errors.
 pub fn search<R: Ram>(
     m: &mut R,
     array: OArray,
@@ -217,9 +268,29 @@ pub fn search_many<R: Ram>(
     keys: &[R::Word],
     tables: &[Vec<R::Word>],
 ) -> Result<Vec<(R::Word, R::Bit)>, ProgramError> {
+    let split = onehot_split(tables.len(), keys.len());
+    search_many_split(m, array, keys, tables, split)
+}
+
+/// [`search_many`] with the table probes beyond level `split` reading their tables as
+/// matrices (see [`onehot_split`], which the entry points use). Every split gives the same
+/// results; it changes the products and rounds a table probe costs.
+///
+/// # Errors
+/// As [`search`].
+#[allow(clippy::type_complexity)]
+pub fn search_many_split<R: Ram>(
+    m: &mut R,
+    array: OArray,
+    keys: &[R::Word],
+    tables: &[Vec<R::Word>],
+    split: usize,
+) -> Result<Vec<(R::Word, R::Bit)>, ProgramError> {
     let n = array.len();
     let halves = schedule(n);
-    if tables.len() > halves.len() || tables.iter().enumerate().any(|(j, t)| t.len() != 1 << j) {
+    let levels = halves.len();
+    let probes = if n == 0 { 0 } else { levels + 1 };
+    if tables.len() > probes || tables.iter().enumerate().any(|(j, t)| t.len() != 1 << j) {
         return Err(ProgramError::Misuse(
             "probe tables must have sizes 1, 2, 4, …",
         ));
@@ -229,33 +300,11 @@ pub fn search_many<R: Ram>(
         return Ok(vec![(m.int(0), m.public_bit(false)); k]);
     }
     let mut base = vec![m.int(0); k];
-    // Per key: the one-hot vector of its comparison bits so far, and the last bit.
-    let mut onehot = vec![vec![m.int(1)]; k];
+    let mut onehot = OneHot::new(m, k, split);
     let mut last = vec![m.public_bit(false); k];
     for (j, &half) in halves.iter().enumerate() {
         let v: Vec<R::Word> = if let Some(table) = tables.get(j) {
-            if j == 0 {
-                vec![table[0]; k]
-            } else {
-                // Extend each one-hot vector by its last bit (one batch of products for all
-                // keys), then take the inner products with the table (one batch).
-                let pairs: Vec<_> = onehot
-                    .iter()
-                    .zip(&last)
-                    .flat_map(|(h, &b)| h.iter().map(move |&x| (x, R::value(b))))
-                    .collect();
-                let mut right = m.mul_many(&pairs)?.into_iter();
-                for h in onehot.iter_mut() {
-                    let mut next = Vec::with_capacity(2 * h.len());
-                    for (&x, r) in h.iter().zip(right.by_ref()) {
-                        next.push(x - r);
-                        next.push(r);
-                    }
-                    *h = next;
-                }
-                let dots: Vec<_> = onehot.iter().map(|h| (&h[..], &table[..])).collect();
-                m.dot_many(&dots)?
-            }
+            onehot.probe(m, j, table, &last)?
         } else {
             let off = m.int(half as u64 - 1);
             let reads: Vec<_> = base.iter().map(|&b| (array, b + off)).collect();
@@ -269,8 +318,12 @@ pub fn search_many<R: Ram>(
         }
     }
     // The last probe: A[base] against the key, and [base = n − 1].
-    let reads: Vec<_> = base.iter().map(|&b| (array, b)).collect();
-    let v = m.read_many(&reads)?;
+    let v = if let Some(table) = tables.get(levels) {
+        onehot.probe(m, levels, table, &last)?
+    } else {
+        let reads: Vec<_> = base.iter().map(|&b| (array, b)).collect();
+        m.read_many(&reads)?
+    };
     let end = m.int(n as u64 - 1);
     let pairs: Vec<_> = (0..k)
         .flat_map(|i| [(v[i], keys[i]), (base[i], end)])
@@ -295,6 +348,97 @@ pub fn search_many<R: Ram>(
     Ok((0..k)
         .map(|i| (index[i], R::assume_bit(R::value(eq[i]) + p[i])))
         .collect())
+}
+
+/// Each key's one-hot vectors of its comparison bits so far, for reading the probe tables:
+/// `high` over the first `split` bits (b_0 most significant), `low` over the later ones.
+struct OneHot<W> {
+    split: usize,
+    high: Vec<Vec<W>>,
+    low: Vec<Vec<W>>,
+}
+
+impl<W: Copy + core::ops::Sub<Output = W>> OneHot<W> {
+    fn new<R: Ram<Word = W>>(m: &R, k: usize, split: usize) -> Self {
+        OneHot {
+            split,
+            high: vec![vec![m.int(1)]; k],
+            low: vec![vec![m.int(1)]; k],
+        }
+    }
+
+    /// Every key's entry of `table` (probe `j`, 2^j entries) at its bits so far, `last`
+    /// being bit j − 1. Up to the split: the one-hot vector is extended by the last bit (one
+    /// batch of products) and multiplied with the table (one batch of inner products). Beyond
+    /// it, with c = a·2^{j−s} + r: in one batch, the low vector is extended and the inner
+    /// products w_r = Σ_a high\[a\]·T\[a·2^{j−s} + r\] are taken; then ⟨low, w⟩ (one more
+    /// batch).
+    fn probe<R: Ram<Word = W>>(
+        &mut self,
+        m: &mut R,
+        j: usize,
+        table: &[W],
+        last: &[R::Bit],
+    ) -> Result<Vec<W>, ProgramError> {
+        let k = self.high.len();
+        if j == 0 {
+            return Ok(vec![table[0]; k]);
+        }
+        let bits: Vec<W> = last.iter().map(|&b| R::value(b)).collect();
+        if j <= self.split {
+            // Extend each one-hot vector by its last bit (one batch of products for all
+            // keys), then take the inner products with the table (one batch).
+            let pairs: Vec<_> = self
+                .high
+                .iter()
+                .zip(&bits)
+                .flat_map(|(h, &b)| h.iter().map(move |&x| (x, b)))
+                .collect();
+            let right = m.mul_many(&pairs)?;
+            extend(&mut self.high, right);
+            let dots: Vec<_> = self.high.iter().map(|h| (&h[..], table)).collect();
+            return m.dot_many(&dots);
+        }
+        let cols = 1usize << (j - self.split);
+        // The table's columns, each of 2^s entries.
+        let columns: Vec<Vec<W>> = (0..cols)
+            .map(|r| table.iter().skip(r).step_by(cols).copied().collect())
+            .collect();
+        let mut dots: Vec<(&[W], &[W])> = Vec::with_capacity(k * (cols / 2 + cols));
+        for (l, b) in self.low.iter().zip(&bits) {
+            dots.extend(
+                l.iter()
+                    .map(|x| (std::slice::from_ref(x), std::slice::from_ref(b))),
+            );
+        }
+        for h in &self.high {
+            dots.extend(columns.iter().map(|c| (&h[..], &c[..])));
+        }
+        let mut out = m.dot_many(&dots)?;
+        let w = out.split_off(k * cols / 2);
+        extend(&mut self.low, out);
+        let dots: Vec<_> = self
+            .low
+            .iter()
+            .zip(w.chunks(cols))
+            .map(|(l, w)| (&l[..], w))
+            .collect();
+        m.dot_many(&dots)
+    }
+}
+
+/// Replaces each one-hot vector h by its extension by one bit b, given the products h·b in
+/// order: entry 2i is h_i − h_i·b, entry 2i + 1 is h_i·b.
+fn extend<W: Copy + core::ops::Sub<Output = W>>(vectors: &mut [Vec<W>], products: Vec<W>) {
+    let mut right = products.into_iter();
+    for h in vectors.iter_mut() {
+        let mut next = Vec::with_capacity(2 * h.len());
+        for (&x, r) in h.iter().zip(right.by_ref()) {
+            next.push(x - r);
+            next.push(r);
+        }
+        *h = next;
+    }
 }
 
 /// The same search as a linear scan in the engine over secret `entries` (no DORAM): the index
@@ -355,7 +499,7 @@ pub fn run_plain_many(
     check_sorted(sorted)?;
     let n = sorted.len();
     let mut m = PlainRam::new(hides_op_type);
-    let tables: Vec<Vec<Fp>> = probe_tables(sorted, engine_levels(n))
+    let tables: Vec<Vec<Fp>> = probe_tables(sorted, table_levels(n, keys.len()))
         .into_iter()
         .map(|t| t.into_iter().map(Fp::from_u64).collect())
         .collect();
@@ -485,7 +629,7 @@ fn run_with<D: Backend>(
     let p = plan(n);
     m.preprocess_bits(p.bits)?;
     let key = m.input_scalar(roles.querier, key)?;
-    let tables = input_tables(&mut m, roles.owner, data, n)?;
+    let tables = input_tables(&mut m, roles.owner, data, engine_levels(n))?;
     let array = m.alloc_input(roles.owner, data, n)?;
     m.boot(p.accesses)?;
     let (index, found) = search(&mut m, array, key, &tables)?;
@@ -493,15 +637,14 @@ fn run_with<D: Backend>(
     Ok(PartyRun::from_machine(&mut m, output))
 }
 
-/// The owner's probe tables of the [`engine_levels`]`(n)` first loop probes, input to the
-/// engine in one round: the owner passes `Some(sorted entries)`, the others `None`.
+/// The owner's probe tables of the `t` first probes, input to the engine in one round: the
+/// owner passes `Some(sorted entries)`, the others `None`.
 fn input_tables<D: Backend>(
     m: &mut Machine<D>,
     owner: PartyId,
     data: Option<&[u64]>,
-    n: usize,
+    t: usize,
 ) -> Result<Vec<Vec<Secret>>, ProgramError> {
-    let t = engine_levels(n);
     let flat: Option<Vec<u64>> = data.map(|d| probe_tables(d, t).concat());
     let flat_tables = m.engine_in(Part::Input, |on| {
         on.input(match &flat {
@@ -560,7 +703,7 @@ pub fn run_many_with<D: Backend>(
     let p = plan_many(n, k);
     m.preprocess_bits(p.bits)?;
     let keys = m.input_vector(roles.querier, keys, k)?;
-    let tables = input_tables(&mut m, roles.owner, data, n)?;
+    let tables = input_tables(&mut m, roles.owner, data, table_levels(n, k))?;
     let array = m.alloc_input(roles.owner, data, n)?;
     m.boot(p.accesses)?;
     let results = search_many(&mut m, array, &keys, &tables)?;

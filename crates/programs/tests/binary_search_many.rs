@@ -121,6 +121,82 @@ fn one_key_batch_is_the_single_search() {
     }
 }
 
+/// Every number of table levels, up to all loop probes and the last probe, for one and many
+/// keys, with the one-hot vectors split at every level.
+#[test]
+fn every_table_level_count_on_the_plaintext_machine() {
+    use doram_field::Fp;
+    use doram_programs::PlainRam;
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 0x25);
+    for n in (1..34).chain([64, 100, 129]) {
+        let data = sorted(&mut rng, n, 1 + n as u64 / 3);
+        let probes = binary_search::schedule(n).len() + 1;
+        for k in [1usize, 2, 7, 33] {
+            let ks = keys(&mut rng, &data, k);
+            let want = oracle(&data, &ks);
+            for (t, split) in (0..=probes).flat_map(|t| (0..=t).map(move |s| (t, s))) {
+                let mut m = PlainRam::new(true);
+                let array = m.alloc_ints(&data).unwrap();
+                m.boot().unwrap();
+                let tables: Vec<Vec<Fp>> = binary_search::probe_tables(&data, t)
+                    .into_iter()
+                    .map(|t| t.into_iter().map(Fp::from_u64).collect())
+                    .collect();
+                assert_eq!(tables.len(), t);
+                let words: Vec<Fp> = ks.iter().map(|&x| Fp::from_u64(x)).collect();
+                let got: Vec<SearchOutput> =
+                    binary_search::search_many_split(&mut m, array, &words, &tables, split)
+                        .unwrap()
+                        .into_iter()
+                        .map(|(i, f)| SearchOutput {
+                            index: i.to_u128() as u64,
+                            found: f,
+                        })
+                        .collect();
+                assert_eq!(
+                    got, want,
+                    "n = {n}, k = {k}, t = {t}, split {split}, seed {seed}"
+                );
+                // Every probe from a table: only the final read touches the memory.
+                if t == probes {
+                    assert_eq!(m.counts().accesses, k, "n = {n}");
+                }
+                assert!(m.counts().accesses >= k);
+            }
+        }
+    }
+}
+
+/// A batch large enough for the k-dependent rule to take every probe from the tables.
+#[test]
+fn large_batches_read_only_the_final_entry_from_the_memory() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 0x26);
+    let roles = Roles::default();
+    let n = 64;
+    let k = 256;
+    let probes = binary_search::schedule(n).len() + 1;
+    assert_eq!(binary_search::table_levels(n, k), probes);
+    assert_eq!(plan_many(n, k).accesses, k);
+    let data = sorted(&mut rng, n, 40);
+    let ks = keys(&mut rng, &data, k);
+    let (out, _) = run_plain_many(&data, &ks, false).unwrap();
+    assert_eq!(out, oracle(&data, &ks));
+    for backend in [BackendKind::LinearScan, BackendKind::Duoram] {
+        let runs = run_local_many(backend, roles, &data, &ks, Entropy::InsecureSeed(seed)).unwrap();
+        assert_eq!(
+            receiver(&runs, roles),
+            oracle(&data, &ks),
+            "{}",
+            backend.name()
+        );
+        for r in &runs {
+            assert_eq!(r.meter.get(Part::Oram).accesses, k as u64);
+        }
+    }
+}
+
 fn receiver(runs: &[PartyRun<Vec<SearchOutput>>; 3], roles: Roles) -> Vec<SearchOutput> {
     for (i, r) in runs.iter().enumerate() {
         assert_eq!(r.output.is_some(), i == roles.receiver.index());
@@ -295,4 +371,50 @@ fn batch_input_errors_are_typed_and_local() {
         r[0],
         Err(ProgramError::Input(InputError::Unsorted { line: 2, .. }))
     ));
+}
+
+/// The matrix reading of the tables on a secure machine: every probe from a table, the one-hot
+/// vectors split after two bits.
+#[test]
+fn split_one_hot_tables_on_a_secure_machine() {
+    use doram_duoram::Duoram;
+    use doram_field::Fp;
+    use doram_programs::{Machine, run_three, to_int};
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 0x27);
+    let n = 40;
+    let data = sorted(&mut rng, n, 25);
+    let ks = keys(&mut rng, &data, 5);
+    let t = binary_search::schedule(n).len() + 1;
+    let tables = binary_search::probe_tables(&data, t);
+    let r = run_three(Entropy::InsecureSeed(seed), |session, s| {
+        let me = session.me();
+        let mut m = Machine::<Duoram<Fp>>::setup(session, s)?;
+        let owner = (me == PartyId::P0).then_some(&ks[..]);
+        let keys = m.input_vector(PartyId::P0, owner, ks.len())?;
+        let flat: Vec<u64> = tables.concat();
+        let owned = (me == PartyId::P0).then_some(&flat[..]);
+        let v = m.input_vector(PartyId::P0, owned, flat.len())?;
+        let tabs: Vec<Vec<_>> = (0..t)
+            .map(|j| v[(1 << j) - 1..(1 << (j + 1)) - 1].to_vec())
+            .collect();
+        let owned = (me == PartyId::P0).then_some(&data[..]);
+        let array = m.alloc_input(PartyId::P0, owned, n)?;
+        m.boot(0)?;
+        let res = binary_search::search_many_split(&mut m, array, &keys, &tabs, 2)?;
+        assert_eq!(m.meter().get(Part::Oram).accesses, ks.len() as u64);
+        let flat: Vec<_> = res.iter().flat_map(|&(i, f)| [i, f.value()]).collect();
+        let o = m.cpu(|on| on.open_many(&flat))?;
+        o.chunks(2)
+            .map(|c| {
+                Ok(SearchOutput {
+                    index: to_int(c[0], n as u128 + 1, "index")?,
+                    found: to_int(c[1], 2, "found")? == 1,
+                })
+            })
+            .collect::<Result<Vec<_>, ProgramError>>()
+    });
+    for out in r {
+        assert_eq!(out.unwrap(), oracle(&data, &ks));
+    }
 }
