@@ -42,9 +42,11 @@
 //! key is one batch: the k probe addresses are one [`read_many`](Ram::read_many) (Duoram
 //! shares the rounds of a batch of reads), the k comparisons one [`lt_many`](Ram::lt_many),
 //! a table level one batch of products and one of inner products. The owner's tables serve
-//! all keys, so a batch takes more levels from them ([`table_levels`]: 2^t − 1 ≤ k·⌊n/64⌋, at
-//! most 20 levels, up to every loop probe and the last probe — at n = 2^17 + 1 and k = 1000
-//! all 19 probes, leaving the final read A\[index\] as each key's only DORAM access). Beyond
+//! all keys, so on a backend whose accesses do O(n) local work (Duoram, the linear scan) a
+//! batch takes more levels from them ([`table_levels`]: 2^t − 1 ≤ k·⌊n/64⌋, at most 20
+//! levels, up to every loop probe and the last probe — at n = 2^17 + 1 and k = 1000 all 19
+//! probes, leaving the final read A\[index\] as each key's only DORAM access); Ramen, whose
+//! accesses are cheap amortised, keeps the tables of one key. Beyond
 //! [`onehot_split`] a table is read as a matrix: the one-hot vector of the first s bits
 //! picks a row and that of the later bits a column, so a key holds 2^s + 2^{j−s} one-hot
 //! words instead of 2^j, and a level costs it 2^{j−s} inner products of length 2^s, 2^{j−s−1}
@@ -178,15 +180,38 @@ pub fn probe_tables(sorted: &[u64], levels: usize) -> Vec<Vec<u64>> {
 /// The most table levels a batch uses: the largest table has 2^19 entries.
 pub const MAX_TABLE_LEVELS: usize = 20;
 
+/// How the local work of one DORAM access grows with the memory: what decides how many
+/// probes a batch of keys takes from the owner's tables ([`table_levels`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessWork {
+    /// O(n) per access: Duoram (DPF evaluation over the memory) and the linear scan.
+    Linear,
+    /// Sublinear per access, amortised: Ramen (O(√n·log n)).
+    Sublinear,
+}
+
+impl AccessWork {
+    /// The access work of the backend `D`.
+    pub fn of<D: Backend>() -> AccessWork {
+        if D::NAME == <doram_ramen::Ramen as doram_oram::Protocol>::NAME {
+            AccessWork::Sublinear
+        } else {
+            AccessWork::Linear
+        }
+    }
+}
+
 /// How many of the first probes of [`search_many`] with `k` keys read an engine table (see
-/// [`probe_tables`]): for one key, [`engine_levels`]`(n)`; for k > 1 the owner's tables serve
-/// every key, so the budget grows with k: the largest t with 2^t − 1 ≤ k·⌊n/64⌋, at most
-/// [`MAX_TABLE_LEVELS`] and at most the number of probes (the loop probes and the last one).
-/// A table level costs each key about 2^t local multiplications and 2^{t/2} products (see
-/// [`onehot_split`]), far below a DORAM access of an n-word memory, whose local work is O(n)
-/// on Duoram and the linear scan. The rule depends on the public n and k only.
-pub fn table_levels(n: usize, k: usize) -> usize {
-    if k <= 1 || n == 0 {
+/// [`probe_tables`]). For one key, or a backend with [`AccessWork::Sublinear`] accesses,
+/// [`engine_levels`]`(n)`. With [`AccessWork::Linear`] accesses and k > 1 the owner's tables
+/// serve every key, so the budget grows with k: the largest t with 2^t − 1 ≤ k·⌊n/64⌋, at
+/// most [`MAX_TABLE_LEVELS`] and at most the number of probes (the loop probes and the last
+/// one). A table level j costs each key about 2^j local multiplications and 2^{j/2} products
+/// (see [`onehot_split`]), less than an access that does O(n) local work (on this machine, at
+/// n = 2^17 + 1: a level of 2^17 entries ≈ 10 ms per key, a Duoram read ≈ 15–25 ms) but far
+/// more than a Ramen access amortised (< 1 ms). The rule depends on public values only.
+pub fn table_levels(n: usize, k: usize, work: AccessWork) -> usize {
+    if k <= 1 || n == 0 || work == AccessWork::Sublinear {
         return engine_levels(n);
     }
     let budget = (k as u64)
@@ -210,18 +235,19 @@ pub fn onehot_split(t: usize, k: usize) -> usize {
 /// Accesses, comparisons and random bits of a search over `n` entries with
 /// [`engine_levels`]`(n)` table levels.
 pub fn plan(n: usize) -> Plan {
-    plan_many(n, 1)
+    plan_many(n, 1, AccessWork::Linear)
 }
 
 /// Accesses, comparisons and random bits of [`search_many`] with `k` keys over `n` entries
-/// with [`table_levels`]`(n, k)` table levels: k times those of one key with as many levels.
-pub fn plan_many(n: usize, k: usize) -> Plan {
+/// with [`table_levels`]`(n, k, work)` table levels: k times those of one key with as many
+/// levels.
+pub fn plan_many(n: usize, k: usize, work: AccessWork) -> Plan {
     if n == 0 {
         return Plan::default();
     }
     let comparisons = k * (probes(n) + 2);
     Plan {
-        accesses: k * (probes(n) + 1 - table_levels(n, k)),
+        accesses: k * (probes(n) + 1 - table_levels(n, k, work)),
         comparisons,
         bits: comparisons * bits_per_comparison(KEY_BITS),
     }
@@ -479,15 +505,15 @@ pub fn run_plain(
     key: u64,
     hides_op_type: bool,
 ) -> Result<(SearchOutput, PlainCounts), ProgramError> {
-    let (mut out, counts) = run_plain_many(sorted, &[key], hides_op_type)?;
+    let (mut out, counts) = run_plain_many(sorted, &[key], hides_op_type, AccessWork::Linear)?;
     let one = out
         .pop()
         .ok_or(ProgramError::Misuse("one key gives one result"))?;
     Ok((one, counts))
 }
 
-/// [`run_plain`] for k keys at once: [`search_many`] on the plaintext machine, the outputs in
-/// the order of `keys`.
+/// [`run_plain`] for k keys at once: [`search_many`] on the plaintext machine with the table
+/// levels of a backend with `work` ([`table_levels`]), the outputs in the order of `keys`.
 ///
 /// # Errors
 /// As [`run_plain`].
@@ -495,11 +521,12 @@ pub fn run_plain_many(
     sorted: &[u64],
     keys: &[u64],
     hides_op_type: bool,
+    work: AccessWork,
 ) -> Result<(Vec<SearchOutput>, PlainCounts), ProgramError> {
     check_sorted(sorted)?;
     let n = sorted.len();
     let mut m = PlainRam::new(hides_op_type);
-    let tables: Vec<Vec<Fp>> = probe_tables(sorted, table_levels(n, keys.len()))
+    let tables: Vec<Vec<Fp>> = probe_tables(sorted, table_levels(n, keys.len(), work))
         .into_iter()
         .map(|t| t.into_iter().map(Fp::from_u64).collect())
         .collect();
@@ -666,8 +693,8 @@ fn input_tables<D: Backend>(
 /// is loaded into the DORAM once and the k keys are searched in lock step. The receiver gets
 /// `Some(one output per key)`, in the order of the keys.
 ///
-/// Costs: those of [`search_many`] with [`plan_many`]`(n, k)`, plus one setup, one Init and
-/// the owner's tables once; rounds: those of one search plus one for announcing k.
+/// Costs: those of [`search_many`] with [`plan_many`]`(n, k, `[`AccessWork::of`]`::<D>())`,
+/// plus one setup, one Init and the owner's tables once; rounds: those of one search plus one for announcing k.
 ///
 /// # Errors
 /// [`ProgramError::Input`] for a wrong role input, an unsorted array or more than
@@ -700,10 +727,11 @@ pub fn run_many_with<D: Backend>(
         &["the number of keys"],
     )?[0] as usize;
     let mut m = Machine::<D>::setup(session, seed)?;
-    let p = plan_many(n, k);
+    let work = AccessWork::of::<D>();
+    let p = plan_many(n, k, work);
     m.preprocess_bits(p.bits)?;
     let keys = m.input_vector(roles.querier, keys, k)?;
-    let tables = input_tables(&mut m, roles.owner, data, table_levels(n, k))?;
+    let tables = input_tables(&mut m, roles.owner, data, table_levels(n, k, work))?;
     let array = m.alloc_input(roles.owner, data, n)?;
     m.boot(p.accesses)?;
     let results = search_many(&mut m, array, &keys, &tables)?;

@@ -10,7 +10,8 @@ use common::{run_program, transcripts};
 use doram_core::{Entropy, PartyId};
 use doram_mpc::testkit::test_seed;
 use doram_programs::binary_search::{
-    self, MAX_KEYS, SearchOutput, plan_many, run_local_many, run_party_many, run_plain_many,
+    self, AccessWork, MAX_KEYS, SearchOutput, plan_many, run_local_many, run_party_many,
+    run_plain_many,
 };
 use doram_programs::{BackendKind, InputError, Part, PartyRun, ProgramError, Roles};
 use rand::{Rng, SeedableRng};
@@ -94,11 +95,15 @@ fn many_keys_on_the_plaintext_machine() {
         let data = sorted(&mut rng, n, spread);
         for k in [1usize, 2, 7, 33] {
             let ks = keys(&mut rng, &data, k);
-            for hides in [true, false] {
-                let (out, counts) = run_plain_many(&data, &ks, hides)
+            for (hides, work) in [
+                (true, AccessWork::Linear),
+                (true, AccessWork::Sublinear),
+                (false, AccessWork::Linear),
+            ] {
+                let (out, counts) = run_plain_many(&data, &ks, hides, work)
                     .unwrap_or_else(|e| panic!("n = {n}, k = {k}, seed {seed}: {e}"));
                 assert_eq!(out, oracle(&data, &ks), "n = {n}, keys {ks:?}, seed {seed}");
-                let plan = plan_many(n, k);
+                let plan = plan_many(n, k, work);
                 assert_eq!(counts.accesses, plan.accesses, "n = {n}, k = {k}");
                 assert_eq!(counts.comparisons, plan.comparisons, "n = {n}, k = {k}");
             }
@@ -115,7 +120,7 @@ fn one_key_batch_is_the_single_search() {
         let data = sorted(&mut rng, n, 50);
         for key in keys(&mut rng, &data, 5) {
             let single = binary_search::run_plain(&data, key, true).unwrap();
-            let (many, counts) = run_plain_many(&data, &[key], true).unwrap();
+            let (many, counts) = run_plain_many(&data, &[key], true, AccessWork::Linear).unwrap();
             assert_eq!((vec![single.0], single.1), (many, counts), "n = {n}");
         }
     }
@@ -177,11 +182,14 @@ fn large_batches_read_only_the_final_entry_from_the_memory() {
     let n = 64;
     let k = 256;
     let probes = binary_search::schedule(n).len() + 1;
-    assert_eq!(binary_search::table_levels(n, k), probes);
-    assert_eq!(plan_many(n, k).accesses, k);
+    assert_eq!(
+        binary_search::table_levels(n, k, AccessWork::Linear),
+        probes
+    );
+    assert_eq!(plan_many(n, k, AccessWork::Linear).accesses, k);
     let data = sorted(&mut rng, n, 40);
     let ks = keys(&mut rng, &data, k);
-    let (out, _) = run_plain_many(&data, &ks, false).unwrap();
+    let (out, _) = run_plain_many(&data, &ks, false, AccessWork::Linear).unwrap();
     assert_eq!(out, oracle(&data, &ks));
     for backend in [BackendKind::LinearScan, BackendKind::Duoram] {
         let runs = run_local_many(backend, roles, &data, &ks, Entropy::InsecureSeed(seed)).unwrap();
@@ -230,7 +238,11 @@ fn many_keys_on_every_backend() {
                 "{}: n = {n}, keys {ks:?}, data {data:?}",
                 backend.name()
             );
-            let plan = plan_many(n, k);
+            let work = match backend {
+                BackendKind::Ramen => AccessWork::Sublinear,
+                _ => AccessWork::Linear,
+            };
+            let plan = plan_many(n, k, work);
             for r in &runs {
                 assert_eq!(r.counters.inline_refills, 0);
                 assert_eq!(r.counters.bits_used, plan.bits as u64);
@@ -417,4 +429,22 @@ fn split_one_hot_tables_on_a_secure_machine() {
     for out in r {
         assert_eq!(out.unwrap(), oracle(&data, &ks));
     }
+}
+
+/// Which backends take the large tables of a batch.
+#[test]
+fn access_work_of_each_backend() {
+    use doram_duoram::Duoram;
+    use doram_field::Fp;
+    use doram_oram::LinearScanOram;
+    use doram_ramen::Ramen;
+    assert_eq!(AccessWork::of::<Ramen>(), AccessWork::Sublinear);
+    assert_eq!(AccessWork::of::<Duoram<Fp>>(), AccessWork::Linear);
+    assert_eq!(AccessWork::of::<LinearScanOram<Fp>>(), AccessWork::Linear);
+    let (n, k) = (131_073, 1000);
+    assert_eq!(
+        binary_search::table_levels(n, k, AccessWork::Sublinear),
+        binary_search::engine_levels(n)
+    );
+    assert_eq!(binary_search::table_levels(n, k, AccessWork::Linear), 19);
 }
