@@ -111,7 +111,8 @@ pub enum Program {
     /// is the first position whose entry is ≥ the key (n if none, as Python's
     /// `bisect_left`), `found` whether that entry equals the key; with a single key also its
     /// `index` and `found` at the top level. The number of keys is public, the keys are not.
-    /// Limits: n ≤ 2^27 entries, at most 4096 keys, entries and keys below 2^64.
+    /// Limits: n ≤ 2^27 entries, at most 4096 keys, entries and keys below 2^64. For many keys
+    /// over a large array `--backend ramen` is often the fastest (BENCHMARKS.md).
     ///
     /// Example: `doram run binary-search --data sorted.csv --key 42` or `--keys keys.txt`.
     BinarySearch(SearchArgs),
@@ -165,7 +166,7 @@ pub struct SearchArgs {
     /// The querier's keys, searched with one setup: one unsigned 64-bit integer per line (or
     /// the first column of a CSV file), in any order; an optional header line, blank lines and
     /// `#` comments are skipped as in `--data`; at most 4096 keys.
-    #[arg(long, value_parser = crate::existing_file)]
+    #[arg(long, value_name = "FILE", value_parser = crate::existing_file)]
     pub keys: Option<PathBuf>,
     #[command(flatten)]
     pub query: Querier,
