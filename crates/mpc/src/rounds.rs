@@ -144,9 +144,10 @@ impl<F: Ring> Round<F> for ProductRound<F> {
 
 /// `P_i`'s part x_i·y_i + x_i·y_{i−1} + x_{i−1}·y_i of the product of two replicated sharings:
 /// the three parts cover all nine products x_a·y_b, so they are additive shares of x·y.
+/// Computed as x_i·(y_i + y_{i−1}) + x_{i−1}·y_i: the same value with two multiplications.
 #[inline]
 pub(crate) fn local_product<F: Ring>(x: Replicated<F>, y: Replicated<F>) -> Additive<F> {
-    Additive::from_share(x.own() * y.own() + x.own() * y.prev() + x.prev() * y.own())
+    Additive::from_share(x.own() * (y.own() + y.prev()) + x.prev() * y.own())
 }
 
 /// Pending: an opening; this party holds `partial` (the sum of the shares it has) and adds the
