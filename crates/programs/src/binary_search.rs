@@ -207,8 +207,8 @@ impl AccessWork {
 /// serve every key, so the budget grows with k: the largest t with 2^t − 1 ≤ k·⌊n/64⌋, at
 /// most [`MAX_TABLE_LEVELS`] and at most the number of probes (the loop probes and the last
 /// one). A table level j costs each key about 2^j local multiplications and 2^{j/2} products
-/// (see [`onehot_split`]), less than an access that does O(n) local work (on this machine, at
-/// n = 2^17 + 1: a level of 2^17 entries ≈ 10 ms per key, a Duoram read ≈ 15–25 ms) but far
+/// (see [`onehot_split`]), less than an access that does O(n) local work (on a 2-core machine
+/// at n = 2^17 + 1: a level of 2^17 entries ≈ 10 ms per key, a Duoram read 15–45 ms by load) but far
 /// more than a Ramen access amortised (< 1 ms). The rule depends on public values only.
 pub fn table_levels(n: usize, k: usize, work: AccessWork) -> usize {
     if k <= 1 || n == 0 || work == AccessWork::Sublinear {
