@@ -237,6 +237,27 @@ impl SlotState {
     }
 }
 
+/// What one client connection carries from one request to the next.
+#[derive(Default)]
+struct Connection {
+    /// S_b: the instance fetched on this connection (material, held until), consumed by the
+    /// next shift.
+    fetched: Option<(Evaluation, Instant)>,
+    /// This connection's previous replies per stage, views then answer (for the stale-reply
+    /// behaviours).
+    previous: [Option<Vec<u8>>; 2],
+}
+
+/// What one poll of a client connection brought.
+enum Inbound {
+    /// A request frame, not yet decoded.
+    Request(Vec<u8>),
+    /// Nothing yet; keep waiting.
+    Idle,
+    /// Close the connection.
+    End,
+}
+
 enum Pool {
     Dealer(Mutex<VecDeque<DealerInstance>>),
     Holder(Box<Mutex<HolderStore>>),
@@ -627,142 +648,175 @@ impl Server {
     }
 
     fn handle_client_in(&self, mut s: Session, slot: &SlotState) {
-        let sh = &self.shared;
-        let role = sh.config.role;
         s.set_timeout(POLL);
         slot.touch();
-        // S_b: the instance fetched on this connection (material, held until), consumed by
-        // the next shift.
-        let mut fetched: Option<(Evaluation, Instant)> = None;
-        // This connection's previous replies per stage (for the stale-reply behaviours).
-        let mut previous: [Option<Vec<u8>>; 2] = [None, None];
+        let mut conn = Connection::default();
         loop {
             // Displaced by a newer connection: this ends it even if it keeps sending, so that
             // busy connections cannot outnumber the client limits.
             if slot.kick.load(Ordering::SeqCst) {
                 return;
             }
-            let bytes = match s.recv_bytes(SERVICE_CLIENT) {
-                Ok(b) => b,
-                Err(NetError::Timeout { .. }) => {
-                    if sh.shutdown.hard() || slot.idle_since().elapsed() >= sh.config.idle_timeout {
-                        return;
-                    }
-                    // A fetched instance whose shift does not come in the time the client
-                    // asked for is dropped (unused, never reused), so idle connections do not
-                    // pin 16N bytes each.
-                    if fetched.as_ref().is_some_and(|f| Instant::now() >= f.1) {
-                        fetched = None;
-                    }
-                    continue;
-                }
-                Err(NetError::FrameTooLarge { .. } | NetError::Peer(_)) => {
-                    // The request cannot be read (past the size cap, or cut): say so, then end
-                    // the connection, whose stream can no longer be trusted to be in step.
-                    let _ = Self::refuse(&mut s, 0, Refusal::BadRequest);
-                    return;
-                }
-                Err(_) => return,
+            let bytes = match self.recv_request(&mut s, slot, &mut conn) {
+                Inbound::Request(b) => b,
+                Inbound::Idle => continue,
+                Inbound::End => return,
             };
             slot.touch();
-            let Ok(req) = proto::decode_request(&bytes) else {
-                if !Self::refuse(&mut s, 0, Refusal::BadRequest) {
-                    return;
-                }
-                continue;
-            };
-            let nonce = req.nonce();
-            let keep = match (req, role) {
-                (Request::Hello(_), _) => self.reply(
-                    &mut s,
-                    Stage::Info,
-                    &proto::encode_info(role, &sh.db.info()),
-                    None,
-                ),
-                // Algorithm 2, step 11 at S_2: both views, one copy of the G outputs.
-                (Request::Begin { .. }, ServerId::S2) => match self.take_dealer() {
-                    Some(mut inst) => {
-                        self.count_query();
-                        if matches!(sh.behaviour, Behaviour::TamperView) {
-                            inst.views[0].inputs.seed ^= 1 << 100;
-                        }
-                        let msg =
-                            proto::encode_pair(nonce, inst.id, [&inst.views[0], &inst.views[1]]);
-                        let ok = self.reply(&mut s, Stage::Views, &msg, previous[0].as_deref());
-                        previous[0] = Some(msg);
-                        ok
-                    }
-                    None => Self::refuse(&mut s, nonce, Refusal::Unavailable),
-                },
-                // Step 11 at S_b: its regenerated full view.
-                (Request::Fetch { id, hold_ms, .. }, ServerId::S0 | ServerId::S1) => {
-                    fetched = None;
-                    let hold = Duration::from_millis(u64::from(hold_ms)).min(sh.config.max_hold);
-                    let held_until = Instant::now() + hold;
-                    match self.take_holder(id, sh.config.instance_wait.min(hold)) {
-                        Ok(mut e) => {
-                            let mut view = e.view.clone();
-                            if matches!(sh.behaviour, Behaviour::TamperView) {
-                                view.g_inputs.levels[0][1] ^= 1 << 9;
-                            }
-                            let msg = proto::encode_view(nonce, &view);
-                            e.view = view;
-                            fetched = Some((e, held_until));
-                            let ok = self.reply(&mut s, Stage::Views, &msg, previous[0].as_deref());
-                            previous[0] = Some(msg);
-                            ok
-                        }
-                        Err(PirError::InstanceReused { .. }) => {
-                            Self::refuse(&mut s, nonce, Refusal::Reused)
-                        }
-                        Err(PirError::ReplayedOffline { .. }) => {
-                            Self::refuse(&mut s, nonce, Refusal::Replayed)
-                        }
-                        Err(_) => Self::refuse(&mut s, nonce, Refusal::Unavailable),
-                    }
-                }
-                // Step 15: the inner products with the rotated database.
-                (Request::Shift { delta, .. }, ServerId::S0 | ServerId::S1) => {
-                    match fetched.take() {
-                        Some((e, _)) => {
-                            self.count_query();
-                            let msg = proto::encode_answer(nonce, &self.answer(&e, delta));
-                            let ok =
-                                self.reply(&mut s, Stage::Answer, &msg, previous[1].as_deref());
-                            previous[1] = Some(msg);
-                            ok
-                        }
-                        _ => Self::refuse(&mut s, nonce, Refusal::NotFetched),
-                    }
-                }
-                // Step 18: D[i] in the clear, with its Merkle path, for a client that
-                // identified this server as honest (or, on its explicit choice, as the one
-                // that was not silent).
-                (Request::Clear { index, .. }, _) => {
-                    self.count_query();
-                    sh.clears.fetch_add(1, Ordering::SeqCst);
-                    match self.compute_db().record_with_path(index) {
-                        Some((mut rec, path)) => {
-                            if matches!(sh.behaviour, Behaviour::LyingClear)
-                                && let Some(b) = rec.first_mut()
-                            {
-                                *b ^= 1;
-                            }
-                            s.send_bytes(
-                                SERVICE_CLIENT,
-                                &proto::encode_record(nonce, index, &rec, &path),
-                            )
-                            .is_ok()
-                        }
-                        None => Self::refuse(&mut s, nonce, Refusal::OutOfRange),
-                    }
-                }
-                _ => Self::refuse(&mut s, nonce, Refusal::WrongRole),
+            let keep = match proto::decode_request(&bytes) {
+                Ok(req) => self.serve_request(&mut s, req, &mut conn),
+                Err(_) => Self::refuse(&mut s, 0, Refusal::BadRequest),
             };
             if !keep {
                 return;
             }
         }
+    }
+
+    /// Waits one poll interval for the connection's next request frame. On a quiet poll,
+    /// drops a fetched instance whose hold has run out and says whether to go on waiting.
+    fn recv_request(&self, s: &mut Session, slot: &SlotState, conn: &mut Connection) -> Inbound {
+        let sh = &self.shared;
+        match s.recv_bytes(SERVICE_CLIENT) {
+            Ok(b) => Inbound::Request(b),
+            Err(NetError::Timeout { .. }) => {
+                if sh.shutdown.hard() || slot.idle_since().elapsed() >= sh.config.idle_timeout {
+                    return Inbound::End;
+                }
+                // A fetched instance whose shift does not come in the time the client asked
+                // for is dropped (unused, never reused), so idle connections do not pin 16N
+                // bytes each.
+                if conn.fetched.as_ref().is_some_and(|f| Instant::now() >= f.1) {
+                    conn.fetched = None;
+                }
+                Inbound::Idle
+            }
+            Err(NetError::FrameTooLarge { .. } | NetError::Peer(_)) => {
+                // The request cannot be read (past the size cap, or cut): say so, then end the
+                // connection, whose stream can no longer be trusted to be in step.
+                let _ = Self::refuse(s, 0, Refusal::BadRequest);
+                Inbound::End
+            }
+            Err(_) => Inbound::End,
+        }
+    }
+
+    /// Answers one decoded request as this server's role allows; `false` means: close the
+    /// connection.
+    fn serve_request(&self, s: &mut Session, req: Request, conn: &mut Connection) -> bool {
+        let role = self.shared.config.role;
+        let nonce = req.nonce();
+        match (req, role) {
+            (Request::Hello(_), _) => {
+                let info = proto::encode_info(role, &self.shared.db.info());
+                self.reply(s, Stage::Info, &info, None)
+            }
+            (Request::Begin { .. }, ServerId::S2) => self.serve_begin(s, nonce, conn),
+            (Request::Fetch { id, hold_ms, .. }, ServerId::S0 | ServerId::S1) => {
+                self.serve_fetch(s, nonce, id, hold_ms, conn)
+            }
+            (Request::Shift { delta, .. }, ServerId::S0 | ServerId::S1) => {
+                self.serve_shift(s, nonce, delta, conn)
+            }
+            (Request::Clear { index, .. }, _) => self.serve_clear(s, nonce, index),
+            _ => Self::refuse(s, nonce, Refusal::WrongRole),
+        }
+    }
+
+    /// [`reply`](Self::reply), then remembers `msg` as the connection's last reply at `stage`.
+    fn reply_and_keep(
+        &self,
+        s: &mut Session,
+        stage: Stage,
+        msg: Vec<u8>,
+        previous: &mut Option<Vec<u8>>,
+    ) -> bool {
+        let ok = self.reply(s, stage, &msg, previous.as_deref());
+        *previous = Some(msg);
+        ok
+    }
+
+    /// PIR-GOD Algorithm 2, step 11 at S_2: both views, one copy of the G outputs.
+    fn serve_begin(&self, s: &mut Session, nonce: proto::Nonce, conn: &mut Connection) -> bool {
+        let Some(mut inst) = self.take_dealer() else {
+            return Self::refuse(s, nonce, Refusal::Unavailable);
+        };
+        self.count_query();
+        if matches!(self.shared.behaviour, Behaviour::TamperView) {
+            inst.views[0].inputs.seed ^= 1 << 100;
+        }
+        let msg = proto::encode_pair(nonce, inst.id, [&inst.views[0], &inst.views[1]]);
+        self.reply_and_keep(s, Stage::Views, msg, &mut conn.previous[0])
+    }
+
+    /// PIR-GOD Algorithm 2, step 11 at S_b: its regenerated full view, held for the shift
+    /// until the time the client asked for (capped by the configuration).
+    fn serve_fetch(
+        &self,
+        s: &mut Session,
+        nonce: proto::Nonce,
+        id: u128,
+        hold_ms: u32,
+        conn: &mut Connection,
+    ) -> bool {
+        let sh = &self.shared;
+        conn.fetched = None;
+        let hold = Duration::from_millis(u64::from(hold_ms)).min(sh.config.max_hold);
+        let held_until = Instant::now() + hold;
+        match self.take_holder(id, sh.config.instance_wait.min(hold)) {
+            Ok(mut e) => {
+                let mut view = e.view.clone();
+                if matches!(sh.behaviour, Behaviour::TamperView) {
+                    view.g_inputs.levels[0][1] ^= 1 << 9;
+                }
+                let msg = proto::encode_view(nonce, &view);
+                e.view = view;
+                conn.fetched = Some((e, held_until));
+                self.reply_and_keep(s, Stage::Views, msg, &mut conn.previous[0])
+            }
+            Err(PirError::InstanceReused { .. }) => Self::refuse(s, nonce, Refusal::Reused),
+            Err(PirError::ReplayedOffline { .. }) => Self::refuse(s, nonce, Refusal::Replayed),
+            Err(_) => Self::refuse(s, nonce, Refusal::Unavailable),
+        }
+    }
+
+    /// PIR-GOD Algorithm 2, step 15 at S_b: the inner products of the fetched instance with
+    /// the database rotated by `delta`.
+    fn serve_shift(
+        &self,
+        s: &mut Session,
+        nonce: proto::Nonce,
+        delta: u32,
+        conn: &mut Connection,
+    ) -> bool {
+        let Some((e, _)) = conn.fetched.take() else {
+            return Self::refuse(s, nonce, Refusal::NotFetched);
+        };
+        self.count_query();
+        let msg = proto::encode_answer(nonce, &self.answer(&e, delta));
+        self.reply_and_keep(s, Stage::Answer, msg, &mut conn.previous[1])
+    }
+
+    /// PIR-GOD Algorithm 2, step 18: D[i] in the clear, with its Merkle path, for a client
+    /// that identified this server as honest (or, on its explicit choice, as the one that was
+    /// not silent).
+    fn serve_clear(&self, s: &mut Session, nonce: proto::Nonce, index: u64) -> bool {
+        let sh = &self.shared;
+        self.count_query();
+        sh.clears.fetch_add(1, Ordering::SeqCst);
+        let Some((mut rec, path)) = self.compute_db().record_with_path(index) else {
+            return Self::refuse(s, nonce, Refusal::OutOfRange);
+        };
+        if matches!(sh.behaviour, Behaviour::LyingClear)
+            && let Some(b) = rec.first_mut()
+        {
+            *b ^= 1;
+        }
+        s.send_bytes(
+            SERVICE_CLIENT,
+            &proto::encode_record(nonce, index, &rec, &path),
+        )
+        .is_ok()
     }
 
     /// The database the answers are computed on (differs only for a lying server).
