@@ -34,7 +34,7 @@
 //! with the same gates up to the numbering of wires, whose export is the same text.
 
 use crate::TwopcError;
-use crate::builder::{Bit, Builder};
+use crate::builder::{Bit, Builder, gate_output};
 use crate::gc::{Circuit, Gate, WireId};
 
 /// Bounds on what [`parse`] accepts, checked before it allocates.
@@ -321,111 +321,157 @@ pub fn parse_with_limits(
     text: &[u8],
     limits: &ParseLimits,
 ) -> Result<BristolCircuit, BristolError> {
-    use BristolErrorKind as K;
     let mut lines = Lines::new(text);
-    let header = lines.next_line("the header \"ngates nwires\"")?;
-    header.expect_tokens("header", 2)?;
-    // A gate line has at least 5 tokens and a newline: ≥ 10 bytes.
-    let gate_room = limits.max_gates.min(text.len() / 10);
-    let (n_gates, n_wires) = (header.number(0)?, header.number(1)?);
-    let n_gates = header.at_most("ngates", n_gates, gate_room)?;
-    let n_wires = header.at_most("nwires", n_wires, limits.max_wires)?;
-    let in_line = lines.next_line("the input line")?;
-    let inputs = in_line.widths("input line", limits, n_wires)?;
-    let out_line = lines.next_line("the output line")?;
-    let outputs = out_line.widths("output line", limits, n_wires)?;
-    let n_in: usize = inputs.iter().sum();
-    let n_out: usize = outputs.iter().sum();
-    // Every wire is an input or set by a gate, so this bounds the wire table by the file.
-    header.at_most("nwires", n_wires, n_in.saturating_add(n_gates))?;
-
+    let head = Head::parse(&mut lines, text.len(), limits)?;
     let mut b = Builder::new();
-    let mut wires: Vec<Option<Bit>> = vec![None; n_wires];
-    for w in wires.iter_mut().take(n_in) {
+    let mut wires: Vec<Option<Bit>> = vec![None; head.n_wires];
+    for w in wires.iter_mut().take(head.n_in()) {
         *w = Some(b.garbler_bit());
     }
-    for _ in 0..n_gates {
+    for _ in 0..head.n_gates {
         let l = lines.next_line("a gate")?;
-        let nin = l.number(0)?;
-        let nout = l.number(1)?;
-        if nin > 2 || nout != 1 {
-            let name = l.tokens.last().copied().unwrap_or_default();
-            return Err(l.err(K::UnsupportedGate {
-                name: String::from_utf8_lossy(name).into_owned(),
-                inputs: nin,
-                outputs: nout,
-            }));
-        }
-        l.expect_tokens("gate", nin + nout + 3)?;
-        let name = l.tokens[nin + nout + 2];
-        let read = |i: usize| -> Result<Bit, BristolError> {
-            let w = l.number(2 + i)?;
-            match wires.get(w) {
-                None => Err(l.err(K::WireOutOfRange {
-                    wire: w,
-                    wires: n_wires,
-                })),
-                Some(None) => Err(l.err(K::UsedBeforeAssigned(w))),
-                Some(Some(bit)) => Ok(*bit),
-            }
-        };
-        let value = match (name, nin) {
-            (b"XOR", 2) => {
-                let (x, y) = (read(0)?, read(1)?);
-                b.xor(x, y)
-            }
-            (b"AND", 2) => {
-                let (x, y) = (read(0)?, read(1)?);
-                b.and(x, y)
-            }
-            (b"INV", 1) => {
-                let x = read(0)?;
-                b.not(x)
-            }
-            (b"EQW", 1) => read(0)?,
-            (b"EQ", 1) => match l.number(2)? {
-                c @ (0 | 1) => Bit::constant(c == 1),
-                c => return Err(l.err(K::BadConstant(c))),
-            },
-            _ => {
-                return Err(l.err(K::UnsupportedGate {
-                    name: String::from_utf8_lossy(name).into_owned(),
-                    inputs: nin,
-                    outputs: nout,
-                }));
-            }
-        };
-        let out = l.number(2 + nin)?;
-        match wires.get_mut(out) {
-            None => {
-                return Err(l.err(K::WireOutOfRange {
-                    wire: out,
-                    wires: n_wires,
-                }));
-            }
-            Some(Some(_)) => return Err(l.err(K::AssignedTwice(out))),
-            Some(slot) => *slot = Some(value),
-        }
+        gate_line(&l, &mut wires, &mut b)?;
     }
     if let Some(l) = lines.next_nonblank() {
-        return Err(l.err(K::TooManyGates(n_gates)));
+        return Err(l.err(BristolErrorKind::TooManyGates(head.n_gates)));
     }
-    let first_out = n_wires - n_out;
+    let first_out = head.n_wires - head.outputs.iter().sum::<usize>();
     for (w, bit) in (first_out..).zip(&wires[first_out..]) {
         match bit {
             Some(bit) => b.output(*bit),
-            None => return Err(out_line.err(K::OutputNotAssigned(w))),
+            None => return Err(head.out_line.err(BristolErrorKind::OutputNotAssigned(w))),
         }
     }
     let circuit = b.finish().map_err(|e| BristolError {
         line: lines.last,
-        kind: K::Build(e.to_string()),
+        kind: BristolErrorKind::Build(e.to_string()),
     })?;
     Ok(BristolCircuit {
-        inputs,
-        outputs,
+        inputs: head.inputs,
+        outputs: head.outputs,
         circuit,
     })
+}
+
+/// The three lines before the gates: counts and value widths, checked against the limits
+/// and against the size of the file.
+struct Head<'a> {
+    n_gates: usize,
+    n_wires: usize,
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+    /// The output line, named by an error about an output wire no gate sets.
+    out_line: Line<'a>,
+}
+
+impl<'a> Head<'a> {
+    /// Reads the header `ngates nwires`, the input line and the output line; `text_len` is
+    /// the file's size in bytes.
+    fn parse(
+        lines: &mut Lines<'a>,
+        text_len: usize,
+        limits: &ParseLimits,
+    ) -> Result<Self, BristolError> {
+        let header = lines.next_line("the header \"ngates nwires\"")?;
+        header.expect_tokens("header", 2)?;
+        // A gate line has at least 5 tokens and a newline: ≥ 10 bytes.
+        let gate_room = limits.max_gates.min(text_len / 10);
+        let (n_gates, n_wires) = (header.number(0)?, header.number(1)?);
+        let n_gates = header.at_most("ngates", n_gates, gate_room)?;
+        let n_wires = header.at_most("nwires", n_wires, limits.max_wires)?;
+        let in_line = lines.next_line("the input line")?;
+        let inputs = in_line.widths("input line", limits, n_wires)?;
+        let out_line = lines.next_line("the output line")?;
+        let outputs = out_line.widths("output line", limits, n_wires)?;
+        let n_in: usize = inputs.iter().sum();
+        // Every wire is an input or set by a gate, so this bounds the wire table by the file.
+        header.at_most("nwires", n_wires, n_in.saturating_add(n_gates))?;
+        Ok(Head {
+            n_gates,
+            n_wires,
+            inputs,
+            outputs,
+            out_line,
+        })
+    }
+
+    /// The number of input wires.
+    fn n_in(&self) -> usize {
+        self.inputs.iter().sum()
+    }
+}
+
+/// One gate line `nin nout in… out NAME`: builds the gate on the values of its input wires
+/// and sets its output wire, which no earlier gate may have set.
+fn gate_line(l: &Line<'_>, wires: &mut [Option<Bit>], b: &mut Builder) -> Result<(), BristolError> {
+    use BristolErrorKind as K;
+    let nin = l.number(0)?;
+    let nout = l.number(1)?;
+    let unsupported = |name: &[u8]| {
+        l.err(K::UnsupportedGate {
+            name: String::from_utf8_lossy(name).into_owned(),
+            inputs: nin,
+            outputs: nout,
+        })
+    };
+    if nin > 2 || nout != 1 {
+        return Err(unsupported(l.tokens.last().copied().unwrap_or_default()));
+    }
+    l.expect_tokens("gate", nin + nout + 3)?;
+    let name = l.tokens[nin + nout + 2];
+    let read = |i: usize| -> Result<Bit, BristolError> {
+        let w = l.number(2 + i)?;
+        match wires.get(w) {
+            None => Err(l.err(K::WireOutOfRange {
+                wire: w,
+                wires: wires.len(),
+            })),
+            Some(None) => Err(l.err(K::UsedBeforeAssigned(w))),
+            Some(Some(bit)) => Ok(*bit),
+        }
+    };
+    let value = match (name, nin) {
+        (b"XOR", 2) => {
+            let (x, y) = (read(0)?, read(1)?);
+            b.xor(x, y)
+        }
+        (b"AND", 2) => {
+            let (x, y) = (read(0)?, read(1)?);
+            b.and(x, y)
+        }
+        (b"INV", 1) => {
+            let x = read(0)?;
+            b.not(x)
+        }
+        (b"EQW", 1) => read(0)?,
+        (b"EQ", 1) => match l.number(2)? {
+            c @ (0 | 1) => Bit::constant(c == 1),
+            c => return Err(l.err(K::BadConstant(c))),
+        },
+        _ => return Err(unsupported(name)),
+    };
+    set_wire(l, wires, l.number(2 + nin)?, value)
+}
+
+/// Sets wire `out` of the gate on line `l` to `value`; no earlier gate may have set it.
+fn set_wire(
+    l: &Line<'_>,
+    wires: &mut [Option<Bit>],
+    out: usize,
+    value: Bit,
+) -> Result<(), BristolError> {
+    let n_wires = wires.len();
+    match wires.get_mut(out) {
+        None => Err(l.err(BristolErrorKind::WireOutOfRange {
+            wire: out,
+            wires: n_wires,
+        })),
+        Some(Some(_)) => Err(l.err(BristolErrorKind::AssignedTwice(out))),
+        Some(slot) => {
+            *slot = Some(value);
+            Ok(())
+        }
+    }
 }
 
 /// Where a wire's current value comes from, while exporting.
@@ -457,91 +503,128 @@ pub fn export(
     crate::error::same_len("Bristol input widths", n_in, inputs.iter().sum())?;
     let outs = circuit.outputs();
     crate::error::same_len("Bristol output widths", outs.len(), outputs.iter().sum())?;
-
-    // Static single assignment: what each wire holds at the end, gate by gate.
-    let gates = circuit.gates();
-    let mut cur = vec![Source::Unset; circuit.wires()];
-    for (w, s) in (0..).zip(cur.iter_mut().take(n_in)) {
-        *s = Source::Input(w);
-    }
-    let out_of = |g: &Gate| match *g {
-        Gate::Xor { out, .. } | Gate::And { out, .. } | Gate::Inv { out, .. } => out,
-    };
-    for (t, g) in gates.iter().enumerate() {
-        cur[out_of(g) as usize] = Source::Gate(t);
-    }
-    // Which output each gate is, if it is one; the rest are copies.
-    let mut claimed: Vec<Option<usize>> = vec![None; gates.len()];
-    let mut copies = Vec::new();
-    for (k, &w) in outs.iter().enumerate() {
-        match cur[w as usize] {
-            Source::Gate(t) if claimed[t].is_none() => claimed[t] = Some(k),
-            s => copies.push((k, s)),
-        }
-    }
-    let n_gates = gates.len() + copies.len();
-    let n_wires = n_in + n_gates;
-    let first_out = n_wires - outs.len();
-    let mut next = n_in;
-    let id: Vec<usize> = claimed
-        .iter()
-        .map(|c| match c {
-            Some(k) => first_out + k,
-            None => {
-                next += 1;
-                next - 1
-            }
-        })
-        .collect();
-
-    let mut s = String::with_capacity(24 * n_gates + 64);
-    let list = |v: &[usize]| {
-        let mut l = v.len().to_string();
-        for x in v {
-            l.push(' ');
-            l.push_str(&x.to_string());
-        }
-        l
-    };
+    let layout = Layout::of(circuit, n_in);
+    let mut s = String::with_capacity(24 * layout.n_gates + 64);
     // Writing to a String cannot fail.
-    let _ = writeln!(s, "{n_gates} {n_wires}");
-    let _ = writeln!(s, "{}", list(inputs));
-    let _ = writeln!(s, "{}", list(outputs));
+    let _ = writeln!(s, "{} {}", layout.n_gates, layout.n_wires);
+    let _ = writeln!(s, "{}", width_line(inputs));
+    let _ = writeln!(s, "{}", width_line(outputs));
     let _ = writeln!(s);
-    let mut now = vec![Source::Unset; circuit.wires()];
-    for (w, s) in (0..).zip(now.iter_mut().take(n_in)) {
-        *s = Source::Input(w);
-    }
-    let name = |src: Source| match src {
-        Source::Input(w) => w as usize,
-        Source::Gate(t) => id[t],
-        // Circuit::new checked that every gate reads a set wire.
-        Source::Unset => usize::MAX,
-    };
-    for (t, g) in gates.iter().enumerate() {
-        let _ = match *g {
-            Gate::Xor { a, b, .. } => writeln!(
-                s,
-                "2 1 {} {} {} XOR",
-                name(now[a as usize]),
-                name(now[b as usize]),
-                id[t]
-            ),
-            Gate::And { a, b, .. } => writeln!(
-                s,
-                "2 1 {} {} {} AND",
-                name(now[a as usize]),
-                name(now[b as usize]),
-                id[t]
-            ),
-            Gate::Inv { a, .. } => writeln!(s, "1 1 {} {} INV", name(now[a as usize]), id[t]),
-        };
-        now[out_of(g) as usize] = Source::Gate(t);
-    }
-    for (k, src) in copies {
-        let _ = writeln!(s, "1 1 {} {} EQW", name(src), first_out + k);
-    }
+    layout.write_gates(&mut s, circuit, n_in);
     Ok(s)
+}
+
+/// A value-count line `n w_1 … w_n`.
+fn width_line(widths: &[usize]) -> String {
+    let mut l = widths.len().to_string();
+    for x in widths {
+        l.push(' ');
+        l.push_str(&x.to_string());
+    }
+    l
+}
+
+/// The exported wire numbering: each gate's fresh output wire, and the outputs that need an
+/// `EQW` copy.
+struct Layout {
+    /// The Bristol wire of gate t's output.
+    id: Vec<usize>,
+    /// (output index, source) of each output that is not the gate computing it.
+    copies: Vec<(usize, Source)>,
+    n_gates: usize,
+    n_wires: usize,
+    /// The first output wire.
+    first_out: usize,
+}
+
+impl Layout {
+    /// Numbers `circuit`'s gates in static single assignment: each output is the gate that
+    /// computes it, moved to its place among the last wires, unless an earlier output already
+    /// took that gate or the output is an input; the other gates take the wires after the
+    /// inputs in order.
+    fn of(circuit: &Circuit, n_in: usize) -> Layout {
+        let gates = circuit.gates();
+        let outs = circuit.outputs();
+        // What each wire holds at the end, gate by gate.
+        let mut cur = vec![Source::Unset; circuit.wires()];
+        for (w, s) in (0..).zip(cur.iter_mut().take(n_in)) {
+            *s = Source::Input(w);
+        }
+        for (t, g) in gates.iter().enumerate() {
+            cur[gate_output(g) as usize] = Source::Gate(t);
+        }
+        // Which output each gate is, if it is one; the rest are copies.
+        let mut claimed: Vec<Option<usize>> = vec![None; gates.len()];
+        let mut copies = Vec::new();
+        for (k, &w) in outs.iter().enumerate() {
+            match cur[w as usize] {
+                Source::Gate(t) if claimed[t].is_none() => claimed[t] = Some(k),
+                s => copies.push((k, s)),
+            }
+        }
+        let n_gates = gates.len() + copies.len();
+        let n_wires = n_in + n_gates;
+        let first_out = n_wires - outs.len();
+        let mut next = n_in;
+        let id: Vec<usize> = claimed
+            .iter()
+            .map(|c| match c {
+                Some(k) => first_out + k,
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            })
+            .collect();
+        Layout {
+            id,
+            copies,
+            n_gates,
+            n_wires,
+            first_out,
+        }
+    }
+
+    /// Writes the gate lines: `circuit`'s gates reading the wires their inputs hold at that
+    /// point, then the `EQW` copies.
+    fn write_gates(&self, s: &mut String, circuit: &Circuit, n_in: usize) {
+        use std::fmt::Write;
+        let id = &self.id;
+        let mut now = vec![Source::Unset; circuit.wires()];
+        for (w, s) in (0..).zip(now.iter_mut().take(n_in)) {
+            *s = Source::Input(w);
+        }
+        let name = |src: Source| match src {
+            Source::Input(w) => w as usize,
+            Source::Gate(t) => id[t],
+            // Circuit::new checked that every gate reads a set wire.
+            Source::Unset => usize::MAX,
+        };
+        // Writing to a String cannot fail.
+        for (t, g) in circuit.gates().iter().enumerate() {
+            let _ = match *g {
+                Gate::Xor { a, b, .. } => writeln!(
+                    s,
+                    "2 1 {} {} {} XOR",
+                    name(now[a as usize]),
+                    name(now[b as usize]),
+                    id[t]
+                ),
+                Gate::And { a, b, .. } => writeln!(
+                    s,
+                    "2 1 {} {} {} AND",
+                    name(now[a as usize]),
+                    name(now[b as usize]),
+                    id[t]
+                ),
+                Gate::Inv { a, .. } => writeln!(s, "1 1 {} {} INV", name(now[a as usize]), id[t]),
+            };
+            now[gate_output(g) as usize] = Source::Gate(t);
+        }
+        for &(k, src) in &self.copies {
+            let _ = writeln!(s, "1 1 {} {} EQW", name(src), self.first_out + k);
+        }
+    }
 }
 
 /// [`export`] with one input value per party (the garbler's, then the evaluator's; a party

@@ -268,64 +268,128 @@ impl GateCounts {
 /// Inputs keep their wires until their last use; outputs keep theirs to the end.
 pub fn compact_wires(circuit: &Circuit) -> Circuit {
     let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
-    let gates = circuit.gates();
-    const END: usize = usize::MAX;
-    // Values: the inputs 0..n_in, then gate t's output is value n_in + t. `cur` maps each
-    // wire to the value it holds as the gates run, `last` each value to its last reader.
+    let last = last_reads(circuit, n_in);
+    let mut alloc = WireAlloc::new(n_in, last);
+    // `cur` maps each wire of `circuit` to the value it holds as the gates run.
     let mut cur: Vec<usize> = (0..circuit.wires()).collect();
-    let mut last = vec![0usize; n_in + gates.len()];
-    let ins = |g: &Gate| match *g {
+    let mut out = Vec::with_capacity(circuit.gates().len());
+    for (t, g) in circuit.gates().iter().enumerate() {
+        let read = |w: WireId| cur.get(w as usize).copied().unwrap_or(0);
+        let [a, b] = gate_ins(g).map(|w| w.map(read));
+        out.push(alloc.gate(t, g, a, b));
+        if let Some(c) = cur.get_mut(gate_output(g) as usize) {
+            *c = n_in + t;
+        }
+    }
+    let outputs = circuit
+        .outputs()
+        .iter()
+        .map(|&w| alloc.slot[cur.get(w as usize).copied().unwrap_or(0)])
+        .collect();
+    // The result reads only wires set before, like `circuit`.
+    Circuit::new(
+        circuit.garbler_inputs(),
+        circuit.evaluator_inputs(),
+        alloc.wires as usize,
+        out,
+        outputs,
+    )
+    .unwrap_or_else(|_| circuit.clone())
+}
+
+/// The last reader of an output: it keeps its wire to the end.
+const LIVE_TO_END: usize = usize::MAX;
+
+/// The wires a gate reads (an INV reads one).
+fn gate_ins(g: &Gate) -> [Option<WireId>; 2] {
+    match *g {
         Gate::Xor { a, b, .. } | Gate::And { a, b, .. } => [Some(a), Some(b)],
         Gate::Inv { a, .. } => [Some(a), None],
-    };
-    let out_of = |g: &Gate| match *g {
+    }
+}
+
+/// The wire a gate sets.
+pub(crate) fn gate_output(g: &Gate) -> WireId {
+    match *g {
         Gate::Xor { out, .. } | Gate::And { out, .. } | Gate::Inv { out, .. } => out,
-    };
+    }
+}
+
+/// For each value of `circuit` — the inputs `0..n_in`, then gate t's output as value
+/// `n_in + t` — the index of the last gate that reads it ([`LIVE_TO_END`] for an output).
+fn last_reads(circuit: &Circuit, n_in: usize) -> Vec<usize> {
+    let gates = circuit.gates();
+    // Each wire's current value as the gates run.
+    let mut cur: Vec<usize> = (0..circuit.wires()).collect();
+    let mut last = vec![0usize; n_in + gates.len()];
     for (t, g) in gates.iter().enumerate() {
-        for w in ins(g).into_iter().flatten() {
+        for w in gate_ins(g).into_iter().flatten() {
             // `Circuit::new` checked the wires; the gate's own index is the lower bound.
             if let Some(&v) = cur.get(w as usize) {
                 last[v] = t;
             }
         }
         last[n_in + t] = t;
-        if let Some(c) = cur.get_mut(out_of(g) as usize) {
+        if let Some(c) = cur.get_mut(gate_output(g) as usize) {
             *c = n_in + t;
         }
     }
     for &w in circuit.outputs() {
         if let Some(&v) = cur.get(w as usize) {
-            last[v] = END;
+            last[v] = LIVE_TO_END;
         }
     }
-    // Assign wires: the inputs keep theirs; a gate's output takes a freed wire, if any.
-    let mut slot = vec![0 as WireId; n_in + gates.len()];
-    for (v, s) in slot.iter_mut().enumerate().take(n_in) {
-        *s = v as WireId;
+    last
+}
+
+/// Assigns compacted wires to values: the inputs keep theirs; a gate's output takes a wire
+/// freed by a value past its last read, if any, or a new one.
+struct WireAlloc {
+    n_in: usize,
+    /// Each value's last reader, as [`last_reads`] found it (rewritten once it is freed).
+    last: Vec<usize>,
+    /// Each value's compacted wire.
+    slot: Vec<WireId>,
+    free: Vec<WireId>,
+    /// Wires used so far.
+    wires: WireId,
+}
+
+impl WireAlloc {
+    fn new(n_in: usize, last: Vec<usize>) -> WireAlloc {
+        let mut slot = vec![0 as WireId; last.len()];
+        for (v, s) in slot.iter_mut().enumerate().take(n_in) {
+            *s = v as WireId;
+        }
+        WireAlloc {
+            n_in,
+            last,
+            slot,
+            free: Vec::new(),
+            wires: n_in as WireId,
+        }
     }
-    let mut free: Vec<WireId> = Vec::new();
-    let mut wires = n_in as WireId;
-    let mut cur: Vec<usize> = (0..circuit.wires()).collect();
-    let mut out = Vec::with_capacity(gates.len());
-    for (t, g) in gates.iter().enumerate() {
-        let read = |w: WireId| cur.get(w as usize).copied().unwrap_or(0);
-        let [a, b] = ins(g).map(|w| w.map(read));
+
+    /// Gate `t` of the circuit, reading values `a` and `b`, on compacted wires: frees the
+    /// wires of the values it reads last, then gives its output a wire.
+    fn gate(&mut self, t: usize, g: &Gate, a: Option<usize>, b: Option<usize>) -> Gate {
         for v in [a, b].into_iter().flatten() {
-            if last[v] == t {
-                last[v] = END - 1; // freed once, even if read twice here
-                free.push(slot[v]);
+            if self.last[v] == t {
+                self.last[v] = LIVE_TO_END - 1; // freed once, even if read twice here
+                self.free.push(self.slot[v]);
             }
         }
-        let v = n_in + t;
-        let s = free.pop().unwrap_or_else(|| {
-            wires += 1;
-            wires - 1
+        let v = self.n_in + t;
+        let s = self.free.pop().unwrap_or_else(|| {
+            self.wires += 1;
+            self.wires - 1
         });
-        slot[v] = s;
-        if last[v] == t {
-            free.push(s);
+        self.slot[v] = s;
+        if self.last[v] == t {
+            self.free.push(s);
         }
-        out.push(match (*g, a, b) {
+        let slot = &self.slot;
+        match (*g, a, b) {
             (Gate::Xor { .. }, Some(a), Some(b)) => Gate::Xor {
                 a: slot[a],
                 b: slot[b],
@@ -339,25 +403,8 @@ pub fn compact_wires(circuit: &Circuit) -> Circuit {
             (_, Some(a), _) => Gate::Inv { a: slot[a], out: s },
             // Every gate has a first input.
             _ => Gate::Inv { a: 0, out: s },
-        });
-        if let Some(c) = cur.get_mut(out_of(g) as usize) {
-            *c = v;
         }
     }
-    let outputs = circuit
-        .outputs()
-        .iter()
-        .map(|&w| slot[cur.get(w as usize).copied().unwrap_or(0)])
-        .collect();
-    // The result reads only wires set before, like `circuit`.
-    Circuit::new(
-        circuit.garbler_inputs(),
-        circuit.evaluator_inputs(),
-        wires as usize,
-        out,
-        outputs,
-    )
-    .unwrap_or_else(|_| circuit.clone())
 }
 
 /// Builds a [`Circuit`] from bits and words; see the [module docs](self).
