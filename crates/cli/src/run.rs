@@ -12,10 +12,10 @@ use clap::{ArgGroup, Args, Subcommand, ValueEnum};
 use doram_core::{PartyId, Seed};
 
 use crate::randomness::Randomness;
-use doram::{BackendKind, RunConfig, run_party};
+use doram::{BackendKind, RunConfig, run_party, run_party_many};
 use doram_net::{Session, Shaping, run_parties_ok};
+use doram_programs::binary_search::MAX_KEYS;
 use doram_programs::binary_search::SearchOutput;
-use doram_programs::binary_search::{MAX_KEYS, run_party_many};
 use doram_programs::input::{Edge, Prefs, parse_edges, parse_keys, parse_prefs, parse_sorted};
 use doram_programs::machine::Part;
 use doram_programs::{Bfs, Dijkstra, StableMatching};

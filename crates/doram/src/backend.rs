@@ -8,6 +8,7 @@
 use doram_core::{Entropy, Seed};
 use doram_net::{LocalMesh, Session, Shaping};
 use doram_programs::bench::{BenchConfig, BenchReport, CrossoverPoint};
+use doram_programs::binary_search::{self, SearchOutput};
 use doram_programs::{PartyRun, Program, ProgramError, Roles};
 
 /// The backends, for choosing one at run time.
@@ -115,6 +116,41 @@ pub fn run_party<P: Program>(
         data,
         query
     ))
+}
+
+/// One party's batched binary search (many keys over one setup) with the backend chosen at
+/// run time ([`doram_programs::binary_search::run_many_with`] on it).
+///
+/// # Errors
+/// As [`doram_programs::binary_search::run_many_with`].
+pub fn run_party_many(
+    session: Session,
+    config: &RunConfig,
+    data: Option<&[u64]>,
+    keys: Option<&[u64]>,
+) -> Result<PartyRun<Vec<SearchOutput>>, ProgramError> {
+    crate::with_backend!(config.backend, B => binary_search::run_many_with::<B>(
+        session,
+        config.seed,
+        config.roles,
+        data,
+        keys
+    ))
+}
+
+/// The batched binary search on `backend` on three threads over an in-process mesh
+/// ([`doram_programs::binary_search::run_local_many`] on it).
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local_many(
+    backend: BackendKind,
+    roles: Roles,
+    sorted: &[u64],
+    keys: &[u64],
+    entropy: Entropy,
+) -> Result<[PartyRun<Vec<SearchOutput>>; 3], ProgramError> {
+    crate::with_backend!(backend, B => binary_search::run_local_many::<B>(roles, sorted, keys, entropy))
 }
 
 /// Runs `P` on `backend` on three threads over an in-process mesh

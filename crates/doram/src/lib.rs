@@ -42,7 +42,9 @@ pub mod backend;
 use doram_core::Entropy;
 use doram_net::Session;
 
-pub use backend::{BackendKind, RunConfig, run_local, run_local_on, run_party};
+pub use backend::{
+    BackendKind, RunConfig, run_local, run_local_many, run_local_on, run_party, run_party_many,
+};
 
 pub use doram_core::{PartyId, Seed};
 pub use doram_oram::{DistributedOram, PlainMemory, SharedMemory};

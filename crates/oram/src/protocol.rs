@@ -32,6 +32,12 @@ pub trait Protocol: DistributedOram + Sized {
     /// The smallest memory the protocol supports: a driver with a smaller memory pads it.
     const MIN_LEN: usize = 1;
 
+    /// Whether an access does less than O(n) local work, amortised (Ramen's O(√n·log n)),
+    /// rather than touching the whole memory (a DPF evaluation over it, a linear scan).
+    /// Programs use it to choose between engine-side tables and memory accesses. By default,
+    /// no.
+    const SUBLINEAR_ACCESS: bool = false;
+
     /// Whether preprocessing `accesses` accesses of an `n`-word memory up front is reasonable
     /// memory-wise; otherwise a driver lets each access do its own preprocessing inline. By
     /// default, always.

@@ -37,7 +37,7 @@
 //! The access pattern (addresses are secret; the sequence of operations is public) and the
 //! running time depend on n only.
 //!
-//! **Many keys, one setup** ([`search_many`], run by [`run_many_with`] / [`run_party_many`]):
+//! **Many keys, one setup** ([`search_many`], run by [`run_many_with`] / [`run_local_many`]):
 //! the querier's k keys are searched in lock step over one DORAM loaded once. Step j of every
 //! key is one batch: the k probe addresses are one [`read_many`](Ram::read_many) (Duoram
 //! shares the rounds of a batch of reads), the k comparisons one [`lt_many`](Ram::lt_many),
@@ -77,10 +77,10 @@ use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
-use crate::machine::{Backend, BackendKind, Machine, OArray, Part, Plan, to_int};
+use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, RunConfig, agree_on_run, all_ok, announce_sizes, run_three};
+use crate::roles::{PartyRun, Roles, agree_on_run, all_ok, announce_sizes, run_three};
 
 /// Bit length of the comparisons: 64-bit entries and keys.
 pub const KEY_BITS: u32 = 64;
@@ -193,7 +193,7 @@ pub enum AccessWork {
 impl AccessWork {
     /// The access work of the backend `D`.
     pub fn of<D: Backend>() -> AccessWork {
-        if D::NAME == <doram_ramen::Ramen as doram_oram::Protocol>::NAME {
+        if D::SUBLINEAR_ACCESS {
             AccessWork::Sublinear
         } else {
             AccessWork::Linear
@@ -758,27 +758,13 @@ pub fn run_many_with<D: Backend>(
 /// The name the parties agree on for the batched search ([`run_many_with`]).
 pub const BATCH_NAME: &str = "binary-search-batch";
 
-/// [`run_many_with`] with the backend chosen at run time.
-///
-/// # Errors
-/// As [`run_many_with`].
-pub fn run_party_many(
-    session: Session,
-    config: &RunConfig,
-    data: Option<&[u64]>,
-    keys: Option<&[u64]>,
-) -> Result<PartyRun<Vec<SearchOutput>>, ProgramError> {
-    crate::with_backend!(config.backend, D => run_many_with::<D>(session, config.seed, config.roles, data, keys))
-}
-
-/// The batched search on three threads over an in-process mesh, each party's seed from
-/// `entropy`: the owner gets `sorted`, the querier `keys`. Returns the three runs (the
-/// receiver's has the outputs).
+/// The batched search on three threads over an in-process mesh with backend `D`, each
+/// party's seed from `entropy`: the owner gets `sorted`, the querier `keys`. Returns the three
+/// runs (the receiver's has the outputs).
 ///
 /// # Errors
 /// The first party's error, in party order.
-pub fn run_local_many(
-    backend: BackendKind,
+pub fn run_local_many<D: Backend>(
     roles: Roles,
     sorted: &[u64],
     keys: &[u64],
@@ -786,14 +772,9 @@ pub fn run_local_many(
 ) -> Result<[PartyRun<Vec<SearchOutput>>; 3], ProgramError> {
     all_ok(run_three(entropy, |session, seed| {
         let me = session.me();
-        let config = RunConfig {
-            backend,
-            roles,
-            seed,
-        };
         let d = (me == roles.owner).then_some(sorted);
         let q = (me == roles.querier).then_some(keys);
-        run_party_many(session, &config, d, q)
+        run_many_with::<D>(session, seed, roles, d, q)
     }))
 }
 

@@ -14,7 +14,7 @@
 //! | [`PlainRam`] | the plaintext machine: the same program in the clear, with bound checks and access counts |
 //! | [`OArray`] | an array in the machine's memory, indexed by secrets |
 //! | [`Backend`] | the DORAMs a machine runs on: any [`Protocol`](doram_oram::Protocol) over F_p words — [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), Ramen, `Duoram<Fp>` |
-//! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over any [`Ram`], `run_plain`; binary search also for a batch of keys over one setup ([`binary_search::run_party_many`]) |
+//! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over any [`Ram`], `run_plain`; binary search also for a batch of keys over one setup ([`binary_search::run_many_with`]) |
 //! | [`Program`], [`run_party`], [`run_local`] | one shape of entry points: each program is a type ([`BinarySearch`], [`Bfs`], [`Dijkstra`], [`StableMatching`], [`LinearSearch`]) run by the same functions, generic over the backend |
 //! | [`input`] | parsers for sorted arrays, edge lists and preference lists |
 //! | [`Roles`], [`PartyRun`] | who owns the data, who queries, who learns the output; what a party's run produced |

@@ -6,16 +6,43 @@
 
 mod common;
 
-use common::{run_program, transcripts};
+use common::{BackendKind, RunConfig, run_program, transcripts, with_backend};
 use doram_core::{Entropy, PartyId};
 use doram_mpc::testkit::test_seed;
+use doram_net::Session;
 use doram_programs::binary_search::{
-    self, AccessWork, MAX_KEYS, SearchOutput, plan_many, run_local_many, run_party_many,
-    run_plain_many,
+    self, AccessWork, MAX_KEYS, SearchOutput, plan_many, run_plain_many,
 };
-use doram_programs::{BackendKind, InputError, Part, PartyRun, ProgramError, Roles};
+use doram_programs::{InputError, Part, PartyRun, ProgramError, Roles};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
+
+/// The batched search on `backend`, three threads.
+fn run_local_many(
+    backend: BackendKind,
+    roles: Roles,
+    sorted: &[u64],
+    keys: &[u64],
+    entropy: Entropy,
+) -> Result<[PartyRun<Vec<SearchOutput>>; 3], ProgramError> {
+    with_backend!(backend, B => binary_search::run_local_many::<B>(roles, sorted, keys, entropy))
+}
+
+/// One party's batched search on the configured backend.
+fn run_party_many(
+    session: Session,
+    config: &RunConfig,
+    data: Option<&[u64]>,
+    keys: Option<&[u64]>,
+) -> Result<PartyRun<Vec<SearchOutput>>, ProgramError> {
+    with_backend!(config.backend, B => binary_search::run_many_with::<B>(
+        session,
+        config.seed,
+        config.roles,
+        data,
+        keys
+    ))
+}
 
 /// Python's `bisect.bisect_left`: the leftmost insertion point of `x` in the sorted `a`.
 fn bisect_left(a: &[u64], x: u64) -> usize {

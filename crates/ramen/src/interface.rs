@@ -106,6 +106,7 @@ impl DistributedOram for Ramen {
 impl Protocol for Ramen {
     const NAME: &'static str = "ramen";
     const MIN_LEN: usize = crate::params::MIN_N;
+    const SUBLINEAR_ACCESS: bool = true;
 
     fn setup(session: Session, n: usize, threads: usize, seed: Seed) -> Result<Self, OramError> {
         let params = Params::new(n)?.with_threads(threads);
