@@ -3,11 +3,16 @@
 //!
 //! Blocks are handled as `u128` values ([`Block`]); the byte order is little-endian, so that the
 //! block `x` is encrypted as the 16 bytes `x.to_le_bytes()`. Builds with the `aes` target feature
-//! (the workspace's `target-cpu=native` on any CPU that has it) run the AES-NI instructions
-//! directly (private module `ni`); other builds go through the `aes` crate, which selects AES-NI
-//! at run time when the CPU has it. The batch functions feed the cipher [`BATCH`] blocks at a
-//! time, which keeps the hardware pipeline full (AES-NI has a latency of several cycles per round but can
-//! start one round per cycle).
+//! (`RUSTFLAGS="-C target-cpu=native"` on any CPU that has it) run the AES-NI instructions
+//! directly (private module `ni`); the default, portable build goes through the `aes` crate,
+//! which selects AES-NI at run time when the CPU has it (private module `portable`). The batch
+//! functions feed the cipher [`BATCH`] blocks at a time, which keeps the hardware pipeline full
+//! (AES-NI has a latency of several cycles per round but can start one round per cycle).
+//!
+//! Loops over many blocks run with the cipher in hand: a [`WithAes`] value passed to
+//! [`Aes128Cipher::with_aes`] or [`FixedKeyAes::with_aes`] gets an [`AesKernel`], and its loop
+//! is compiled inside the code of the backend chosen at run time, so that the CPU check and the
+//! entry into that code happen once per loop rather than once per batch.
 //!
 //! Hash functions, with π = AES-128 under the public key [`FIXED_KEY`]
 //! (GKWY20 = Guo, Katz, Wang, Yu, "Efficient and Secure Multiparty Computation from Fixed-Key
@@ -82,6 +87,72 @@ pub const fn sigma(x: Block) -> Block {
     ((h ^ l) << 64) | h
 }
 
+/// AES-128 under one key, in hand: what the loop of a [`WithAes`] sees.
+///
+/// A loop that hashes or encrypts block after block should run inside one
+/// [`Aes128Cipher::with_aes`] (or [`FixedKeyAes::with_aes`]) call and use these methods, rather
+/// than call [`Aes128Cipher::encrypt8`] or [`FixedKeyAes::ccr8`] per batch: in a build without
+/// the `aes` target feature (the default) each of those calls checks the CPU and enters code
+/// compiled for AES-NI, while inside `with_aes` the whole loop is compiled in that code, once per
+/// backend, with the cipher inlined into it.
+///
+/// Under [`FixedKeyAes`] the cipher is the permutation π, so [`encrypt8`](Self::encrypt8) is
+/// [`FixedKeyAes::pi8`], [`cr8`](Self::cr8) is [`FixedKeyAes::cr8`] and so on.
+pub trait AesKernel {
+    /// Encrypts one block.
+    fn encrypt(&mut self, x: Block) -> Block;
+
+    /// Encrypts [`BATCH`] blocks in place.
+    fn encrypt8(&mut self, xs: &mut [Block; BATCH]);
+
+    /// `E(x) ⊕ x` on [`BATCH`] blocks in place (for π: [`FixedKeyAes::cr8`]).
+    #[inline(always)]
+    fn cr8(&mut self, xs: &mut [Block; BATCH]) {
+        let x = *xs;
+        self.encrypt8(xs);
+        for (c, x) in xs.iter_mut().zip(x) {
+            *c ^= x;
+        }
+    }
+
+    /// `E(σ(x)) ⊕ σ(x)` on [`BATCH`] blocks in place (for π: [`FixedKeyAes::ccr8`]).
+    #[inline(always)]
+    fn ccr8(&mut self, xs: &mut [Block; BATCH]) {
+        let s = xs.map(sigma);
+        *xs = s;
+        self.encrypt8(xs);
+        for (c, s) in xs.iter_mut().zip(s) {
+            *c ^= s;
+        }
+    }
+
+    /// `E(x) ⊕ x` on one block (for π: [`FixedKeyAes::cr`]).
+    #[inline(always)]
+    fn cr(&mut self, x: Block) -> Block {
+        self.encrypt(x) ^ x
+    }
+
+    /// `E(σ(x)) ⊕ σ(x)` on one block (for π: [`FixedKeyAes::ccr`]).
+    #[inline(always)]
+    fn ccr(&mut self, x: Block) -> Block {
+        let s = sigma(x);
+        self.encrypt(s) ^ s
+    }
+}
+
+/// A loop to run with the cipher in hand ([`AesKernel`]), through [`Aes128Cipher::with_aes`] or
+/// [`FixedKeyAes::with_aes`].
+///
+/// `run` is generic over the kernel, so that it is compiled once per backend inside the code the
+/// backend runs in; mark it `#[inline(always)]`, as the point is that it is inlined there.
+pub trait WithAes {
+    /// What the loop returns.
+    type Output;
+
+    /// The loop, with the cipher in hand.
+    fn run<K: AesKernel>(self, aes: &mut K) -> Self::Output;
+}
+
 /// Splits `xs` into whole batches of [`BATCH`] elements and the remainder.
 #[inline]
 pub fn batches_mut<T>(xs: &mut [T]) -> (impl Iterator<Item = &mut [T; BATCH]>, &mut [T]) {
@@ -106,9 +177,9 @@ pub fn batches<T>(xs: &[T]) -> (impl Iterator<Item = &[T; BATCH]>, &[T]) {
 
 /// AES-128 encryption under one key (hardware AES when available).
 ///
-/// With the `aes` target feature enabled at build time (the workspace builds with
-/// `target-cpu=native`), blocks go straight through the AES-NI instructions (module `ni`);
-/// otherwise through the `aes` crate, which selects AES-NI at run time when the CPU has it.
+/// With the `aes` target feature enabled at build time (`-C target-cpu=native`), blocks go
+/// straight through the AES-NI instructions (module `ni`); otherwise through the `aes` crate,
+/// which selects AES-NI at run time when the CPU has it.
 #[derive(Clone)]
 pub struct Aes128Cipher {
     keys: RoundKeys,
@@ -141,14 +212,80 @@ impl Aes128Cipher {
         self.keys.encrypt8(xs)
     }
 
+    /// Runs `work` with the cipher in hand (see [`AesKernel`]): the CPU is checked once, and the
+    /// loop runs in code compiled for the backend chosen.
+    #[inline]
+    pub fn with_aes<W: WithAes>(&self, work: W) -> W::Output {
+        self.keys.with_aes(work)
+    }
+
     /// Encrypts every block of `xs` in place, [`BATCH`] at a time.
     pub fn encrypt_in_place(&self, xs: &mut [Block]) {
-        let (chunks, rest) = batches_mut(xs);
+        self.with_aes(InPlace(Hash::Encrypt, xs))
+    }
+}
+
+/// Which function of the blocks [`InPlace`] applies.
+#[derive(Clone, Copy)]
+enum Hash {
+    Encrypt,
+    Cr,
+    Ccr,
+}
+
+/// A hash applied to every block of a slice, [`BATCH`] at a time.
+struct InPlace<'a>(Hash, &'a mut [Block]);
+
+impl WithAes for InPlace<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) {
+        let (chunks, rest) = batches_mut(self.1);
         for c in chunks {
-            self.encrypt8(c);
+            match self.0 {
+                Hash::Encrypt => aes.encrypt8(c),
+                Hash::Cr => aes.cr8(c),
+                Hash::Ccr => aes.ccr8(c),
+            }
         }
         for x in rest {
-            *x = self.encrypt(*x);
+            *x = match self.0 {
+                Hash::Encrypt => aes.encrypt(*x),
+                Hash::Cr => aes.cr(*x),
+                Hash::Ccr => aes.ccr(*x),
+            };
+        }
+    }
+}
+
+/// [`FixedKeyAes::tccr_in_place`]'s loop.
+struct TccrInPlace<'a> {
+    tweaks: &'a [Block],
+    xs: &'a mut [Block],
+}
+
+impl WithAes for TccrInPlace<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) {
+        let (chunks, rest) = batches_mut(self.xs);
+        let (tw, tw_rest) = batches(self.tweaks);
+        for (arr, t) in chunks.zip(tw) {
+            aes.encrypt8(arr);
+            let p = *arr;
+            for (a, ti) in arr.iter_mut().zip(t) {
+                *a ^= ti;
+            }
+            aes.encrypt8(arr);
+            for (a, pi) in arr.iter_mut().zip(p) {
+                *a ^= pi;
+            }
+        }
+        for (x, t) in rest.iter_mut().zip(tw_rest) {
+            let p = aes.encrypt(*x);
+            *x = aes.encrypt(p ^ t) ^ p;
         }
     }
 }
@@ -188,6 +325,12 @@ impl FixedKeyAes {
         self.pi.encrypt_in_place(xs)
     }
 
+    /// Runs `work` with π in hand (see [`AesKernel`]).
+    #[inline]
+    pub fn with_aes<W: WithAes>(&self, work: W) -> W::Output {
+        self.pi.with_aes(work)
+    }
+
     /// The correlation-robust hash `π(x) ⊕ x` (MMO; GKWY20 §7.1).
     #[inline]
     pub fn cr(&self, x: Block) -> Block {
@@ -222,24 +365,12 @@ impl FixedKeyAes {
 
     /// [`cr`](Self::cr) on every block of `xs`, in place.
     pub fn cr_in_place(&self, xs: &mut [Block]) {
-        let (chunks, rest) = batches_mut(xs);
-        for c in chunks {
-            self.cr8(c);
-        }
-        for x in rest {
-            *x = self.cr(*x);
-        }
+        self.with_aes(InPlace(Hash::Cr, xs))
     }
 
     /// [`ccr`](Self::ccr) on every block of `xs`, in place.
     pub fn ccr_in_place(&self, xs: &mut [Block]) {
-        let (chunks, rest) = batches_mut(xs);
-        for c in chunks {
-            self.ccr8(c);
-        }
-        for x in rest {
-            *x = self.ccr(*x);
-        }
+        self.with_aes(InPlace(Hash::Ccr, xs))
     }
 
     /// The words of DPF output nodes over `Z_2^64`, two per slot: slot `j` of node `q =
@@ -289,22 +420,7 @@ impl FixedKeyAes {
     /// If the slices differ in length.
     pub fn tccr_in_place(&self, tweaks: &[Block], xs: &mut [Block]) {
         assert_eq!(tweaks.len(), xs.len(), "one tweak per block");
-        let (chunks, rest) = batches_mut(xs);
-        let (tw, tw_rest) = batches(tweaks);
-        for (arr, t) in chunks.zip(tw) {
-            self.pi8(arr);
-            let p = *arr;
-            for (a, ti) in arr.iter_mut().zip(t) {
-                *a ^= ti;
-            }
-            self.pi8(arr);
-            for (a, pi) in arr.iter_mut().zip(p) {
-                *a ^= pi;
-            }
-        }
-        for (x, t) in rest.iter_mut().zip(tw_rest) {
-            *x = self.tccr(*t, *x);
-        }
+        self.with_aes(TccrInPlace { tweaks, xs })
     }
 }
 

@@ -14,7 +14,7 @@
 //! the simple-hash table of any domain containing `x`, at position
 //! [`SimpleHashTable::position`]`(b, x)`.
 
-use crate::aes::{Aes128Cipher, BATCH, batches, batches_mut};
+use crate::aes::{Aes128Cipher, AesKernel, BATCH, WithAes, batches, batches_mut};
 use doram_core::Seed;
 
 /// Number of hash functions.
@@ -149,6 +149,62 @@ pub fn distinct(h: [u32; NUM_HASHES]) -> ([u32; NUM_HASHES], usize) {
     (out, k)
 }
 
+/// [`CuckooHasher::hash_many`]'s loop.
+struct HashMany<'a> {
+    hasher: &'a CuckooHasher,
+    xs: &'a [u64],
+    out: &'a mut [[u32; NUM_HASHES]],
+}
+
+impl WithAes for HashMany<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) {
+        let (xc, xr) = batches(self.xs);
+        let (oc, or) = batches_mut(self.out);
+        for (x, o) in xc.zip(oc) {
+            let mut blk = x.map(u128::from);
+            aes.encrypt8(&mut blk);
+            for (oi, c) in o.iter_mut().zip(blk) {
+                *oi = self.hasher.split(c);
+            }
+        }
+        for (x, o) in xr.iter().zip(or.iter_mut()) {
+            *o = self.hasher.split(aes.encrypt(u128::from(*x)));
+        }
+    }
+}
+
+/// [`CuckooHasher::hash_range`]'s loop.
+struct HashRange<'a> {
+    hasher: &'a CuckooHasher,
+    start: u64,
+    out: &'a mut [[u32; NUM_HASHES]],
+}
+
+impl WithAes for HashRange<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) {
+        let (oc, or) = batches_mut(self.out);
+        let mut x = u128::from(self.start);
+        for o in oc {
+            let mut blk: [u128; BATCH] = std::array::from_fn(|i| x + i as u128);
+            x += BATCH as u128;
+            aes.encrypt8(&mut blk);
+            for (oi, c) in o.iter_mut().zip(blk) {
+                *oi = self.hasher.split(c);
+            }
+        }
+        for o in or {
+            *o = self.hasher.split(aes.encrypt(x));
+            x += 1;
+        }
+    }
+}
+
 /// Three hash functions `[0, 2^64) → [0, B)` derived from one AES-128 call under a hash key.
 ///
 /// `h_j(x)` for `j = 0, 1, 2` takes bits `42j .. 42j + 42` of `c = AES_key(x)` (with `x` as a
@@ -206,36 +262,20 @@ impl CuckooHasher {
     /// If `out.len() != xs.len()`.
     pub fn hash_many(&self, xs: &[u64], out: &mut [[u32; NUM_HASHES]]) {
         assert_eq!(xs.len(), out.len(), "one output per item");
-        let (xc, xr) = batches(xs);
-        let (oc, or) = batches_mut(out);
-        for (x, o) in xc.zip(oc) {
-            let mut blk = x.map(u128::from);
-            self.cipher.encrypt8(&mut blk);
-            for (oi, c) in o.iter_mut().zip(blk) {
-                *oi = self.split(c);
-            }
-        }
-        for (x, o) in xr.iter().zip(or.iter_mut()) {
-            *o = self.hash(*x);
-        }
+        self.cipher.with_aes(HashMany {
+            hasher: self,
+            xs,
+            out,
+        })
     }
 
     /// The hashes of the consecutive items `start, start + 1, …, start + out.len() − 1`.
     pub fn hash_range(&self, start: u64, out: &mut [[u32; NUM_HASHES]]) {
-        let (oc, or) = batches_mut(out);
-        let mut x = u128::from(start);
-        for o in oc {
-            let mut blk: [u128; BATCH] = std::array::from_fn(|i| x + i as u128);
-            x += BATCH as u128;
-            self.cipher.encrypt8(&mut blk);
-            for (oi, c) in o.iter_mut().zip(blk) {
-                *oi = self.split(c);
-            }
-        }
-        for o in or {
-            *o = self.split(self.cipher.encrypt(x));
-            x += 1;
-        }
+        self.cipher.with_aes(HashRange {
+            hasher: self,
+            start,
+            out,
+        })
     }
 
     /// The eviction bound of [`insert`](Self::insert) for `num_items` items: each insertion may

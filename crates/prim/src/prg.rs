@@ -6,7 +6,7 @@
 //! with the same seed produce the same values as long as they are asked the same things in the
 //! same order.
 
-use crate::aes::{Aes128Cipher, BATCH, Block};
+use crate::aes::{Aes128Cipher, AesKernel, BATCH, Block, WithAes};
 use doram_core::Seed;
 use doram_field::{BlockSource, Group};
 use rand_core::{CryptoRng, RngCore, SeedableRng};
@@ -62,6 +62,17 @@ impl AesPrg {
     pub fn fill(&mut self, mut out: &mut [u8]) {
         while !out.is_empty() {
             if self.pos == BUF_BYTES {
+                if out.len() >= BUF_BYTES {
+                    // Whole buffers straight into `out`, all in one cipher call.
+                    let whole = out.len() / BUF_BYTES * BUF_BYTES;
+                    let (head, tail) = out.split_at_mut(whole);
+                    self.cipher.with_aes(Counter {
+                        counter: &mut self.counter,
+                        out: head,
+                    });
+                    out = tail;
+                    continue;
+                }
                 self.refill();
             }
             let n = out.len().min(BUF_BYTES - self.pos);
@@ -101,6 +112,31 @@ impl AesPrg {
         for x in out {
             *x = G::random_from(self);
         }
+    }
+}
+
+/// Counter-mode output for [`AesPrg::fill`]: `out` (whole multiples of [`BUF_BYTES`]) gets
+/// the encryptions of the blocks from `counter` on, and `counter` moves past them.
+struct Counter<'a> {
+    counter: &'a mut u128,
+    out: &'a mut [u8],
+}
+
+impl WithAes for Counter<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) {
+        let mut counter = *self.counter;
+        for chunk in self.out.chunks_exact_mut(BUF_BYTES) {
+            let mut blocks: [Block; BATCH] = std::array::from_fn(|i| counter + i as u128);
+            counter += BATCH as u128;
+            aes.encrypt8(&mut blocks);
+            for (bytes, b) in chunk.chunks_exact_mut(16).zip(blocks) {
+                bytes.copy_from_slice(&b.to_le_bytes());
+            }
+        }
+        *self.counter = counter;
     }
 }
 
@@ -155,6 +191,24 @@ mod tests {
         for i in 0..20u128 {
             assert_eq!(prg.next_u128(), c.encrypt(i), "block {i}");
         }
+    }
+
+    #[test]
+    fn long_reads_after_a_partial_buffer_continue_the_stream() {
+        // 5 bytes from the buffer, then 300: 11 more from the buffer, 256 in whole buffers
+        // straight into the output, 33 from a refilled buffer.
+        let seed = Seed([0x17; 16]);
+        let c = Aes128Cipher::new(seed.0);
+        let want: Vec<u8> = (0..21u128)
+            .flat_map(|i| c.encrypt(i).to_le_bytes())
+            .collect();
+        let mut prg = AesPrg::new(seed);
+        let mut got = vec![0u8; 305];
+        let (a, b) = got.split_at_mut(5);
+        prg.fill(a);
+        prg.fill(b);
+        assert_eq!(got, want[..305]);
+        assert_eq!(prg.next_u128().to_le_bytes(), want[305..321]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! AES-128 on x86-64 with the AES-NI instructions, through the safe intrinsic wrappers of the
-//! `safe_arch` crate (compiled only when the build enables the `aes` target feature, as the
-//! workspace's `target-cpu=native` does on any machine that has it).
+//! `safe_arch` crate (compiled only when the build enables the `aes` target feature, as
+//! `-C target-cpu=native` does on any machine that has it).
 //!
 //! Why not only the `aes` crate: its block API takes byte arrays, so every `u128` block we hash
 //! is converted on the way in and out, and on this project's hot paths (fixed-key hashing of DPF
@@ -17,7 +17,7 @@ use safe_arch::{
     unpack_low_i64_m128i,
 };
 
-use super::{BATCH, Block, NODE_SLOTS};
+use super::{AesKernel, BATCH, Block, NODE_SLOTS, WithAes};
 
 /// The eleven round keys of AES-128.
 #[derive(Clone)]
@@ -111,6 +111,12 @@ impl RoundKeys {
         std::array::from_fn(|i| c[i] ^ s[i])
     }
 
+    /// Runs `work` with these keys in hand (the build has AES-NI, so directly).
+    #[inline(always)]
+    pub(super) fn with_aes<W: WithAes>(&self, work: W) -> W::Output {
+        work.run(&mut NiKernel(self))
+    }
+
     /// See [`super::FixedKeyAes::node_words_split`]; the lane sums stay in vector registers
     /// (lane 0 the `a` word, lane 1 the `v` word of a slot).
     #[inline(always)]
@@ -197,6 +203,31 @@ impl RoundKeys {
         let (p, s) = (Z64(pl) + Z64(ph), Z64(sl) + Z64(sh));
         let n = nodes.len().min(a.len() / NODE_SLOTS) as u64;
         Z64(n.wrapping_add(first_node)) * p - s
+    }
+}
+
+/// The [`AesKernel`] of these keys: the functions above.
+struct NiKernel<'a>(&'a RoundKeys);
+
+impl AesKernel for NiKernel<'_> {
+    #[inline(always)]
+    fn encrypt(&mut self, x: Block) -> Block {
+        self.0.encrypt(x)
+    }
+
+    #[inline(always)]
+    fn encrypt8(&mut self, xs: &mut [Block; BATCH]) {
+        self.0.encrypt8(xs)
+    }
+
+    #[inline(always)]
+    fn cr8(&mut self, xs: &mut [Block; BATCH]) {
+        self.0.cr8(xs)
+    }
+
+    #[inline(always)]
+    fn ccr8(&mut self, xs: &mut [Block; BATCH]) {
+        self.0.ccr8(xs)
     }
 }
 

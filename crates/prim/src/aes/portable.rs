@@ -4,19 +4,21 @@
 //!
 //! Every function runs its whole loop inside one [`BlockEncrypt::encrypt_with_backend`] call.
 //! The `aes` crate calls the closure from a function compiled with the `aes` target feature
-//! when the CPU has AES-NI, so the closure's code, inlined there, gets the AES-NI backend's
-//! eight-block kernel inlined too: blocks stay in registers between the cipher and the
-//! surrounding XORs and sums, and the feature checks and the call into the crate happen once
-//! per function rather than once per block. On x86-64 that call is itself made from a
-//! function compiled for AVX-512 or AVX2 together with AES-NI (a `pulp` feature context chosen
-//! at run time), into which the crate's function is inlined, so that the cipher code gets 32
-//! vector registers and three-operand instructions where the CPU has them. Without AES-NI the
-//! same code runs on the crate's bitsliced software backend.
+//! when the CPU has AES-NI, so the closure's code gets the AES-NI backend's eight-block kernel
+//! inlined: blocks stay in registers between the cipher and the surrounding XORs and sums, and
+//! the feature checks and the call into the crate happen once per function rather than once
+//! per block. On x86-64 the closure's code runs in a function compiled for AVX-512 or AVX2
+//! together with AES-NI (a `pulp` feature context chosen at run time), so that it gets 32
+//! vector registers and three-operand instructions where the CPU has them. For one block or
+//! one batch, the context is entered first and the crate's function inlined into it; for a
+//! loop ([`super::WithAes`], the node-word kernels) the crate's function comes first and the
+//! loop enters the context from there, as a function that large is not inlined (see
+//! `RoundKeys::run_loop`). Without AES-NI the same code runs on the crate's bitsliced software
+//! backend.
 //!
-//! Measured against the `ni` module in a `target-cpu=native` build (AVX-512 host): the node
-//! word kernels and the eight-block hashes are within a few per cent to 20 %, but a call that
-//! hashes one block or one batch of eight pays the entry (about 2 ns), so loops that call
-//! [`super::FixedKeyAes::ccr8`] or [`super::FixedKeyAes::ccr`] per batch run markedly slower.
+//! A call that hashes one block or one batch of eight pays the entry (about 2 ns), so loops
+//! should not call [`super::FixedKeyAes::ccr8`] or [`super::FixedKeyAes::ccr`] per batch but
+//! run through [`super::FixedKeyAes::with_aes`].
 
 use aes::Aes128Enc;
 use aes::cipher::consts::U16;
@@ -26,7 +28,7 @@ use aes::cipher::{BlockBackend, BlockClosure, BlockEncrypt, BlockSizeUser, KeyIn
 
 use doram_field::Z64;
 
-use super::{BATCH, Block, NODE_SLOTS, sigma};
+use super::{AesKernel, BATCH, Block, NODE_SLOTS, WithAes, sigma};
 #[cfg(not(target_arch = "x86_64"))]
 use super::{hi, lo};
 
@@ -135,20 +137,34 @@ trait Kernel {
     fn run<B: BlockBackend<BlockSize = U16>>(self, backend: &mut B) -> Self::Out;
 }
 
-/// The [`BlockClosure`] that runs a [`Kernel`] and keeps its result.
-struct Call<'a, K: Kernel> {
+/// The [`BlockClosure`] that runs a [`Kernel`] and keeps its result; with `CONTEXT`, inside
+/// [`with_context`].
+struct Call<'a, K: Kernel, const CONTEXT: bool> {
     kernel: K,
     out: &'a mut Option<K::Out>,
 }
 
-impl<K: Kernel> BlockSizeUser for Call<'_, K> {
+impl<K: Kernel, const CONTEXT: bool> BlockSizeUser for Call<'_, K, CONTEXT> {
     type BlockSize = U16;
 }
 
-impl<K: Kernel> BlockClosure for Call<'_, K> {
+impl<K: Kernel, const CONTEXT: bool> BlockClosure for Call<'_, K, CONTEXT> {
     #[inline(always)]
     fn call<B: BlockBackend<BlockSize = U16>>(self, backend: &mut B) {
-        *self.out = Some(self.kernel.run(backend));
+        if CONTEXT {
+            let mut kernel = Some(self.kernel);
+            *self.out = Some(with_context(
+                #[inline(always)]
+                || {
+                    kernel
+                        .take()
+                        .expect("the context runs its body once")
+                        .run(backend)
+                },
+            ));
+        } else {
+            *self.out = Some(self.kernel.run(backend));
+        }
     }
 }
 
@@ -174,6 +190,39 @@ fn ccr8<B: BlockBackend<BlockSize = U16>>(backend: &mut B, xs: [Block; BATCH]) -
     let s = xs.map(sigma);
     let c = enc8(backend, s);
     std::array::from_fn(|i| c[i] ^ s[i])
+}
+
+/// The [`AesKernel`] of a cipher backend.
+struct InHand<'a, B>(&'a mut B);
+
+impl<B: BlockBackend<BlockSize = U16>> AesKernel for InHand<'_, B> {
+    #[inline(always)]
+    fn encrypt(&mut self, x: Block) -> Block {
+        let mut b = to_ga(x);
+        self.0.proc_block_inplace(&mut b);
+        from_ga(&b)
+    }
+
+    #[inline(always)]
+    fn encrypt8(&mut self, xs: &mut [Block; BATCH]) {
+        *xs = enc8(self.0, *xs);
+    }
+
+    #[inline(always)]
+    fn ccr8(&mut self, xs: &mut [Block; BATCH]) {
+        *xs = ccr8(self.0, *xs);
+    }
+}
+
+/// A [`WithAes`] as a [`Kernel`].
+struct Work<W>(W);
+
+impl<W: WithAes> Kernel for Work<W> {
+    type Out = W::Output;
+    #[inline(always)]
+    fn run<B: BlockBackend<BlockSize = U16>>(self, backend: &mut B) -> W::Output {
+        self.0.run(&mut InHand(backend))
+    }
 }
 
 struct Encrypt1(Block);
@@ -432,26 +481,43 @@ impl RoundKeys {
         RoundKeys(Aes128Enc::new(&GenericArray::from(key)))
     }
 
-    /// Runs `kernel` with the cipher's backend, in a context compiled with AES-NI and AVX-512
-    /// or AVX2 when the CPU has them (inlined away when the caller already is in one).
+    /// Runs a small `kernel` (one block or one batch) with the cipher's backend, in a context
+    /// compiled with AES-NI and AVX-512 or AVX2 when the CPU has them: the crate's function
+    /// that hands out the backend is small enough then to be inlined into the context.
     #[inline(always)]
     fn run<K: Kernel>(&self, kernel: K) -> K::Out {
         let mut kernel = Some(kernel);
         with_context(
             #[inline(always)]
-            || self.run_here(kernel.take().expect("the context runs its body once")),
+            || self.call::<K, false>(kernel.take().expect("the context runs its body once")),
         )
     }
 
-    /// Runs `kernel` with the cipher's backend, in the caller's context.
+    /// Runs a `kernel` that loops with the cipher's backend: the other way round from
+    /// [`Self::run`], the crate's function hands out the backend and the kernel enters the
+    /// context from there. (A loop inside the crate's function makes it too large to be
+    /// inlined into a context around it, and the loop would then be compiled for AES-NI
+    /// alone: 16 vector registers, too few for the eleven round keys and eight blocks.)
     #[inline(always)]
-    fn run_here<K: Kernel>(&self, kernel: K) -> K::Out {
+    fn run_loop<K: Kernel>(&self, kernel: K) -> K::Out {
+        self.call::<K, true>(kernel)
+    }
+
+    /// Runs `kernel` with the cipher's backend (see [`Call`]).
+    #[inline(always)]
+    fn call<K: Kernel, const CONTEXT: bool>(&self, kernel: K) -> K::Out {
         let mut out = None;
-        self.0.encrypt_with_backend(Call {
+        self.0.encrypt_with_backend(Call::<K, CONTEXT> {
             kernel,
             out: &mut out,
         });
         out.expect("the aes crate calls the closure exactly once")
+    }
+
+    /// Runs `work` with the cipher's backend in hand (see [`Self::run_loop`]).
+    #[inline(always)]
+    pub(super) fn with_aes<W: WithAes>(&self, work: W) -> W::Output {
+        self.run_loop(Work(work))
     }
 
     /// Encrypts one block.
@@ -488,7 +554,7 @@ impl RoundKeys {
         sum_a: &mut [Z64; NODE_SLOTS],
         sum_v: &mut [Z64; NODE_SLOTS],
     ) {
-        self.run(NodeWordsSplit {
+        self.run_loop(NodeWordsSplit {
             nodes,
             tweaks,
             a,
@@ -507,7 +573,7 @@ impl RoundKeys {
         a: &mut [Z64],
         sum_a: &mut [Z64; NODE_SLOTS],
     ) -> Z64 {
-        self.run(NodeWordsPairs {
+        self.run_loop(NodeWordsPairs {
             nodes,
             first_node,
             tweaks,
