@@ -30,7 +30,9 @@ use crate::tree::{self, LeafStream, Tree};
 use crate::{DpfKey, SinglePointDpf, TwoParty, check_gen_args, check_len, depth, take};
 use doram_core::{CodecError, Seed};
 use doram_field::Group;
-use doram_prim::aes::{BATCH, Block, FixedKeyAes, batches, fixed_key, lsb, mask};
+use doram_prim::aes::{
+    AesKernel, BATCH, Block, FixedKeyAes, WithAes, batches, batches_mut, fixed_key, lsb, mask,
+};
 use doram_prim::prg::AesPrg;
 
 const SEED_MASK: Block = !1;
@@ -206,10 +208,39 @@ impl<G: Group> Tree<G> for BgiKey<G> {
 
     /// Fig. 1 evaluation of one level: `τ = G(s) ⊕ t·(s_CW, t_CW^L, s_CW, t_CW^R)`.
     fn expand(&self, level: usize, src: &[Block], dst: &mut [Block]) {
-        let fk = fixed_key();
-        let [cwl, cwr] = self.cws[level];
-        let (whole, rest) = batches(src);
-        let mut dst_chunks = dst.chunks_exact_mut(2 * BATCH);
+        fixed_key().with_aes(Expand {
+            cws: self.cws[level],
+            src,
+            dst,
+        })
+    }
+
+    /// Leaves: `±(Convert(s) + t·OCW)`, branch-free: party 0 adds `t·OCW`, party 1 computes
+    /// `(−t·OCW) − Convert(s)`.
+    fn output(&self, nodes: &[Block], out: &mut [G]) {
+        fixed_key().with_aes(Output {
+            key: self,
+            nodes,
+            out,
+        })
+    }
+}
+
+/// [`Tree::expand`]'s loop for [`BgiKey`], with fixed-key AES in hand.
+struct Expand<'a> {
+    cws: [Block; 2],
+    src: &'a [Block],
+    dst: &'a mut [Block],
+}
+
+impl WithAes for Expand<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, fk: &mut K) {
+        let [cwl, cwr] = self.cws;
+        let (whole, rest) = batches(self.src);
+        let mut dst_chunks = self.dst.chunks_exact_mut(2 * BATCH);
         for (p, d) in whole.zip(&mut dst_chunks) {
             let mut h = [0u128; 2 * BATCH];
             for k in 0..BATCH {
@@ -217,7 +248,10 @@ impl<G: Group> Tree<G> for BgiKey<G> {
                 h[2 * k] = s;
                 h[2 * k + 1] = s | 1;
             }
-            fk.cr_in_place(&mut h);
+            let (halves, _) = batches_mut(&mut h);
+            for c in halves {
+                fk.cr8(c);
+            }
             for k in 0..BATCH {
                 let m = mask(lsb(p[k]));
                 d[2 * k] = h[2 * k] ^ (m & cwl);
@@ -226,27 +260,45 @@ impl<G: Group> Tree<G> for BgiKey<G> {
         }
         let d = dst_chunks.into_remainder();
         for (k, &v) in rest.iter().enumerate() {
-            let (l, r) = prg(fk, v & SEED_MASK);
+            let s = v & SEED_MASK;
+            let (l, r) = (fk.cr(s), fk.cr(s | 1));
             let m = mask(lsb(v));
             d[2 * k] = l ^ (m & cwl);
             d[2 * k + 1] = r ^ (m & cwr);
         }
     }
+}
 
-    /// Leaves: `±(Convert(s) + t·OCW)`, branch-free: party 0 adds `t·OCW`, party 1 computes
-    /// `(−t·OCW) − Convert(s)`.
-    fn output(&self, nodes: &[Block], out: &mut [G]) {
+/// [`Tree::output`]'s loop for [`BgiKey`], with fixed-key AES in hand.
+struct Output<'a, G> {
+    key: &'a BgiKey<G>,
+    nodes: &'a [Block],
+    out: &'a mut [G],
+}
+
+impl<G: Group> WithAes for Output<'_, G> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) {
+        // The rare further blocks of an output (rejection sampling) come from `fk`.
         let fk = fixed_key();
-        let negate = self.party == TwoParty::P1;
-        let sel = [G::ZERO, if negate { -self.ocw } else { self.ocw }];
-        let mut blocks = [0u128; BATCH];
-        for (group, outs) in nodes.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            let blk = &mut blocks[..group.len()];
-            for (b, &v) in blk.iter_mut().zip(group) {
+        let negate = self.key.party == TwoParty::P1;
+        let ocw = self.key.ocw;
+        let sel = [G::ZERO, if negate { -ocw } else { ocw }];
+        for (group, outs) in self.nodes.chunks(BATCH).zip(self.out.chunks_mut(BATCH)) {
+            let mut blocks = [0u128; BATCH];
+            for (b, &v) in blocks.iter_mut().zip(group) {
                 *b = (v & SEED_MASK) ^ tweak(0, 0);
             }
-            fk.ccr_in_place(blk);
-            for ((y, &v), &b) in outs.iter_mut().zip(group).zip(blk.iter()) {
+            if group.len() == BATCH {
+                aes.ccr8(&mut blocks);
+            } else {
+                for b in &mut blocks[..group.len()] {
+                    *b = aes.ccr(*b);
+                }
+            }
+            for ((y, &v), &b) in outs.iter_mut().zip(group).zip(blocks.iter()) {
                 let conv = G::random_from(&mut LeafSource::with_first(fk, v & SEED_MASK, 0, b));
                 let corr = sel[usize::from(lsb(v))];
                 *y = if negate { corr - conv } else { conv + corr };

@@ -59,6 +59,17 @@ impl BlockSource for LeafSource<'_> {
         if let Some(b) = self.first.take() {
             return b.to_le_bytes();
         }
+        self.next_hashed()
+    }
+}
+
+impl LeafSource<'_> {
+    /// The next block when none is precomputed: for the output stages, which precompute the
+    /// first block in their batched hash loops, only after a rejection, so kept out of line
+    /// (and the inlined `next_block` small).
+    #[cold]
+    #[inline(never)]
+    fn next_hashed(&mut self) -> [u8; 16] {
         let b = self.fk.ccr(self.node ^ tweak(self.j, self.k));
         self.k += 1;
         b.to_le_bytes()

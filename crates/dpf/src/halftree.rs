@@ -48,7 +48,7 @@ use crate::tree::{self, LeafStream, Tree};
 use crate::{DpfKey, SinglePointDpf, TwoParty, check_gen_args, check_len, depth, take};
 use doram_core::{CodecError, Seed};
 use doram_field::Group;
-use doram_prim::aes::{BATCH, Block, fixed_key, lsb, mask};
+use doram_prim::aes::{AesKernel, BATCH, Block, WithAes, fixed_key, lsb, mask};
 use doram_prim::prg::AesPrg;
 
 /// Levels folded into the output stage (at most; fewer for `n ≤ 2`).
@@ -223,13 +223,35 @@ impl<G: Group> HalfTreeKey<G> {
     #[inline(always)]
     fn output_fixed<const O: usize>(&self, nodes: &[Block], out: &mut [G]) {
         debug_assert_eq!(self.ocws.len(), 1 << O);
+        fixed_key().with_aes(OutputFixed::<G, O> {
+            key: self,
+            nodes,
+            out,
+        })
+    }
+}
+
+/// [`HalfTreeKey::output_fixed`]'s loop, run with fixed-key AES in hand.
+struct OutputFixed<'a, G, const O: usize> {
+    key: &'a HalfTreeKey<G>,
+    nodes: &'a [Block],
+    out: &'a mut [G],
+}
+
+impl<G: Group, const O: usize> WithAes for OutputFixed<'_, G, O> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) {
+        let OutputFixed { key, nodes, out } = self;
+        // The rare further blocks of an output (rejection sampling) come from `fk`.
         let fk = fixed_key();
         let w = 1usize << O;
         // sel[t][j] = ±t·OCW_j, so that the correction is a table lookup rather than a branch,
         // and party 1's output −(Convert + t·OCW) is the single subtraction (−t·OCW) − Convert.
         let mut sel = [[G::ZERO; 1 << OUTPUT_BITS]; 2];
-        let negate = self.party == TwoParty::P1;
-        for (s, &c) in sel[1].iter_mut().zip(&self.ocws) {
+        let negate = key.party == TwoParty::P1;
+        for (s, &c) in sel[1].iter_mut().zip(&key.ocws) {
             *s = if negate { -c } else { c };
         }
         let leaf = |q: Block, j: usize, first: Block| {
@@ -240,10 +262,10 @@ impl<G: Group> HalfTreeKey<G> {
         let nodes_per_batch = BATCH >> O;
         let full = (nodes.len() / nodes_per_batch).min(out.len() / BATCH);
         let (head, tail) = out.split_at_mut(full * BATCH);
-        let hash_batch = |qs: &[Block]| {
+        let mut hash_batch = |qs: &[Block]| {
             let mut blk: [Block; BATCH] =
                 std::array::from_fn(|k| qs[k >> O] ^ tweak(k & (w - 1), 0));
-            fk.ccr8(&mut blk);
+            aes.ccr8(&mut blk);
             blk
         };
         // Software pipelining: the hash calls of batch i + 1 are issued before the outputs of
@@ -265,7 +287,7 @@ impl<G: Group> HalfTreeKey<G> {
         }
         for (k, y) in tail.iter_mut().enumerate() {
             let (q, j) = (nodes[full * nodes_per_batch + (k >> O)], k & (w - 1));
-            *y = leaf(q, j, fk.ccr(q ^ tweak(j, 0)));
+            *y = leaf(q, j, aes.ccr(q ^ tweak(j, 0)));
         }
     }
 }

@@ -16,7 +16,9 @@
 //! `doram_prim::aes`); the left child of `s` is `H(s) ⊕ lsb(s)·CW` and the right child is
 //! `left ⊕ s`, exactly as in [`HalfTree`](crate::HalfTree).
 
-use doram_prim::aes::{BATCH, Block, batches, batches_mut, fixed_key, lsb, mask};
+use doram_prim::aes::{
+    AesKernel, BATCH, Block, WithAes, batches, batches_mut, fixed_key, lsb, mask,
+};
 
 use crate::tree::CHUNK_BITS;
 
@@ -27,21 +29,32 @@ use crate::tree::CHUNK_BITS;
 pub fn hash_level(src: &[Block], hashes: &mut [Block]) -> Block {
     assert_eq!(src.len(), hashes.len(), "one hash per node");
     hashes.copy_from_slice(src);
-    let fk = fixed_key();
-    let (whole, rest) = batches_mut(hashes);
-    let mut acc = [0u128; BATCH];
-    for c in whole {
-        fk.ccr8(c);
-        for k in 0..BATCH {
-            acc[k] ^= c[k];
+    fixed_key().with_aes(HashLevel(hashes))
+}
+
+/// [`hash_level`]'s loop over the nodes (copied into the hash buffer).
+struct HashLevel<'a>(&'a mut [Block]);
+
+impl WithAes for HashLevel<'_> {
+    type Output = Block;
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, fk: &mut K) -> Block {
+        let (whole, rest) = batches_mut(self.0);
+        let mut acc = [0u128; BATCH];
+        for c in whole {
+            fk.ccr8(c);
+            for k in 0..BATCH {
+                acc[k] ^= c[k];
+            }
         }
+        let mut x = acc.iter().fold(0, |a, b| a ^ b);
+        for h in rest {
+            *h = fk.ccr(*h);
+            x ^= *h;
+        }
+        x
     }
-    let mut x = acc.iter().fold(0, |a, b| a ^ b);
-    for h in rest {
-        *h = fk.ccr(*h);
-        x ^= *h;
-    }
-    x
 }
 
 /// The children of the nodes `src` whose hashes are `hashes`, under the level's correction word
@@ -65,23 +78,39 @@ pub fn correct_level(cw: Block, src: &[Block], hashes: &[Block], dst: &mut [Bloc
 /// If `dst.len() != 2·src.len()`.
 pub fn expand_level(cw: Block, src: &[Block], dst: &mut [Block]) {
     assert_eq!(dst.len(), 2 * src.len(), "two children per node");
-    let fk = fixed_key();
-    let (whole, rest) = batches(src);
-    let mut dst_chunks = dst.chunks_exact_mut(2 * BATCH);
-    for (p, d) in whole.zip(&mut dst_chunks) {
-        let mut h = *p;
-        fk.ccr8(&mut h);
-        for k in 0..BATCH {
-            let l = h[k] ^ (mask(lsb(p[k])) & cw);
-            d[2 * k] = l;
-            d[2 * k + 1] = l ^ p[k];
+    fixed_key().with_aes(ExpandLevel { cw, src, dst })
+}
+
+/// [`expand_level`]'s loop over the nodes.
+struct ExpandLevel<'a> {
+    cw: Block,
+    src: &'a [Block],
+    dst: &'a mut [Block],
+}
+
+impl WithAes for ExpandLevel<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, fk: &mut K) {
+        let cw = self.cw;
+        let (whole, rest) = batches(self.src);
+        let mut dst_chunks = self.dst.chunks_exact_mut(2 * BATCH);
+        for (p, d) in whole.zip(&mut dst_chunks) {
+            let mut h = *p;
+            fk.ccr8(&mut h);
+            for k in 0..BATCH {
+                let l = h[k] ^ (mask(lsb(p[k])) & cw);
+                d[2 * k] = l;
+                d[2 * k + 1] = l ^ p[k];
+            }
         }
-    }
-    let d = dst_chunks.into_remainder();
-    for (k, &s) in rest.iter().enumerate() {
-        let l = fk.ccr(s) ^ (mask(lsb(s)) & cw);
-        d[2 * k] = l;
-        d[2 * k + 1] = l ^ s;
+        let d = dst_chunks.into_remainder();
+        for (k, &s) in rest.iter().enumerate() {
+            let l = fk.ccr(s) ^ (mask(lsb(s)) & cw);
+            d[2 * k] = l;
+            d[2 * k + 1] = l ^ s;
+        }
     }
 }
 
