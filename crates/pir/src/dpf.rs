@@ -20,11 +20,11 @@
 //! sum: about 2N node expansions per party) instead of keeping a whole level in memory.
 
 use doram_field::{Fp64, Fp64Acc};
-use doram_prim::aes::{BATCH, Block, batches};
+use doram_prim::aes::{AesKernel, BATCH, Block, WithAes, batches};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 
-use crate::prg::{SEED, halves, prg};
+use crate::prg::{Expander, SEED, WithExpand, convert, convert8, halves, prg};
 
 /// Largest supported domain: N = 2^28 points.
 pub const MAX_DOMAIN_BITS: u8 = 28;
@@ -224,33 +224,60 @@ pub fn reconstruct(views: [&FullView; 2]) -> (u32, [Fp64; 2]) {
 /// (`dst.len() == 2·src.len()`), XOR of the raw left and right children into `xor`, then the
 /// correction of children of nodes with t̂ = 1 when `cw` is known.
 fn expand_level(src: &[Block], dst: &mut [Block], cw: Option<&Cw>, xor: &mut [Block; 2]) {
-    let p = prg();
-    let (cl, cr) = cw.map_or((0, 0), |c| (c.corr(0), c.corr(1)));
-    let (mut xl, mut xr) = (0, 0);
-    let (whole, rest) = batches(src);
-    let mut out = dst.chunks_exact_mut(2 * BATCH);
-    for b in whole {
-        let (l, r) = p.expand8(b);
-        let Some(d) = out.next() else { break };
-        for i in 0..BATCH {
-            xl ^= l[i];
-            xr ^= r[i];
-            let m = 0u128.wrapping_sub(b[i] & 1);
-            d[2 * i] = l[i] ^ (m & cl);
-            d[2 * i + 1] = r[i] ^ (m & cr);
+    let corr = cw.map_or((0, 0), |c| (c.corr(0), c.corr(1)));
+    prg().with_expand(ExpandLevel {
+        src,
+        dst,
+        corr,
+        xor,
+    })
+}
+
+/// [`expand_level`]'s loop, with the PRG's ciphers in hand.
+struct ExpandLevel<'a> {
+    src: &'a [Block],
+    dst: &'a mut [Block],
+    corr: (Block, Block),
+    xor: &'a mut [Block; 2],
+}
+
+impl WithExpand for ExpandLevel<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<L: AesKernel, R: AesKernel>(self, p: &mut Expander<'_, L, R>) {
+        let ExpandLevel {
+            src,
+            dst,
+            corr: (cl, cr),
+            xor,
+        } = self;
+        let (mut xl, mut xr) = (0, 0);
+        let (whole, rest) = batches(src);
+        let mut out = dst.chunks_exact_mut(2 * BATCH);
+        for b in whole {
+            let (l, r) = p.expand8(b);
+            let Some(d) = out.next() else { break };
+            for i in 0..BATCH {
+                xl ^= l[i];
+                xr ^= r[i];
+                let m = 0u128.wrapping_sub(b[i] & 1);
+                d[2 * i] = l[i] ^ (m & cl);
+                d[2 * i + 1] = r[i] ^ (m & cr);
+            }
         }
+        let start = src.len() - rest.len();
+        for (k, &x) in rest.iter().enumerate() {
+            let (l, r) = p.expand(x);
+            xl ^= l;
+            xr ^= r;
+            let m = 0u128.wrapping_sub(x & 1);
+            dst[2 * (start + k)] = l ^ (m & cl);
+            dst[2 * (start + k) + 1] = r ^ (m & cr);
+        }
+        xor[0] ^= xl;
+        xor[1] ^= xr;
     }
-    let start = src.len() - rest.len();
-    for (k, &x) in rest.iter().enumerate() {
-        let (l, r) = p.expand(x);
-        xl ^= l;
-        xr ^= r;
-        let m = 0u128.wrapping_sub(x & 1);
-        dst[2 * (start + k)] = l ^ (m & cl);
-        dst[2 * (start + k) + 1] = r ^ (m & cr);
-    }
-    xor[0] ^= xl;
-    xor[1] ^= xr;
 }
 
 /// Expands `root`, a node at depth `d0`, by `k` levels inside `a` and `b` (each ≥ 2^k blocks),
@@ -386,7 +413,50 @@ impl LeafSums {
 /// Algorithm 1, step 9, for the leaves `nodes`; with `out` non-empty also the evaluation
 /// (spec §5.3): out = (−1)^b (Convert(ŝ) + t̂·γ), interleaved (z, y) per leaf.
 fn leaf_pass(acc: &mut LeafSums, nodes: &[Block], out: &mut [u64], gamma: [Fp64; 2], neg: bool) {
-    let p = prg();
+    prg().with_convert(LeafPass {
+        acc,
+        nodes,
+        out,
+        gamma,
+        neg,
+    })
+}
+
+/// [`leaf_pass`]'s loop, with the `Convert` cipher in hand.
+struct LeafPass<'a> {
+    acc: &'a mut LeafSums,
+    nodes: &'a [Block],
+    out: &'a mut [u64],
+    gamma: [Fp64; 2],
+    neg: bool,
+}
+
+impl WithAes for LeafPass<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, p: &mut K) {
+        let LeafPass {
+            acc,
+            nodes,
+            out,
+            gamma,
+            neg,
+        } = self;
+        leaf_pass_with(p, acc, nodes, out, gamma, neg)
+    }
+}
+
+/// The body of [`leaf_pass`] with the `Convert` cipher `p` in hand.
+#[inline(always)]
+fn leaf_pass_with<K: AesKernel>(
+    p: &mut K,
+    acc: &mut LeafSums,
+    nodes: &[Block],
+    out: &mut [u64],
+    gamma: [Fp64; 2],
+    neg: bool,
+) {
     let write = !out.is_empty();
     let mut one = |i: usize, node: Block, c: Block, acc: &mut LeafSums| {
         let h = halves(c);
@@ -412,14 +482,14 @@ fn leaf_pass(acc: &mut LeafSums, nodes: &[Block], out: &mut [u64], gamma: [Fp64;
     let (whole, rest) = batches(nodes);
     let mut i = 0;
     for b in whole {
-        let c = p.convert8(b);
+        let c = convert8(p, b);
         for k in 0..BATCH {
             one(i + k, b[k], c[k], acc);
         }
         i += BATCH;
     }
     for &node in rest {
-        one(i, node, p.convert(node), acc);
+        one(i, node, convert(p, node), acc);
         i += 1;
     }
 }

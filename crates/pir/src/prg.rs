@@ -11,7 +11,7 @@
 use std::sync::LazyLock;
 
 use doram_field::Fp64;
-use doram_prim::aes::{Aes128Cipher, BATCH, Block};
+use doram_prim::aes::{Aes128Cipher, AesKernel, BATCH, Block, WithAes};
 
 /// Clears the control bit of a node, leaving its seed.
 pub(crate) const SEED: Block = !1;
@@ -37,9 +37,42 @@ pub(crate) fn prg() -> &'static Prg {
 }
 
 impl Prg {
-    /// Raw children of 8 nodes.
+    /// Runs `work` with the left and right ciphers in hand (one CPU check and one entry into
+    /// the cipher code for the whole loop; see [`WithAes`]).
     #[inline]
-    pub fn expand8(&self, nodes: &[Block; BATCH]) -> ([Block; BATCH], [Block; BATCH]) {
+    pub fn with_expand<W: WithExpand>(&self, work: W) -> W::Output {
+        self.left.with_aes(TakeLeft {
+            right: &self.right,
+            work,
+        })
+    }
+
+    /// Runs `work` with the `Convert` cipher in hand (use [`convert8`] and [`convert`] on it).
+    #[inline]
+    pub fn with_convert<W: WithAes>(&self, work: W) -> W::Output {
+        self.convert.with_aes(work)
+    }
+}
+
+/// A loop that runs with the left and right ciphers in hand ([`Prg::with_expand`]).
+pub(crate) trait WithExpand {
+    /// What the loop returns.
+    type Output;
+
+    /// The loop; mark it `#[inline(always)]` (see [`WithAes::run`]).
+    fn run<L: AesKernel, R: AesKernel>(self, prg: &mut Expander<'_, L, R>) -> Self::Output;
+}
+
+/// The left and right ciphers in hand.
+pub(crate) struct Expander<'a, L, R> {
+    left: &'a mut L,
+    right: &'a mut R,
+}
+
+impl<L: AesKernel, R: AesKernel> Expander<'_, L, R> {
+    /// Raw children of 8 nodes.
+    #[inline(always)]
+    pub fn expand8(&mut self, nodes: &[Block; BATCH]) -> ([Block; BATCH], [Block; BATCH]) {
         let seeds: [Block; BATCH] = std::array::from_fn(|i| nodes[i] & SEED);
         let mut l = seeds;
         let mut r = seeds;
@@ -53,30 +86,67 @@ impl Prg {
     }
 
     /// Raw children of one node.
-    #[inline]
-    pub fn expand(&self, node: Block) -> (Block, Block) {
+    #[inline(always)]
+    pub fn expand(&mut self, node: Block) -> (Block, Block) {
         let s = node & SEED;
         (self.left.encrypt(s) ^ s, self.right.encrypt(s) ^ s)
     }
+}
 
-    /// `Convert` of 8 nodes: for each, the two 64-bit halves (not yet reduced).
-    #[inline]
-    pub fn convert8(&self, nodes: &[Block; BATCH]) -> [Block; BATCH] {
-        let seeds: [Block; BATCH] = std::array::from_fn(|i| nodes[i] & SEED);
-        let mut c = seeds;
-        self.convert.encrypt8(&mut c);
-        for i in 0..BATCH {
-            c[i] ^= seeds[i];
-        }
-        c
-    }
+/// The outer of [`Prg::with_expand`]'s two nested cipher calls: the left cipher in hand.
+struct TakeLeft<'a, W> {
+    right: &'a Aes128Cipher,
+    work: W,
+}
 
-    /// `Convert` of one node (unreduced halves).
-    #[inline]
-    pub fn convert(&self, node: Block) -> Block {
-        let s = node & SEED;
-        self.convert.encrypt(s) ^ s
+impl<W: WithExpand> WithAes for TakeLeft<'_, W> {
+    type Output = W::Output;
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, left: &mut K) -> W::Output {
+        self.right.with_aes(TakeRight {
+            left,
+            work: self.work,
+        })
     }
+}
+
+/// The inner call: the right cipher in hand too, then the loop.
+struct TakeRight<'a, L, W> {
+    left: &'a mut L,
+    work: W,
+}
+
+impl<L: AesKernel, W: WithExpand> WithAes for TakeRight<'_, L, W> {
+    type Output = W::Output;
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, right: &mut K) -> W::Output {
+        self.work.run(&mut Expander {
+            left: self.left,
+            right,
+        })
+    }
+}
+
+/// `Convert` of 8 nodes with the `Convert` cipher in hand: for each, the two 64-bit halves
+/// (not yet reduced).
+#[inline(always)]
+pub(crate) fn convert8<K: AesKernel>(c: &mut K, nodes: &[Block; BATCH]) -> [Block; BATCH] {
+    let seeds: [Block; BATCH] = std::array::from_fn(|i| nodes[i] & SEED);
+    let mut out = seeds;
+    c.encrypt8(&mut out);
+    for i in 0..BATCH {
+        out[i] ^= seeds[i];
+    }
+    out
+}
+
+/// `Convert` of one node with the `Convert` cipher in hand (unreduced halves).
+#[inline(always)]
+pub(crate) fn convert<K: AesKernel>(c: &mut K, node: Block) -> Block {
+    let s = node & SEED;
+    c.encrypt(s) ^ s
 }
 
 /// The two field elements of a `Convert` output.
