@@ -45,7 +45,7 @@
 use doram_core::PartyId;
 use doram_dpf::HalfTreeLevels;
 use doram_net::Session;
-use doram_prim::aes::{BATCH, Block, NODE_SLOTS, fixed_key, lsb, mask};
+use doram_prim::aes::{AesKernel, BATCH, Block, NODE_SLOTS, WithAes, fixed_key, lsb, mask};
 use doram_prim::{AesPrg, PairwisePrgs};
 use rand_core::RngCore;
 
@@ -394,42 +394,58 @@ fn correct_pairs(level: &mut [Block], cw: Block) {
 /// the hashes, `A_b`. One pass over `src`: eight nodes at a time are corrected, hashed in one
 /// call and their sixteen children appended.
 fn expand_raw(src: &mut [Block], pending: Option<Block>, dst: &mut Vec<Block>) -> Block {
-    let fk = fixed_key();
-    let cw = pending.unwrap_or(0);
-    dst.clear();
-    dst.reserve(2 * src.len());
-    let mut acc = 0u128;
-    let (head, tail) = src.split_at_mut(src.len() / BATCH * BATCH);
-    for c in head.chunks_exact_mut(BATCH) {
-        let mut s: [Block; BATCH] = std::array::from_fn(|i| c[i]);
-        // Pairs (2i, 2i + 1) are siblings: both get lsb(s_2i ⊕ s_2i+1)·CW.
-        for p in s.chunks_exact_mut(2) {
-            let m = mask(lsb(p[0] ^ p[1])) & cw;
-            p[0] ^= m;
-            p[1] ^= m;
+    fixed_key().with_aes(ExpandRaw { src, pending, dst })
+}
+
+/// [`expand_raw`]'s loop, with fixed-key AES in hand.
+struct ExpandRaw<'a> {
+    src: &'a mut [Block],
+    pending: Option<Block>,
+    dst: &'a mut Vec<Block>,
+}
+
+impl WithAes for ExpandRaw<'_> {
+    type Output = Block;
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, fk: &mut K) -> Block {
+        let ExpandRaw { src, pending, dst } = self;
+        let cw = pending.unwrap_or(0);
+        dst.clear();
+        dst.reserve(2 * src.len());
+        let mut acc = 0u128;
+        let (head, tail) = src.split_at_mut(src.len() / BATCH * BATCH);
+        for c in head.chunks_exact_mut(BATCH) {
+            let mut s: [Block; BATCH] = std::array::from_fn(|i| c[i]);
+            // Pairs (2i, 2i + 1) are siblings: both get lsb(s_2i ⊕ s_2i+1)·CW.
+            for p in s.chunks_exact_mut(2) {
+                let m = mask(lsb(p[0] ^ p[1])) & cw;
+                p[0] ^= m;
+                p[1] ^= m;
+            }
+            c.copy_from_slice(&s);
+            let mut h = s;
+            fk.ccr8(&mut h);
+            let mut kids = [0u128; 2 * BATCH];
+            for i in 0..BATCH {
+                acc ^= h[i];
+                kids[2 * i] = h[i];
+                kids[2 * i + 1] = h[i] ^ s[i];
+            }
+            dst.extend_from_slice(&kids);
         }
-        c.copy_from_slice(&s);
-        let mut h = s;
-        fk.ccr8(&mut h);
-        let mut kids = [0u128; 2 * BATCH];
-        for i in 0..BATCH {
-            acc ^= h[i];
-            kids[2 * i] = h[i];
-            kids[2 * i + 1] = h[i] ^ s[i];
+        // Fewer than eight nodes (the top levels): one at a time.
+        if pending.is_some() {
+            correct_pairs(tail, cw);
         }
-        dst.extend_from_slice(&kids);
+        for &mut x in tail {
+            let h = fk.ccr(x);
+            acc ^= h;
+            dst.push(h);
+            dst.push(h ^ x);
+        }
+        acc
     }
-    // Fewer than eight nodes (the top levels): one at a time.
-    if pending.is_some() {
-        correct_pairs(tail, cw);
-    }
-    for &mut x in tail {
-        let h = fk.ccr(x);
-        acc ^= h;
-        dst.push(h);
-        dst.push(h ^ x);
-    }
-    acc
 }
 
 /// A vector of `n` words whose contents the caller overwrites entirely: a spare one if there
