@@ -31,6 +31,8 @@ use doram_field::Z64;
 use super::{AesKernel, BATCH, Block, NODE_SLOTS, WithAes, sigma};
 #[cfg(not(target_arch = "x86_64"))]
 use super::{hi, lo};
+#[cfg(target_arch = "x86_64")]
+use safe_arch::m128i;
 
 #[cfg(target_arch = "x86_64")]
 pulp::simd_type!({
@@ -173,15 +175,21 @@ impl<K: Kernel, const CONTEXT: bool> BlockClosure for Call<'_, K, CONTEXT> {
 #[inline(always)]
 fn enc8<B: BlockBackend<BlockSize = U16>>(backend: &mut B, xs: [Block; BATCH]) -> [Block; BATCH] {
     let mut b: [Ga; BATCH] = xs.map(to_ga);
+    proc8(backend, &mut b);
+    b.map(|y| from_ga(&y))
+}
+
+/// Encrypts eight blocks in place with `backend`.
+#[inline(always)]
+fn proc8<B: BlockBackend<BlockSize = U16>>(backend: &mut B, b: &mut [Ga; BATCH]) {
     let par = B::ParBlocksSize::USIZE;
     if par > 1 && BATCH.is_multiple_of(par) {
         for c in b.chunks_exact_mut(par) {
             backend.proc_par_blocks_inplace(GenericArray::from_mut_slice(c));
         }
     } else {
-        backend.proc_tail_blocks_inplace(&mut b);
+        backend.proc_tail_blocks_inplace(b);
     }
-    b.map(|y| from_ga(&y))
 }
 
 /// `CCR(x_i) = π(σ(x_i)) ⊕ σ(x_i)` on eight blocks.
@@ -203,14 +211,40 @@ impl<B: BlockBackend<BlockSize = U16>> AesKernel for InHand<'_, B> {
         from_ga(&b)
     }
 
+    #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn encrypt8(&mut self, xs: &mut [Block; BATCH]) {
         *xs = enc8(self.0, *xs);
     }
 
+    #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn ccr8(&mut self, xs: &mut [Block; BATCH]) {
         *xs = ccr8(self.0, *xs);
+    }
+
+    // On x86-64 the blocks go to the cipher as vector registers, and σ and the XORs stay in
+    // them (as `u128` values they would travel through pairs of general registers).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn encrypt8(&mut self, xs: &mut [Block; BATCH]) {
+        *xs = sse2::enc8(self.0, xs.map(m128i::from)).map(u128::from);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn cr8(&mut self, xs: &mut [Block; BATCH]) {
+        let x = xs.map(m128i::from);
+        let c = sse2::enc8(self.0, x);
+        *xs = std::array::from_fn(|i| u128::from(c[i] ^ x[i]));
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn ccr8(&mut self, xs: &mut [Block; BATCH]) {
+        let s = xs.map(|x| sse2::sigma(m128i::from(x)));
+        let c = sse2::enc8(self.0, s);
+        *xs = std::array::from_fn(|i| u128::from(c[i] ^ s[i]));
     }
 }
 
@@ -273,11 +307,24 @@ mod sse2 {
         unpack_high_i64_m128i, unpack_low_i64_m128i,
     };
 
-    use super::{BATCH, Block, Kernel, NODE_SLOTS, enc8};
+    use aes::cipher::generic_array::GenericArray;
+
+    use super::{BATCH, Block, Ga, Kernel, NODE_SLOTS, proc8};
+
+    /// Encrypts eight blocks held in vector registers with `backend`.
+    #[inline(always)]
+    pub(super) fn enc8<B: BlockBackend<BlockSize = U16>>(
+        backend: &mut B,
+        xs: [m128i; BATCH],
+    ) -> [m128i; BATCH] {
+        let mut b: [Ga; BATCH] = xs.map(|x| GenericArray::from(<[u8; 16]>::from(x)));
+        proc8(backend, &mut b);
+        b.map(|y| m128i::from(<[u8; 16]>::from(y)))
+    }
 
     /// σ(hi ‖ lo) = (hi ⊕ lo) ‖ hi on a vector register: `[hi, hi] ⊕ [0, lo]`.
     #[inline(always)]
-    fn sigma(x: m128i) -> m128i {
+    pub(super) fn sigma(x: m128i) -> m128i {
         shuffle_ai_f32_all_m128i::<0b11_10_11_10>(x) ^ byte_shl_imm_u128_m128i::<8>(x)
     }
 
@@ -289,8 +336,8 @@ mod sse2 {
         st: &[m128i; BATCH],
     ) -> [m128i; BATCH] {
         let s: [m128i; BATCH] = std::array::from_fn(|i| sx ^ st[i]);
-        let c = enc8(backend, s.map(u128::from));
-        std::array::from_fn(|i| m128i::from(c[i]) ^ s[i])
+        let c = enc8(backend, s);
+        std::array::from_fn(|i| c[i] ^ s[i])
     }
 
     pub(super) struct NodeWordsSplit<'a> {
