@@ -59,21 +59,19 @@ impl BlockSource for LeafSource<'_> {
         if let Some(b) = self.first.take() {
             return b.to_le_bytes();
         }
-        self.next_hashed()
-    }
-}
-
-impl LeafSource<'_> {
-    /// The next block when none is precomputed: for the output stages, which precompute the
-    /// first block in their batched hash loops, only after a rejection, so kept out of line
-    /// (and the inlined `next_block` small).
-    #[cold]
-    #[inline(never)]
-    fn next_hashed(&mut self) -> [u8; 16] {
-        let b = self.fk.ccr(self.node ^ tweak(self.j, self.k));
+        let b = ccr_out_of_line(self.fk, self.node ^ tweak(self.j, self.k));
         self.k += 1;
         b.to_le_bytes()
     }
+}
+
+/// `fk.ccr(x)` for a block that is not precomputed: for the output stages, which precompute the
+/// first block in their batched hash loops, only after a rejection, so kept out of line (and
+/// taking values, so that the stream stays in registers).
+#[cold]
+#[inline(never)]
+fn ccr_out_of_line(fk: &FixedKeyAes, x: Block) -> Block {
+    fk.ccr(x)
 }
 
 /// `Convert(node, j)`.
