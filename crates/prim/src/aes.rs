@@ -29,16 +29,99 @@ use std::sync::LazyLock;
 
 use doram_field::Z64;
 
-// The backend: AES-NI directly when the build has the `aes` target feature, else the `aes`
-// crate. Both modules have the same interface (`RoundKeys`).
-#[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+// The backends: AES-NI when the CPU has it (x86-64), else the `aes` crate. Both modules have
+// the same interface, and `RoundKeys` picks one when a cipher is keyed.
+#[cfg(target_arch = "x86_64")]
+mod context;
+#[cfg(target_arch = "x86_64")]
 mod ni;
-#[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
-use ni::RoundKeys;
 #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
 mod portable;
-#[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-use portable::RoundKeys;
+
+/// The key schedule in the backend this CPU runs.
+// The software variant is the larger (the `aes` crate keeps its bitsliced schedule too); one per
+// cipher, so no box.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+enum RoundKeys {
+    #[cfg(target_arch = "x86_64")]
+    Ni(ni::RoundKeys),
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+    Soft(portable::RoundKeys),
+}
+
+/// Calls the same method on whichever backend `$keys` holds.
+macro_rules! on_backend {
+    ($keys:expr, $k:ident => $body:expr) => {
+        match $keys {
+            #[cfg(target_arch = "x86_64")]
+            RoundKeys::Ni($k) => $body,
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+            RoundKeys::Soft($k) => $body,
+        }
+    };
+}
+
+impl RoundKeys {
+    fn new(key: [u8; 16]) -> RoundKeys {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = ni::RoundKeys::new(key) {
+            return RoundKeys::Ni(k);
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+        return RoundKeys::Soft(portable::RoundKeys::new(key));
+        #[cfg(all(target_arch = "x86_64", target_feature = "aes"))]
+        unreachable!("a build with the aes target feature runs on CPUs with AES-NI")
+    }
+
+    #[inline(always)]
+    fn encrypt(&self, x: Block) -> Block {
+        on_backend!(self, k => k.encrypt(x))
+    }
+
+    #[inline(always)]
+    fn encrypt8(&self, xs: &mut [Block; BATCH]) {
+        on_backend!(self, k => k.encrypt8(xs))
+    }
+
+    #[inline(always)]
+    fn cr8(&self, xs: &mut [Block; BATCH]) {
+        on_backend!(self, k => k.cr8(xs))
+    }
+
+    #[inline(always)]
+    fn ccr8(&self, xs: &mut [Block; BATCH]) {
+        on_backend!(self, k => k.ccr8(xs))
+    }
+
+    #[inline(always)]
+    fn with_aes<W: WithAes>(&self, work: W) -> W::Output {
+        on_backend!(self, k => k.with_aes(work))
+    }
+
+    fn node_words_split(
+        &self,
+        nodes: &[Block],
+        tweaks: &[Block; NODE_SLOTS],
+        a: &mut [Z64],
+        v: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+        sum_v: &mut [Z64; NODE_SLOTS],
+    ) {
+        on_backend!(self, k => k.node_words_split(nodes, tweaks, a, v, sum_a, sum_v))
+    }
+
+    fn node_words_pairs(
+        &self,
+        nodes: &[Block],
+        first_node: u64,
+        tweaks: &[Block; BATCH],
+        a: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+    ) -> Z64 {
+        on_backend!(self, k => k.node_words_pairs(nodes, first_node, tweaks, a, sum_a))
+    }
+}
 
 /// A 128-bit block, little-endian: bit 0 (the "lsb") is bit 0 of byte 0.
 pub type Block = u128;
@@ -449,6 +532,49 @@ mod tests {
             v.push(x);
         }
         v
+    }
+
+    /// On a CPU with AES-NI the default backend is `ni`; the software one (what a CPU without
+    /// AES-NI, or another architecture, runs) must give the same results for every function.
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "aes")))]
+    #[test]
+    fn software_backend_matches_the_default_one() {
+        let soft = FixedKeyAes {
+            pi: Aes128Cipher {
+                keys: RoundKeys::Soft(portable::RoundKeys::new(FIXED_KEY)),
+            },
+        };
+        let hw = fixed_key();
+        let xs = samples();
+        for &x in &xs {
+            assert_eq!(soft.pi(x), reference_pi(x));
+            assert_eq!(soft.ccr(x), hw.ccr(x));
+            assert_eq!(soft.tccr(x ^ 5, x), hw.tccr(x ^ 5, x));
+        }
+        let mut b8: [Block; BATCH] = std::array::from_fn(|i| xs[i]);
+        let mut h8 = b8;
+        soft.ccr8(&mut b8);
+        hw.ccr8(&mut h8);
+        assert_eq!(b8, h8);
+        soft.cr8(&mut b8);
+        hw.cr8(&mut h8);
+        assert_eq!(b8, h8);
+        let (mut s, mut h) = (xs.clone(), xs.clone());
+        soft.tccr_in_place(&xs, &mut s);
+        hw.tccr_in_place(&xs, &mut h);
+        assert_eq!(s, h);
+        let tweaks: [Block; NODE_SLOTS] = std::array::from_fn(|j| (j as u128 + 1) << 70);
+        let n = xs.len();
+        let run = |f: &FixedKeyAes| {
+            let (mut a, mut v) = (vec![Z64(0); NODE_SLOTS * n], vec![Z64(0); NODE_SLOTS * n]);
+            let (mut sa, mut sv) = ([Z64(1); NODE_SLOTS], [Z64(2); NODE_SLOTS]);
+            f.node_words_split(&xs, &tweaks, &mut a, &mut v, &mut sa, &mut sv);
+            let t8: [Block; BATCH] = std::array::from_fn(|m| tweaks[m]);
+            let mut b = vec![Z64(0); NODE_SLOTS * n];
+            let w = f.node_words_pairs(&xs, 3, &t8, &mut b, &mut sa);
+            (a, v, b, sa, sv, w)
+        };
+        assert!(run(&soft) == run(hw));
     }
 
     #[test]

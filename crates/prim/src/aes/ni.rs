@@ -1,6 +1,8 @@
-//! AES-128 on x86-64 with the AES-NI instructions, through the safe intrinsic wrappers of the
-//! `safe_arch` crate (compiled only when the build enables the `aes` target feature, as
-//! `-C target-cpu=native` does on any machine that has it).
+//! AES-128 on x86-64 with the AES-NI instructions: the cipher rounds through the token of
+//! `doram-arch` (which proves the CPU has them), the SSE2 operations around them through the
+//! safe wrappers of `safe_arch`. Chosen when the CPU has AES-NI; every entry point runs its
+//! work inside the feature context of [`Context`] (in a portable build, a function compiled for
+//! the CPU's vector extensions with AES-NI, entered once per call).
 //!
 //! Why not only the `aes` crate: its block API takes byte arrays, so every `u128` block we hash
 //! is converted on the way in and out, and on this project's hot paths (fixed-key hashing of DPF
@@ -10,18 +12,29 @@
 //! registers from load to store, including σ and the final XOR of the hashes. The key schedule
 //! is FIPS-197's; the tests in the parent module check every function against the `aes` crate.
 
+use doram_arch::AesNi;
 use doram_field::Z64;
 use safe_arch::{
-    add_i64_m128i, aes_encrypt_last_m128i, aes_encrypt_m128i, aes_key_gen_assist_m128i,
-    byte_shl_imm_u128_m128i, m128i, shuffle_ai_f32_all_m128i, unpack_high_i64_m128i,
+    add_i64_m128i, byte_shl_imm_u128_m128i, m128i, shuffle_ai_f32_all_m128i, unpack_high_i64_m128i,
     unpack_low_i64_m128i,
 };
 
+use super::context::Context;
 use super::{AesKernel, BATCH, Block, NODE_SLOTS, WithAes};
 
-/// The eleven round keys of AES-128.
-#[derive(Clone)]
-pub(super) struct RoundKeys([m128i; 11]);
+/// The eleven round keys of AES-128, with the proof that this CPU has AES-NI and the context
+/// the code runs in.
+///
+/// Each entry into the context works on a copy of the keys: the context is entered through a
+/// function that takes its closure's captures as plain words, so the compiler no longer knows
+/// that the keys behind a reference cannot change when the loop stores its output; a local
+/// copy it can keep in registers.
+#[derive(Clone, Copy)]
+pub(super) struct RoundKeys {
+    k: [m128i; 11],
+    ni: AesNi,
+    ctx: Context,
+}
 
 /// One step of the AES-128 key schedule: the next round key from the previous one and the
 /// output of `AESKEYGENASSIST` on it (with the round constant).
@@ -38,65 +51,69 @@ fn next_key(prev: m128i, assist: m128i) -> m128i {
 }
 
 impl RoundKeys {
-    /// The key schedule of `key` (16 bytes as in FIPS-197).
-    pub(super) fn new(key: [u8; 16]) -> RoundKeys {
+    /// The key schedule of `key` (16 bytes as in FIPS-197), if this CPU has AES-NI.
+    pub(super) fn new(key: [u8; 16]) -> Option<RoundKeys> {
+        let ni = AesNi::detect()?;
+        let ctx = Context::detect()?;
         let mut k = [m128i::from(u128::from_le_bytes(key)); 11];
-        k[1] = next_key(k[0], aes_key_gen_assist_m128i::<0x01>(k[0]));
-        k[2] = next_key(k[1], aes_key_gen_assist_m128i::<0x02>(k[1]));
-        k[3] = next_key(k[2], aes_key_gen_assist_m128i::<0x04>(k[2]));
-        k[4] = next_key(k[3], aes_key_gen_assist_m128i::<0x08>(k[3]));
-        k[5] = next_key(k[4], aes_key_gen_assist_m128i::<0x10>(k[4]));
-        k[6] = next_key(k[5], aes_key_gen_assist_m128i::<0x20>(k[5]));
-        k[7] = next_key(k[6], aes_key_gen_assist_m128i::<0x40>(k[6]));
-        k[8] = next_key(k[7], aes_key_gen_assist_m128i::<0x80>(k[7]));
-        k[9] = next_key(k[8], aes_key_gen_assist_m128i::<0x1b>(k[8]));
-        k[10] = next_key(k[9], aes_key_gen_assist_m128i::<0x36>(k[9]));
-        RoundKeys(k)
+        ctx.run(|| {
+            k[1] = next_key(k[0], ni.key_gen_assist::<0x01>(k[0]));
+            k[2] = next_key(k[1], ni.key_gen_assist::<0x02>(k[1]));
+            k[3] = next_key(k[2], ni.key_gen_assist::<0x04>(k[2]));
+            k[4] = next_key(k[3], ni.key_gen_assist::<0x08>(k[3]));
+            k[5] = next_key(k[4], ni.key_gen_assist::<0x10>(k[4]));
+            k[6] = next_key(k[5], ni.key_gen_assist::<0x20>(k[5]));
+            k[7] = next_key(k[6], ni.key_gen_assist::<0x40>(k[6]));
+            k[8] = next_key(k[7], ni.key_gen_assist::<0x80>(k[7]));
+            k[9] = next_key(k[8], ni.key_gen_assist::<0x1b>(k[8]));
+            k[10] = next_key(k[9], ni.key_gen_assist::<0x36>(k[9]));
+        });
+        Some(RoundKeys { k, ni, ctx })
     }
 
-    /// Encrypts one block.
+    /// Encrypts one block (in the context of the caller).
     #[inline(always)]
-    pub(super) fn encrypt(&self, x: Block) -> Block {
-        let k = &self.0;
+    fn encrypt_here(&self, x: Block) -> Block {
+        let (k, ni) = (&self.k, self.ni);
         let mut b = m128i::from(x) ^ k[0];
         for rk in &k[1..10] {
-            b = aes_encrypt_m128i(b, *rk);
+            b = ni.enc(b, *rk);
         }
-        u128::from(aes_encrypt_last_m128i(b, k[10]))
+        u128::from(ni.enc_last(b, k[10]))
     }
 
     /// Encrypts [`BATCH`] blocks, round by round across the blocks (the cipher's latency is
     /// several cycles per round, its throughput one round per cycle).
     #[inline(always)]
     fn encrypt8_regs(&self, x: [m128i; BATCH]) -> [m128i; BATCH] {
-        let k = &self.0;
+        let (k, ni) = (&self.k, self.ni);
         let mut b: [m128i; BATCH] = std::array::from_fn(|i| x[i] ^ k[0]);
         for rk in &k[1..10] {
             for v in b.iter_mut() {
-                *v = aes_encrypt_m128i(*v, *rk);
+                *v = ni.enc(*v, *rk);
             }
         }
-        b.map(|v| aes_encrypt_last_m128i(v, k[10]))
+        b.map(|v| ni.enc_last(v, k[10]))
     }
 
-    /// Encrypts [`BATCH`] blocks in place.
+    /// Encrypts [`BATCH`] blocks in place (in the context of the caller).
     #[inline(always)]
-    pub(super) fn encrypt8(&self, xs: &mut [Block; BATCH]) {
+    fn encrypt8_here(&self, xs: &mut [Block; BATCH]) {
         let c = self.encrypt8_regs(xs.map(m128i::from));
         *xs = c.map(u128::from);
     }
 
-    /// `π(x) ⊕ x` on [`BATCH`] blocks in place.
+    /// `π(x) ⊕ x` on [`BATCH`] blocks in place (in the context of the caller).
     #[inline(always)]
-    pub(super) fn cr8(&self, xs: &mut [Block; BATCH]) {
+    fn cr8_here(&self, xs: &mut [Block; BATCH]) {
         let x = xs.map(m128i::from);
         let c = self.encrypt8_regs(x);
         *xs = std::array::from_fn(|i| u128::from(c[i] ^ x[i]));
     }
 
-    /// `π(σ(x)) ⊕ σ(x)` on [`BATCH`] blocks in place.
+    /// `π(σ(x)) ⊕ σ(x)` on [`BATCH`] blocks in place (in the context of the caller).
     #[inline(always)]
-    pub(super) fn ccr8(&self, xs: &mut [Block; BATCH]) {
+    fn ccr8_here(&self, xs: &mut [Block; BATCH]) {
         let s = xs.map(|x| sigma(m128i::from(x)));
         let c = self.encrypt8_regs(s);
         *xs = std::array::from_fn(|i| u128::from(c[i] ^ s[i]));
@@ -111,16 +128,64 @@ impl RoundKeys {
         std::array::from_fn(|i| c[i] ^ s[i])
     }
 
-    /// Runs `work` with these keys in hand (the build has AES-NI, so directly).
+    /// Encrypts one block.
+    #[inline(always)]
+    pub(super) fn encrypt(&self, x: Block) -> Block {
+        // `move`: the block travels into the context in registers. Captured by reference, it
+        // would be stored as two words and loaded as one vector, which the CPU cannot forward
+        // from the stores, and consecutive calls would no longer overlap.
+        self.ctx.run(move || {
+            let keys = *self;
+            keys.encrypt_here(x)
+        })
+    }
+
+    /// Encrypts [`BATCH`] blocks in place.
+    #[inline(always)]
+    pub(super) fn encrypt8(&self, xs: &mut [Block; BATCH]) {
+        self.ctx.run(|| {
+            let keys = *self;
+            keys.encrypt8_here(xs)
+        })
+    }
+
+    /// `π(x) ⊕ x` on [`BATCH`] blocks in place.
+    #[inline(always)]
+    pub(super) fn cr8(&self, xs: &mut [Block; BATCH]) {
+        self.ctx.run(|| {
+            let keys = *self;
+            keys.cr8_here(xs)
+        })
+    }
+
+    /// `π(σ(x)) ⊕ σ(x)` on [`BATCH`] blocks in place.
+    #[inline(always)]
+    pub(super) fn ccr8(&self, xs: &mut [Block; BATCH]) {
+        self.ctx.run(|| {
+            let keys = *self;
+            keys.ccr8_here(xs)
+        })
+    }
+
+    /// Runs `work` with these keys in hand, inside the context.
     #[inline(always)]
     pub(super) fn with_aes<W: WithAes>(&self, work: W) -> W::Output {
-        work.run(&mut NiKernel(self))
+        let mut work = Some(work);
+        self.ctx.run(
+            #[inline(always)]
+            || {
+                let keys = *self;
+                work.take()
+                    .expect("the context runs its body once")
+                    .run(&mut NiKernel(&keys))
+            },
+        )
     }
 
     /// See [`super::FixedKeyAes::node_words_split`]; the lane sums stay in vector registers
     /// (lane 0 the `a` word, lane 1 the `v` word of a slot).
     #[inline(always)]
-    pub(super) fn node_words_split(
+    fn node_words_split_here(
         &self,
         nodes: &[Block],
         tweaks: &[Block; NODE_SLOTS],
@@ -167,7 +232,7 @@ impl RoundKeys {
 
     /// See [`super::FixedKeyAes::node_words_pairs`].
     #[inline(always)]
-    pub(super) fn node_words_pairs(
+    fn node_words_pairs_here(
         &self,
         nodes: &[Block],
         first_node: u64,
@@ -204,6 +269,43 @@ impl RoundKeys {
         let n = nodes.len().min(a.len() / NODE_SLOTS) as u64;
         Z64(n.wrapping_add(first_node)) * p - s
     }
+
+    /// [`Self::node_words_split_here`] inside the context.
+    pub(super) fn node_words_split(
+        &self,
+        nodes: &[Block],
+        tweaks: &[Block; NODE_SLOTS],
+        a: &mut [Z64],
+        v: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+        sum_v: &mut [Z64; NODE_SLOTS],
+    ) {
+        self.ctx.run(
+            #[inline(always)]
+            || {
+                let keys = *self;
+                keys.node_words_split_here(nodes, tweaks, a, v, sum_a, sum_v)
+            },
+        )
+    }
+
+    /// [`Self::node_words_pairs_here`] inside the context.
+    pub(super) fn node_words_pairs(
+        &self,
+        nodes: &[Block],
+        first_node: u64,
+        tweaks: &[Block; BATCH],
+        a: &mut [Z64],
+        sum_a: &mut [Z64; NODE_SLOTS],
+    ) -> Z64 {
+        self.ctx.run(
+            #[inline(always)]
+            || {
+                let keys = *self;
+                keys.node_words_pairs_here(nodes, first_node, tweaks, a, sum_a)
+            },
+        )
+    }
 }
 
 /// The [`AesKernel`] of these keys: the functions above.
@@ -212,22 +314,22 @@ struct NiKernel<'a>(&'a RoundKeys);
 impl AesKernel for NiKernel<'_> {
     #[inline(always)]
     fn encrypt(&mut self, x: Block) -> Block {
-        self.0.encrypt(x)
+        self.0.encrypt_here(x)
     }
 
     #[inline(always)]
     fn encrypt8(&mut self, xs: &mut [Block; BATCH]) {
-        self.0.encrypt8(xs)
+        self.0.encrypt8_here(xs)
     }
 
     #[inline(always)]
     fn cr8(&mut self, xs: &mut [Block; BATCH]) {
-        self.0.cr8(xs)
+        self.0.cr8_here(xs)
     }
 
     #[inline(always)]
     fn ccr8(&mut self, xs: &mut [Block; BATCH]) {
-        self.0.ccr8(xs)
+        self.0.ccr8_here(xs)
     }
 }
 
