@@ -243,52 +243,63 @@ impl<G: Group, const O: usize> WithAes for OutputFixed<'_, G, O> {
 
     #[inline(always)]
     fn run<K: AesKernel>(self, aes: &mut K) {
-        let OutputFixed { key, nodes, out } = self;
-        // The rare further blocks of an output (rejection sampling) come from `fk`.
-        let fk = fixed_key();
-        let w = 1usize << O;
-        // sel[t][j] = ±t·OCW_j, so that the correction is a table lookup rather than a branch,
-        // and party 1's output −(Convert + t·OCW) is the single subtraction (−t·OCW) − Convert.
-        let mut sel = [[G::ZERO; 1 << OUTPUT_BITS]; 2];
-        let negate = key.party == TwoParty::P1;
-        for (s, &c) in sel[1].iter_mut().zip(&key.ocws) {
-            *s = if negate { -c } else { c };
+        output_loop::<G, O, K>(self.key, self.nodes, self.out, aes)
+    }
+}
+
+/// [`OutputFixed`]'s loop. Its slices are parameters, not fields: inlined into the code that
+/// holds the cipher, parameters keep what the compiler knows of them (`out` aliases nothing
+/// else), which it needs to keep values in registers across the stores.
+#[inline(always)]
+fn output_loop<G: Group, const O: usize, K: AesKernel>(
+    key: &HalfTreeKey<G>,
+    nodes: &[Block],
+    out: &mut [G],
+    aes: &mut K,
+) {
+    // The rare further blocks of an output (rejection sampling) come from `fk`.
+    let fk = fixed_key();
+    let w = 1usize << O;
+    // sel[t][j] = ±t·OCW_j, so that the correction is a table lookup rather than a branch,
+    // and party 1's output −(Convert + t·OCW) is the single subtraction (−t·OCW) − Convert.
+    let mut sel = [[G::ZERO; 1 << OUTPUT_BITS]; 2];
+    let negate = key.party == TwoParty::P1;
+    for (s, &c) in sel[1].iter_mut().zip(&key.ocws) {
+        *s = if negate { -c } else { c };
+    }
+    let leaf = |q: Block, j: usize, first: Block| {
+        let conv = G::random_from(&mut LeafSource::with_first(fk, q, j, first));
+        let corr = sel[usize::from(lsb(q))][j];
+        if negate { corr - conv } else { conv + corr }
+    };
+    let nodes_per_batch = BATCH >> O;
+    let full = (nodes.len() / nodes_per_batch).min(out.len() / BATCH);
+    let (head, tail) = out.split_at_mut(full * BATCH);
+    let mut hash_batch = |qs: &[Block]| {
+        let mut blk: [Block; BATCH] = std::array::from_fn(|k| qs[k >> O] ^ tweak(k & (w - 1), 0));
+        aes.ccr8(&mut blk);
+        blk
+    };
+    // Software pipelining: the hash calls of batch i + 1 are issued before the outputs of
+    // batch i are computed, so the AES unit and the integer units work side by side.
+    let mut next = if full > 0 {
+        hash_batch(&nodes[..nodes_per_batch])
+    } else {
+        [0; BATCH]
+    };
+    for (i, ys) in head.chunks_exact_mut(BATCH).enumerate() {
+        let cur = next;
+        let qs = &nodes[i * nodes_per_batch..(i + 1) * nodes_per_batch];
+        if i + 1 < full {
+            next = hash_batch(&nodes[(i + 1) * nodes_per_batch..(i + 2) * nodes_per_batch]);
         }
-        let leaf = |q: Block, j: usize, first: Block| {
-            let conv = G::random_from(&mut LeafSource::with_first(fk, q, j, first));
-            let corr = sel[usize::from(lsb(q))][j];
-            if negate { corr - conv } else { conv + corr }
-        };
-        let nodes_per_batch = BATCH >> O;
-        let full = (nodes.len() / nodes_per_batch).min(out.len() / BATCH);
-        let (head, tail) = out.split_at_mut(full * BATCH);
-        let mut hash_batch = |qs: &[Block]| {
-            let mut blk: [Block; BATCH] =
-                std::array::from_fn(|k| qs[k >> O] ^ tweak(k & (w - 1), 0));
-            aes.ccr8(&mut blk);
-            blk
-        };
-        // Software pipelining: the hash calls of batch i + 1 are issued before the outputs of
-        // batch i are computed, so the AES unit and the integer units work side by side.
-        let mut next = if full > 0 {
-            hash_batch(&nodes[..nodes_per_batch])
-        } else {
-            [0; BATCH]
-        };
-        for (i, ys) in head.chunks_exact_mut(BATCH).enumerate() {
-            let cur = next;
-            let qs = &nodes[i * nodes_per_batch..(i + 1) * nodes_per_batch];
-            if i + 1 < full {
-                next = hash_batch(&nodes[(i + 1) * nodes_per_batch..(i + 2) * nodes_per_batch]);
-            }
-            for (k, y) in ys.iter_mut().enumerate() {
-                *y = leaf(qs[k >> O], k & (w - 1), cur[k]);
-            }
+        for (k, y) in ys.iter_mut().enumerate() {
+            *y = leaf(qs[k >> O], k & (w - 1), cur[k]);
         }
-        for (k, y) in tail.iter_mut().enumerate() {
-            let (q, j) = (nodes[full * nodes_per_batch + (k >> O)], k & (w - 1));
-            *y = leaf(q, j, aes.ccr(q ^ tweak(j, 0)));
-        }
+    }
+    for (k, y) in tail.iter_mut().enumerate() {
+        let (q, j) = (nodes[full * nodes_per_batch + (k >> O)], k & (w - 1));
+        *y = leaf(q, j, aes.ccr(q ^ tweak(j, 0)));
     }
 }
 
