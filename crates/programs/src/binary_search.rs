@@ -80,7 +80,7 @@ use crate::error::{InputError, ProgramError};
 use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, agree_on_run, all_ok, announce_sizes, run_three};
+use crate::roles::{PartyRun, Roles, agree_on_run, all_ok, announce_size, run_three};
 
 /// Bit length of the comparisons: 64-bit entries and keys.
 pub const KEY_BITS: u32 = 64;
@@ -643,15 +643,14 @@ fn run_with<D: Backend>(
     key: Option<u64>,
 ) -> Result<PartyRun<SearchOutput>, ProgramError> {
     check_inputs(session.me(), &roles, data, key)?;
-    let sizes = data.map(|d| [d.len() as u64]);
     agree_on_run(&mut session, "binary-search", D::NAME, &roles)?;
-    let n = announce_sizes(
+    let n = announce_size(
         &mut session,
         roles.owner,
-        sizes.as_ref().map(|s| &s[..]),
-        &[MAX_N],
-        &["n"],
-    )?[0] as usize;
+        data.map(<[u64]>::len),
+        MAX_N,
+        "n",
+    )?;
     let mut m = Machine::<D>::setup(session, seed)?;
     let p = plan(n);
     m.preprocess_bits(p.bits)?;
@@ -710,22 +709,20 @@ pub fn run_many_with<D: Backend>(
     let me = session.me();
     check_batch_inputs(me, &roles, data, keys)?;
     agree_on_run(&mut session, BATCH_NAME, D::NAME, &roles)?;
-    let sizes = data.map(|d| [d.len() as u64]);
-    let n = announce_sizes(
+    let n = announce_size(
         &mut session,
         roles.owner,
-        sizes.as_ref().map(|s| &s[..]),
-        &[MAX_N],
-        &["n"],
-    )?[0] as usize;
-    let count = keys.map(|k| [k.len() as u64]);
-    let k = announce_sizes(
+        data.map(<[u64]>::len),
+        MAX_N,
+        "n",
+    )?;
+    let k = announce_size(
         &mut session,
         roles.querier,
-        count.as_ref().map(|s| &s[..]),
-        &[MAX_KEYS],
-        &["the number of keys"],
-    )?[0] as usize;
+        keys.map(<[u64]>::len),
+        MAX_KEYS,
+        "the number of keys",
+    )?;
     let mut m = Machine::<D>::setup(session, seed)?;
     let work = AccessWork::of::<D>();
     let p = plan_many(n, k, work);
@@ -791,15 +788,14 @@ fn run_linear(
     key: Option<u64>,
 ) -> Result<PartyRun<SearchOutput>, ProgramError> {
     check_inputs(session.me(), &roles, data, key)?;
-    let sizes = data.map(|d| [d.len() as u64]);
     agree_on_run(&mut session, "linear-search", "engine", &roles)?;
-    let n = announce_sizes(
+    let n = announce_size(
         &mut session,
         roles.owner,
-        sizes.as_ref().map(|s| &s[..]),
-        &[MAX_N],
-        &["n"],
-    )?[0] as usize;
+        data.map(<[u64]>::len),
+        MAX_N,
+        "n",
+    )?;
     // The engine only; the backend type is never booted.
     let mut m = Machine::<doram_oram::LinearScanOram<Fp>>::setup(session, seed)?;
     m.preprocess_bits(n * bits_per_comparison(KEY_BITS))?;

@@ -183,4 +183,6 @@ pub use machine::{Backend, Cost, Machine, Meter, OArray, Part, Plan, bits_for, t
 pub use matching::StableMatching;
 pub use program::{Program, run_local, run_local_on, run_party};
 pub use ram::{PlainCounts, PlainRam, Ram};
-pub use roles::{PartyRun, Roles, agree_on_run, all_ok, announce_sizes, run_three, run_three_on};
+pub use roles::{
+    PartyRun, Roles, agree_on_run, all_ok, announce_size, announce_sizes, run_three, run_three_on,
+};

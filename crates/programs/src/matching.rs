@@ -43,7 +43,7 @@ use crate::input::{MAX_PREFS, Prefs};
 use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
-use crate::roles::{PartyRun, Roles, agree_on_run, announce_sizes};
+use crate::roles::{PartyRun, Roles, agree_on_run, announce_size};
 
 /// A stable matching between k proposers and k acceptors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -284,15 +284,14 @@ fn run_with<D: Backend>(
     if let Some(p) = prefs {
         p.validate()?;
     }
-    let sizes = prefs.map(|p| [p.k() as u64]);
     agree_on_run(&mut session, "matching", D::NAME, &roles)?;
-    let k = announce_sizes(
+    let k = announce_size(
         &mut session,
         roles.owner,
-        sizes.as_ref().map(|s| &s[..]),
-        &[MAX_PREFS as u64],
-        &["k"],
-    )?[0] as usize;
+        prefs.map(|p| p.k()),
+        MAX_PREFS as u64,
+        "k",
+    )?;
     let mut m = Machine::<D>::setup(session, seed)?;
     let p = plan(k);
     m.preprocess_bits(p.bits)?;

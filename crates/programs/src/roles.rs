@@ -121,6 +121,29 @@ pub fn agree_on_run(
     }
 }
 
+/// [`announce_sizes`] for a single size: `size` at `owner` (the length of its input), the
+/// announced value everywhere.
+///
+/// # Errors
+/// As [`announce_sizes`].
+pub fn announce_size(
+    session: &mut Session,
+    owner: PartyId,
+    size: Option<usize>,
+    max: u64,
+    name: &'static str,
+) -> Result<usize, ProgramError> {
+    let sizes = size.map(|s| [s as u64]);
+    let got = announce_sizes(
+        session,
+        owner,
+        sizes.as_ref().map(|s| &s[..]),
+        &[max],
+        &[name],
+    )?;
+    Ok(got[0] as usize)
+}
+
 /// The data owner sends the public sizes to both other parties, who check them against
 /// `max` (element-wise) — one round; the owner passes `Some(sizes)`, the others `None`.
 /// Returns the sizes at every party.
