@@ -64,6 +64,114 @@ mod x86_64 {
 }
 
 #[cfg(target_arch = "x86_64")]
+mod vaes {
+    // The second module with unsafe code: the 256-bit forms (VAES with AVX2).
+    #![allow(unsafe_code)]
+
+    use core::arch::x86_64::{
+        __m256i, _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_bslli_epi128,
+        _mm256_loadu_si256, _mm256_set_m128i, _mm256_shuffle_epi32, _mm256_storeu_si256,
+        _mm256_xor_si256,
+    };
+    use safe_arch::m128i;
+
+    /// Two 128-bit blocks side by side in a 256-bit register (lane 0 the first block).
+    ///
+    /// Only a [`Vaes`] token operates on it, so a value exists only on a CPU with the
+    /// instructions. `Debug` is deliberately absent: blocks are often secret.
+    #[derive(Clone, Copy)]
+    #[repr(transparent)]
+    pub struct Wide(__m256i);
+
+    /// Proof that the CPU executing the program has the vector AES instructions (VAES) and
+    /// AVX2, so that four AES rounds on two blocks each issue per instruction.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Vaes {
+        _checked: (),
+    }
+
+    impl Vaes {
+        /// The token, if this CPU has VAES, AVX2 and AES-NI.
+        #[inline]
+        pub fn detect() -> Option<Vaes> {
+            let has = |compiled: bool, found: fn() -> bool| compiled || found();
+            let ok = has(cfg!(target_feature = "vaes"), || {
+                std::arch::is_x86_feature_detected!("vaes")
+            }) && has(cfg!(target_feature = "avx2"), || {
+                std::arch::is_x86_feature_detected!("avx2")
+            }) && has(cfg!(target_feature = "aes"), || {
+                std::arch::is_x86_feature_detected!("aes")
+            });
+            ok.then_some(Vaes { _checked: () })
+        }
+
+        /// Loads two consecutive blocks.
+        #[inline(always)]
+        pub fn load(self, xs: &[u128; 2]) -> Wide {
+            // SAFETY: `self` exists only if `detect` found AVX2; the pointer is valid for 32
+            // bytes (an unaligned load).
+            Wide(unsafe { _mm256_loadu_si256(xs.as_ptr().cast()) })
+        }
+
+        /// Stores the two blocks.
+        #[inline(always)]
+        pub fn store(self, w: Wide, out: &mut [u128; 2]) {
+            // SAFETY: as for `load`; the pointer is valid for 32 bytes of writes.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), w.0) }
+        }
+
+        /// The pair `(lo, hi)`.
+        #[inline(always)]
+        pub fn pair(self, lo: m128i, hi: m128i) -> Wide {
+            // SAFETY: `self` exists only if `detect` found AVX2 (which implies AVX).
+            Wide(unsafe { _mm256_set_m128i(hi.0, lo.0) })
+        }
+
+        /// The same block in both lanes.
+        #[inline(always)]
+        pub fn splat(self, x: m128i) -> Wide {
+            self.pair(x, x)
+        }
+
+        /// Lane-wise XOR.
+        #[inline(always)]
+        pub fn xor(self, a: Wide, b: Wide) -> Wide {
+            // SAFETY: `self` exists only if `detect` found AVX2.
+            Wide(unsafe { _mm256_xor_si256(a.0, b.0) })
+        }
+
+        /// σ(hi ‖ lo) = (hi ⊕ lo) ‖ hi on each block (the orthomorphism of the circular
+        /// correlation-robust hash): `[hi, hi] ⊕ [0, lo]` per lane.
+        #[inline(always)]
+        pub fn sigma(self, x: Wide) -> Wide {
+            // SAFETY: `self` exists only if `detect` found AVX2.
+            unsafe {
+                Wide(_mm256_xor_si256(
+                    _mm256_shuffle_epi32::<0b11_10_11_10>(x.0),
+                    _mm256_bslli_epi128::<8>(x.0),
+                ))
+            }
+        }
+
+        /// One AES encryption round on both blocks (`VAESENC`).
+        #[inline(always)]
+        pub fn enc(self, block: Wide, round_key: Wide) -> Wide {
+            // SAFETY: `self` exists only if `detect` found VAES and AVX2.
+            Wide(unsafe { _mm256_aesenc_epi128(block.0, round_key.0) })
+        }
+
+        /// The last AES encryption round on both blocks (`VAESENCLAST`).
+        #[inline(always)]
+        pub fn enc_last(self, block: Wide, round_key: Wide) -> Wide {
+            // SAFETY: `self` exists only if `detect` found VAES and AVX2.
+            Wide(unsafe { _mm256_aesenclast_epi128(block.0, round_key.0) })
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub use vaes::{Vaes, Wide};
+#[cfg(target_arch = "x86_64")]
 pub use x86_64::{AesNi, m128i};
 
 #[cfg(all(test, target_arch = "x86_64"))]

@@ -275,11 +275,8 @@ fn output_loop<G: Group, const O: usize, K: AesKernel>(
     let nodes_per_batch = BATCH >> O;
     let full = (nodes.len() / nodes_per_batch).min(out.len() / BATCH);
     let (head, tail) = out.split_at_mut(full * BATCH);
-    let mut hash_batch = |qs: &[Block]| {
-        let mut blk: [Block; BATCH] = std::array::from_fn(|k| qs[k >> O] ^ tweak(k & (w - 1), 0));
-        aes.ccr8(&mut blk);
-        blk
-    };
+    let tweaks: [Block; BATCH] = std::array::from_fn(|k| tweak(k & (w - 1), 0));
+    let mut hash_batch = |qs: &[Block]| aes.ccr8_spread::<O>(qs, &tweaks);
     // Software pipelining: the hash calls of batch i + 1 are issued before the outputs of
     // batch i are computed, so the AES unit and the integer units work side by side.
     let mut next = if full > 0 {

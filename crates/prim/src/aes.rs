@@ -209,6 +209,22 @@ pub trait AesKernel {
         }
     }
 
+    /// `E(σ(x_k)) ⊕ σ(x_k)` for `x_k = nodes[k >> O] ⊕ tweaks[k]`, `k < BATCH`: the hashes of
+    /// `2^O` tweaked leaves per node (`nodes` has at least `BATCH >> O` entries). The inputs are
+    /// formed in vector registers from the slices; built as `u128` values in a batch array
+    /// instead, they would be stored as 64-bit halves and reloaded as vectors, which the CPU
+    /// cannot forward from the stores.
+    #[inline(always)]
+    fn ccr8_spread<const O: usize>(
+        &mut self,
+        nodes: &[Block],
+        tweaks: &[Block; BATCH],
+    ) -> [Block; BATCH] {
+        let mut x: [Block; BATCH] = std::array::from_fn(|k| nodes[k >> O] ^ tweaks[k]);
+        self.ccr8(&mut x);
+        x
+    }
+
     /// `E(x) ⊕ x` on one block (for π: [`FixedKeyAes::cr`]).
     #[inline(always)]
     fn cr(&mut self, x: Block) -> Block {
@@ -709,6 +725,45 @@ mod tests {
                     .map(|(&x, &t)| h.tccr(t, x))
                     .collect::<Vec<_>>()
             );
+        }
+    }
+
+    /// `ccr8_spread::<O>` on every backend this CPU runs (the default one, and the software
+    /// one) against one `ccr` call per leaf.
+    #[test]
+    fn spread_hashes_match_single_calls() {
+        struct Spread<'a, const O: usize>(&'a [Block], &'a [Block; BATCH]);
+        impl<const O: usize> WithAes for Spread<'_, O> {
+            type Output = [Block; BATCH];
+            fn run<K: AesKernel>(self, aes: &mut K) -> [Block; BATCH] {
+                aes.ccr8_spread::<O>(self.0, self.1)
+            }
+        }
+        fn check<const O: usize>(h: &FixedKeyAes, nodes: &[Block], tweaks: &[Block; BATCH]) {
+            let want: Vec<Block> = (0..BATCH)
+                .map(|k| h.ccr(nodes[k >> O] ^ tweaks[k]))
+                .collect();
+            assert_eq!(
+                h.with_aes(Spread::<O>(nodes, tweaks)).to_vec(),
+                want,
+                "O = {O}"
+            );
+        }
+        let xs = samples();
+        let tweaks: [Block; BATCH] = std::array::from_fn(|k| xs[40 + k]);
+        #[cfg_attr(all(target_arch = "x86_64", target_feature = "aes"), allow(unused_mut))]
+        let mut backends = vec![fixed_key().clone()];
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+        backends.push(FixedKeyAes {
+            pi: Aes128Cipher {
+                keys: RoundKeys::Soft(portable::RoundKeys::new(FIXED_KEY)),
+            },
+        });
+        for h in &backends {
+            check::<0>(h, &xs[..8], &tweaks);
+            check::<1>(h, &xs[8..12], &tweaks);
+            check::<2>(h, &xs[12..14], &tweaks);
+            check::<3>(h, &xs[14..15], &tweaks);
         }
     }
 
