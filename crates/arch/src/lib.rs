@@ -69,8 +69,8 @@ mod vaes {
     #![allow(unsafe_code)]
 
     use core::arch::x86_64::{
-        __m256i, _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_bslli_epi128,
-        _mm256_loadu_si256, _mm256_set_m128i, _mm256_shuffle_epi32, _mm256_storeu_si256,
+        __m256i, _mm256_aesenc_epi128, _mm256_aesenclast_epi128, _mm256_and_si256,
+        _mm256_bslli_epi128, _mm256_set_m128i, _mm256_shuffle_epi32, _mm256_storeu_si256,
         _mm256_xor_si256,
     };
     use safe_arch::m128i;
@@ -105,18 +105,11 @@ mod vaes {
             ok.then_some(Vaes { _checked: () })
         }
 
-        /// Loads two consecutive blocks.
-        #[inline(always)]
-        pub fn load(self, xs: &[u128; 2]) -> Wide {
-            // SAFETY: `self` exists only if `detect` found AVX2; the pointer is valid for 32
-            // bytes (an unaligned load).
-            Wide(unsafe { _mm256_loadu_si256(xs.as_ptr().cast()) })
-        }
-
         /// Stores the two blocks.
         #[inline(always)]
         pub fn store(self, w: Wide, out: &mut [u128; 2]) {
-            // SAFETY: as for `load`; the pointer is valid for 32 bytes of writes.
+            // SAFETY: `self` exists only if `detect` found AVX2; the pointer is valid for 32
+            // bytes of writes (an unaligned store).
             unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), w.0) }
         }
 
@@ -125,6 +118,13 @@ mod vaes {
         pub fn pair(self, lo: m128i, hi: m128i) -> Wide {
             // SAFETY: `self` exists only if `detect` found AVX2 (which implies AVX).
             Wide(unsafe { _mm256_set_m128i(hi.0, lo.0) })
+        }
+
+        /// Lane-wise AND.
+        #[inline(always)]
+        pub fn and(self, a: Wide, b: Wide) -> Wide {
+            // SAFETY: `self` exists only if `detect` found AVX2.
+            Wide(unsafe { _mm256_and_si256(a.0, b.0) })
         }
 
         /// The same block in both lanes.

@@ -31,7 +31,7 @@ use crate::{DpfKey, SinglePointDpf, TwoParty, check_gen_args, check_len, depth, 
 use doram_core::{CodecError, Seed};
 use doram_field::Group;
 use doram_prim::aes::{
-    AesKernel, BATCH, Block, FixedKeyAes, WithAes, batches, batches_mut, fixed_key, lsb, mask,
+    AesKernel, BATCH, Block, WithAes, batches, batches_mut, fixed_key, lsb, mask,
 };
 use doram_prim::prg::AesPrg;
 
@@ -61,12 +61,6 @@ impl<G> std::fmt::Debug for BgiKey<G> {
             .field("domain_size", &self.domain_size)
             .finish_non_exhaustive()
     }
-}
-
-/// The two PRG halves of seed `s` (lsb 0): `(MMO(s), MMO(s | 1))`.
-#[inline(always)]
-fn prg(fk: &FixedKeyAes, s: Block) -> (Block, Block) {
-    (fk.cr(s), fk.cr(s | 1))
 }
 
 impl<G: Group> BgiKey<G> {
@@ -340,28 +334,7 @@ impl<G: Group> SinglePointDpf<G> for Bgi {
         let fk = fixed_key();
         let d = depth(domain_size);
         let root = seeds.map(|s| u128::from_le_bytes(s.0) & SEED_MASK);
-        let mut s = root;
-        let mut t = [false, true];
-        let mut cws = Vec::with_capacity(d);
-        for i in 0..d {
-            let a = (alpha >> (d - 1 - i)) & 1 == 1;
-            let halves = s.map(|sb| prg(fk, sb));
-            // (seed, bit) of each party's left and right child before correction.
-            let split = |x: Block| (x & SEED_MASK, lsb(x));
-            let (l0, r0) = (split(halves[0].0), split(halves[0].1));
-            let (l1, r1) = (split(halves[1].0), split(halves[1].1));
-            let s_cw = if a { l0.0 ^ l1.0 } else { r0.0 ^ r1.0 };
-            let tl_cw = l0.1 ^ l1.1 ^ a ^ true;
-            let tr_cw = r0.1 ^ r1.1 ^ a;
-            let keep = if a { [r0, r1] } else { [l0, l1] };
-            let t_keep_cw = if a { tr_cw } else { tl_cw };
-            for b in 0..2 {
-                let (ks, kt) = keep[b];
-                s[b] = ks ^ (mask(t[b]) & s_cw);
-                t[b] = kt ^ (t[b] & t_keep_cw);
-            }
-            cws.push([s_cw | u128::from(tl_cw), s_cw | u128::from(tr_cw)]);
-        }
+        let (cws, s, t) = fk.with_aes(GenLevels { alpha, d, root });
         let v = beta - convert::<G>(fk, s[0], 0) + convert::<G>(fk, s[1], 0);
         let ocw = if t[1] { -v } else { v };
         (
@@ -401,5 +374,50 @@ impl<G: Group> SinglePointDpf<G> for Bgi {
 
     fn key_from_bytes(bytes: &[u8], domain_size: usize) -> Result<Self::Key, CodecError> {
         BgiKey::from_bytes(bytes, domain_size)
+    }
+}
+
+/// The level loop of key generation, run with fixed-key AES in hand: the seeds, control bits
+/// and one correction word per level, walking down the path to `alpha`.
+struct GenLevels {
+    alpha: usize,
+    d: usize,
+    root: [Block; 2],
+}
+
+impl WithAes for GenLevels {
+    type Output = (Vec<[Block; 2]>, [Block; 2], [bool; 2]);
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) -> Self::Output {
+        let GenLevels { alpha, d, root } = self;
+        let mut s = root;
+        let mut t = [false, true];
+        let mut cws = Vec::with_capacity(d);
+        for i in 0..d {
+            let a = (alpha >> (d - 1 - i)) & 1 == 1;
+            // The two PRG halves of each seed (lsb 0): `(MMO(s), MMO(s | 1))`. (Written out:
+            // through `array::map` the closure, and so the cipher, may stay out of line.)
+            let halves = [
+                (aes.cr(s[0]), aes.cr(s[0] | 1)),
+                (aes.cr(s[1]), aes.cr(s[1] | 1)),
+            ];
+            // (seed, bit) of each party's left and right child before correction.
+            let split = |x: Block| (x & SEED_MASK, lsb(x));
+            let (l0, r0) = (split(halves[0].0), split(halves[0].1));
+            let (l1, r1) = (split(halves[1].0), split(halves[1].1));
+            let s_cw = if a { l0.0 ^ l1.0 } else { r0.0 ^ r1.0 };
+            let tl_cw = l0.1 ^ l1.1 ^ a ^ true;
+            let tr_cw = r0.1 ^ r1.1 ^ a;
+            let keep = if a { [r0, r1] } else { [l0, l1] };
+            let t_keep_cw = if a { tr_cw } else { tl_cw };
+            for b in 0..2 {
+                let (ks, kt) = keep[b];
+                s[b] = ks ^ (mask(t[b]) & s_cw);
+                t[b] = kt ^ (t[b] & t_keep_cw);
+            }
+            cws.push([s_cw | u128::from(tl_cw), s_cw | u128::from(tr_cw)]);
+        }
+        (cws, s, t)
     }
 }

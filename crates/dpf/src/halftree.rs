@@ -337,19 +337,13 @@ impl<G: Group> SinglePointDpf<G> for HalfTree {
         let delta = u128::from_le_bytes(seeds[1].0) | 1;
         let root0 = u128::from_le_bytes(seeds[0].0);
         let root1 = root0 ^ delta;
-        let (mut s0, mut s1) = (root0, root1);
-        let mut cws = Vec::with_capacity(levels);
-        // Fig. 8, Gen, levels 1 … d − o: one correction word per level; afterwards the two
-        // seeds still differ by exactly Δ.
-        for i in 0..levels {
-            let a = (alpha >> (d - 1 - i)) & 1 == 1;
-            let (h0, h1) = (fk.ccr(s0), fk.ccr(s1));
-            let cw = h0 ^ h1 ^ (mask(!a) & delta);
-            s0 = h0 ^ (mask(a) & s0) ^ (mask(lsb(s0)) & cw);
-            s1 = h1 ^ (mask(a) & s1) ^ (mask(lsb(s1)) & cw);
-            debug_assert_eq!(s0 ^ s1, delta);
-            cws.push(cw);
-        }
+        let (cws, s0, s1) = fk.with_aes(GenLevels {
+            alpha,
+            d,
+            levels,
+            delta,
+            roots: [root0, root1],
+        });
         // Output correction words for the 2^o leaves of the on-path output node.
         let slot = alpha & ((1 << o) - 1);
         let t1 = lsb(s1);
@@ -403,5 +397,41 @@ impl<G: Group> SinglePointDpf<G> for HalfTree {
 
     fn key_from_bytes(bytes: &[u8], domain_size: usize) -> Result<Self::Key, CodecError> {
         HalfTreeKey::from_bytes(bytes, domain_size)
+    }
+}
+
+/// Fig. 8, Gen, levels 1 … d − o, run with fixed-key AES in hand: one correction word per
+/// level; afterwards the two seeds still differ by exactly Δ.
+struct GenLevels {
+    alpha: usize,
+    d: usize,
+    levels: usize,
+    delta: Block,
+    roots: [Block; 2],
+}
+
+impl WithAes for GenLevels {
+    type Output = (Vec<Block>, Block, Block);
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) -> Self::Output {
+        let GenLevels {
+            alpha,
+            d,
+            levels,
+            delta,
+            roots: [mut s0, mut s1],
+        } = self;
+        let mut cws = Vec::with_capacity(levels);
+        for i in 0..levels {
+            let a = (alpha >> (d - 1 - i)) & 1 == 1;
+            let (h0, h1) = (aes.ccr(s0), aes.ccr(s1));
+            let cw = h0 ^ h1 ^ (mask(!a) & delta);
+            s0 = h0 ^ (mask(a) & s0) ^ (mask(lsb(s0)) & cw);
+            s1 = h1 ^ (mask(a) & s1) ^ (mask(lsb(s1)) & cw);
+            debug_assert_eq!(s0 ^ s1, delta);
+            cws.push(cw);
+        }
+        (cws, s0, s1)
     }
 }

@@ -73,16 +73,10 @@ impl<L: AesKernel, R: AesKernel> Expander<'_, L, R> {
     /// Raw children of 8 nodes.
     #[inline(always)]
     pub fn expand8(&mut self, nodes: &[Block; BATCH]) -> ([Block; BATCH], [Block; BATCH]) {
-        let seeds: [Block; BATCH] = std::array::from_fn(|i| nodes[i] & SEED);
-        let mut l = seeds;
-        let mut r = seeds;
-        self.left.encrypt8(&mut l);
-        self.right.encrypt8(&mut r);
-        for i in 0..BATCH {
-            l[i] ^= seeds[i];
-            r[i] ^= seeds[i];
-        }
-        (l, r)
+        (
+            self.left.cr8_masked(nodes, SEED),
+            self.right.cr8_masked(nodes, SEED),
+        )
     }
 
     /// Raw children of one node.
@@ -133,13 +127,7 @@ impl<L: AesKernel, W: WithExpand> WithAes for TakeRight<'_, L, W> {
 /// (not yet reduced).
 #[inline(always)]
 pub(crate) fn convert8<K: AesKernel>(c: &mut K, nodes: &[Block; BATCH]) -> [Block; BATCH] {
-    let seeds: [Block; BATCH] = std::array::from_fn(|i| nodes[i] & SEED);
-    let mut out = seeds;
-    c.encrypt8(&mut out);
-    for i in 0..BATCH {
-        out[i] ^= seeds[i];
-    }
-    out
+    c.cr8_masked(nodes, SEED)
 }
 
 /// `Convert` of one node with the `Convert` cipher in hand (unreduced halves).

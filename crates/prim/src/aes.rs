@@ -85,6 +85,16 @@ impl RoundKeys {
     }
 
     #[inline(always)]
+    fn hash_few<const N: usize>(&self, xs: [Block; N], ccr: bool) -> [Block; N] {
+        on_backend!(self, k => k.hash_few(xs, ccr))
+    }
+
+    #[inline(always)]
+    fn tccr(&self, t: Block, x: Block) -> Block {
+        on_backend!(self, k => k.tccr(t, x))
+    }
+
+    #[inline(always)]
     fn cr8(&self, xs: &mut [Block; BATCH]) {
         on_backend!(self, k => k.cr8(xs))
     }
@@ -222,6 +232,18 @@ pub trait AesKernel {
     ) -> [Block; BATCH] {
         let mut x: [Block; BATCH] = std::array::from_fn(|k| nodes[k >> O] ^ tweaks[k]);
         self.ccr8(&mut x);
+        x
+    }
+
+    /// `E(x_k) ⊕ x_k` for `x_k = xs[k] & mask` (the Matyas–Meyer–Oseas hash of masked
+    /// seeds), with the masking in vector registers.
+    #[inline(always)]
+    fn cr8_masked(&mut self, xs: &[Block; BATCH], mask: Block) -> [Block; BATCH] {
+        let mut x = [0; BATCH];
+        for (x, &y) in x.iter_mut().zip(xs) {
+            *x = y & mask;
+        }
+        self.cr8(&mut x);
         x
     }
 
@@ -433,21 +455,21 @@ impl FixedKeyAes {
     /// The correlation-robust hash `π(x) ⊕ x` (MMO; GKWY20 §7.1).
     #[inline]
     pub fn cr(&self, x: Block) -> Block {
-        self.pi(x) ^ x
+        let [h] = self.pi.keys.hash_few([x], false);
+        h
     }
 
     /// The circular correlation-robust hash `π(σ(x)) ⊕ σ(x)` (GKWY20 §7.3).
     #[inline]
     pub fn ccr(&self, x: Block) -> Block {
-        let s = sigma(x);
-        self.pi(s) ^ s
+        let [h] = self.pi.keys.hash_few([x], true);
+        h
     }
 
     /// The tweakable circular correlation-robust hash `π(π(x) ⊕ i) ⊕ π(x)` (GKWY20 §7.4).
     #[inline]
     pub fn tccr(&self, tweak: Block, x: Block) -> Block {
-        let p = self.pi(x);
-        self.pi(p ^ tweak) ^ p
+        self.pi.keys.tccr(tweak, x)
     }
 
     /// [`cr`](Self::cr) on [`BATCH`] blocks in place.

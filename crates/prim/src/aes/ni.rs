@@ -134,37 +134,90 @@ impl RoundKeys {
         // `move`: the block travels into the context in registers. Captured by reference, it
         // would be stored as two words and loaded as one vector, which the CPU cannot forward
         // from the stores, and consecutive calls would no longer overlap.
-        self.ctx.run(move || {
-            let keys = *self;
-            keys.encrypt_here(x)
-        })
+        // No copy of the keys for one block: loading them through `self` costs less.
+        self.ctx.run(
+            #[inline(always)]
+            move || self.encrypt_here(x),
+        )
+    }
+
+    /// `E(x) ⊕ x` (`ccr` false) or `E(σ(x)) ⊕ σ(x)` (`ccr` true) on `N` blocks, interleaved,
+    /// in one entry into the context, with σ and the XOR in vector registers.
+    #[inline(always)]
+    pub(super) fn hash_few<const N: usize>(&self, xs: [Block; N], ccr: bool) -> [Block; N] {
+        self.ctx.run(
+            #[inline(always)]
+            move || {
+                let (k, ni) = (&self.k, self.ni);
+                let mut s = [m128i::default(); N];
+                for (s, &x) in s.iter_mut().zip(&xs) {
+                    let x = m128i::from(x);
+                    *s = if ccr { sigma(x) } else { x };
+                }
+                let mut b = s;
+                for v in b.iter_mut() {
+                    *v ^= k[0];
+                }
+                for rk in &k[1..10] {
+                    for v in b.iter_mut() {
+                        *v = ni.enc(*v, *rk);
+                    }
+                }
+                let mut out = [0; N];
+                for ((o, b), s) in out.iter_mut().zip(b).zip(s) {
+                    *o = u128::from(ni.enc_last(b, k[10]) ^ s);
+                }
+                out
+            },
+        )
+    }
+
+    /// `E(E(x) ⊕ t) ⊕ E(x)` in one entry into the context.
+    #[inline(always)]
+    pub(super) fn tccr(&self, t: Block, x: Block) -> Block {
+        self.ctx.run(
+            #[inline(always)]
+            move || {
+                let p = self.encrypt_here(x);
+                self.encrypt_here(p ^ t) ^ p
+            },
+        )
     }
 
     /// Encrypts [`BATCH`] blocks in place.
     #[inline(always)]
     pub(super) fn encrypt8(&self, xs: &mut [Block; BATCH]) {
-        self.ctx.run(|| {
-            let keys = *self;
-            keys.encrypt8_here(xs)
-        })
+        self.ctx.run(
+            #[inline(always)]
+            || {
+                let keys = *self;
+                keys.encrypt8_here(xs)
+            },
+        )
     }
 
     /// `π(x) ⊕ x` on [`BATCH`] blocks in place.
     #[inline(always)]
     pub(super) fn cr8(&self, xs: &mut [Block; BATCH]) {
-        self.ctx.run(|| {
-            let keys = *self;
-            keys.cr8_here(xs)
-        })
+        self.ctx.run(
+            #[inline(always)]
+            || {
+                let keys = *self;
+                keys.cr8_here(xs)
+            },
+        )
     }
 
     /// `π(σ(x)) ⊕ σ(x)` on [`BATCH`] blocks in place.
     #[inline(always)]
     pub(super) fn ccr8(&self, xs: &mut [Block; BATCH]) {
-        self.ctx.run(|| {
-            let keys = *self;
-            keys.ccr8_here(xs)
-        })
+        self.ctx.run(
+            #[inline(always)]
+            || {
+                let keys = *self;
+                keys.ccr8_here(xs)
+            },
+        )
     }
 
     /// Runs `work` with these keys in hand, inside the context: with two blocks per AES
@@ -317,6 +370,21 @@ struct NiKernel<'a>(&'a RoundKeys);
 
 impl AesKernel for NiKernel<'_> {
     #[inline(always)]
+    fn cr8_masked(&mut self, xs: &[Block; BATCH], mask: Block) -> [Block; BATCH] {
+        let m = m128i::from(mask);
+        let mut s = [m; BATCH];
+        for (s, &x) in s.iter_mut().zip(xs) {
+            *s = m128i::from(x) & m;
+        }
+        let c = self.0.encrypt8_regs(s);
+        let mut out = [0; BATCH];
+        for ((o, c), s) in out.iter_mut().zip(c).zip(s) {
+            *o = u128::from(c ^ s);
+        }
+        out
+    }
+
+    #[inline(always)]
     fn ccr8_spread<const O: usize>(
         &mut self,
         nodes: &[Block],
@@ -399,24 +467,50 @@ impl<'a> VaesKernel<'a> {
         let v = self.vaes;
         let mut c = *s;
         self.encrypt_pairs(&mut c);
-        let (pairs, _) = out.as_chunks_mut::<2>();
-        for ((p, c), s) in pairs.iter_mut().zip(c).zip(s) {
-            v.store(v.xor(c, *s), p);
+        for (c, s) in c.iter_mut().zip(s) {
+            *c = v.xor(*c, *s);
         }
+        self.store(&c, out);
     }
 
+    /// The batch as pairs, each assembled from two 128-bit values rather than loaded as one
+    /// 256-bit vector: callers often have just computed the blocks as `u128` (two 64-bit
+    /// halves), and a wide load of fresh narrower stores cannot be forwarded from them.
     #[inline(always)]
     fn load(&self, xs: &[Block; BATCH]) -> [Wide; PAIRS] {
-        let (pairs, _) = xs.as_chunks::<2>();
         let mut w = [self.wide[0]; PAIRS];
-        for (w, p) in w.iter_mut().zip(pairs) {
-            *w = self.vaes.load(p);
+        for (i, w) in w.iter_mut().enumerate() {
+            *w = self
+                .vaes
+                .pair(m128i::from(xs[2 * i]), m128i::from(xs[2 * i + 1]));
         }
         w
+    }
+
+    /// Stores the pairs to `xs` (wide stores: narrower loads of them are forwarded).
+    #[inline(always)]
+    fn store(&self, w: &[Wide; PAIRS], xs: &mut [Block; BATCH]) {
+        let (pairs, _) = xs.as_chunks_mut::<2>();
+        for (p, w) in pairs.iter_mut().zip(w) {
+            self.vaes.store(*w, p);
+        }
     }
 }
 
 impl AesKernel for VaesKernel<'_> {
+    #[inline(always)]
+    fn cr8_masked(&mut self, xs: &[Block; BATCH], mask: Block) -> [Block; BATCH] {
+        let v = self.vaes;
+        let m = v.splat(m128i::from(mask));
+        let mut s = self.load(xs);
+        for s in s.iter_mut() {
+            *s = v.and(*s, m);
+        }
+        let mut out = [0; BATCH];
+        self.hash_pairs(&s, &mut out);
+        out
+    }
+
     #[inline(always)]
     fn ccr8_spread<const O: usize>(
         &mut self,
@@ -448,10 +542,7 @@ impl AesKernel for VaesKernel<'_> {
     fn encrypt8(&mut self, xs: &mut [Block; BATCH]) {
         let mut c = self.load(xs);
         self.encrypt_pairs(&mut c);
-        let (pairs, _) = xs.as_chunks_mut::<2>();
-        for (p, c) in pairs.iter_mut().zip(c) {
-            self.vaes.store(c, p);
-        }
+        self.store(&c, xs);
     }
 
     #[inline(always)]

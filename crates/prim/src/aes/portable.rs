@@ -263,6 +263,22 @@ impl RoundKeys {
         self.run(Encrypt1(x))
     }
 
+    /// `E(x) ⊕ x` (`ccr` false) or `E(σ(x)) ⊕ σ(x)` (`ccr` true) on `N` blocks.
+    #[inline(always)]
+    pub(super) fn hash_few<const N: usize>(&self, xs: [Block; N], ccr: bool) -> [Block; N] {
+        xs.map(|x| {
+            let s = if ccr { sigma(x) } else { x };
+            self.encrypt(s) ^ s
+        })
+    }
+
+    /// `E(E(x) ⊕ t) ⊕ E(x)`.
+    #[inline(always)]
+    pub(super) fn tccr(&self, t: Block, x: Block) -> Block {
+        let p = self.encrypt(x);
+        self.encrypt(p ^ t) ^ p
+    }
+
     /// Encrypts [`BATCH`] blocks in place.
     #[inline(always)]
     pub(super) fn encrypt8(&self, xs: &mut [Block; BATCH]) {
