@@ -2,12 +2,14 @@
 //! correlation-robust hash functions of Guo–Katz–Wang–Yu (2020) built from it.
 //!
 //! Blocks are handled as `u128` values ([`Block`]); the byte order is little-endian, so that the
-//! block `x` is encrypted as the 16 bytes `x.to_le_bytes()`. Builds with the `aes` target feature
-//! (`RUSTFLAGS="-C target-cpu=native"` on any CPU that has it) run the AES-NI instructions
-//! directly (private module `ni`); the default, portable build goes through the `aes` crate,
-//! which selects AES-NI at run time when the CPU has it (private module `portable`). The batch
-//! functions feed the cipher [`BATCH`] blocks at a time, which keeps the hardware pipeline full
-//! (AES-NI has a latency of several cycles per round but can start one round per cycle).
+//! block `x` is encrypted as the 16 bytes `x.to_le_bytes()`. The default build runs on any
+//! x86-64: where the CPU has AES-NI (checked at run time) the AES-NI instructions run (private
+//! module `ni`), two blocks per instruction where it also has VAES; elsewhere the `aes` crate's
+//! software backend (private module `portable`). A build for the host CPU
+//! (`RUSTFLAGS="-C target-cpu=native"`) compiles the same code without the run-time choice. The
+//! batch functions feed the cipher [`BATCH`] blocks at a time, which keeps the hardware pipeline
+//! full (AES has a latency of several cycles per round, and the CPU can start one or two rounds
+//! per cycle).
 //!
 //! Loops over many blocks run with the cipher in hand: a [`WithAes`] value passed to
 //! [`Aes128Cipher::with_aes`] or [`FixedKeyAes::with_aes`] gets an [`AesKernel`], and its loop
@@ -85,8 +87,13 @@ impl RoundKeys {
     }
 
     #[inline(always)]
-    fn hash_few<const N: usize>(&self, xs: [Block; N], ccr: bool) -> [Block; N] {
-        on_backend!(self, k => k.hash_few(xs, ccr))
+    fn hash_few<const N: usize>(
+        &self,
+        xs: [Block; N],
+        tweaks: [Block; N],
+        ccr: bool,
+    ) -> [Block; N] {
+        on_backend!(self, k => k.hash_few(xs, tweaks, ccr))
     }
 
     #[inline(always)]
@@ -247,6 +254,18 @@ pub trait AesKernel {
         x
     }
 
+    /// `E(σ(x_i) ⊕ t_i) ⊕ σ(x_i)` on a few blocks with their tweaks, interleaved (for π:
+    /// [`FixedKeyAes::ccr_tweaked_n`], the half-gates garbling hash).
+    #[inline(always)]
+    fn ccr_tweaked<const N: usize>(&mut self, xs: [Block; N], tweaks: [Block; N]) -> [Block; N] {
+        let mut out = [0; N];
+        for ((o, &x), &t) in out.iter_mut().zip(&xs).zip(&tweaks) {
+            let s = sigma(x);
+            *o = self.encrypt(s ^ t) ^ s;
+        }
+        out
+    }
+
     /// `E(x) ⊕ x` on one block (for π: [`FixedKeyAes::cr`]).
     #[inline(always)]
     fn cr(&mut self, x: Block) -> Block {
@@ -298,9 +317,8 @@ pub fn batches<T>(xs: &[T]) -> (impl Iterator<Item = &[T; BATCH]>, &[T]) {
 
 /// AES-128 encryption under one key (hardware AES when available).
 ///
-/// With the `aes` target feature enabled at build time (`-C target-cpu=native`), blocks go
-/// straight through the AES-NI instructions (module `ni`); otherwise through the `aes` crate,
-/// which selects AES-NI at run time when the CPU has it.
+/// On a CPU with AES-NI (checked when the cipher is keyed) blocks go straight through the
+/// AES-NI instructions (module `ni`); otherwise through the `aes` crate's software backend.
 #[derive(Clone)]
 pub struct Aes128Cipher {
     keys: RoundKeys,
@@ -455,15 +473,23 @@ impl FixedKeyAes {
     /// The correlation-robust hash `π(x) ⊕ x` (MMO; GKWY20 §7.1).
     #[inline]
     pub fn cr(&self, x: Block) -> Block {
-        let [h] = self.pi.keys.hash_few([x], false);
+        let [h] = self.pi.keys.hash_few([x], [0], false);
         h
     }
 
     /// The circular correlation-robust hash `π(σ(x)) ⊕ σ(x)` (GKWY20 §7.3).
     #[inline]
     pub fn ccr(&self, x: Block) -> Block {
-        let [h] = self.pi.keys.hash_few([x], true);
+        let [h] = self.pi.keys.hash_few([x], [0], true);
         h
+    }
+
+    /// The tweakable circular correlation-robust hash `π(σ(x) ⊕ i) ⊕ σ(x)` (GKWY20 §7.3, one
+    /// call of π; the half-gates garbling hash) of a few blocks with their tweaks, in one entry
+    /// into the cipher's code, the calls interleaved.
+    #[inline]
+    pub fn ccr_tweaked_n<const N: usize>(&self, xs: [Block; N], tweaks: [Block; N]) -> [Block; N] {
+        self.pi.keys.hash_few(xs, tweaks, true)
     }
 
     /// The tweakable circular correlation-robust hash `π(π(x) ⊕ i) ⊕ π(x)` (GKWY20 §7.4).
@@ -734,6 +760,12 @@ mod tests {
             let mut a = xs.to_vec();
             h.ccr_in_place(&mut a);
             assert_eq!(a, xs.iter().map(|&x| h.ccr(x)).collect::<Vec<_>>());
+            for (&x, &t) in xs.iter().zip(xs.iter().rev()) {
+                let s = sigma(x);
+                let want = reference_pi(s ^ t) ^ s;
+                assert_eq!(h.ccr_tweaked_n([x], [t]), [want]);
+                assert_eq!(h.ccr_tweaked_n([x, x, 0], [t, 0, t])[0], want);
+            }
             let mut a = xs.to_vec();
             h.pi_in_place(&mut a);
             assert_eq!(a, xs.iter().map(|&x| reference_pi(x)).collect::<Vec<_>>());

@@ -33,6 +33,10 @@ pub const CHOSEN_OTS_PER_MSG: usize = 1 << 15;
 /// AND gates per garbled-table message (1 MiB).
 pub const ANDS_PER_MSG: usize = 1 << 15;
 
+/// Gates taken from the stream at a time and garbled or evaluated with the cipher in hand
+/// (bounded, so memory does not grow with the circuit).
+const GATES_PER_BATCH: usize = 4096;
+
 /// The other party of a two-party session.
 ///
 /// # Errors
@@ -415,19 +419,29 @@ pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
     for (i, q) in cot.q.iter().enumerate() {
         garbler.set_zero_label(wire_id(g + i)?, *q)?;
     }
-    let mut tables = Vec::with_capacity(AND_TABLE_BYTES * ANDS_PER_MSG.min(shape.and_gates));
+    let msg_bytes = AND_TABLE_BYTES * ANDS_PER_MSG;
+    let mut tables =
+        Vec::with_capacity(AND_TABLE_BYTES * (ANDS_PER_MSG.min(shape.and_gates) + GATES_PER_BATCH));
     let mut ands = 0usize;
-    for gate in gates {
-        if matches!(gate, Gate::And { .. }) {
-            ands += 1;
-            if ands > shape.and_gates {
-                return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
-            }
+    let mut batch = Vec::with_capacity(GATES_PER_BATCH);
+    let mut gates = gates.into_iter();
+    loop {
+        batch.clear();
+        batch.extend(gates.by_ref().take(GATES_PER_BATCH));
+        if batch.is_empty() {
+            break;
         }
-        garbler.garble(&gate, &mut tables)?;
-        if tables.len() == AND_TABLE_BYTES * ANDS_PER_MSG {
-            session.send_bytes(peer, &tables)?;
-            tables.clear();
+        ands += batch
+            .iter()
+            .filter(|g| matches!(g, Gate::And { .. }))
+            .count();
+        if ands > shape.and_gates {
+            return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
+        }
+        garbler.garble_batch(&batch, &mut tables)?;
+        while tables.len() >= msg_bytes {
+            session.send_bytes(peer, &tables[..msg_bytes])?;
+            tables.drain(..msg_bytes);
         }
     }
     if ands != shape.and_gates {
@@ -500,18 +514,29 @@ pub fn evaluate_stream(
     let mut tables = Vec::new();
     let mut pos = 0;
     let mut ands_left = shape.and_gates;
-    for gate in gates {
-        if matches!(gate, Gate::And { .. }) && pos == tables.len() {
-            if ands_left == 0 {
-                return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
-            }
-            let k = ands_left.min(ANDS_PER_MSG);
-            tables = session.recv_bytes(peer)?;
-            wire::exact_len(peer, "garbled tables", &tables, k * AND_TABLE_BYTES)?;
-            ands_left -= k;
-            pos = 0;
+    let mut batch = Vec::with_capacity(GATES_PER_BATCH);
+    let mut gates = gates.into_iter();
+    loop {
+        batch.clear();
+        batch.extend(gates.by_ref().take(GATES_PER_BATCH));
+        if batch.is_empty() {
+            break;
         }
-        evaluator.eval(&gate, &tables, &mut pos)?;
+        let mut done = 0;
+        while done < batch.len() {
+            done += evaluator.eval_batch(&batch[done..], &tables, &mut pos)?;
+            if done < batch.len() {
+                // The next gate is an AND gate and this message's tables are used up.
+                if ands_left == 0 {
+                    return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
+                }
+                let k = ands_left.min(ANDS_PER_MSG);
+                tables = session.recv_bytes(peer)?;
+                wire::exact_len(peer, "garbled tables", &tables, k * AND_TABLE_BYTES)?;
+                ands_left -= k;
+                pos = 0;
+            }
+        }
     }
     if ands_left != 0 || pos != tables.len() {
         return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));

@@ -11,7 +11,7 @@
 //! * XOR gates: `C⁰ = A⁰ ⊕ B⁰`; INV (NOT): `C⁰ = A⁰ ⊕ Δ`; the evaluator XORs or copies labels.
 //!   Neither sends anything.
 //! * AND gate number `j` (counted over the garbler's lifetime, so tweaks never repeat under
-//!   one Δ), with `p_a = lsb(A⁰)`, `p_b = lsb(B⁰)` and the hash `H` = [`gc_hash`]
+//!   one Δ), with `p_a = lsb(A⁰)`, `p_b = lsb(B⁰)` and the hash `H` = [`gc_hash`](crate::hash::gc_hash)
 //!   (GKWY20 §7.3), tweaks `2j` and `2j + 1`:
 //!   - garbler half gate: `T_G = H(A⁰, 2j) ⊕ H(A¹, 2j) ⊕ p_b·Δ`,
 //!     `W_G⁰ = H(A⁰, 2j) ⊕ p_a·T_G`;
@@ -29,11 +29,10 @@
 //! ([`TwopcError::ApiMisuse`]), never panic on them.
 
 use doram_prim::FixedKeyAes;
-use doram_prim::aes::{Block, fixed_key, lsb, mask};
+use doram_prim::aes::{AesKernel, Block, WithAes, fixed_key, lsb, mask};
 use rand_core::{CryptoRng, RngCore};
 
 use crate::TwopcError;
-use crate::hash::gc_hash;
 
 /// Bytes of one garbled AND gate: two 128-bit ciphertexts.
 pub const AND_TABLE_BYTES: usize = 32;
@@ -303,10 +302,36 @@ impl Garbler {
     }
 
     /// Garbles one gate; an AND gate appends its [`AND_TABLE_BYTES`]-byte table to `tables`.
+    /// (For many gates, [`Garbler::garble_batch`] is faster.)
     ///
     /// # Errors
     /// [`TwopcError::ApiMisuse`] if a wire is out of range.
     pub fn garble(&mut self, gate: &Gate, tables: &mut Vec<u8>) -> Result<(), TwopcError> {
+        self.garble_batch(std::slice::from_ref(gate), tables)
+    }
+
+    /// Garbles `gates` in order, appending the AND gates' tables to `tables`, with the cipher
+    /// in hand for the whole slice (one entry into the AES code, not one per hash).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range (the gates before it are garbled).
+    pub fn garble_batch(&mut self, gates: &[Gate], tables: &mut Vec<u8>) -> Result<(), TwopcError> {
+        let aes = self.aes;
+        aes.with_aes(GarbleBatch {
+            garbler: self,
+            gates,
+            tables,
+        })
+    }
+
+    /// One gate with the cipher in hand.
+    #[inline(always)]
+    fn garble_with<K: AesKernel>(
+        &mut self,
+        aes: &mut K,
+        gate: &Gate,
+        tables: &mut Vec<u8>,
+    ) -> Result<(), TwopcError> {
         match *gate {
             Gate::Xor { a, b, out } => {
                 let c = wire(&self.zero, a)? ^ wire(&self.zero, b)?;
@@ -318,7 +343,8 @@ impl Garbler {
             }
             Gate::And { a, b, out } => {
                 let (a0, b0) = (wire(&self.zero, a)?, wire(&self.zero, b)?);
-                let (c, [tg, te]) = self.and_table(a0, b0);
+                let (x, t) = self.and_hash_inputs(a0, b0);
+                let (c, [tg, te]) = self.and_from_hashes(a0, b0, aes.ccr_tweaked(x, t));
                 set_wire(&mut self.zero, out, c)?;
                 tables.extend_from_slice(&tg.to_le_bytes());
                 tables.extend_from_slice(&te.to_le_bytes());
@@ -330,15 +356,33 @@ impl Garbler {
     /// [ZRE15 Fig. 2, GbAnd] The output zero label and the table `(T_G, T_E)` of the next AND
     /// gate, with input zero labels `a0`, `b0`.
     pub fn and_table(&mut self, a0: Block, b0: Block) -> (Block, [Block; 2]) {
+        let (x, t) = self.and_hash_inputs(a0, b0);
+        let h = self.aes.ccr_tweaked_n(x, t);
+        self.and_from_hashes(a0, b0, h)
+    }
+
+    /// The inputs and tweaks of the next AND gate's four hashes `H(A⁰, j)`, `H(A¹, j)`,
+    /// `H(B⁰, j′)`, `H(B¹, j′)` ([`gc_hash`](crate::hash::gc_hash)), `j = 2·index`, `j′ = j + 1`;
+    /// counts the gate.
+    #[inline(always)]
+    fn and_hash_inputs(&mut self, a0: Block, b0: Block) -> ([Block; 4], [Block; 4]) {
         let j0 = Block::from(self.next_and) << 1;
         let j1 = j0 | 1;
         self.next_and += 1;
         let d = self.delta;
+        ([a0, a0 ^ d, b0, b0 ^ d], [j0, j0, j1, j1])
+    }
+
+    /// [ZRE15 Fig. 2, GbAnd] from the four hashes.
+    #[inline(always)]
+    fn and_from_hashes(
+        &self,
+        a0: Block,
+        b0: Block,
+        [ha0, ha1, hb0, hb1]: [Block; 4],
+    ) -> (Block, [Block; 2]) {
+        let d = self.delta;
         let (pa, pb) = (mask(lsb(a0)), mask(lsb(b0)));
-        let ha0 = gc_hash(self.aes, j0, a0);
-        let ha1 = gc_hash(self.aes, j0, a0 ^ d);
-        let hb0 = gc_hash(self.aes, j1, b0);
-        let hb1 = gc_hash(self.aes, j1, b0 ^ d);
         // Garbler half gate.
         let tg = ha0 ^ ha1 ^ (pb & d);
         let wg = ha0 ^ (pa & tg);
@@ -409,48 +453,91 @@ impl Evaluator {
     }
 
     /// Evaluates one gate; an AND gate consumes the next [`AND_TABLE_BYTES`] of `tables`,
-    /// starting at `*pos`, and advances `*pos`.
+    /// starting at `*pos`, and advances `*pos`. (For many gates, [`Evaluator::eval_batch`] is
+    /// faster.)
     ///
     /// # Errors
     /// [`TwopcError::ApiMisuse`] if a wire is out of range or `tables` has no table left (the
     /// driver sizes the buffer from the circuit, so this is a caller's mistake).
     pub fn eval(&mut self, gate: &Gate, tables: &[u8], pos: &mut usize) -> Result<(), TwopcError> {
+        match self.eval_batch(std::slice::from_ref(gate), tables, pos)? {
+            1 => Ok(()),
+            _ => Err(TwopcError::ApiMisuse(
+                "no garbled table left for an AND gate",
+            )),
+        }
+    }
+
+    /// Evaluates `gates` in order, the AND gates consuming tables from `tables[*pos..]`, with
+    /// the cipher in hand for the whole slice; stops before the first AND gate that finds no
+    /// whole table left. Returns how many gates it evaluated.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range.
+    pub fn eval_batch(
+        &mut self,
+        gates: &[Gate],
+        tables: &[u8],
+        pos: &mut usize,
+    ) -> Result<usize, TwopcError> {
+        let aes = self.aes;
+        aes.with_aes(EvalBatch {
+            evaluator: self,
+            gates,
+            tables,
+            pos,
+        })
+    }
+
+    /// One gate with the cipher in hand; `Ok(false)` if it is an AND gate without a table.
+    #[inline(always)]
+    fn eval_with<K: AesKernel>(
+        &mut self,
+        aes: &mut K,
+        gate: &Gate,
+        tables: &[u8],
+        pos: &mut usize,
+    ) -> Result<bool, TwopcError> {
         match *gate {
             Gate::Xor { a, b, out } => {
                 let c = wire(&self.labels, a)? ^ wire(&self.labels, b)?;
-                set_wire(&mut self.labels, out, c)
+                set_wire(&mut self.labels, out, c)?;
             }
             Gate::Inv { a, out } => {
                 let c = wire(&self.labels, a)?;
-                set_wire(&mut self.labels, out, c)
+                set_wire(&mut self.labels, out, c)?;
             }
             Gate::And { a, b, out } => {
-                let t = tables
-                    .get(*pos..*pos + AND_TABLE_BYTES)
-                    .ok_or(TwopcError::ApiMisuse(
-                        "no garbled table left for an AND gate",
-                    ))?;
-                let mut tg = [0u8; 16];
-                let mut te = [0u8; 16];
-                tg.copy_from_slice(&t[..16]);
-                te.copy_from_slice(&t[16..]);
+                let Some(t) = tables.get(*pos..*pos + AND_TABLE_BYTES) else {
+                    return Ok(false);
+                };
+                let (tg, te) = t.split_at(16);
+                let table = [block_le(tg), block_le(te)];
                 *pos += AND_TABLE_BYTES;
                 let (la, lb) = (wire(&self.labels, a)?, wire(&self.labels, b)?);
-                let c = self.and_eval(la, lb, [Block::from_le_bytes(tg), Block::from_le_bytes(te)]);
-                set_wire(&mut self.labels, out, c)
+                let (x, tw) = self.and_hash_inputs(la, lb);
+                let c = and_from_hashes(la, lb, table, aes.ccr_tweaked(x, tw));
+                set_wire(&mut self.labels, out, c)?;
             }
         }
+        Ok(true)
     }
 
     /// [ZRE15 Fig. 2, EvAnd] The output label of the next AND gate from the input labels and
     /// the table.
-    pub fn and_eval(&mut self, a: Block, b: Block, [tg, te]: [Block; 2]) -> Block {
+    pub fn and_eval(&mut self, a: Block, b: Block, table: [Block; 2]) -> Block {
+        let (x, tw) = self.and_hash_inputs(a, b);
+        let h = self.aes.ccr_tweaked_n(x, tw);
+        and_from_hashes(a, b, table, h)
+    }
+
+    /// The inputs and tweaks of the next AND gate's two hashes `H(A, j)`, `H(B, j′)`; counts
+    /// the gate.
+    #[inline(always)]
+    fn and_hash_inputs(&mut self, a: Block, b: Block) -> ([Block; 2], [Block; 2]) {
         let j0 = Block::from(self.next_and) << 1;
-        let j1 = j0 | 1;
         self.next_and += 1;
-        let wg = gc_hash(self.aes, j0, a) ^ (mask(lsb(a)) & tg);
-        let we = gc_hash(self.aes, j1, b) ^ (mask(lsb(b)) & (te ^ a));
-        wg ^ we
+        ([a, b], [j0, j0 | 1])
     }
 
     /// The output bits `lsb(W) ⊕ d` for the garbler's decoding bits `d`.
@@ -465,5 +552,64 @@ impl Evaluator {
             .zip(decoding)
             .map(|(&w, &d)| Ok(lsb(wire(&self.labels, w)?) ^ d))
             .collect()
+    }
+}
+
+/// [ZRE15 Fig. 2, EvAnd] from the table and the two hashes `H(A, j)`, `H(B, j′)`.
+#[inline(always)]
+fn and_from_hashes(a: Block, b: Block, [tg, te]: [Block; 2], [ha, hb]: [Block; 2]) -> Block {
+    let wg = ha ^ (mask(lsb(a)) & tg);
+    let we = hb ^ (mask(lsb(b)) & (te ^ a));
+    wg ^ we
+}
+
+/// A 16-byte table entry as a block (the caller passes exactly 16 bytes).
+#[inline(always)]
+fn block_le(bytes: &[u8]) -> Block {
+    let mut b = [0u8; 16];
+    b.copy_from_slice(bytes);
+    Block::from_le_bytes(b)
+}
+
+/// [`Garbler::garble_batch`]'s loop, run with the cipher in hand.
+struct GarbleBatch<'a> {
+    garbler: &'a mut Garbler,
+    gates: &'a [Gate],
+    tables: &'a mut Vec<u8>,
+}
+
+impl WithAes for GarbleBatch<'_> {
+    type Output = Result<(), TwopcError>;
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) -> Self::Output {
+        self.tables
+            .reserve(AND_TABLE_BYTES * self.gates.len().min(1 << 16));
+        for gate in self.gates {
+            self.garbler.garble_with(aes, gate, self.tables)?;
+        }
+        Ok(())
+    }
+}
+
+/// [`Evaluator::eval_batch`]'s loop, run with the cipher in hand.
+struct EvalBatch<'a> {
+    evaluator: &'a mut Evaluator,
+    gates: &'a [Gate],
+    tables: &'a [u8],
+    pos: &'a mut usize,
+}
+
+impl WithAes for EvalBatch<'_> {
+    type Output = Result<usize, TwopcError>;
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) -> Self::Output {
+        for (i, gate) in self.gates.iter().enumerate() {
+            if !self.evaluator.eval_with(aes, gate, self.tables, self.pos)? {
+                return Ok(i);
+            }
+        }
+        Ok(self.gates.len())
     }
 }

@@ -88,8 +88,8 @@ pub fn ot_hash_pairs_into(
 /// The garbling hash `H(x, i) = π(σ(x) ⊕ i) ⊕ σ(x)` (GKWY20 §7.3, used by half-gates).
 #[inline]
 pub fn gc_hash(aes: &FixedKeyAes, tweak: Block, x: Block) -> Block {
-    let s = sigma(x);
-    aes.pi(s ^ tweak) ^ s
+    let [h] = aes.ccr_tweaked_n([x], [tweak]);
+    h
 }
 
 /// [`gc_hash`] on [`BATCH`] blocks with their tweaks, in place.

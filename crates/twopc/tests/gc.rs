@@ -157,6 +157,72 @@ fn random_circuits_evaluate_as_in_plaintext() {
     }
 }
 
+/// Garbling and evaluating a circuit in batches (split at random points, the tables handed
+/// over in random pieces) gives the same tables and outputs as gate by gate.
+#[test]
+fn batches_match_gate_by_gate() {
+    let mut rng = test_rng("batches");
+    let delta = random_delta(&mut rng);
+    for round in 0..50 {
+        let (g, e) = (rng.random_range(1..10), rng.random_range(0..10));
+        let n_gates = rng.random_range(1..400);
+        let c = random_circuit(&mut rng, g, e, n_gates);
+        let x = random_bits(&mut rng, g);
+        let y = random_bits(&mut rng, e);
+        let labels: Vec<u128> = (0..g + e).map(|_| rng.random()).collect();
+        let setup = |garbler: &mut Garbler, evaluator: &mut Evaluator| {
+            for (w, (&bit, &l)) in (0..).zip(x.iter().chain(&y).zip(&labels)) {
+                garbler.set_zero_label(w, l).unwrap();
+                evaluator
+                    .set_label(w, garbler.label(w, bit).unwrap())
+                    .unwrap();
+            }
+        };
+        // Gate by gate.
+        let (mut g1, mut e1) = (
+            Garbler::new(delta, c.wires()).unwrap(),
+            Evaluator::new(c.wires()),
+        );
+        setup(&mut g1, &mut e1);
+        let mut t1 = Vec::new();
+        for gate in c.gates() {
+            g1.garble(gate, &mut t1).unwrap();
+        }
+        let mut pos = 0;
+        for gate in c.gates() {
+            e1.eval(gate, &t1, &mut pos).unwrap();
+        }
+        // In batches.
+        let (mut g2, mut e2) = (
+            Garbler::new(delta, c.wires()).unwrap(),
+            Evaluator::new(c.wires()),
+        );
+        setup(&mut g2, &mut e2);
+        let mut t2 = Vec::new();
+        let gates = c.gates();
+        let mut i = 0;
+        while i < gates.len() {
+            let j = rng.random_range(i + 1..=gates.len());
+            g2.garble_batch(&gates[i..j], &mut t2).unwrap();
+            i = j;
+        }
+        assert_eq!(t1, t2, "circuit {round}: tables");
+        // The evaluator gets the tables in pieces of whole tables and resumes where it stopped.
+        let (mut done, mut avail, mut pos) = (0, 0, 0);
+        while done < gates.len() {
+            done += e2
+                .eval_batch(&gates[done..], &t2[..avail], &mut pos)
+                .unwrap();
+            avail = (avail + AND_TABLE_BYTES * rng.random_range(1..4)).min(t2.len());
+        }
+        assert_eq!(pos, t2.len());
+        let d = g2.decoding_bits(c.outputs()).unwrap();
+        let out = e2.decode(c.outputs(), &d).unwrap();
+        assert_eq!(out, e1.decode(c.outputs(), &d).unwrap(), "circuit {round}");
+        assert_eq!(out, c.eval_plain(&x, &y).unwrap(), "circuit {round}");
+    }
+}
+
 #[test]
 fn wrong_labels_do_not_decode_to_the_right_output() {
     // An evaluator holding a label that is neither of its wire's labels gets a label that is

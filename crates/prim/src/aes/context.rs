@@ -1,11 +1,10 @@
-//! Where the AES-NI code runs in a portable build: inside a function compiled for the CPU's
-//! vector extensions together with AES-NI, chosen at run time through `pulp` (x86-64-v4 with
-//! AVX-512 and VAES, x86-64-v3 with AVX2 and VAES, x86-64-v3, or x86-64-v2), so that the
-//! inlined cipher loops get the instructions, 32 vector registers and three-operand forms where
-//! the CPU has them. On the levels with VAES, loops over batches run two blocks per AES
-//! instruction ([`Context::run_either`]). A build
-//! with the `aes` target feature (`-C target-cpu=native`) has them everywhere and runs the code
-//! in place.
+//! Where the AES-NI code runs in the default build (for any x86-64): inside a function compiled
+//! for the CPU's vector extensions together with AES-NI, chosen at run time through `pulp`
+//! (x86-64-v4 with AVX-512 and VAES, x86-64-v3 with AVX2 and VAES, x86-64-v3, or x86-64-v2), so
+//! that the inlined cipher loops get the instructions, 32 vector registers and three-operand
+//! forms where the CPU has them. On the levels with VAES, loops over batches run two blocks per
+//! AES instruction ([`Context::run_either`]). A build with the `aes` target feature
+//! (`-C target-cpu=native`) has them everywhere and runs the code in place.
 
 #[cfg(not(target_feature = "aes"))]
 mod dispatch {

@@ -141,35 +141,50 @@ impl RoundKeys {
         )
     }
 
-    /// `E(x) ⊕ x` (`ccr` false) or `E(σ(x)) ⊕ σ(x)` (`ccr` true) on `N` blocks, interleaved,
-    /// in one entry into the context, with σ and the XOR in vector registers.
+    /// `E(s ⊕ t) ⊕ s` for `s = x` (`ccr` false) or `s = σ(x)` (`ccr` true) and the tweaks `t`,
+    /// on `N` blocks, interleaved, in one entry into the context.
     #[inline(always)]
-    pub(super) fn hash_few<const N: usize>(&self, xs: [Block; N], ccr: bool) -> [Block; N] {
+    pub(super) fn hash_few<const N: usize>(
+        &self,
+        xs: [Block; N],
+        tweaks: [Block; N],
+        ccr: bool,
+    ) -> [Block; N] {
         self.ctx.run(
             #[inline(always)]
-            move || {
-                let (k, ni) = (&self.k, self.ni);
-                let mut s = [m128i::default(); N];
-                for (s, &x) in s.iter_mut().zip(&xs) {
-                    let x = m128i::from(x);
-                    *s = if ccr { sigma(x) } else { x };
-                }
-                let mut b = s;
-                for v in b.iter_mut() {
-                    *v ^= k[0];
-                }
-                for rk in &k[1..10] {
-                    for v in b.iter_mut() {
-                        *v = ni.enc(*v, *rk);
-                    }
-                }
-                let mut out = [0; N];
-                for ((o, b), s) in out.iter_mut().zip(b).zip(s) {
-                    *o = u128::from(ni.enc_last(b, k[10]) ^ s);
-                }
-                out
-            },
+            move || self.hash_few_here(xs, tweaks, ccr),
         )
+    }
+
+    /// [`Self::hash_few`] in the context of the caller, with σ and the XORs in vector
+    /// registers.
+    #[inline(always)]
+    fn hash_few_here<const N: usize>(
+        &self,
+        xs: [Block; N],
+        tweaks: [Block; N],
+        ccr: bool,
+    ) -> [Block; N] {
+        let (k, ni) = (&self.k, self.ni);
+        let mut s = [m128i::default(); N];
+        for (s, &x) in s.iter_mut().zip(&xs) {
+            let x = m128i::from(x);
+            *s = if ccr { sigma(x) } else { x };
+        }
+        let mut b = s;
+        for (v, &t) in b.iter_mut().zip(&tweaks) {
+            *v = *v ^ m128i::from(t) ^ k[0];
+        }
+        for rk in &k[1..10] {
+            for v in b.iter_mut() {
+                *v = ni.enc(*v, *rk);
+            }
+        }
+        let mut out = [0; N];
+        for ((o, b), s) in out.iter_mut().zip(b).zip(s) {
+            *o = u128::from(ni.enc_last(b, k[10]) ^ s);
+        }
+        out
     }
 
     /// `E(E(x) ⊕ t) ⊕ E(x)` in one entry into the context.
@@ -370,6 +385,11 @@ struct NiKernel<'a>(&'a RoundKeys);
 
 impl AesKernel for NiKernel<'_> {
     #[inline(always)]
+    fn ccr_tweaked<const N: usize>(&mut self, xs: [Block; N], tweaks: [Block; N]) -> [Block; N] {
+        self.0.hash_few_here(xs, tweaks, true)
+    }
+
+    #[inline(always)]
     fn cr8_masked(&mut self, xs: &[Block; BATCH], mask: Block) -> [Block; BATCH] {
         let m = m128i::from(mask);
         let mut s = [m; BATCH];
@@ -498,6 +518,11 @@ impl<'a> VaesKernel<'a> {
 }
 
 impl AesKernel for VaesKernel<'_> {
+    #[inline(always)]
+    fn ccr_tweaked<const N: usize>(&mut self, xs: [Block; N], tweaks: [Block; N]) -> [Block; N] {
+        self.keys.hash_few_here(xs, tweaks, true)
+    }
+
     #[inline(always)]
     fn cr8_masked(&mut self, xs: &[Block; BATCH], mask: Block) -> [Block; BATCH] {
         let v = self.vaes;

@@ -263,13 +263,20 @@ impl RoundKeys {
         self.run(Encrypt1(x))
     }
 
-    /// `E(x) ⊕ x` (`ccr` false) or `E(σ(x)) ⊕ σ(x)` (`ccr` true) on `N` blocks.
+    /// `E(s ⊕ t) ⊕ s` for `s = x` (`ccr` false) or `s = σ(x)` (`ccr` true) and the tweaks `t`.
     #[inline(always)]
-    pub(super) fn hash_few<const N: usize>(&self, xs: [Block; N], ccr: bool) -> [Block; N] {
-        xs.map(|x| {
+    pub(super) fn hash_few<const N: usize>(
+        &self,
+        xs: [Block; N],
+        tweaks: [Block; N],
+        ccr: bool,
+    ) -> [Block; N] {
+        let mut out = [0; N];
+        for ((o, &x), &t) in out.iter_mut().zip(&xs).zip(&tweaks) {
             let s = if ccr { sigma(x) } else { x };
-            self.encrypt(s) ^ s
-        })
+            *o = self.encrypt(s ^ t) ^ s;
+        }
+        out
     }
 
     /// `E(E(x) ⊕ t) ⊕ E(x)`.
