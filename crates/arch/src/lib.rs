@@ -1,7 +1,7 @@
 //! The AES-NI instructions, safe to call: every other crate of the workspace forbids `unsafe`,
 //! and this one holds the only unsafe code, a handful of calls to `core::arch` intrinsics.
 //!
-//! A portable build (no `-C target-cpu=native`) cannot assume AES-NI, so the intrinsics are
+//! The default build runs on any x86-64 and cannot assume AES-NI, so the intrinsics are
 //! `unsafe` to call from ordinary code. [`AesNi`] is a token that exists only once the CPU has
 //! been checked for the instructions ([`AesNi::detect`]); its methods take `self`, so holding
 //! one is the proof every call needs. The methods are `#[inline(always)]`: inlined into code
@@ -10,6 +10,10 @@
 //!
 //! The vector type is `safe_arch`'s [`m128i`], so the SSE2 operations around the cipher (XOR,
 //! shuffles, 64-bit lane adds) stay in that crate's safe API (SSE2 is part of x86-64).
+//!
+//! [`Vaes`] does the same for the 256-bit forms (VAES with AVX2, two blocks per instruction):
+//! AVX2 is not part of baseline x86-64 either, so its few operations on [`Wide`] pairs are
+//! methods of that token too.
 
 #[cfg(target_arch = "x86_64")]
 mod x86_64 {
