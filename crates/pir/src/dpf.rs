@@ -520,6 +520,47 @@ pub fn generate_with_payload<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Generated {
     let n = usize::from(domain_bits.clamp(1, MAX_DOMAIN_BITS));
+    let Sampled {
+        r,
+        alpha,
+        r_shares,
+        v_shares,
+        seeds,
+    } = sample_inputs(n, first, rng);
+    let roots = [seeds[0], seeds[1] | 1];
+    let (cws, [l0, l1]) = level_corrections(n, roots, r_shares);
+    let (t, w) = leaf_sums(n, roots, &cws);
+    // Step 10: G call n+1.
+    let gamma = g_final(t, w, v_shares);
+    let outputs = Outputs { cws, gamma };
+    let views = [(0, l0), (1, l1)].map(|(b, lv)| FullView {
+        inputs: Inputs {
+            r_share: r_shares[b],
+            v_share: v_shares[b],
+            seed: seeds[b],
+        },
+        g_inputs: GInputs {
+            levels: lv,
+            t_sum: t[b],
+            w_sum: w[b],
+        },
+        outputs: outputs.clone(),
+    });
+    Generated { r, alpha, views }
+}
+
+/// What [`sample_inputs`] draws.
+struct Sampled {
+    r: u32,
+    alpha: Fp64,
+    r_shares: [u32; 2],
+    v_shares: [[Fp64; 2]; 2],
+    seeds: [Block; 2],
+}
+
+/// PIR-GOD Algorithm 2, steps 1–3: r ← [N] and α ← F, Boolean shares of r, arithmetic shares
+/// of v = (first or 1, α), and the two seeds (Algorithm 1, step 1).
+fn sample_inputs<R: RngCore + CryptoRng>(n: usize, first: Option<Fp64>, rng: &mut R) -> Sampled {
     let mask = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
     // Step 1: r ← [N], α ← F.
     let r = rng.next_u32() & mask;
@@ -527,16 +568,29 @@ pub fn generate_with_payload<R: RngCore + CryptoRng>(
     // Step 2: Boolean shares of r, arithmetic shares of (1, α).
     let v = [first.unwrap_or(Fp64::ONE), alpha];
     let r0 = rng.next_u32() & mask;
-    let r_shares = [r0, r ^ r0];
     let v0 = [Fp64::random(rng), Fp64::random(rng)];
-    let v_shares = [v0, [v[0] - v0[0], v[1] - v0[1]]];
-    // Step 3 (Algorithm 1, step 1): seeds Ŝ^{0,0}_b, t̂^{0,0}_b = b.
+    // Step 3 (Algorithm 1, step 1): seeds Ŝ^{0,0}_b (t̂^{0,0}_b = b is set on the roots).
     let seeds = [random_seed(rng), random_seed(rng)];
-    let roots = [seeds[0], seeds[1] | 1];
+    Sampled {
+        r,
+        alpha,
+        r_shares: [r0, r ^ r0],
+        v_shares: [v0, [v[0] - v0[0], v[1] - v0[1]]],
+        seeds,
+    }
+}
+
+/// Algorithm 1, steps 3–5 for every level at both parties: the XOR sums of level `j` (levels
+/// below it corrected) and the correction word of G call `j`. Returns the correction words
+/// and each party's per-level sums (its G inputs).
+fn level_corrections(
+    n: usize,
+    roots: [Block; 2],
+    r_shares: [u32; 2],
+) -> (Vec<Cw>, [Vec<[Block; 2]>; 2]) {
     let mut cws: Vec<Cw> = Vec::with_capacity(n);
     let mut levels: [Vec<[Block; 2]>; 2] = [Vec::with_capacity(n), Vec::with_capacity(n)];
     for j in 1..=n {
-        // Algorithm 1, steps 3–4 for level j at both parties (levels < j are corrected).
         let x: [[Block; 2]; 2] = std::array::from_fn(|b| {
             let (xors, ()) = walk(
                 roots[b],
@@ -559,11 +613,16 @@ pub fn generate_with_payload<R: RngCore + CryptoRng>(
         levels[0].push(x[0]);
         levels[1].push(x[1]);
     }
-    // Step 9: T_b and W_b.
+    (cws, levels)
+}
+
+/// Algorithm 2, step 9: each party's control-bit count T_b and payload sums W_b over its
+/// leaves.
+fn leaf_sums(n: usize, roots: [Block; 2], cws: &[Cw]) -> ([u32; 2], [[Fp64; 2]; 2]) {
     let sums: [LeafSums; 2] = std::array::from_fn(|b| {
         walk(
             roots[b],
-            &cws,
+            cws,
             n,
             &mut [],
             0,
@@ -578,24 +637,7 @@ pub fn generate_with_payload<R: RngCore + CryptoRng>(
         [sums[0].w[0].finish(), sums[0].w[1].finish()],
         [sums[1].w[0].finish(), sums[1].w[1].finish()],
     ];
-    // Step 10: G call n+1.
-    let gamma = g_final(t, w, v_shares);
-    let outputs = Outputs { cws, gamma };
-    let [l0, l1] = levels;
-    let views = [(0, l0), (1, l1)].map(|(b, lv)| FullView {
-        inputs: Inputs {
-            r_share: r_shares[b],
-            v_share: v_shares[b],
-            seed: seeds[b],
-        },
-        g_inputs: GInputs {
-            levels: lv,
-            t_sum: t[b],
-            w_sum: w[b],
-        },
-        outputs: outputs.clone(),
-    });
-    Generated { r, alpha, views }
+    (t, w)
 }
 
 fn random_seed<R: RngCore>(rng: &mut R) -> Block {
