@@ -61,6 +61,16 @@ pub enum BenchWhat {
     ///
     /// Example: `doram bench pir --log-n 16,20 --record-size 8`.
     Pir(crate::pir::BenchPirArgs),
+    /// Oblivious transfer extension (IKNP or SoftSpoken) between two parties: OTs per second
+    /// and bytes per OT per party, after setup.
+    ///
+    /// Example: `doram bench ot --ext softspoken --k 4 --kind random --backend tls`.
+    Ot(crate::twopc::BenchOtArgs),
+    /// Half-gates garbled circuits: garbling and evaluation alone, and two parties over the
+    /// transport (inputs by OT): AND gates per second and bytes per AND gate per party.
+    ///
+    /// Example: `doram bench gc --circuit bristol --file crates/twopc/tests/data/aes_128.txt`.
+    Gc(crate::twopc::BenchGcArgs),
 }
 
 /// Single-point DPF constructions.
@@ -134,6 +144,8 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
         BenchWhat::Compare(a) => crate::compare::run(a, json, quiet),
         BenchWhat::Program(a) => crate::program::run(a, json, quiet),
         BenchWhat::Pir(a) => crate::pir::bench(a, json, quiet),
+        BenchWhat::Ot(a) => crate::twopc::bench_ot(a, json),
+        BenchWhat::Gc(a) => crate::twopc::bench_gc(a, json),
     }
 }
 
@@ -295,7 +307,7 @@ struct NetReport {
     parties: Vec<PartyFigures>,
 }
 
-fn sessions(backend: Backend) -> Result<(Vec<Session>, Option<tempfile::TempDir>)> {
+pub(crate) fn sessions(backend: Backend) -> Result<(Vec<Session>, Option<tempfile::TempDir>)> {
     let transport = match backend {
         Backend::Local => return Ok((Session::local_mesh(2), None)),
         Backend::Tcp => Transport::DangerousPlaintext,

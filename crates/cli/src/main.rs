@@ -19,6 +19,7 @@ mod ramen;
 mod randomness;
 mod report;
 mod run;
+mod twopc;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

@@ -195,6 +195,79 @@ fn bench_dpf_and_net_report_json() {
     }
 }
 
+/// `bench ot` and `bench gc` report the traffic the protocols define: IKNP 16 bytes per OT,
+/// SoftSpoken 128/k bits, half-gates 32 bytes per AND gate plus the inputs and outputs.
+#[test]
+fn bench_ot_and_gc_report_the_protocols_traffic() {
+    for (ext, k, want) in [
+        ("iknp", "4", 16.0),
+        ("softspoken", "4", 4.0),
+        ("softspoken", "8", 2.0),
+    ] {
+        let v = run_json(&[
+            "bench",
+            "ot",
+            "--ext",
+            ext,
+            "--k",
+            k,
+            "--log-count",
+            "12",
+            "--repeat",
+            "1",
+        ]);
+        assert_eq!(v["count"], 4096);
+        assert_eq!(v["bytes_per_ot"].as_f64().unwrap(), want, "{ext} k={k}");
+        assert!(v["ots_per_s"].as_f64().unwrap() > 0.0);
+    }
+    let v = run_json(&[
+        "bench",
+        "gc",
+        "--log-ands",
+        "10",
+        "--repeat",
+        "1",
+        "--backend",
+        "local",
+    ]);
+    assert_eq!(v["and_gates"], 1024);
+    let per_and = v["bytes_per_and"].as_f64().unwrap();
+    // 32 bytes of tables per AND gate; the rest (the garbler's input label, one extension
+    // batch of correlated OTs for the evaluator's input, decoding bits, output) under 1 KiB.
+    assert!(
+        (32.0..33.0).contains(&per_and),
+        "{per_and} bytes per AND gate"
+    );
+    let aes = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../twopc/tests/data/aes_128.txt"
+    );
+    let v = run_json(&[
+        "bench",
+        "gc",
+        "--circuit",
+        "bristol",
+        "--file",
+        aes,
+        "--repeat",
+        "1",
+    ]);
+    assert_eq!(v["and_gates"], 6400);
+    // A circuit file that is not Bristol Fashion is refused with the line at fault.
+    let out = doram()
+        .args([
+            "bench",
+            "gc",
+            "--circuit",
+            "bristol",
+            "--file",
+            env!("CARGO_MANIFEST_DIR"),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
 /// `bench ramen` is `bench oram --protocol ramen` with Ramen's defaults: the generic report,
 /// with Ramen's step times in each party's `steps`.
 #[test]

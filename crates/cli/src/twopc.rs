@@ -1,0 +1,459 @@
+//! `doram bench ot` and `doram bench gc`: the two-party engine's throughput, both parties in
+//! this process (one thread each) over the chosen transport, mutually authenticated TLS by
+//! default. Times start after each party's setup (base OTs, OT-extension setup); the figures
+//! are the slower party's, the median over repetitions.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use doram_core::PartyId;
+use doram_net::{Session, run_parties};
+use doram_prim::prg::AesPrg;
+use doram_twopc::gc::random_delta;
+use doram_twopc::{ChunkBits, Circuit, CotExtReceiver, CotExtSender, Evaluator, Garbler, Gate};
+use doram_twopc::{bristol, driver};
+use rand::RngCore;
+use serde::Serialize;
+
+use crate::bench::{Backend, sessions};
+use crate::randomness::Randomness;
+use crate::report::{PartyFigures, print_json};
+
+/// OT extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OtExt {
+    /// Ishai–Kilian–Nissim–Petrank 2003: 16 bytes per OT.
+    Iknp,
+    /// Roy 2022 (SoftSpoken OT): 128/k bits per OT for the chunk size k of `--k`.
+    Softspoken,
+}
+
+/// Kinds of OT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OtKind {
+    /// Random OT: the sender gets two random messages, the receiver one and its random choice.
+    Random,
+    /// Correlated OT: the sender's messages differ by its global Δ (what garbling needs).
+    Correlated,
+}
+
+/// Arguments of `doram bench ot`.
+#[derive(Debug, Args)]
+pub struct BenchOtArgs {
+    /// The OT extension.
+    #[arg(long, value_enum, default_value_t = OtExt::Softspoken)]
+    pub ext: OtExt,
+    /// SoftSpoken's chunk size in bits (1 to 8): fewer bytes per OT as it grows, 2^k work.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub k: u8,
+    /// Random or correlated OT.
+    #[arg(long, value_enum, default_value_t = OtKind::Random)]
+    pub kind: OtKind,
+    /// 2^N OTs per repetition.
+    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=26))]
+    pub log_count: u32,
+    /// Transport between the two parties.
+    #[arg(long, value_enum, default_value_t = Backend::Tls)]
+    pub backend: Backend,
+    /// Repetitions; the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    #[command(flatten)]
+    pub randomness: Randomness,
+}
+
+/// Circuits for `doram bench gc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcCircuit {
+    /// A chain of 2^N AND gates, each after one XOR gate (`--log-ands`).
+    Chain,
+    /// A Bristol Fashion file (`--file`), the first input value the garbler's, the rest the
+    /// evaluator's; random inputs.
+    Bristol,
+}
+
+/// Arguments of `doram bench gc`.
+#[derive(Debug, Args)]
+pub struct BenchGcArgs {
+    /// The circuit.
+    #[arg(long, value_enum, default_value_t = GcCircuit::Chain)]
+    pub circuit: GcCircuit,
+    /// For `--circuit chain`: 2^N AND gates.
+    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(4..=26))]
+    pub log_ands: u32,
+    /// For `--circuit bristol`: the circuit file (e.g. `crates/twopc/tests/data/aes_128.txt`).
+    #[arg(long, required_if_eq("circuit", "bristol"))]
+    pub file: Option<std::path::PathBuf>,
+    /// Transport between the two parties.
+    #[arg(long, value_enum, default_value_t = Backend::Tls)]
+    pub backend: Backend,
+    /// Repetitions; the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    #[command(flatten)]
+    pub randomness: Randomness,
+}
+
+/// The JSON report of `doram bench ot`.
+#[derive(Debug, Serialize)]
+struct OtReport {
+    benchmark: &'static str,
+    ext: OtExt,
+    k: Option<u8>,
+    kind: OtKind,
+    count: usize,
+    backend: Backend,
+    repeat: u32,
+    randomness: String,
+    /// Median wall time of one repetition after setup (the slower party), in ms.
+    median_ms: f64,
+    ots_per_s: f64,
+    /// Bytes both parties exchanged per OT after setup (both directions).
+    bytes_per_ot: f64,
+    /// Each party's traffic in the median repetition (setup excluded).
+    parties: Vec<PartyFigures>,
+}
+
+/// The JSON report of `doram bench gc`.
+#[derive(Debug, Serialize)]
+struct GcReport {
+    benchmark: &'static str,
+    circuit: String,
+    and_gates: usize,
+    xor_gates: usize,
+    backend: Backend,
+    repeat: u32,
+    randomness: String,
+    /// Garbling alone, one thread, no I/O: AND gates per second (median).
+    garble_and_per_s: f64,
+    /// Evaluation alone, one thread, no I/O: AND gates per second (median).
+    evaluate_and_per_s: f64,
+    /// Both parties over the transport, after OT setup (input labels, tables, outputs):
+    /// median wall time in ms and AND gates per second.
+    two_party_ms: f64,
+    two_party_and_per_s: f64,
+    /// Bytes both parties exchanged per AND gate in the two-party run (both directions).
+    bytes_per_and: f64,
+    parties: Vec<PartyFigures>,
+}
+
+/// One party's repetition: its time after setup and its traffic.
+type PartyRun = (Duration, PartyFigures);
+
+/// Runs `f` on both parties over `backend`, `repeat` times; returns the repetitions as
+/// (slower party's time, both parties' figures), sorted by time.
+fn repetitions(
+    backend: Backend,
+    repeat: u32,
+    f: impl Fn(&mut Session, &mut AesPrg) -> Result<Duration> + Sync,
+    randomness: &Randomness,
+) -> Result<Vec<(Duration, Vec<PartyFigures>)>> {
+    let mut runs = Vec::with_capacity(repeat as usize);
+    for rep in 0..repeat {
+        let (ss, _dir) = sessions(backend)?;
+        let out = run_parties(ss, "bench", |mut s| -> Result<PartyRun> {
+            let me = s.me();
+            let domain = format!("bench-twopc-{rep}");
+            let mut rng = AesPrg::new(randomness.entropy().party_seed(me, &domain));
+            let t = f(&mut s, &mut rng)?;
+            Ok((t, PartyFigures::from_stats(me, s.stats())))
+        });
+        let mut parties = Vec::with_capacity(2);
+        let mut slowest = Duration::ZERO;
+        for r in out {
+            let (t, figures) = r.map_err(|_| anyhow::anyhow!("a party panicked"))??;
+            slowest = slowest.max(t);
+            parties.push(figures);
+        }
+        runs.push((slowest, parties));
+    }
+    runs.sort_by_key(|r| r.0);
+    Ok(runs)
+}
+
+/// The median repetition.
+fn median<T>(mut runs: Vec<(Duration, T)>) -> Result<(Duration, T)> {
+    let mid = runs.len() / 2;
+    if runs.is_empty() {
+        bail!("no repetitions");
+    }
+    Ok(runs.swap_remove(mid))
+}
+
+fn total_bytes(parties: &[PartyFigures]) -> u64 {
+    // Each party counts what it sent; both directions are the sum of the senders.
+    parties.iter().map(|p| p.bytes_sent).sum()
+}
+
+/// Runs `doram bench ot`.
+pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
+    let m = 1usize << a.log_count;
+    let k = ChunkBits::new(usize::from(a.k)).context("SoftSpoken chunk size")?;
+    let (ext, kind) = (a.ext, a.kind);
+    let runs = repetitions(
+        a.backend,
+        a.repeat,
+        |s, rng| {
+            if s.me() == PartyId::P0 {
+                let delta = random_delta(rng);
+                match ext {
+                    OtExt::Iknp => {
+                        let mut ot = driver::iknp_sender_setup(s, delta, rng)?;
+                        send_ots(s, &mut ot, kind, m)
+                    }
+                    OtExt::Softspoken => {
+                        let mut ot = driver::softspoken_sender_setup(s, k, delta, rng)?;
+                        send_ots(s, &mut ot, kind, m)
+                    }
+                }
+            } else {
+                match ext {
+                    OtExt::Iknp => {
+                        let mut ot = driver::iknp_receiver_setup(s, rng)?;
+                        receive_ots(s, &mut ot, kind, m, rng)
+                    }
+                    OtExt::Softspoken => {
+                        let mut ot = driver::softspoken_receiver_setup(s, k, rng)?;
+                        receive_ots(s, &mut ot, kind, m, rng)
+                    }
+                }
+            }
+        },
+        &a.randomness,
+    )?;
+    let (t, parties) = median(runs)?;
+    let r = OtReport {
+        benchmark: "ot",
+        ext,
+        k: (ext == OtExt::Softspoken).then_some(a.k),
+        kind,
+        count: m,
+        backend: a.backend,
+        repeat: a.repeat,
+        randomness: a.randomness.label(),
+        median_ms: t.as_secs_f64() * 1e3,
+        ots_per_s: m as f64 / t.as_secs_f64(),
+        bytes_per_ot: total_bytes(&parties) as f64 / m as f64,
+        parties,
+    };
+    if json {
+        return print_json(&r);
+    }
+    let name = match ext {
+        OtExt::Iknp => "IKNP".to_string(),
+        OtExt::Softspoken => format!("SoftSpoken k = {}", a.k),
+    };
+    println!(
+        "{name}, {kind:?} OT over {:?}: {m} OTs in {:.1} ms = {:.2} M OTs/s, {:.3} bytes/OT \
+         (both directions; median of {})",
+        a.backend,
+        r.median_ms,
+        r.ots_per_s / 1e6,
+        r.bytes_per_ot,
+        a.repeat
+    );
+    for p in &r.parties {
+        println!(
+            "  {}: sent {} B in {} messages",
+            p.party, p.bytes_sent, p.messages_sent
+        );
+    }
+    Ok(())
+}
+
+/// `m` OTs of `kind` as the sender, timed after setup (the statistics restart here too).
+fn send_ots(
+    s: &mut Session,
+    ot: &mut impl CotExtSender,
+    kind: OtKind,
+    m: usize,
+) -> Result<Duration> {
+    s.reset_stats();
+    let t = Instant::now();
+    match kind {
+        OtKind::Random => {
+            std::hint::black_box(driver::rot_send(s, ot, m)?);
+        }
+        OtKind::Correlated => {
+            std::hint::black_box(driver::cot_send(s, ot, m)?);
+        }
+    }
+    Ok(t.elapsed())
+}
+
+/// `m` OTs of `kind` as the receiver (random choices), timed after setup.
+fn receive_ots(
+    s: &mut Session,
+    ot: &mut impl CotExtReceiver,
+    kind: OtKind,
+    m: usize,
+    rng: &mut AesPrg,
+) -> Result<Duration> {
+    let choices: Vec<bool> = (0..m).map(|_| rng.next_u32() & 1 == 1).collect();
+    s.reset_stats();
+    let t = Instant::now();
+    match kind {
+        OtKind::Random => {
+            std::hint::black_box(driver::rot_receive(s, ot, m, rng)?);
+        }
+        OtKind::Correlated => {
+            std::hint::black_box(driver::cot_receive(s, ot, &choices)?);
+        }
+    }
+    Ok(t.elapsed())
+}
+
+/// The circuit of `doram bench gc`, with its name.
+fn gc_circuit(a: &BenchGcArgs) -> Result<(String, Circuit)> {
+    match a.circuit {
+        GcCircuit::Chain => Ok((
+            format!("chain of 2^{} AND", a.log_ands),
+            chain(1 << a.log_ands)?,
+        )),
+        GcCircuit::Bristol => {
+            let path = a.file.as_ref().context("--circuit bristol needs --file")?;
+            let text =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            let b = bristol::parse(&text).with_context(|| format!("parsing {}", path.display()))?;
+            let c = b
+                .two_party(1)
+                .context("a Bristol circuit for two parties needs at least one input value")?;
+            Ok((path.display().to_string(), c))
+        }
+    }
+}
+
+/// `w ← (w ⊕ y) ∧ x`, `ands` times: one AND and one XOR gate per step.
+fn chain(ands: usize) -> Result<Circuit> {
+    let mut gates = Vec::with_capacity(2 * ands);
+    let mut w = 2u32;
+    gates.push(Gate::And { a: 0, b: 1, out: 2 });
+    for _ in 1..ands {
+        gates.push(Gate::Xor {
+            a: w,
+            b: 1,
+            out: w + 1,
+        });
+        gates.push(Gate::And {
+            a: w + 1,
+            b: 0,
+            out: w + 2,
+        });
+        w += 2;
+    }
+    Ok(Circuit::new(1, 1, w as usize + 1, gates, vec![w])?)
+}
+
+/// Runs `doram bench gc`.
+pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
+    let (name, c) = gc_circuit(a)?;
+    let ands = c.and_gates();
+    if ands == 0 {
+        bail!("the circuit has no AND gate: nothing to measure");
+    }
+    let xors = c.gates().len() - ands;
+    let (garble, evaluate) = local_rates(&c, a.repeat, &a.randomness)?;
+    let (g_in, e_in) = (c.shape().garbler_inputs, c.shape().evaluator_inputs);
+    let runs = repetitions(
+        a.backend,
+        a.repeat,
+        |s, rng| {
+            if s.me() == PartyId::P0 {
+                let delta = random_delta(rng);
+                let mut ot = driver::softspoken_sender_setup(s, ChunkBits::default(), delta, rng)?;
+                let inputs: Vec<bool> = (0..g_in).map(|_| rng.next_u32() & 1 == 1).collect();
+                let mut g = Garbler::new(delta, c.wires())?;
+                s.reset_stats();
+                let t = Instant::now();
+                driver::garble(s, &mut ot, &mut g, &c, &inputs, rng)?;
+                Ok(t.elapsed())
+            } else {
+                let mut ot = driver::softspoken_receiver_setup(s, ChunkBits::default(), rng)?;
+                let inputs: Vec<bool> = (0..e_in).map(|_| rng.next_u32() & 1 == 1).collect();
+                let mut e = Evaluator::new(c.wires());
+                s.reset_stats();
+                let t = Instant::now();
+                driver::evaluate(s, &mut ot, &mut e, &c, &inputs)?;
+                Ok(t.elapsed())
+            }
+        },
+        &a.randomness,
+    )?;
+    let (t, parties) = median(runs)?;
+    let r = GcReport {
+        benchmark: "gc",
+        circuit: name,
+        and_gates: ands,
+        xor_gates: xors,
+        backend: a.backend,
+        repeat: a.repeat,
+        randomness: a.randomness.label(),
+        garble_and_per_s: garble,
+        evaluate_and_per_s: evaluate,
+        two_party_ms: t.as_secs_f64() * 1e3,
+        two_party_and_per_s: ands as f64 / t.as_secs_f64(),
+        bytes_per_and: total_bytes(&parties) as f64 / ands as f64,
+        parties,
+    };
+    if json {
+        return print_json(&r);
+    }
+    println!(
+        "{}: {ands} AND and {xors} XOR/INV gates. Garble {:.2} M AND/s, evaluate {:.2} M AND/s \
+         (one thread each, no I/O); two parties over {:?}: {:.1} ms = {:.2} M AND/s, {:.1} \
+         bytes per AND gate (both directions, inputs and outputs included; median of {})",
+        r.circuit,
+        r.garble_and_per_s / 1e6,
+        r.evaluate_and_per_s / 1e6,
+        a.backend,
+        r.two_party_ms,
+        r.two_party_and_per_s / 1e6,
+        r.bytes_per_and,
+        a.repeat
+    );
+    Ok(())
+}
+
+/// Garbling and evaluation alone (one thread, no I/O, labels handed over directly): the
+/// median AND gates per second of each.
+fn local_rates(c: &Circuit, repeat: u32, randomness: &Randomness) -> Result<(f64, f64)> {
+    let mut rng = AesPrg::new(
+        randomness
+            .entropy()
+            .party_seed(PartyId::P0, "bench-gc-local"),
+    );
+    let delta = random_delta(&mut rng);
+    let shape = c.shape();
+    let inputs = shape.garbler_inputs + shape.evaluator_inputs;
+    let mut tables = Vec::with_capacity(32 * c.and_gates());
+    let (mut g_ts, mut e_ts) = (Vec::new(), Vec::new());
+    for _ in 0..repeat {
+        let mut g = Garbler::new(delta, c.wires())?;
+        let mut e = Evaluator::new(c.wires());
+        for w in 0..inputs as u32 {
+            let mut l = [0u8; 16];
+            rng.fill_bytes(&mut l);
+            g.set_zero_label(w, u128::from_le_bytes(l))?;
+            e.set_label(w, g.label(w, rng.next_u32() & 1 == 1)?)?;
+        }
+        tables.clear();
+        let t = Instant::now();
+        g.garble_batch(c.gates(), &mut tables)?;
+        g_ts.push(t.elapsed());
+        let mut pos = 0;
+        let t = Instant::now();
+        let done = e.eval_batch(c.gates(), &tables, &mut pos)?;
+        e_ts.push(t.elapsed());
+        if done != c.gates().len() {
+            bail!("evaluation stopped early: a table is missing");
+        }
+    }
+    g_ts.sort();
+    e_ts.sort();
+    let rate = |ts: &[Duration]| c.and_gates() as f64 / ts[ts.len() / 2].as_secs_f64();
+    Ok((rate(&g_ts), rate(&e_ts)))
+}
