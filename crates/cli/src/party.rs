@@ -39,6 +39,10 @@ pub enum Job {
     /// One party of a secure RAM program; give only this party's role's inputs (the owner
     /// `--data`/`--graph`/`--prefs`, the querier `--key`/`--keys`/`--source`).
     Run(crate::run::RunArgs),
+    /// One party of `doram bench ot --processes` (a two-party config).
+    Ot(crate::twopc::BenchOtArgs),
+    /// One party of `doram bench gc --processes` (a two-party config).
+    Gc(crate::twopc::BenchGcArgs),
 }
 
 /// Arguments of the lookup job (the same on every party, except `--index` for the client).
@@ -189,8 +193,21 @@ pub fn run(args: &PartyArgs, json: bool) -> Result<()> {
                 .with_context(|| format!("{me} could not connect to its peers"))?;
             crate::run::party_job(session, r, json)?;
         }
+        Job::Ot(o) => crate::twopc::party_ot(two_party_session(&config, me)?, o, json)?,
+        Job::Gc(g) => crate::twopc::party_gc(two_party_session(&config, me)?, g, json)?,
     }
     Ok(())
+}
+
+/// This party's session of a two-party config.
+fn two_party_session(config: &Config, me: PartyId) -> Result<Session> {
+    if config.n_parties() != 2 {
+        bail!(
+            "the two-party engine needs a two-party config (got {})",
+            config.n_parties()
+        );
+    }
+    Session::connect(config, me).with_context(|| format!("{me} could not connect to its peer"))
 }
 
 /// Prints one party's lookup report for people.

@@ -1,4 +1,5 @@
-//! Benchmarks with `--processes`: three `doram party` processes on this host, connected by
+//! Benchmarks with `--processes`: `doram party` processes on this host (three, or two for the
+//! two-party engine), connected by
 //! mutually authenticated TLS over loopback with a freshly generated CA and config, each
 //! printing its JSON report on stdout.
 
@@ -32,13 +33,26 @@ pub fn run_parties_with<T: DeserializeOwned>(
     job_args: impl Fn(PartyId) -> Vec<String>,
     shaping: Shaping,
 ) -> Result<Vec<T>> {
+    run_n_parties_with(3, job, job_args, shaping)
+}
+
+/// [`run_parties_with`] for `n` parties (two for the two-party engine's benchmarks).
+///
+/// # Errors
+/// As [`run_parties`].
+pub fn run_n_parties_with<T: DeserializeOwned>(
+    n: usize,
+    job: &str,
+    job_args: impl Fn(PartyId) -> Vec<String>,
+    shaping: Shaping,
+) -> Result<Vec<T>> {
     let dir = tempfile::tempdir()?;
-    let config = generate_local(dir.path(), 3, Addresses::FreeLocalPorts)?;
+    let config = generate_local(dir.path(), n, Addresses::FreeLocalPorts)?;
     if shaping != Shaping::NONE {
         append_shaping(&config, shaping)?;
     }
     let exe = std::env::current_exe().context("cannot find the doram executable")?;
-    let children: Vec<_> = PartyId::first(3)
+    let children: Vec<_> = PartyId::first(n)
         .iter()
         .map(|p| {
             let mut c = Command::new(&exe);

@@ -8,13 +8,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use doram_core::PartyId;
+use doram_net::Shaping;
 use doram_net::{Session, run_parties};
 use doram_prim::prg::AesPrg;
 use doram_twopc::gc::random_delta;
 use doram_twopc::{ChunkBits, Circuit, CotExtReceiver, CotExtSender, Evaluator, Garbler, Gate};
 use doram_twopc::{bristol, driver};
 use rand::RngCore;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bench::{Backend, sessions};
 use crate::randomness::Randomness;
@@ -55,14 +56,38 @@ pub struct BenchOtArgs {
     /// 2^N OTs per repetition.
     #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=26))]
     pub log_count: u32,
-    /// Transport between the two parties.
+    /// Transport between the two parties (threads of this process).
     #[arg(long, value_enum, default_value_t = Backend::Tls)]
     pub backend: Backend,
+    /// Run the two parties as two `doram party` processes over mutually authenticated TLS
+    /// (`--backend` does not apply).
+    #[arg(long)]
+    pub processes: bool,
     /// Repetitions; the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
     #[command(flatten)]
     pub randomness: Randomness,
+}
+
+impl BenchOtArgs {
+    /// The options as a `doram party … ot` child's arguments.
+    fn to_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "--ext".to_string(),
+            value_name(self.ext),
+            "--k".into(),
+            self.k.to_string(),
+            "--kind".into(),
+            value_name(self.kind),
+            "--log-count".into(),
+            self.log_count.to_string(),
+            "--repeat".into(),
+            self.repeat.to_string(),
+        ];
+        args.extend(self.randomness.args());
+        args
+    }
 }
 
 /// Circuits for `doram bench gc`.
@@ -88,14 +113,67 @@ pub struct BenchGcArgs {
     /// For `--circuit bristol`: the circuit file (e.g. `crates/twopc/tests/data/aes_128.txt`).
     #[arg(long, required_if_eq("circuit", "bristol"))]
     pub file: Option<std::path::PathBuf>,
-    /// Transport between the two parties.
+    /// Transport between the two parties (threads of this process).
     #[arg(long, value_enum, default_value_t = Backend::Tls)]
     pub backend: Backend,
+    /// Run the two parties as two `doram party` processes over mutually authenticated TLS
+    /// (`--backend` does not apply).
+    #[arg(long)]
+    pub processes: bool,
     /// Repetitions; the median is reported.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
     #[command(flatten)]
     pub randomness: Randomness,
+}
+
+impl BenchGcArgs {
+    /// The options as a `doram party … gc` child's arguments.
+    fn to_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "--circuit".to_string(),
+            value_name(self.circuit),
+            "--log-ands".into(),
+            self.log_ands.to_string(),
+            "--repeat".into(),
+            self.repeat.to_string(),
+        ];
+        if let Some(f) = &self.file {
+            args.extend(["--file".into(), f.display().to_string()]);
+        }
+        args.extend(self.randomness.args());
+        args
+    }
+}
+
+/// A value's name on the command line.
+fn value_name(v: impl ValueEnum) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// One party's repetitions of `ot` or `gc`, as `doram --json party … ot|gc` prints them.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PartyRuns {
+    party: String,
+    runs: Vec<PartyRun>,
+}
+
+/// One repetition at one party: its time after setup (ms) and its traffic.
+#[derive(Debug, Serialize, Deserialize)]
+struct PartyRun {
+    ms: f64,
+    figures: PartyFigures,
+}
+
+/// How the parties ran, as reports record it.
+fn parties_as(processes: bool, backend: Backend) -> String {
+    if processes {
+        "processes over TLS".to_string()
+    } else {
+        format!("threads over {}", value_name(backend))
+    }
 }
 
 /// The JSON report of `doram bench ot`.
@@ -106,7 +184,7 @@ struct OtReport {
     k: Option<u8>,
     kind: OtKind,
     count: usize,
-    backend: Backend,
+    parties_as: String,
     repeat: u32,
     randomness: String,
     /// Median wall time of one repetition after setup (the slower party), in ms.
@@ -125,7 +203,7 @@ struct GcReport {
     circuit: String,
     and_gates: usize,
     xor_gates: usize,
-    backend: Backend,
+    parties_as: String,
     repeat: u32,
     randomness: String,
     /// Garbling alone, one thread, no I/O: AND gates per second (median).
@@ -141,38 +219,113 @@ struct GcReport {
     parties: Vec<PartyFigures>,
 }
 
-/// One party's repetition: its time after setup and its traffic.
-type PartyRun = (Duration, PartyFigures);
+/// A party's side of one repetition, after its setup: its time.
+type PartyFn<'a> = dyn Fn(&mut Session, &mut AesPrg) -> Result<Duration> + Sync + 'a;
 
-/// Runs `f` on both parties over `backend`, `repeat` times; returns the repetitions as
-/// (slower party's time, both parties' figures), sorted by time.
-fn repetitions(
-    backend: Backend,
-    repeat: u32,
-    f: impl Fn(&mut Session, &mut AesPrg) -> Result<Duration> + Sync,
+/// One repetition of `f` at this party, with its own randomness.
+fn one_run(
+    s: &mut Session,
+    rep: u32,
+    f: &PartyFn<'_>,
     randomness: &Randomness,
+) -> Result<PartyRun> {
+    let me = s.me();
+    let domain = format!("bench-twopc-{rep}");
+    let mut rng = AesPrg::new(randomness.entropy().party_seed(me, &domain));
+    let t = f(s, &mut rng)?;
+    Ok(PartyRun {
+        ms: t.as_secs_f64() * 1e3,
+        figures: PartyFigures::from_stats(me, s.stats()),
+    })
+}
+
+/// Runs `f` at both parties `repeat` times, as threads over `backend` or as two processes
+/// (`job` with `job_args`); returns the repetitions as (slower party's time, both parties'
+/// figures), sorted by time.
+fn repetitions(
+    mode: (bool, Backend),
+    repeat: u32,
+    f: &PartyFn<'_>,
+    randomness: &Randomness,
+    (job, job_args): (&str, Vec<String>),
 ) -> Result<Vec<(Duration, Vec<PartyFigures>)>> {
-    let mut runs = Vec::with_capacity(repeat as usize);
-    for rep in 0..repeat {
-        let (ss, _dir) = sessions(backend)?;
-        let out = run_parties(ss, "bench", |mut s| -> Result<PartyRun> {
-            let me = s.me();
-            let domain = format!("bench-twopc-{rep}");
-            let mut rng = AesPrg::new(randomness.entropy().party_seed(me, &domain));
-            let t = f(&mut s, &mut rng)?;
-            Ok((t, PartyFigures::from_stats(me, s.stats())))
-        });
-        let mut parties = Vec::with_capacity(2);
-        let mut slowest = Duration::ZERO;
-        for r in out {
-            let (t, figures) = r.map_err(|_| anyhow::anyhow!("a party panicked"))??;
-            slowest = slowest.max(t);
-            parties.push(figures);
+    let per_party: Vec<PartyRuns> = if mode.0 {
+        crate::processes::run_n_parties_with(2, job, |_| job_args.clone(), Shaping::NONE)?
+    } else {
+        let mut parties: Vec<PartyRuns> = PartyId::first(2)
+            .iter()
+            .map(|p| PartyRuns {
+                party: p.to_string(),
+                runs: Vec::new(),
+            })
+            .collect();
+        for rep in 0..repeat {
+            let (ss, _dir) = sessions(mode.1)?;
+            let out = run_parties(ss, "bench", |mut s| one_run(&mut s, rep, f, randomness));
+            for (p, r) in parties.iter_mut().zip(out) {
+                p.runs
+                    .push(r.map_err(|_| anyhow::anyhow!("a party panicked"))??);
+            }
         }
-        runs.push((slowest, parties));
+        parties
+    };
+    let [p0, p1] = <[PartyRuns; 2]>::try_from(per_party)
+        .map_err(|_| anyhow::anyhow!("two party reports expected"))?;
+    if p0.runs.len() != p1.runs.len() || p0.runs.is_empty() {
+        bail!("the parties reported different numbers of repetitions");
     }
+    let mut runs: Vec<(Duration, Vec<PartyFigures>)> = p0
+        .runs
+        .into_iter()
+        .zip(p1.runs)
+        .map(|(a, b)| {
+            let t = Duration::from_secs_f64(a.ms.max(b.ms) / 1e3);
+            (t, vec![a.figures, b.figures])
+        })
+        .collect();
     runs.sort_by_key(|r| r.0);
     Ok(runs)
+}
+
+/// `doram party … ot|gc`: this party's `repeat` repetitions of `f` on one session, printed as
+/// a [`PartyRuns`] report.
+fn party_runs(
+    mut s: Session,
+    repeat: u32,
+    f: &PartyFn<'_>,
+    randomness: &Randomness,
+    json: bool,
+) -> Result<()> {
+    let runs = (0..repeat)
+        .map(|rep| one_run(&mut s, rep, f, randomness))
+        .collect::<Result<Vec<_>>>()?;
+    let r = PartyRuns {
+        party: s.me().to_string(),
+        runs,
+    };
+    if json {
+        return print_json(&r);
+    }
+    for (i, run) in r.runs.iter().enumerate() {
+        println!(
+            "{} repetition {i}: {:.2} ms, sent {} B",
+            r.party, run.ms, run.figures.bytes_sent
+        );
+    }
+    Ok(())
+}
+
+/// `doram party … ot`.
+pub fn party_ot(s: Session, a: &BenchOtArgs, json: bool) -> Result<()> {
+    let f = ot_party(a)?;
+    party_runs(s, a.repeat, &f, &a.randomness, json)
+}
+
+/// `doram party … gc`.
+pub fn party_gc(s: Session, a: &BenchGcArgs, json: bool) -> Result<()> {
+    let (_, c) = gc_circuit(a)?;
+    let f = gc_party(&c);
+    party_runs(s, a.repeat, &f, &a.randomness, json)
 }
 
 /// The median repetition.
@@ -189,15 +342,15 @@ fn total_bytes(parties: &[PartyFigures]) -> u64 {
     parties.iter().map(|p| p.bytes_sent).sum()
 }
 
-/// Runs `doram bench ot`.
-pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
+/// A party's side of `doram bench ot`: setup, then the timed OTs.
+fn ot_party(
+    a: &BenchOtArgs,
+) -> Result<impl Fn(&mut Session, &mut AesPrg) -> Result<Duration> + Sync> {
     let m = 1usize << a.log_count;
     let k = ChunkBits::new(usize::from(a.k)).context("SoftSpoken chunk size")?;
     let (ext, kind) = (a.ext, a.kind);
-    let runs = repetitions(
-        a.backend,
-        a.repeat,
-        |s, rng| {
+    Ok(
+        move |s: &mut Session, rng: &mut AesPrg| -> Result<Duration> {
             if s.me() == PartyId::P0 {
                 let delta = random_delta(rng);
                 match ext {
@@ -223,16 +376,29 @@ pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
                 }
             }
         },
+    )
+}
+
+/// Runs `doram bench ot`.
+pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
+    let m = 1usize << a.log_count;
+    let ext = a.ext;
+    let f = ot_party(a)?;
+    let runs = repetitions(
+        (a.processes, a.backend),
+        a.repeat,
+        &f,
         &a.randomness,
+        ("ot", a.to_args()),
     )?;
     let (t, parties) = median(runs)?;
     let r = OtReport {
         benchmark: "ot",
         ext,
         k: (ext == OtExt::Softspoken).then_some(a.k),
-        kind,
+        kind: a.kind,
         count: m,
-        backend: a.backend,
+        parties_as: parties_as(a.processes, a.backend),
         repeat: a.repeat,
         randomness: a.randomness.label(),
         median_ms: t.as_secs_f64() * 1e3,
@@ -248,9 +414,10 @@ pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
         OtExt::Softspoken => format!("SoftSpoken k = {}", a.k),
     };
     println!(
-        "{name}, {kind:?} OT over {:?}: {m} OTs in {:.1} ms = {:.2} M OTs/s, {:.3} bytes/OT \
+        "{name}, {:?} OT, {}: {m} OTs in {:.1} ms = {:.2} M OTs/s, {:.3} bytes/OT \
          (both directions; median of {})",
-        a.backend,
+        a.kind,
+        r.parties_as,
         r.median_ms,
         r.ots_per_s / 1e6,
         r.bytes_per_ot,
@@ -348,6 +515,32 @@ fn chain(ands: usize) -> Result<Circuit> {
     Ok(Circuit::new(1, 1, w as usize + 1, gates, vec![w])?)
 }
 
+/// A party's side of `doram bench gc`: OT setup, then the timed two-party run of `c` on
+/// random inputs.
+fn gc_party(c: &Circuit) -> impl Fn(&mut Session, &mut AesPrg) -> Result<Duration> + Sync + '_ {
+    let (g_in, e_in) = (c.shape().garbler_inputs, c.shape().evaluator_inputs);
+    move |s: &mut Session, rng: &mut AesPrg| -> Result<Duration> {
+        if s.me() == PartyId::P0 {
+            let delta = random_delta(rng);
+            let mut ot = driver::softspoken_sender_setup(s, ChunkBits::default(), delta, rng)?;
+            let inputs: Vec<bool> = (0..g_in).map(|_| rng.next_u32() & 1 == 1).collect();
+            let mut g = Garbler::new(delta, c.wires())?;
+            s.reset_stats();
+            let t = Instant::now();
+            driver::garble(s, &mut ot, &mut g, c, &inputs, rng)?;
+            Ok(t.elapsed())
+        } else {
+            let mut ot = driver::softspoken_receiver_setup(s, ChunkBits::default(), rng)?;
+            let inputs: Vec<bool> = (0..e_in).map(|_| rng.next_u32() & 1 == 1).collect();
+            let mut e = Evaluator::new(c.wires());
+            s.reset_stats();
+            let t = Instant::now();
+            driver::evaluate(s, &mut ot, &mut e, c, &inputs)?;
+            Ok(t.elapsed())
+        }
+    }
+}
+
 /// Runs `doram bench gc`.
 pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
     let (name, c) = gc_circuit(a)?;
@@ -357,31 +550,13 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
     }
     let xors = c.gates().len() - ands;
     let (garble, evaluate) = local_rates(&c, a.repeat, &a.randomness)?;
-    let (g_in, e_in) = (c.shape().garbler_inputs, c.shape().evaluator_inputs);
+    let f = gc_party(&c);
     let runs = repetitions(
-        a.backend,
+        (a.processes, a.backend),
         a.repeat,
-        |s, rng| {
-            if s.me() == PartyId::P0 {
-                let delta = random_delta(rng);
-                let mut ot = driver::softspoken_sender_setup(s, ChunkBits::default(), delta, rng)?;
-                let inputs: Vec<bool> = (0..g_in).map(|_| rng.next_u32() & 1 == 1).collect();
-                let mut g = Garbler::new(delta, c.wires())?;
-                s.reset_stats();
-                let t = Instant::now();
-                driver::garble(s, &mut ot, &mut g, &c, &inputs, rng)?;
-                Ok(t.elapsed())
-            } else {
-                let mut ot = driver::softspoken_receiver_setup(s, ChunkBits::default(), rng)?;
-                let inputs: Vec<bool> = (0..e_in).map(|_| rng.next_u32() & 1 == 1).collect();
-                let mut e = Evaluator::new(c.wires());
-                s.reset_stats();
-                let t = Instant::now();
-                driver::evaluate(s, &mut ot, &mut e, &c, &inputs)?;
-                Ok(t.elapsed())
-            }
-        },
+        &f,
         &a.randomness,
+        ("gc", a.to_args()),
     )?;
     let (t, parties) = median(runs)?;
     let r = GcReport {
@@ -389,7 +564,7 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
         circuit: name,
         and_gates: ands,
         xor_gates: xors,
-        backend: a.backend,
+        parties_as: parties_as(a.processes, a.backend),
         repeat: a.repeat,
         randomness: a.randomness.label(),
         garble_and_per_s: garble,
@@ -404,12 +579,12 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
     }
     println!(
         "{}: {ands} AND and {xors} XOR/INV gates. Garble {:.2} M AND/s, evaluate {:.2} M AND/s \
-         (one thread each, no I/O); two parties over {:?}: {:.1} ms = {:.2} M AND/s, {:.1} \
+         (one thread each, no I/O); two parties, {}: {:.1} ms = {:.2} M AND/s, {:.1} \
          bytes per AND gate (both directions, inputs and outputs included; median of {})",
         r.circuit,
         r.garble_and_per_s / 1e6,
         r.evaluate_and_per_s / 1e6,
-        a.backend,
+        r.parties_as,
         r.two_party_ms,
         r.two_party_and_per_s / 1e6,
         r.bytes_per_and,

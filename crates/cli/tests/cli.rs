@@ -253,6 +253,28 @@ fn bench_ot_and_gc_report_the_protocols_traffic() {
         "1",
     ]);
     assert_eq!(v["and_gates"], 6400);
+    // The same between two `doram party` processes over TLS: the same traffic.
+    let v = run_json(&[
+        "bench",
+        "ot",
+        "--log-count",
+        "12",
+        "--repeat",
+        "1",
+        "--processes",
+    ]);
+    assert_eq!(v["bytes_per_ot"].as_f64().unwrap(), 4.0);
+    assert_eq!(v["parties_as"], "processes over TLS");
+    let v = run_json(&[
+        "bench",
+        "gc",
+        "--log-ands",
+        "10",
+        "--repeat",
+        "2",
+        "--processes",
+    ]);
+    assert_eq!(v["bytes_per_and"].as_f64().unwrap(), per_and);
     // A circuit file that is not Bristol Fashion is refused with the line at fault.
     let out = doram()
         .args([
