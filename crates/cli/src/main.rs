@@ -113,3 +113,122 @@ fn existing_file(s: &str) -> Result<PathBuf, String> {
         Err(format!("no such file: {s}"))
     }
 }
+
+#[cfg(test)]
+mod readme_usage {
+    //! The README's usage block cannot drift from the parser: every subcommand it names exists
+    //! where it stands, every `--option` belongs to the command it follows, and every listed
+    //! choice `a|b|c` of an option with fixed values is one of them.
+
+    #![allow(clippy::unwrap_used)]
+
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// The README's ```text block under "## The CLI", one entry per `doram` line with its
+    /// continuation lines (indented lines that start with `[` or `--`) joined.
+    fn usage_lines() -> Vec<String> {
+        let readme = include_str!("../../../README.md");
+        let section = readme.split("## The CLI").nth(1).expect("a CLI section");
+        let block = section.split("```text").nth(1).expect("a usage block");
+        let block = block.split("```").next().expect("the block ends");
+        let mut lines: Vec<String> = Vec::new();
+        for l in block.lines() {
+            let t = l.trim_start();
+            if t.starts_with("doram ") {
+                lines.push(t.to_string());
+            } else if (t.starts_with('[') || t.starts_with("--")) && !lines.is_empty() {
+                let last = lines.last_mut().unwrap();
+                last.push(' ');
+                last.push_str(t);
+            }
+        }
+        lines
+    }
+
+    /// The option name of a usage token such as `[--net`, `--log-n`, `--seed=N]`.
+    fn option_name(token: &str) -> Option<&str> {
+        let t = token.trim_start_matches('[');
+        let t = t.strip_prefix("--")?;
+        let end = t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(t.len());
+        Some(&t[..end])
+    }
+
+    fn check_line(line: &str) {
+        let root = Cli::command();
+        // The commands descended into, innermost last; `|` between alternatives returns to the
+        // command the last subcommand was chosen from.
+        let mut path: Vec<clap::Command> = vec![root.clone()];
+        let tokens: Vec<&str> = line.split_whitespace().skip(1).collect();
+        let mut i = 0;
+        while i < tokens.len() {
+            let tok = tokens[i];
+            let cur = path.last().unwrap().clone();
+            if tok == "|" {
+                if path.len() > 2 {
+                    path.pop();
+                }
+            } else if let Some(name) = option_name(tok) {
+                let arg = cur
+                    .get_arguments()
+                    .chain(root.get_arguments())
+                    .find(|a| a.get_long() == Some(name));
+                let arg = arg.unwrap_or_else(|| {
+                    panic!(
+                        "README: `{line}`: `--{name}` is not an option of `{}`",
+                        cur.get_name()
+                    )
+                });
+                // A listed choice `a|b|c` right after an option with fixed values.
+                let values = arg.get_possible_values();
+                if let Some(next) = tokens.get(i + 1).map(|n| n.trim_end_matches(']'))
+                    && next.contains('|')
+                    && !values.is_empty()
+                {
+                    for v in next.split('|') {
+                        assert!(
+                            values.iter().any(|p| p.matches(v, false)),
+                            "README: `{line}`: `{v}` is not a value of `--{name}`"
+                        );
+                    }
+                }
+            } else if !tok.starts_with('[') && !tok.is_empty() {
+                let names: Vec<&str> = tok.split('|').collect();
+                let found: Vec<bool> = names
+                    .iter()
+                    .map(|n| cur.find_subcommand(n).is_some())
+                    .collect();
+                if found.iter().any(|&f| f) {
+                    assert!(
+                        found.iter().all(|&f| f),
+                        "README: `{line}`: not every one of `{tok}` is a subcommand of `{}`",
+                        cur.get_name()
+                    );
+                    path.push(cur.find_subcommand(names[0]).unwrap().clone());
+                }
+            }
+            i += 1;
+        }
+    }
+
+    #[test]
+    fn readme_usage_matches_the_parser() {
+        let lines = usage_lines();
+        assert!(lines.len() > 20, "the usage block was not found");
+        for l in &lines {
+            check_line(l);
+        }
+    }
+
+    #[test]
+    fn a_misplaced_option_is_caught() {
+        // `--processes` belongs to `run`, not to the program after it.
+        let r = std::panic::catch_unwind(|| check_line("doram run bfs --graph g.csv --processes"));
+        assert!(r.is_err());
+        check_line("doram run --processes bfs --graph g.csv --source 0");
+        let r = std::panic::catch_unwind(|| check_line("doram bench ot --ext iknp|nothing"));
+        assert!(r.is_err());
+    }
+}
