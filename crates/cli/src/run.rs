@@ -14,9 +14,13 @@ use doram_core::{PartyId, Seed};
 use crate::randomness::Randomness;
 use doram::{BackendKind, RunConfig, run_party, run_party_many};
 use doram_net::{Session, Shaping, run_parties_ok};
+use doram_programs::InputError;
 use doram_programs::binary_search::MAX_KEYS;
 use doram_programs::binary_search::SearchOutput;
-use doram_programs::input::{Edge, Prefs, parse_edges, parse_keys, parse_prefs, parse_sorted};
+use doram_programs::input::{
+    Edge, Prefs, format_fixed_point, parse_edges_fixed_point, parse_keys, parse_prefs,
+    parse_sorted, vertices_of,
+};
 use doram_programs::machine::Part;
 use doram_programs::{Bfs, Dijkstra, StableMatching};
 use doram_programs::{PartyRun, Roles};
@@ -123,11 +127,12 @@ pub enum Program {
     Bfs(GraphArgs),
     /// Dijkstra shortest-path distances from a secret source, secret non-negative weights.
     ///
-    /// Output (receiver): `distances`, one per vertex, `null` where unreachable. Limits:
-    /// V ≤ 4096, integer weights ≤ 2^32 − 1 (O(V²) comparisons: practical up to a few hundred
+    /// Output (receiver): `distances`, one per vertex, `null` where unreachable (with
+    /// `--weight-decimals D`, in the weights' units, D decimal places). Limits: V ≤ 4096,
+    /// weights ≤ 2^32 − 1 once scaled by 10^D (O(V²) comparisons: practical up to a few hundred
     /// vertices).
     /// Example: `doram run dijkstra --graph edges.csv --source 0` (lines `u,v,w`).
-    Dijkstra(GraphArgs),
+    Dijkstra(DijkstraArgs),
     /// Gale–Shapley stable matching on secret preference lists (k proposers, k acceptors).
     ///
     /// Example: `doram run stable-matching --prefs prefs.json` with
@@ -180,7 +185,8 @@ pub struct GraphArgs {
     /// The data owner's directed edges, one `u v` (BFS) or `u v w` (Dijkstra) per line,
     /// fields separated by commas, spaces or tabs; an optional header line; networkx
     /// `write_edgelist` files work as written. Vertices are numbered from 0, weights are
-    /// non-negative integers. List both directions for an undirected graph.
+    /// non-negative integers (decimals with Dijkstra's `--weight-decimals`). List both
+    /// directions for an undirected graph.
     #[arg(long, value_parser = crate::existing_file)]
     pub graph: Option<PathBuf>,
     /// Number of vertices (default: the largest vertex id in the file plus one — give it when
@@ -194,6 +200,18 @@ pub struct GraphArgs {
     pub query: Querier,
     #[command(flatten)]
     pub common: Common,
+}
+
+/// Arguments of Dijkstra: a graph with weights.
+#[derive(Debug, Clone, Args)]
+pub struct DijkstraArgs {
+    #[command(flatten)]
+    pub graph: GraphArgs,
+    /// Weights are decimals with up to this many decimal places (fixed point: each weight is
+    /// computed on as the integer w·10^D, distances are printed back in the weights' units).
+    /// Public, like the number of vertices.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub weight_decimals: u32,
 }
 
 /// Arguments of stable matching.
@@ -230,7 +248,7 @@ impl Program {
     fn common(&self) -> &Common {
         match self {
             Program::BinarySearch(a) => &a.common,
-            Program::Bfs(a) | Program::Dijkstra(a) => &a.common,
+            Program::Bfs(a) | Program::Dijkstra(DijkstraArgs { graph: a, .. }) => &a.common,
             Program::StableMatching(a) => &a.common,
         }
     }
@@ -239,7 +257,9 @@ impl Program {
     fn querier(&self) -> Option<u8> {
         match self {
             Program::BinarySearch(a) => Some(a.query.querier),
-            Program::Bfs(a) | Program::Dijkstra(a) => Some(a.query.querier),
+            Program::Bfs(a) | Program::Dijkstra(DijkstraArgs { graph: a, .. }) => {
+                Some(a.query.querier)
+            }
             Program::StableMatching(_) => None,
         }
     }
@@ -287,23 +307,29 @@ fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
-fn load_graph(path: &Path, vertices: Option<u64>, weighted: bool) -> Result<(u64, Vec<Edge>)> {
+/// The graph of `path`: its vertex count and edges, weights in fixed point with `decimals`
+/// places (0 for integers).
+fn load_graph(
+    path: &Path,
+    vertices: Option<u64>,
+    weighted: bool,
+    decimals: u32,
+) -> Result<(u64, Vec<Edge>)> {
     let text = read(path)?;
+    let parse = |v| {
+        parse_edges_fixed_point(&text, v, weighted, decimals).map_err(|e| match e {
+            InputError::TooManyDecimals { places, .. } => {
+                anyhow::anyhow!("{}: {e}: give --weight-decimals {places}", path.display())
+            }
+            e => anyhow::Error::new(e).context(path.display().to_string()),
+        })
+    };
     let v = match vertices {
         Some(v) => v,
-        None => {
-            // Ids are bounded only by u64 here; the program checks V against its own limit.
-            let edges = parse_edges(&text, u64::MAX, weighted)
-                .with_context(|| format!("{}", path.display()))?;
-            edges
-                .iter()
-                .map(|e| e.from.max(e.to).saturating_add(1))
-                .max()
-                .unwrap_or(0)
-        }
+        // Ids are bounded only by u64 here; the program checks V against its own limit.
+        None => vertices_of(&parse(u64::MAX)?),
     };
-    let edges = parse_edges(&text, v, weighted).with_context(|| format!("{}", path.display()))?;
-    Ok((v, edges))
+    Ok((v, parse(v)?))
 }
 
 /// This party's inputs: only those its roles hold (`me = None`: every role's, for a local
@@ -353,12 +379,16 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
             };
             Inputs::Search { data, keys }
         }
-        Program::Bfs(a) | Program::Dijkstra(a) => {
+        Program::Bfs(a) | Program::Dijkstra(DijkstraArgs { graph: a, .. }) => {
             need(a.graph.is_some(), roles.owner, "--graph")?;
             need(a.source.is_some(), roles.querier, "--source")?;
             let weighted = matches!(program, Program::Dijkstra(_));
+            let decimals = match program {
+                Program::Dijkstra(d) => d.weight_decimals,
+                _ => 0,
+            };
             let graph = match &a.graph {
-                Some(p) => Some(load_graph(p, a.vertices, weighted)?),
+                Some(p) => Some(load_graph(p, a.vertices, weighted, decimals)?),
                 None => None,
             };
             let (max_v, max_e) = if weighted {
@@ -491,8 +521,22 @@ fn search_json(results: &[SearchOutput]) -> Value {
     }
 }
 
-fn distances_json(d: &[Option<u64>]) -> Value {
-    json!({ "distances": d })
+/// `{"distances": [...]}`: integers, or with `decimals` places the weights' units as JSON
+/// numbers (each the shortest decimal that reads back as the fixed-point value).
+fn distances_json(d: &[Option<u64>], decimals: u32) -> Value {
+    if decimals == 0 {
+        return json!({ "distances": d });
+    }
+    let units: Vec<Option<Value>> = d
+        .iter()
+        .map(|x| {
+            x.map(|v| {
+                let text = format_fixed_point(v, decimals);
+                serde_json::from_str(&text).unwrap_or(Value::String(text))
+            })
+        })
+        .collect();
+    json!({ "distances": units, "weight_decimals": decimals })
 }
 
 /// Runs this party's side of `program` over `session`, with only the inputs its roles hold.
@@ -525,7 +569,11 @@ pub(crate) fn run_one(
                 run_party::<Bfs>(session, &config, g, *source)
             }
             .with_context(fail)?;
-            let out = r.output.as_deref().map(distances_json);
+            let decimals = match program {
+                Program::Dijkstra(d) => d.weight_decimals,
+                _ => 0,
+            };
+            let out = r.output.as_deref().map(|d| distances_json(d, decimals));
             outcome(me, program, &r, out)
         }
         Inputs::Matching { prefs } => {
@@ -674,7 +722,12 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
                     }
                 }
             }
-            Program::Bfs(a) | Program::Dijkstra(a) => {
+            Program::Bfs(a) | Program::Dijkstra(DijkstraArgs { graph: a, .. }) => {
+                if let Program::Dijkstra(d) = program
+                    && d.weight_decimals > 0
+                {
+                    args.extend(["--weight-decimals".into(), d.weight_decimals.to_string()]);
+                }
                 if me == roles.owner {
                     args.extend(["--graph".into(), path(&a.graph)?]);
                     if let Some(v) = a.vertices {

@@ -706,6 +706,62 @@ fn run_as_processes_gives_each_party_only_its_input() {
     assert!(!v["parties"][1]["output"].is_null());
 }
 
+/// Decimal weights in fixed point: distances come back in the weights' units, in threads and
+/// in processes; a flag BFS does not use is refused.
+#[test]
+fn dijkstra_reads_decimal_weights_in_fixed_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = file(
+        dir.path(),
+        "g.txt",
+        "u v w\n0 1 2.5\n1 2 0.25\n0 2 3\n2 3 1.125\n",
+    );
+    for processes in [false, true] {
+        let mut args = vec!["run"];
+        if processes {
+            args.push("--processes");
+        }
+        args.extend([
+            "dijkstra",
+            "--graph",
+            &g,
+            "--source",
+            "0",
+            "--weight-decimals",
+            "3",
+        ]);
+        let v = run_json(&args);
+        let out = v["parties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|p| p["output"].as_object().cloned())
+            .unwrap();
+        let d: Vec<f64> = out["distances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(d, vec![0.0, 2.5, 2.75, 3.875], "processes: {processes}");
+        assert_eq!(out["weight_decimals"], 3);
+    }
+    let out = doram()
+        .args([
+            "run",
+            "bfs",
+            "--graph",
+            &g,
+            "--source",
+            "0",
+            "--weight-decimals",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
 #[test]
 fn run_rejects_malformed_inputs_clearly() {
     let dir = tempfile::tempdir().unwrap();
@@ -762,7 +818,7 @@ fn run_rejects_malformed_inputs_clearly() {
         ),
         (
             vec!["run", "dijkstra", "--graph", &decimal, "--source", "0"],
-            "scale decimal weights",
+            "--weight-decimals 1",
         ),
         (
             vec!["run", "dijkstra", "--graph", &big, "--source", "0"],

@@ -112,6 +112,34 @@ pub enum InputError {
         /// The largest allowed value.
         max: u64,
     },
+    /// A weight has more decimal places than the fixed-point scale allows.
+    #[error(
+        "line {line}: weight {field:?} has {places} decimal places but weights are read with \
+         {allowed}: allow more decimal places (fixed point)"
+    )]
+    TooManyDecimals {
+        /// The line.
+        line: usize,
+        /// The offending text.
+        field: String,
+        /// Its decimal places (trailing zeros not counted).
+        places: u32,
+        /// The decimal places allowed.
+        allowed: u32,
+    },
+    /// A weight exceeds the largest weight once scaled to fixed point.
+    #[error(
+        "line {line}: weight {field:?} times 10^{decimals} exceeds the largest weight \
+         2^32 − 1: use fewer decimal places or smaller weights"
+    )]
+    WeightTooLarge {
+        /// The line.
+        line: usize,
+        /// The offending text.
+        field: String,
+        /// The decimal places of the fixed-point scale.
+        decimals: u32,
+    },
     /// A weight is negative.
     #[error("line {line}: negative weight {field:?}")]
     NegativeWeight {

@@ -5,7 +5,7 @@
 //!   non-decreasing; search keys ([`parse_keys`]) the same, in any order;
 //! * edge lists ([`parse_edges`], [`vertices_of`]): `u,v` or `u,v,w` per line (the weight
 //!   required for Dijkstra, optional otherwise), vertex ids in `0..V`, weights integers in
-//!   `0..=`[`MAX_WEIGHT`];
+//!   `0..=`[`MAX_WEIGHT`], or decimals in fixed point ([`parse_edges_fixed_point`]);
 //! * preference lists ([`parse_prefs`]): JSON `{"proposers": [[...], ...], "acceptors":
 //!   [[...], ...]}`, `k` lists per side, each a permutation of `0..k`.
 //!
@@ -228,6 +228,30 @@ fn dict_weight(field: &str) -> Option<Option<&str>> {
 /// [`InputError::FieldCount`], [`InputError::NotAnInteger`], [`InputError::NegativeWeight`],
 /// [`InputError::VertexOutOfRange`] — each naming the line.
 pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge>, InputError> {
+    parse_edges_fixed_point(text, vertices, weighted, 0)
+}
+
+/// [`parse_edges`] with weights in fixed point: a weight may have up to `decimals` decimal
+/// places (`2.5`, `0.125`) and is stored as the integer `w · 10^decimals`, which must not
+/// exceed [`MAX_WEIGHT`]. Distances computed over these weights are in the same units: divide
+/// by `10^decimals` ([`format_fixed_point`]). `decimals` is at most [`MAX_DECIMALS`].
+///
+/// # Errors
+/// As [`parse_edges`], and [`InputError::TooManyDecimals`] for a weight with more decimal
+/// places than allowed.
+pub fn parse_edges_fixed_point(
+    text: &str,
+    vertices: u64,
+    weighted: bool,
+    decimals: u32,
+) -> Result<Vec<Edge>, InputError> {
+    if decimals > MAX_DECIMALS {
+        return Err(InputError::TooLarge {
+            what: "the number of decimal places of weights",
+            got: u64::from(decimals),
+            max: u64::from(MAX_DECIMALS),
+        });
+    }
     let mut out = Vec::new();
     for (k, (line, l)) in lines(text).enumerate() {
         let fields = edge_fields(l);
@@ -270,12 +294,78 @@ pub fn parse_edges(text: &str, vertices: u64, weighted: bool) -> Result<Vec<Edge
                     field: w.to_string(),
                 });
             }
-            Some(w) => integer(line, w, MAX_WEIGHT)?,
-            None => 1,
+            Some(w) => fixed_point(line, w, decimals)?,
+            None => 10u64.pow(decimals),
         };
         out.push(Edge { from, to, weight });
     }
     Ok(out)
+}
+
+/// The most decimal places a fixed-point weight may have ([`parse_edges_fixed_point`]).
+pub const MAX_DECIMALS: u32 = 9;
+
+/// A non-negative decimal weight with at most `decimals` decimal places, as the integer
+/// `w · 10^decimals` (at most [`MAX_WEIGHT`]).
+fn fixed_point(line: usize, field: &str, decimals: u32) -> Result<u64, InputError> {
+    let f = field.trim();
+    let unsigned = f.strip_prefix('+').unwrap_or(f);
+    let (int, frac) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() && frac.is_empty() || !digits(int) || !digits(frac) {
+        return Err(InputError::NotAnInteger {
+            line,
+            field: f.to_string(),
+            max: MAX_WEIGHT,
+        });
+    }
+    let places = frac.trim_end_matches('0').len() as u32;
+    if places > decimals {
+        return Err(InputError::TooManyDecimals {
+            line,
+            field: f.to_string(),
+            places,
+            allowed: decimals,
+        });
+    }
+    let too_large = || InputError::WeightTooLarge {
+        line,
+        field: f.to_string(),
+        decimals,
+    };
+    let scale = 10u64.pow(decimals);
+    let int_part: u64 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| too_large())?
+    };
+    let frac_digits = &frac[..(places as usize)];
+    let frac_part: u64 = if frac_digits.is_empty() {
+        0
+    } else {
+        frac_digits.parse::<u64>().map_err(|_| too_large())? * 10u64.pow(decimals - places)
+    };
+    let w = int_part
+        .checked_mul(scale)
+        .and_then(|x| x.checked_add(frac_part))
+        .filter(|&w| w <= MAX_WEIGHT)
+        .ok_or_else(too_large)?;
+    Ok(w)
+}
+
+/// A fixed-point value `v / 10^decimals` as a decimal string with exactly `decimals` places
+/// (`1250, 2` → `"12.50"`).
+pub fn format_fixed_point(v: u64, decimals: u32) -> String {
+    if decimals == 0 {
+        return v.to_string();
+    }
+    let scale = 10u64.pow(decimals);
+    format!(
+        "{}.{:0width$}",
+        v / scale,
+        v % scale,
+        width = decimals as usize
+    )
 }
 
 /// The smallest vertex count that holds every edge: one more than the largest id (0 for no
@@ -333,8 +423,18 @@ mod tests {
         ));
         // Errors name the line (the header counts) and say how to fix the input.
         let e = parse_edges("u v w\n0 1 2.5\n", 3, true).unwrap_err();
-        assert!(matches!(e, InputError::NotAnInteger { line: 2, .. }));
-        assert!(e.to_string().contains("scale decimal weights"), "{e}");
+        assert!(matches!(
+            e,
+            InputError::TooManyDecimals {
+                line: 2,
+                places: 1,
+                allowed: 0,
+                ..
+            }
+        ));
+        assert!(e.to_string().contains("allow more decimal places"), "{e}");
+        let e = parse_edges("0 1 x\n", 3, true).unwrap_err();
+        assert!(matches!(e, InputError::NotAnInteger { line: 1, .. }));
         let e = parse_edges("0;1;2\n", 3, true).unwrap_err();
         assert!(e.to_string().contains("commas, spaces or tabs"), "{e}");
         assert!(matches!(
@@ -349,6 +449,59 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn fixed_point_weights() {
+        let parse = |t: &str, d| parse_edges_fixed_point(t, 3, true, d);
+        let w = |t: &str, d| parse(t, d).map(|e| e[0].weight);
+        assert_eq!(w("0 1 2.5", 2), Ok(250));
+        assert_eq!(w("0 1 .125", 3), Ok(125));
+        assert_eq!(w("0 1 7", 2), Ok(700));
+        assert_eq!(w("0 1 7.", 1), Ok(70));
+        assert_eq!(
+            w("0 1 +1.50", 1),
+            Ok(15),
+            "trailing zeros do not count as places"
+        );
+        assert_eq!(
+            w("0 1 {'weight': 0.5}", 1),
+            Ok(5),
+            "networkx dictionaries too"
+        );
+        assert!(matches!(
+            parse("0 1 1.255", 2),
+            Err(InputError::TooManyDecimals {
+                places: 3,
+                allowed: 2,
+                ..
+            })
+        ));
+        // 2^32 − 1 is the largest weight after scaling.
+        assert_eq!(w("0 1 42949672.95", 2), Ok(MAX_WEIGHT));
+        assert!(matches!(
+            parse("0 1 42949672.96", 2),
+            Err(InputError::WeightTooLarge { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse("0 1 99999999999999999999999", 0),
+            Err(InputError::WeightTooLarge { .. })
+        ));
+        for bad in ["0 1 .", "0 1 1.2.3", "0 1 1e3", "0 1 -0.5"] {
+            assert!(parse(bad, 2).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            parse("0 1 1", MAX_DECIMALS + 1),
+            Err(InputError::TooLarge { .. })
+        ));
+        // Unweighted lines (BFS) count 1 in the scaled unit.
+        assert_eq!(
+            parse_edges_fixed_point("0 1", 3, false, 2).map(|e| e[0].weight),
+            Ok(100)
+        );
+        assert_eq!(format_fixed_point(1250, 2), "12.50");
+        assert_eq!(format_fixed_point(5, 3), "0.005");
+        assert_eq!(format_fixed_point(7, 0), "7");
     }
 
     #[test]
@@ -439,11 +592,11 @@ mod tests {
         ));
         assert!(matches!(
             parse_edges("0,1,2.5\n", 3, true),
-            Err(InputError::NotAnInteger { line: 1, .. })
+            Err(InputError::TooManyDecimals { line: 1, .. })
         ));
         assert!(matches!(
             parse_edges("0,1,4294967296\n", 3, true),
-            Err(InputError::NotAnInteger { line: 1, .. })
+            Err(InputError::WeightTooLarge { line: 1, .. })
         ));
         assert!(matches!(
             parse_edges("0,1\n", 3, true),
