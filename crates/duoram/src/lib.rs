@@ -127,8 +127,8 @@
 //!    keyed by `s` (`doram_prim::chacha`: a PRF keyed by the label, so the other party's on-path
 //!    label `s ⊕ Δ` is simply an unknown key; sixteen nodes per call in AVX-512 lanes, no key
 //!    schedule); this replaced one fixed-key AES call per slot, `CCR(s ⊕ T(j, 0))`, and took
-//!    about a fifth off the preprocessing (BENCHMARKS.md). For `Fp` they come from two tweaked
-//!    CCR streams by rejection sampling. App. D's conversion needs, per
+//!    about a fifth off the preprocessing (`docs/notes/benchmark-history.md`). For `Fp` they
+//!    come from two tweaked CCR streams by rejection sampling. App. D's conversion needs, per
 //!    converted flag vector, `(v, F)` of *another* DPF at the same index, plus one product and
 //!    two openings. Instead each DPF's own output stage is corrected: with
 //!    `pm = Σt̂_0 − Σt̂_1 = ±1` and `C_j = Σa_j(s_0) − Σa_j(s_1)` (additively shared sums over all
