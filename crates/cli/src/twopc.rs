@@ -12,7 +12,7 @@ use doram_net::Shaping;
 use doram_net::{Session, run_parties};
 use doram_prim::prg::AesPrg;
 use doram_twopc::gc::random_delta;
-use doram_twopc::{ChunkBits, Circuit, CotExtReceiver, CotExtSender, Evaluator, Garbler, Gate};
+use doram_twopc::{ChunkBits, Circuit, CotExtReceiver, CotExtSender, Evaluator, Garbler};
 use doram_twopc::{bristol, driver};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
@@ -479,7 +479,7 @@ fn gc_circuit(a: &BenchGcArgs) -> Result<(String, Circuit)> {
     match a.circuit {
         GcCircuit::Chain => Ok((
             format!("chain of 2^{} AND", a.log_ands),
-            chain(1 << a.log_ands)?,
+            Circuit::and_chain(1 << a.log_ands)?,
         )),
         GcCircuit::Bristol => {
             let path = a.file.as_ref().context("--circuit bristol needs --file")?;
@@ -492,27 +492,6 @@ fn gc_circuit(a: &BenchGcArgs) -> Result<(String, Circuit)> {
             Ok((path.display().to_string(), c))
         }
     }
-}
-
-/// `w ← (w ⊕ y) ∧ x`, `ands` times: one AND and one XOR gate per step.
-fn chain(ands: usize) -> Result<Circuit> {
-    let mut gates = Vec::with_capacity(2 * ands);
-    let mut w = 2u32;
-    gates.push(Gate::And { a: 0, b: 1, out: 2 });
-    for _ in 1..ands {
-        gates.push(Gate::Xor {
-            a: w,
-            b: 1,
-            out: w + 1,
-        });
-        gates.push(Gate::And {
-            a: w + 1,
-            b: 0,
-            out: w + 2,
-        });
-        w += 2;
-    }
-    Ok(Circuit::new(1, 1, w as usize + 1, gates, vec![w])?)
 }
 
 /// A party's side of `doram bench gc`: OT setup, then the timed two-party run of `c` on

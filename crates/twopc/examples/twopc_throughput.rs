@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use doram_net::{LocalMesh, Session, run_parties};
-use doram_twopc::gc::{Circuit, Evaluator, Garbler, Gate, random_delta};
+use doram_twopc::gc::{Circuit, Evaluator, Garbler, random_delta};
 use doram_twopc::{ChunkBits, CotExtReceiver, CotExtSender, driver, insecure_rng_for_tests};
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -26,27 +26,6 @@ fn both(f: impl Fn(Session) -> Duration + Sync) -> Duration {
         .map(|r| r.expect("party thread"))
         .max()
         .unwrap_or_default()
-}
-
-fn chain_circuit(ands: usize) -> Circuit {
-    // w ← (w ⊕ y) ∧ x, repeated: one AND and one XOR per step.
-    let mut gates = Vec::with_capacity(2 * ands);
-    let mut w = 2u32;
-    gates.push(Gate::And { a: 0, b: 1, out: 2 });
-    for _ in 1..ands {
-        gates.push(Gate::Xor {
-            a: w,
-            b: 1,
-            out: w + 1,
-        });
-        gates.push(Gate::And {
-            a: w + 1,
-            b: 0,
-            out: w + 2,
-        });
-        w += 2;
-    }
-    Circuit::new(1, 1, w as usize + 1, gates, vec![w]).expect("well-formed chain")
 }
 
 /// An OT extension to measure.
@@ -201,7 +180,7 @@ fn main() {
         }
     }
 
-    let c = chain_circuit(ands);
+    let c = Circuit::and_chain(ands).expect("a chain of AND gates");
     let mut rng = insecure_rng_for_tests(9);
     let delta = random_delta(&mut rng);
     let mut tables = Vec::with_capacity(32 * ands);

@@ -83,6 +83,37 @@ pub struct Circuit {
 }
 
 impl Circuit {
+    /// The benchmark circuit `w ← (w ⊕ y) ∧ x`, `ands` times (`ands ≥ 1`): one AND and one XOR
+    /// gate per step, each AND depending on the one before; one garbler input `x`, one
+    /// evaluator input `y`, one output.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] for zero AND gates or more wires than wire ids hold.
+    pub fn and_chain(ands: usize) -> Result<Circuit, TwopcError> {
+        if ands == 0 {
+            return Err(TwopcError::ApiMisuse(
+                "an AND chain needs at least one AND gate",
+            ));
+        }
+        let too_long = TwopcError::ApiMisuse("an AND chain longer than wire ids allow");
+        let last = u32::try_from(2 * ands).map_err(|_| too_long)?;
+        let mut gates = Vec::with_capacity(2 * ands);
+        gates.push(Gate::And { a: 0, b: 1, out: 2 });
+        for w in (2..last).step_by(2) {
+            gates.push(Gate::Xor {
+                a: w,
+                b: 1,
+                out: w + 1,
+            });
+            gates.push(Gate::And {
+                a: w + 1,
+                b: 0,
+                out: w + 2,
+            });
+        }
+        Circuit::new(1, 1, last as usize + 1, gates, vec![last])
+    }
+
     /// A circuit, checked: every gate reads wires that are inputs or were written by an earlier
     /// gate, and every output wire is written.
     ///

@@ -541,3 +541,21 @@ fn a_session_of_three_is_refused() {
         ));
     }
 }
+
+#[test]
+fn and_chain_has_its_gates_and_value() {
+    assert!(Circuit::and_chain(0).is_err());
+    for ands in [1usize, 2, 5, 64] {
+        let c = Circuit::and_chain(ands).unwrap();
+        assert_eq!(c.and_gates(), ands);
+        assert_eq!(c.gates().len(), 2 * ands - 1);
+        for (x, y) in [(false, false), (false, true), (true, false), (true, true)] {
+            // w ← x ∧ y, then w ← (w ⊕ y) ∧ x.
+            let mut w = x & y;
+            for _ in 1..ands {
+                w = (w ^ y) & x;
+            }
+            assert_eq!(c.eval_plain(&[x], &[y]).unwrap(), vec![w], "{ands} {x} {y}");
+        }
+    }
+}
