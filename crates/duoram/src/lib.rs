@@ -81,30 +81,15 @@
 //! for (so preprocessing in equal chunks reuses the last chunk's memory instead of faulting in
 //! fresh pages, and never holds more than one chunk did).
 //!
-//! Measured with `doram bench duoram` (release, three parties as threads on the 2-vCPU
-//! development VM, otherwise idle, random mix of READ/UPDATE/WRITE, preprocessing just in time,
-//! one triple per operation; 256 / 128 / 48 / 24 operations at 2^16 / 2^18 / 2^20 / 2^22),
-//! medians of 2–3 runs, ms per operation, 2026-11-21 with the host in a quick phase
-//! (BENCHMARKS.md has the ranges and how the figures move with the host's phases):
-//!
-//! | n | preprocessing | READ | UPDATE | WRITE |
-//! |---|---|---|---|---|
-//! | 2^16 | 1.56 | 0.47 | 0.64 | 0.93 |
-//! | 2^18 | 6.35 | 2.45 | 3.04 | 5.09 |
-//! | 2^20 | 22.4 | 8.46 | 10.6 | 19.1 |
-//! | 2^22 | 79 / 82 | 30 / 30 | 40 / 43 | 67 / 68 |
-//!
-//! The preprocessing is the ChaCha12 output stage (decision 2: four ChaCha blocks per output
-//! node of DPFs #2 and #3, two of DPF #1, at every holder; about three quarters of the
+//! Where the time goes: the preprocessing is the ChaCha12 output stage (decision 2: four
+//! ChaCha blocks per output node of DPFs #2 and #3, two of DPF #1, at every holder; most of the
 //! preprocessing's CPU time), the tree levels (one fixed-key AES call per node), and storing two
 //! words per leaf; the online phase streams the stored words once per operation. Preprocessing
-//! in batches ahead of time (`--preprocess --chunk 16`, as PRAC measures its preprocessing)
-//! costs less per operation than just in time at `2^16` and `2^18` (1–13 % in one session: a
-//! batch shares its `h` rounds, and the internal batches there hold 16 and 4 operations), but
-//! its material has left the caches when the online phase reads it, and at `2^20` a chunk of
-//! 16 operations (640 MiB at a primary) was slower than just in time. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes
-//! per operation (all parties): READ 96, UPDATE 152, WRITE 200. BENCHMARKS.md has the
-//! comparison with PRAC.
+//! in batches ahead of time (`--preprocess --chunk C`, as PRAC measures its preprocessing)
+//! shares a batch's `h` rounds, but its material has left the caches when the online phase
+//! reads it. Preprocessing costs about 11 KiB and `h` rounds per batch; online bytes per
+//! operation (all parties): READ 96, UPDATE 152, WRITE 200. Timings, and the comparison with
+//! PRAC, are in BENCHMARKS.md ("3P-Duoram"), measured with `doram bench duoram`.
 //!
 //! # Deliberate decisions (the spec's "underspecified items", §7, and other choices)
 //! 1. **DPFs: Half-Tree, with the last four levels folded into a distributed output stage**
