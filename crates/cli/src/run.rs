@@ -18,8 +18,8 @@ use doram_programs::InputError;
 use doram_programs::binary_search::MAX_KEYS;
 use doram_programs::binary_search::SearchOutput;
 use doram_programs::input::{
-    Edge, Prefs, format_fixed_point, parse_edges_fixed_point, parse_keys, parse_prefs,
-    parse_sorted, vertices_of,
+    Edge, Prefs, VertexNames, format_fixed_point, parse_edges_fixed_point, parse_keys,
+    parse_named_edges, parse_prefs, parse_sorted, vertices_of,
 };
 use doram_programs::machine::Part;
 use doram_programs::{Bfs, Dijkstra, StableMatching};
@@ -122,13 +122,14 @@ pub enum Program {
     BinarySearch(SearchArgs),
     /// BFS distances (in edges) from a secret source in a secret graph.
     ///
-    /// Output (receiver): `distances`, one per vertex, `null` where unreachable.
+    /// Output (receiver): `distances`, one per vertex, `null` where unreachable (with
+    /// `--vertex-names`, an object from each name to its distance).
     /// Example: `doram run bfs --graph edges.csv --source 0` (lines `u,v`, directed edges).
     Bfs(GraphArgs),
     /// Dijkstra shortest-path distances from a secret source, secret non-negative weights.
     ///
     /// Output (receiver): `distances`, one per vertex, `null` where unreachable (with
-    /// `--weight-decimals D`, in the weights' units, D decimal places). Limits: V ≤ 4096,
+    /// `--weight-decimals D`, in the weights' units; with `--vertex-names`, by name). Limits: V ≤ 4096,
     /// weights ≤ 2^32 − 1 once scaled by 10^D (O(V²) comparisons: practical up to a few hundred
     /// vertices).
     /// Example: `doram run dijkstra --graph edges.csv --source 0` (lines `u,v,w`).
@@ -191,11 +192,16 @@ pub struct GraphArgs {
     pub graph: Option<PathBuf>,
     /// Number of vertices (default: the largest vertex id in the file plus one — give it when
     /// the highest-numbered vertices have no edges).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "vertex_names")]
     pub vertices: Option<u64>,
-    /// The querier's source vertex (numbered from 0).
-    #[arg(long, allow_hyphen_values = true, value_parser = unsigned)]
-    pub source: Option<u64>,
+    /// Named vertices: a file with one vertex name per line (ids are the positions, from 0;
+    /// the count is V). The edge file and `--source` then use names, and distances are
+    /// reported per name. The names are public, like V; every party reads this file.
+    #[arg(long, value_parser = crate::existing_file)]
+    pub vertex_names: Option<PathBuf>,
+    /// The querier's source vertex: its number (from 0), or its name with `--vertex-names`.
+    #[arg(long, allow_hyphen_values = true)]
+    pub source: Option<String>,
     #[command(flatten)]
     pub query: Querier,
     #[command(flatten)]
@@ -297,6 +303,8 @@ pub(crate) enum Inputs {
     Graph {
         graph: Option<(u64, Vec<Edge>)>,
         source: Option<u64>,
+        /// The public vertex names, if the vertices have names (every party holds them).
+        names: Option<VertexNames>,
     },
     Matching {
         prefs: Option<Prefs>,
@@ -308,28 +316,48 @@ fn read(path: &Path) -> Result<String> {
 }
 
 /// The graph of `path`: its vertex count and edges, weights in fixed point with `decimals`
-/// places (0 for integers).
+/// places (0 for integers), vertices numbered or named by `names`.
 fn load_graph(
     path: &Path,
     vertices: Option<u64>,
+    names: Option<&VertexNames>,
     weighted: bool,
     decimals: u32,
 ) -> Result<(u64, Vec<Edge>)> {
     let text = read(path)?;
-    let parse = |v| {
-        parse_edges_fixed_point(&text, v, weighted, decimals).map_err(|e| match e {
-            InputError::TooManyDecimals { places, .. } => {
-                anyhow::anyhow!("{}: {e}: give --weight-decimals {places}", path.display())
-            }
-            e => anyhow::Error::new(e).context(path.display().to_string()),
-        })
+    let explain = |e: InputError| match e {
+        InputError::TooManyDecimals { places, .. } => {
+            anyhow::anyhow!("{}: {e}: give --weight-decimals {places}", path.display())
+        }
+        InputError::NotAnInteger { .. } if names.is_none() => anyhow::anyhow!(
+            "{}: {e}; for named vertices give --vertex-names FILE (one name per line)",
+            path.display()
+        ),
+        e => anyhow::Error::new(e).context(path.display().to_string()),
     };
+    if let Some(names) = names {
+        let edges = parse_named_edges(&text, names, weighted, decimals).map_err(explain)?;
+        return Ok((names.len(), edges));
+    }
+    let parse = |v| parse_edges_fixed_point(&text, v, weighted, decimals).map_err(explain);
     let v = match vertices {
         Some(v) => v,
         // Ids are bounded only by u64 here; the program checks V against its own limit.
         None => vertices_of(&parse(u64::MAX)?),
     };
     Ok((v, parse(v)?))
+}
+
+/// The source vertex `s`: a name of `names`, or a vertex number.
+fn source_id(s: &str, names: Option<&VertexNames>) -> Result<u64> {
+    match names {
+        Some(n) => n
+            .id(s)
+            .with_context(|| format!("--source {s:?} is not one of the vertex names")),
+        None => unsigned(s).map_err(|e| {
+            anyhow::anyhow!("--source: {e} (for named vertices give --vertex-names FILE)")
+        }),
+    }
 }
 
 /// This party's inputs: only those its roles hold (`me = None`: every role's, for a local
@@ -387,8 +415,24 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
                 Program::Dijkstra(d) => d.weight_decimals,
                 _ => 0,
             };
+            let names = match &a.vertex_names {
+                Some(p) => Some(
+                    VertexNames::parse(&read(p)?).with_context(|| format!("{}", p.display()))?,
+                ),
+                None => None,
+            };
             let graph = match &a.graph {
-                Some(p) => Some(load_graph(p, a.vertices, weighted, decimals)?),
+                Some(p) => Some(load_graph(
+                    p,
+                    a.vertices,
+                    names.as_ref(),
+                    weighted,
+                    decimals,
+                )?),
+                None => None,
+            };
+            let source = match &a.source {
+                Some(s) => Some(source_id(s, names.as_ref())?),
                 None => None,
             };
             let (max_v, max_e) = if weighted {
@@ -414,7 +458,7 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
                     );
                 }
             }
-            if let (Some((v, _)), Some(s)) = (&graph, a.source)
+            if let (Some((v, _)), Some(s)) = (&graph, source)
                 && s >= *v
             {
                 bail!(
@@ -424,7 +468,8 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
             }
             Inputs::Graph {
                 graph,
-                source: a.source,
+                source,
+                names,
             }
         }
         Program::StableMatching(a) => {
@@ -523,20 +568,28 @@ fn search_json(results: &[SearchOutput]) -> Value {
 
 /// `{"distances": [...]}`: integers, or with `decimals` places the weights' units as JSON
 /// numbers (each the shortest decimal that reads back as the fixed-point value).
-fn distances_json(d: &[Option<u64>], decimals: u32) -> Value {
-    if decimals == 0 {
-        return json!({ "distances": d });
-    }
-    let units: Vec<Option<Value>> = d
+/// With `names`, `distances` is an object from each vertex name to its distance.
+fn distances_json(d: &[Option<u64>], decimals: u32, names: Option<&VertexNames>) -> Value {
+    let units: Vec<Value> = d
         .iter()
-        .map(|x| {
-            x.map(|v| {
-                let text = format_fixed_point(v, decimals);
+        .map(|x| match x {
+            None => Value::Null,
+            Some(v) if decimals == 0 => json!(v),
+            Some(v) => {
+                let text = format_fixed_point(*v, decimals);
                 serde_json::from_str(&text).unwrap_or(Value::String(text))
-            })
+            }
         })
         .collect();
-    json!({ "distances": units, "weight_decimals": decimals })
+    let distances = match names {
+        Some(n) => Value::Object(n.names().iter().cloned().zip(units).collect()),
+        None => Value::Array(units),
+    };
+    let mut out = json!({ "distances": distances });
+    if decimals > 0 {
+        out["weight_decimals"] = json!(decimals);
+    }
+    out
 }
 
 /// Runs this party's side of `program` over `session`, with only the inputs its roles hold.
@@ -561,7 +614,11 @@ pub(crate) fn run_one(
             let out = r.output.as_deref().map(search_json);
             outcome(me, program, &r, out)
         }
-        Inputs::Graph { graph, source } => {
+        Inputs::Graph {
+            graph,
+            source,
+            names,
+        } => {
             let g = graph.as_ref().map(|(v, e)| (*v, &e[..]));
             let r = if matches!(program, Program::Dijkstra(_)) {
                 run_party::<Dijkstra>(session, &config, g, *source)
@@ -573,7 +630,10 @@ pub(crate) fn run_one(
                 Program::Dijkstra(d) => d.weight_decimals,
                 _ => 0,
             };
-            let out = r.output.as_deref().map(|d| distances_json(d, decimals));
+            let out = r
+                .output
+                .as_deref()
+                .map(|d| distances_json(d, decimals, names.as_ref()));
             outcome(me, program, &r, out)
         }
         Inputs::Matching { prefs } => {
@@ -624,9 +684,14 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
                     data: data.clone().filter(|_| me == roles.owner),
                     keys: keys.clone().filter(|_| me == roles.querier),
                 },
-                Inputs::Graph { graph, source } => Inputs::Graph {
+                Inputs::Graph {
+                    graph,
+                    source,
+                    names,
+                } => Inputs::Graph {
                     graph: graph.clone().filter(|_| me == roles.owner),
                     source: source.filter(|_| me == roles.querier),
+                    names: names.clone(),
                 },
                 Inputs::Matching { prefs } => Inputs::Matching {
                     prefs: prefs.clone().filter(|_| me == roles.owner),
@@ -728,6 +793,9 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
                 {
                     args.extend(["--weight-decimals".into(), d.weight_decimals.to_string()]);
                 }
+                if a.vertex_names.is_some() {
+                    args.extend(["--vertex-names".into(), path(&a.vertex_names)?]);
+                }
                 if me == roles.owner {
                     args.extend(["--graph".into(), path(&a.graph)?]);
                     if let Some(v) = a.vertices {
@@ -735,7 +803,7 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
                     }
                 }
                 if me == roles.querier {
-                    args.extend(["--source".into(), a.source.unwrap_or_default().to_string()]);
+                    args.extend(["--source".into(), a.source.clone().unwrap_or_default()]);
                 }
             }
             Program::StableMatching(a) => {

@@ -762,6 +762,95 @@ fn dijkstra_reads_decimal_weights_in_fixed_point() {
     assert!(!out.status.success());
 }
 
+/// Named vertices: the edge file and `--source` use the names of `--vertex-names`, and the
+/// distances come back per name, in threads and in processes.
+#[test]
+fn graphs_with_named_vertices() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = file(dir.path(), "names.txt", "alice\nbob\ncarol\ndave\nerin\n");
+    let g = file(
+        dir.path(),
+        "g.txt",
+        "source target weight\nalice bob 2\nbob carol 1\nalice carol 4\ncarol dave 3\n",
+    );
+    for processes in [false, true] {
+        let mut args = vec!["run"];
+        if processes {
+            args.push("--processes");
+        }
+        args.extend([
+            "dijkstra",
+            "--graph",
+            &g,
+            "--vertex-names",
+            &names,
+            "--source",
+            "alice",
+        ]);
+        let v = run_json(&args);
+        let out = v["parties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|p| p["output"].as_object().cloned())
+            .unwrap();
+        let d = &out["distances"];
+        assert_eq!(
+            (&d["alice"], &d["bob"], &d["carol"], &d["dave"], &d["erin"]),
+            (
+                &serde_json::json!(0),
+                &serde_json::json!(2),
+                &serde_json::json!(3),
+                &serde_json::json!(6),
+                &serde_json::Value::Null
+            ),
+            "processes: {processes}"
+        );
+    }
+    // A name that is not in the list, as the source or in the file, is named in the error; a
+    // named file without the list says how to give one.
+    for (args, expect) in [
+        (
+            vec![
+                "run",
+                "bfs",
+                "--graph",
+                &g,
+                "--vertex-names",
+                &names,
+                "--source",
+                "zed",
+            ],
+            "\"zed\" is not one of the vertex names",
+        ),
+        (
+            vec!["run", "bfs", "--graph", &g, "--source", "0"],
+            "--vertex-names",
+        ),
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expect), "{args:?}: {err}");
+    }
+    let bad = file(dir.path(), "bad.txt", "alice bob 1\nbob zed 1\n");
+    let out = doram()
+        .args([
+            "run",
+            "bfs",
+            "--graph",
+            &bad,
+            "--vertex-names",
+            &names,
+            "--source",
+            "bob",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2") && err.contains("\"zed\""), "{err}");
+}
+
 #[test]
 fn run_rejects_malformed_inputs_clearly() {
     let dir = tempfile::tempdir().unwrap();

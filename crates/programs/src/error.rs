@@ -102,7 +102,7 @@ pub enum InputError {
     /// A field is not a non-negative integer of the allowed range.
     #[error(
         "line {line}: {field:?} is not an integer in 0..={max} (non-negative integers \
-         only: number vertices from 0, scale decimal weights to integers)"
+         only; vertices are numbered from 0)"
     )]
     NotAnInteger {
         /// The line.
@@ -139,6 +139,24 @@ pub enum InputError {
         field: String,
         /// The decimal places of the fixed-point scale.
         decimals: u32,
+    },
+    /// An edge names a vertex that the names list does not hold.
+    #[error("line {line}: vertex {name:?} is not one of the vertex names")]
+    UnknownVertex {
+        /// The line.
+        line: usize,
+        /// The name.
+        name: String,
+    },
+    /// A names list holds an unusable name.
+    #[error("vertex names, line {line}: {name:?}: {reason}")]
+    BadName {
+        /// The line.
+        line: usize,
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
     },
     /// A weight is negative.
     #[error("line {line}: negative weight {field:?}")]

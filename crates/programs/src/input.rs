@@ -252,13 +252,64 @@ pub fn parse_edges_fixed_point(
             max: u64::from(MAX_DECIMALS),
         });
     }
+    let is_header =
+        |first: &str| !first.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+    let vertex = |line: usize, f: &str| -> Result<u64, InputError> {
+        let v = integer(line, f, u64::MAX)?;
+        if v >= vertices {
+            return Err(InputError::VertexOutOfRange {
+                line,
+                vertex: v,
+                vertices,
+            });
+        }
+        Ok(v)
+    };
+    parse_edges_with(text, weighted, decimals, is_header, vertex)
+}
+
+/// [`parse_edges_fixed_point`] over named vertices: the vertex fields are names from `names`
+/// (their ids are their positions there). A first line whose first field is not a name is a
+/// header.
+///
+/// # Errors
+/// As [`parse_edges_fixed_point`], with [`InputError::UnknownVertex`] for a name that is not
+/// in `names`.
+pub fn parse_named_edges(
+    text: &str,
+    names: &VertexNames,
+    weighted: bool,
+    decimals: u32,
+) -> Result<Vec<Edge>, InputError> {
+    if decimals > MAX_DECIMALS {
+        return Err(InputError::TooLarge {
+            what: "the number of decimal places of weights",
+            got: u64::from(decimals),
+            max: u64::from(MAX_DECIMALS),
+        });
+    }
+    let vertex = |line: usize, f: &str| {
+        names.id(f).ok_or_else(|| InputError::UnknownVertex {
+            line,
+            name: f.to_string(),
+        })
+    };
+    parse_edges_with(text, weighted, decimals, |f| names.id(f).is_none(), vertex)
+}
+
+/// The edge-list parser behind [`parse_edges_fixed_point`] and [`parse_named_edges`]:
+/// `is_header` decides on the first line's first field, `vertex` reads a vertex field.
+fn parse_edges_with(
+    text: &str,
+    weighted: bool,
+    decimals: u32,
+    is_header: impl Fn(&str) -> bool,
+    vertex: impl Fn(usize, &str) -> Result<u64, InputError>,
+) -> Result<Vec<Edge>, InputError> {
     let mut out = Vec::new();
     for (k, (line, l)) in lines(text).enumerate() {
         let fields = edge_fields(l);
-        let numeric = fields
-            .first()
-            .is_some_and(|f| f.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+'));
-        if k == 0 && !numeric {
+        if k == 0 && fields.first().is_some_and(|f| is_header(f)) {
             continue; // a header
         }
         let weight_field = match fields.get(2).map(|f| (f, dict_weight(f))) {
@@ -274,19 +325,8 @@ pub fn parse_edges_fixed_point(
                 got: fields.len(),
             });
         }
-        let vertex = |f: &str| -> Result<u64, InputError> {
-            let v = integer(line, f, u64::MAX)?;
-            if v >= vertices {
-                return Err(InputError::VertexOutOfRange {
-                    line,
-                    vertex: v,
-                    vertices,
-                });
-            }
-            Ok(v)
-        };
-        let from = vertex(fields[0])?;
-        let to = vertex(fields[1])?;
+        let from = vertex(line, fields[0])?;
+        let to = vertex(line, fields[1])?;
         let weight = match weight_field {
             Some(w) if w.starts_with('-') => {
                 return Err(InputError::NegativeWeight {
@@ -300,6 +340,76 @@ pub fn parse_edges_fixed_point(
         out.push(Edge { from, to, weight });
     }
     Ok(out)
+}
+
+/// The most vertex names a name list may hold.
+pub const MAX_NAMES: usize = 1 << 20;
+
+/// Vertex names, public like the vertex count: one per line of a names file, the vertex ids
+/// their positions (from 0). Names are non-empty and hold no comma, space, tab or `#`; blank
+/// lines and `#` comments are skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VertexNames {
+    names: Vec<String>,
+    ids: std::collections::HashMap<String, u64>,
+}
+
+impl VertexNames {
+    /// Reads a names file.
+    ///
+    /// # Errors
+    /// [`InputError::BadName`] for a name with a separator or one given twice;
+    /// [`InputError::TooLarge`] beyond [`MAX_NAMES`] names.
+    pub fn parse(text: &str) -> Result<VertexNames, InputError> {
+        let mut names = Vec::new();
+        let mut ids = std::collections::HashMap::new();
+        for (line, l) in lines(text) {
+            let name = l.trim();
+            if name.contains([',', ' ', '\t', '{', '}']) {
+                return Err(InputError::BadName {
+                    line,
+                    name: name.to_string(),
+                    reason: "names hold no commas, spaces, tabs or braces",
+                });
+            }
+            if names.len() == MAX_NAMES {
+                return Err(InputError::TooLarge {
+                    what: "the number of vertex names",
+                    got: lines(text).count() as u64,
+                    max: MAX_NAMES as u64,
+                });
+            }
+            if ids.insert(name.to_string(), names.len() as u64).is_some() {
+                return Err(InputError::BadName {
+                    line,
+                    name: name.to_string(),
+                    reason: "the name is given twice",
+                });
+            }
+            names.push(name.to_string());
+        }
+        Ok(VertexNames { names, ids })
+    }
+
+    /// The number of vertices.
+    pub fn len(&self) -> u64 {
+        self.names.len() as u64
+    }
+
+    /// Whether there are no names.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The id of `name`.
+    pub fn id(&self, name: &str) -> Option<u64> {
+        self.ids.get(name.trim()).copied()
+    }
+
+    /// The names in id order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
 }
 
 /// The most decimal places a fixed-point weight may have ([`parse_edges_fixed_point`]).
@@ -448,6 +558,41 @@ mod tests {
                 vertex: 5,
                 ..
             })
+        ));
+    }
+
+    #[test]
+    fn named_vertices() {
+        let names = VertexNames::parse("# people\nalice\nbob\n\ncarol\n").unwrap();
+        assert_eq!(names.len(), 3);
+        assert_eq!((names.id("bob"), names.id("dave")), (Some(1), None));
+        let g = "source target weight\nalice bob 2\nbob,carol,1.5\ncarol alice {'weight': 3}\n";
+        assert_eq!(
+            parse_named_edges(g, &names, true, 1),
+            Ok(vec![
+                Edge::new(0, 1, 20),
+                Edge::new(1, 2, 15),
+                Edge::new(2, 0, 30)
+            ])
+        );
+        assert_eq!(
+            parse_named_edges("alice carol\n", &names, false, 0),
+            Ok(vec![Edge::new(0, 2, 1)]),
+            "a first line of names is data, not a header"
+        );
+        let e = parse_named_edges("alice bob 1\nbob dave 1\n", &names, true, 0).unwrap_err();
+        assert!(
+            matches!(e, InputError::UnknownVertex { line: 2, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("\"dave\""), "{e}");
+        assert!(matches!(
+            VertexNames::parse("a\nb\na\n"),
+            Err(InputError::BadName { line: 3, .. })
+        ));
+        assert!(matches!(
+            VertexNames::parse("a b\n"),
+            Err(InputError::BadName { line: 1, .. })
         ));
     }
 
