@@ -245,13 +245,6 @@ pub fn parse_edges_fixed_point(
     weighted: bool,
     decimals: u32,
 ) -> Result<Vec<Edge>, InputError> {
-    if decimals > MAX_DECIMALS {
-        return Err(InputError::TooLarge {
-            what: "the number of decimal places of weights",
-            got: u64::from(decimals),
-            max: u64::from(MAX_DECIMALS),
-        });
-    }
     let is_header =
         |first: &str| !first.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
     let vertex = |line: usize, f: &str| -> Result<u64, InputError> {
@@ -281,13 +274,6 @@ pub fn parse_named_edges(
     weighted: bool,
     decimals: u32,
 ) -> Result<Vec<Edge>, InputError> {
-    if decimals > MAX_DECIMALS {
-        return Err(InputError::TooLarge {
-            what: "the number of decimal places of weights",
-            got: u64::from(decimals),
-            max: u64::from(MAX_DECIMALS),
-        });
-    }
     let vertex = |line: usize, f: &str| {
         names.id(f).ok_or_else(|| InputError::UnknownVertex {
             line,
@@ -306,6 +292,13 @@ fn parse_edges_with(
     is_header: impl Fn(&str) -> bool,
     vertex: impl Fn(usize, &str) -> Result<u64, InputError>,
 ) -> Result<Vec<Edge>, InputError> {
+    if decimals > MAX_DECIMALS {
+        return Err(InputError::TooLarge {
+            what: "the number of decimal places of weights",
+            got: u64::from(decimals),
+            max: u64::from(MAX_DECIMALS),
+        });
+    }
     let mut out = Vec::new();
     for (k, (line, l)) in lines(text).enumerate() {
         let fields = edge_fields(l);

@@ -37,6 +37,28 @@ pub const ANDS_PER_MSG: usize = 1 << 15;
 /// (bounded, so memory does not grow with the circuit).
 const GATES_PER_BATCH: usize = 4096;
 
+/// A gate stream taken [`GATES_PER_BATCH`] gates at a time into one reused buffer.
+struct GateBatches<I> {
+    gates: I,
+    batch: Vec<Gate>,
+}
+
+impl<I: Iterator<Item = Gate>> GateBatches<I> {
+    fn new(gates: impl IntoIterator<IntoIter = I>) -> Self {
+        GateBatches {
+            gates: gates.into_iter(),
+            batch: Vec::with_capacity(GATES_PER_BATCH),
+        }
+    }
+
+    /// The next batch, or `None` at the end of the stream.
+    fn next_batch(&mut self) -> Option<&[Gate]> {
+        self.batch.clear();
+        self.batch.extend(self.gates.by_ref().take(GATES_PER_BATCH));
+        (!self.batch.is_empty()).then_some(&self.batch[..])
+    }
+}
+
 /// The other party of a two-party session.
 ///
 /// # Errors
@@ -423,14 +445,8 @@ pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
     let mut tables =
         Vec::with_capacity(AND_TABLE_BYTES * (ANDS_PER_MSG.min(shape.and_gates) + GATES_PER_BATCH));
     let mut ands = 0usize;
-    let mut batch = Vec::with_capacity(GATES_PER_BATCH);
-    let mut gates = gates.into_iter();
-    loop {
-        batch.clear();
-        batch.extend(gates.by_ref().take(GATES_PER_BATCH));
-        if batch.is_empty() {
-            break;
-        }
+    let mut batches = GateBatches::new(gates);
+    while let Some(batch) = batches.next_batch() {
         ands += batch
             .iter()
             .filter(|g| matches!(g, Gate::And { .. }))
@@ -438,7 +454,7 @@ pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
         if ands > shape.and_gates {
             return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
         }
-        garbler.garble_batch(&batch, &mut tables)?;
+        garbler.garble_batch(batch, &mut tables)?;
         while tables.len() >= msg_bytes {
             session.send_bytes(peer, &tables[..msg_bytes])?;
             tables.drain(..msg_bytes);
@@ -514,14 +530,8 @@ pub fn evaluate_stream(
     let mut tables = Vec::new();
     let mut pos = 0;
     let mut ands_left = shape.and_gates;
-    let mut batch = Vec::with_capacity(GATES_PER_BATCH);
-    let mut gates = gates.into_iter();
-    loop {
-        batch.clear();
-        batch.extend(gates.by_ref().take(GATES_PER_BATCH));
-        if batch.is_empty() {
-            break;
-        }
+    let mut batches = GateBatches::new(gates);
+    while let Some(batch) = batches.next_batch() {
         let mut done = 0;
         while done < batch.len() {
             done += evaluator.eval_batch(&batch[done..], &tables, &mut pos)?;
