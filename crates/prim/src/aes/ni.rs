@@ -87,13 +87,21 @@ impl RoundKeys {
     #[inline(always)]
     fn encrypt8_regs(&self, x: [m128i; BATCH]) -> [m128i; BATCH] {
         let (k, ni) = (&self.k, self.ni);
-        let mut b: [m128i; BATCH] = std::array::from_fn(|i| x[i] ^ k[0]);
+        let mut b = x;
+        for v in b.iter_mut() {
+            *v ^= k[0];
+        }
         for rk in &k[1..10] {
             for v in b.iter_mut() {
                 *v = ni.enc(*v, *rk);
             }
         }
-        b.map(|v| ni.enc_last(v, k[10]))
+        // A loop, not `map`: an AES instruction inside a closure the compiler leaves out of
+        // line would be a call (see `VaesKernel`).
+        for v in b.iter_mut() {
+            *v = ni.enc_last(*v, k[10]);
+        }
+        b
     }
 
     /// Encrypts [`BATCH`] blocks in place (in the context of the caller).
