@@ -195,7 +195,7 @@ impl OramArgs {
 }
 
 /// The command-line spelling of a value.
-fn value_name<T: ValueEnum>(v: T) -> String {
+pub(crate) fn value_name<T: ValueEnum>(v: T) -> String {
     v.to_possible_value()
         .map(|p| p.get_name().to_string())
         .unwrap_or_default()

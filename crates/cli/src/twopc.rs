@@ -18,6 +18,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::{Backend, sessions};
+use crate::oram::value_name;
 use crate::randomness::Randomness;
 use crate::report::{PartyFigures, print_json};
 
@@ -41,6 +42,41 @@ pub enum OtKind {
     Correlated,
 }
 
+/// How `doram bench ot` and `doram bench gc` run their two parties.
+#[derive(Debug, Args)]
+pub struct TwoPartyRun {
+    /// Transport between the two parties (threads of this process).
+    #[arg(long, value_enum, default_value_t = Backend::Tls)]
+    pub backend: Backend,
+    /// Run the two parties as two `doram party` processes over mutually authenticated TLS
+    /// (`--backend` does not apply).
+    #[arg(long)]
+    pub processes: bool,
+    /// Repetitions; the median is reported.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    #[command(flatten)]
+    pub randomness: Randomness,
+}
+
+impl TwoPartyRun {
+    /// The options a `doram party … ot|gc` child needs (it is one party on its own session).
+    fn to_args(&self) -> Vec<String> {
+        let mut args = vec!["--repeat".to_string(), self.repeat.to_string()];
+        args.extend(self.randomness.args());
+        args
+    }
+
+    /// How the parties ran, as reports record it.
+    fn parties_as(&self) -> String {
+        if self.processes {
+            "processes over TLS".to_string()
+        } else {
+            format!("threads over {}", value_name(self.backend))
+        }
+    }
+}
+
 /// Arguments of `doram bench ot`.
 #[derive(Debug, Args)]
 pub struct BenchOtArgs {
@@ -56,18 +92,8 @@ pub struct BenchOtArgs {
     /// 2^N OTs per repetition.
     #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=26))]
     pub log_count: u32,
-    /// Transport between the two parties (threads of this process).
-    #[arg(long, value_enum, default_value_t = Backend::Tls)]
-    pub backend: Backend,
-    /// Run the two parties as two `doram party` processes over mutually authenticated TLS
-    /// (`--backend` does not apply).
-    #[arg(long)]
-    pub processes: bool,
-    /// Repetitions; the median is reported.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub repeat: u32,
     #[command(flatten)]
-    pub randomness: Randomness,
+    pub run: TwoPartyRun,
 }
 
 impl BenchOtArgs {
@@ -82,10 +108,8 @@ impl BenchOtArgs {
             value_name(self.kind),
             "--log-count".into(),
             self.log_count.to_string(),
-            "--repeat".into(),
-            self.repeat.to_string(),
         ];
-        args.extend(self.randomness.args());
+        args.extend(self.run.to_args());
         args
     }
 }
@@ -113,18 +137,8 @@ pub struct BenchGcArgs {
     /// For `--circuit bristol`: the circuit file (e.g. `crates/twopc/tests/data/aes_128.txt`).
     #[arg(long, required_if_eq("circuit", "bristol"))]
     pub file: Option<std::path::PathBuf>,
-    /// Transport between the two parties (threads of this process).
-    #[arg(long, value_enum, default_value_t = Backend::Tls)]
-    pub backend: Backend,
-    /// Run the two parties as two `doram party` processes over mutually authenticated TLS
-    /// (`--backend` does not apply).
-    #[arg(long)]
-    pub processes: bool,
-    /// Repetitions; the median is reported.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub repeat: u32,
     #[command(flatten)]
-    pub randomness: Randomness,
+    pub run: TwoPartyRun,
 }
 
 impl BenchGcArgs {
@@ -135,22 +149,13 @@ impl BenchGcArgs {
             value_name(self.circuit),
             "--log-ands".into(),
             self.log_ands.to_string(),
-            "--repeat".into(),
-            self.repeat.to_string(),
         ];
         if let Some(f) = &self.file {
             args.extend(["--file".into(), f.display().to_string()]);
         }
-        args.extend(self.randomness.args());
+        args.extend(self.run.to_args());
         args
     }
-}
-
-/// A value's name on the command line.
-fn value_name(v: impl ValueEnum) -> String {
-    v.to_possible_value()
-        .map(|p| p.get_name().to_string())
-        .unwrap_or_default()
 }
 
 /// One party's repetitions of `ot` or `gc`, as `doram --json party … ot|gc` prints them.
@@ -165,15 +170,6 @@ pub struct PartyRuns {
 struct PartyRun {
     ms: f64,
     figures: PartyFigures,
-}
-
-/// How the parties ran, as reports record it.
-fn parties_as(processes: bool, backend: Backend) -> String {
-    if processes {
-        "processes over TLS".to_string()
-    } else {
-        format!("threads over {}", value_name(backend))
-    }
 }
 
 /// The JSON report of `doram bench ot`.
@@ -239,17 +235,16 @@ fn one_run(
     })
 }
 
-/// Runs `f` at both parties `repeat` times, as threads over `backend` or as two processes
+/// Runs `f` at both parties `run.repeat` times, as threads over `run.backend` or as two processes
 /// (`job` with `job_args`); returns the repetitions as (slower party's time, both parties'
 /// figures), sorted by time.
 fn repetitions(
-    mode: (bool, Backend),
-    repeat: u32,
+    run: &TwoPartyRun,
     f: &PartyFn<'_>,
-    randomness: &Randomness,
     (job, job_args): (&str, Vec<String>),
 ) -> Result<Vec<(Duration, Vec<PartyFigures>)>> {
-    let per_party: Vec<PartyRuns> = if mode.0 {
+    let (repeat, randomness) = (run.repeat, &run.randomness);
+    let per_party: Vec<PartyRuns> = if run.processes {
         crate::processes::run_n_parties_with(2, job, |_| job_args.clone(), Shaping::NONE)?
     } else {
         let mut parties: Vec<PartyRuns> = PartyId::first(2)
@@ -260,7 +255,7 @@ fn repetitions(
             })
             .collect();
         for rep in 0..repeat {
-            let (ss, _dir) = sessions(mode.1)?;
+            let (ss, _dir) = sessions(run.backend)?;
             let out = run_parties(ss, "bench", |mut s| one_run(&mut s, rep, f, randomness));
             for (p, r) in parties.iter_mut().zip(out) {
                 p.runs
@@ -318,14 +313,14 @@ fn party_runs(
 /// `doram party … ot`.
 pub fn party_ot(s: Session, a: &BenchOtArgs, json: bool) -> Result<()> {
     let f = ot_party(a)?;
-    party_runs(s, a.repeat, &f, &a.randomness, json)
+    party_runs(s, a.run.repeat, &f, &a.run.randomness, json)
 }
 
 /// `doram party … gc`.
 pub fn party_gc(s: Session, a: &BenchGcArgs, json: bool) -> Result<()> {
     let (_, c) = gc_circuit(a)?;
     let f = gc_party(&c);
-    party_runs(s, a.repeat, &f, &a.randomness, json)
+    party_runs(s, a.run.repeat, &f, &a.run.randomness, json)
 }
 
 /// The median repetition.
@@ -384,13 +379,7 @@ pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
     let m = 1usize << a.log_count;
     let ext = a.ext;
     let f = ot_party(a)?;
-    let runs = repetitions(
-        (a.processes, a.backend),
-        a.repeat,
-        &f,
-        &a.randomness,
-        ("ot", a.to_args()),
-    )?;
+    let runs = repetitions(&a.run, &f, ("ot", a.to_args()))?;
     let (t, parties) = median(runs)?;
     let r = OtReport {
         benchmark: "ot",
@@ -398,9 +387,9 @@ pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
         k: (ext == OtExt::Softspoken).then_some(a.k),
         kind: a.kind,
         count: m,
-        parties_as: parties_as(a.processes, a.backend),
-        repeat: a.repeat,
-        randomness: a.randomness.label(),
+        parties_as: a.run.parties_as(),
+        repeat: a.run.repeat,
+        randomness: a.run.randomness.label(),
         median_ms: t.as_secs_f64() * 1e3,
         ots_per_s: m as f64 / t.as_secs_f64(),
         bytes_per_ot: total_bytes(&parties) as f64 / m as f64,
@@ -421,7 +410,7 @@ pub fn bench_ot(a: &BenchOtArgs, json: bool) -> Result<()> {
         r.median_ms,
         r.ots_per_s / 1e6,
         r.bytes_per_ot,
-        a.repeat
+        a.run.repeat
     );
     for p in &r.parties {
         println!(
@@ -528,24 +517,18 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
         bail!("the circuit has no AND gate: nothing to measure");
     }
     let xors = c.gates().len() - ands;
-    let (garble, evaluate) = local_rates(&c, a.repeat, &a.randomness)?;
+    let (garble, evaluate) = local_rates(&c, a.run.repeat, &a.run.randomness)?;
     let f = gc_party(&c);
-    let runs = repetitions(
-        (a.processes, a.backend),
-        a.repeat,
-        &f,
-        &a.randomness,
-        ("gc", a.to_args()),
-    )?;
+    let runs = repetitions(&a.run, &f, ("gc", a.to_args()))?;
     let (t, parties) = median(runs)?;
     let r = GcReport {
         benchmark: "gc",
         circuit: name,
         and_gates: ands,
         xor_gates: xors,
-        parties_as: parties_as(a.processes, a.backend),
-        repeat: a.repeat,
-        randomness: a.randomness.label(),
+        parties_as: a.run.parties_as(),
+        repeat: a.run.repeat,
+        randomness: a.run.randomness.label(),
         garble_and_per_s: garble,
         evaluate_and_per_s: evaluate,
         two_party_ms: t.as_secs_f64() * 1e3,
@@ -567,7 +550,7 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
         r.two_party_ms,
         r.two_party_and_per_s / 1e6,
         r.bytes_per_and,
-        a.repeat
+        a.run.repeat
     );
     Ok(())
 }
