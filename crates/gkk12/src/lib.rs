@@ -1,0 +1,18 @@
+//! Gordon, Katz, Kolesnikov, Krell, Malkin, Raykova, Vahlis, "Secure Two-Party Computation in
+//! Sublinear (Amortized) Time", ACM CCS 2012 (GKK12): a server holding a large array and a
+//! client holding a small input run RAM programs on both, the array stored in Shi et al.'s
+//! binary-tree ORAM on the server and the ORAM client run inside garbled circuits.
+//!
+//! This crate so far holds the ORAM's plaintext side:
+//! * [`params`]: the recursion's geometry (trees, heights, bucket size B, slot widths) and the
+//!   paper's parameter choice;
+//! * [`tree`]: one tree's layout, paths, insertion and the eviction schedule;
+//! * [`plain`]: the whole recursive ORAM in plaintext — the reference for the two-party
+//!   protocol — and the paper's bucket-overflow experiment (Figure 4).
+
+pub mod params;
+pub mod plain;
+pub mod tree;
+
+pub use params::{Params, ParamsError, TreeGeometry};
+pub use plain::{AccessError, Op, Overflow, OverflowReport, PlainTreeOram, overflow_experiment};
