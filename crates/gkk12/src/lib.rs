@@ -8,8 +8,13 @@
 //!   paper's parameter choice;
 //! * [`tree`]: one tree's layout, paths, insertion and the eviction schedule;
 //! * [`plain`]: the whole recursive ORAM in plaintext — the reference for the two-party
-//!   protocol — and the paper's bucket-overflow experiment (Figure 4).
+//!   protocol — and the paper's bucket-overflow experiment (Figure 4);
+//! * [`circuits`]: the client's steps as Boolean circuits, with their gate counts;
+//! * [`bits`]: those circuits evaluated in the clear on the ORAM held as bits, which must
+//!   agree bit for bit with [`plain`].
 
+pub mod bits;
+pub mod circuits;
 pub mod params;
 pub mod plain;
 pub mod tree;

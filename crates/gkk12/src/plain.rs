@@ -148,6 +148,11 @@ impl PlainTreeOram {
         &self.trees[i]
     }
 
+    /// The base map: the leaf of every item of the last tree.
+    pub fn base(&self) -> &[u64] {
+        &self.base
+    }
+
     /// Eviction statistics of every tree.
     pub fn stats(&self) -> Vec<EvictStats> {
         self.trees.iter().map(PlainTree::stats).collect()
