@@ -441,31 +441,7 @@ pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
     for (i, q) in cot.q.iter().enumerate() {
         garbler.set_zero_label(wire_id(g + i)?, *q)?;
     }
-    let msg_bytes = AND_TABLE_BYTES * ANDS_PER_MSG;
-    let mut tables =
-        Vec::with_capacity(AND_TABLE_BYTES * (ANDS_PER_MSG.min(shape.and_gates) + GATES_PER_BATCH));
-    let mut ands = 0usize;
-    let mut batches = GateBatches::new(gates);
-    while let Some(batch) = batches.next_batch() {
-        ands += batch
-            .iter()
-            .filter(|g| matches!(g, Gate::And { .. }))
-            .count();
-        if ands > shape.and_gates {
-            return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
-        }
-        garbler.garble_batch(batch, &mut tables)?;
-        while tables.len() >= msg_bytes {
-            session.send_bytes(peer, &tables[..msg_bytes])?;
-            tables.drain(..msg_bytes);
-        }
-    }
-    if ands != shape.and_gates {
-        return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));
-    }
-    if !tables.is_empty() {
-        session.send_bytes(peer, &tables)?;
-    }
+    send_tables(session, peer, garbler, shape.and_gates, gates)?;
     session.send_bytes(peer, &pack(&garbler.decoding_bits(&shape.outputs)?))?;
     let out = session.recv_bytes(peer)?;
     Ok(unpack(peer, "circuit output", &out, shape.outputs.len())?)
@@ -527,9 +503,63 @@ pub fn evaluate_stream(
     for (i, t) in cot.t.iter().enumerate() {
         evaluator.set_label(wire_id(g + i)?, *t)?;
     }
+    receive_tables(session, peer, evaluator, shape.and_gates, gates)?;
+    let d = session.recv_bytes(peer)?;
+    let decoding = unpack(peer, "output decoding bits", &d, shape.outputs.len())?;
+    let out = evaluator.decode(&shape.outputs, &decoding)?;
+    session.send_bytes(peer, &pack(&out))?;
+    Ok(out)
+}
+
+/// Garbles the gates `gates` (holding `and_gates` AND gates) on the wires already labelled and
+/// sends the tables in chunks of [`ANDS_PER_MSG`] AND gates.
+fn send_tables(
+    session: &mut Session,
+    peer: PartyId,
+    garbler: &mut Garbler,
+    and_gates: usize,
+    gates: impl IntoIterator<Item = Gate>,
+) -> Result<(), TwopcError> {
+    let msg_bytes = AND_TABLE_BYTES * ANDS_PER_MSG;
+    let mut tables =
+        Vec::with_capacity(AND_TABLE_BYTES * (ANDS_PER_MSG.min(and_gates) + GATES_PER_BATCH));
+    let mut ands = 0usize;
+    let mut batches = GateBatches::new(gates);
+    while let Some(batch) = batches.next_batch() {
+        ands += batch
+            .iter()
+            .filter(|g| matches!(g, Gate::And { .. }))
+            .count();
+        if ands > and_gates {
+            return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
+        }
+        garbler.garble_batch(batch, &mut tables)?;
+        while tables.len() >= msg_bytes {
+            session.send_bytes(peer, &tables[..msg_bytes])?;
+            tables.drain(..msg_bytes);
+        }
+    }
+    if ands != and_gates {
+        return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));
+    }
+    if !tables.is_empty() {
+        session.send_bytes(peer, &tables)?;
+    }
+    Ok(())
+}
+
+/// Evaluates the gates `gates` (holding `and_gates` AND gates) on the wires already labelled,
+/// receiving the tables as [`send_tables`] sends them.
+fn receive_tables(
+    session: &mut Session,
+    peer: PartyId,
+    evaluator: &mut Evaluator,
+    and_gates: usize,
+    gates: impl IntoIterator<Item = Gate>,
+) -> Result<(), TwopcError> {
     let mut tables = Vec::new();
     let mut pos = 0;
-    let mut ands_left = shape.and_gates;
+    let mut ands_left = and_gates;
     let mut batches = GateBatches::new(gates);
     while let Some(batch) = batches.next_batch() {
         let mut done = 0;
@@ -551,9 +581,72 @@ pub fn evaluate_stream(
     if ands_left != 0 || pos != tables.len() {
         return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));
     }
-    let d = session.recv_bytes(peer)?;
-    let decoding = unpack(peer, "output decoding bits", &d, shape.outputs.len())?;
-    let out = evaluator.decode(&shape.outputs, &decoding)?;
-    session.send_bytes(peer, &pack(&out))?;
-    Ok(out)
+    Ok(())
+}
+
+/// Garbles `circuit` on input wires whose zero labels are `inputs` (all its input wires, in
+/// wire order, whoever's they are) and streams the tables: the zero labels of its outputs.
+/// Nothing is decoded and no input is sent, so values can stay labels from one circuit to the
+/// next (the evaluator runs [`evaluate_on_labels`] on the matching labels).
+///
+/// # Errors
+/// [`TwopcError::LengthMismatch`] unless `inputs` has one label per input wire; transport
+/// failures.
+pub fn garble_on_labels(
+    session: &mut Session,
+    garbler: &mut Garbler,
+    circuit: &Circuit,
+    inputs: &[Block],
+) -> Result<Vec<Block>, TwopcError> {
+    let peer = peer(session)?;
+    let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
+    crate::error::same_len("input labels", n_in, inputs.len())?;
+    garbler.reset_wires(circuit.wires());
+    for (w, &l) in (0..).zip(inputs) {
+        garbler.set_zero_label(w, l)?;
+    }
+    send_tables(
+        session,
+        peer,
+        garbler,
+        circuit.and_gates(),
+        circuit.gates().iter().copied(),
+    )?;
+    circuit
+        .outputs()
+        .iter()
+        .map(|&w| garbler.zero_label(w))
+        .collect()
+}
+
+/// The evaluator's side of [`garble_on_labels`]: evaluates `circuit` on the active labels
+/// `inputs` and returns its outputs' active labels.
+///
+/// # Errors
+/// As [`garble_on_labels`]; the garbler's messages of the wrong size.
+pub fn evaluate_on_labels(
+    session: &mut Session,
+    evaluator: &mut Evaluator,
+    circuit: &Circuit,
+    inputs: &[Block],
+) -> Result<Vec<Block>, TwopcError> {
+    let peer = peer(session)?;
+    let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
+    crate::error::same_len("input labels", n_in, inputs.len())?;
+    evaluator.reset_wires(circuit.wires());
+    for (w, &l) in (0..).zip(inputs) {
+        evaluator.set_label(w, l)?;
+    }
+    receive_tables(
+        session,
+        peer,
+        evaluator,
+        circuit.and_gates(),
+        circuit.gates().iter().copied(),
+    )?;
+    circuit
+        .outputs()
+        .iter()
+        .map(|&w| evaluator.label(w))
+        .collect()
 }
