@@ -15,8 +15,12 @@
 
 pub mod bits;
 pub mod circuits;
+pub mod driver;
 pub mod params;
 pub mod plain;
+pub mod storage;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 pub mod tree;
 
 pub use params::{Params, ParamsError, TreeGeometry};

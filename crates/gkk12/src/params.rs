@@ -246,6 +246,11 @@ impl Params {
         self.tree(self.trees - 1).height
     }
 
+    /// Bits of a virtual address: ⌈log₂ n⌉, the data tree's height.
+    pub fn address_bits(&self) -> usize {
+        ceil_log2(self.items) as usize
+    }
+
     /// Virtual address `v`'s address in tree `i`: `v >> 4i`.
     pub fn address_in(&self, v: u64, i: usize) -> u64 {
         let shift = LOG_RADIX as usize * i;

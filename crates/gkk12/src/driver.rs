@@ -1,0 +1,932 @@
+//! The two-party protocol: the server garbles, the client evaluates, and every access of the
+//! tree ORAM runs as GKK12 §4.1 lays it out (spec §6.2), with the state the ORAM client keeps
+//! held as wire labels from one circuit to the next. This is the crate's only module doing
+//! I/O.
+//!
+//! # Labels as shared state
+//! The garbler holds a zero label `W⁰` for every value, the evaluator the active label
+//! `W⁰ ⊕ x·Δ`; their permute bits `lsb(W⁰)` and `lsb(W⁰) ⊕ x` are XOR shares of x (the
+//! paper's XOR-shared client state, spec §6.3), kept at no cost between circuits. A value is
+//! revealed to the server by the client's permute bits, to the client by the server's.
+//!
+//! # One access ([`Server::access`], [`Client::access`])
+//! 1. Fresh leaves for every tree, random bits neither party knows: the client's random
+//!    choices enter by correlated OT and the server adds its own random bits to the zero
+//!    labels (spec P2: the paper lets the server pick them, which would let it recognise a
+//!    leaf when it comes back).
+//! 2. [GKK12 §4.1, step 4] The base map circuit; the last tree's leaf is revealed to both.
+//!    (The client learns which buckets it decrypts anyway, by the nonces, as in the paper,
+//!    §4.2 footnote 2; a leaf is uniform and fresh for each access, like the server's view.)
+//! 3. For each tree, last to first:
+//!    - a. the server sends the eviction schedule it drew, the nonces of the buckets the step
+//!      lists (the path, then the three buckets of each eviction: (h + 1) + 6h entries, a
+//!      bucket listed again reusing the labels computed for it) and the first nonce it will
+//!      write under;
+//!    - b. the client computes the pads; they enter by correlated OT, one OT per bit, and
+//!      the server folds its ciphertext bits into the zero labels (`Q ⊕ c·Δ`), so the
+//!      client's labels are the plaintext's: no garbled input, no decryption gates;
+//!    - c. [steps 5–6] the lookup circuit; the next tree's leaf (none on the data tree) and
+//!      the overflow bit are revealed to both;
+//!    - d. [§5.3] the 2h evictions, each on the labels of three buckets, chained in labels;
+//!    - e. every entry is written back under its new nonce: the client sends
+//!      `lsb(label) ⊕ pad'` per bit, the server adds `lsb(zero label)` and stores
+//!      `m ⊕ pad'`.
+//!
+//! A full root loses an item: both parties learn it at step 3c, finish the step, and then
+//! fail with [`Gkk12Error::Overflow`]; the ORAM refuses every later access.
+//!
+//! Message sizes follow from public values (the parameters, the revealed leaves, the
+//! schedule); each is checked before it is used.
+
+use doram_core::PartyId;
+use doram_core::wire::{self, PeerFault};
+use doram_net::Session;
+use doram_prim::aes::Block;
+use doram_prim::prg::AesPrg;
+use doram_twopc::TwopcError;
+use doram_twopc::driver::{cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer};
+use doram_twopc::gc::{Evaluator, Garbler};
+use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
+use rand_core::RngCore;
+use thiserror::Error;
+
+use crate::bits::Circuits;
+use crate::circuits::{SlotCodec, StepCircuit};
+use crate::params::Params;
+use crate::storage::{EncTree, PadKey, bit, pack};
+use crate::tree::{eviction_schedule, path};
+
+/// Why a two-party access failed.
+#[derive(Debug, Error)]
+pub enum Gkk12Error {
+    /// The two-party engine or the transport failed.
+    #[error(transparent)]
+    Twopc(#[from] TwopcError),
+    /// The root of a tree was full: an item is lost, the ORAM refuses further accesses.
+    #[error("bucket overflow: the root of tree {tree} is full; the ORAM has lost an item")]
+    Overflow {
+        /// The tree (0 = data).
+        tree: usize,
+    },
+    /// An earlier access failed; the ORAM's state is no longer consistent between the parties.
+    #[error("an earlier access failed; this ORAM can no longer be used")]
+    Poisoned,
+    /// The caller passed labels of the wrong shape.
+    #[error("{0}")]
+    Misuse(&'static str),
+}
+
+impl From<PeerFault> for Gkk12Error {
+    fn from(f: PeerFault) -> Self {
+        Gkk12Error::Twopc(TwopcError::Peer(f))
+    }
+}
+
+impl From<doram_net::NetError> for Gkk12Error {
+    fn from(e: doram_net::NetError) -> Self {
+        Gkk12Error::Twopc(TwopcError::Net(e))
+    }
+}
+
+/// The labels of one access's inputs: the address's bits (least significant first,
+/// [`Params::address_bits`]), the write bit and the data written (payload bits; ignored on a
+/// read). The server passes zero labels, the client active labels.
+#[derive(Clone, Debug)]
+pub struct AccessLabels {
+    /// The address, least significant bit first.
+    pub addr: Vec<Block>,
+    /// 1 for a write.
+    pub write: Block,
+    /// The payload to write.
+    pub data: Vec<Block>,
+}
+
+fn lsb(x: Block) -> bool {
+    x & 1 == 1
+}
+
+fn u64s(peer: PartyId, what: &'static str, bytes: &[u8], n: usize) -> Result<Vec<u64>, PeerFault> {
+    wire::exact_len(peer, what, bytes, 8 * n)?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect())
+}
+
+fn bits_msg(
+    peer: PartyId,
+    what: &'static str,
+    bytes: &[u8],
+    n: usize,
+) -> Result<Vec<bool>, PeerFault> {
+    wire::exact_len(peer, what, bytes, n.div_ceil(8))?;
+    if !n.is_multiple_of(8) && bytes[n / 8] >> (n % 8) != 0 {
+        return Err(PeerFault::malformed(peer, what, "nonzero padding bits"));
+    }
+    Ok((0..n).map(|k| bit(bytes, k)).collect())
+}
+
+fn value(bits: &[bool]) -> u64 {
+    bits.iter()
+        .enumerate()
+        .fold(0, |acc, (k, &b)| acc | (u64::from(b) << k))
+}
+
+/// The buckets one tree step reads and writes back, in the order both parties list them: the
+/// path, then the three buckets of each eviction — (h + 1) + 6h entries whatever the leaf and
+/// the schedule, so that message sizes depend on the parameters only. A bucket listed twice
+/// is read from storage once (its first entry) and its later entries reuse the labels the
+/// step has computed; every entry is written back, so a repeated bucket is stored again, the
+/// same plaintext under a fresh pad.
+struct Entries {
+    buckets: Vec<usize>,
+    /// For each entry, the index of the bucket's first entry.
+    first: Vec<usize>,
+}
+
+impl Entries {
+    fn new(height: u32, leaf: u64, schedule: &[(u32, usize)]) -> Entries {
+        let mut buckets: Vec<usize> = path(height, leaf).collect();
+        for &(_, b) in schedule {
+            buckets.extend([b, 2 * b + 1, 2 * b + 2]);
+        }
+        let first = buckets
+            .iter()
+            .map(|b| buckets.iter().position(|x| x == b).unwrap_or(0))
+            .collect();
+        Entries { buckets, first }
+    }
+}
+
+/// The input labels of tree `i`'s lookup circuit after the path's.
+struct LookupRest<'a> {
+    addr: Vec<Block>,
+    fresh: &'a [Block],
+    below: Option<(Vec<Block>, &'a [Block])>,
+    write: Block,
+    data: &'a [Block],
+}
+
+impl LookupRest<'_> {
+    fn append(&self, out: &mut Vec<Block>) {
+        out.extend_from_slice(&self.addr);
+        out.extend_from_slice(self.fresh);
+        match &self.below {
+            Some((entry, below)) => {
+                out.extend_from_slice(entry);
+                out.extend_from_slice(below);
+            }
+            None => {
+                out.push(self.write);
+                out.extend_from_slice(self.data);
+            }
+        }
+    }
+}
+
+/// Bits `from .. from + n` of an address's labels, the constant-zero label beyond its end.
+fn addr_bits(addr: &[Block], zero: Block, from: usize, n: usize) -> Vec<Block> {
+    (from..from + n)
+        .map(|k| addr.get(k).copied().unwrap_or(zero))
+        .collect()
+}
+
+/// Slices the fresh-leaf labels per tree: tree i's h_i labels.
+fn fresh_slices(params: &Params) -> Vec<std::ops::Range<usize>> {
+    let mut at = 0;
+    (0..params.trees())
+        .map(|i| {
+            let h = params.tree(i).height as usize;
+            at += h;
+            at - h..at
+        })
+        .collect()
+}
+
+fn fresh_bits(params: &Params) -> usize {
+    (0..params.trees())
+        .map(|i| params.tree(i).height as usize)
+        .sum()
+}
+
+/// The server: stores the encrypted trees and garbles.
+pub struct Server<S> {
+    params: Params,
+    circuits: Circuits,
+    trees: Vec<EncTree>,
+    base: Vec<Block>,
+    zero: Block,
+    garbler: Garbler,
+    ot: S,
+    rng: AesPrg,
+    next_nonce: u64,
+    poisoned: bool,
+}
+
+/// The client: holds the pad key and evaluates.
+pub struct Client<R> {
+    params: Params,
+    circuits: Circuits,
+    key: PadKey,
+    base: Vec<Block>,
+    zero: Block,
+    evaluator: Evaluator,
+    ot: R,
+    rng: AesPrg,
+    last_nonce: u64,
+    poisoned: bool,
+}
+
+impl<S> std::fmt::Debug for Server<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R> std::fmt::Debug for Client<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The state both parties hold after a load: the server's trees and base-map zero labels, the
+/// client's key and base-map labels. Produced by a load protocol (or by the test dealer).
+pub struct ServerState {
+    /// The parameters.
+    pub params: Params,
+    /// The encrypted trees.
+    pub trees: Vec<EncTree>,
+    /// Zero labels of the base map's bits.
+    pub base: Vec<Block>,
+    /// The zero label of a constant-0 wire (the client holds the same label).
+    pub zero: Block,
+    /// The next nonce to write under.
+    pub next_nonce: u64,
+}
+
+/// The client's part of a loaded ORAM.
+pub struct ClientState {
+    /// The parameters.
+    pub params: Params,
+    /// The pad key.
+    pub key: PadKey,
+    /// Active labels of the base map's bits.
+    pub base: Vec<Block>,
+    /// The label of a constant-0 wire.
+    pub zero: Block,
+    /// The largest nonce written so far.
+    pub last_nonce: u64,
+}
+
+impl<S: CotExtSender> Server<S> {
+    /// The server of a loaded ORAM; `ot`'s Δ is the garbler's.
+    ///
+    /// # Errors
+    /// [`Gkk12Error::Twopc`] if a circuit cannot be built.
+    pub fn new(state: ServerState, ot: S, rng: AesPrg) -> Result<Server<S>, Gkk12Error> {
+        let circuits = Circuits::new(&state.params)?;
+        Ok(Server {
+            params: state.params,
+            circuits,
+            trees: state.trees,
+            base: state.base,
+            zero: state.zero,
+            garbler: Garbler::new(ot.delta(), 0)?,
+            ot,
+            rng,
+            next_nonce: state.next_nonce,
+            poisoned: false,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The encrypted trees.
+    pub fn trees(&self) -> &[EncTree] {
+        &self.trees
+    }
+
+    /// Zero labels of the base map's bits.
+    pub fn base_labels(&self) -> &[Block] {
+        &self.base
+    }
+
+    /// The circuits one access garbles.
+    pub fn circuits(&self) -> &Circuits {
+        &self.circuits
+    }
+
+    /// Δ.
+    pub fn delta(&self) -> Block {
+        self.garbler.delta()
+    }
+
+    /// The label of the constant 0.
+    pub fn zero(&self) -> Block {
+        self.zero
+    }
+
+    fn garble(
+        &mut self,
+        session: &mut Session,
+        c: &StepCircuit,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(garble_on_labels(
+            session,
+            &mut self.garbler,
+            &c.circuit,
+            inputs,
+        )?)
+    }
+
+    /// The server's own bits as labels: it draws zero labels and sends the active ones
+    /// (16 bytes per bit). Pairs with [`Client::peer_input`].
+    ///
+    /// # Errors
+    /// Transport failures.
+    pub fn input(
+        &mut self,
+        session: &mut Session,
+        bits: &[bool],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        let peer = peer(session)?;
+        let delta = self.delta();
+        let mut zero = Vec::with_capacity(bits.len());
+        let mut msg = Vec::with_capacity(16 * bits.len());
+        for &b in bits {
+            let w = (u128::from(self.rng.next_u64()) << 64) | u128::from(self.rng.next_u64());
+            zero.push(w);
+            let active = if b { w ^ delta } else { w };
+            msg.extend_from_slice(&active.to_le_bytes());
+        }
+        session.send_bytes(peer, &msg)?;
+        Ok(zero)
+    }
+
+    /// The client's bits as labels, by correlated OT. Pairs with [`Client::input`].
+    ///
+    /// # Errors
+    /// Transport failures; a malformed OT message.
+    pub fn peer_input(
+        &mut self,
+        session: &mut Session,
+        n: usize,
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(cot_send(session, &mut self.ot, n)?.q)
+    }
+
+    /// Random bits unknown to either party: the client's random choices by correlated OT,
+    /// shifted by the server's random bits.
+    fn joint_random(&mut self, session: &mut Session, n: usize) -> Result<Vec<Block>, Gkk12Error> {
+        let delta = self.delta();
+        let q = self.peer_input(session, n)?;
+        Ok(q.into_iter()
+            .map(|w| {
+                if self.rng.next_u32() & 1 == 1 {
+                    w ^ delta
+                } else {
+                    w
+                }
+            })
+            .collect())
+    }
+
+    /// Reveals `labels`' values to both parties: sends its permute bits, receives the
+    /// client's.
+    fn reveal_both(
+        &mut self,
+        session: &mut Session,
+        labels: &[Block],
+    ) -> Result<Vec<bool>, Gkk12Error> {
+        let peer = peer(session)?;
+        session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
+        let theirs = bits_msg(
+            peer,
+            "revealed bits",
+            &session.recv_bytes(peer)?,
+            labels.len(),
+        )?;
+        Ok(labels
+            .iter()
+            .zip(theirs)
+            .map(|(&w, t)| lsb(w) ^ t)
+            .collect())
+    }
+
+    /// Reveals `labels`' values to the client only (its permute bits).
+    ///
+    /// # Errors
+    /// Transport failures.
+    pub fn reveal_to_client(
+        &mut self,
+        session: &mut Session,
+        labels: &[Block],
+    ) -> Result<(), Gkk12Error> {
+        let peer = peer(session)?;
+        session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
+        Ok(())
+    }
+
+    /// One ORAM access on the labels `input` ([module docs](self)): the zero labels of the
+    /// payload held before the access.
+    ///
+    /// # Errors
+    /// [`Gkk12Error`]; after any error the ORAM refuses further accesses.
+    pub fn access(
+        &mut self,
+        session: &mut Session,
+        input: &AccessLabels,
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        if self.poisoned {
+            return Err(Gkk12Error::Poisoned);
+        }
+        check_shape(&self.params, input)?;
+        self.poisoned = true;
+        let out = self.access_inner(session, input)?;
+        self.poisoned = false;
+        Ok(out)
+    }
+
+    fn access_inner(
+        &mut self,
+        session: &mut Session,
+        input: &AccessLabels,
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        let p = self.params;
+        let last = p.trees() - 1;
+        // Step 1: fresh leaves.
+        let fresh = self.joint_random(session, fresh_bits(&p))?;
+        let slices = fresh_slices(&p);
+        // Step 2: the base map.
+        let c = self.circuits.base.clone();
+        let mut inputs = self.base.clone();
+        inputs.extend(addr_bits(
+            &input.addr,
+            self.zero,
+            4 * last,
+            p.tree(last).height as usize,
+        ));
+        inputs.extend_from_slice(&fresh[slices[last].clone()]);
+        let out = self.garble(session, &c, &inputs)?;
+        self.base = out[c.layout.output("map")].to_vec();
+        let mut leaf = value(&self.reveal_both(session, &out[c.layout.output("leaf")])?);
+        for i in (0..=last).rev() {
+            let below = (i > 0).then(|| {
+                let entry = addr_bits(&input.addr, self.zero, 4 * (i - 1), 4);
+                (entry, &fresh[slices[i - 1].clone()])
+            });
+            let rest = LookupRest {
+                addr: addr_bits(&input.addr, self.zero, 4 * i, p.tree(i).height as usize),
+                fresh: &fresh[slices[i].clone()],
+                below,
+                write: input.write,
+                data: &input.data,
+            };
+            let (next, data) = self.tree_step(session, i, leaf, &rest)?;
+            match data {
+                Some(data) => return Ok(data),
+                None => leaf = next,
+            }
+        }
+        Err(Gkk12Error::Misuse("an ORAM without trees"))
+    }
+
+    /// Step 3 for tree `i`: the next tree's leaf, or the data's zero labels on tree 0.
+    fn tree_step(
+        &mut self,
+        session: &mut Session,
+        i: usize,
+        leaf: u64,
+        rest: &LookupRest<'_>,
+    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+        let peer = peer(session)?;
+        let g = self.params.tree(i);
+        let bucket_bits = g.bucket * SlotCodec::new(&self.params, i).slot_bits();
+        // 3a: the schedule and the nonces.
+        let schedule = eviction_schedule(g.height, &mut self.rng);
+        let entries = Entries::new(g.height, leaf, &schedule);
+        let buckets = &entries.buckets;
+        let first_new = self.next_nonce;
+        self.next_nonce += buckets.len() as u64;
+        let mut msg = Vec::with_capacity(4 * schedule.len() + 8 * (buckets.len() + 1));
+        for &(_, b) in &schedule {
+            msg.extend_from_slice(&(b as u32).to_le_bytes());
+        }
+        for &b in buckets {
+            msg.extend_from_slice(&self.trees[i].nonce(b).to_le_bytes());
+        }
+        msg.extend_from_slice(&first_new.to_le_bytes());
+        session.send_bytes(peer, &msg)?;
+        // 3b: the pads by correlated OT, the ciphertexts folded in.
+        let q = self.peer_input(session, buckets.len() * bucket_bits)?;
+        let delta = self.delta();
+        let mut labels: Vec<Vec<Block>> = buckets
+            .iter()
+            .zip(q.chunks(bucket_bits.max(1)))
+            .map(|(&b, q)| {
+                let t = &self.trees[i];
+                q.iter()
+                    .enumerate()
+                    .map(|(k, &w)| if t.bit(b, k) { w ^ delta } else { w })
+                    .collect()
+            })
+            .collect();
+        // 3c: the lookup.
+        let c = self.circuits.lookup[i].clone();
+        let path_len = g.height as usize + 1;
+        let mut inputs: Vec<Block> = labels[..path_len].concat();
+        rest.append(&mut inputs);
+        let out = self.garble(session, &c, &inputs)?;
+        for (k, chunk) in out[c.layout.output("path")]
+            .chunks(bucket_bits.max(1))
+            .enumerate()
+        {
+            labels[k] = chunk.to_vec();
+        }
+        let mut reveal = out[c.layout.output("overflow")].to_vec();
+        if i > 0 {
+            reveal.extend_from_slice(&out[c.layout.output("leaf")]);
+        }
+        let revealed = self.reveal_both(session, &reveal)?;
+        // 3d: the evictions.
+        for (e, &(level, _)) in schedule.iter().enumerate() {
+            let at = g.height as usize + 1 + 3 * e;
+            let three = [
+                entries.first[at],
+                entries.first[at + 1],
+                entries.first[at + 2],
+            ];
+            let c = self.circuits.evict[i][level as usize].clone();
+            let inputs: Vec<Block> = three
+                .iter()
+                .flat_map(|&k| labels[k].iter().copied())
+                .collect();
+            let out = self.garble(session, &c, &inputs)?;
+            for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
+                labels[k] = out[c.layout.output(name)].to_vec();
+            }
+        }
+        // 3e: write back.
+        let bucket_bytes = bucket_bits.div_ceil(8);
+        let back = session.recv_bytes(peer)?;
+        wire::exact_len(
+            peer,
+            "re-encrypted buckets",
+            &back,
+            buckets.len() * bucket_bytes,
+        )?;
+        for (k, (&b, chunk)) in buckets
+            .iter()
+            .zip(back.chunks(bucket_bytes.max(1)))
+            .enumerate()
+        {
+            let bits = bits_msg(peer, "re-encrypted bucket", chunk, bucket_bits)?;
+            let l = &labels[entries.first[k]];
+            let cipher = pack(l.iter().zip(bits).map(|(&w, x)| lsb(w) ^ x));
+            self.trees[i].store(b, first_new + k as u64, &cipher);
+        }
+        if revealed[0] {
+            return Err(Gkk12Error::Overflow { tree: i });
+        }
+        if i > 0 {
+            return Ok((value(&revealed[1..]), None));
+        }
+        Ok((0, Some(out_data(&c, &out))))
+    }
+}
+
+fn out_data(c: &StepCircuit, out: &[Block]) -> Vec<Block> {
+    out[c.layout.output("data")].to_vec()
+}
+
+fn check_shape(params: &Params, input: &AccessLabels) -> Result<(), Gkk12Error> {
+    if input.addr.len() != params.address_bits() {
+        return Err(Gkk12Error::Misuse(
+            "the address labels must have Params::address_bits bits",
+        ));
+    }
+    if input.data.len() != params.payload_bits() {
+        return Err(Gkk12Error::Misuse(
+            "the data labels must have the payload's bits",
+        ));
+    }
+    Ok(())
+}
+
+impl<R: CotExtReceiver> Client<R> {
+    /// The client of a loaded ORAM.
+    ///
+    /// # Errors
+    /// [`Gkk12Error::Twopc`] if a circuit cannot be built.
+    pub fn new(state: ClientState, ot: R, rng: AesPrg) -> Result<Client<R>, Gkk12Error> {
+        let circuits = Circuits::new(&state.params)?;
+        Ok(Client {
+            params: state.params,
+            circuits,
+            key: state.key,
+            base: state.base,
+            zero: state.zero,
+            evaluator: Evaluator::new(0),
+            ot,
+            rng,
+            last_nonce: state.last_nonce,
+            poisoned: false,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The label of the constant 0.
+    pub fn zero(&self) -> Block {
+        self.zero
+    }
+
+    /// Active labels of the base map's bits.
+    pub fn base_labels(&self) -> &[Block] {
+        &self.base
+    }
+
+    /// **Insecure**: the pad key, for test fixtures that open the server's trees.
+    #[cfg(any(test, feature = "testkit"))]
+    pub fn key_insecurely(&self) -> &PadKey {
+        &self.key
+    }
+
+    fn evaluate(
+        &mut self,
+        session: &mut Session,
+        c: &StepCircuit,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(evaluate_on_labels(
+            session,
+            &mut self.evaluator,
+            &c.circuit,
+            inputs,
+        )?)
+    }
+
+    /// The server's bits as labels. Pairs with [`Server::input`].
+    ///
+    /// # Errors
+    /// Transport failures; a message of the wrong size.
+    pub fn peer_input(
+        &mut self,
+        session: &mut Session,
+        n: usize,
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        let peer = peer(session)?;
+        let msg = session.recv_bytes(peer)?;
+        wire::exact_len(peer, "input labels", &msg, 16 * n)?;
+        Ok(msg
+            .chunks_exact(16)
+            .map(|c| u128::from_le_bytes(c.try_into().unwrap_or([0; 16])))
+            .collect())
+    }
+
+    /// The client's own bits as labels, by correlated OT. Pairs with [`Server::peer_input`].
+    ///
+    /// # Errors
+    /// Transport failures.
+    pub fn input(
+        &mut self,
+        session: &mut Session,
+        bits: &[bool],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(cot_receive(session, &mut self.ot, bits)?.t)
+    }
+
+    fn reveal_both(
+        &mut self,
+        session: &mut Session,
+        labels: &[Block],
+    ) -> Result<Vec<bool>, Gkk12Error> {
+        let peer = peer(session)?;
+        session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
+        let theirs = bits_msg(
+            peer,
+            "revealed bits",
+            &session.recv_bytes(peer)?,
+            labels.len(),
+        )?;
+        Ok(labels
+            .iter()
+            .zip(theirs)
+            .map(|(&w, t)| lsb(w) ^ t)
+            .collect())
+    }
+
+    /// The values of `labels`, revealed by the server ([`Server::reveal_to_client`]).
+    ///
+    /// # Errors
+    /// Transport failures; a message of the wrong size.
+    pub fn reveal(
+        &mut self,
+        session: &mut Session,
+        labels: &[Block],
+    ) -> Result<Vec<bool>, Gkk12Error> {
+        let peer = peer(session)?;
+        let theirs = bits_msg(
+            peer,
+            "decoding bits",
+            &session.recv_bytes(peer)?,
+            labels.len(),
+        )?;
+        Ok(labels
+            .iter()
+            .zip(theirs)
+            .map(|(&w, t)| lsb(w) ^ t)
+            .collect())
+    }
+
+    /// One ORAM access: the client's side of [`Server::access`], on active labels; returns
+    /// the active labels of the payload held before the access.
+    ///
+    /// # Errors
+    /// As [`Server::access`]; also [`PeerFault`]s for nonces that would reuse a pad or an
+    /// eviction schedule out of range.
+    pub fn access(
+        &mut self,
+        session: &mut Session,
+        input: &AccessLabels,
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        if self.poisoned {
+            return Err(Gkk12Error::Poisoned);
+        }
+        check_shape(&self.params, input)?;
+        self.poisoned = true;
+        let out = self.access_inner(session, input)?;
+        self.poisoned = false;
+        Ok(out)
+    }
+
+    fn access_inner(
+        &mut self,
+        session: &mut Session,
+        input: &AccessLabels,
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        let p = self.params;
+        let last = p.trees() - 1;
+        let n = fresh_bits(&p);
+        let choices: Vec<bool> = (0..n).map(|_| self.rng.next_u32() & 1 == 1).collect();
+        let fresh = self.input(session, &choices)?;
+        let slices = fresh_slices(&p);
+        let c = self.circuits.base.clone();
+        let mut inputs = self.base.clone();
+        inputs.extend(addr_bits(
+            &input.addr,
+            self.zero,
+            4 * last,
+            p.tree(last).height as usize,
+        ));
+        inputs.extend_from_slice(&fresh[slices[last].clone()]);
+        let out = self.evaluate(session, &c, &inputs)?;
+        self.base = out[c.layout.output("map")].to_vec();
+        let mut leaf = value(&self.reveal_both(session, &out[c.layout.output("leaf")])?);
+        for i in (0..=last).rev() {
+            let below = (i > 0).then(|| {
+                let entry = addr_bits(&input.addr, self.zero, 4 * (i - 1), 4);
+                (entry, &fresh[slices[i - 1].clone()])
+            });
+            let rest = LookupRest {
+                addr: addr_bits(&input.addr, self.zero, 4 * i, p.tree(i).height as usize),
+                fresh: &fresh[slices[i].clone()],
+                below,
+                write: input.write,
+                data: &input.data,
+            };
+            let (next, data) = self.tree_step(session, i, leaf, &rest)?;
+            match data {
+                Some(data) => return Ok(data),
+                None => leaf = next,
+            }
+        }
+        Err(Gkk12Error::Misuse("an ORAM without trees"))
+    }
+
+    fn tree_step(
+        &mut self,
+        session: &mut Session,
+        i: usize,
+        leaf: u64,
+        rest: &LookupRest<'_>,
+    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+        let peer = peer(session)?;
+        let g = self.params.tree(i);
+        let bucket_bits = g.bucket * SlotCodec::new(&self.params, i).slot_bits();
+        // 3a: the schedule and the nonces, checked.
+        let h = g.height as usize;
+        let msg = session.recv_bytes(peer)?;
+        if msg.len() < 4 * 2 * h {
+            return Err(PeerFault::malformed(peer, "eviction schedule", "too short").into());
+        }
+        let (sched, nonces) = msg.split_at(4 * 2 * h);
+        let mut schedule = Vec::with_capacity(2 * h);
+        for (k, c) in sched.chunks_exact(4).enumerate() {
+            let b = u32::from_le_bytes(c.try_into().unwrap_or([0; 4])) as usize;
+            let level = (k / 2) as u32;
+            let lo = (1usize << level) - 1;
+            if b < lo || b > 2 * lo {
+                return Err(PeerFault::malformed(
+                    peer,
+                    "eviction schedule",
+                    "bucket off its level",
+                )
+                .into());
+            }
+            schedule.push((level, b));
+        }
+        let entries = Entries::new(g.height, leaf, &schedule);
+        let buckets = &entries.buckets;
+        let nonces = u64s(peer, "bucket nonces", nonces, buckets.len() + 1)?;
+        let first_new = nonces[buckets.len()];
+        if first_new <= self.last_nonce {
+            return Err(
+                PeerFault::malformed(peer, "bucket nonces", "a write nonce used before").into(),
+            );
+        }
+        self.last_nonce = first_new + buckets.len() as u64 - 1;
+        // 3b: the pads.
+        let bucket_bytes = bucket_bits.div_ceil(8);
+        let mut pads = Vec::with_capacity(buckets.len() * bucket_bytes);
+        for &nonce in &nonces[..buckets.len()] {
+            self.key.pad_bytes(i, nonce, bucket_bits, &mut pads);
+        }
+        let choices: Vec<bool> = (0..buckets.len())
+            .flat_map(|k| (0..bucket_bits).map(move |j| (k, j)))
+            .map(|(k, j)| bit(&pads[k * bucket_bytes..], j))
+            .collect();
+        let t = self.input(session, &choices)?;
+        let mut labels: Vec<Vec<Block>> = t
+            .chunks(bucket_bits.max(1))
+            .map(<[Block]>::to_vec)
+            .collect();
+        labels.resize(buckets.len(), Vec::new());
+        // 3c: the lookup.
+        let c = self.circuits.lookup[i].clone();
+        let path_len = h + 1;
+        let mut inputs: Vec<Block> = labels[..path_len].concat();
+        rest.append(&mut inputs);
+        let out = self.evaluate(session, &c, &inputs)?;
+        for (k, chunk) in out[c.layout.output("path")]
+            .chunks(bucket_bits.max(1))
+            .enumerate()
+        {
+            labels[k] = chunk.to_vec();
+        }
+        let mut reveal = out[c.layout.output("overflow")].to_vec();
+        if i > 0 {
+            reveal.extend_from_slice(&out[c.layout.output("leaf")]);
+        }
+        let revealed = self.reveal_both(session, &reveal)?;
+        // 3d: the evictions.
+        for (e, &(level, _)) in schedule.iter().enumerate() {
+            let at = h + 1 + 3 * e;
+            let three = [
+                entries.first[at],
+                entries.first[at + 1],
+                entries.first[at + 2],
+            ];
+            let c = self.circuits.evict[i][level as usize].clone();
+            let inputs: Vec<Block> = three
+                .iter()
+                .flat_map(|&k| labels[k].iter().copied())
+                .collect();
+            let out = self.evaluate(session, &c, &inputs)?;
+            for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
+                labels[k] = out[c.layout.output(name)].to_vec();
+            }
+        }
+        // 3e: write back under the new nonces.
+        let mut back = Vec::with_capacity(buckets.len() * bucket_bytes);
+        let mut pad = Vec::with_capacity(bucket_bytes);
+        for k in 0..buckets.len() {
+            let l = &labels[entries.first[k]];
+            pad.clear();
+            self.key
+                .pad_bytes(i, first_new + k as u64, bucket_bits, &mut pad);
+            back.extend(pack(
+                l.iter().enumerate().map(|(j, &w)| lsb(w) ^ bit(&pad, j)),
+            ));
+        }
+        session.send_bytes(peer, &back)?;
+        if revealed[0] {
+            return Err(Gkk12Error::Overflow { tree: i });
+        }
+        if i > 0 {
+            return Ok((value(&revealed[1..]), None));
+        }
+        Ok((0, Some(out_data(&c, &out))))
+    }
+}

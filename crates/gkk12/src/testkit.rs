@@ -1,0 +1,103 @@
+//! **Insecure** test fixtures: a dealer that turns a plaintext ORAM into both parties' states,
+//! and the inverse. The dealer sees every secret; it exists so that the access protocol can be
+//! tested apart from the load. Nothing outside tests and test benches may use it.
+
+use doram_prim::aes::Block;
+use rand_core::RngCore;
+
+use crate::circuits::SlotCodec;
+use crate::driver::{ClientState, ServerState};
+use crate::params::Params;
+use crate::plain::PlainTreeOram;
+use crate::storage::{EncTree, PadKey, bit, pack};
+use crate::tree::Slot;
+
+fn block<R: RngCore + ?Sized>(rng: &mut R) -> Block {
+    (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())
+}
+
+/// Both parties' states holding `plain`'s contents, under the garbler's `delta`.
+pub fn deal_insecurely<R: RngCore + ?Sized>(
+    plain: &PlainTreeOram,
+    delta: Block,
+    rng: &mut R,
+) -> (ServerState, ClientState) {
+    let params = *plain.params();
+    let mut key = [0u8; 16];
+    rng.fill_bytes(&mut key);
+    let key = PadKey::new(key);
+    let mut nonce = 0u64;
+    let mut trees = Vec::with_capacity(params.trees());
+    for i in 0..params.trees() {
+        let g = params.tree(i);
+        let codec = SlotCodec::new(&params, i);
+        let tree = plain.tree(i);
+        let bucket_bits = g.bucket * codec.slot_bits();
+        let mut enc = EncTree::new(g.buckets(), bucket_bits);
+        for b in 0..g.buckets() {
+            let mut bits = Vec::with_capacity(bucket_bits);
+            for s in b * g.bucket..(b + 1) * g.bucket {
+                codec.encode(&tree.slots()[s], tree.payload(s), &mut bits);
+            }
+            nonce += 1;
+            let mut pad = Vec::new();
+            key.pad_bytes(i, nonce, bucket_bits, &mut pad);
+            let cipher = pack(bits.iter().enumerate().map(|(k, &m)| m ^ bit(&pad, k)));
+            enc.store(b, nonce, &cipher);
+        }
+        trees.push(enc);
+    }
+    let w = params.base_entry_bits() as usize;
+    let (mut server_base, mut client_base) = (Vec::new(), Vec::new());
+    for &leaf in plain.base() {
+        for k in 0..w {
+            let z = block(rng);
+            server_base.push(z);
+            client_base.push(if (leaf >> k) & 1 == 1 { z ^ delta } else { z });
+        }
+    }
+    let zero = block(rng);
+    (
+        ServerState {
+            params,
+            trees,
+            base: server_base,
+            zero,
+            next_nonce: nonce + 1,
+        },
+        ClientState {
+            params,
+            key,
+            base: client_base,
+            zero,
+            last_nonce: nonce,
+        },
+    )
+}
+
+/// The plaintext slots of every tree (`(slot, payload)` per slot) and the base map, from the
+/// server's trees and the client's key.
+pub fn open_insecurely(
+    params: &Params,
+    trees: &[EncTree],
+    key: &PadKey,
+) -> Vec<Vec<(Slot, Vec<u64>)>> {
+    (0..params.trees())
+        .map(|i| {
+            let g = params.tree(i);
+            let codec = SlotCodec::new(params, i);
+            let s = codec.slot_bits();
+            let t = &trees[i];
+            (0..g.buckets())
+                .flat_map(|b| {
+                    let mut pad = Vec::new();
+                    key.pad_bytes(i, t.nonce(b), t.bucket_bits(), &mut pad);
+                    let bits: Vec<bool> = (0..t.bucket_bits())
+                        .map(|k| t.bit(b, k) ^ bit(&pad, k))
+                        .collect();
+                    bits.chunks(s).map(|c| codec.decode(c)).collect::<Vec<_>>()
+                })
+                .collect()
+        })
+        .collect()
+}
