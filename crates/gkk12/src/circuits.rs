@@ -28,7 +28,7 @@
 //!   to its leaf, leave it if that child is full): about 3·B·s, the paper's
 //!   "6B log N (log N + d) for 2 log N evictions" (GKK12 §5.3).
 
-use doram_twopc::builder::{Bit, Builder};
+use doram_twopc::builder::{Bit, Builder, compact_wires};
 use doram_twopc::{Circuit, TwopcError};
 
 use crate::params::{Params, RADIX, TreeGeometry};
@@ -272,8 +272,9 @@ impl Io {
         self.b.output_bits(bits);
     }
 
+    /// The circuit, its wires reused ([`compact_wires`]): the parties keep one label per wire.
     fn finish(self) -> Result<(Circuit, Layout), TwopcError> {
-        Ok((self.b.finish()?, self.layout))
+        Ok((compact_wires(&self.b.finish()?), self.layout))
     }
 }
 

@@ -126,6 +126,23 @@ fn bits_msg(
     Ok((0..n).map(|k| bit(bytes, k)).collect())
 }
 
+/// Reveals `labels`' values to both parties: each sends its permute bits and adds the other's.
+fn reveal_both(session: &mut Session, labels: &[Block]) -> Result<Vec<bool>, Gkk12Error> {
+    let peer = peer(session)?;
+    session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
+    let theirs = bits_msg(
+        peer,
+        "revealed bits",
+        &session.recv_bytes(peer)?,
+        labels.len(),
+    )?;
+    Ok(labels
+        .iter()
+        .zip(theirs)
+        .map(|(&w, t)| lsb(w) ^ t)
+        .collect())
+}
+
 fn value(bits: &[bool]) -> u64 {
     bits.iter()
         .enumerate()
@@ -333,20 +350,6 @@ impl<S: CotExtSender> Server<S> {
         self.zero
     }
 
-    fn garble(
-        &mut self,
-        session: &mut Session,
-        c: &StepCircuit,
-        inputs: &[Block],
-    ) -> Result<Vec<Block>, Gkk12Error> {
-        Ok(garble_on_labels(
-            session,
-            &mut self.garbler,
-            &c.circuit,
-            inputs,
-        )?)
-    }
-
     /// The server's own bits as labels: it draws zero labels and sends the active ones
     /// (16 bytes per bit). Pairs with [`Client::peer_input`].
     ///
@@ -399,28 +402,6 @@ impl<S: CotExtSender> Server<S> {
             .collect())
     }
 
-    /// Reveals `labels`' values to both parties: sends its permute bits, receives the
-    /// client's.
-    fn reveal_both(
-        &mut self,
-        session: &mut Session,
-        labels: &[Block],
-    ) -> Result<Vec<bool>, Gkk12Error> {
-        let peer = peer(session)?;
-        session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
-        let theirs = bits_msg(
-            peer,
-            "revealed bits",
-            &session.recv_bytes(peer)?,
-            labels.len(),
-        )?;
-        Ok(labels
-            .iter()
-            .zip(theirs)
-            .map(|(&w, t)| lsb(w) ^ t)
-            .collect())
-    }
-
     /// Reveals `labels`' values to the client only (its permute bits).
     ///
     /// # Errors
@@ -466,7 +447,7 @@ impl<S: CotExtSender> Server<S> {
         let fresh = self.joint_random(session, fresh_bits(&p))?;
         let slices = fresh_slices(&p);
         // Step 2: the base map.
-        let c = self.circuits.base.clone();
+        let c = &self.circuits.base;
         let mut inputs = self.base.clone();
         inputs.extend(addr_bits(
             &input.addr,
@@ -475,9 +456,9 @@ impl<S: CotExtSender> Server<S> {
             p.tree(last).height as usize,
         ));
         inputs.extend_from_slice(&fresh[slices[last].clone()]);
-        let out = self.garble(session, &c, &inputs)?;
+        let out = garble_on_labels(session, &mut self.garbler, &c.circuit, &inputs)?;
         self.base = out[c.layout.output("map")].to_vec();
-        let mut leaf = value(&self.reveal_both(session, &out[c.layout.output("leaf")])?);
+        let mut leaf = value(&reveal_both(session, &out[c.layout.output("leaf")])?);
         for i in (0..=last).rev() {
             let below = (i > 0).then(|| {
                 let entry = addr_bits(&input.addr, self.zero, 4 * (i - 1), 4);
@@ -526,7 +507,7 @@ impl<S: CotExtSender> Server<S> {
         msg.extend_from_slice(&first_new.to_le_bytes());
         session.send_bytes(peer, &msg)?;
         // 3b: the pads by correlated OT, the ciphertexts folded in.
-        let q = self.peer_input(session, buckets.len() * bucket_bits)?;
+        let q = cot_send(session, &mut self.ot, buckets.len() * bucket_bits)?.q;
         let delta = self.delta();
         let mut labels: Vec<Vec<Block>> = buckets
             .iter()
@@ -540,11 +521,11 @@ impl<S: CotExtSender> Server<S> {
             })
             .collect();
         // 3c: the lookup.
-        let c = self.circuits.lookup[i].clone();
+        let c = &self.circuits.lookup[i];
         let path_len = g.height as usize + 1;
         let mut inputs: Vec<Block> = labels[..path_len].concat();
         rest.append(&mut inputs);
-        let out = self.garble(session, &c, &inputs)?;
+        let out = garble_on_labels(session, &mut self.garbler, &c.circuit, &inputs)?;
         for (k, chunk) in out[c.layout.output("path")]
             .chunks(bucket_bits.max(1))
             .enumerate()
@@ -555,7 +536,7 @@ impl<S: CotExtSender> Server<S> {
         if i > 0 {
             reveal.extend_from_slice(&out[c.layout.output("leaf")]);
         }
-        let revealed = self.reveal_both(session, &reveal)?;
+        let revealed = reveal_both(session, &reveal)?;
         // 3d: the evictions.
         for (e, &(level, _)) in schedule.iter().enumerate() {
             let at = g.height as usize + 1 + 3 * e;
@@ -564,12 +545,12 @@ impl<S: CotExtSender> Server<S> {
                 entries.first[at + 1],
                 entries.first[at + 2],
             ];
-            let c = self.circuits.evict[i][level as usize].clone();
+            let c = &self.circuits.evict[i][level as usize];
             let inputs: Vec<Block> = three
                 .iter()
                 .flat_map(|&k| labels[k].iter().copied())
                 .collect();
-            let out = self.garble(session, &c, &inputs)?;
+            let out = garble_on_labels(session, &mut self.garbler, &c.circuit, &inputs)?;
             for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
                 labels[k] = out[c.layout.output(name)].to_vec();
             }
@@ -663,20 +644,6 @@ impl<R: CotExtReceiver> Client<R> {
         &self.key
     }
 
-    fn evaluate(
-        &mut self,
-        session: &mut Session,
-        c: &StepCircuit,
-        inputs: &[Block],
-    ) -> Result<Vec<Block>, Gkk12Error> {
-        Ok(evaluate_on_labels(
-            session,
-            &mut self.evaluator,
-            &c.circuit,
-            inputs,
-        )?)
-    }
-
     /// The server's bits as labels. Pairs with [`Server::input`].
     ///
     /// # Errors
@@ -705,26 +672,6 @@ impl<R: CotExtReceiver> Client<R> {
         bits: &[bool],
     ) -> Result<Vec<Block>, Gkk12Error> {
         Ok(cot_receive(session, &mut self.ot, bits)?.t)
-    }
-
-    fn reveal_both(
-        &mut self,
-        session: &mut Session,
-        labels: &[Block],
-    ) -> Result<Vec<bool>, Gkk12Error> {
-        let peer = peer(session)?;
-        session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
-        let theirs = bits_msg(
-            peer,
-            "revealed bits",
-            &session.recv_bytes(peer)?,
-            labels.len(),
-        )?;
-        Ok(labels
-            .iter()
-            .zip(theirs)
-            .map(|(&w, t)| lsb(w) ^ t)
-            .collect())
     }
 
     /// The values of `labels`, revealed by the server ([`Server::reveal_to_client`]).
@@ -782,7 +729,7 @@ impl<R: CotExtReceiver> Client<R> {
         let choices: Vec<bool> = (0..n).map(|_| self.rng.next_u32() & 1 == 1).collect();
         let fresh = self.input(session, &choices)?;
         let slices = fresh_slices(&p);
-        let c = self.circuits.base.clone();
+        let c = &self.circuits.base;
         let mut inputs = self.base.clone();
         inputs.extend(addr_bits(
             &input.addr,
@@ -791,9 +738,9 @@ impl<R: CotExtReceiver> Client<R> {
             p.tree(last).height as usize,
         ));
         inputs.extend_from_slice(&fresh[slices[last].clone()]);
-        let out = self.evaluate(session, &c, &inputs)?;
+        let out = evaluate_on_labels(session, &mut self.evaluator, &c.circuit, &inputs)?;
         self.base = out[c.layout.output("map")].to_vec();
-        let mut leaf = value(&self.reveal_both(session, &out[c.layout.output("leaf")])?);
+        let mut leaf = value(&reveal_both(session, &out[c.layout.output("leaf")])?);
         for i in (0..=last).rev() {
             let below = (i > 0).then(|| {
                 let entry = addr_bits(&input.addr, self.zero, 4 * (i - 1), 4);
@@ -867,18 +814,18 @@ impl<R: CotExtReceiver> Client<R> {
             .flat_map(|k| (0..bucket_bits).map(move |j| (k, j)))
             .map(|(k, j)| bit(&pads[k * bucket_bytes..], j))
             .collect();
-        let t = self.input(session, &choices)?;
+        let t = cot_receive(session, &mut self.ot, &choices)?.t;
         let mut labels: Vec<Vec<Block>> = t
             .chunks(bucket_bits.max(1))
             .map(<[Block]>::to_vec)
             .collect();
         labels.resize(buckets.len(), Vec::new());
         // 3c: the lookup.
-        let c = self.circuits.lookup[i].clone();
+        let c = &self.circuits.lookup[i];
         let path_len = h + 1;
         let mut inputs: Vec<Block> = labels[..path_len].concat();
         rest.append(&mut inputs);
-        let out = self.evaluate(session, &c, &inputs)?;
+        let out = evaluate_on_labels(session, &mut self.evaluator, &c.circuit, &inputs)?;
         for (k, chunk) in out[c.layout.output("path")]
             .chunks(bucket_bits.max(1))
             .enumerate()
@@ -889,7 +836,7 @@ impl<R: CotExtReceiver> Client<R> {
         if i > 0 {
             reveal.extend_from_slice(&out[c.layout.output("leaf")]);
         }
-        let revealed = self.reveal_both(session, &reveal)?;
+        let revealed = reveal_both(session, &reveal)?;
         // 3d: the evictions.
         for (e, &(level, _)) in schedule.iter().enumerate() {
             let at = h + 1 + 3 * e;
@@ -898,12 +845,12 @@ impl<R: CotExtReceiver> Client<R> {
                 entries.first[at + 1],
                 entries.first[at + 2],
             ];
-            let c = self.circuits.evict[i][level as usize].clone();
+            let c = &self.circuits.evict[i][level as usize];
             let inputs: Vec<Block> = three
                 .iter()
                 .flat_map(|&k| labels[k].iter().copied())
                 .collect();
-            let out = self.evaluate(session, &c, &inputs)?;
+            let out = evaluate_on_labels(session, &mut self.evaluator, &c.circuit, &inputs)?;
             for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
                 labels[k] = out[c.layout.output(name)].to_vec();
             }
