@@ -126,6 +126,44 @@ fn bits_msg(
     Ok((0..n).map(|k| bit(bytes, k)).collect())
 }
 
+/// The garbler's own bits as labels: fresh zero labels, the active ones sent to the evaluator
+/// (16 bytes per bit), which receives them with [`garbler_input_labels`].
+///
+/// # Errors
+/// Transport failures.
+pub fn garbler_input<G: RngCore + ?Sized>(
+    session: &mut Session,
+    delta: Block,
+    bits: &[bool],
+    rng: &mut G,
+) -> Result<Vec<Block>, Gkk12Error> {
+    let peer = peer(session)?;
+    let mut zero = Vec::with_capacity(bits.len());
+    let mut msg = Vec::with_capacity(16 * bits.len());
+    for &b in bits {
+        let w = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+        zero.push(w);
+        let active = if b { w ^ delta } else { w };
+        msg.extend_from_slice(&active.to_le_bytes());
+    }
+    session.send_bytes(peer, &msg)?;
+    Ok(zero)
+}
+
+/// The evaluator's side of [`garbler_input`]: `n` active labels.
+///
+/// # Errors
+/// Transport failures; a message of the wrong size.
+pub fn garbler_input_labels(session: &mut Session, n: usize) -> Result<Vec<Block>, Gkk12Error> {
+    let peer = peer(session)?;
+    let msg = session.recv_bytes(peer)?;
+    wire::exact_len(peer, "input labels", &msg, 16 * n)?;
+    Ok(msg
+        .chunks_exact(16)
+        .map(|c| u128::from_le_bytes(c.try_into().unwrap_or([0; 16])))
+        .collect())
+}
+
 /// Reveals `labels`' values to both parties: each sends its permute bits and adds the other's.
 fn reveal_both(session: &mut Session, labels: &[Block]) -> Result<Vec<bool>, Gkk12Error> {
     let peer = peer(session)?;
@@ -360,18 +398,8 @@ impl<S: CotExtSender> Server<S> {
         session: &mut Session,
         bits: &[bool],
     ) -> Result<Vec<Block>, Gkk12Error> {
-        let peer = peer(session)?;
         let delta = self.delta();
-        let mut zero = Vec::with_capacity(bits.len());
-        let mut msg = Vec::with_capacity(16 * bits.len());
-        for &b in bits {
-            let w = (u128::from(self.rng.next_u64()) << 64) | u128::from(self.rng.next_u64());
-            zero.push(w);
-            let active = if b { w ^ delta } else { w };
-            msg.extend_from_slice(&active.to_le_bytes());
-        }
-        session.send_bytes(peer, &msg)?;
-        Ok(zero)
+        garbler_input(session, delta, bits, &mut self.rng)
     }
 
     /// The client's bits as labels, by correlated OT. Pairs with [`Client::input`].
@@ -580,7 +608,7 @@ impl<S: CotExtSender> Server<S> {
         if i > 0 {
             return Ok((value(&revealed[1..]), None));
         }
-        Ok((0, Some(out_data(&c, &out))))
+        Ok((0, Some(out_data(c, &out))))
     }
 }
 
@@ -653,13 +681,7 @@ impl<R: CotExtReceiver> Client<R> {
         session: &mut Session,
         n: usize,
     ) -> Result<Vec<Block>, Gkk12Error> {
-        let peer = peer(session)?;
-        let msg = session.recv_bytes(peer)?;
-        wire::exact_len(peer, "input labels", &msg, 16 * n)?;
-        Ok(msg
-            .chunks_exact(16)
-            .map(|c| u128::from_le_bytes(c.try_into().unwrap_or([0; 16])))
-            .collect())
+        garbler_input_labels(session, n)
     }
 
     /// The client's own bits as labels, by correlated OT. Pairs with [`Server::peer_input`].
@@ -874,6 +896,6 @@ impl<R: CotExtReceiver> Client<R> {
         if i > 0 {
             return Ok((value(&revealed[1..]), None));
         }
-        Ok((0, Some(out_data(&c, &out))))
+        Ok((0, Some(out_data(c, &out))))
     }
 }

@@ -18,6 +18,7 @@ pub mod circuits;
 pub mod driver;
 pub mod params;
 pub mod plain;
+pub mod scan;
 pub mod storage;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
