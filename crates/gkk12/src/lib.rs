@@ -19,6 +19,7 @@ pub mod driver;
 pub mod params;
 pub mod plain;
 pub mod scan;
+pub mod shuffle;
 pub mod storage;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

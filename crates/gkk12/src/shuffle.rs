@@ -1,0 +1,273 @@
+//! Permuting an XOR-shared vector by one party's secret permutation (the building block of a
+//! secure load, docs/notes/gkk12.md): a Beneš network whose switches the permuting party
+//! controls, each switch re-sharing its pair by one random OT.
+//!
+//! # The network
+//! For n = 2^k positions, 2k − 1 stages; stage j conditionally swaps every pair of positions
+//! `(x, x | 2^b)` with bit b of x clear, where b runs k − 1, …, 1, 0, 1, …, k − 1 ([`stage_bits`]).
+//! Any permutation can be routed (Beneš 1964); [`route`] finds the switch settings by the
+//! looping algorithm, O(n log n). Running the stages backwards with the same settings applies
+//! the inverse.
+//!
+//! # One switch, shared
+//! The vector is shared as `w ⊕ a` (holder's `w`, permuter's `a`). For the pair `(x, x')` with
+//! the permuter's control c, a random OT gives the holder `(k0, k1)` and the permuter `k_c`; G
+//! and G' are the two halves of a PRG on the key. The holder's new shares are
+//! `w_x ⊕ G(k0)`, `w_x' ⊕ G'(k0)`; it sends `u = δ ⊕ G(k0) ⊕ G(k1)` and
+//! `u' = δ ⊕ G'(k0) ⊕ G'(k1)`, δ = w_x ⊕ w_x'. The permuter's new shares are
+//! `a_x ⊕ G(k0)`, `a_x' ⊕ G'(k0)` if c = 0, and `a_x' ⊕ u ⊕ G(k1)`, `a_x ⊕ u' ⊕ G'(k1)` if
+//! c = 1. The holder learns nothing (its view is OT messages); the permuter sees u, u' masked
+//! by G(k_(1−c)), which it does not know. Cost per switch: one OT and 2s bits for s-bit
+//! entries.
+
+use doram_core::wire;
+use doram_net::Session;
+use doram_prim::aes::{Block, fixed_key};
+use doram_twopc::driver::{cot_receive, cot_send, peer};
+use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
+
+use crate::driver::Gkk12Error;
+
+/// The bit each stage of the network on 2^k positions swaps across.
+pub fn stage_bits(k: u32) -> Vec<u32> {
+    if k == 0 {
+        return Vec::new();
+    }
+    (1..k).rev().chain(0..k).collect()
+}
+
+/// The switch settings that move the entry at position x to `dest[x]`, stage by stage (each
+/// stage's switches in increasing order of their lower position).
+///
+/// # Errors
+/// [`Gkk12Error::Misuse`] unless `dest` is a permutation of `0..2^k`.
+pub fn route(dest: &[usize]) -> Result<Vec<Vec<bool>>, Gkk12Error> {
+    let n = dest.len();
+    if !n.is_power_of_two() {
+        return Err(Gkk12Error::Misuse(
+            "a Beneš network needs a power-of-two size",
+        ));
+    }
+    let mut seen = vec![false; n];
+    for &d in dest {
+        if d >= n || std::mem::replace(&mut seen[d], true) {
+            return Err(Gkk12Error::Misuse("not a permutation"));
+        }
+    }
+    Ok(route_checked(dest))
+}
+
+fn route_checked(dest: &[usize]) -> Vec<Vec<bool>> {
+    let n = dest.len();
+    if n <= 1 {
+        return Vec::new();
+    }
+    if n == 2 {
+        return vec![vec![dest[0] == 1]];
+    }
+    let half = n / 2;
+    let mut inv = vec![0; n];
+    for (x, &y) in dest.iter().enumerate() {
+        inv[y] = x;
+    }
+    // The looping algorithm: the two entries of an input switch go to different halves, and
+    // so do the two entries bound for an output switch.
+    let mut side: Vec<Option<bool>> = vec![None; n];
+    for start in 0..half {
+        if side[start].is_some() {
+            continue;
+        }
+        let mut x = start;
+        loop {
+            side[x] = Some(false);
+            side[x ^ half] = Some(true);
+            let next = inv[dest[x ^ half] ^ half];
+            if side[next].is_some() {
+                break;
+            }
+            x = next;
+        }
+    }
+    let side: Vec<bool> = side.into_iter().map(|s| s.unwrap_or(false)).collect();
+    let first: Vec<bool> = (0..half).map(|x| side[x]).collect();
+    let last: Vec<bool> = (0..half).map(|y| side[inv[y]]).collect();
+    let mut sub = [vec![0; half], vec![0; half]];
+    for x in 0..n {
+        sub[usize::from(side[x])][x & (half - 1)] = dest[x] & (half - 1);
+    }
+    let top = route_checked(&sub[0]);
+    let bottom = route_checked(&sub[1]);
+    let mut out = Vec::with_capacity(top.len() + 2);
+    out.push(first);
+    for (t, b) in top.into_iter().zip(bottom) {
+        out.push(t.into_iter().chain(b).collect());
+    }
+    out.push(last);
+    out
+}
+
+/// The lower positions of stage bit `b`'s switches on n positions, in increasing order.
+fn switches(n: usize, b: u32) -> impl Iterator<Item = usize> {
+    (0..n).filter(move |x| (x >> b) & 1 == 0)
+}
+
+/// Applies the network in the clear (`inverse`: the stages backwards).
+pub fn apply_plain<T>(values: &mut [T], controls: &[Vec<bool>], inverse: bool) {
+    let k = values.len().trailing_zeros();
+    let bits = stage_bits(k);
+    let mut stages: Vec<(u32, &Vec<bool>)> = bits.into_iter().zip(controls).collect();
+    if inverse {
+        stages.reverse();
+    }
+    for (b, c) in stages {
+        for (x, &swap) in switches(values.len(), b).zip(c) {
+            if swap {
+                values.swap(x, x | (1 << b));
+            }
+        }
+    }
+}
+
+/// G ‖ G' of a switch key: `2·bytes` bytes from fixed-key AES in counter mode on the key.
+fn expand(key: Block, bytes: usize, out: &mut Vec<u8>) {
+    let blocks = (2 * bytes).div_ceil(16);
+    let tweaks: Vec<Block> = (0..blocks as u128).collect();
+    let mut xs = vec![key; blocks];
+    fixed_key().tccr_in_place(&tweaks, &mut xs);
+    let start = out.len();
+    for x in xs {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out.truncate(start + 2 * bytes);
+}
+
+fn xor_into(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d ^= s;
+    }
+}
+
+/// Entries of `bytes` bytes each in one flat vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shares {
+    /// Bytes per entry.
+    pub bytes: usize,
+    /// The entries, one after another.
+    pub data: Vec<u8>,
+}
+
+impl Shares {
+    fn len(&self) -> usize {
+        self.data.len().checked_div(self.bytes).unwrap_or(0)
+    }
+
+    fn pair(&mut self, x: usize, y: usize) -> (&mut [u8], &mut [u8]) {
+        let (lo, hi) = self.data.split_at_mut(y * self.bytes);
+        (
+            &mut lo[x * self.bytes..(x + 1) * self.bytes],
+            &mut hi[..self.bytes],
+        )
+    }
+}
+
+/// The holder's side: its shares `w` re-shared through every stage (backwards if `inverse`).
+///
+/// # Errors
+/// Transport failures; a malformed OT message; [`Gkk12Error::Misuse`] for a size that is not
+/// a power of two.
+pub fn hold(
+    session: &mut Session,
+    ot: &mut impl CotExtSender,
+    w: &mut Shares,
+    inverse: bool,
+) -> Result<(), Gkk12Error> {
+    let peer = peer(session)?;
+    let n = w.len();
+    if !n.is_power_of_two() {
+        return Err(Gkk12Error::Misuse(
+            "a Beneš network needs a power-of-two size",
+        ));
+    }
+    let mut bits = stage_bits(n.trailing_zeros());
+    if inverse {
+        bits.reverse();
+    }
+    let sb = w.bytes;
+    let mut e0 = Vec::with_capacity(2 * sb);
+    let mut e1 = Vec::with_capacity(2 * sb);
+    for b in bits {
+        let keys = cot_send(session, ot, n / 2)?.into_random().msgs;
+        let mut msg = Vec::with_capacity(n * sb);
+        for (x, [k0, k1]) in switches(n, b).zip(keys) {
+            e0.clear();
+            e1.clear();
+            expand(k0, sb, &mut e0);
+            expand(k1, sb, &mut e1);
+            let (wx, wy) = w.pair(x, x | (1 << b));
+            for half in 0..2 {
+                let at = msg.len();
+                msg.extend_from_slice(wx);
+                xor_into(&mut msg[at..], wy);
+                xor_into(&mut msg[at..], &e0[half * sb..(half + 1) * sb]);
+                xor_into(&mut msg[at..], &e1[half * sb..(half + 1) * sb]);
+            }
+            xor_into(wx, &e0[..sb]);
+            xor_into(wy, &e0[sb..]);
+        }
+        session.send_bytes(peer, &msg)?;
+    }
+    Ok(())
+}
+
+/// The permuter's side: its shares `a` re-shared through the stages set by `controls`
+/// (from [`route`]; backwards if `inverse`).
+///
+/// # Errors
+/// Transport failures; a message of the wrong size; [`Gkk12Error::Misuse`] if `controls` do
+/// not fit the size.
+pub fn permute(
+    session: &mut Session,
+    ot: &mut impl CotExtReceiver,
+    a: &mut Shares,
+    controls: &[Vec<bool>],
+    inverse: bool,
+) -> Result<(), Gkk12Error> {
+    let peer = peer(session)?;
+    let n = a.len();
+    let mut stages: Vec<(u32, &Vec<bool>)> = stage_bits(n.trailing_zeros())
+        .into_iter()
+        .zip(controls)
+        .collect();
+    if !n.is_power_of_two()
+        || controls.len() != stages.len()
+        || controls.iter().any(|c| c.len() != n / 2)
+    {
+        return Err(Gkk12Error::Misuse(
+            "switch settings that do not fit the network",
+        ));
+    }
+    if inverse {
+        stages.reverse();
+    }
+    let sb = a.bytes;
+    let mut e = Vec::with_capacity(2 * sb);
+    for (b, c) in stages {
+        let keys = cot_receive(session, ot, c)?.into_random().msgs;
+        let msg = session.recv_bytes(peer)?;
+        wire::exact_len(peer, "switch corrections", &msg, n * sb)?;
+        for ((t, x), (&swap, k)) in switches(n, b).enumerate().zip(c.iter().zip(keys)) {
+            e.clear();
+            expand(k, sb, &mut e);
+            let (ax, ay) = a.pair(x, x | (1 << b));
+            if swap {
+                ax.swap_with_slice(ay);
+                let u = &msg[2 * t * sb..(2 * t + 2) * sb];
+                xor_into(ax, &u[..sb]);
+                xor_into(ay, &u[sb..]);
+            }
+            xor_into(ax, &e[..sb]);
+            xor_into(ay, &e[sb..]);
+        }
+    }
+    Ok(())
+}
