@@ -53,7 +53,7 @@ use thiserror::Error;
 use crate::bits::Circuits;
 use crate::circuits::{SlotCodec, StepCircuit};
 use crate::params::Params;
-use crate::storage::{EncTree, PadKey, bit, pack};
+use crate::storage::{EncTree, PadKey, bit};
 use crate::tree::{eviction_schedule, path};
 
 /// Why a two-party access failed.
@@ -99,6 +99,18 @@ pub struct AccessLabels {
     pub write: Block,
     /// The payload to write.
     pub data: Vec<Block>,
+}
+
+/// The permute bits of `labels`, packed little-endian.
+fn pack_lsbs(labels: &[Block]) -> Vec<u8> {
+    labels
+        .chunks(8)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u8, |acc, (k, &w)| acc | (((w & 1) as u8) << k))
+        })
+        .collect()
 }
 
 fn lsb(x: Block) -> bool {
@@ -167,7 +179,7 @@ pub fn garbler_input_labels(session: &mut Session, n: usize) -> Result<Vec<Block
 /// Reveals `labels`' values to both parties: each sends its permute bits and adds the other's.
 fn reveal_both(session: &mut Session, labels: &[Block]) -> Result<Vec<bool>, Gkk12Error> {
     let peer = peer(session)?;
-    session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
+    session.send_bytes(peer, &pack_lsbs(labels))?;
     let theirs = bits_msg(
         peer,
         "revealed bits",
@@ -440,7 +452,7 @@ impl<S: CotExtSender> Server<S> {
         labels: &[Block],
     ) -> Result<(), Gkk12Error> {
         let peer = peer(session)?;
-        session.send_bytes(peer, &pack(labels.iter().map(|&w| lsb(w))))?;
+        session.send_bytes(peer, &pack_lsbs(labels))?;
         Ok(())
     }
 
@@ -597,9 +609,20 @@ impl<S: CotExtSender> Server<S> {
             .zip(back.chunks(bucket_bytes.max(1)))
             .enumerate()
         {
-            let bits = bits_msg(peer, "re-encrypted bucket", chunk, bucket_bits)?;
-            let l = &labels[entries.first[k]];
-            let cipher = pack(l.iter().zip(bits).map(|(&w, x)| lsb(w) ^ x));
+            if !bucket_bits.is_multiple_of(8)
+                && chunk.last().is_some_and(|&x| x >> (bucket_bits % 8) != 0)
+            {
+                return Err(PeerFault::malformed(
+                    peer,
+                    "re-encrypted bucket",
+                    "nonzero padding bits",
+                )
+                .into());
+            }
+            let mut cipher = pack_lsbs(&labels[entries.first[k]]);
+            for (c, x) in cipher.iter_mut().zip(chunk) {
+                *c ^= x;
+            }
             self.trees[i].store(b, first_new + k as u64, &cipher);
         }
         if revealed[0] {
@@ -885,9 +908,11 @@ impl<R: CotExtReceiver> Client<R> {
             pad.clear();
             self.key
                 .pad_bytes(i, first_new + k as u64, bucket_bits, &mut pad);
-            back.extend(pack(
-                l.iter().enumerate().map(|(j, &w)| lsb(w) ^ bit(&pad, j)),
-            ));
+            let mut bytes = pack_lsbs(l);
+            for (x, p) in bytes.iter_mut().zip(&pad) {
+                *x ^= p;
+            }
+            back.extend_from_slice(&bytes);
         }
         session.send_bytes(peer, &back)?;
         if revealed[0] {

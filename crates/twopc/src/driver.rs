@@ -602,9 +602,7 @@ pub fn garble_on_labels(
     let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
     crate::error::same_len("input labels", n_in, inputs.len())?;
     garbler.reset_wires(circuit.wires());
-    for (w, &l) in (0..).zip(inputs) {
-        garbler.set_zero_label(w, l)?;
-    }
+    garbler.set_input_labels(inputs)?;
     send_tables(
         session,
         peer,
@@ -612,11 +610,7 @@ pub fn garble_on_labels(
         circuit.and_gates(),
         circuit.gates().iter().copied(),
     )?;
-    circuit
-        .outputs()
-        .iter()
-        .map(|&w| garbler.zero_label(w))
-        .collect()
+    garbler.zero_labels(circuit.outputs())
 }
 
 /// The evaluator's side of [`garble_on_labels`]: evaluates `circuit` on the active labels
@@ -634,9 +628,7 @@ pub fn evaluate_on_labels(
     let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
     crate::error::same_len("input labels", n_in, inputs.len())?;
     evaluator.reset_wires(circuit.wires());
-    for (w, &l) in (0..).zip(inputs) {
-        evaluator.set_label(w, l)?;
-    }
+    evaluator.set_input_labels(inputs)?;
     receive_tables(
         session,
         peer,
@@ -644,9 +636,5 @@ pub fn evaluate_on_labels(
         circuit.and_gates(),
         circuit.gates().iter().copied(),
     )?;
-    circuit
-        .outputs()
-        .iter()
-        .map(|&w| evaluator.label(w))
-        .collect()
+    evaluator.labels(circuit.outputs())
 }

@@ -302,10 +302,36 @@ impl Garbler {
         self.delta
     }
 
-    /// Starts a new circuit of `wires` wires with the same Δ; the AND counter runs on.
+    /// Starts a new circuit of `wires` wires with the same Δ; the AND counter runs on. Labels
+    /// left from an earlier circuit are not cleared (a well-formed circuit writes every wire
+    /// before reading it), so starting many circuits costs nothing per wire.
     pub fn reset_wires(&mut self, wires: usize) {
-        self.zero.clear();
+        self.zero.truncate(wires);
         self.zero.resize(wires, 0);
+    }
+
+    /// Sets the zero labels of the first `labels.len()` wires (the inputs).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if there are fewer wires.
+    pub fn set_input_labels(&mut self, labels: &[Block]) -> Result<(), TwopcError> {
+        self.zero
+            .get_mut(..labels.len())
+            .ok_or(TwopcError::ApiMisuse("more input labels than wires"))?
+            .copy_from_slice(labels);
+        Ok(())
+    }
+
+    /// The zero labels of `wires`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range.
+    pub fn zero_labels(&self, wires: &[WireId]) -> Result<Vec<Block>, TwopcError> {
+        let n = self.zero.len();
+        if wires.iter().any(|&w| w as usize >= n) {
+            return Err(TwopcError::ApiMisuse("wire out of range"));
+        }
+        Ok(wires.iter().map(|&w| self.zero[w as usize]).collect())
     }
 
     /// Sets the zero label of wire `w` (an input wire).
@@ -462,9 +488,35 @@ impl Evaluator {
     }
 
     /// Starts a new circuit of `wires` wires; the AND counter runs on, as the garbler's does.
+    /// Labels left from an earlier circuit are not cleared, as with
+    /// [`Garbler::reset_wires`].
     pub fn reset_wires(&mut self, wires: usize) {
-        self.labels.clear();
+        self.labels.truncate(wires);
         self.labels.resize(wires, 0);
+    }
+
+    /// Sets the labels of the first `labels.len()` wires (the inputs).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if there are fewer wires.
+    pub fn set_input_labels(&mut self, labels: &[Block]) -> Result<(), TwopcError> {
+        self.labels
+            .get_mut(..labels.len())
+            .ok_or(TwopcError::ApiMisuse("more input labels than wires"))?
+            .copy_from_slice(labels);
+        Ok(())
+    }
+
+    /// The labels of `wires`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range.
+    pub fn labels(&self, wires: &[WireId]) -> Result<Vec<Block>, TwopcError> {
+        let n = self.labels.len();
+        if wires.iter().any(|&w| w as usize >= n) {
+            return Err(TwopcError::ApiMisuse("wire out of range"));
+        }
+        Ok(wires.iter().map(|&w| self.labels[w as usize]).collect())
     }
 
     /// Sets the label of wire `w` (an input wire).
