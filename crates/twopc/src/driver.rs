@@ -17,20 +17,23 @@ use doram_net::Session;
 use doram_prim::aes::Block;
 use rand_core::{CryptoRng, RngCore};
 
+use crate::TheirScheme;
 use crate::TwopcError;
 use crate::base_ot::{BaseOtReceiver, BaseOtSender};
-use crate::gc::{AND_TABLE_BYTES, Circuit, CircuitShape, Evaluator, Garbler, Gate};
+use crate::gc::{Circuit, CircuitShape, Evaluator, Garbler, Gate};
 use crate::iknp::{
     self, CotReceiver, CotSender, IknpReceiver, IknpSender, KAPPA, MAX_OTS_PER_MSG, RotReceiver,
     RotSender,
 };
 use crate::ot_ext::{CotExtReceiver, CotExtSender};
+use crate::scheme::{GarblingScheme, GcEvaluator, GcGarbler};
 use crate::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
 
 /// Chosen-message OTs per batch (the sender's answer is 32 bytes per OT: 1 MiB).
 pub const CHOSEN_OTS_PER_MSG: usize = 1 << 15;
 
-/// AND gates per garbled-table message (1 MiB).
+/// AND gates per garbled-table message (1 MiB with half-gates, 788 KiB with three-halves; a
+/// multiple of the three-halves group of 8).
 pub const ANDS_PER_MSG: usize = 1 << 15;
 
 /// Gates taken from the stream at a time and garbled or evaluated with the cipher in hand
@@ -377,7 +380,7 @@ fn blocks_from(bytes: &[u8]) -> impl Iterator<Item = Block> + '_ {
 pub fn garble<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
     sender: &mut impl CotExtSender,
-    garbler: &mut Garbler,
+    garbler: &mut impl GcGarbler,
     circuit: &Circuit,
     inputs: &[bool],
     rng: &mut R,
@@ -400,21 +403,26 @@ pub fn garble<R: RngCore + CryptoRng + ?Sized>(
 /// parties learn the output bits, which this returns. Neither the gates nor the tables are
 /// held in memory beyond one table message.
 ///
-/// Messages, garbler → evaluator unless noted: the garbler's input labels (16 bytes per bit);
-/// the OT extension for the evaluator's inputs (evaluator → garbler; 16 bytes per bit with
-/// IKNP, `16/k` with SoftSpoken); the
-/// tables, 32 bytes per AND gate, in chunks of [`ANDS_PER_MSG`] gates; the output decoding
-/// bits; the output (evaluator → garbler).
+/// The garbler's scheme is that of `garbler`: half-gates ([`gc::Garbler`](crate::gc::Garbler))
+/// or three-halves ([`three_halves::Garbler`](crate::three_halves::Garbler)); the evaluator
+/// must run the same one ([`GarblingScheme`]).
+///
+/// Messages, garbler → evaluator unless noted: the scheme's tag ([`GarblingScheme::tag`], one
+/// byte) and the garbler's input labels (16 bytes per bit); the OT extension for the
+/// evaluator's inputs (evaluator → garbler; 16 bytes per bit with IKNP, `16/k` with
+/// SoftSpoken); the tables ([`GarblingScheme::table_bytes`]: 32 bytes per AND gate with
+/// half-gates, 197 bytes per 8 with three-halves), in chunks of [`ANDS_PER_MSG`] gates; the
+/// output decoding bits; the output (evaluator → garbler).
 ///
 /// # Errors
 /// [`TwopcError::ApiMisuse`] if Δs differ or `inputs` has the wrong length (before anything is
 /// sent), or if `gates` holds more or fewer AND gates than `shape` says (detected once the
 /// count is exceeded, or at the end; the evaluator then fails too); transport failures; the
 /// evaluator's messages of the wrong size.
-pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
+pub fn garble_stream<G: GcGarbler, R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
     sender: &mut impl CotExtSender,
-    garbler: &mut Garbler,
+    garbler: &mut G,
     shape: &CircuitShape,
     gates: impl IntoIterator<Item = Gate>,
     inputs: &[bool],
@@ -428,7 +436,8 @@ pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
         ));
     }
     garbler.reset_wires(shape.wires);
-    let mut msg = Vec::with_capacity(16 * inputs.len());
+    let mut msg = Vec::with_capacity(1 + 16 * inputs.len());
+    msg.push(G::SCHEME.tag());
     for (w, &x) in (0..).zip(inputs) {
         let mut l = [0u8; 16];
         rng.fill_bytes(&mut l);
@@ -447,6 +456,21 @@ pub fn garble_stream<R: RngCore + CryptoRng + ?Sized>(
     Ok(unpack(peer, "circuit output", &out, shape.outputs.len())?)
 }
 
+/// Checks the scheme tag that opens the garbler's first message.
+fn check_scheme(peer: PartyId, ours: GarblingScheme, msg: &[u8]) -> Result<(), TwopcError> {
+    let Some(&tag) = msg.first() else {
+        return Err(PeerFault::wrong_length(peer, "garbler input labels", 1, 0).into());
+    };
+    match GarblingScheme::from_tag(tag) {
+        Some(s) if s == ours => Ok(()),
+        theirs => Err(TwopcError::SchemeMismatch {
+            peer,
+            ours,
+            theirs: theirs.map_or(TheirScheme::Unknown(tag), TheirScheme::Known),
+        }),
+    }
+}
+
 fn wire_id(i: usize) -> Result<u32, TwopcError> {
     u32::try_from(i).map_err(|_| TwopcError::ApiMisuse("wire index beyond u32"))
 }
@@ -459,7 +483,7 @@ fn wire_id(i: usize) -> Result<u32, TwopcError> {
 pub fn evaluate(
     session: &mut Session,
     receiver: &mut impl CotExtReceiver,
-    evaluator: &mut Evaluator,
+    evaluator: &mut impl GcEvaluator,
     circuit: &Circuit,
     inputs: &[bool],
 ) -> Result<Vec<bool>, TwopcError> {
@@ -476,16 +500,18 @@ pub fn evaluate(
 
 /// Evaluates the circuit of shape `shape` and gates `gates` as the garbler streams its tables,
 /// on the evaluator's input bits `inputs` (obtained as labels by correlated OTs of `receiver`):
-/// the output bits, which the garbler learns too.
+/// the output bits, which the garbler learns too. The scheme is `evaluator`'s; the garbler's
+/// first message must name the same one.
 ///
 /// # Errors
 /// [`TwopcError::LengthMismatch`] if `inputs` has the wrong length (before anything is sent);
+/// [`TwopcError::SchemeMismatch`] if the garbler garbles with another scheme;
 /// [`TwopcError::ApiMisuse`] if `gates` holds more or fewer AND gates than `shape` says;
 /// transport failures; the garbler's messages of the wrong size.
-pub fn evaluate_stream(
+pub fn evaluate_stream<E: GcEvaluator>(
     session: &mut Session,
     receiver: &mut impl CotExtReceiver,
-    evaluator: &mut Evaluator,
+    evaluator: &mut E,
     shape: &CircuitShape,
     gates: impl IntoIterator<Item = Gate>,
     inputs: &[bool],
@@ -495,8 +521,9 @@ pub fn evaluate_stream(
     evaluator.reset_wires(shape.wires);
     let g = shape.garbler_inputs;
     let labels = session.recv_bytes(peer)?;
-    wire::exact_len(peer, "garbler input labels", &labels, 16 * g)?;
-    for (w, l) in (0..).zip(blocks_from(&labels)) {
+    check_scheme(peer, E::SCHEME, &labels)?;
+    wire::exact_len(peer, "garbler input labels", &labels, 1 + 16 * g)?;
+    for (w, l) in (0..).zip(blocks_from(&labels[1..])) {
         evaluator.set_label(w, l)?;
     }
     let cot = cot_receive(session, receiver, inputs)?;
@@ -513,16 +540,14 @@ pub fn evaluate_stream(
 
 /// Garbles the gates `gates` (holding `and_gates` AND gates) on the wires already labelled and
 /// sends the tables in chunks of [`ANDS_PER_MSG`] AND gates.
-fn send_tables(
+fn send_tables<G: GcGarbler>(
     session: &mut Session,
     peer: PartyId,
-    garbler: &mut Garbler,
+    garbler: &mut G,
     and_gates: usize,
     gates: impl IntoIterator<Item = Gate>,
 ) -> Result<(), TwopcError> {
-    let msg_bytes = AND_TABLE_BYTES * ANDS_PER_MSG;
-    let mut tables =
-        Vec::with_capacity(AND_TABLE_BYTES * (ANDS_PER_MSG.min(and_gates) + GATES_PER_BATCH));
+    let mut tables = G::Tables::default();
     let mut ands = 0usize;
     let mut batches = GateBatches::new(gates);
     while let Some(batch) = batches.next_batch() {
@@ -534,30 +559,31 @@ fn send_tables(
             return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
         }
         garbler.garble_batch(batch, &mut tables)?;
-        while tables.len() >= msg_bytes {
-            session.send_bytes(peer, &tables[..msg_bytes])?;
-            tables.drain(..msg_bytes);
+        while G::tables_held(&tables) >= ANDS_PER_MSG {
+            session.send_bytes(peer, G::tables_front(&mut tables, ANDS_PER_MSG)?)?;
+            G::drop_tables_front(&mut tables, ANDS_PER_MSG)?;
         }
     }
     if ands != and_gates {
         return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));
     }
-    if !tables.is_empty() {
-        session.send_bytes(peer, &tables)?;
+    let rest = G::tables_held(&tables);
+    if rest > 0 {
+        session.send_bytes(peer, G::tables_front(&mut tables, rest)?)?;
     }
     Ok(())
 }
 
 /// Evaluates the gates `gates` (holding `and_gates` AND gates) on the wires already labelled,
 /// receiving the tables as [`send_tables`] sends them.
-fn receive_tables(
+fn receive_tables<E: GcEvaluator>(
     session: &mut Session,
     peer: PartyId,
-    evaluator: &mut Evaluator,
+    evaluator: &mut E,
     and_gates: usize,
     gates: impl IntoIterator<Item = Gate>,
 ) -> Result<(), TwopcError> {
-    let mut tables = Vec::new();
+    let mut tables = E::Tables::default();
     let mut pos = 0;
     let mut ands_left = and_gates;
     let mut batches = GateBatches::new(gates);
@@ -571,14 +597,13 @@ fn receive_tables(
                     return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
                 }
                 let k = ands_left.min(ANDS_PER_MSG);
-                tables = session.recv_bytes(peer)?;
-                wire::exact_len(peer, "garbled tables", &tables, k * AND_TABLE_BYTES)?;
+                tables = E::read_tables(peer, session.recv_bytes(peer)?, k)?;
                 ands_left -= k;
                 pos = 0;
             }
         }
     }
-    if ands_left != 0 || pos != tables.len() {
+    if ands_left != 0 || !E::tables_used(&tables, pos) {
         return Err(TwopcError::ApiMisuse("fewer AND gates than the shape says"));
     }
     Ok(())

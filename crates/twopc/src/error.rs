@@ -4,8 +4,29 @@
 //! [`NetError`]); mistakes of the calling code are [`TwopcError::ApiMisuse`] or
 //! [`TwopcError::LengthMismatch`] and are detected before anything is sent.
 
+use doram_core::PartyId;
 use doram_core::wire::PeerFault;
 use doram_net::NetError;
+
+use crate::scheme::GarblingScheme;
+
+/// The scheme a garbler's first message names, or the unknown tag it sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TheirScheme {
+    /// A scheme this crate knows.
+    Known(GarblingScheme),
+    /// A tag no scheme has.
+    Unknown(u8),
+}
+
+impl std::fmt::Display for TheirScheme {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TheirScheme::Known(s) => write!(f, "{s}"),
+            TheirScheme::Unknown(t) => write!(f, "an unknown scheme (tag {t})"),
+        }
+    }
+}
 
 /// Errors of the two-party engine.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +54,16 @@ pub enum TwopcError {
         left: usize,
         /// Length of the other input.
         right: usize,
+    },
+    /// The garbler garbles with another scheme than this evaluator evaluates.
+    #[error("{peer} garbles with {theirs}, this party evaluates {ours}")]
+    SchemeMismatch {
+        /// The garbler.
+        peer: PartyId,
+        /// This evaluator's scheme.
+        ours: GarblingScheme,
+        /// The garbler's scheme, as its first message names it (`None`: an unknown tag).
+        theirs: TheirScheme,
     },
     /// The caller used the API in a way the protocol does not allow.
     #[error("API misuse: {0}")]

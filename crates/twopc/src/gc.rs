@@ -249,14 +249,14 @@ pub fn random_delta<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> Block {
     Block::from_le_bytes(b) | 1
 }
 
-fn wire(labels: &[Block], w: WireId) -> Result<Block, TwopcError> {
+pub(crate) fn wire(labels: &[Block], w: WireId) -> Result<Block, TwopcError> {
     labels
         .get(w as usize)
         .copied()
         .ok_or(TwopcError::ApiMisuse("gate wire out of range"))
 }
 
-fn set_wire(labels: &mut [Block], w: WireId, x: Block) -> Result<(), TwopcError> {
+pub(crate) fn set_wire(labels: &mut [Block], w: WireId, x: Block) -> Result<(), TwopcError> {
     *labels
         .get_mut(w as usize)
         .ok_or(TwopcError::ApiMisuse("gate wire out of range"))? = x;

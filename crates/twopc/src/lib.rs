@@ -5,7 +5,9 @@
 //! [`BaseOtSender`]/[`BaseOtReceiver`] for base OT, [`IknpSender`]/[`IknpReceiver`] and
 //! [`SoftSpokenSender`]/[`SoftSpokenReceiver`] for OT extension (either one through the
 //! [`CotExtSender`]/[`CotExtReceiver`] traits the driver takes), [`Garbler`]/[`Evaluator`]
-//! for garbled circuits. The protocol modules are I/O-free; [`driver`] runs them over a
+//! for half-gates garbled circuits and [`three_halves::Garbler`]/[`three_halves::Evaluator`]
+//! for three-halves ones (either through the [`GcGarbler`]/[`GcEvaluator`] traits the driver
+//! takes; [`GarblingScheme`] names them). The protocol modules are I/O-free; [`driver`] runs them over a
 //! session. Circuits are built with the typed [`Builder`] (bits, words, gadgets, gate counts)
 //! or read from Bristol Fashion files ([`bristol`]). Errors are [`TwopcError`]; peer faults
 //! name the peer. Randomness is passed in (`rng`): [`os_rng`] for
@@ -17,6 +19,7 @@
 //! | IKNP03 Fig. 1 (semi-honest) | correlated OT with global Δ, random OT, chosen-message OT (Beaver derandomisation) | [`iknp`], [`transpose`] |
 //! | Roy 2022 (SoftSpoken, ePrint 2022/192), semi-honest | punctured GGM trees, small-field subspace VOLE with the repetition code, conversion to the same correlated/random/chosen OTs with `128/k` bits per OT | [`softspoken`], [`ot_ext`] |
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
+//! | RR21 (ePrint 2021/749) §5, Eq. 4–5, Eq. 10, Fig. 3–4 | three-halves: sliced labels, randomized control bits, 1.5κ + 5 bits per AND | [`three_halves`], [`scheme`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
 //! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts; inlining and wire compaction | [`builder`] |
 //! | Bristol Fashion circuit collection (Archer, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
@@ -27,7 +30,7 @@
 //!
 //! # Security notes
 //! * Semi-honest only: IKNP without the KOS consistency check, SoftSpoken without its
-//!   malicious-security check, half-gates without any check of the garbler. A malicious peer
+//!   malicious-security check, half-gates and three-halves without any check of the garbler. A malicious peer
 //!   can make a party compute a wrong result; it cannot make it panic or read out of bounds
 //!   (peer input is length-checked and decoded into typed errors).
 //! * The garbler's Δ is also the OT extension sender's correlation: the evaluator's input
@@ -69,16 +72,19 @@ pub mod gc;
 pub mod hash;
 pub mod iknp;
 pub mod ot_ext;
+pub mod scheme;
 pub mod softspoken;
+pub mod three_halves;
 pub mod transpose;
 
 pub use base_ot::{BaseOtReceiver, BaseOtSender};
 pub use bristol::{BristolCircuit, BristolError};
 pub use builder::{Bit, Builder, GateCounts, Word};
-pub use error::TwopcError;
+pub use error::{TheirScheme, TwopcError};
 pub use gc::{Circuit, CircuitShape, Evaluator, Garbler, Gate};
 pub use iknp::{IknpReceiver, IknpSender};
 pub use ot_ext::{CotExtReceiver, CotExtSender};
+pub use scheme::{GarblingScheme, GcEvaluator, GcGarbler};
 pub use softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
 
 use doram_core::Seed;

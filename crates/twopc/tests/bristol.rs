@@ -166,6 +166,39 @@ fn two_pc(c: &Circuit, x: &[bool], y: &[bool]) -> (Vec<bool>, Vec<bool>) {
     )
 }
 
+/// [`two_pc`] with three-halves garbling.
+fn two_pc_three_halves(c: &Circuit, x: &[bool], y: &[bool]) -> (Vec<bool>, Vec<bool>) {
+    use doram_twopc::three_halves;
+    run2(
+        mesh(),
+        |mut s| {
+            let mut rng = insecure_rng_for_tests(62);
+            let delta = random_delta(&mut rng);
+            let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).unwrap();
+            let mut g = three_halves::Garbler::new(delta, c.wires(), &mut rng).unwrap();
+            driver::garble(&mut s, &mut ot, &mut g, c, x, &mut rng).unwrap()
+        },
+        |mut s| {
+            let mut rng = insecure_rng_for_tests(63);
+            let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).unwrap();
+            let mut e = three_halves::Evaluator::new(c.wires());
+            driver::evaluate(&mut s, &mut ot, &mut e, c, y).unwrap()
+        },
+    )
+}
+
+#[test]
+fn aes_128_and_sha_256_known_answers_with_three_halves_garbling() {
+    let c = aes().two_party(1).unwrap();
+    let (g, e) = two_pc_three_halves(&c, &wires_of(&hex(AES_KEY)), &wires_of(&hex(AES_PLAIN)));
+    assert_eq!(bytes_of(&e), hex(AES_CIPHER));
+    assert_eq!(g, e);
+    let c = sha().two_party(1).unwrap();
+    let (g, e) = two_pc_three_halves(&c, &wires_of(&abc_block()), &wires_of(&hex(SHA_IV)));
+    assert_eq!(bytes_of(&e), hex(SHA_ABC));
+    assert_eq!(g, e);
+}
+
 #[test]
 fn aes_128_known_answer_in_two_party_computation() {
     // The garbler holds the key, the evaluator the plaintext.
@@ -538,10 +571,11 @@ fn aes_transcripts_do_not_depend_on_key_or_plaintext() {
     let (g2, e2) = run(&[0xff; 16], &[0; 16], 72);
     assert_eq!(g1, g2);
     assert_eq!(e1, e2);
-    // At the garbler: base OT (32 received, 128 points sent), the key's labels 128·16, the
-    // COT for the plaintext's 128 bits, tables 6400·32, decoding bits and output 128/8 each.
+    // At the garbler: base OT (32 received, 128 points sent), the scheme tag and the key's
+    // labels 1 + 128·16, the COT for the plaintext's 128 bits, tables 6400·32, decoding bits and
+    // output 128/8 each.
     let bytes: Vec<u64> = g1.events.iter().map(|e| e.bytes).collect();
-    assert_eq!(bytes, [32, 4096, 2048, 2048, 6400 * 32, 16, 16]);
+    assert_eq!(bytes, [32, 4096, 1 + 2048, 2048, 6400 * 32, 16, 16]);
 }
 
 #[test]

@@ -434,10 +434,10 @@ fn transcripts_do_not_depend_on_inputs() {
     let (g2, e2) = shape(40000, 65535);
     assert_eq!(g1, g2);
     assert_eq!(e1, e2);
-    // At the garbler: base OT (A received, 128 points sent), input labels 16·16, COT of 16
-    // (one 128-block), tables 16·32, decoding bits 3, output 3.
+    // At the garbler: base OT (A received, 128 points sent), the scheme tag and input labels
+    // 1 + 16·16, COT of 16 (one 128-block), tables 16·32, decoding bits 3, output 3.
     let bytes: Vec<u64> = g1.events.iter().map(|e| e.bytes).collect();
-    assert_eq!(bytes, [32, 4096, 256, 2048, 512, 3, 3]);
+    assert_eq!(bytes, [32, 4096, 1 + 256, 2048, 512, 3, 3]);
 }
 
 #[test]
