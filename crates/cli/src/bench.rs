@@ -66,8 +66,9 @@ pub enum BenchWhat {
     ///
     /// Example: `doram bench ot --ext softspoken --k 4 --kind random --backend tls`.
     Ot(crate::twopc::BenchOtArgs),
-    /// Half-gates garbled circuits: garbling and evaluation alone, and two parties over the
-    /// transport (inputs by OT): AND gates per second and bytes per AND gate per party.
+    /// Garbled circuits, half-gates or three-halves (`--scheme`): garbling and evaluation
+    /// alone, and two parties over the transport (inputs by OT): AND gates per second and bytes
+    /// per AND gate per party.
     ///
     /// Example: `doram bench gc --circuit bristol --file crates/twopc/tests/data/aes_128.txt`.
     Gc(crate::twopc::BenchGcArgs),

@@ -13,7 +13,7 @@ use doram_net::{Session, run_parties};
 use doram_prim::prg::AesPrg;
 use doram_twopc::gc::random_delta;
 use doram_twopc::{ChunkBits, Circuit, CotExtReceiver, CotExtSender, Evaluator, Garbler};
-use doram_twopc::{bristol, driver};
+use doram_twopc::{GarblingScheme, GcEvaluator, GcGarbler, bristol, driver, three_halves};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
@@ -125,12 +125,34 @@ pub enum GcCircuit {
     Bristol,
 }
 
+/// Garbling schemes for `doram bench gc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcScheme {
+    /// Zahur–Rosulek–Evans 2015 (half-gates): 32 bytes per AND gate.
+    HalfGates,
+    /// Rosulek–Roy 2021 (three-halves): 1.5κ + 5 = 197 bits per AND gate.
+    ThreeHalves,
+}
+
+impl From<GcScheme> for GarblingScheme {
+    fn from(s: GcScheme) -> GarblingScheme {
+        match s {
+            GcScheme::HalfGates => GarblingScheme::HalfGates,
+            GcScheme::ThreeHalves => GarblingScheme::ThreeHalves,
+        }
+    }
+}
+
 /// Arguments of `doram bench gc`.
 #[derive(Debug, Args)]
 pub struct BenchGcArgs {
     /// The circuit.
     #[arg(long, value_enum, default_value_t = GcCircuit::Chain)]
     pub circuit: GcCircuit,
+    /// The garbling scheme (both parties use it).
+    #[arg(long, value_enum, default_value_t = GcScheme::HalfGates)]
+    pub scheme: GcScheme,
     /// For `--circuit chain`: 2^N AND gates.
     #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(4..=26))]
     pub log_ands: u32,
@@ -147,6 +169,8 @@ impl BenchGcArgs {
         let mut args = vec![
             "--circuit".to_string(),
             value_name(self.circuit),
+            "--scheme".into(),
+            value_name(self.scheme),
             "--log-ands".into(),
             self.log_ands.to_string(),
         ];
@@ -197,6 +221,7 @@ struct OtReport {
 struct GcReport {
     benchmark: &'static str,
     circuit: String,
+    scheme: GcScheme,
     and_gates: usize,
     xor_gates: usize,
     parties_as: String,
@@ -212,6 +237,8 @@ struct GcReport {
     two_party_and_per_s: f64,
     /// Bytes both parties exchanged per AND gate in the two-party run (both directions).
     bytes_per_and: f64,
+    /// Bytes of garbled tables per AND gate (the scheme's table encoding).
+    table_bytes_per_and: f64,
     parties: Vec<PartyFigures>,
 }
 
@@ -319,7 +346,7 @@ pub fn party_ot(s: Session, a: &BenchOtArgs, json: bool) -> Result<()> {
 /// `doram party … gc`.
 pub fn party_gc(s: Session, a: &BenchGcArgs, json: bool) -> Result<()> {
     let (_, c) = gc_circuit(a)?;
-    let f = gc_party(&c);
+    let f = gc_party(&c, a.scheme);
     party_runs(s, a.run.repeat, &f, &a.run.randomness, json)
 }
 
@@ -484,29 +511,70 @@ fn gc_circuit(a: &BenchGcArgs) -> Result<(String, Circuit)> {
 }
 
 /// A party's side of `doram bench gc`: OT setup, then the timed two-party run of `c` on
-/// random inputs.
-fn gc_party(c: &Circuit) -> impl Fn(&mut Session, &mut AesPrg) -> Result<Duration> + Sync + '_ {
+/// random inputs with `scheme`.
+fn gc_party(
+    c: &Circuit,
+    scheme: GcScheme,
+) -> impl Fn(&mut Session, &mut AesPrg) -> Result<Duration> + Sync + '_ {
     let (g_in, e_in) = (c.shape().garbler_inputs, c.shape().evaluator_inputs);
     move |s: &mut Session, rng: &mut AesPrg| -> Result<Duration> {
         if s.me() == PartyId::P0 {
             let delta = random_delta(rng);
             let mut ot = driver::softspoken_sender_setup(s, ChunkBits::default(), delta, rng)?;
             let inputs: Vec<bool> = (0..g_in).map(|_| rng.next_u32() & 1 == 1).collect();
-            let mut g = Garbler::new(delta, c.wires())?;
-            s.reset_stats();
-            let t = Instant::now();
-            driver::garble(s, &mut ot, &mut g, c, &inputs, rng)?;
-            Ok(t.elapsed())
+            match scheme {
+                GcScheme::HalfGates => {
+                    let mut g = Garbler::new(delta, c.wires())?;
+                    timed_garble(s, &mut ot, &mut g, c, &inputs, rng)
+                }
+                GcScheme::ThreeHalves => {
+                    let mut g = three_halves::Garbler::new(delta, c.wires(), rng)?;
+                    timed_garble(s, &mut ot, &mut g, c, &inputs, rng)
+                }
+            }
         } else {
             let mut ot = driver::softspoken_receiver_setup(s, ChunkBits::default(), rng)?;
             let inputs: Vec<bool> = (0..e_in).map(|_| rng.next_u32() & 1 == 1).collect();
-            let mut e = Evaluator::new(c.wires());
-            s.reset_stats();
-            let t = Instant::now();
-            driver::evaluate(s, &mut ot, &mut e, c, &inputs)?;
-            Ok(t.elapsed())
+            match scheme {
+                GcScheme::HalfGates => {
+                    timed_evaluate(s, &mut ot, &mut Evaluator::new(c.wires()), c, &inputs)
+                }
+                GcScheme::ThreeHalves => {
+                    let mut e = three_halves::Evaluator::new(c.wires());
+                    timed_evaluate(s, &mut ot, &mut e, c, &inputs)
+                }
+            }
         }
     }
+}
+
+/// The garbler's timed run of `c` (traffic counted from here).
+fn timed_garble(
+    s: &mut Session,
+    ot: &mut impl CotExtSender,
+    g: &mut impl GcGarbler,
+    c: &Circuit,
+    inputs: &[bool],
+    rng: &mut AesPrg,
+) -> Result<Duration> {
+    s.reset_stats();
+    let t = Instant::now();
+    driver::garble(s, ot, g, c, inputs, rng)?;
+    Ok(t.elapsed())
+}
+
+/// The evaluator's timed run of `c` (traffic counted from here).
+fn timed_evaluate(
+    s: &mut Session,
+    ot: &mut impl CotExtReceiver,
+    e: &mut impl GcEvaluator,
+    c: &Circuit,
+    inputs: &[bool],
+) -> Result<Duration> {
+    s.reset_stats();
+    let t = Instant::now();
+    driver::evaluate(s, ot, e, c, inputs)?;
+    Ok(t.elapsed())
 }
 
 /// Runs `doram bench gc`.
@@ -517,13 +585,14 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
         bail!("the circuit has no AND gate: nothing to measure");
     }
     let xors = c.gates().len() - ands;
-    let (garble, evaluate) = local_rates(&c, a.run.repeat, &a.run.randomness)?;
-    let f = gc_party(&c);
+    let (garble, evaluate) = local_rates(&c, a.scheme, a.run.repeat, &a.run.randomness)?;
+    let f = gc_party(&c, a.scheme);
     let runs = repetitions(&a.run, &f, ("gc", a.to_args()))?;
     let (t, parties) = median(runs)?;
     let r = GcReport {
         benchmark: "gc",
         circuit: name,
+        scheme: a.scheme,
         and_gates: ands,
         xor_gates: xors,
         parties_as: a.run.parties_as(),
@@ -534,16 +603,20 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
         two_party_ms: t.as_secs_f64() * 1e3,
         two_party_and_per_s: ands as f64 / t.as_secs_f64(),
         bytes_per_and: total_bytes(&parties) as f64 / ands as f64,
+        table_bytes_per_and: GarblingScheme::from(a.scheme).table_bytes(ands) as f64 / ands as f64,
         parties,
     };
     if json {
         return print_json(&r);
     }
     println!(
-        "{}: {ands} AND and {xors} XOR/INV gates. Garble {:.2} M AND/s, evaluate {:.2} M AND/s \
-         (one thread each, no I/O); two parties, {}: {:.1} ms = {:.2} M AND/s, {:.1} \
-         bytes per AND gate (both directions, inputs and outputs included; median of {})",
+        "{}, {}: {ands} AND and {xors} XOR/INV gates, {:.3} table bytes per AND gate. Garble \
+         {:.2} M AND/s, evaluate {:.2} M AND/s (one thread each, no I/O); two parties, {}: \
+         {:.1} ms = {:.2} M AND/s, {:.1} bytes per AND gate (both directions, inputs and \
+         outputs included; median of {})",
         r.circuit,
+        GarblingScheme::from(a.scheme),
+        r.table_bytes_per_and,
         r.garble_and_per_s / 1e6,
         r.evaluate_and_per_s / 1e6,
         r.parties_as,
@@ -555,42 +628,72 @@ pub fn bench_gc(a: &BenchGcArgs, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Garbling and evaluation alone (one thread, no I/O, labels handed over directly): the
-/// median AND gates per second of each.
-fn local_rates(c: &Circuit, repeat: u32, randomness: &Randomness) -> Result<(f64, f64)> {
+/// Garbling and evaluation alone with `scheme` (one thread, no I/O, labels and tables handed
+/// over directly): the median AND gates per second of each.
+fn local_rates(
+    c: &Circuit,
+    scheme: GcScheme,
+    repeat: u32,
+    randomness: &Randomness,
+) -> Result<(f64, f64)> {
     let mut rng = AesPrg::new(
         randomness
             .entropy()
             .party_seed(PartyId::P0, "bench-gc-local"),
     );
     let delta = random_delta(&mut rng);
-    let shape = c.shape();
-    let inputs = shape.garbler_inputs + shape.evaluator_inputs;
-    let mut tables = Vec::with_capacity(32 * c.and_gates());
     let (mut g_ts, mut e_ts) = (Vec::new(), Vec::new());
     for _ in 0..repeat {
-        let mut g = Garbler::new(delta, c.wires())?;
-        let mut e = Evaluator::new(c.wires());
-        for w in 0..inputs as u32 {
-            let mut l = [0u8; 16];
-            rng.fill_bytes(&mut l);
-            g.set_zero_label(w, u128::from_le_bytes(l))?;
-            e.set_label(w, g.label(w, rng.next_u32() & 1 == 1)?)?;
-        }
-        tables.clear();
-        let t = Instant::now();
-        g.garble_batch(c.gates(), &mut tables)?;
-        g_ts.push(t.elapsed());
-        let mut pos = 0;
-        let t = Instant::now();
-        let done = e.eval_batch(c.gates(), &tables, &mut pos)?;
-        e_ts.push(t.elapsed());
-        if done != c.gates().len() {
-            bail!("evaluation stopped early: a table is missing");
-        }
+        let (g, e) = match scheme {
+            GcScheme::HalfGates => local_run(
+                c,
+                &mut Garbler::new(delta, c.wires())?,
+                &mut Evaluator::new(c.wires()),
+                &mut rng,
+            )?,
+            GcScheme::ThreeHalves => {
+                let mut g = three_halves::Garbler::new(delta, c.wires(), &mut rng)?;
+                let mut e = three_halves::Evaluator::new(c.wires());
+                local_run(c, &mut g, &mut e, &mut rng)?
+            }
+        };
+        g_ts.push(g);
+        e_ts.push(e);
     }
     g_ts.sort();
     e_ts.sort();
     let rate = |ts: &[Duration]| c.and_gates() as f64 / ts[ts.len() / 2].as_secs_f64();
     Ok((rate(&g_ts), rate(&e_ts)))
+}
+
+/// One local garbling and evaluation of `c` on random inputs: the time of each.
+fn local_run<G: GcGarbler, E: GcEvaluator>(
+    c: &Circuit,
+    g: &mut G,
+    e: &mut E,
+    rng: &mut AesPrg,
+) -> Result<(Duration, Duration)> {
+    let shape = c.shape();
+    for w in 0..(shape.garbler_inputs + shape.evaluator_inputs) as u32 {
+        let mut l = [0u8; 16];
+        rng.fill_bytes(&mut l);
+        g.set_zero_label(w, u128::from_le_bytes(l))?;
+        e.set_label(w, g.label(w, rng.next_u32() & 1 == 1)?)?;
+    }
+    let mut tables = G::tables_with_capacity(c.and_gates());
+    let t = Instant::now();
+    g.garble_batch(c.gates(), &mut tables)?;
+    let garble = t.elapsed();
+    let ands = c.and_gates();
+    let bytes = G::tables_front(&mut tables, ands)?.to_vec();
+    drop(tables);
+    let tables = E::read_tables(PartyId::P0, bytes, ands)?;
+    let mut pos = 0;
+    let t = Instant::now();
+    let done = e.eval_batch(c.gates(), &tables, &mut pos)?;
+    let evaluate = t.elapsed();
+    if done != c.gates().len() {
+        bail!("evaluation stopped early: a table is missing");
+    }
+    Ok((garble, evaluate))
 }

@@ -238,6 +238,28 @@ fn bench_ot_and_gc_report_the_protocols_traffic() {
         (32.0..33.0).contains(&per_and),
         "{per_and} bytes per AND gate"
     );
+    // Three-halves: 197 bits of tables per AND gate.
+    let three = [
+        "bench",
+        "gc",
+        "--scheme",
+        "three-halves",
+        "--log-ands",
+        "10",
+        "--repeat",
+        "1",
+    ];
+    let v = run_json(&[&three[..], &["--backend", "local"]].concat());
+    assert_eq!(v["scheme"], "three-halves");
+    assert_eq!(v["table_bytes_per_and"].as_f64().unwrap(), 24.625);
+    let per_and_3h = v["bytes_per_and"].as_f64().unwrap();
+    assert!(
+        (24.625..25.625).contains(&per_and_3h),
+        "{per_and_3h} bytes per AND gate"
+    );
+    // The scheme reaches both `doram party` processes.
+    let v = run_json(&[&three[..], &["--processes"]].concat());
+    assert_eq!(v["bytes_per_and"].as_f64().unwrap(), per_and_3h);
     let aes = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../twopc/tests/data/aes_128.txt"

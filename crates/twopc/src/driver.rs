@@ -547,7 +547,7 @@ fn send_tables<G: GcGarbler>(
     and_gates: usize,
     gates: impl IntoIterator<Item = Gate>,
 ) -> Result<(), TwopcError> {
-    let mut tables = G::Tables::default();
+    let mut tables = G::tables_with_capacity(ANDS_PER_MSG.min(and_gates) + GATES_PER_BATCH);
     let mut ands = 0usize;
     let mut batches = GateBatches::new(gates);
     while let Some(batch) = batches.next_batch() {

@@ -75,7 +75,10 @@ pub trait GcGarbler {
     /// The scheme.
     const SCHEME: GarblingScheme;
     /// Garbled tables not yet sent.
-    type Tables: Default;
+    type Tables;
+
+    /// No tables, with room for `ands` of them.
+    fn tables_with_capacity(ands: usize) -> Self::Tables;
 
     /// Δ.
     fn delta(&self) -> Block;
@@ -160,6 +163,9 @@ impl GcGarbler for gc::Garbler {
     const SCHEME: GarblingScheme = GarblingScheme::HalfGates;
     type Tables = Vec<u8>;
 
+    fn tables_with_capacity(ands: usize) -> Vec<u8> {
+        Vec::with_capacity(AND_TABLE_BYTES * ands)
+    }
     fn delta(&self) -> Block {
         gc::Garbler::delta(self)
     }
@@ -229,6 +235,9 @@ impl GcGarbler for three_halves::Garbler {
     const SCHEME: GarblingScheme = GarblingScheme::ThreeHalves;
     type Tables = three_halves::Tables;
 
+    fn tables_with_capacity(ands: usize) -> three_halves::Tables {
+        three_halves::Tables::with_capacity(ands)
+    }
     fn delta(&self) -> Block {
         three_halves::Garbler::delta(self)
     }
