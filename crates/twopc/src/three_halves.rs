@@ -4,9 +4,10 @@
 //!
 //! RR21 = Rosulek, Roy, "Three Halves Make a Whole? Beating the Half-Gates Lower Bound for
 //! Garbled Circuits", CRYPTO 2021, ePrint 2021/749. The scheme is RR21's construction for
-//! AND gates ("odd-parity" gates, where one row of the truth table differs); the figure and
-//! equation numbers below are those of the ePrint version. The garbler makes six hash calls
-//! per AND gate, the evaluator three.
+//! AND gates ("odd-parity" gates, where one row of the truth table differs). The figure and
+//! equation numbers below refer to the ePrint version and have not been checked against its
+//! text; the matrices have been checked by the tests, which run every row of every gate
+//! against plaintext. The garbler makes six hash calls per AND gate, the evaluator three.
 //!
 //! [`gc`]: crate::gc
 //!
@@ -189,9 +190,11 @@ impl Tables {
     /// Appends a table.
     #[inline(always)]
     pub(crate) fn push(&mut self, t: AndTable) {
-        for g in t.g {
-            self.bytes.extend_from_slice(&g.to_le_bytes());
-        }
+        let mut c = [0u8; CIPHERTEXT_BYTES];
+        c[..8].copy_from_slice(&t.g[0].to_le_bytes());
+        c[8..16].copy_from_slice(&t.g[1].to_le_bytes());
+        c[16..].copy_from_slice(&t.g[2].to_le_bytes());
+        self.bytes.extend_from_slice(&c);
         let k = self.ands % GROUP;
         self.pending |= u64::from(t.z & 0x1f) << (CONTROL_BITS * k);
         self.ands += 1;
@@ -362,6 +365,16 @@ fn control_terms(r1: bool, r2: bool, i: bool, j: bool, a: Block, b: Block) -> (u
     let l = (m1 & (al ^ ar ^ bl)) ^ (m2 & (al ^ br)) ^ (m64(!i) & bl);
     let r = (m1 & (al ^ br)) ^ (m2 & (ar ^ bl ^ br)) ^ (m64(!j) & ar);
     (l, r)
+}
+
+/// `[RR21 §5.2]` The control bits `(r_1, r_2)` of row `(i, j)` from the gate's `z_0..z_4` and
+/// the evaluator's hashes `[h_A, h_B, h_AB]`.
+#[inline(always)]
+fn row_control_bits(z: u8, i: bool, j: bool, [ha, hb, hab]: [Block; 3]) -> (bool, bool) {
+    let z = [z & 1 == 1, z & 2 == 2, z & 4 == 4, z & 8 == 8, z & 16 == 16];
+    let r1 = z[0] ^ (i & z[2]) ^ ((i ^ j) & z[4]) ^ bit(ha) ^ bit(hab);
+    let r2 = z[1] ^ (j & z[3]) ^ ((i ^ j) & z[4]) ^ bit(hb) ^ bit(hab);
+    (r1, r2)
 }
 
 /// `[RR21 Fig. 3]` `R̄_a,ij` and `R̄_b,ij` for `ij = 2i + j`: the control bits that the
@@ -798,16 +811,7 @@ impl Evaluator {
         self.next_and += 1;
         let [ha, hb, hab] = hash_n(aes, [a, b, a ^ b], [ta, tb, tab]);
         let (i, j) = (lsb(a), lsb(b));
-        let z = [
-            t.z & 1 == 1,
-            t.z & 2 == 2,
-            t.z & 4 == 4,
-            t.z & 8 == 8,
-            t.z & 16 == 16,
-        ];
-        // [RR21 §5.2] the row's control bits.
-        let r1 = z[0] ^ (i & z[2]) ^ ((i ^ j) & z[4]) ^ bit(ha) ^ bit(hab);
-        let r2 = z[1] ^ (j & z[3]) ^ ((i ^ j) & z[4]) ^ bit(hb) ^ bit(hab);
+        let (r1, r2) = row_control_bits(t.z, i, j, [ha, hb, hab]);
         let (cl, cr) = control_terms(r1, r2, i, j, a, b);
         let (mi, mj, mij) = (m64(i), m64(j), m64(i ^ j));
         let [g0, g1, g2] = t.g;
@@ -869,5 +873,65 @@ impl WithAes for EvalBatch<'_> {
             }
         }
         Ok(self.gates.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// `[RR21 Fig. 3]` The control bits an evaluator decrypts in any one row are uniform over
+    /// the garbler's random bits, whatever the permute bits: they say nothing of which row is
+    /// the true one.
+    #[test]
+    fn each_rows_control_bits_are_uniform() {
+        let aes = fixed_key();
+        let mut rng = AesPrg::new(doram_core::Seed([7; 16]));
+        for _ in 0..16 {
+            let delta = rng.next_u128() | 1;
+            let (a0, b0) = (rng.next_u128(), rng.next_u128());
+            for (i, j) in [(false, false), (false, true), (true, false), (true, true)] {
+                // The evaluator's labels of colours (i, j).
+                let a = if lsb(a0) == i { a0 } else { a0 ^ delta };
+                let b = if lsb(b0) == j { b0 } else { b0 ^ delta };
+                let [ta, tb, tab] = tweaks(0);
+                let h = [aes.tccr(ta, a), aes.tccr(tb, b), aes.tccr(tab, a ^ b)];
+                let mut seen = [false; 4];
+                for s in [(false, false), (false, true), (true, false), (true, true)] {
+                    let mut g = Garbler::new(delta, 0, &mut rng).unwrap();
+                    let (_, t) = g.and_table(a0, b0, s);
+                    let (r1, r2) = row_control_bits(t.z, i, j, h);
+                    seen[usize::from(r1) << 1 | usize::from(r2)] = true;
+                }
+                assert_eq!(seen, [true; 4], "row ({i}, {j})");
+            }
+        }
+    }
+
+    /// The garbling hash is GKWY20's TCCR of [`FixedKeyAes::tccr`], with the tweaks of the
+    /// module docs.
+    #[test]
+    fn the_hash_is_the_tccr_of_the_fixed_key_permutation() {
+        struct Run([Block; 3], [Block; 3]);
+        impl WithAes for Run {
+            type Output = [Block; 3];
+            fn run<K: AesKernel>(self, aes: &mut K) -> [Block; 3] {
+                hash_n(aes, self.0, self.1)
+            }
+        }
+        let aes = fixed_key();
+        let xs = [1u128, 0x0123_4567_89ab_cdef << 70, u128::MAX];
+        let ts = tweaks(5);
+        assert_eq!(
+            ts,
+            [(0x32 << 64) + 15, (0x32 << 64) + 16, (0x32 << 64) + 17]
+        );
+        let want = [
+            aes.tccr(ts[0], xs[0]),
+            aes.tccr(ts[1], xs[1]),
+            aes.tccr(ts[2], xs[2]),
+        ];
+        assert_eq!(aes.with_aes(Run(xs, ts)), want);
     }
 }
