@@ -104,6 +104,37 @@
 //! As in [`gc`]: the garbler reveals `lsb(W⁰)` of each output wire. (RR21 decodes through a
 //! hash of the output labels instead, for the privacy-free and authenticity notions of a
 //! garbling scheme; the two-party protocol here only needs the permute bits.)
+//!
+//! # Example
+//!
+//! Two parties over the driver, as with half-gates; only the garbler and evaluator types
+//! change (and the garbler takes a generator for its random bits):
+//!
+//! ```
+//! use doram_net::{LocalMesh, run_parties};
+//! use doram_twopc::gc::{Circuit, Gate, random_delta};
+//! use doram_twopc::three_halves::{Evaluator, Garbler};
+//! use doram_twopc::{driver, insecure_rng_for_tests};
+//!
+//! // out = x ∧ y, x from the garbler (P0), y from the evaluator (P1).
+//! let c = Circuit::new(1, 1, 3, vec![Gate::And { a: 0, b: 1, out: 2 }], vec![2]).unwrap();
+//! let out = run_parties(LocalMesh::new(2).build(), "gc", |mut s| {
+//!     let mut rng = insecure_rng_for_tests(s.me().index() as u64);
+//!     if s.me().index() == 0 {
+//!         let delta = random_delta(&mut rng);
+//!         let mut ot = driver::iknp_sender_setup(&mut s, delta, &mut rng).unwrap();
+//!         let mut g = Garbler::new(delta, c.wires(), &mut rng).unwrap();
+//!         driver::garble(&mut s, &mut ot, &mut g, &c, &[true], &mut rng).unwrap()
+//!     } else {
+//!         let mut ot = driver::iknp_receiver_setup(&mut s, &mut rng).unwrap();
+//!         let mut e = Evaluator::new(c.wires());
+//!         driver::evaluate(&mut s, &mut ot, &mut e, &c, &[true]).unwrap()
+//!     }
+//! });
+//! for o in out {
+//!     assert_eq!(o.unwrap(), vec![true]);
+//! }
+//! ```
 
 use doram_core::PartyId;
 use doram_core::wire::PeerFault;
