@@ -589,7 +589,9 @@ impl Garbler {
     }
 
     /// `[RR21 §5]` The output's false label and the table of the next AND gate, with input
-    /// false labels `a0`, `b0` and the random bits `s` of the control matrices.
+    /// false labels `a0`, `b0` and the random bits `s` of the control matrices. `s` must be
+    /// secret and uniformly random, fresh for every gate, as [`Garbler::garble_batch`] draws
+    /// them; it is a parameter here for tests that run through its four values.
     pub fn and_table(&mut self, a0: Block, b0: Block, s: (bool, bool)) -> (Block, AndTable) {
         struct One<'a>(&'a mut Garbler, Block, Block, (bool, bool));
         impl WithAes for One<'_> {
