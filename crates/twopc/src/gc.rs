@@ -256,6 +256,22 @@ pub(crate) fn wire(labels: &[Block], w: WireId) -> Result<Block, TwopcError> {
         .ok_or(TwopcError::ApiMisuse("gate wire out of range"))
 }
 
+/// Checks once per batch that every wire the gates touch is below `wires`, so the gate loops
+/// index without checks that could fail.
+pub(crate) fn check_wires(gates: &[Gate], wires: usize) -> Result<(), TwopcError> {
+    let max = gates
+        .iter()
+        .map(|g| match *g {
+            Gate::Xor { a, b, out } | Gate::And { a, b, out } => a.max(b).max(out),
+            Gate::Inv { a, out } => a.max(out),
+        })
+        .max();
+    match max {
+        Some(m) if m as usize >= wires => Err(TwopcError::ApiMisuse("gate wire out of range")),
+        _ => Ok(()),
+    }
+}
+
 pub(crate) fn set_wire(labels: &mut [Block], w: WireId, x: Block) -> Result<(), TwopcError> {
     *labels
         .get_mut(w as usize)
@@ -381,31 +397,23 @@ impl Garbler {
         })
     }
 
-    /// One gate with the cipher in hand.
+    /// One gate with the cipher in hand; its wires are in range ([`check_wires`]).
     #[inline(always)]
-    fn garble_with<K: AesKernel>(
-        &mut self,
-        aes: &mut K,
-        gate: &Gate,
-        tables: &mut Vec<u8>,
-    ) -> Result<(), TwopcError> {
+    fn garble_with<K: AesKernel>(&mut self, aes: &mut K, gate: &Gate, tables: &mut Vec<u8>) {
         match *gate {
             Gate::Xor { a, b, out } => {
-                let c = wire(&self.zero, a)? ^ wire(&self.zero, b)?;
-                set_wire(&mut self.zero, out, c)
+                self.zero[out as usize] = self.zero[a as usize] ^ self.zero[b as usize];
             }
             Gate::Inv { a, out } => {
-                let c = wire(&self.zero, a)? ^ self.delta;
-                set_wire(&mut self.zero, out, c)
+                self.zero[out as usize] = self.zero[a as usize] ^ self.delta;
             }
             Gate::And { a, b, out } => {
-                let (a0, b0) = (wire(&self.zero, a)?, wire(&self.zero, b)?);
+                let (a0, b0) = (self.zero[a as usize], self.zero[b as usize]);
                 let (x, t) = self.and_hash_inputs(a0, b0);
                 let (c, [tg, te]) = self.and_from_hashes(a0, b0, aes.ccr_tweaked(x, t));
-                set_wire(&mut self.zero, out, c)?;
+                self.zero[out as usize] = c;
                 tables.extend_from_slice(&tg.to_le_bytes());
                 tables.extend_from_slice(&te.to_le_bytes());
-                Ok(())
             }
         }
     }
@@ -580,30 +588,27 @@ impl Evaluator {
         gate: &Gate,
         tables: &[u8],
         pos: &mut usize,
-    ) -> Result<bool, TwopcError> {
+    ) -> bool {
         match *gate {
             Gate::Xor { a, b, out } => {
-                let c = wire(&self.labels, a)? ^ wire(&self.labels, b)?;
-                set_wire(&mut self.labels, out, c)?;
+                self.labels[out as usize] = self.labels[a as usize] ^ self.labels[b as usize];
             }
             Gate::Inv { a, out } => {
-                let c = wire(&self.labels, a)?;
-                set_wire(&mut self.labels, out, c)?;
+                self.labels[out as usize] = self.labels[a as usize];
             }
             Gate::And { a, b, out } => {
                 let Some(t) = tables.get(*pos..*pos + AND_TABLE_BYTES) else {
-                    return Ok(false);
+                    return false;
                 };
                 let (tg, te) = t.split_at(16);
                 let table = [block_le(tg), block_le(te)];
                 *pos += AND_TABLE_BYTES;
-                let (la, lb) = (wire(&self.labels, a)?, wire(&self.labels, b)?);
+                let (la, lb) = (self.labels[a as usize], self.labels[b as usize]);
                 let (x, tw) = self.and_hash_inputs(la, lb);
-                let c = and_from_hashes(la, lb, table, aes.ccr_tweaked(x, tw));
-                set_wire(&mut self.labels, out, c)?;
+                self.labels[out as usize] = and_from_hashes(la, lb, table, aes.ccr_tweaked(x, tw));
             }
         }
-        Ok(true)
+        true
     }
 
     /// [ZRE15 Fig. 2, EvAnd] The output label of the next AND gate from the input labels and
@@ -666,10 +671,11 @@ impl WithAes for GarbleBatch<'_> {
 
     #[inline(always)]
     fn run<K: AesKernel>(self, aes: &mut K) -> Self::Output {
+        check_wires(self.gates, self.garbler.zero.len())?;
         self.tables
             .reserve(AND_TABLE_BYTES * self.gates.len().min(1 << 16));
         for gate in self.gates {
-            self.garbler.garble_with(aes, gate, self.tables)?;
+            self.garbler.garble_with(aes, gate, self.tables);
         }
         Ok(())
     }
@@ -688,8 +694,9 @@ impl WithAes for EvalBatch<'_> {
 
     #[inline(always)]
     fn run<K: AesKernel>(self, aes: &mut K) -> Self::Output {
+        check_wires(self.gates, self.evaluator.labels.len())?;
         for (i, gate) in self.gates.iter().enumerate() {
-            if !self.evaluator.eval_with(aes, gate, self.tables, self.pos)? {
+            if !self.evaluator.eval_with(aes, gate, self.tables, self.pos) {
                 return Ok(i);
             }
         }
