@@ -72,6 +72,7 @@
 //! | [`open_many`](Online::open_many) | 1 | m to the predecessor | 0 |
 //! | [`open_to`](Online::open_to) | 1 | m from the receiver's successor | 0 |
 //! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | [`rounds_per_comparison`] = 1 + ⌈log₂⌈k/4⌉⌉ | 2m (opening) + m·[`products_per_comparison`] | m·4⌈k/4⌉ |
+//! | [`onehot_many`](Online::onehot_many) at `k` bits, vectors of length `len` | [`rounds_per_comparison`] | 2m (opening) + m·len·(⌈k/4⌉ − 1) | m·4⌈k/4⌉ |
 //!
 //! For k = 64 a comparison is 5 rounds and, for `lt` alone, 29 online products (about 500
 //! bytes per party with the opening); `eq` alone is 15 products, `cmp` (both) 30. Its
@@ -578,8 +579,7 @@ impl Online<'_> {
         }
         let mut sums = Vec::with_capacity(pairs.len());
         for (x, y) in pairs {
-            let local = self.engine.party.mul_local(x, y)?;
-            sums.push(local.into_iter().sum::<Additive<Fp>>());
+            sums.push(self.engine.party.dot_local(x, y)?);
         }
         self.engine.counters.products += pairs.len() as u64;
         self.from_additive(&sums)
@@ -696,6 +696,102 @@ impl Online<'_> {
         k: u32,
     ) -> Result<Vec<Comparison>, MpcError> {
         self.compare(pairs, k, Want::Both)
+    }
+
+    /// The one-hot vector (\[x = j\])_{j < len} of each `k`-bit integer x (0 ≤ x < 2^k,
+    /// 1 ≤ len ≤ 2^k): an oblivious index for reading and updating a vector by inner
+    /// products. [`rounds_per_comparison`]`(k)` rounds and ⌈k/4⌉ pool units per value, as one
+    /// comparison; `len·(⌈k/4⌉ − 1)` products per value.
+    ///
+    /// How: x is masked and opened exactly as a comparison's difference (c' = (x + r') mod
+    /// 2^k, with r' from the pool units), so x = j ⟺ r' = (c' − j) mod 2^k. Within each group
+    /// of [`GROUP_BITS`] bits, \[r'_g = d\] for a public digit d is the equality polynomial of
+    /// the group, a linear combination of the unit's monomials (no round); the groups' factors
+    /// of each entry are multiplied in a tree, ⌈log₂⌈k/4⌉⌉ product rounds.
+    ///
+    /// # Errors
+    /// [`MpcError::ApiMisuse`] unless 1 ≤ k ≤ [`MAX_BITS`] and 1 ≤ len ≤ 2^k (before anything
+    /// is sent); a transport fault or a peer's malformed message.
+    pub fn onehot_many(
+        &mut self,
+        xs: &[Secret],
+        k: u32,
+        len: usize,
+    ) -> Result<Vec<Vec<Secret>>, MpcError> {
+        if k == 0 || k > MAX_BITS {
+            return Err(MpcError::ApiMisuse(
+                "one-hot bit length must be in 1..=MAX_BITS",
+            ));
+        }
+        if len == 0 || (k < 64 && len as u128 > 1u128 << k) {
+            return Err(MpcError::ApiMisuse("one-hot length must be in 1..=2^k"));
+        }
+        let m = xs.len();
+        if m == 0 {
+            return Ok(Vec::new());
+        }
+        let me = self.me();
+        let ku = k as usize;
+        let groups = ku.div_ceil(GROUP_BITS);
+        let units = self.take_units(m * groups)?;
+        let zero = Secret::ZERO;
+        let pairs: Vec<(Secret, Secret)> = xs.iter().map(|&x| (x, zero)).collect();
+        let (_, masked) = self.mask_differences(&pairs, &units, k);
+        let start = self.engine.party.open_start(&masked);
+        let opened = run_round(self.session, start)?;
+        let low_mask = (1u128 << k) - 1;
+        let widths: Vec<usize> = (0..groups)
+            .map(|g| (ku - g * GROUP_BITS).min(GROUP_BITS))
+            .collect();
+        // The equality polynomial of every digit of each group width.
+        let polys: Vec<Vec<Poly>> = widths
+            .iter()
+            .map(|&w| (0..1u128 << w).map(|d| group_polys(d, w).1).collect())
+            .collect();
+        // factors[(v·len + j)·groups + g] = [r'_g = digit g of (c'_v − j) mod 2^k], looked up
+        // in the table of [r'_g = d] for every digit d.
+        let mut factors = Vec::with_capacity(m * len * groups);
+        for (v, c) in opened.iter().enumerate() {
+            let c_low = c.to_u128() & low_mask;
+            let tables: Vec<Vec<Secret>> = (0..groups)
+                .map(|g| {
+                    let unit = &units[v * groups + g];
+                    polys[g].iter().map(|p| eval_poly(p, unit, me)).collect()
+                })
+                .collect();
+            for j in 0..len as u128 {
+                let t = c_low.wrapping_sub(j) & low_mask;
+                for (g, table) in tables.iter().enumerate() {
+                    let digit = (t >> (g * GROUP_BITS)) as usize & (table.len() - 1);
+                    factors.push(table[digit]);
+                }
+            }
+        }
+        let mut width = groups;
+        while width > 1 {
+            let next_width = width.div_ceil(2);
+            let (mut xs, mut ys) = (Vec::new(), Vec::new());
+            for row in factors.chunks_exact(width) {
+                for t in 0..width / 2 {
+                    xs.push(row[2 * t]);
+                    ys.push(row[2 * t + 1]);
+                }
+            }
+            let prods = self.products(&xs, &ys)?;
+            let mut it = prods.into_iter();
+            let mut next = Vec::with_capacity(factors.len() / width * next_width);
+            for row in factors.chunks_exact(width) {
+                for _ in 0..width / 2 {
+                    next.push(it.next().ok_or(MpcError::ApiMisuse("product count"))?);
+                }
+                if width % 2 == 1 {
+                    next.push(row[width - 1]);
+                }
+            }
+            factors = next;
+            width = next_width;
+        }
+        Ok(factors.chunks_exact(len).map(<[Secret]>::to_vec).collect())
     }
 
     /// Takes `count` units from the pool, making the missing ones inline.

@@ -290,6 +290,25 @@ impl Party {
             .collect())
     }
 
+    /// Σ_i x_i·y_i as an additive share: the sum of [`mul_local`](Party::mul_local)'s shares
+    /// (the same value from the same pairwise draws), without materialising them. No
+    /// communication.
+    ///
+    /// # Errors
+    /// [`MpcError::LengthMismatch`] if the operands differ in length.
+    pub fn dot_local<F: Ring>(
+        &mut self,
+        x: &[Replicated<F>],
+        y: &[Replicated<F>],
+    ) -> Result<Additive<F>, MpcError> {
+        same_len("dot", x.len(), y.len())?;
+        let mut acc = Additive::from_share(F::ZERO);
+        for (&a, &b) in x.iter().zip(y) {
+            acc = acc + local_product(a, b) + Additive::from_share(self.prgs.zero_share());
+        }
+        Ok(acc)
+    }
+
     /// Ramen Fig. 23 (F_Select) on replicated inputs with additive output:
     /// ⟨y + flag·(x − y)⟩, which is x where flag = 1 and y where flag = 0. No communication.
     ///

@@ -245,6 +245,63 @@ fn bad_bit_lengths_are_misuse_before_sending() {
 
 /// Rounds, products and pool use of one batched comparison.
 #[test]
+fn onehot_vectors_match_plaintext_and_cost_one_comparison() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed ^ 11);
+    for (k, len) in [
+        (1u32, 2usize),
+        (3, 5),
+        (4, 16),
+        (7, 102),
+        (9, 300),
+        (13, 40),
+    ] {
+        let mut xs: Vec<u64> = vec![0, len as u64 - 1, (1 << k) - 1];
+        xs.extend((0..5).map(|_| rng.random_range(0..1u64 << k)));
+        let bits = xs.len() * bits_per_comparison(k);
+        let outs = run3(|mut session: Session| {
+            let me = session.me();
+            let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+            engine.preprocess(&mut session, bits).unwrap();
+            let mut on = engine.on(&mut session);
+            let x = input_p0(&mut on, &xs).unwrap();
+            let r0 = on.session().rounds();
+            let sent0 = on.session().stats().total().sum().bytes_sent;
+            let hot = on.onehot_many(&x, k, len).unwrap();
+            let rounds = on.session().rounds() - r0;
+            let sent = on.session().stats().total().sum().bytes_sent - sent0;
+            let flat: Vec<Secret> = hot.concat();
+            let open = on.open_many(&flat).unwrap();
+            (open, rounds, sent, engine.counters())
+        });
+        let groups = (k as usize).div_ceil(4);
+        for (open, rounds, sent, c) in outs {
+            for (v, &x) in xs.iter().enumerate() {
+                for j in 0..len {
+                    let want = u64::from(x == j as u64);
+                    assert_eq!(to_u64(open[v * len + j]), want, "k = {k}, x = {x}, j = {j}");
+                }
+            }
+            assert_eq!(rounds, rounds_per_comparison(k), "k = {k}");
+            let products = xs.len() * len * (groups - 1);
+            assert_eq!(sent, 16 * (2 * xs.len() + products) as u64, "k = {k}");
+            assert_eq!(c.bits_used, bits as u64);
+            assert_eq!(c.inline_refills, 0);
+        }
+    }
+    // Misuse is caught before sending.
+    let [r, _, _] = run_engine(seed, 0, |on| {
+        let x = on.constant(1);
+        Ok([
+            on.onehot_many(&[x], 0, 1).is_err(),
+            on.onehot_many(&[x], 2, 5).is_err(),
+            on.onehot_many(&[x], 2, 0).is_err(),
+        ])
+    });
+    assert_eq!(r, [true; 3]);
+}
+
+#[test]
 fn comparison_costs_and_pool() {
     let seed = test_seed();
     for (k, m) in [(64u32, 5usize), (20, 1), (1, 3), (65, 2)] {
