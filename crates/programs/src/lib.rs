@@ -152,11 +152,14 @@
 //!   Ramen takes about ten times as long for the same search, almost all of it in its first
 //!   epoch's preprocessing (see [`bench`](mod@bench)).
 //! * **Ramen** (`Ramen`): O(√n·log n) per access amortised over an epoch of
-//!   √n accesses, hides the op type — the backend for long programs with many accesses (BFS,
-//!   Dijkstra, matching); its first epoch (the tags of the whole memory) makes a single search
+//!   √n accesses, hides the op type — the backend for long programs with many accesses
+//!   (BFS); its first epoch (the tags of the whole memory) makes a single search
 //!   over 2^20 entries expensive.
 //! * **Linear scan** ([`LinearScanOram<Fp>`](doram_oram::LinearScanOram)): O(n) per access,
 //!   2 online rounds; the baseline and second oracle for small memories.
+//!
+//! Stable [`matching`] makes no DORAM access (its arrays live in the engine, indexed by
+//! one-hot vectors), so its cost is the same whichever backend is named.
 //!
 //! # Errors
 //! [`ProgramError`]: inputs are parsed and checked with typed [`InputError`]s before a party

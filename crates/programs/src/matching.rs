@@ -10,37 +10,58 @@
 //! stable-matching literature, e.g. Doerner, Evans, shelat, CCS 2016): at most k² − k + 1
 //! proposals ever happen (Gusfield and Irving, "The Stable Marriage Problem", 1989, §1.2), so
 //! the loop runs exactly T = k² − k + 1 iterations (0 for k = 0) and idles once everybody is
-//! matched. The memory holds `PREF` ((k + 1)·k words: row p is p's list, row k a dummy),
-//! `RANK` (k² + 1 words: RANK[a·k + p] is p's position in a's list — inverted by the owner in
-//! plaintext — plus a padding word), `NEXT` (k + 1 words, the next list position of each
-//! proposer) and `PARTNER` (k words, the sentinel k for "free"). The engine holds `cur`, the
-//! proposer about to propose (the sentinel k when nobody is free), and `fresh`, the next
-//! proposer who has never proposed. Each iteration:
-//! 1. i = NEXT\[cur\], a = PREF[cur·k + i] (two dependent reads);
-//! 2. q = PARTNER\[a\] and r_new = RANK[a·k + cur] (one batch), then r_old = RANK[a·k + q];
-//! 3. active = [cur ≠ k], free = [q = k], better = \[r_new < r_old\] (one batch of
-//!    comparisons), accept = active ∧ (free ∨ better);
-//! 4. NEXT\[cur\] := i + active; PARTNER\[a\] := accept ? cur : q (plain writes: the new values
-//!    are computed, so no conditional write is needed and the op sequence is the same on
-//!    every backend);
-//! 5. cur := accept ? (free ? fresh : q) : cur, fresh += accept ∧ free. A rejected proposer
-//!    proposes again next; a jilted one takes its place; an accepted free acceptor lets the
-//!    next fresh proposer start (fresh = k once all have started, which makes cur the
-//!    sentinel when the last free proposer is accepted by a free acceptor).
+//! matched. Everything lives in the engine, indexed by one-hot vectors
+//! ([`Ram::onehot_many`]); no DORAM access is made. The owner inputs, besides each proposer's
+//! first choice, two k × k tables: `RANK[a][p]`, p's position in a's list, and
+//! `NEXT[a][p]`, the acceptor after a in p's list (both computed by the owner in plaintext).
+//! The state: `cur`, the proposer about to propose, as a one-hot vector over k + 1 slots (slot
+//! k is the idle sentinel, whose rank at every acceptor is k + 1, so it is never accepted);
+//! `fresh`, the next proposer who has never proposed, one-hot over the same slots; per
+//! proposer `target[p]`, the acceptor p proposes to next; per acceptor `partner[a]` (k when
+//! free) and `held[a]`, the partner's rank (k when free). Each iteration:
+//! 1. a = ⟨cur, target⟩, the column `RANK[·][cur]` and the row `NEXT[·][cur]` (2k + 1 inner
+//!    products over the proposers, one round; the previous iteration's update of `partner`
+//!    and `held` rides along);
+//! 2. the one-hot vector of a;
+//! 3. q = partner\[a\], r_old = held\[a\], r_new = RANK\[a\]\[cur\], a' = NEXT\[a\]\[cur\]
+//!    (four inner products, one round);
+//! 4. the one-hot vectors of q, r_new and r_old (one batch); free = \[q = k\];
+//! 5. accept = \[r_new < r_old\] = Σ_j \[r_old = j\]·\[r_new < j\] (one inner product with
+//!    the prefix sums of r_new's one-hot vector). A free acceptor always accepts a real
+//!    proposer (r_old = k > r_new), and once everybody is matched no acceptor is free, so
+//!    free implies accept;
+//! 6. one round of products: target\[cur\] := a'; cur := accept ? (free ? fresh : q) : cur,
+//!    i.e. cur + accept·(q − cur) + free·(fresh − q) on the one-hot vectors; fresh moves up by
+//!    free; u = accept·(cur − q) and v = accept·(r_new − r_old), so that partner\[a\] += u and
+//!    held\[a\] += v (products with a's one-hot vector, in the next iteration's first round).
 //!
-//! **Costs**: 7T DORAM accesses (5 reads, 2 writes) on a memory of 2k² + 2k + 2 words; 3T
-//! comparisons at ⌈log₂(k + 1)⌉ bits; rounds per iteration: the accesses' own, 3 conversion
-//! rounds, 1 + ⌈log₂⌈b/4⌉⌉ for the comparisons and 3 product rounds. Time and access pattern
-//! depend on k only.
+//! A rejected proposer proposes again next, to its next choice; a jilted one takes its place;
+//! an accepted free acceptor lets the next fresh proposer start (fresh = k, the sentinel, once
+//! all have started, which makes cur the sentinel when the last free proposer is accepted).
+//!
+//! **Costs**: the owner inputs 2k² + k words (one round). Per iteration: one one-hot vector
+//! of k entries at ⌈log₂ k⌉ bits and three of k + 2 entries at ⌈log₂(k + 2)⌉ bits (each the
+//! random bits and rounds of one comparison at that length); 2k inner products of length k
+//! (2k² local products), 2k + 6 short ones and 4k + 5 products; rounds
+//! ([`rounds_per_iteration`]): 4 plus those of the two one-hot batches — 6 for k ≤ 14, 8 for
+//! 17 ≤ k ≤ 254. No DORAM access: the backend only names the run. Time and
+//! communication depend on k only.
+//!
+//! **Why not the DORAM**: the former form kept the tables and the small arrays in the DORAM
+//! and made 7 dependent-in-part accesses per proposal (4 dependent read rounds, each with a
+//! conversion round, then comparisons and products). An access costs far more than a one-hot
+//! conversion (0.4–0.7 ms on Ramen, 0.6–3.5 ms on Duoram at these sizes, against a few tens of
+//! microseconds), and the O(k²) local inner products of step 1 stay below an access's cost up
+//! to k in the hundreds (docs/notes/stable-matching.md has the measurements).
 
 use doram_core::Seed;
 use doram_field::Fp;
-use doram_mpc::engine::bits_per_comparison;
+use doram_mpc::engine::{bits_per_comparison, rounds_per_comparison};
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
 use crate::input::{MAX_PREFS, Prefs};
-use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::machine::{Backend, Machine, Part, Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, agree_on_run, announce_size};
@@ -148,120 +169,217 @@ pub fn iterations(k: usize) -> usize {
     if k == 0 { 0 } else { k * k - k + 1 }
 }
 
-/// Accesses, comparisons and random bits for k proposers.
+/// Bit length of the one-hot conversion of an acceptor (values 0..k).
+fn acceptor_bits(k: usize) -> u32 {
+    bits_for(k.saturating_sub(1) as u64)
+}
+
+/// Bit length of the one-hot conversions of partners and ranks (values 0..=k + 1).
+fn rank_bits(k: usize) -> u32 {
+    bits_for(k as u64 + 1)
+}
+
+/// Accesses (none), one-hot conversions (counted as comparisons: each costs the random bits
+/// of one) and random bits for k proposers.
 pub fn plan(k: usize) -> Plan {
     let t = iterations(k);
-    let b = bits_for(k as u64) as usize;
+    let per = bits_per_comparison(acceptor_bits(k)) + 3 * bits_per_comparison(rank_bits(k));
     Plan {
-        accesses: 7 * t,
-        comparisons: 3 * t,
-        bits: 3 * t * bits_per_comparison(b as u32),
+        accesses: 0,
+        comparisons: 4 * t,
+        bits: t * per,
     }
 }
 
-/// The memory of a matching run.
-#[derive(Clone, Copy, Debug)]
-pub struct MatchingMemory {
-    /// Proposers' lists and a dummy row, (k + 1)·k words.
-    pub pref: OArray,
-    /// Acceptors' ranks of proposers and a padding word, k² + 1 words.
-    pub rank: OArray,
-    /// Next list position per proposer (and the sentinel), k + 1 words.
-    pub next: OArray,
-    /// Partner per acceptor (k = free), k words.
-    pub partner: OArray,
+/// Rounds of one iteration on a secure machine: three rounds of inner products, one of
+/// products, and the two batches of one-hot vectors.
+pub fn rounds_per_iteration(k: usize) -> u64 {
+    4 + rounds_per_comparison(acceptor_bits(k)) + rounds_per_comparison(rank_bits(k))
 }
 
-/// The program: runs the T iterations; the matching is in `mem.partner` afterwards.
+/// The owner's tables as words of the machine (see the [module documentation](self)).
+#[derive(Clone, Debug)]
+pub struct MatchingTables<W> {
+    /// `rank[a·k + p]`: p's position in a's list.
+    pub rank: Vec<W>,
+    /// `next[a·k + p]`: the acceptor after a in p's list (0 after the last).
+    pub next: Vec<W>,
+    /// `first[p]`: p's first choice.
+    pub first: Vec<W>,
+}
+
+/// The update left by an iteration: partner\[a\] += u and held\[a\] += v, with a's one-hot
+/// vector `hot`.
+struct Pending<W> {
+    hot: Vec<W>,
+    u: W,
+    v: W,
+}
+
+/// The program: runs the T iterations on the owner's tables for k proposers; returns
+/// `partner`, the proposer matched to each acceptor.
 ///
 /// # Errors
-/// The machine's errors.
-pub fn gale_shapley<R: Ram>(m: &mut R, mem: &MatchingMemory, k: usize) -> Result<(), ProgramError> {
+/// [`ProgramError::Misuse`] if the tables are not of the sizes k² and k; the machine's errors.
+pub fn gale_shapley<R: Ram>(
+    m: &mut R,
+    tables: &MatchingTables<R::Word>,
+    k: usize,
+) -> Result<Vec<R::Word>, ProgramError> {
+    if tables.rank.len() != k * k || tables.next.len() != k * k || tables.first.len() != k {
+        return Err(ProgramError::Misuse("matching tables of the wrong size"));
+    }
     if k == 0 {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    let kf = Fp::from_u64(k as u64);
-    let b = bits_for(k as u64);
-    let sentinel = m.int(k as u64);
-    let (mut cur, mut fresh) = (m.int(0), m.int(1));
+    let (ab, rb) = (acceptor_bits(k), rank_bits(k));
+    let zero = m.int(0);
+    let one = m.int(1);
+    let unit =
+        |i: usize| -> Vec<R::Word> { (0..=k).map(|j| if j == i { one } else { zero }).collect() };
+    // Slot k of `cur` and `fresh` is the idle sentinel; `fresh` starts at proposer 1 (k = 1:
+    // the sentinel).
+    let mut cur = unit(0);
+    let mut fresh = unit(1);
+    let mut target: Vec<R::Word> = tables.first.clone();
+    target.push(zero);
+    let mut partner = vec![m.int(k as u64); k];
+    let mut held = vec![m.int(k as u64); k];
+    let idle_rank = Fp::from_u64(k as u64 + 1);
+    let slots: Vec<Fp> = (0..=k as u64).map(Fp::from_u64).collect();
+    let mut pending: Option<Pending<R::Word>> = None;
     for _ in 0..iterations(k) {
-        // Step 1.
-        let i = m.read(mem.next, cur)?;
-        let a = m.read(mem.pref, cur * kf + i)?;
+        // Step 1: a, RANK[·][cur], NEXT[·][cur]; the pending update.
+        let proposers = &cur[..k];
+        let mut dots = Vec::with_capacity(4 * k + 1);
+        dots.push((&cur[..], &target[..]));
+        dots.extend(tables.rank.chunks_exact(k).map(|row| (proposers, row)));
+        dots.extend(tables.next.chunks_exact(k).map(|row| (proposers, row)));
+        let upd: Vec<[R::Word; 3]> = match &pending {
+            Some(Pending { hot, u, v }) => hot.iter().map(|&h| [h, *u, *v]).collect(),
+            None => Vec::new(),
+        };
+        for x in &upd {
+            dots.push((&x[0..1], &x[1..2]));
+            dots.push((&x[0..1], &x[2..3]));
+        }
+        let r = m.dot_many(&dots)?;
+        let a = r[0];
+        // The sentinel's rank is k + 1 at every acceptor.
+        let rank_col: Vec<R::Word> = r[1..=k].iter().map(|&x| x + cur[k] * idle_rank).collect();
+        let next_col = &r[k + 1..2 * k + 1];
+        for (j, d) in r[2 * k + 1..].chunks_exact(2).enumerate() {
+            partner[j] += d[0];
+            held[j] += d[1];
+        }
         // Step 2.
-        let row = a * kf;
-        let r = m.read_many(&[(mem.partner, a), (mem.rank, row + cur)])?;
-        let (q, r_new) = (r[0], r[1]);
-        let r_old = m.read(mem.rank, row + q)?;
+        let hot_a = m.onehot_many(&[a], ab, k)?.remove(0);
         // Step 3.
-        let cmp = m.cmp_many(&[(cur, sentinel), (q, sentinel), (r_new, r_old)], b)?;
-        let active = m.not(cmp[0].1);
-        let free = cmp[1].1;
-        let better = cmp[2].0;
-        let or = m.or_many(&[(free, better)])?[0];
-        // x = free ? fresh : q, in the same round as the AND.
-        let mut p = m.mul_many(&[
-            (R::value(active), R::value(or)),
-            (R::value(free), fresh - q),
+        let r = m.dot_many(&[
+            (&hot_a, &partner),
+            (&hot_a, &held),
+            (&hot_a, &rank_col),
+            (&hot_a, next_col),
         ])?;
-        let x = q + p.remove(1);
-        let accept = R::assume_bit(p[0]);
-        // Step 4 and 5.
-        let p = m.mul_many(&[
-            (R::value(accept), cur - q),
-            (R::value(accept), x - cur),
-            (R::value(accept), R::value(free)),
-        ])?;
-        m.write(mem.next, cur, i + R::value(active))?;
-        m.write(mem.partner, a, q + p[0])?;
-        cur += p[1];
-        fresh += p[2];
+        let (q, r_old, r_new, a_next) = (r[0], r[1], r[2], r[3]);
+        // Step 4.
+        let hots = m.onehot_many(&[q, r_new, r_old], rb, k + 2)?;
+        let (hot_q, hot_new, hot_old) = (&hots[0], &hots[1], &hots[2]);
+        let free = hot_q[k];
+        // Step 5: below[j] = [r_new < j].
+        let mut below = Vec::with_capacity(k + 2);
+        let mut acc = zero;
+        for &h in hot_new {
+            below.push(acc);
+            acc += h;
+        }
+        let accept = m.dot_many(&[(hot_old, &below)])?[0];
+        // Step 6.
+        let cur_id: R::Word = cur.iter().zip(&slots).map(|(&h, &j)| h * j).sum();
+        let mut pairs = Vec::with_capacity(4 * k + 6);
+        pairs.extend(proposers.iter().map(|&h| (h, a_next - a)));
+        pairs.extend((0..=k).map(|j| (accept, hot_q[j] - cur[j])));
+        pairs.extend((0..=k).map(|j| (free, fresh[j] - hot_q[j])));
+        pairs.extend((0..=k).map(|j| {
+            let below_j = if j == 0 { zero } else { fresh[j - 1] };
+            (free, below_j - fresh[j])
+        }));
+        pairs.push((accept, cur_id - q));
+        pairs.push((accept, r_new - r_old));
+        let p = m.mul_many(&pairs)?;
+        let (p_target, rest) = p.split_at(k);
+        let (p_cur, rest) = rest.split_at(k + 1);
+        let (p_free, rest) = rest.split_at(k + 1);
+        let (p_fresh, rest) = rest.split_at(k + 1);
+        for (t, &d) in target.iter_mut().zip(p_target) {
+            *t += d;
+        }
+        for j in 0..=k {
+            cur[j] += p_cur[j] + p_free[j];
+            fresh[j] += p_fresh[j];
+        }
+        pending = Some(Pending {
+            hot: hot_a,
+            u: rest[0],
+            v: rest[1],
+        });
     }
-    Ok(())
+    if let Some(Pending { hot, u, .. }) = pending {
+        let pairs: Vec<_> = hot.iter().map(|&h| (h, u)).collect();
+        for (x, d) in partner.iter_mut().zip(m.mul_many(&pairs)?) {
+            *x += d;
+        }
+    }
+    Ok(partner)
 }
 
-/// Runs the program on the plaintext machine [`PlainRam`] with the memory layout of
-/// [`Program::run_with`]: the matching and what the run did.
+/// Runs the program on the plaintext machine [`PlainRam`]: the matching and what the run did.
+/// `hides_op_type` is that of the machine (the program makes no access, so it changes
+/// nothing).
 ///
 /// # Errors
 /// [`InputError`]s of the preferences; [`ProgramError::Misuse`] if the program breaks a bound
-/// (a comparison operand beyond its bit length, an address outside the memory).
+/// (a one-hot operand beyond its bit length).
 pub fn run_plain(
     prefs: &Prefs,
     hides_op_type: bool,
 ) -> Result<(Matching, PlainCounts), ProgramError> {
     prefs.validate()?;
     let k = prefs.k();
-    let (pref, rank) = tables(prefs);
+    let t = tables(prefs);
     let mut m = PlainRam::new(hides_op_type);
-    let mem = MatchingMemory {
-        pref: m.alloc_ints(&pref)?,
-        rank: m.alloc_ints(&rank)?,
-        next: m.alloc_ints(&vec![0; k + 1])?,
-        partner: m.alloc_ints(&vec![k as u64; k])?,
+    let words = |v: &[u64]| v.iter().map(|&x| Fp::from_u64(x)).collect::<Vec<_>>();
+    let tables = MatchingTables {
+        rank: words(&t.rank),
+        next: words(&t.next),
+        first: words(&t.first),
     };
-    m.boot()?;
-    gale_shapley(&mut m, &mem, k)?;
-    let partners = m
-        .snapshot(&[mem.partner])?
-        .remove(0)
+    let partners = gale_shapley(&mut m, &tables, k)?
         .into_iter()
         .map(|x| to_int(x, k as u128, "partner"))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((Matching::from_acceptors(partners)?, m.counts()))
 }
 
-fn tables(prefs: &Prefs) -> (Vec<u64>, Vec<u64>) {
+/// The owner's tables in plaintext: `rank` and `next` (k² words each, acceptor-major) and
+/// `first` (k words).
+fn tables(prefs: &Prefs) -> MatchingTables<u64> {
     let k = prefs.k();
-    let mut pref: Vec<u64> = prefs.proposers.iter().flatten().copied().collect();
-    pref.extend(std::iter::repeat_n(0, k));
-    let mut rank = vec![0u64; k * k + 1];
+    let mut rank = vec![0u64; k * k];
     for (a, list) in prefs.acceptors.iter().enumerate() {
         for (r, &p) in list.iter().enumerate() {
             rank[a * k + p as usize] = r as u64;
         }
     }
-    (pref, rank)
+    let mut next = vec![0u64; k * k];
+    let mut first = vec![0u64; k];
+    for (p, list) in prefs.proposers.iter().enumerate() {
+        first[p] = list.first().copied().unwrap_or(0);
+        for w in list.windows(2) {
+            next[w[0] as usize * k + p] = w[1];
+        }
+    }
+    MatchingTables { rank, next, first }
 }
 
 /// One party's run with the backend `D`: the owner passes `Some(prefs)`, the others `None`.
@@ -269,8 +387,8 @@ fn tables(prefs: &Prefs) -> (Vec<u64>, Vec<u64>) {
 ///
 /// # Errors
 /// [`ProgramError::Input`] for a wrong role input or invalid preferences (at the owner,
-/// before it sends); [`ProgramError::BadSizes`] for k above [`MAX_PREFS`]; transport, engine
-/// and DORAM errors.
+/// before it sends); [`ProgramError::BadSizes`] for k above [`MAX_PREFS`]; transport and
+/// engine errors.
 fn run_with<D: Backend>(
     mut session: Session,
     seed: Seed,
@@ -293,29 +411,31 @@ fn run_with<D: Backend>(
         "k",
     )?;
     let mut m = Machine::<D>::setup(session, seed)?;
-    let p = plan(k);
-    m.preprocess_bits(p.bits)?;
+    m.preprocess_bits(plan(k).bits)?;
+    // One input round for the three tables.
     let t = prefs.map(tables);
-    let pref = m.alloc_input(roles.owner, t.as_ref().map(|t| &t.0[..]), (k + 1) * k)?;
-    let rank = m.alloc_input(roles.owner, t.as_ref().map(|t| &t.1[..]), k * k + 1)?;
-    let next = m.alloc_fill(k + 1, 0)?;
-    let partner = m.alloc_fill(k, k as u64)?;
-    let mem = MatchingMemory {
-        pref,
-        rank,
+    let flat = t.as_ref().map(|t| {
+        let mut v = t.rank.clone();
+        v.extend_from_slice(&t.next);
+        v.extend_from_slice(&t.first);
+        v
+    });
+    let mut words = m.input_vector(roles.owner, flat.as_deref(), 2 * k * k + k)?;
+    let first = words.split_off(2 * k * k);
+    let next = words.split_off(k * k);
+    let tables = MatchingTables {
+        rank: words,
         next,
-        partner,
+        first,
     };
-    m.boot(p.accesses)?;
-    gale_shapley(&mut m, &mem, k)?;
+    let partner = gale_shapley(&mut m, &tables, k)?;
     let output = if k == 0 {
         (m.me() == roles.receiver).then(|| Matching {
             acceptor_partner: Vec::new(),
             proposer_partner: Vec::new(),
         })
     } else {
-        let shares = m.snapshot(&[mem.partner])?.remove(0);
-        let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &shares))?;
+        let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &partner))?;
         out.map(|vals| {
             let partners = vals
                 .into_iter()

@@ -134,6 +134,20 @@ pub trait Ram {
         k: u32,
     ) -> Result<Vec<(Self::Bit, Self::Bit)>, ProgramError>;
 
+    /// The one-hot vector (\[x = j\])_{j < len} of each `k`-bit integer x, for reading and
+    /// updating a vector at a secret index by inner products and products: the rounds and
+    /// random bits of one `k`-bit comparison per value
+    /// ([`Online::onehot_many`](doram_mpc::Online::onehot_many)).
+    ///
+    /// # Errors
+    /// [`PlainRam`]: an x of `k` bits or more, `len` outside 1..=2^k; the engine's errors.
+    fn onehot_many(
+        &mut self,
+        xs: &[Self::Word],
+        k: u32,
+        len: usize,
+    ) -> Result<Vec<Vec<Self::Word>>, ProgramError>;
+
     /// Whether the memory hides the type of each access (reads from writes).
     fn hides_op_type(&self) -> bool;
 
@@ -331,6 +345,15 @@ impl<D: Backend> Ram for Machine<D> {
         Ok(c.into_iter().map(|c| (c.lt, c.eq)).collect())
     }
 
+    fn onehot_many(
+        &mut self,
+        xs: &[Secret],
+        k: u32,
+        len: usize,
+    ) -> Result<Vec<Vec<Secret>>, ProgramError> {
+        self.cpu(|on| on.onehot_many(xs, k, len))
+    }
+
     fn hides_op_type(&self) -> bool {
         Machine::<D>::hides_op_type()
     }
@@ -364,7 +387,8 @@ pub struct PlainCounts {
     /// Memory accesses (a conditional write on a memory that reveals the op type counts its
     /// read, if any, and its write).
     pub accesses: usize,
-    /// Comparisons (`lt`, `eq` or `cmp`, per pair).
+    /// Comparisons (`lt`, `eq` or `cmp`, per pair) and one-hot conversions (per value), which
+    /// cost the random bits of one comparison each.
     pub comparisons: usize,
 }
 
@@ -527,6 +551,23 @@ impl Ram for PlainRam {
 
     fn cmp_many(&mut self, pairs: &[(Fp, Fp)], k: u32) -> Result<Vec<(bool, bool)>, ProgramError> {
         self.compare(pairs, k)
+    }
+
+    fn onehot_many(&mut self, xs: &[Fp], k: u32, len: usize) -> Result<Vec<Vec<Fp>>, ProgramError> {
+        if k == 0 || k > doram_mpc::engine::MAX_BITS || len == 0 || len as u128 > 1u128 << k {
+            return Err(ProgramError::Misuse(
+                "one-hot bit length or length out of range",
+            ));
+        }
+        self.counts.comparisons += xs.len();
+        xs.iter()
+            .map(|&x| {
+                let v = Self::fits(x, k)?;
+                Ok((0..len as u128)
+                    .map(|j| Fp::from_u64(u64::from(v == j)))
+                    .collect())
+            })
+            .collect()
     }
 
     fn hides_op_type(&self) -> bool {
