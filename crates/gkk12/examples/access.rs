@@ -5,9 +5,9 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
-use doram_gkk12::testkit::deal_insecurely;
-use doram_gkk12::{Params, PlainTreeOram};
+use doram_gkk12::testkit::deal_random_insecurely;
 use doram_net::{LocalMesh, Session};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
@@ -31,10 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = rand_chacha::ChaCha12Rng::from_os_rng();
     let t = Instant::now();
     let words = (d as usize).div_ceil(64);
-    let plain = PlainTreeOram::load(params, |v| vec![v; words], &mut rng)?;
     let delta = random_delta(&mut os_rng());
-    let (ss, cs) = deal_insecurely(&plain, delta, &mut rng);
-    drop(plain);
+    let (ss, cs) = deal_random_insecurely(params, |v| vec![v; words], delta, &mut rng)?;
     println!("dealt in {:.1} s", t.elapsed().as_secs_f64());
     let addrs: Vec<u64> = (0..accesses)
         .map(|_| rng.random_range(0..1u64 << log_n))

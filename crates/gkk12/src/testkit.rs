@@ -101,3 +101,120 @@ pub fn open_insecurely(
         })
         .collect()
 }
+
+/// Both parties' states for `params` holding `data(v)` at every address, every item on a
+/// uniformly random leaf and placed as low as possible on its path — what
+/// [`PlainTreeOram::load`] does, built straight into ciphertexts bucket by bucket so that 2^20
+/// items of 512 bits fit in memory (about 6 GB of ciphertext and a slot table).
+///
+/// # Errors
+/// [`crate::plain::Overflow`] if a path fills up during placement.
+pub fn deal_random_insecurely<R: RngCore + ?Sized>(
+    params: Params,
+    mut data: impl FnMut(u64) -> Vec<u64>,
+    delta: Block,
+    rng: &mut R,
+) -> Result<(ServerState, ClientState), crate::plain::Overflow> {
+    use crate::params::RADIX;
+    use crate::tree::{path, uniform_below};
+    const EMPTY: u32 = u32::MAX;
+    let mut key = [0u8; 16];
+    rng.fill_bytes(&mut key);
+    let key = PadKey::new(key);
+    let mut nonce = 0u64;
+    let mut trees = Vec::with_capacity(params.trees());
+    let mut below: Vec<u64> = Vec::new();
+    for i in 0..params.trees() {
+        let g = params.tree(i);
+        let codec = SlotCodec::new(&params, i);
+        let leaves: Vec<u64> = (0..g.items)
+            .map(|_| uniform_below(rng, g.leaves()))
+            .collect();
+        // Place: the slot of each item, lowest bucket with room on its path.
+        let mut slots = vec![EMPTY; g.slots()];
+        let mut load = vec![0usize; g.buckets()];
+        for (item, &leaf) in leaves.iter().enumerate() {
+            let bucket = path(g.height, leaf)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .find(|&b| load[b] < g.bucket)
+                .ok_or(crate::plain::Overflow { tree: i })?;
+            slots[bucket * g.bucket + load[bucket]] = item as u32;
+            load[bucket] += 1;
+        }
+        let bucket_bits = g.bucket * codec.slot_bits();
+        let mut enc = EncTree::new(g.buckets(), bucket_bits);
+        let empty_payload = vec![
+            0u64;
+            if i == 0 {
+                params.payload_bits().div_ceil(64)
+            } else {
+                RADIX
+            }
+        ];
+        let mut bits = Vec::with_capacity(bucket_bits);
+        let mut pad = Vec::new();
+        for b in 0..g.buckets() {
+            bits.clear();
+            for &item in &slots[b * g.bucket..(b + 1) * g.bucket] {
+                if item == EMPTY {
+                    codec.encode(&Slot::default(), &empty_payload, &mut bits);
+                    continue;
+                }
+                let addr = u64::from(item);
+                let payload = if i == 0 {
+                    data(addr)
+                } else {
+                    (0..RADIX as u64)
+                        .map(|j| {
+                            below
+                                .get((addr * RADIX as u64 + j) as usize)
+                                .copied()
+                                .unwrap_or(0)
+                        })
+                        .collect()
+                };
+                let slot = Slot {
+                    valid: true,
+                    addr,
+                    leaf: leaves[item as usize],
+                };
+                codec.encode(&slot, &payload, &mut bits);
+            }
+            nonce += 1;
+            pad.clear();
+            key.pad_bytes(i, nonce, bucket_bits, &mut pad);
+            let cipher = pack(bits.iter().enumerate().map(|(k, &m)| m ^ bit(&pad, k)));
+            enc.store(b, nonce, &cipher);
+        }
+        trees.push(enc);
+        below = leaves;
+    }
+    let w = params.base_entry_bits() as usize;
+    let (mut server_base, mut client_base) = (Vec::new(), Vec::new());
+    for &leaf in &below {
+        for k in 0..w {
+            let z = block(rng);
+            server_base.push(z);
+            client_base.push(if (leaf >> k) & 1 == 1 { z ^ delta } else { z });
+        }
+    }
+    let zero = block(rng);
+    Ok((
+        ServerState {
+            params,
+            trees,
+            base: server_base,
+            zero,
+            next_nonce: nonce + 1,
+        },
+        ClientState {
+            params,
+            key,
+            base: client_base,
+            zero,
+            last_nonce: nonce,
+        },
+    ))
+}

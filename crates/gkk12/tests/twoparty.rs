@@ -259,3 +259,46 @@ fn transcripts_do_not_depend_on_data_addresses_or_operations() {
     assert_eq!(ra.transcripts.1, rb.transcripts.1, "client");
     let _ = os_rng;
 }
+
+#[test]
+fn the_lean_dealer_places_every_item_on_its_path() {
+    let mut rng = ChaCha12Rng::seed_from_u64(8);
+    for (items, bits, bucket, trees) in [(1, 5, 2, 1), (300, 70, 6, 3), (4096, 64, 24, 2)] {
+        let params = Params::new(items, bits, bucket, trees).unwrap();
+        let data: Vec<Vec<u64>> = (0..items).map(|_| random_words(&mut rng, bits)).collect();
+        let delta = random_delta(&mut insecure_rng_for_tests(1));
+        let (s, c) = doram_gkk12::testkit::deal_random_insecurely(
+            params,
+            |v| data[v as usize].clone(),
+            delta,
+            &mut rng,
+        )
+        .unwrap();
+        let opened = open_insecurely(&params, &s.trees, &c.key);
+        let w = params.base_entry_bits() as usize;
+        let base: Vec<u64> = s
+            .base
+            .chunks(w.max(1))
+            .zip(c.base.chunks(w.max(1)))
+            .map(|(z, a)| {
+                z.iter()
+                    .zip(a)
+                    .enumerate()
+                    .fold(0, |acc, (k, (&z, &a))| acc | ((((z ^ a) & 1) as u64) << k))
+            })
+            .collect();
+        let base = if w == 0 {
+            vec![0; params.base_entries() as usize]
+        } else {
+            base
+        };
+        check_invariants(&params, &opened, &base);
+        for (v, want) in data.iter().enumerate() {
+            let (_, payload) = opened[0]
+                .iter()
+                .find(|(s, _)| s.valid && s.addr == v as u64)
+                .unwrap();
+            assert_eq!(payload, want);
+        }
+    }
+}
