@@ -666,6 +666,9 @@ fn local_rates(
     Ok((rate(&g_ts), rate(&e_ts)))
 }
 
+/// Gates garbled at a time by [`local_run`].
+const LOCAL_BATCH: usize = 1 << 15;
+
 /// One local garbling and evaluation of `c` on random inputs: the time of each.
 fn local_run<G: GcGarbler, E: GcEvaluator>(
     c: &Circuit,
@@ -680,12 +683,28 @@ fn local_run<G: GcGarbler, E: GcEvaluator>(
         g.set_zero_label(w, u128::from_le_bytes(l))?;
         e.set_label(w, g.label(w, rng.next_u32() & 1 == 1)?)?;
     }
-    let mut tables = G::tables_with_capacity(c.and_gates());
-    let t = Instant::now();
-    g.garble_batch(c.gates(), &mut tables)?;
-    let garble = t.elapsed();
+    // Garble as the driver does: batches into one bounded buffer, emptied after each (so the
+    // buffer's pages are touched once, not once per table); only garbling is timed.
     let ands = c.and_gates();
-    let bytes = G::tables_front(&mut tables, ands)?.to_vec();
+    let mut tables = G::tables_with_capacity(LOCAL_BATCH);
+    let mut bytes = Vec::new();
+    let mut garble = Duration::ZERO;
+    let batches = c.gates().chunks(LOCAL_BATCH);
+    let n_batches = batches.len();
+    for (i, batch) in batches.enumerate() {
+        let t = Instant::now();
+        g.garble_batch(batch, &mut tables)?;
+        garble += t.elapsed();
+        let held = G::tables_held(&tables);
+        // Whole groups of 8 until the end (three-halves packs 8 gates' control bits).
+        let take = if i + 1 == n_batches {
+            held
+        } else {
+            held / 8 * 8
+        };
+        bytes.extend_from_slice(G::tables_front(&mut tables, take)?);
+        G::drop_tables_front(&mut tables, take)?;
+    }
     drop(tables);
     let tables = E::read_tables(PartyId::P0, bytes, ands)?;
     let mut pos = 0;
