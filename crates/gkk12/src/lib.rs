@@ -3,15 +3,26 @@
 //! client holding a small input run RAM programs on both, the array stored in Shi et al.'s
 //! binary-tree ORAM on the server and the ORAM client run inside garbled circuits.
 //!
-//! This crate so far holds the ORAM's plaintext side:
-//! * [`params`]: the recursion's geometry (trees, heights, bucket size B, slot widths) and the
+//! What is here:
+//! * [`params`]: the recursion's geometry (trees, heights, bucket sizes, slot widths) and the
 //!   paper's parameter choice;
 //! * [`tree`]: one tree's layout, paths, insertion and the eviction schedule;
 //! * [`plain`]: the whole recursive ORAM in plaintext — the reference for the two-party
 //!   protocol — and the paper's bucket-overflow experiment (Figure 4);
 //! * [`circuits`]: the client's steps as Boolean circuits, with their gate counts;
 //! * [`bits`]: those circuits evaluated in the clear on the ORAM held as bits, which must
-//!   agree bit for bit with [`plain`].
+//!   agree bit for bit with [`plain`];
+//! * [`storage`] and [`driver`]: the two-party access — the server stores the trees encrypted
+//!   under the client's pads and garbles, the client evaluates, and the ORAM client's state
+//!   stays in wire labels between circuits;
+//! * [`scan`]: the paper's baseline, a linear scan over a memory held as labels;
+//! * [`shuffle`]: permuting a shared vector by one party's secret permutation (a Beneš
+//!   network of OT-resharing switches), the building block of a secure load.
+//!
+//! **Not yet here**: a secure initial load (states come from `testkit`'s dealer, which sees
+//! every secret and is for tests and benches only; docs/notes/gkk12.md weighs the options),
+//! the two-party RAM machine that runs the shared RAM programs on it, and `doram` CLI
+//! commands.
 
 pub mod bits;
 pub mod circuits;
