@@ -37,9 +37,11 @@ pub enum BenchWhat {
     /// Example: `doram bench oram --protocol ramen --log-n 16 --preprocess --net lan`.
     Oram(crate::oram::BenchOramArgs),
     /// Markdown table rows (protocol, size, phase times, bytes, rounds, the command) from JSON
-    /// reports of `doram --json bench oram`, as BENCHMARKS.md shows them.
+    /// reports of `doram --json bench oram`, as BENCHMARKS.md shows them; with `--figures`, a
+    /// table of figures from any bench JSON as a manifest says, as README shows them.
     ///
-    /// Example: `doram bench report bench-results/2026-11-26-epyc`.
+    /// Example: `doram bench report bench-results/2026-11-26-epyc`, or
+    /// `doram bench report --figures bench-results/figures.toml`.
     Report(crate::oram::ReportArgs),
     /// The Ramen three-party DORAM (`bench oram --protocol ramen` with Ramen's defaults).
     Ramen(crate::ramen::BenchRamenArgs),

@@ -8,6 +8,7 @@ mod certs;
 mod compare;
 mod demo;
 mod duoram;
+mod figures;
 mod netarg;
 mod oram;
 mod party;

@@ -399,11 +399,18 @@ pub struct ReportArgs {
     /// JSON reports of `doram --json bench oram` (or `bench ramen`), or directories holding
     /// them (their `*.json` files, in name order; files of other shapes are skipped with a
     /// note).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "figures", conflicts_with = "figures")]
     pub paths: Vec<std::path::PathBuf>,
     /// One row per report instead of one per configuration (the median of its runs).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "figures")]
     pub each: bool,
+    /// Instead of DORAM rows, a table of figures computed from bench-results JSON as this
+    /// manifest says (README's is `bench-results/figures.toml`).
+    #[arg(long, value_name = "MANIFEST")]
+    pub figures: Option<std::path::PathBuf>,
+    /// The manifest's table to print (default: its first).
+    #[arg(long, value_name = "NAME", requires = "figures")]
+    pub table: Option<String>,
 }
 
 /// One row of `doram bench report`.
@@ -514,6 +521,9 @@ fn size_label(n: usize) -> String {
 
 /// Runs `doram bench report`: one markdown table row per report (or, with `--json`, the rows).
 pub fn report(a: &ReportArgs, json: bool) -> Result<()> {
+    if let Some(manifest) = &a.figures {
+        return crate::figures::print(manifest, a.table.as_deref(), json);
+    }
     let mut rows = Vec::new();
     for f in report_files(&a.paths)? {
         let text =
