@@ -228,6 +228,158 @@ fn millis(what: &str, v: Option<u64>, default: Duration) -> Result<Duration, Con
     }
 }
 
+/// Checks the raw party list: the count, the ids (each in range, none twice) and the
+/// addresses (well formed, each party's service address apart from its own, all distinct).
+fn check_raw_parties(parties: &[RawParty]) -> Result<(), ConfigError> {
+    let n = parties.len();
+    if !(2..=PartyId::MAX_PARTIES).contains(&n) {
+        return Err(ConfigError::PartyCount(n));
+    }
+    let mut seen = BTreeSet::new();
+    for p in parties {
+        if p.id >= n as u64 {
+            return Err(ConfigError::PartyOutOfRange {
+                id: p.id,
+                n_parties: n,
+            });
+        }
+        if !seen.insert(p.id) {
+            return Err(ConfigError::DuplicateParty { id: p.id });
+        }
+        check_address(p.id, &p.address)?;
+        if let Some(a) = &p.service_address {
+            check_address(p.id, a)?;
+            if *a == p.address {
+                return Err(ConfigError::Invalid(format!(
+                    "party {}: service_address must differ from address {a}",
+                    p.id
+                )));
+            }
+        }
+    }
+    check_distinct_addresses(
+        parties
+            .iter()
+            .flat_map(|p| std::iter::once(&p.address).chain(&p.service_address)),
+    )
+}
+
+/// The parties in id order (the raw list is checked), each with its DNS name (checked, and
+/// distinct from the others') and resolved paths.
+fn party_configs(
+    mut raw: Vec<RawParty>,
+    resolve: &impl Fn(PathBuf) -> PathBuf,
+) -> Result<Vec<PartyConfig>, ConfigError> {
+    let n = raw.len();
+    raw.sort_by_key(|p| p.id);
+    let parties = raw
+        .into_iter()
+        .zip(PartyId::first(n))
+        .map(|(p, &id)| {
+            let name = p.name.unwrap_or_else(|| default_party_name(id));
+            match ServerName::try_from(name.as_str()) {
+                Ok(ServerName::DnsName(_)) => {}
+                _ => {
+                    return Err(ConfigError::Invalid(format!(
+                        "party {}: name {name:?} is not a DNS name",
+                        p.id
+                    )));
+                }
+            }
+            Ok(PartyConfig {
+                id,
+                address: p.address,
+                name,
+                cert: p.cert.map(resolve),
+                key: p.key.map(resolve),
+                service_address: p.service_address,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut names = BTreeSet::new();
+    if let Some(p) = parties.iter().find(|p| !names.insert(p.name.as_str())) {
+        return Err(ConfigError::Invalid(format!(
+            "party {}: name {:?} is already another party's: certificates could not tell them apart",
+            p.id.index(),
+            p.name
+        )));
+    }
+    Ok(parties)
+}
+
+/// `max_frame_bytes`: the default, or a value in `1..=MAX_FRAME_LIMIT`.
+fn max_frame_bytes(v: Option<u64>) -> Result<u32, ConfigError> {
+    match v {
+        None => Ok(DEFAULT_MAX_FRAME_BYTES),
+        Some(v) if (1..=u64::from(MAX_FRAME_LIMIT)).contains(&v) => Ok(v as u32),
+        Some(v) => Err(ConfigError::Invalid(format!(
+            "max_frame_bytes = {v} is outside 1..={MAX_FRAME_LIMIT}"
+        ))),
+    }
+}
+
+/// The `[tls]` section: a CA whose certificates load and are valid, or, without one, a
+/// certificate listed for every party (each is pinned by it).
+fn tls_config(
+    raw: RawTls,
+    parties: &[PartyConfig],
+    resolve: &impl Fn(PathBuf) -> PathBuf,
+) -> Result<TlsConfig, ConfigError> {
+    match raw {
+        RawTls { ca: Some(ca) } => {
+            let ca = resolve(ca);
+            let ca_certs = load_certs(&ca)?;
+            for c in &ca_certs {
+                crate::certs::check_validity(c, &ca)?;
+            }
+            Ok(TlsConfig {
+                ca: Some(ca),
+                ca_certs,
+            })
+        }
+        RawTls { ca: None } => {
+            if let Some(p) = parties.iter().find(|p| p.cert.is_none()) {
+                return Err(ConfigError::Invalid(format!(
+                    "[tls] has no ca, so every party is pinned by its certificate, but party {} lists no cert",
+                    p.id.index()
+                )));
+            }
+            Ok(TlsConfig {
+                ca: None,
+                ca_certs: Vec::new(),
+            })
+        }
+    }
+}
+
+/// The `[shaping]` section: a non-negative latency and a positive bandwidth, both optional.
+fn shaping(s: RawShaping) -> Result<Shaping, ConfigError> {
+    let latency = match s.latency_ms {
+        None => Duration::ZERO,
+        Some(ms) if ms.is_finite() && (0.0..1e9).contains(&ms) => {
+            Duration::from_secs_f64(ms / 1000.0)
+        }
+        Some(ms) => {
+            return Err(ConfigError::Invalid(format!(
+                "shaping.latency_ms = {ms} must be a non-negative number"
+            )));
+        }
+    };
+    let bandwidth_bits_per_sec = match s.bandwidth_mbit {
+        None => None,
+        Some(m) if m.is_finite() && m > 0.0 => Some(m * 1e6),
+        Some(m) => {
+            return Err(ConfigError::Invalid(format!(
+                "shaping.bandwidth_mbit = {m} must be a positive number"
+            )));
+        }
+    };
+    Ok(Shaping {
+        latency,
+        bandwidth_bits_per_sec,
+    })
+}
+
 impl Config {
     /// Reads and validates a configuration file.
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
@@ -249,146 +401,23 @@ impl Config {
             reason: e.to_string(),
         })?;
         let resolve = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
-
-        let n = raw.parties.len();
-        if !(2..=PartyId::MAX_PARTIES).contains(&n) {
-            return Err(ConfigError::PartyCount(n));
-        }
-        let mut seen = BTreeSet::new();
-        for p in &raw.parties {
-            if p.id >= n as u64 {
-                return Err(ConfigError::PartyOutOfRange {
-                    id: p.id,
-                    n_parties: n,
-                });
-            }
-            if !seen.insert(p.id) {
-                return Err(ConfigError::DuplicateParty { id: p.id });
-            }
-            check_address(p.id, &p.address)?;
-            if let Some(a) = &p.service_address {
-                check_address(p.id, a)?;
-                if *a == p.address {
-                    return Err(ConfigError::Invalid(format!(
-                        "party {}: service_address must differ from address {a}",
-                        p.id
-                    )));
-                }
-            }
-        }
-        check_distinct_addresses(
-            raw.parties
-                .iter()
-                .flat_map(|p| std::iter::once(&p.address).chain(&p.service_address)),
-        )?;
-        let mut raw_parties = raw.parties;
-        raw_parties.sort_by_key(|p| p.id);
-        let parties = raw_parties
-            .into_iter()
-            .zip(PartyId::first(n))
-            .map(|(p, &id)| {
-                let name = p.name.unwrap_or_else(|| default_party_name(id));
-                match ServerName::try_from(name.as_str()) {
-                    Ok(ServerName::DnsName(_)) => {}
-                    _ => {
-                        return Err(ConfigError::Invalid(format!(
-                            "party {}: name {name:?} is not a DNS name",
-                            p.id
-                        )));
-                    }
-                }
-                Ok(PartyConfig {
-                    id,
-                    address: p.address,
-                    name,
-                    cert: p.cert.map(resolve),
-                    key: p.key.map(resolve),
-                    service_address: p.service_address,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut names = BTreeSet::new();
-        if let Some(p) = parties.iter().find(|p| !names.insert(p.name.as_str())) {
-            return Err(ConfigError::Invalid(format!(
-                "party {}: name {:?} is already another party's: certificates could not tell them apart",
-                p.id.index(),
-                p.name
-            )));
-        }
-
-        let max_frame_bytes = match raw.session.max_frame_bytes {
-            None => DEFAULT_MAX_FRAME_BYTES,
-            Some(v) if (1..=u64::from(MAX_FRAME_LIMIT)).contains(&v) => v as u32,
-            Some(v) => {
-                return Err(ConfigError::Invalid(format!(
-                    "max_frame_bytes = {v} is outside 1..={MAX_FRAME_LIMIT}"
-                )));
-            }
-        };
+        check_raw_parties(&raw.parties)?;
+        let parties = party_configs(raw.parties, &resolve)?;
+        let max_frame_bytes = max_frame_bytes(raw.session.max_frame_bytes)?;
         let timeout = millis("timeout_ms", raw.session.timeout_ms, DEFAULT_TIMEOUT)?;
         let connect_timeout = millis(
             "connect_timeout_ms",
             raw.session.connect_timeout_ms,
             DEFAULT_TIMEOUT,
         )?;
-
         let tls = match raw.tls {
             None => None,
-            Some(RawTls { ca: Some(ca) }) => {
-                let ca = resolve(ca);
-                let ca_certs = load_certs(&ca)?;
-                for c in &ca_certs {
-                    crate::certs::check_validity(c, &ca)?;
-                }
-                Some(TlsConfig {
-                    ca: Some(ca),
-                    ca_certs,
-                })
-            }
-            Some(RawTls { ca: None }) => {
-                if let Some(p) = parties.iter().find(|p| p.cert.is_none()) {
-                    return Err(ConfigError::Invalid(format!(
-                        "[tls] has no ca, so every party is pinned by its certificate, but party {} lists no cert",
-                        p.id.index()
-                    )));
-                }
-                Some(TlsConfig {
-                    ca: None,
-                    ca_certs: Vec::new(),
-                })
-            }
+            Some(t) => Some(tls_config(t, &parties, &resolve)?),
         };
-
         let shaping = match raw.shaping {
             None => Shaping::NONE,
-            Some(s) => {
-                let latency = match s.latency_ms {
-                    None => Duration::ZERO,
-                    Some(ms) if ms.is_finite() && (0.0..1e9).contains(&ms) => {
-                        Duration::from_secs_f64(ms / 1000.0)
-                    }
-                    Some(ms) => {
-                        return Err(ConfigError::Invalid(format!(
-                            "shaping.latency_ms = {ms} must be a non-negative number"
-                        )));
-                    }
-                };
-                let bandwidth_bits_per_sec = match s.bandwidth_mbit {
-                    None => None,
-                    Some(m) if m.is_finite() && m > 0.0 => Some(m * 1e6),
-                    Some(m) => {
-                        return Err(ConfigError::Invalid(format!(
-                            "shaping.bandwidth_mbit = {m} must be a positive number"
-                        )));
-                    }
-                };
-                Shaping {
-                    latency,
-                    bandwidth_bits_per_sec,
-                }
-            }
+            Some(s) => shaping(s)?,
         };
-
         Ok(Config {
             max_frame_bytes,
             timeout,
