@@ -621,96 +621,15 @@ fn greet_claiming(
     addr: SocketAddr,
     slot: &Cell<Option<PartyId>>,
 ) -> Result<(PartyId, Accepted), String> {
-    let (me, n) = (shared.me, shared.n);
     let left = remaining(shared.deadline).ok_or("setup deadline passed")?;
     let setup = |e: io::Error| format!("connection from {addr}: {e}");
     sock.set_nonblocking(false).map_err(setup)?;
     sock.set_nodelay(true).map_err(setup)?;
     set_timeouts(&sock, left).map_err(setup)?;
     let shutdown = sock.try_clone().map_err(setup)?;
-
-    let claim = |from: PartyId, verdict: Verdict| -> Verdict {
-        if verdict != Verdict::Accepted {
-            return verdict;
-        }
-        // A poisoned lock only means another greeting thread panicked; the flags stay valid.
-        let mut claimed = shared.claimed.lock().unwrap_or_else(|p| p.into_inner());
-        if std::mem::replace(&mut claimed[from.index()], true) {
-            Verdict::Duplicate
-        } else {
-            slot.set(Some(from));
-            Verdict::Accepted
-        }
-    };
-    let finish = |from: Option<PartyId>, verdict: Verdict| -> Result<PartyId, String> {
-        match (from, verdict) {
-            (Some(from), Verdict::Accepted) => Ok(from),
-            (from, v) => Err(format!(
-                "connection from {addr}{} refused: {}",
-                from.map(|f| format!(" claiming to be {f}"))
-                    .unwrap_or_default(),
-                match v {
-                    Verdict::IdentityMismatch => "its certificate does not belong to that party",
-                    Verdict::Duplicate => "that party is already connected",
-                    Verdict::WrongRecipient => "it meant to reach another party",
-                    Verdict::WrongSessionSize =>
-                        "it runs a session with a different number of parties",
-                    Verdict::NotAPeer => "its party id is not a peer",
-                    Verdict::BadHello | Verdict::Accepted => "malformed hello",
-                }
-            )),
-        }
-    };
-
-    let (from, reader): (PartyId, Box<dyn PayloadSource + Send>) = match &shared.tls {
-        None => {
-            let mut sock = sock;
-            let mut h = [0u8; 8];
-            sock.read_exact(&mut h).map_err(setup)?;
-            let (from, verdict) = judge_hello(&h, me, n);
-            let verdict = match from {
-                Some(f) => claim(f, verdict),
-                None => verdict,
-            };
-            sock.write_all(&ack(verdict)).map_err(setup)?;
-            let from = finish(from, verdict)?;
-            (from, Box::new(BufReader::with_capacity(READ_BUFFER, sock)))
-        }
-        Some(tls) => {
-            let conn = tls.server().map_err(|e| e.to_string())?;
-            let mut io = TlsIo::new(conn, sock);
-            // The whole exchange, not each read, ends with setup: a trickling peer cannot
-            // hold this thread past it.
-            io.set_deadline(shared.deadline);
-            io.handshake().map_err(|e| {
-                format!(
-                    "TLS handshake with {addr} failed: {}",
-                    describe_handshake_error(&e)
-                )
-            })?;
-            let mut h = [0u8; 8];
-            io.read_exact(&mut h)
-                .map_err(|e| format!("connection from {addr}: {}", describe_handshake_error(&e)))?;
-            let (from, mut verdict) = judge_hello(&h, me, n);
-            if let (Some(f), Verdict::Accepted) = (from, verdict) {
-                let cert = io.conn.peer_certificates().and_then(|c| c.first());
-                let check = match cert {
-                    Some(cert) => tls.check_identity(cert, f),
-                    None => Err("no client certificate".into()),
-                };
-                if let Err(why) = check {
-                    warn!(%me, claimed = %f, %addr, "{why}");
-                    verdict = Verdict::IdentityMismatch;
-                }
-            }
-            let verdict = match from {
-                Some(f) => claim(f, verdict),
-                None => verdict,
-            };
-            io.send(&ack(verdict)).map_err(setup)?;
-            let from = finish(from, verdict)?;
-            (from, Box::new(io.into_reader()))
-        }
+    let (from, reader) = match &shared.tls {
+        None => greet_plain(shared, sock, addr, slot)?,
+        Some(tls) => greet_tls(shared, tls, sock, addr, slot)?,
     };
     // The reader blocks until data or the end of the stream; silence is detected by `recv`.
     shutdown.set_read_timeout(None).map_err(setup)?;
@@ -726,13 +645,142 @@ fn greet_claiming(
     ))
 }
 
+/// The payload reader of an accepted link.
+type AcceptedReader = Box<dyn PayloadSource + Send>;
+
+/// The hello and its acknowledgement over plain TCP (listener side).
+fn greet_plain(
+    shared: &Shared,
+    mut sock: TcpStream,
+    addr: SocketAddr,
+    slot: &Cell<Option<PartyId>>,
+) -> Result<(PartyId, AcceptedReader), String> {
+    let setup = |e: io::Error| format!("connection from {addr}: {e}");
+    let mut h = [0u8; 8];
+    sock.read_exact(&mut h).map_err(setup)?;
+    let (from, verdict) = judge_hello(&h, shared.me, shared.n);
+    let verdict = claim_place(shared, slot, from, verdict);
+    sock.write_all(&ack(verdict)).map_err(setup)?;
+    let from = accepted_or_refused(addr, from, verdict)?;
+    Ok((from, Box::new(BufReader::with_capacity(READ_BUFFER, sock))))
+}
+
+/// The TLS handshake, then the hello, checked against the client certificate, and its
+/// acknowledgement (listener side).
+fn greet_tls(
+    shared: &Shared,
+    tls: &TlsSetup,
+    sock: TcpStream,
+    addr: SocketAddr,
+    slot: &Cell<Option<PartyId>>,
+) -> Result<(PartyId, AcceptedReader), String> {
+    let me = shared.me;
+    let conn = tls.server().map_err(|e| e.to_string())?;
+    let mut io = TlsIo::new(conn, sock);
+    // The whole exchange, not each read, ends with setup: a trickling peer cannot
+    // hold this thread past it.
+    io.set_deadline(shared.deadline);
+    io.handshake().map_err(|e| {
+        format!(
+            "TLS handshake with {addr} failed: {}",
+            describe_handshake_error(&e)
+        )
+    })?;
+    let mut h = [0u8; 8];
+    io.read_exact(&mut h)
+        .map_err(|e| format!("connection from {addr}: {}", describe_handshake_error(&e)))?;
+    let (from, mut verdict) = judge_hello(&h, me, shared.n);
+    if let (Some(f), Verdict::Accepted) = (from, verdict) {
+        let cert = io.conn.peer_certificates().and_then(|c| c.first());
+        let check = match cert {
+            Some(cert) => tls.check_identity(cert, f),
+            None => Err("no client certificate".into()),
+        };
+        if let Err(why) = check {
+            warn!(%me, claimed = %f, %addr, "{why}");
+            verdict = Verdict::IdentityMismatch;
+        }
+    }
+    let verdict = claim_place(shared, slot, from, verdict);
+    io.send(&ack(verdict))
+        .map_err(|e| format!("connection from {addr}: {e}"))?;
+    let from = accepted_or_refused(addr, from, verdict)?;
+    Ok((from, Box::new(io.into_reader())))
+}
+
+/// Claims the place of the party `from` for an accepted hello, recording it in `slot`:
+/// [`Verdict::Duplicate`] if that party is already connected; other verdicts pass unchanged.
+fn claim_place(
+    shared: &Shared,
+    slot: &Cell<Option<PartyId>>,
+    from: Option<PartyId>,
+    verdict: Verdict,
+) -> Verdict {
+    let Some(from) = from else {
+        return verdict;
+    };
+    if verdict != Verdict::Accepted {
+        return verdict;
+    }
+    // A poisoned lock only means another greeting thread panicked; the flags stay valid.
+    let mut claimed = shared.claimed.lock().unwrap_or_else(|p| p.into_inner());
+    if std::mem::replace(&mut claimed[from.index()], true) {
+        Verdict::Duplicate
+    } else {
+        slot.set(Some(from));
+        Verdict::Accepted
+    }
+}
+
+/// The party of an accepted hello, or why the connection from `addr` was refused.
+fn accepted_or_refused(
+    addr: SocketAddr,
+    from: Option<PartyId>,
+    verdict: Verdict,
+) -> Result<PartyId, String> {
+    match (from, verdict) {
+        (Some(from), Verdict::Accepted) => Ok(from),
+        (from, v) => Err(format!(
+            "connection from {addr}{} refused: {}",
+            from.map(|f| format!(" claiming to be {f}"))
+                .unwrap_or_default(),
+            match v {
+                Verdict::IdentityMismatch => "its certificate does not belong to that party",
+                Verdict::Duplicate => "that party is already connected",
+                Verdict::WrongRecipient => "it meant to reach another party",
+                Verdict::WrongSessionSize => "it runs a session with a different number of parties",
+                Verdict::NotAPeer => "its party id is not a peer",
+                Verdict::BadHello | Verdict::Accepted => "malformed hello",
+            }
+        )),
+    }
+}
+
 /// Opens the link to `peer` (dialling side), retrying until the deadline.
 fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSink>, NetError> {
-    let me = shared.me;
+    let sock = connect_retrying(shared, peer, address)?;
+    let left = remaining(shared.deadline).unwrap_or(Duration::from_millis(1));
+    let io_fail = |e: io::Error| NetError::Connect {
+        peer,
+        reason: format!("{address}: {e}"),
+    };
+    sock.set_nodelay(true).map_err(io_fail)?;
+    set_timeouts(&sock, left).map_err(io_fail)?;
+    let sink = match &shared.tls {
+        None => dial_plain(shared, peer, address, sock)?,
+        Some(tls) => dial_tls(shared, tls, peer, address, sock)?,
+    };
+    debug!(me = %shared.me, %peer, "outgoing link up");
+    Ok(sink)
+}
+
+/// A TCP connection to `address`, tried with growing pauses until the setup deadline or an
+/// abort.
+fn connect_retrying(shared: &Shared, peer: PartyId, address: &str) -> Result<TcpStream, NetError> {
     let fail = |reason: String| NetError::Connect { peer, reason };
     let mut backoff = INITIAL_BACKOFF;
     let mut last_error = String::from("no attempt made");
-    let sock = loop {
+    loop {
         if shared.abort.load(Ordering::SeqCst) {
             return Err(fail("setup aborted".into()));
         }
@@ -744,71 +792,80 @@ fn dial(shared: &Shared, peer: PartyId, address: &str) -> Result<Box<dyn FrameSi
         };
         match address.to_socket_addrs() {
             Ok(addrs) => {
-                let mut connected = None;
                 for a in addrs {
                     match TcpStream::connect_timeout(&a, left.min(Duration::from_secs(1))) {
-                        Ok(s) => {
-                            connected = Some(s);
-                            break;
-                        }
+                        Ok(s) => return Ok(s),
                         Err(e) => last_error = format!("{a}: {e}"),
                     }
-                }
-                if let Some(s) = connected {
-                    break s;
                 }
             }
             Err(e) => last_error = format!("cannot resolve {address}: {e}"),
         }
         thread::sleep(backoff.min(remaining(shared.deadline).unwrap_or_default()));
         backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+/// Our hello and the peer's acknowledgement over plain TCP (dialling side).
+fn dial_plain(
+    shared: &Shared,
+    peer: PartyId,
+    address: &str,
+    mut sock: TcpStream,
+) -> Result<Box<dyn FrameSink>, NetError> {
+    let io_fail = |e: io::Error| NetError::Connect {
+        peer,
+        reason: format!("{address}: {e}"),
     };
-    let left = remaining(shared.deadline).unwrap_or(Duration::from_millis(1));
-    let io_fail = |e: io::Error| fail(format!("{address}: {e}"));
-    sock.set_nodelay(true).map_err(io_fail)?;
-    set_timeouts(&sock, left).map_err(io_fail)?;
     let handshake = |reason: String| NetError::Handshake { peer, reason };
-    let hello = hello(shared.n, me, peer);
     let mut answer = [0u8; 8];
-    let sink: Box<dyn FrameSink> = match &shared.tls {
-        None => {
-            let mut sock = sock;
-            sock.write_all(&hello).map_err(io_fail)?;
-            sock.read_exact(&mut answer)
-                .map_err(|e| handshake(format!("{address} did not acknowledge our hello: {e}")))?;
-            check_answer(&answer, address).map_err(handshake)?;
-            sock.set_write_timeout(Some(shared.timeout))
-                .map_err(io_fail)?;
-            Box::new(TcpSink {
-                sock,
-                pending: Vec::new(),
-            })
-        }
-        Some(tls) => {
-            let mut io = TlsIo::new(tls.client(peer)?, sock);
-            io.set_deadline(shared.deadline);
-            io.handshake()
-                .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
-            // rustls checked the chain and `peer`'s name; the certificate must name no other
-            // party as well.
-            match io.conn.peer_certificates().and_then(|c| c.first()) {
-                Some(cert) => tls.check_identity(cert, peer),
-                None => Err("no server certificate".into()),
-            }
-            .map_err(|why| handshake(format!("{address}: {why}")))?;
-            io.send(&hello)
-                .map_err(|e| handshake(describe_handshake_error(&e)))?;
-            io.read_exact(&mut answer)
-                .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
-            check_answer(&answer, address).map_err(handshake)?;
-            io.socket()
-                .set_write_timeout(Some(shared.timeout))
-                .map_err(io_fail)?;
-            Box::new(io.into_writer())
-        }
-    };
-    debug!(%me, %peer, "outgoing link up");
-    Ok(sink)
+    sock.write_all(&hello(shared.n, shared.me, peer))
+        .map_err(io_fail)?;
+    sock.read_exact(&mut answer)
+        .map_err(|e| handshake(format!("{address} did not acknowledge our hello: {e}")))?;
+    check_answer(&answer, address).map_err(handshake)?;
+    sock.set_write_timeout(Some(shared.timeout))
+        .map_err(io_fail)?;
+    Ok(Box::new(TcpSink {
+        sock,
+        pending: Vec::new(),
+    }))
+}
+
+/// The TLS handshake with `peer`'s identity checked, then our hello and its acknowledgement
+/// (dialling side).
+fn dial_tls(
+    shared: &Shared,
+    tls: &TlsSetup,
+    peer: PartyId,
+    address: &str,
+    sock: TcpStream,
+) -> Result<Box<dyn FrameSink>, NetError> {
+    let handshake = |reason: String| NetError::Handshake { peer, reason };
+    let mut answer = [0u8; 8];
+    let mut io = TlsIo::new(tls.client(peer)?, sock);
+    io.set_deadline(shared.deadline);
+    io.handshake()
+        .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+    // rustls checked the chain and `peer`'s name; the certificate must name no other
+    // party as well.
+    match io.conn.peer_certificates().and_then(|c| c.first()) {
+        Some(cert) => tls.check_identity(cert, peer),
+        None => Err("no server certificate".into()),
+    }
+    .map_err(|why| handshake(format!("{address}: {why}")))?;
+    io.send(&hello(shared.n, shared.me, peer))
+        .map_err(|e| handshake(describe_handshake_error(&e)))?;
+    io.read_exact(&mut answer)
+        .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
+    check_answer(&answer, address).map_err(handshake)?;
+    io.socket()
+        .set_write_timeout(Some(shared.timeout))
+        .map_err(|e| NetError::Connect {
+            peer,
+            reason: format!("{address}: {e}"),
+        })?;
+    Ok(Box::new(io.into_writer()))
 }
 
 fn check_answer(a: &[u8; 8], address: &str) -> Result<(), String> {
