@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use doram_core::PartyId;
 use rustls::client::Resumption;
 use rustls::server::NoServerSessionStorage;
-use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
+use rustls::{ClientConfig, ClientConnection, ServerConfig, ServerConnection};
 use rustls_pki_types::ServerName;
 
 use crate::NetError;
@@ -48,7 +48,9 @@ use crate::config::Config;
 use crate::error::ConfigError;
 use crate::session::{Limits, Link, Outgoing, ReaderThread, Session, TransportKind, spawn_reader};
 use crate::shaping::Shaping;
-use crate::tls::{TlsIo, check_sole_name, describe_handshake_error, provider, rustls_config_error};
+use crate::tls::{
+    TlsIo, ca_roots, check_sole_name, describe_handshake_error, provider, rustls_config_error,
+};
 
 /// The client's id in a service session.
 pub const SERVICE_CLIENT: PartyId = PartyId::P0;
@@ -252,7 +254,38 @@ pub fn connect_service(
 ) -> Result<Session, NetError> {
     let deadline = Instant::now() + timeout;
     let peer = SERVICE_SIDE;
-    let fail = |reason: String| NetError::Connect { peer, reason };
+    let conn = service_client_connection(config, server)?;
+    let sock = connect_by(address, deadline)?;
+    sock.set_nodelay(true).map_err(|e| NetError::Connect {
+        peer,
+        reason: format!("{address}: {e}"),
+    })?;
+    let mut io = TlsIo::new(conn, sock);
+    io.set_deadline(deadline);
+    client_handshake(&mut io, address, config, server)?;
+    let limits = Limits {
+        timeout,
+        send_timeout: timeout,
+        max_frame: config.max_frame_bytes,
+    };
+    session_from(io, SERVICE_CLIENT, peer, limits, limits.max_frame, None).map_err(|e| {
+        NetError::Handshake {
+            peer,
+            reason: e.to_string(),
+        }
+    })
+}
+
+/// An anonymous TLS 1.3 client connection (no resumption) to party `server`'s service,
+/// trusting the configuration's CA (which it must have) and expecting the party's name.
+fn service_client_connection(
+    config: &Config,
+    server: PartyId,
+) -> Result<ClientConnection, NetError> {
+    let fail = |reason: String| NetError::Connect {
+        peer: SERVICE_SIDE,
+        reason,
+    };
     let tls = config.tls.as_ref().ok_or(ConfigError::NoTls)?;
     if tls.ca_certs.is_empty() {
         return Err(ConfigError::Invalid(
@@ -265,13 +298,7 @@ pub fn connect_service(
         .ok_or_else(|| ConfigError::Invalid(format!("{server} is not in the configuration")))?
         .name
         .clone();
-    let mut roots = RootCertStore::empty();
-    for c in &tls.ca_certs {
-        roots.add(c.clone()).map_err(|e| ConfigError::Pem {
-            path: tls.ca.clone().unwrap_or_default(),
-            reason: format!("unusable CA certificate: {e}"),
-        })?;
-    }
+    let roots = ca_roots(tls)?;
     let mut client = ClientConfig::builder_with_provider(provider())
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
@@ -280,15 +307,21 @@ pub fn connect_service(
     client.resumption = Resumption::disabled();
     let server_name =
         ServerName::try_from(name.clone()).map_err(|e| fail(format!("bad server name: {e}")))?;
-    let conn =
-        ClientConnection::new(Arc::new(client), server_name).map_err(|e| fail(e.to_string()))?;
+    ClientConnection::new(Arc::new(client), server_name).map_err(|e| fail(e.to_string()))
+}
 
+/// A TCP connection to the first of `address`'s socket addresses that accepts one before
+/// `deadline`.
+fn connect_by(address: &str, deadline: Instant) -> Result<TcpStream, NetError> {
+    let fail = |reason: String| NetError::Connect {
+        peer: SERVICE_SIDE,
+        reason,
+    };
     let mut last = String::from("no address");
     let addrs: Vec<SocketAddr> = address
         .to_socket_addrs()
         .map_err(|e| fail(format!("cannot resolve {address}: {e}")))?
         .collect();
-    let mut sock = None;
     for a in addrs {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -296,19 +329,25 @@ pub fn connect_service(
             break;
         }
         match TcpStream::connect_timeout(&a, left) {
-            Ok(s) => {
-                sock = Some(s);
-                break;
-            }
+            Ok(s) => return Ok(s),
             Err(e) => last = format!("{a}: {e}"),
         }
     }
-    let sock = sock.ok_or_else(|| fail(last))?;
-    let io_fail = |e: io::Error| fail(format!("{address}: {e}"));
-    sock.set_nodelay(true).map_err(io_fail)?;
-    let handshake = |reason: String| NetError::Handshake { peer, reason };
-    let mut io = TlsIo::new(conn, sock);
-    io.set_deadline(deadline);
+    Err(fail(last))
+}
+
+/// The TLS handshake with the service's certificate checked to name party `server` alone,
+/// then the client's hello and the service's acknowledgement.
+fn client_handshake(
+    io: &mut TlsIo,
+    address: &str,
+    config: &Config,
+    server: PartyId,
+) -> Result<(), NetError> {
+    let handshake = |reason: String| NetError::Handshake {
+        peer: SERVICE_SIDE,
+        reason,
+    };
     io.handshake()
         .map_err(|e| handshake(format!("{address}: {}", describe_handshake_error(&e))))?;
     // rustls checked the chain and the service's name; the certificate must name no other
@@ -339,13 +378,7 @@ pub fn connect_service(
             a[5]
         )));
     }
-    let limits = Limits {
-        timeout,
-        send_timeout: timeout,
-        max_frame: config.max_frame_bytes,
-    };
-    session_from(io, SERVICE_CLIENT, peer, limits, limits.max_frame, None)
-        .map_err(|e| handshake(e.to_string()))
+    Ok(())
 }
 
 /// Splits an established connection into a two-party session; frames from the peer may carry

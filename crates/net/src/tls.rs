@@ -32,10 +32,10 @@ use rustls::{
     CertificateError, ClientConfig, ClientConnection, Connection, DigitallySignedStruct,
     DistinguishedName, OtherError, RootCertStore, ServerConfig, ServerConnection, SignatureScheme,
 };
-use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 
 use crate::NetError;
-use crate::config::{Config, load_certs};
+use crate::config::{Config, TlsConfig, load_certs};
 use crate::error::ConfigError;
 use crate::stream::{DuplexReader, DuplexWriter, TlsWriter};
 
@@ -227,87 +227,110 @@ pub(crate) fn rustls_config_error(path: &std::path::Path, e: rustls::Error) -> N
     .into()
 }
 
-impl TlsSetup {
-    /// Loads this party's certificate and key and builds the rustls configurations.
-    pub fn new(config: &Config, me: PartyId) -> Result<TlsSetup, NetError> {
-        let tls = config.tls.as_ref().ok_or(ConfigError::NoTls)?;
-        let own = config
-            .party(me)
-            .ok_or_else(|| ConfigError::Invalid(format!("{me} is not in the configuration")))?;
-        let (chain, key, key_path) = crate::certs::load_identity(own)?;
+/// This party's certificate chain, its private key and the key's path (for errors).
+struct Identity {
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+    key_path: std::path::PathBuf,
+}
 
-        let provider = provider();
-        let n = config.n_parties();
-        let names: Vec<String> = config.parties.iter().map(|p| p.name.clone()).collect();
-        let auth = if tls.ca.is_some() {
-            PeerAuth::Ca
-        } else {
-            let mut pinned = Vec::with_capacity(n);
-            for p in &config.parties {
-                let path = p.cert.as_ref().ok_or_else(|| {
-                    ConfigError::Invalid(format!("party {} has no cert to pin", p.id.index()))
-                })?;
-                let mut certs = load_certs(path)?;
-                crate::certs::check_validity(&certs[0], path)?;
-                pinned.push(certs.swap_remove(0));
-            }
-            PeerAuth::Pinned(pinned)
-        };
+/// How peers are authenticated: by the CA of `[tls]`, or, without one, each by its own
+/// certificate (checked valid), pinned.
+fn peer_auth(config: &Config, tls: &TlsConfig) -> Result<PeerAuth, NetError> {
+    if tls.ca.is_some() {
+        return Ok(PeerAuth::Ca);
+    }
+    let mut pinned = Vec::with_capacity(config.n_parties());
+    for p in &config.parties {
+        let path = p.cert.as_ref().ok_or_else(|| {
+            ConfigError::Invalid(format!("party {} has no cert to pin", p.id.index()))
+        })?;
+        let mut certs = load_certs(path)?;
+        crate::certs::check_validity(&certs[0], path)?;
+        pinned.push(certs.swap_remove(0));
+    }
+    Ok(PeerAuth::Pinned(pinned))
+}
 
-        let roots = || -> Result<Arc<RootCertStore>, NetError> {
-            let mut roots = RootCertStore::empty();
-            for c in &tls.ca_certs {
-                roots.add(c.clone()).map_err(|e| ConfigError::Pem {
-                    path: tls.ca.clone().unwrap_or_default(),
-                    reason: format!("unusable CA certificate: {e}"),
-                })?;
-            }
-            Ok(Arc::new(roots))
-        };
-        let versions = [&rustls::version::TLS13];
+/// The trust anchors of `[tls]`'s CA.
+pub(crate) fn ca_roots(tls: &TlsConfig) -> Result<Arc<RootCertStore>, NetError> {
+    let mut roots = RootCertStore::empty();
+    for c in &tls.ca_certs {
+        roots.add(c.clone()).map_err(|e| ConfigError::Pem {
+            path: tls.ca.clone().unwrap_or_default(),
+            reason: format!("unusable CA certificate: {e}"),
+        })?;
+    }
+    Ok(Arc::new(roots))
+}
 
-        let client_verifier: Arc<dyn ClientCertVerifier> = match &auth {
-            PeerAuth::Ca => WebPkiClientVerifier::builder_with_provider(roots()?, provider.clone())
+/// The listener's configuration: TLS 1.3 only, client certificates required (by the CA or
+/// pinned: every party but `me`), no resumption and no tickets.
+fn server_config(
+    tls: &TlsConfig,
+    auth: &PeerAuth,
+    me: PartyId,
+    provider: &Arc<CryptoProvider>,
+    id: &Identity,
+) -> Result<ServerConfig, NetError> {
+    let client_verifier: Arc<dyn ClientCertVerifier> = match auth {
+        PeerAuth::Ca => {
+            WebPkiClientVerifier::builder_with_provider(ca_roots(tls)?, provider.clone())
+                .build()
+                .map_err(|e| ConfigError::Invalid(format!("CA certificate: {e}")))?
+        }
+        PeerAuth::Pinned(pinned) => Arc::new(PinnedClients {
+            pinned: pinned
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != me.index())
+                .map(|(_, c)| c.clone())
+                .collect(),
+            provider: provider.clone(),
+        }),
+    };
+    let mut server = ServerConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
+        .with_client_cert_verifier(client_verifier)
+        .with_single_cert(id.chain.clone(), id.key.clone_key())
+        .map_err(|e| rustls_config_error(&id.key_path, e))?;
+    // Nothing is resumed, and the listener never sends after the handshake (see `connect`).
+    server.send_tls13_tickets = 0;
+    server.session_storage = Arc::new(NoServerSessionStorage {});
+    Ok(server)
+}
+
+/// The dialler's configuration for each party (`None` for `me`): TLS 1.3 only, the peer's
+/// certificate checked by the CA or against its pinned one, our certificate sent, no
+/// resumption.
+fn client_configs(
+    config: &Config,
+    tls: &TlsConfig,
+    auth: &PeerAuth,
+    me: PartyId,
+    provider: &Arc<CryptoProvider>,
+    id: &Identity,
+) -> Result<Vec<Option<Arc<ClientConfig>>>, NetError> {
+    let ca_verifier = match auth {
+        PeerAuth::Ca => Some(
+            WebPkiServerVerifier::builder_with_provider(ca_roots(tls)?, provider.clone())
                 .build()
                 .map_err(|e| ConfigError::Invalid(format!("CA certificate: {e}")))?,
-            PeerAuth::Pinned(pinned) => Arc::new(PinnedClients {
-                pinned: pinned
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, _)| i != me.index())
-                    .map(|(_, c)| c.clone())
-                    .collect(),
-                provider: provider.clone(),
-            }),
-        };
-        let mut server = ServerConfig::builder_with_provider(provider.clone())
-            .with_protocol_versions(&versions)
-            .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?
-            .with_client_cert_verifier(client_verifier)
-            .with_single_cert(chain.clone(), key.clone_key())
-            .map_err(|e| rustls_config_error(&key_path, e))?;
-        // Nothing is resumed, and the listener never sends after the handshake (see `connect`).
-        server.send_tls13_tickets = 0;
-        server.session_storage = Arc::new(NoServerSessionStorage {});
-
-        let ca_verifier = match &auth {
-            PeerAuth::Ca => Some(
-                WebPkiServerVerifier::builder_with_provider(roots()?, provider.clone())
-                    .build()
-                    .map_err(|e| ConfigError::Invalid(format!("CA certificate: {e}")))?,
-            ),
-            PeerAuth::Pinned(_) => None,
-        };
-        let mut clients = Vec::with_capacity(n);
-        for (i, _) in config.parties.iter().enumerate() {
-            if i == me.index() {
-                clients.push(None);
-                continue;
-            }
-            let builder = ClientConfig::builder_with_provider(provider.clone())
-                .with_protocol_versions(&versions)
-                .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?;
-            let builder = match (&auth, &ca_verifier) {
+        ),
+        PeerAuth::Pinned(_) => None,
+    };
+    let mut clients = Vec::with_capacity(config.n_parties());
+    for (i, _) in config.parties.iter().enumerate() {
+        if i == me.index() {
+            clients.push(None);
+            continue;
+        }
+        let builder = ClientConfig::builder_with_provider(provider.clone())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| ConfigError::Invalid(format!("TLS: {e}")))?;
+        let builder =
+            match (auth, &ca_verifier) {
                 (PeerAuth::Pinned(pinned), _) => builder
                     .dangerous()
                     .with_custom_certificate_verifier(Arc::new(PinnedServer {
@@ -320,12 +343,33 @@ impl TlsSetup {
                     return Err(ConfigError::Invalid("CA verifier missing".into()).into());
                 }
             };
-            let mut client = builder
-                .with_client_auth_cert(chain.clone(), key.clone_key())
-                .map_err(|e| rustls_config_error(&key_path, e))?;
-            client.resumption = Resumption::disabled();
-            clients.push(Some(Arc::new(client)));
-        }
+        let mut client = builder
+            .with_client_auth_cert(id.chain.clone(), id.key.clone_key())
+            .map_err(|e| rustls_config_error(&id.key_path, e))?;
+        client.resumption = Resumption::disabled();
+        clients.push(Some(Arc::new(client)));
+    }
+    Ok(clients)
+}
+
+impl TlsSetup {
+    /// Loads this party's certificate and key and builds the rustls configurations.
+    pub fn new(config: &Config, me: PartyId) -> Result<TlsSetup, NetError> {
+        let tls = config.tls.as_ref().ok_or(ConfigError::NoTls)?;
+        let own = config
+            .party(me)
+            .ok_or_else(|| ConfigError::Invalid(format!("{me} is not in the configuration")))?;
+        let (chain, key, key_path) = crate::certs::load_identity(own)?;
+        let id = Identity {
+            chain,
+            key,
+            key_path,
+        };
+        let provider = provider();
+        let names: Vec<String> = config.parties.iter().map(|p| p.name.clone()).collect();
+        let auth = peer_auth(config, tls)?;
+        let server = server_config(tls, &auth, me, &provider, &id)?;
+        let clients = client_configs(config, tls, &auth, me, &provider, &id)?;
         Ok(TlsSetup {
             server: Arc::new(server),
             clients,
