@@ -66,6 +66,58 @@ struct Shared {
 }
 
 impl Shared {
+    /// Waits until a frame of `len` bytes fits the queue (an empty queue takes any frame) or
+    /// the link has failed; [`NetError::Timeout`] after the send timeout.
+    fn wait_for_room<'a>(
+        &self,
+        mut s: MutexGuard<'a, State>,
+        len: usize,
+    ) -> Result<MutexGuard<'a, State>, NetError> {
+        let deadline = Instant::now() + self.send_timeout;
+        loop {
+            let cap = self.cap.load(Ordering::Acquire);
+            if s.failed.is_some() || s.bytes == 0 || s.bytes.saturating_add(len) <= cap {
+                return Ok(s);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(NetError::Timeout {
+                    peer: self.peer,
+                    after: self.send_timeout,
+                });
+            }
+            s = self
+                .cond
+                .wait_timeout(s, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// Pacing: a sender far ahead of a socket that is draining waits for it, which keeps the
+    /// queue (and its copies) small. It never waits on a writer that has stopped moving — the
+    /// peer may itself be sending to this party before it reads — so two parties that each
+    /// send a burst before receiving still both go on.
+    fn pace<'a>(&self, mut s: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        let mut seen = s.written;
+        let mut patience = Instant::now() + STALL;
+        while s.failed.is_none() && !s.stalled && s.bytes > PACE_BYTES {
+            let now = Instant::now();
+            if s.written != seen {
+                seen = s.written;
+                patience = now + STALL;
+            } else if now >= patience {
+                s.stalled = true;
+                break;
+            }
+            s = self
+                .cond
+                .wait_timeout(s, patience - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        s
+    }
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -202,47 +254,8 @@ impl Writer {
     ) -> Result<(), NetError> {
         let shared = &*self.shared;
         let len = payload.bytes().len();
-        let mut s = shared.lock();
-        let deadline = Instant::now() + shared.send_timeout;
-        loop {
-            let cap = shared.cap.load(Ordering::Acquire);
-            if s.failed.is_some() || s.bytes == 0 || s.bytes.saturating_add(len) <= cap {
-                break;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(NetError::Timeout {
-                    peer: shared.peer,
-                    after: shared.send_timeout,
-                });
-            }
-            s = shared
-                .cond
-                .wait_timeout(s, left)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
-        // Pacing: a sender far ahead of a socket that is draining waits for it, which keeps
-        // the queue (and its copies) small. It never waits on a writer that has stopped
-        // moving — the peer may itself be sending to this party before it reads — so two
-        // parties that each send a burst before receiving still both go on.
-        let mut seen = s.written;
-        let mut patience = Instant::now() + STALL;
-        while s.failed.is_none() && !s.stalled && s.bytes > PACE_BYTES {
-            let now = Instant::now();
-            if s.written != seen {
-                seen = s.written;
-                patience = now + STALL;
-            } else if now >= patience {
-                s.stalled = true;
-                break;
-            }
-            s = shared
-                .cond
-                .wait_timeout(s, patience - now)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
+        let s = shared.wait_for_room(shared.lock(), len)?;
+        let mut s = shared.pace(s);
         if let Some(e) = &s.failed {
             return Err(e.clone());
         }
