@@ -296,6 +296,9 @@ fn render_row(base: &Path, row: &Row, columns: usize) -> Result<RenderedRow> {
     if row.cells.len() != columns {
         bail!("{} cells where the header has {columns}", row.cells.len());
     }
+    if row.value.is_empty() && row.note.is_none() {
+        bail!("a row with no values needs a `note` saying why no JSON backs it");
+    }
     let values = row
         .value
         .iter()
