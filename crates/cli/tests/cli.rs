@@ -1250,3 +1250,93 @@ fn bench_report_turns_reports_into_markdown_rows() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+#[test]
+fn bench_report_figures_computes_each_value_from_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, ms) in [3.0, 1.0, 2.0].iter().enumerate() {
+        let run = format!(r#"{{"x": {{"ms": {ms}}}, "y": [{{"k": "a", "v": null}}]}}"#);
+        std::fs::write(dir.path().join(format!("r-run{i}.json")), run).unwrap();
+    }
+    let manifest = dir.path().join("figures.toml");
+    let write = |extra: &str| {
+        std::fs::write(
+            &manifest,
+            format!(
+                r#"
+[[table]]
+name = "t"
+header = ["", "figure"]
+[[table.row]]
+cells = ["median / max", "{{0}} / {{1}} ms"]
+[[table.row.value]]
+files = "r-run*.json"
+field = "x.ms"
+digits = 1
+[[table.row.value]]
+files = "r-run*.json"
+field = "x.ms"
+stat = "max"
+{extra}
+"#
+            ),
+        )
+        .unwrap();
+    };
+    write("");
+    let out = doram()
+        .args(["bench", "report", "--figures"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "| | figure |\n|---|---|\n| median / max | 2.0 / 3 ms |\n"
+    );
+    // A null field needs a `missing` text; a row without values needs a note.
+    let null_row = "[[table.row]]\ncells = [\"n\", \"{0}\"]\n[[table.row.value]]\n\
+                    files = \"r-run*.json\"\nfield = \"y.k=a.v\"\n";
+    write(null_row);
+    let bad = doram()
+        .args(["bench", "report", "--figures"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("missing"));
+    write(&format!("{null_row}missing = \"none\"\n"));
+    let out = doram()
+        .args(["bench", "report", "--figures"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("| n | none |\n"));
+    write("[[table.row]]\ncells = [\"kept\", \"as recorded\"]\n");
+    let bad = doram()
+        .args(["bench", "report", "--figures"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("note"));
+    // Paths and a manifest do not mix; neither is an error too.
+    let both = doram()
+        .args(["bench", "report", "x.json", "--figures"])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(!both.status.success());
+    assert!(
+        !doram()
+            .args(["bench", "report"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+}
