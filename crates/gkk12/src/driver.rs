@@ -139,7 +139,8 @@ fn bits_msg(
 }
 
 /// The garbler's own bits as labels: fresh zero labels, the active ones sent to the evaluator
-/// (16 bytes per bit), which receives them with [`garbler_input_labels`].
+/// (16 bytes per bit, in messages of [`LABELS_PER_MSG`] labels), which receives them with
+/// [`garbler_input_labels`].
 ///
 /// # Errors
 /// Transport failures.
@@ -151,16 +152,21 @@ pub fn garbler_input<G: RngCore + ?Sized>(
 ) -> Result<Vec<Block>, Gkk12Error> {
     let peer = peer(session)?;
     let mut zero = Vec::with_capacity(bits.len());
-    let mut msg = Vec::with_capacity(16 * bits.len());
-    for &b in bits {
-        let w = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
-        zero.push(w);
-        let active = if b { w ^ delta } else { w };
-        msg.extend_from_slice(&active.to_le_bytes());
+    for chunk in bits.chunks(LABELS_PER_MSG) {
+        let mut msg = Vec::with_capacity(16 * chunk.len());
+        for &b in chunk {
+            let w = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+            zero.push(w);
+            let active = if b { w ^ delta } else { w };
+            msg.extend_from_slice(&active.to_le_bytes());
+        }
+        session.send_bytes(peer, &msg)?;
     }
-    session.send_bytes(peer, &msg)?;
     Ok(zero)
 }
+
+/// Labels per message of [`garbler_input`] (1 MiB).
+pub const LABELS_PER_MSG: usize = 1 << 16;
 
 /// The evaluator's side of [`garbler_input`]: `n` active labels.
 ///
@@ -168,12 +174,19 @@ pub fn garbler_input<G: RngCore + ?Sized>(
 /// Transport failures; a message of the wrong size.
 pub fn garbler_input_labels(session: &mut Session, n: usize) -> Result<Vec<Block>, Gkk12Error> {
     let peer = peer(session)?;
-    let msg = session.recv_bytes(peer)?;
-    wire::exact_len(peer, "input labels", &msg, 16 * n)?;
-    Ok(msg
-        .chunks_exact(16)
-        .map(|c| u128::from_le_bytes(c.try_into().unwrap_or([0; 16])))
-        .collect())
+    let mut out = Vec::with_capacity(n);
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(LABELS_PER_MSG);
+        let msg = session.recv_bytes(peer)?;
+        wire::exact_len(peer, "input labels", &msg, 16 * k)?;
+        out.extend(
+            msg.chunks_exact(16)
+                .map(|c| u128::from_le_bytes(c.try_into().unwrap_or([0; 16]))),
+        );
+        left -= k;
+    }
+    Ok(out)
 }
 
 /// Reveals `labels`' values to both parties: each sends its permute bits and adds the other's.
