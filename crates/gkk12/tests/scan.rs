@@ -1,12 +1,14 @@
 //! The linear-scan baseline against a plain array, and its transcript's shape.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Mutex;
-use std::time::Duration;
+mod common;
 
+use std::sync::Mutex;
+
+use common::run2;
 use doram_gkk12::driver::{AccessLabels, garbler_input, garbler_input_labels};
 use doram_gkk12::scan::{ScanCircuits, ScanClient, ScanServer};
-use doram_net::{LocalMesh, Session, Transcript};
+use doram_net::{Session, Transcript};
 use doram_twopc::driver::{
     cot_receive, cot_send, softspoken_receiver_setup, softspoken_sender_setup,
 };
@@ -19,27 +21,6 @@ use rand_chacha::ChaCha12Rng;
 const ENTRIES: usize = 150;
 const WIDTH: usize = 11;
 const ABITS: usize = 8;
-
-fn run2<A: Send, B: Send>(
-    p0: impl FnOnce(Session) -> A + Send,
-    p1: impl FnOnce(Session) -> B + Send,
-) -> (A, B) {
-    let p0 = Mutex::new(Some(p0));
-    let p1 = Mutex::new(Some(p1));
-    let mesh = LocalMesh::new(2).timeout(Duration::from_secs(60));
-    let mut out = doram_net::testkit::run(mesh.build(), |s| {
-        if s.me().index() == 0 {
-            (Some(p0.lock().unwrap().take().unwrap()(s)), None)
-        } else {
-            (None, Some(p1.lock().unwrap().take().unwrap()(s)))
-        }
-    })
-    .into_iter();
-    (
-        out.next().unwrap().0.unwrap(),
-        out.next().unwrap().1.unwrap(),
-    )
-}
 
 fn bits(x: u64, n: usize) -> Vec<bool> {
     (0..n).map(|k| (x >> k) & 1 == 1).collect()

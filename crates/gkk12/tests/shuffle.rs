@@ -1,11 +1,11 @@
 //! The Beneš routing and the shared permutation protocol.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Mutex;
-use std::time::Duration;
+mod common;
 
+use common::run2;
 use doram_gkk12::shuffle::{Shares, apply_plain, hold, permute, route};
-use doram_net::{LocalMesh, Session};
+use doram_net::Session;
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
 use doram_twopc::insecure_rng_for_tests;
@@ -13,27 +13,6 @@ use doram_twopc::softspoken::ChunkBits;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
-
-fn run2<A: Send, B: Send>(
-    p0: impl FnOnce(Session) -> A + Send,
-    p1: impl FnOnce(Session) -> B + Send,
-) -> (A, B) {
-    let p0 = Mutex::new(Some(p0));
-    let p1 = Mutex::new(Some(p1));
-    let mesh = LocalMesh::new(2).timeout(Duration::from_secs(60));
-    let mut out = doram_net::testkit::run(mesh.build(), |s| {
-        if s.me().index() == 0 {
-            (Some(p0.lock().unwrap().take().unwrap()(s)), None)
-        } else {
-            (None, Some(p1.lock().unwrap().take().unwrap()(s)))
-        }
-    })
-    .into_iter();
-    (
-        out.next().unwrap().0.unwrap(),
-        out.next().unwrap().1.unwrap(),
-    )
-}
 
 #[test]
 fn every_permutation_routes() {

@@ -2,15 +2,15 @@
 //! ORAM's invariants, and its transcript's shape against the data.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Mutex;
-use std::time::Duration;
+mod common;
 
+use common::run2;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
 use doram_gkk12::plain::words_for;
 use doram_gkk12::testkit::{deal_insecurely, open_insecurely};
 use doram_gkk12::tree::path;
 use doram_gkk12::{Params, PlainTreeOram};
-use doram_net::{LocalMesh, Session, Transcript};
+use doram_net::{Session, Transcript};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
 use doram_twopc::softspoken::ChunkBits;
@@ -35,28 +35,6 @@ fn words_of(bits: &[bool]) -> Vec<u64> {
                 .fold(0, |a, (k, &b)| a | (u64::from(b) << k))
         })
         .collect()
-}
-
-fn run2<A: Send, B: Send>(
-    p0: impl FnOnce(Session) -> A + Send,
-    p1: impl FnOnce(Session) -> B + Send,
-) -> (A, B) {
-    let p0 = Mutex::new(Some(p0));
-    let p1 = Mutex::new(Some(p1));
-    let mesh = LocalMesh::new(2).timeout(Duration::from_secs(60));
-    let mut out = doram_net::testkit::run(mesh.build(), |s| {
-        if s.me().index() == 0 {
-            let f = p0.lock().unwrap().take().unwrap();
-            (Some(f(s)), None)
-        } else {
-            let f = p1.lock().unwrap().take().unwrap();
-            (None, Some(f(s)))
-        }
-    })
-    .into_iter();
-    let a = out.next().unwrap().0.unwrap();
-    let b = out.next().unwrap().1.unwrap();
-    (a, b)
 }
 
 struct Run {
