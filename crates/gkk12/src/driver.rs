@@ -43,10 +43,10 @@ use doram_core::wire::{self, PeerFault};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_prim::prg::AesPrg;
-use doram_twopc::TwopcError;
 use doram_twopc::driver::{cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer};
 use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
+use doram_twopc::{Circuit, TwopcError};
 use rand_core::RngCore;
 use thiserror::Error;
 
@@ -219,6 +219,8 @@ fn value(bits: &[bool]) -> u64 {
 /// step has computed; every entry is written back, so a repeated bucket is stored again, the
 /// same plaintext under a fresh pad.
 struct Entries {
+    /// Entries of the path (the first ones): h + 1.
+    path_len: usize,
     buckets: Vec<usize>,
     /// For each entry, the index of the bucket's first entry.
     first: Vec<usize>,
@@ -227,6 +229,7 @@ struct Entries {
 impl Entries {
     fn new(height: u32, leaf: u64, schedule: &[(u32, usize)]) -> Entries {
         let mut buckets: Vec<usize> = path(height, leaf).collect();
+        let path_len = buckets.len();
         for &(_, b) in schedule {
             buckets.extend([b, 2 * b + 1, 2 * b + 2]);
         }
@@ -234,7 +237,121 @@ impl Entries {
             .iter()
             .map(|b| buckets.iter().position(|x| x == b).unwrap_or(0))
             .collect();
-        Entries { buckets, first }
+        Entries {
+            path_len,
+            buckets,
+            first,
+        }
+    }
+}
+
+/// One tree step's plan and labels, alike on both sides (the server holds zero labels, the
+/// client active ones).
+struct Step {
+    tree: usize,
+    bucket_bits: usize,
+    schedule: Vec<(u32, usize)>,
+    entries: Entries,
+    first_new: u64,
+    /// The labels of each entry's bucket (meaningful at a bucket's first entry).
+    labels: Vec<Vec<Block>>,
+}
+
+/// What the lookup revealed: the overflow bit, then the next tree's leaf; and on the data tree
+/// the data's labels.
+struct Looked {
+    revealed: Vec<bool>,
+    data: Option<Vec<Block>>,
+}
+
+/// Garbles or evaluates one circuit on labels.
+type RunCircuit<'a> =
+    dyn FnMut(&mut Session, &Circuit, &[Block]) -> Result<Vec<Block>, TwopcError> + 'a;
+
+impl Step {
+    fn new(
+        params: &Params,
+        tree: usize,
+        schedule: Vec<(u32, usize)>,
+        entries: Entries,
+        first_new: u64,
+    ) -> Step {
+        let g = params.tree(tree);
+        Step {
+            tree,
+            bucket_bits: g.bucket * SlotCodec::new(params, tree).slot_bits(),
+            schedule,
+            entries,
+            first_new,
+            labels: Vec::new(),
+        }
+    }
+
+    /// [3c; GKK12 §4.1, steps 5–6] The lookup circuit on the path's labels and `rest`; the
+    /// overflow bit and the next leaf are revealed to both.
+    fn lookup(
+        &mut self,
+        session: &mut Session,
+        c: &StepCircuit,
+        rest: &LookupRest<'_>,
+        run: &mut RunCircuit<'_>,
+    ) -> Result<Looked, Gkk12Error> {
+        let path_len = self.entries.path_len;
+        let mut inputs: Vec<Block> = self.labels[..path_len].concat();
+        rest.append(&mut inputs);
+        let out = run(session, &c.circuit, &inputs)?;
+        for (k, chunk) in out[c.layout.output("path")]
+            .chunks(self.bucket_bits.max(1))
+            .enumerate()
+        {
+            self.labels[k] = chunk.to_vec();
+        }
+        let mut reveal = out[c.layout.output("overflow")].to_vec();
+        let data = if self.tree > 0 {
+            reveal.extend_from_slice(&out[c.layout.output("leaf")]);
+            None
+        } else {
+            Some(out_data(c, &out))
+        };
+        Ok(Looked {
+            revealed: reveal_both(session, &reveal)?,
+            data,
+        })
+    }
+
+    /// [3d; GKK12 §5.3] The evictions, each on the labels of its three buckets.
+    fn evict(
+        &mut self,
+        session: &mut Session,
+        circuits: &[StepCircuit],
+        run: &mut RunCircuit<'_>,
+    ) -> Result<(), Gkk12Error> {
+        for (e, &(level, _)) in self.schedule.iter().enumerate() {
+            let at = self.entries.path_len + 3 * e;
+            let f = &self.entries.first;
+            let three = [f[at], f[at + 1], f[at + 2]];
+            let c = &circuits[level as usize];
+            let inputs: Vec<Block> = three
+                .iter()
+                .flat_map(|&k| self.labels[k].iter().copied())
+                .collect();
+            let out = run(session, &c.circuit, &inputs)?;
+            for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
+                self.labels[k] = out[c.layout.output(name)].to_vec();
+            }
+        }
+        Ok(())
+    }
+
+    /// The step's result: an overflow fails; otherwise the next leaf, or the data's labels.
+    fn finish(&self, looked: Looked) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+        if looked.revealed[0] {
+            return Err(Gkk12Error::Overflow { tree: self.tree });
+        }
+        match looked.data {
+            Some(data) => Ok((0, Some(data))),
+            None => Ok((value(&looked.revealed[1..]), None)),
+        }
     }
 }
 
@@ -541,110 +658,81 @@ impl<S: CotExtSender> Server<S> {
         leaf: u64,
         rest: &LookupRest<'_>,
     ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+        let mut step = self.announce(session, i, leaf)?;
+        self.fold_pads(session, &mut step)?;
+        let garbler = &mut self.garbler;
+        let mut run =
+            |s: &mut Session, c: &Circuit, x: &[Block]| garble_on_labels(s, garbler, c, x);
+        let looked = step.lookup(session, &self.circuits.lookup[i], rest, &mut run)?;
+        step.evict(session, &self.circuits.evict[i], &mut run)?;
+        self.store_back(session, &step)?;
+        step.finish(looked)
+    }
+
+    /// [3a] Draws the eviction schedule and sends it with the nonces of the step's entries and
+    /// the first nonce it writes under.
+    fn announce(&mut self, session: &mut Session, i: usize, leaf: u64) -> Result<Step, Gkk12Error> {
         let peer = peer(session)?;
         let g = self.params.tree(i);
-        let bucket_bits = g.bucket * SlotCodec::new(&self.params, i).slot_bits();
-        // 3a: the schedule and the nonces.
         let schedule = eviction_schedule(g.height, &mut self.rng);
         let entries = Entries::new(g.height, leaf, &schedule);
-        let buckets = &entries.buckets;
         let first_new = self.next_nonce;
-        self.next_nonce += buckets.len() as u64;
-        let mut msg = Vec::with_capacity(4 * schedule.len() + 8 * (buckets.len() + 1));
+        self.next_nonce += entries.buckets.len() as u64;
+        let mut msg = Vec::with_capacity(4 * schedule.len() + 8 * (entries.buckets.len() + 1));
         for &(_, b) in &schedule {
             msg.extend_from_slice(&(b as u32).to_le_bytes());
         }
-        for &b in buckets {
+        for &b in &entries.buckets {
             msg.extend_from_slice(&self.trees[i].nonce(b).to_le_bytes());
         }
         msg.extend_from_slice(&first_new.to_le_bytes());
         session.send_bytes(peer, &msg)?;
-        // 3b: the pads by correlated OT, the ciphertexts folded in.
-        let q = cot_send(session, &mut self.ot, buckets.len() * bucket_bits)?.q;
+        Ok(Step::new(&self.params, i, schedule, entries, first_new))
+    }
+
+    /// [3b] The client's pads by correlated OT, this party's ciphertext folded into the zero
+    /// labels.
+    fn fold_pads(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error> {
+        let bits = step.bucket_bits;
+        let q = cot_send(session, &mut self.ot, step.entries.buckets.len() * bits)?.q;
         let delta = self.delta();
-        let mut labels: Vec<Vec<Block>> = buckets
+        let tree = &self.trees[step.tree];
+        step.labels = step
+            .entries
+            .buckets
             .iter()
-            .zip(q.chunks(bucket_bits.max(1)))
+            .zip(q.chunks(bits.max(1)))
             .map(|(&b, q)| {
-                let t = &self.trees[i];
                 q.iter()
                     .enumerate()
-                    .map(|(k, &w)| if t.bit(b, k) { w ^ delta } else { w })
+                    .map(|(k, &w)| if tree.bit(b, k) { w ^ delta } else { w })
                     .collect()
             })
             .collect();
-        // 3c: the lookup.
-        let c = &self.circuits.lookup[i];
-        let path_len = g.height as usize + 1;
-        let mut inputs: Vec<Block> = labels[..path_len].concat();
-        rest.append(&mut inputs);
-        let out = garble_on_labels(session, &mut self.garbler, &c.circuit, &inputs)?;
-        for (k, chunk) in out[c.layout.output("path")]
-            .chunks(bucket_bits.max(1))
-            .enumerate()
-        {
-            labels[k] = chunk.to_vec();
-        }
-        let mut reveal = out[c.layout.output("overflow")].to_vec();
-        if i > 0 {
-            reveal.extend_from_slice(&out[c.layout.output("leaf")]);
-        }
-        let revealed = reveal_both(session, &reveal)?;
-        // 3d: the evictions.
-        for (e, &(level, _)) in schedule.iter().enumerate() {
-            let at = g.height as usize + 1 + 3 * e;
-            let three = [
-                entries.first[at],
-                entries.first[at + 1],
-                entries.first[at + 2],
-            ];
-            let c = &self.circuits.evict[i][level as usize];
-            let inputs: Vec<Block> = three
-                .iter()
-                .flat_map(|&k| labels[k].iter().copied())
-                .collect();
-            let out = garble_on_labels(session, &mut self.garbler, &c.circuit, &inputs)?;
-            for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
-                labels[k] = out[c.layout.output(name)].to_vec();
-            }
-        }
-        // 3e: write back.
-        let bucket_bytes = bucket_bits.div_ceil(8);
+        step.labels.resize(step.entries.buckets.len(), Vec::new());
+        Ok(())
+    }
+
+    /// [3e] Stores every entry's bucket as the client re-encrypted it.
+    fn store_back(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+        let peer = peer(session)?;
+        let bits = step.bucket_bits;
+        let bytes = bits.div_ceil(8);
+        let buckets = &step.entries.buckets;
         let back = session.recv_bytes(peer)?;
-        wire::exact_len(
-            peer,
-            "re-encrypted buckets",
-            &back,
-            buckets.len() * bucket_bytes,
-        )?;
-        for (k, (&b, chunk)) in buckets
-            .iter()
-            .zip(back.chunks(bucket_bytes.max(1)))
-            .enumerate()
-        {
-            if !bucket_bits.is_multiple_of(8)
-                && chunk.last().is_some_and(|&x| x >> (bucket_bits % 8) != 0)
-            {
-                return Err(PeerFault::malformed(
-                    peer,
-                    "re-encrypted bucket",
-                    "nonzero padding bits",
-                )
-                .into());
+        wire::exact_len(peer, "re-encrypted buckets", &back, buckets.len() * bytes)?;
+        for (k, (&b, chunk)) in buckets.iter().zip(back.chunks(bytes.max(1))).enumerate() {
+            if !bits.is_multiple_of(8) && chunk.last().is_some_and(|&x| x >> (bits % 8) != 0) {
+                let e = PeerFault::malformed(peer, "re-encrypted bucket", "nonzero padding bits");
+                return Err(e.into());
             }
-            let mut cipher = pack_lsbs(&labels[entries.first[k]]);
+            let mut cipher = pack_lsbs(&step.labels[step.entries.first[k]]);
             for (c, x) in cipher.iter_mut().zip(chunk) {
                 *c ^= x;
             }
-            self.trees[i].store(b, first_new + k as u64, &cipher);
+            self.trees[step.tree].store(b, step.first_new + k as u64, &cipher);
         }
-        if revealed[0] {
-            return Err(Gkk12Error::Overflow { tree: i });
-        }
-        if i > 0 {
-            return Ok((value(&revealed[1..]), None));
-        }
-        Ok((0, Some(out_data(c, &out))))
+        Ok(())
     }
 }
 
@@ -820,6 +908,7 @@ impl<R: CotExtReceiver> Client<R> {
         Err(Gkk12Error::Misuse("an ORAM without trees"))
     }
 
+    /// Step 3 for tree `i`, the client's side.
     fn tree_step(
         &mut self,
         session: &mut Session,
@@ -827,10 +916,27 @@ impl<R: CotExtReceiver> Client<R> {
         leaf: u64,
         rest: &LookupRest<'_>,
     ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+        let (mut step, nonces) = self.receive_plan(session, i, leaf)?;
+        self.pads(session, &mut step, &nonces)?;
+        let evaluator = &mut self.evaluator;
+        let mut run =
+            |s: &mut Session, c: &Circuit, x: &[Block]| evaluate_on_labels(s, evaluator, c, x);
+        let looked = step.lookup(session, &self.circuits.lookup[i], rest, &mut run)?;
+        step.evict(session, &self.circuits.evict[i], &mut run)?;
+        self.send_back(session, &step)?;
+        step.finish(looked)
+    }
+
+    /// [3a] The schedule and the nonces, checked: every bucket on its level, write nonces
+    /// never used before.
+    fn receive_plan(
+        &mut self,
+        session: &mut Session,
+        i: usize,
+        leaf: u64,
+    ) -> Result<(Step, Vec<u64>), Gkk12Error> {
         let peer = peer(session)?;
         let g = self.params.tree(i);
-        let bucket_bits = g.bucket * SlotCodec::new(&self.params, i).slot_bits();
-        // 3a: the schedule and the nonces, checked.
         let h = g.height as usize;
         let msg = session.recv_bytes(peer)?;
         if msg.len() < 4 * 2 * h {
@@ -843,97 +949,67 @@ impl<R: CotExtReceiver> Client<R> {
             let level = (k / 2) as u32;
             let lo = (1usize << level) - 1;
             if b < lo || b > 2 * lo {
-                return Err(PeerFault::malformed(
-                    peer,
-                    "eviction schedule",
-                    "bucket off its level",
-                )
-                .into());
+                let e = PeerFault::malformed(peer, "eviction schedule", "bucket off its level");
+                return Err(e.into());
             }
             schedule.push((level, b));
         }
         let entries = Entries::new(g.height, leaf, &schedule);
-        let buckets = &entries.buckets;
-        let nonces = u64s(peer, "bucket nonces", nonces, buckets.len() + 1)?;
-        let first_new = nonces[buckets.len()];
+        let n = entries.buckets.len();
+        let mut nonces = u64s(peer, "bucket nonces", nonces, n + 1)?;
+        let first_new = nonces.pop().unwrap_or(0);
         if first_new <= self.last_nonce {
-            return Err(
-                PeerFault::malformed(peer, "bucket nonces", "a write nonce used before").into(),
-            );
+            let e = PeerFault::malformed(peer, "bucket nonces", "a write nonce used before");
+            return Err(e.into());
         }
-        self.last_nonce = first_new + buckets.len() as u64 - 1;
-        // 3b: the pads.
-        let bucket_bytes = bucket_bits.div_ceil(8);
-        let mut pads = Vec::with_capacity(buckets.len() * bucket_bytes);
-        for &nonce in &nonces[..buckets.len()] {
-            self.key.pad_bytes(i, nonce, bucket_bits, &mut pads);
+        self.last_nonce = first_new + n as u64 - 1;
+        Ok((
+            Step::new(&self.params, i, schedule, entries, first_new),
+            nonces,
+        ))
+    }
+
+    /// [3b] The pads of the entries' buckets, into labels by correlated OT.
+    fn pads(
+        &mut self,
+        session: &mut Session,
+        step: &mut Step,
+        nonces: &[u64],
+    ) -> Result<(), Gkk12Error> {
+        let bits = step.bucket_bits;
+        let bytes = bits.div_ceil(8);
+        let mut pads = Vec::with_capacity(nonces.len() * bytes);
+        for &nonce in nonces {
+            self.key.pad_bytes(step.tree, nonce, bits, &mut pads);
         }
-        let choices: Vec<bool> = (0..buckets.len())
-            .flat_map(|k| (0..bucket_bits).map(move |j| (k, j)))
-            .map(|(k, j)| bit(&pads[k * bucket_bytes..], j))
+        let choices: Vec<bool> = (0..nonces.len())
+            .flat_map(|k| (0..bits).map(move |j| (k, j)))
+            .map(|(k, j)| bit(&pads[k * bytes..], j))
             .collect();
         let t = cot_receive(session, &mut self.ot, &choices)?.t;
-        let mut labels: Vec<Vec<Block>> = t
-            .chunks(bucket_bits.max(1))
-            .map(<[Block]>::to_vec)
-            .collect();
-        labels.resize(buckets.len(), Vec::new());
-        // 3c: the lookup.
-        let c = &self.circuits.lookup[i];
-        let path_len = h + 1;
-        let mut inputs: Vec<Block> = labels[..path_len].concat();
-        rest.append(&mut inputs);
-        let out = evaluate_on_labels(session, &mut self.evaluator, &c.circuit, &inputs)?;
-        for (k, chunk) in out[c.layout.output("path")]
-            .chunks(bucket_bits.max(1))
-            .enumerate()
-        {
-            labels[k] = chunk.to_vec();
-        }
-        let mut reveal = out[c.layout.output("overflow")].to_vec();
-        if i > 0 {
-            reveal.extend_from_slice(&out[c.layout.output("leaf")]);
-        }
-        let revealed = reveal_both(session, &reveal)?;
-        // 3d: the evictions.
-        for (e, &(level, _)) in schedule.iter().enumerate() {
-            let at = h + 1 + 3 * e;
-            let three = [
-                entries.first[at],
-                entries.first[at + 1],
-                entries.first[at + 2],
-            ];
-            let c = &self.circuits.evict[i][level as usize];
-            let inputs: Vec<Block> = three
-                .iter()
-                .flat_map(|&k| labels[k].iter().copied())
-                .collect();
-            let out = evaluate_on_labels(session, &mut self.evaluator, &c.circuit, &inputs)?;
-            for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
-                labels[k] = out[c.layout.output(name)].to_vec();
-            }
-        }
-        // 3e: write back under the new nonces.
-        let mut back = Vec::with_capacity(buckets.len() * bucket_bytes);
-        let mut pad = Vec::with_capacity(bucket_bytes);
-        for k in 0..buckets.len() {
-            let l = &labels[entries.first[k]];
+        step.labels = t.chunks(bits.max(1)).map(<[Block]>::to_vec).collect();
+        step.labels.resize(nonces.len(), Vec::new());
+        Ok(())
+    }
+
+    /// [3e] Re-encrypts every entry's bucket under its new nonce: `lsb(label) ⊕ pad'` per bit.
+    fn send_back(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+        let peer = peer(session)?;
+        let bits = step.bucket_bits;
+        let n = step.entries.buckets.len();
+        let mut back = Vec::with_capacity(n * bits.div_ceil(8));
+        let mut pad = Vec::with_capacity(bits.div_ceil(8));
+        for k in 0..n {
             pad.clear();
-            self.key
-                .pad_bytes(i, first_new + k as u64, bucket_bits, &mut pad);
-            let mut bytes = pack_lsbs(l);
+            let nonce = step.first_new + k as u64;
+            self.key.pad_bytes(step.tree, nonce, bits, &mut pad);
+            let mut bytes = pack_lsbs(&step.labels[step.entries.first[k]]);
             for (x, p) in bytes.iter_mut().zip(&pad) {
                 *x ^= p;
             }
             back.extend_from_slice(&bytes);
         }
         session.send_bytes(peer, &back)?;
-        if revealed[0] {
-            return Err(Gkk12Error::Overflow { tree: i });
-        }
-        if i > 0 {
-            return Ok((value(&revealed[1..]), None));
-        }
-        Ok((0, Some(out_data(c, &out))))
+        Ok(())
     }
 }
