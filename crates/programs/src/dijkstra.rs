@@ -30,8 +30,23 @@
 //! bits to place the source; per iteration 3V − 2 products and V inner products besides the
 //! comparisons' own, and V² local products for the row; rounds per iteration:
 //! ⌈log₂ V⌉·(1 + 4 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot vector, 1 for the row,
-//! 1 + 4 + 1 for the relaxation. Time and communication depend on V only (E is announced but
-//! not used).
+//! 1 + 4 + 1 for the relaxation. No DORAM access. Time and communication depend on V only (E
+//! is announced but not used).
+//!
+//! **Random bits and memory**: the comparisons consume (2V² − V)·48 + V·4⌈⌈log₂ V⌉/4⌉ random
+//! bits ([`plan`]); a bit in the engine's pool takes 128 bytes (a four-bit unit holds 16
+//! shares). Up to [`BITS_AT_ONCE`] = 2^20 bits (V ≤ 104) they are made up front, in one
+//! batch before the inputs; beyond it in chunks of whole iterations ([`chunk_iterations`]), four
+//! rounds per chunk, so that the pool never holds more than 128 MiB whatever V. The row
+//! accesses read the owner's matrix transposed in place: a party holds the V² shares once
+//! (32 bytes each: 512 MiB at V = 4096).
+//!
+//! **Measured** (2 vCPUs, three local parties, loaded; `docs/notes/dijkstra-scaling.md`):
+//! V = 101: 2.2 s; V = 300: 23 s (11 s quiet); V = 1000: 327 s, of which 141 s make the random
+//! bits and 185 s are the CPU step (77 003 rounds, V³ = 10^9 local products for the row
+//! accesses, 2·10^6 comparisons), peak RSS under 1 GB for the three parties. The random bits
+//! alone (≈ 1.5 µs per bit here) put V = 1000 beyond a minute for any form with 2V²
+//! comparisons.
 
 use doram_core::Seed;
 use doram_field::Fp;
@@ -61,6 +76,33 @@ pub const MAX_V: u64 = 1 << 12;
 
 /// The largest edge count the entry points accept.
 pub const MAX_E: u64 = 1 << 24;
+
+/// The most random bits preprocessed at once, per party: 2^20 bits, 128 MiB of mask units
+/// (a unit of four bits holds 16 shares of 32 bytes). Below it the whole plan is preprocessed
+/// up front (one batch); above it, in chunks of whole iterations.
+pub const BITS_AT_ONCE: usize = 1 << 20;
+
+/// Random bits of one iteration's comparisons (V − 1 in the tournament, V in the
+/// relaxation).
+fn bits_per_iteration(vertices: usize) -> usize {
+    (2 * vertices).saturating_sub(1) * bits_per_comparison(DIST_BITS)
+}
+
+/// How the random bits are made for V vertices: `None` if [`plan`]'s bits fit in
+/// [`BITS_AT_ONCE`] (the caller preprocesses them all before the inputs), else `Some(c)`:
+/// [`dijkstra`] preprocesses the source's equalities first and then, every `c` iterations,
+/// the bits of the next `c`. A function of V only.
+pub fn chunk_iterations(vertices: usize) -> Option<usize> {
+    chunk_iterations_within(vertices, BITS_AT_ONCE)
+}
+
+/// [`chunk_iterations`] for a budget of `at_once` bits.
+fn chunk_iterations_within(vertices: usize, at_once: usize) -> Option<usize> {
+    if plan(vertices).bits <= at_once {
+        return None;
+    }
+    Some((at_once / bits_per_iteration(vertices)).max(1))
+}
 
 /// The weight matrix the owner loads: row-major V × V, INF where there is no edge.
 pub fn matrix(vertices: u64, edges: &[Edge]) -> Result<Vec<u64>, InputError> {
@@ -129,21 +171,50 @@ pub fn dijkstra<R: Ram>(
     vertices: usize,
     source: R::Word,
 ) -> Result<Vec<R::Word>, ProgramError> {
-    let v = vertices;
-    if w.len() != v * v {
+    if w.len() != vertices * vertices {
         return Err(ProgramError::Misuse(
             "the weight matrix must have V² entries",
         ));
     }
-    // The columns of W: row u is their inner products with u's one-hot vector.
-    let cols: Vec<Vec<R::Word>> = (0..v)
-        .map(|k| (0..v).map(|j| w[j * v + k]).collect())
-        .collect();
+    let mut cols = w.to_vec();
+    transpose(&mut cols, vertices);
+    dijkstra_columns(m, &cols, vertices, source, chunk_iterations(vertices))
+}
+
+/// Transposes the row-major `v` × `v` matrix `w` in place.
+fn transpose<T>(w: &mut [T], v: usize) {
+    for j in 0..v {
+        for k in j + 1..v {
+            w.swap(j * v + k, k * v + j);
+        }
+    }
+}
+
+/// [`dijkstra`] on the weight matrix's columns (`cols[k·V + j]` = W\[j\]\[k\]), which row
+/// accesses read: the owner's matrix is transposed in place rather than copied, so a party
+/// holds one V² array of shares. `chunk` as [`chunk_iterations`] says: `None` if the caller
+/// has preprocessed every bit.
+fn dijkstra_columns<R: Ram>(
+    m: &mut R,
+    cols: &[R::Word],
+    vertices: usize,
+    source: R::Word,
+    chunk: Option<usize>,
+) -> Result<Vec<R::Word>, ProgramError> {
+    let v = vertices;
+    if cols.len() != v * v {
+        return Err(ProgramError::Misuse(
+            "the weight matrix must have V² entries",
+        ));
+    }
     let b = bits_for(v.saturating_sub(1) as u64);
     let ids: Vec<R::Word> = (0..v as u64).map(|j| m.int(j)).collect();
     let inf = m.int(INF);
     // dist_j = INF·(1 − [j = s]).
     let pairs: Vec<_> = ids.iter().map(|&j| (j, source)).collect();
+    if chunk.is_some() {
+        m.preprocess_bits(v * bits_per_comparison(b))?;
+    }
     let at = m.eq_many(&pairs, b)?;
     let mut dist: Vec<R::Word> = at
         .iter()
@@ -152,7 +223,10 @@ pub fn dijkstra<R: Ram>(
     let zero = m.int(0);
     let mut visited = vec![zero; v];
     let one = m.int(1);
-    for _ in 0..v {
+    for it in 0..v {
+        if let Some(c) = chunk.filter(|c| it % c == 0) {
+            m.preprocess_bits(c.min(v - it) * bits_per_iteration(v))?;
+        }
         // Step 1: the tournament over dist + VISITED·visited.
         let items: Vec<R::Word> = (0..v)
             .map(|j| dist[j] + visited[j] * Fp::from_u64(VISITED))
@@ -164,7 +238,7 @@ pub fn dijkstra<R: Ram>(
             *vis += h;
         }
         // Step 3: row u of W, Σ_j [j = u]·W[j][k] for every k: V inner products in one round.
-        let pairs: Vec<_> = cols.iter().map(|c| (&onehot[..], &c[..])).collect();
+        let pairs: Vec<_> = cols.chunks_exact(v).map(|c| (&onehot[..], c)).collect();
         let row = m.dot_many(&pairs)?;
         // Step 4: relax.
         let nd: Vec<R::Word> = row.iter().map(|&x| du + x).collect();
@@ -292,11 +366,15 @@ fn run_with<D: Backend>(
         [MAX_V, MAX_E],
     )?;
     let mut m = Machine::<D>::setup(session, seed)?;
-    let p = plan(v);
-    m.preprocess_bits(p.bits)?;
+    if chunk_iterations(v).is_none() {
+        m.preprocess_bits(plan(v).bits)?;
+    }
     let source = m.input_scalar(roles.querier, source)?;
-    let w = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
-    let dist = dijkstra(&mut m, &w, v, source)?;
+    let mut cols = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
+    drop(weights);
+    transpose(&mut cols, v);
+    let dist = dijkstra_columns(&mut m, &cols, v, source, chunk_iterations(v))?;
+    drop(cols);
     let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &dist))?;
     let output = out
         .map(|vals| {
@@ -331,5 +409,93 @@ impl Program for Dijkstra {
         source: Option<u64>,
     ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
         run_with::<D>(session, seed, roles, graph, source)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use doram_core::{Entropy, PartyId};
+    use doram_oram::LinearScanOram;
+
+    use super::*;
+
+    /// A graph with an isolated vertex, a parallel edge, a zero weight and an unreachable
+    /// vertex.
+    fn graph() -> (u64, Vec<Edge>) {
+        let e = [
+            (0, 1, 5),
+            (0, 1, 3),
+            (1, 2, 0),
+            (2, 4, 7),
+            (4, 3, 1),
+            (6, 5, 2),
+        ];
+        let edges = e
+            .iter()
+            .map(|&(from, to, weight)| Edge { from, to, weight })
+            .collect();
+        (7, edges)
+    }
+
+    #[test]
+    fn chunks_cover_the_plan() {
+        for v in [1, 2, 7, 64, 104, 105, 300, 1000, 4096] {
+            let Some(c) = chunk_iterations(v) else {
+                assert!(plan(v).bits <= BITS_AT_ONCE, "V = {v}");
+                continue;
+            };
+            assert!(c >= 1 && (c * bits_per_iteration(v) <= BITS_AT_ONCE || c == 1));
+        }
+        assert_eq!(chunk_iterations(104), None);
+        assert!(chunk_iterations(105).is_some());
+        assert!(chunk_iterations(1000).is_some());
+    }
+
+    #[test]
+    fn transpose_in_place() {
+        let mut w: Vec<u32> = (0..9).collect();
+        transpose(&mut w, 3);
+        assert_eq!(w, [0, 3, 6, 1, 4, 7, 2, 5, 8]);
+    }
+
+    /// Preprocessing in chunks of two iterations: the same distances as the reference, and
+    /// every preprocessed bit consumed (the engine's pool ends empty, with no inline refill).
+    #[test]
+    fn chunked_preprocessing_is_exact() {
+        let (v, edges) = graph();
+        let weights = matrix(v, &edges).unwrap();
+        let vu = v as usize;
+        let chunk = chunk_iterations_within(vu, 2 * bits_per_iteration(vu));
+        assert_eq!(chunk, Some(2));
+        let source = 0u64;
+        let runs = crate::run_three(Entropy::Os, |session, seed| {
+            let me = session.me();
+            let mut m = Machine::<LinearScanOram<Fp>>::setup(session, seed)?;
+            let s = m.input_scalar(PartyId::P1, (me == PartyId::P1).then_some(source))?;
+            let own = (me == PartyId::P0).then_some(&weights[..]);
+            let mut cols = m.input_vector(PartyId::P0, own, vu * vu)?;
+            transpose(&mut cols, vu);
+            let dist = dijkstra_columns(&mut m, &cols, vu, s, chunk)?;
+            let out = m.engine_in(Part::Output, |on| on.open_to(PartyId::P2, &dist))?;
+            let c = m.engine().counters();
+            Ok((out, m.engine().pool_len(), c.inline_refills))
+        });
+        let expected = plain(v, &edges, source);
+        for r in runs {
+            let (out, pool, refills) = r.unwrap();
+            assert_eq!((pool, refills), (0, 0));
+            if let Some(out) = out {
+                let got: Vec<Option<u64>> = out
+                    .into_iter()
+                    .map(|x| {
+                        let d = to_int(x, u128::from(INF) + 1, "distance").unwrap();
+                        (d < INF).then_some(d)
+                    })
+                    .collect();
+                assert_eq!(got, expected);
+            }
+        }
     }
 }

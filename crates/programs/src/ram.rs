@@ -151,6 +151,17 @@ pub trait Ram {
     /// Whether the memory hides the type of each access (reads from writes).
     fn hides_op_type(&self) -> bool;
 
+    /// Makes `bits` random bits for later comparisons, for a program that preprocesses in
+    /// chunks rather than all at once (the count must depend on public sizes only). No-op on
+    /// the plaintext machine.
+    ///
+    /// # Errors
+    /// The engine's errors.
+    fn preprocess_bits(&mut self, bits: usize) -> Result<(), ProgramError> {
+        let _ = bits;
+        Ok(())
+    }
+
     /// Reads the words at the secret addresses of the memory, one access each.
     ///
     /// # Errors
@@ -356,6 +367,10 @@ impl<D: Backend> Ram for Machine<D> {
 
     fn hides_op_type(&self) -> bool {
         Machine::<D>::hides_op_type()
+    }
+
+    fn preprocess_bits(&mut self, bits: usize) -> Result<(), ProgramError> {
+        Machine::preprocess_bits(self, bits)
     }
 
     fn read_addrs(&mut self, addrs: &[Secret]) -> Result<Vec<Secret>, ProgramError> {
