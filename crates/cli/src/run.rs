@@ -130,8 +130,9 @@ pub enum Program {
     ///
     /// Output (receiver): `distances`, one per vertex, `null` where unreachable (with
     /// `--weight-decimals D`, in the weights' units; with `--vertex-names`, by name). Limits: V ≤ 4096,
-    /// weights ≤ 2^32 − 1 once scaled by 10^D (O(V²) comparisons: practical up to a few hundred
-    /// vertices).
+    /// weights ≤ 2^32 − 1 once scaled by 10^D. Cost grows with V only (O(V²) comparisons,
+    /// O(V³) local work): about 1.5 s at V = 100, 10–17 s at V = 300, 3 minutes at V = 1000
+    /// on two cores.
     /// Example: `doram run dijkstra --graph edges.csv --source 0` (lines `u,v,w`).
     Dijkstra(DijkstraArgs),
     /// Gale–Shapley stable matching on secret preference lists (k proposers, k acceptors).

@@ -36,17 +36,16 @@
 //! **Random bits and memory**: the comparisons consume (2V² − V)·48 + V·4⌈⌈log₂ V⌉/4⌉ random
 //! bits ([`plan`]); a bit in the engine's pool takes 128 bytes (a four-bit unit holds 16
 //! shares). Up to [`BITS_AT_ONCE`] = 2^20 bits (V ≤ 104) they are made up front, in one
-//! batch before the inputs; beyond it in chunks of whole iterations ([`chunk_iterations`]), four
-//! rounds per chunk, so that the pool never holds more than 128 MiB whatever V. The row
-//! accesses read the owner's matrix transposed in place: a party holds the V² shares once
-//! (32 bytes each: 512 MiB at V = 4096).
+//! batch before the inputs; beyond it in chunks of whole iterations ([`chunk_iterations`]),
+//! four rounds per chunk, so that the pool never holds more than 128 MiB for any
+//! V ≤ [`MAX_V`]. The row accesses read the owner's matrix transposed in place: a party holds
+//! the V² shares once (32 bytes each: 512 MiB at V = 4096).
 //!
-//! **Measured** (2 vCPUs, three local parties, loaded; `docs/notes/dijkstra-scaling.md`):
-//! V = 101: 2.2 s; V = 300: 23 s (11 s quiet); V = 1000: 327 s, of which 141 s make the random
-//! bits and 185 s are the CPU step (77 003 rounds, V³ = 10^9 local products for the row
-//! accesses, 2·10^6 comparisons), peak RSS under 1 GB for the three parties. The random bits
-//! alone (≈ 1.5 µs per bit here) put V = 1000 beyond a minute for any form with 2V²
-//! comparisons.
+//! **Where the time goes** (`docs/notes/dijkstra-scaling.md`, figures in BENCHMARKS.md): at
+//! V = 1000 making the random bits takes about as long as the CPU step, whose local work (the
+//! V³ products of the row accesses and the comparisons' evaluation) outweighs its rounds. The
+//! random bits alone put any form with 2V² comparisons beyond a minute at V = 1000 on two
+//! cores.
 
 use doram_core::Seed;
 use doram_field::Fp;
