@@ -233,29 +233,91 @@ pub fn gale_shapley<R: Ram>(
         return Ok(Vec::new());
     }
     let (ab, rb) = (acceptor_bits(k), rank_bits(k));
-    let zero = m.int(0);
-    let one = m.int(1);
-    let unit =
-        |i: usize| -> Vec<R::Word> { (0..=k).map(|j| if j == i { one } else { zero }).collect() };
-    // Slot k of `cur` and `fresh` is the idle sentinel; `fresh` starts at proposer 1 (k = 1:
-    // the sentinel).
-    let mut cur = unit(0);
-    let mut fresh = unit(1);
-    let mut target: Vec<R::Word> = tables.first.clone();
-    target.push(zero);
-    let mut partner = vec![m.int(k as u64); k];
-    let mut held = vec![m.int(k as u64); k];
-    let idle_rank = Fp::from_u64(k as u64 + 1);
-    let slots: Vec<Fp> = (0..=k as u64).map(Fp::from_u64).collect();
-    let mut pending: Option<Pending<R::Word>> = None;
+    let mut st = GsState::new(m, tables, k);
     for _ in 0..iterations(k) {
-        // Step 1: a, RANK[·][cur], NEXT[·][cur]; the pending update.
-        let proposers = &cur[..k];
+        let fetched = st.fetch(m, tables)?;
+        let answer = st.answer(m, &fetched, ab, rb)?;
+        st.advance(m, &fetched, &answer)?;
+    }
+    st.finish(m)
+}
+
+/// Gale–Shapley's state in the engine ([module docs](self)).
+struct GsState<W> {
+    k: usize,
+    zero: W,
+    /// One-hot over k + 1 slots (slot k: the idle sentinel).
+    cur: Vec<W>,
+    /// One-hot over the same slots.
+    fresh: Vec<W>,
+    /// Per proposer, the acceptor it proposes to next (plus the sentinel's 0).
+    target: Vec<W>,
+    partner: Vec<W>,
+    held: Vec<W>,
+    /// The last iteration's update of `partner` and `held`, applied in the next one's first
+    /// round.
+    pending: Option<Pending<W>>,
+}
+
+/// What step 1 fetched.
+struct Fetched<W> {
+    a: W,
+    rank_col: Vec<W>,
+    next_col: Vec<W>,
+}
+
+/// What steps 2–5 computed.
+struct Answer<W> {
+    hot_a: Vec<W>,
+    q: W,
+    r_old: W,
+    r_new: W,
+    a_next: W,
+    hot_q: Vec<W>,
+    accept: W,
+}
+
+impl<
+    W: Copy
+        + std::ops::Add<Output = W>
+        + std::ops::AddAssign
+        + std::ops::Sub<Output = W>
+        + std::ops::Mul<Fp, Output = W>
+        + std::iter::Sum,
+> GsState<W>
+{
+    fn new<R: Ram<Word = W>>(m: &R, tables: &MatchingTables<W>, k: usize) -> GsState<W> {
+        let (zero, one) = (m.int(0), m.int(1));
+        let unit =
+            |i: usize| -> Vec<W> { (0..=k).map(|j| if j == i { one } else { zero }).collect() };
+        let mut target = tables.first.clone();
+        target.push(zero);
+        // `fresh` starts at proposer 1 (k = 1: the sentinel).
+        GsState {
+            k,
+            zero,
+            cur: unit(0),
+            fresh: unit(1),
+            target,
+            partner: vec![m.int(k as u64); k],
+            held: vec![m.int(k as u64); k],
+            pending: None,
+        }
+    }
+
+    /// Step 1: a, RANK[·][cur], NEXT[·][cur] (one round), the pending update riding along.
+    fn fetch<R: Ram<Word = W>>(
+        &mut self,
+        m: &mut R,
+        tables: &MatchingTables<W>,
+    ) -> Result<Fetched<W>, ProgramError> {
+        let k = self.k;
+        let proposers = &self.cur[..k];
         let mut dots = Vec::with_capacity(4 * k + 1);
-        dots.push((&cur[..], &target[..]));
+        dots.push((&self.cur[..], &self.target[..]));
         dots.extend(tables.rank.chunks_exact(k).map(|row| (proposers, row)));
         dots.extend(tables.next.chunks_exact(k).map(|row| (proposers, row)));
-        let upd: Vec<[R::Word; 3]> = match &pending {
+        let upd: Vec<[W; 3]> = match &self.pending {
             Some(Pending { hot, u, v }) => hot.iter().map(|&h| [h, *u, *v]).collect(),
             None => Vec::new(),
         };
@@ -264,73 +326,121 @@ pub fn gale_shapley<R: Ram>(
             dots.push((&x[0..1], &x[2..3]));
         }
         let r = m.dot_many(&dots)?;
-        let a = r[0];
         // The sentinel's rank is k + 1 at every acceptor.
-        let rank_col: Vec<R::Word> = r[1..=k].iter().map(|&x| x + cur[k] * idle_rank).collect();
-        let next_col = &r[k + 1..2 * k + 1];
+        let idle_rank = Fp::from_u64(k as u64 + 1);
+        let rank_col = r[1..=k]
+            .iter()
+            .map(|&x| x + self.cur[k] * idle_rank)
+            .collect();
         for (j, d) in r[2 * k + 1..].chunks_exact(2).enumerate() {
-            partner[j] += d[0];
-            held[j] += d[1];
+            self.partner[j] += d[0];
+            self.held[j] += d[1];
         }
-        // Step 2.
-        let hot_a = m.onehot_many(&[a], ab, k)?.remove(0);
-        // Step 3.
+        Ok(Fetched {
+            a: r[0],
+            rank_col,
+            next_col: r[k + 1..2 * k + 1].to_vec(),
+        })
+    }
+
+    /// Steps 2–5: a's one-hot vector; q, r_old, r_new, a' (one round); the one-hot vectors of
+    /// q, r_new, r_old; accept = [r_new < r_old].
+    fn answer<R: Ram<Word = W>>(
+        &self,
+        m: &mut R,
+        f: &Fetched<W>,
+        ab: u32,
+        rb: u32,
+    ) -> Result<Answer<W>, ProgramError> {
+        let k = self.k;
+        let hot_a = m.onehot_many(&[f.a], ab, k)?.remove(0);
         let r = m.dot_many(&[
-            (&hot_a, &partner),
-            (&hot_a, &held),
-            (&hot_a, &rank_col),
-            (&hot_a, next_col),
+            (&hot_a, &self.partner),
+            (&hot_a, &self.held),
+            (&hot_a, &f.rank_col),
+            (&hot_a, &f.next_col),
         ])?;
         let (q, r_old, r_new, a_next) = (r[0], r[1], r[2], r[3]);
-        // Step 4.
-        let hots = m.onehot_many(&[q, r_new, r_old], rb, k + 2)?;
-        let (hot_q, hot_new, hot_old) = (&hots[0], &hots[1], &hots[2]);
-        let free = hot_q[k];
-        // Step 5: below[j] = [r_new < j].
+        let mut hots = m.onehot_many(&[q, r_new, r_old], rb, k + 2)?;
+        let hot_old = hots.pop().unwrap_or_default();
+        let hot_new = hots.pop().unwrap_or_default();
+        let hot_q = hots.pop().unwrap_or_default();
+        // below[j] = [r_new < j].
         let mut below = Vec::with_capacity(k + 2);
-        let mut acc = zero;
-        for &h in hot_new {
+        let mut acc = self.zero;
+        for &h in &hot_new {
             below.push(acc);
             acc += h;
         }
-        let accept = m.dot_many(&[(hot_old, &below)])?[0];
-        // Step 6.
-        let cur_id: R::Word = cur.iter().zip(&slots).map(|(&h, &j)| h * j).sum();
+        let accept = m.dot_many(&[(&hot_old, &below)])?[0];
+        Ok(Answer {
+            hot_a,
+            q,
+            r_old,
+            r_new,
+            a_next,
+            hot_q,
+            accept,
+        })
+    }
+
+    /// Step 6: one round of products updates target, cur and fresh; partner and held are
+    /// updated in the next iteration's first round.
+    fn advance<R: Ram<Word = W>>(
+        &mut self,
+        m: &mut R,
+        f: &Fetched<W>,
+        x: &Answer<W>,
+    ) -> Result<(), ProgramError> {
+        let k = self.k;
+        let free = x.hot_q[k];
+        let cur_id: W = self
+            .cur
+            .iter()
+            .zip(0..)
+            .map(|(&h, j)| h * Fp::from_u64(j))
+            .sum();
+        let (cur, fresh, hot_q) = (&self.cur, &self.fresh, &x.hot_q);
         let mut pairs = Vec::with_capacity(4 * k + 6);
-        pairs.extend(proposers.iter().map(|&h| (h, a_next - a)));
-        pairs.extend((0..=k).map(|j| (accept, hot_q[j] - cur[j])));
+        pairs.extend(cur[..k].iter().map(|&h| (h, x.a_next - f.a)));
+        pairs.extend((0..=k).map(|j| (x.accept, hot_q[j] - cur[j])));
         pairs.extend((0..=k).map(|j| (free, fresh[j] - hot_q[j])));
         pairs.extend((0..=k).map(|j| {
-            let below_j = if j == 0 { zero } else { fresh[j - 1] };
+            let below_j = if j == 0 { self.zero } else { fresh[j - 1] };
             (free, below_j - fresh[j])
         }));
-        pairs.push((accept, cur_id - q));
-        pairs.push((accept, r_new - r_old));
+        pairs.push((x.accept, cur_id - x.q));
+        pairs.push((x.accept, x.r_new - x.r_old));
         let p = m.mul_many(&pairs)?;
         let (p_target, rest) = p.split_at(k);
         let (p_cur, rest) = rest.split_at(k + 1);
         let (p_free, rest) = rest.split_at(k + 1);
         let (p_fresh, rest) = rest.split_at(k + 1);
-        for (t, &d) in target.iter_mut().zip(p_target) {
+        for (t, &d) in self.target.iter_mut().zip(p_target) {
             *t += d;
         }
         for j in 0..=k {
-            cur[j] += p_cur[j] + p_free[j];
-            fresh[j] += p_fresh[j];
+            self.cur[j] += p_cur[j] + p_free[j];
+            self.fresh[j] += p_fresh[j];
         }
-        pending = Some(Pending {
-            hot: hot_a,
+        self.pending = Some(Pending {
+            hot: x.hot_a.clone(),
             u: rest[0],
             v: rest[1],
         });
+        Ok(())
     }
-    if let Some(Pending { hot, u, .. }) = pending {
-        let pairs: Vec<_> = hot.iter().map(|&h| (h, u)).collect();
-        for (x, d) in partner.iter_mut().zip(m.mul_many(&pairs)?) {
-            *x += d;
+
+    /// Applies the last iteration's update of `partner`: the acceptors' partners.
+    fn finish<R: Ram<Word = W>>(mut self, m: &mut R) -> Result<Vec<W>, ProgramError> {
+        if let Some(Pending { hot, u, .. }) = self.pending.take() {
+            let pairs: Vec<_> = hot.iter().map(|&h| (h, u)).collect();
+            for (x, d) in self.partner.iter_mut().zip(m.mul_many(&pairs)?) {
+                *x += d;
+            }
         }
+        Ok(self.partner)
     }
-    Ok(partner)
 }
 
 /// Runs the program on the plaintext machine [`PlainRam`]: the matching and what the run did.
