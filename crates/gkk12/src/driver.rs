@@ -406,6 +406,141 @@ fn fresh_bits(params: &Params) -> usize {
         .sum()
 }
 
+/// What differs between the two sides of an access; [`drive_access`] runs the steps both
+/// share.
+trait Side {
+    fn params(&self) -> Params;
+    fn zero(&self) -> Block;
+    fn poisoned(&mut self) -> &mut bool;
+    /// Step 1: `n` fresh random bits neither party knows, as labels.
+    fn fresh(&mut self, session: &mut Session, n: usize) -> Result<Vec<Block>, Gkk12Error>;
+    /// Step 2: the base-map circuit on this side's map labels followed by `tail`; keeps the
+    /// new map, returns the leaf's labels.
+    fn base(&mut self, session: &mut Session, tail: &[Block]) -> Result<Vec<Block>, Gkk12Error>;
+    /// Step 3 for tree `i`: the next tree's leaf, or the data's labels on tree 0.
+    fn tree_step(
+        &mut self,
+        session: &mut Session,
+        i: usize,
+        leaf: u64,
+        rest: &LookupRest<'_>,
+    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error>;
+}
+
+/// One access on either side ([module docs](self)); an error leaves the ORAM poisoned.
+fn drive_access<P: Side>(
+    p: &mut P,
+    session: &mut Session,
+    input: &AccessLabels,
+) -> Result<Vec<Block>, Gkk12Error> {
+    if *p.poisoned() {
+        return Err(Gkk12Error::Poisoned);
+    }
+    let params = p.params();
+    check_shape(&params, input)?;
+    *p.poisoned() = true;
+    let last = params.trees() - 1;
+    let zero = p.zero();
+    let fresh = p.fresh(session, fresh_bits(&params))?;
+    let slices = fresh_slices(&params);
+    let mut tail = addr_bits(
+        &input.addr,
+        zero,
+        4 * last,
+        params.tree(last).height as usize,
+    );
+    tail.extend_from_slice(&fresh[slices[last].clone()]);
+    let leaf_labels = p.base(session, &tail)?;
+    let mut leaf = value(&reveal_both(session, &leaf_labels)?);
+    for i in (0..=last).rev() {
+        let below = (i > 0).then(|| {
+            let entry = addr_bits(&input.addr, zero, 4 * (i - 1), 4);
+            (entry, &fresh[slices[i - 1].clone()])
+        });
+        let rest = LookupRest {
+            addr: addr_bits(&input.addr, zero, 4 * i, params.tree(i).height as usize),
+            fresh: &fresh[slices[i].clone()],
+            below,
+            write: input.write,
+            data: &input.data,
+        };
+        match p.tree_step(session, i, leaf, &rest)? {
+            (_, Some(data)) => {
+                *p.poisoned() = false;
+                return Ok(data);
+            }
+            (next, None) => leaf = next,
+        }
+    }
+    Err(Gkk12Error::Misuse("an ORAM without trees"))
+}
+
+impl<S: CotExtSender> Side for Server<S> {
+    fn params(&self) -> Params {
+        self.params
+    }
+    fn zero(&self) -> Block {
+        self.zero
+    }
+    fn poisoned(&mut self) -> &mut bool {
+        &mut self.poisoned
+    }
+    fn fresh(&mut self, session: &mut Session, n: usize) -> Result<Vec<Block>, Gkk12Error> {
+        self.joint_random(session, n)
+    }
+    fn base(&mut self, session: &mut Session, tail: &[Block]) -> Result<Vec<Block>, Gkk12Error> {
+        let c = &self.circuits.base;
+        let mut inputs = self.base.clone();
+        inputs.extend_from_slice(tail);
+        let out = garble_on_labels(session, &mut self.garbler, &c.circuit, &inputs)?;
+        self.base = out[c.layout.output("map")].to_vec();
+        Ok(out[c.layout.output("leaf")].to_vec())
+    }
+    fn tree_step(
+        &mut self,
+        session: &mut Session,
+        i: usize,
+        leaf: u64,
+        rest: &LookupRest<'_>,
+    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+        Server::tree_step(self, session, i, leaf, rest)
+    }
+}
+
+impl<R: CotExtReceiver> Side for Client<R> {
+    fn params(&self) -> Params {
+        self.params
+    }
+    fn zero(&self) -> Block {
+        self.zero
+    }
+    fn poisoned(&mut self) -> &mut bool {
+        &mut self.poisoned
+    }
+    /// The client's random choices by correlated OT (the server shifts them by its own).
+    fn fresh(&mut self, session: &mut Session, n: usize) -> Result<Vec<Block>, Gkk12Error> {
+        let choices: Vec<bool> = (0..n).map(|_| self.rng.next_u32() & 1 == 1).collect();
+        self.input(session, &choices)
+    }
+    fn base(&mut self, session: &mut Session, tail: &[Block]) -> Result<Vec<Block>, Gkk12Error> {
+        let c = &self.circuits.base;
+        let mut inputs = self.base.clone();
+        inputs.extend_from_slice(tail);
+        let out = evaluate_on_labels(session, &mut self.evaluator, &c.circuit, &inputs)?;
+        self.base = out[c.layout.output("map")].to_vec();
+        Ok(out[c.layout.output("leaf")].to_vec())
+    }
+    fn tree_step(
+        &mut self,
+        session: &mut Session,
+        i: usize,
+        leaf: u64,
+        rest: &LookupRest<'_>,
+    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+        Client::tree_step(self, session, i, leaf, rest)
+    }
+}
+
 /// The server: stores the encrypted trees and garbles.
 pub struct Server<S> {
     params: Params,
@@ -596,58 +731,7 @@ impl<S: CotExtSender> Server<S> {
         session: &mut Session,
         input: &AccessLabels,
     ) -> Result<Vec<Block>, Gkk12Error> {
-        if self.poisoned {
-            return Err(Gkk12Error::Poisoned);
-        }
-        check_shape(&self.params, input)?;
-        self.poisoned = true;
-        let out = self.access_inner(session, input)?;
-        self.poisoned = false;
-        Ok(out)
-    }
-
-    fn access_inner(
-        &mut self,
-        session: &mut Session,
-        input: &AccessLabels,
-    ) -> Result<Vec<Block>, Gkk12Error> {
-        let p = self.params;
-        let last = p.trees() - 1;
-        // Step 1: fresh leaves.
-        let fresh = self.joint_random(session, fresh_bits(&p))?;
-        let slices = fresh_slices(&p);
-        // Step 2: the base map.
-        let c = &self.circuits.base;
-        let mut inputs = self.base.clone();
-        inputs.extend(addr_bits(
-            &input.addr,
-            self.zero,
-            4 * last,
-            p.tree(last).height as usize,
-        ));
-        inputs.extend_from_slice(&fresh[slices[last].clone()]);
-        let out = garble_on_labels(session, &mut self.garbler, &c.circuit, &inputs)?;
-        self.base = out[c.layout.output("map")].to_vec();
-        let mut leaf = value(&reveal_both(session, &out[c.layout.output("leaf")])?);
-        for i in (0..=last).rev() {
-            let below = (i > 0).then(|| {
-                let entry = addr_bits(&input.addr, self.zero, 4 * (i - 1), 4);
-                (entry, &fresh[slices[i - 1].clone()])
-            });
-            let rest = LookupRest {
-                addr: addr_bits(&input.addr, self.zero, 4 * i, p.tree(i).height as usize),
-                fresh: &fresh[slices[i].clone()],
-                below,
-                write: input.write,
-                data: &input.data,
-            };
-            let (next, data) = self.tree_step(session, i, leaf, &rest)?;
-            match data {
-                Some(data) => return Ok(data),
-                None => leaf = next,
-            }
-        }
-        Err(Gkk12Error::Misuse("an ORAM without trees"))
+        drive_access(self, session, input)
     }
 
     /// Step 3 for tree `i`: the next tree's leaf, or the data's zero labels on tree 0.
@@ -854,58 +938,7 @@ impl<R: CotExtReceiver> Client<R> {
         session: &mut Session,
         input: &AccessLabels,
     ) -> Result<Vec<Block>, Gkk12Error> {
-        if self.poisoned {
-            return Err(Gkk12Error::Poisoned);
-        }
-        check_shape(&self.params, input)?;
-        self.poisoned = true;
-        let out = self.access_inner(session, input)?;
-        self.poisoned = false;
-        Ok(out)
-    }
-
-    fn access_inner(
-        &mut self,
-        session: &mut Session,
-        input: &AccessLabels,
-    ) -> Result<Vec<Block>, Gkk12Error> {
-        let p = self.params;
-        let last = p.trees() - 1;
-        let n = fresh_bits(&p);
-        let choices: Vec<bool> = (0..n).map(|_| self.rng.next_u32() & 1 == 1).collect();
-        let fresh = self.input(session, &choices)?;
-        let slices = fresh_slices(&p);
-        let c = &self.circuits.base;
-        let mut inputs = self.base.clone();
-        inputs.extend(addr_bits(
-            &input.addr,
-            self.zero,
-            4 * last,
-            p.tree(last).height as usize,
-        ));
-        inputs.extend_from_slice(&fresh[slices[last].clone()]);
-        let out = evaluate_on_labels(session, &mut self.evaluator, &c.circuit, &inputs)?;
-        self.base = out[c.layout.output("map")].to_vec();
-        let mut leaf = value(&reveal_both(session, &out[c.layout.output("leaf")])?);
-        for i in (0..=last).rev() {
-            let below = (i > 0).then(|| {
-                let entry = addr_bits(&input.addr, self.zero, 4 * (i - 1), 4);
-                (entry, &fresh[slices[i - 1].clone()])
-            });
-            let rest = LookupRest {
-                addr: addr_bits(&input.addr, self.zero, 4 * i, p.tree(i).height as usize),
-                fresh: &fresh[slices[i].clone()],
-                below,
-                write: input.write,
-                data: &input.data,
-            };
-            let (next, data) = self.tree_step(session, i, leaf, &rest)?;
-            match data {
-                Some(data) => return Ok(data),
-                None => leaf = next,
-            }
-        }
-        Err(Gkk12Error::Misuse("an ORAM without trees"))
+        drive_access(self, session, input)
     }
 
     /// Step 3 for tree `i`, the client's side.
