@@ -13,7 +13,7 @@ use rand_core::RngCore;
 
 use crate::circuits::{SlotCodec, StepCircuit, base_circuit, evict_circuit, lookup_circuit, value};
 use crate::params::Params;
-use crate::plain::{AccessError, Op, Overflow, PlainTreeOram, payload_fits, words_for};
+use crate::plain::{AccessError, Op, Overflow, PlainTreeOram, check_access, words_for};
 use crate::tree::{eviction_schedule, path, uniform_below};
 
 /// Every circuit one ORAM needs, built once.
@@ -156,20 +156,7 @@ impl BitOram {
         op: Op<'_>,
         rng: &mut R,
     ) -> Result<Vec<u64>, AccessError> {
-        if self.poisoned {
-            return Err(AccessError::Poisoned);
-        }
-        let items = self.params.items();
-        if v >= items {
-            return Err(AccessError::Address { addr: v, items });
-        }
-        let bits = self.params.payload_bits();
-        if let Op::Write(new) = op
-            && !payload_fits(new, bits)
-        {
-            let words = words_for(bits);
-            return Err(AccessError::Payload { words, bits });
-        }
+        check_access(&self.params, self.poisoned, v, op)?;
         let out = self.access_checked(v, op, rng);
         self.poisoned = out.is_err();
         Ok(out?)

@@ -68,6 +68,34 @@ pub enum Op<'a> {
     Write(&'a [u64]),
 }
 
+/// The checks before an access, alike for every form of the ORAM: not poisoned, the address
+/// in range, a written payload well formed.
+///
+/// # Errors
+/// The [`AccessError`] that applies; nothing has changed then.
+pub fn check_access(
+    params: &Params,
+    poisoned: bool,
+    v: u64,
+    op: Op<'_>,
+) -> Result<(), AccessError> {
+    if poisoned {
+        return Err(AccessError::Poisoned);
+    }
+    let items = params.items();
+    if v >= items {
+        return Err(AccessError::Address { addr: v, items });
+    }
+    let bits = params.payload_bits();
+    if let Op::Write(new) = op
+        && !payload_fits(new, bits)
+    {
+        let words = words_for(bits);
+        return Err(AccessError::Payload { words, bits });
+    }
+    Ok(())
+}
+
 /// Payload words of a `bits`-bit payload.
 pub fn words_for(bits: usize) -> usize {
     bits.div_ceil(64)
@@ -169,20 +197,7 @@ impl PlainTreeOram {
         op: Op<'_>,
         rng: &mut R,
     ) -> Result<Vec<u64>, AccessError> {
-        if self.poisoned {
-            return Err(AccessError::Poisoned);
-        }
-        let items = self.params.items();
-        if v >= items {
-            return Err(AccessError::Address { addr: v, items });
-        }
-        let bits = self.params.payload_bits();
-        if let Op::Write(new) = op
-            && !payload_fits(new, bits)
-        {
-            let words = words_for(bits);
-            return Err(AccessError::Payload { words, bits });
-        }
+        check_access(&self.params, self.poisoned, v, op)?;
         let out = self.access_checked(v, op, rng);
         self.poisoned = out.is_err();
         Ok(out?)
