@@ -995,7 +995,13 @@ impl<R: CotExtReceiver> Client<R> {
             let e = PeerFault::malformed(peer, "bucket nonces", "a write nonce used before");
             return Err(e.into());
         }
-        self.last_nonce = first_new + n as u64 - 1;
+        // The step writes under first_new … first_new + n − 1: a range that wrapped around
+        // would reuse pads.
+        let Some(last) = first_new.checked_add(n as u64 - 1) else {
+            let e = PeerFault::malformed(peer, "bucket nonces", "write nonces past 2^64");
+            return Err(e.into());
+        };
+        self.last_nonce = last;
         Ok((
             Step::new(&self.params, i, schedule, entries, first_new),
             nonces,
