@@ -1,21 +1,13 @@
 //! The circuits against the plaintext ORAM, bit for bit, and their size against the paper.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::random_words;
 use doram_gkk12::bits::{BitOram, Circuits};
-use doram_gkk12::plain::words_for;
 use doram_gkk12::{Op, Params, PlainTreeOram};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
-
-fn random_payload(rng: &mut ChaCha12Rng, bits: usize) -> Vec<u64> {
-    (0..words_for(bits))
-        .map(|k| {
-            let used = bits - 64 * k;
-            let w: u64 = rng.random();
-            if used >= 64 { w } else { w & ((1 << used) - 1) }
-        })
-        .collect()
-}
 
 #[test]
 fn circuits_do_what_the_plaintext_oram_does() {
@@ -28,7 +20,7 @@ fn circuits_do_what_the_plaintext_oram_does() {
         (17, 64, 2, 2),
     ] {
         let params = Params::new(items, bits, bucket, trees).unwrap();
-        let data: Vec<Vec<u64>> = (0..items).map(|_| random_payload(&mut rng, bits)).collect();
+        let data: Vec<Vec<u64>> = (0..items).map(|_| random_words(&mut rng, bits)).collect();
         let mut plain =
             PlainTreeOram::load(params, |v| data[v as usize].clone(), &mut rng).unwrap();
         let mut circ = BitOram::new(&plain).unwrap();
@@ -36,7 +28,7 @@ fn circuits_do_what_the_plaintext_oram_does() {
         let mut stuck_seen = false;
         for step in 0..4 * items + 50 {
             let v = rng.random_range(0..items);
-            let new = random_payload(&mut rng, bits);
+            let new = random_words(&mut rng, bits);
             let op = if rng.random_bool(0.5) {
                 Op::Read
             } else {

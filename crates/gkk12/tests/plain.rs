@@ -1,21 +1,14 @@
 //! The plaintext tree ORAM against a plain array, and its structural invariants.
 #![allow(clippy::unwrap_used)]
 
-use doram_gkk12::plain::{payload_fits, words_for};
+mod common;
+
+use common::random_words;
+use doram_gkk12::plain::payload_fits;
 use doram_gkk12::tree::path;
 use doram_gkk12::{AccessError, Op, Params, PlainTreeOram, overflow_experiment};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
-
-fn random_payload(rng: &mut ChaCha12Rng, bits: usize) -> Vec<u64> {
-    (0..words_for(bits))
-        .map(|k| {
-            let used = bits - 64 * k;
-            let w: u64 = rng.random();
-            if used >= 64 { w } else { w & ((1 << used) - 1) }
-        })
-        .collect()
-}
 
 /// Every item of every tree sits on the path to its leaf exactly once, and the leaves stored
 /// one tree up (or in the base map) are the items' leaves.
@@ -61,7 +54,7 @@ fn run_against_array(params: Params, accesses: usize, seed: u64) {
     let mut rng = ChaCha12Rng::seed_from_u64(seed);
     let bits = params.payload_bits();
     let mut array: Vec<Vec<u64>> = (0..params.items())
-        .map(|_| random_payload(&mut rng, bits))
+        .map(|_| random_words(&mut rng, bits))
         .collect();
     let init = array.clone();
     let mut oram = PlainTreeOram::load(params, |v| init[v as usize].clone(), &mut rng).unwrap();
@@ -72,7 +65,7 @@ fn run_against_array(params: Params, accesses: usize, seed: u64) {
         let got = if rng.random_bool(0.5) {
             oram.access(v, Op::Read, &mut rng).unwrap()
         } else {
-            let new = random_payload(&mut rng, bits);
+            let new = random_words(&mut rng, bits);
             let old = oram.access(v, Op::Write(&new), &mut rng).unwrap();
             array[v as usize] = new;
             old
@@ -103,7 +96,7 @@ fn reads_return_the_last_write() {
         (4097, 13, 24, 2),
     ] {
         let params = Params::new(items, bits, bucket, trees).unwrap();
-        let mut array: Vec<Vec<u64>> = (0..items).map(|_| random_payload(&mut rng, bits)).collect();
+        let mut array: Vec<Vec<u64>> = (0..items).map(|_| random_words(&mut rng, bits)).collect();
         let init = array.clone();
         let mut oram = PlainTreeOram::load(params, |v| init[v as usize].clone(), &mut rng).unwrap();
         check_invariants(&oram);
@@ -113,7 +106,7 @@ fn reads_return_the_last_write() {
             let got = if rng.random_bool(0.5) {
                 oram.access(v, Op::Read, &mut rng).unwrap()
             } else {
-                let new = random_payload(&mut rng, bits);
+                let new = random_words(&mut rng, bits);
                 let old = oram.access(v, Op::Write(&new), &mut rng).unwrap();
                 array[v as usize] = new;
                 old

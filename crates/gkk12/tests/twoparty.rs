@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::run2;
+use common::{random_words, run2};
 use doram_gkk12::driver::{AccessLabels, Client, Server};
 use doram_gkk12::plain::words_for;
 use doram_gkk12::testkit::{deal_insecurely, open_insecurely};
@@ -175,16 +175,6 @@ fn check_invariants(
             assert_eq!(base, &leaves[..], "base map");
         }
     }
-}
-
-fn random_words(rng: &mut impl Rng, bits: usize) -> Vec<u64> {
-    (0..words_for(bits))
-        .map(|k| {
-            let used = bits - 64 * k;
-            let w: u64 = rng.random();
-            if used >= 64 { w } else { w & ((1 << used) - 1) }
-        })
-        .collect()
 }
 
 #[test]

@@ -4,7 +4,9 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use doram_gkk12::plain::words_for;
 use doram_net::{LocalMesh, Session};
+use rand::Rng;
 
 /// Runs the server (`p0`, party 0) and the client (`p1`) on a two-party in-process mesh.
 pub fn run2<A: Send, B: Send>(
@@ -26,4 +28,15 @@ pub fn run2<A: Send, B: Send>(
         out.next().unwrap().0.unwrap(),
         out.next().unwrap().1.unwrap(),
     )
+}
+
+/// A random payload of `bits` bits (bits beyond them clear), in words.
+pub fn random_words(rng: &mut impl Rng, bits: usize) -> Vec<u64> {
+    (0..words_for(bits))
+        .map(|k| {
+            let used = bits - 64 * k;
+            let w: u64 = rng.random();
+            if used >= 64 { w } else { w & ((1 << used) - 1) }
+        })
+        .collect()
 }
