@@ -79,6 +79,18 @@ enum Stat {
     Max,
 }
 
+/// How the numbers found under a `*` of a field path are combined within one file.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum Reduce {
+    /// Their sum (the parts of a run).
+    Sum,
+    /// The largest (the slowest party).
+    Max,
+    /// The smallest.
+    Min,
+}
+
 /// How one number of a row is computed.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -86,16 +98,24 @@ struct ValueSpec {
     /// JSON files relative to the manifest; one `*` may stand for any part of the file name.
     files: String,
     /// The field read in each file: keys and array indices separated by dots; `key=text`
-    /// picks the first array element whose `key` is the string `text`.
+    /// picks the first array element whose `key` is the string or number `text` (several
+    /// joined by `&` must all hold); `*` takes
+    /// every element, combined as `each` says.
     field: Option<String>,
     /// Fields added up in each file, instead of `field`.
     sum: Option<Vec<String>>,
+    /// How the numbers under each `*` of a field are combined, outermost first.
+    #[serde(default)]
+    each: Vec<Reduce>,
     /// The statistic over the files.
     #[serde(default)]
     stat: Stat,
     /// Factor applied to the statistic (units).
     #[serde(default = "one")]
     scale: f64,
+    /// When given, the number printed is `numerator` divided by the scaled statistic (a
+    /// speed-up against a reference figure).
+    numerator: Option<f64>,
     /// Decimal places printed.
     #[serde(default)]
     digits: usize,
@@ -168,34 +188,91 @@ fn matching_files(base: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The field at `path` in `v`: `None` where it is null.
-fn lookup(v: &Value, path: &str) -> Result<Option<f64>> {
-    let mut at = v;
-    for key in path.split('.') {
-        at = match (at, key.split_once('=')) {
-            (Value::Array(items), Some((k, want))) => items
-                .iter()
-                .find(|x| x.get(k).and_then(Value::as_str) == Some(want))
-                .with_context(|| format!("no element with {k} = {want}"))?,
-            (Value::Array(items), None) => {
-                let i: usize = key
-                    .parse()
-                    .with_context(|| format!("`{key}` indexes an array"))?;
-                items
-                    .get(i)
-                    .with_context(|| format!("index {i} past the array's end"))?
-            }
-            (Value::Object(map), _) => map.get(key).with_context(|| format!("no field `{key}`"))?,
-            _ => bail!("`{key}` looks into a number or a string"),
+/// Whether `v` (a string or a number) reads as `want`.
+fn field_is(v: &Value, want: &str) -> bool {
+    match v {
+        Value::String(s) => s == want,
+        Value::Number(n) => n.to_string() == want,
+        _ => false,
+    }
+}
+
+/// Whether `x` has every `key=text` of `conditions` (joined by `&`).
+fn picks(x: &Value, conditions: &str) -> bool {
+    conditions.split('&').all(|c| {
+        c.split_once('=')
+            .is_some_and(|(k, want)| x.get(k).is_some_and(|v| field_is(v, want)))
+    })
+}
+
+/// The field at `path` in `v`: `None` where it is null. A `*` segment stands for every element
+/// of an array (or every value of an object); the numbers found under it are combined by the
+/// matching entry of `each`, outermost `*` first.
+fn lookup(v: &Value, path: &str, each: &[Reduce]) -> Result<Option<f64>> {
+    let segments: Vec<&str> = path.split('.').collect();
+    let stars = segments.iter().filter(|s| **s == "*").count();
+    if stars != each.len() {
+        bail!(
+            "`{path}` has {stars} `*` but `each` names {} reductions",
+            each.len()
+        );
+    }
+    descend(v, &segments, each).with_context(|| format!("`{path}`"))
+}
+
+/// [`lookup`] below one node.
+fn descend(at: &Value, segments: &[&str], each: &[Reduce]) -> Result<Option<f64>> {
+    let Some((&key, rest)) = segments.split_first() else {
+        return match at {
+            Value::Null => Ok(None),
+            x => x.as_f64().map(Some).context("not a number"),
         };
+    };
+    let next = match (at, key.split_once('=')) {
+        (Value::Array(items), _) if key == "*" => {
+            return reduce(items.iter(), rest, each);
+        }
+        (Value::Object(map), _) if key == "*" => return reduce(map.values(), rest, each),
+        (Value::Array(items), Some(_)) => items
+            .iter()
+            .find(|x| picks(x, key))
+            .with_context(|| format!("no element with {key}"))?,
+        (Value::Array(items), None) => {
+            let i: usize = key
+                .parse()
+                .with_context(|| format!("`{key}` indexes an array"))?;
+            items
+                .get(i)
+                .with_context(|| format!("index {i} past the array's end"))?
+        }
+        (Value::Object(map), _) => map.get(key).with_context(|| format!("no field `{key}`"))?,
+        _ => bail!("`{key}` looks into a number or a string"),
+    };
+    descend(next, rest, each)
+}
+
+/// Combines the numbers below each of `items` by `each[0]`; `None` if any is null.
+fn reduce<'a>(
+    items: impl Iterator<Item = &'a Value>,
+    rest: &[&str],
+    each: &[Reduce],
+) -> Result<Option<f64>> {
+    let (op, inner) = each.split_first().context("a `*` without a reduction")?;
+    let mut xs = Vec::new();
+    for item in items {
+        match descend(item, rest, inner)? {
+            Some(x) => xs.push(x),
+            None => return Ok(None),
+        }
     }
-    match at {
-        Value::Null => Ok(None),
-        x => x
-            .as_f64()
-            .map(Some)
-            .with_context(|| format!("`{path}` is not a number")),
+    if xs.is_empty() {
+        bail!("`*` over nothing");
     }
+    Ok(Some(match op {
+        Reduce::Sum => xs.iter().sum(),
+        Reduce::Max => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Reduce::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
+    }))
 }
 
 /// The statistic `stat` of `xs` (not empty).
@@ -217,7 +294,7 @@ fn per_file(spec: &ValueSpec, json: &Value) -> Result<Option<f64>> {
     };
     let mut total = Some(0.0);
     for f in fields {
-        let x = lookup(json, f).with_context(|| format!("field `{f}`"))?;
+        let x = lookup(json, f, &spec.each).with_context(|| format!("field `{f}`"))?;
         total = match (total, x) {
             (Some(t), Some(x)) => Some(t + x),
             _ => None,
@@ -257,7 +334,8 @@ fn compute(base: &Path, spec: &ValueSpec) -> Result<Computed> {
             ),
         };
     }
-    let number = statistic(numbers, spec.stat) * spec.scale;
+    let scaled = statistic(numbers, spec.stat) * spec.scale;
+    let number = spec.numerator.map_or(scaled, |k| k / scaled);
     let digits = format!("{number:.*}", spec.digits);
     Ok(Computed {
         number: Some(number),
@@ -383,10 +461,41 @@ mod tests {
     #[test]
     fn paths_index_arrays_and_pick_by_key() {
         let v = json!([{ "xs": [{ "metric": "online", "at": 18 }, { "metric": "total", "at": null }] }]);
-        assert_eq!(lookup(&v, "0.xs.metric=online.at").unwrap(), Some(18.0));
-        assert_eq!(lookup(&v, "0.xs.1.at").unwrap(), None);
-        assert!(lookup(&v, "0.xs.metric=other.at").is_err());
-        assert!(lookup(&v, "0.ys").is_err());
+        assert_eq!(
+            lookup(&v, "0.xs.metric=online.at", &[]).unwrap(),
+            Some(18.0)
+        );
+        assert_eq!(lookup(&v, "0.xs.1.at", &[]).unwrap(), None);
+        assert!(lookup(&v, "0.xs.metric=other.at", &[]).is_err());
+        assert!(lookup(&v, "0.ys", &[]).is_err());
+        let n = json!([{ "bits": 16, "ms": 1 }, { "bits": 20, "p": "a", "ms": 2 }, { "bits": 20, "p": "b", "ms": 3 }]);
+        assert_eq!(lookup(&n, "bits=20.ms", &[]).unwrap(), Some(2.0));
+        assert_eq!(lookup(&n, "bits=20&p=b.ms", &[]).unwrap(), Some(3.0));
+        assert!(lookup(&n, "bits=16&p=b.ms", &[]).is_err());
+    }
+
+    #[test]
+    fn stars_combine_within_a_file() {
+        let v = json!({ "parties": [
+            { "parts": [{ "ms": 1 }, { "ms": 2 }] },
+            { "parts": [{ "ms": 4 }, { "ms": 0.5 }] },
+            { "parts": [{ "ms": 3 }] },
+        ] });
+        let path = "parties.*.parts.*.ms";
+        assert_eq!(
+            lookup(&v, path, &[Reduce::Max, Reduce::Sum]).unwrap(),
+            Some(4.5)
+        );
+        assert_eq!(
+            lookup(&v, path, &[Reduce::Min, Reduce::Sum]).unwrap(),
+            Some(3.0)
+        );
+        assert_eq!(
+            lookup(&v, path, &[Reduce::Sum, Reduce::Max]).unwrap(),
+            Some(9.0)
+        );
+        assert!(lookup(&v, path, &[Reduce::Max]).is_err());
+        assert!(lookup(&v, "parties.*.none", &[Reduce::Max]).is_err());
     }
 
     #[test]
