@@ -554,10 +554,7 @@ impl<W: DuoWord> Primary<W> {
         let roots: Vec<Block> = (0..dpfs)
             .map(|_| {
                 let r = ctx.rng.next_u128();
-                match side {
-                    Side::Zero => r & !1,
-                    Side::One => r | 1,
-                }
+                (r & !1) | Block::from(side.root_lsb())
             })
             .collect();
         let rho: Vec<W> = (0..dpfs).map(|_| ctx.rng.random()).collect();
@@ -588,20 +585,14 @@ impl<W: DuoWord> Primary<W> {
 
     /// `w` at P0, `−w` at P1 (P1 negates its DPF outputs, §4.1.1).
     fn sign(&self, w: W) -> W {
-        match self.side {
-            Side::Zero => w,
-            Side::One => -w,
-        }
+        self.side.sign(w)
     }
 
     /// App. A: this party's AND input x_b of DPF `d` at level `l` (its y_b = Δ_b is the root).
     /// The AND computes (1 ⊕ α_ℓ)·Δ with α_ℓ = a_0 ⊕ a_1: x_0 = 1 ⊕ a_0, x_1 = a_1.
     fn and_input(&self, d: usize, l: usize) -> bool {
         let bit = (self.rx[d / DPFS] >> (self.sh.h - 1 - l)) & 1 == 1;
-        match self.side {
-            Side::Zero => !bit,
-            Side::One => bit,
-        }
+        self.side.and_input(bit)
     }
 
     /// The input to bilinear product `i` of DPF `d`: P0 (u_0, u_0, ρ_0·u_0), P1 (u_1, ρ_1·u_1,
@@ -609,11 +600,11 @@ impl<W: DuoWord> Primary<W> {
     fn bil_input(&self, d: usize, i: usize) -> Vec<W> {
         let k = self.sh.k();
         let pos = (self.rx[d / DPFS] as usize) & (k - 1);
-        let scaled = match self.side {
-            Side::Zero => i == 2,
-            Side::One => i == 1,
+        let one = if i == self.side.scaled_product() {
+            self.rho[d]
+        } else {
+            W::ONE
         };
-        let one = if scaled { self.rho[d] } else { W::ONE };
         (0..k)
             .map(|j| if j == pos { one } else { W::ZERO })
             .collect()
@@ -1078,7 +1069,7 @@ pub(crate) fn helper_expand<W: DuoWord>(
             let root = m.block();
             // P0's roots have lsb 0, P1's lsb 1 (App. C, setup).
             m.check(
-                lsb(root) == (side == Side::One),
+                lsb(root) == side.root_lsb(),
                 "a root seed has the wrong lsb",
             )?;
             let cws = (0..sh.levels).map(|_| m.block()).collect();

@@ -57,6 +57,41 @@ impl Side {
         }
     }
 
+    /// The low bit of this party's DPF roots: 0 at P0, 1 at P1, so that the two roots differ
+    /// in it (App. C, setup).
+    pub const fn root_lsb(self) -> bool {
+        match self {
+            Side::Zero => false,
+            Side::One => true,
+        }
+    }
+
+    /// `w` at P0, `−w` at P1: P1 negates its DPF outputs (§4.1.1).
+    pub fn sign<W: core::ops::Neg<Output = W>>(self, w: W) -> W {
+        match self {
+            Side::Zero => w,
+            Side::One => -w,
+        }
+    }
+
+    /// This party's AND input from its path bit a_b (App. A): the AND computes (1 ⊕ α)·Δ with
+    /// α = a_0 ⊕ a_1, so x_0 = 1 ⊕ a_0 and x_1 = a_1.
+    pub const fn and_input(self, path_bit: bool) -> bool {
+        match self {
+            Side::Zero => !path_bit,
+            Side::One => path_bit,
+        }
+    }
+
+    /// Which of a DPF's three bilinear products carries this party's ρ_b (App. A): P0 inputs
+    /// (u_0, u_0, ρ_0·u_0), P1 (u_1, ρ_1·u_1, u_1).
+    pub const fn scaled_product(self) -> usize {
+        match self {
+            Side::Zero => 2,
+            Side::One => 1,
+        }
+    }
+
     /// The DPF this party pairs with its blind in READ and adds to the blinded share D̃_{1−b} in
     /// UPDATE: DPF #3 for P0, DPF #2 for P1 (the other primary's blind DPF).
     pub const fn cross_dpf(self) -> usize {
