@@ -767,7 +767,17 @@ impl Online<'_> {
                 }
             }
         }
-        let mut width = groups;
+        let factors = self.row_products(factors, groups)?;
+        Ok(factors.chunks_exact(len).map(<[Secret]>::to_vec).collect())
+    }
+
+    /// The product of each row of `width` consecutive factors, pairwise in ⌈log₂ width⌉
+    /// rounds of [`Online::products`].
+    fn row_products(
+        &mut self,
+        mut factors: Vec<Secret>,
+        mut width: usize,
+    ) -> Result<Vec<Secret>, MpcError> {
         while width > 1 {
             let next_width = width.div_ceil(2);
             let (mut xs, mut ys) = (Vec::new(), Vec::new());
@@ -791,7 +801,7 @@ impl Online<'_> {
             factors = next;
             width = next_width;
         }
-        Ok(factors.chunks_exact(len).map(<[Secret]>::to_vec).collect())
+        Ok(factors)
     }
 
     /// Takes `count` units from the pool, making the missing ones inline.

@@ -386,6 +386,31 @@ fn bit(h: Block) -> bool {
     (h >> 64) & 1 == 1
 }
 
+/// `[RR21 Eq. 10]` the gate's table from the right-hand sides of its four rows (halves L, R and
+/// the two control bits of row ij): [C; G] = V⁻¹·(right-hand side), on the halves and on the bits.
+#[inline(always)]
+fn solve_rows(rows: [(u64, u64, bool, bool); 4]) -> (Block, AndTable) {
+    let [r00, r01, r10, r11] = rows;
+    let c = join(r00.0, r00.1);
+    let g = [
+        r00.0 ^ r00.1 ^ r10.0 ^ r10.1,
+        r00.0 ^ r00.1 ^ r01.0 ^ r01.1,
+        r10.0 ^ r11.0,
+    ];
+    let z = [
+        r00.2,
+        r00.3,
+        r00.2 ^ r00.3 ^ r10.2 ^ r10.3,
+        r00.2 ^ r00.3 ^ r01.2 ^ r01.3,
+        r10.2 ^ r11.2,
+    ];
+    let mut zb = 0u8;
+    for (m, &zm) in z.iter().enumerate() {
+        zb |= u8::from(zm) << m;
+    }
+    (c, AndTable { g, z: zb })
+}
+
 /// `[RR21 Fig. 3–4]` `R_ij·(A_L, A_R, B_L, B_R)` for `R_ij = r_1·S_1 ⊕ r_2·S_2 ⊕ R_p,ij`: the
 /// (left, right) halves it adds to row `ij`'s output.
 #[inline(always)]
@@ -668,26 +693,7 @@ impl Garbler {
                 r2 ^ bit(hbj) ^ bit(hxij),
             );
         }
-        let [r00, r01, r10, r11] = rows;
-        // [RR21 Eq. 10] [C; G] = V⁻¹·(right-hand side), on the halves and on the bits.
-        let c = join(r00.0, r00.1);
-        let g = [
-            r00.0 ^ r00.1 ^ r10.0 ^ r10.1,
-            r00.0 ^ r00.1 ^ r01.0 ^ r01.1,
-            r10.0 ^ r11.0,
-        ];
-        let z = [
-            r00.2,
-            r00.3,
-            r00.2 ^ r00.3 ^ r10.2 ^ r10.3,
-            r00.2 ^ r00.3 ^ r01.2 ^ r01.3,
-            r10.2 ^ r11.2,
-        ];
-        let mut zb = 0u8;
-        for (m, &zm) in z.iter().enumerate() {
-            zb |= u8::from(zm) << m;
-        }
-        (c, AndTable { g, z: zb })
+        solve_rows(rows)
     }
 
     /// The decoding bits `lsb(W⁰)` of `outputs`.
