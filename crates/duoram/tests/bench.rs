@@ -2,11 +2,11 @@
 //! and a corrupted opening caught by the verification.
 #![allow(clippy::unwrap_used)]
 
-use doram_core::{Entropy, PartyId};
+use doram_core::Entropy;
 use doram_duoram::Duoram;
 use doram_field::{Fp, Z64};
 use doram_net::Shaping;
-use doram_oram::bench::{BenchConfig, BenchError, run_local, run_party};
+use doram_oram::bench::{BenchConfig, run_local};
 
 fn cfg(n: usize, accesses: usize) -> BenchConfig {
     let mut c = BenchConfig::new(n, accesses);
@@ -37,22 +37,5 @@ fn verified_runs_at_odd_sizes() {
 /// memory — makes P2's verification fail at the first result.
 #[test]
 fn a_corrupted_opening_fails_verification() {
-    let c = cfg(50, 6);
-    let [clean, results] = doram_oram::testkit::corrupt_last_frame(PartyId::P1, PartyId::P2, |s| {
-        run_party::<Duoram<Z64>>(s, &c)
-    });
-    for r in clean {
-        assert!(matches!(r, Ok(Ok(_))), "{r:?}");
-    }
-    assert!(
-        matches!(
-            &results[2],
-            Ok(Err(BenchError::VerificationFailed {
-                what: "access result",
-                index: 0
-            }))
-        ),
-        "{:?}",
-        results[2]
-    );
+    doram_oram::testkit::assert_bench_catches_a_corrupted_opening::<Duoram<Z64>>(&cfg(50, 6));
 }

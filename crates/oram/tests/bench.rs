@@ -2,13 +2,13 @@
 //! caught by the verification, the JSON report round trip, per-access figures without Init.
 #![allow(clippy::unwrap_used)]
 
-use doram_core::{Entropy, PartyId};
+use doram_core::Entropy;
 use doram_field::{Fp, Z64};
 use std::time::{Duration, Instant};
 
 use doram_net::Shaping;
 use doram_oram::LinearScanOram;
-use doram_oram::bench::{BenchConfig, BenchError, BenchReport, run_local, run_party};
+use doram_oram::bench::{BenchConfig, BenchReport, run_local};
 
 fn cfg(n: usize, accesses: usize) -> BenchConfig {
     let mut c = BenchConfig::new(n, accesses);
@@ -72,24 +72,9 @@ fn the_report_round_trips_through_json() {
 /// the first result.
 #[test]
 fn a_corrupted_opening_fails_verification() {
-    let c = cfg(9, 4);
-    let [clean, results] = doram_oram::testkit::corrupt_last_frame(PartyId::P1, PartyId::P2, |s| {
-        run_party::<LinearScanOram<Z64>>(s, &c)
-    });
-    for r in clean {
-        assert!(matches!(r, Ok(Ok(_))), "{r:?}");
-    }
-    assert!(
-        matches!(
-            &results[2],
-            Ok(Err(BenchError::VerificationFailed {
-                what: "access result",
-                index: 0
-            }))
-        ),
-        "{:?}",
-        results[2]
-    );
+    doram_oram::testkit::assert_bench_catches_a_corrupted_opening::<LinearScanOram<Z64>>(&cfg(
+        9, 4,
+    ));
 }
 
 #[cfg(unix)]

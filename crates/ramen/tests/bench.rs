@@ -2,9 +2,9 @@
 //! the per-step times, and a corrupted opening caught by the verification.
 #![allow(clippy::unwrap_used)]
 
-use doram_core::{Entropy, PartyId};
+use doram_core::Entropy;
 use doram_net::Shaping;
-use doram_oram::bench::{BenchConfig, BenchError, run_local, run_party};
+use doram_oram::bench::{BenchConfig, run_local};
 use doram_ramen::{Params, Ramen};
 
 fn cfg(n: usize, accesses: usize) -> BenchConfig {
@@ -42,22 +42,5 @@ fn verified_runs_over_several_epochs() {
 /// memory — makes P2's verification fail at the first result.
 #[test]
 fn a_corrupted_opening_fails_verification() {
-    let c = cfg(100, 13);
-    let [clean, results] = doram_oram::testkit::corrupt_last_frame(PartyId::P1, PartyId::P2, |s| {
-        run_party::<Ramen>(s, &c)
-    });
-    for r in clean {
-        assert!(matches!(r, Ok(Ok(_))), "{r:?}");
-    }
-    assert!(
-        matches!(
-            &results[2],
-            Ok(Err(BenchError::VerificationFailed {
-                what: "access result",
-                index: 0
-            }))
-        ),
-        "{:?}",
-        results[2]
-    );
+    doram_oram::testkit::assert_bench_catches_a_corrupted_opening::<Ramen>(&cfg(100, 13));
 }

@@ -315,6 +315,34 @@ pub fn corrupt_last_frame<R: Send>(
     [clean, go(Some(last), Arc::new(AtomicU64::new(0)))]
 }
 
+/// Checks that the generic bench runner's verification is a real check for `P`: a bit flipped
+/// in the last frame P1 sends P2 — its shares of the results and the final memory, opened for
+/// the check — makes P2's verification fail at the first result, while an untouched run passes.
+///
+/// # Panics
+/// If the untouched run fails, or the corrupted one is not caught as described.
+pub fn assert_bench_catches_a_corrupted_opening<P: crate::protocol::Protocol>(
+    config: &crate::bench::BenchConfig,
+) {
+    use crate::bench::{BenchError, run_party};
+    let [clean, results] =
+        corrupt_last_frame(PartyId::P1, PartyId::P2, |s| run_party::<P>(s, config));
+    for r in clean {
+        assert!(matches!(r, Ok(Ok(_))), "{r:?}");
+    }
+    assert!(
+        matches!(
+            &results[2],
+            Ok(Err(BenchError::VerificationFailed {
+                what: "access result",
+                index: 0
+            }))
+        ),
+        "{:?}",
+        results[2]
+    );
+}
+
 /// The generic bench runner ([`run_on`](crate::bench::run_on)) over three sessions connected by
 /// mutually authenticated TLS 1.3 on loopback ([`doram_net::testkit::loopback_sessions`]), as
 /// `doram party` runs it on three hosts; returns the report.
