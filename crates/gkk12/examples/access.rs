@@ -1,12 +1,15 @@
-//! Times two-party accesses on a state made by the **insecure** test dealer (the secure load
-//! is not written yet): `cargo run --release -p doram-gkk12 --example access -- LOG_N D ACCESSES`.
-//! Both parties run as threads of this process over in-memory links.
+//! Times the secure load and two-party accesses:
+//! `cargo run --release -p doram-gkk12 --example access -- LOG_N D ACCESSES [load|dealer]`.
+//! `load` (the default) runs the three-party load (server, client, helper); `dealer` builds the
+//! state with the **insecure** test dealer instead, for comparison. The parties run as threads
+//! of this process over in-memory links.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use doram_gkk12::Params;
-use doram_gkk12::driver::{AccessLabels, Client, Server};
+use doram_gkk12::driver::{AccessLabels, Client, ClientState, Server, ServerState};
+use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::testkit::deal_random_insecurely;
 use doram_net::{LocalMesh, Session};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
@@ -15,14 +18,23 @@ use doram_twopc::os_rng;
 use doram_twopc::softspoken::ChunkBits;
 use rand::{Rng, SeedableRng};
 
+/// One party's starting point: a dealt state, or its part of the secure load.
+enum Start<D, L> {
+    Dealt(D),
+    Loaded(L),
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let nums: Vec<u64> = args
+        .iter()
+        .take(3)
         .map(|a| a.parse())
         .collect::<Result<_, _>>()?;
-    let [log_n, d, accesses] = args[..] else {
-        return Err("usage: access LOG_N D ACCESSES".into());
+    let [log_n, d, accesses] = nums[..] else {
+        return Err("usage: access LOG_N D ACCESSES [load|dealer]".into());
     };
+    let dealer = args.get(3).is_some_and(|m| m == "dealer");
     let params = Params::paper(1 << log_n, d as usize)?;
     println!(
         "{params:?}; AND per access {}",
@@ -32,71 +44,152 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let words = (d as usize).div_ceil(64);
     let delta = random_delta(&mut os_rng());
-    let (ss, cs) = deal_random_insecurely(params, |v| vec![v; words], delta, &mut rng)?;
-    println!("dealt in {:.1} s", t.elapsed().as_secs_f64());
+    let (ss, cs) = if dealer {
+        let (ss, cs) = deal_random_insecurely(params, |v| vec![v; words], delta, &mut rng)?;
+        println!(
+            "dealt (insecure dealer) in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        (Start::Dealt(ss), Start::Dealt(cs))
+    } else {
+        let (sl, cl) = secure_load(params, words)?;
+        println!(
+            "loaded (three parties) in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        (Start::Loaded(sl), Start::Loaded(cl))
+    };
     let addrs: Vec<u64> = (0..accesses)
         .map(|_| rng.random_range(0..1u64 << log_n))
         .collect();
-    let abits = params.address_bits();
-    let bits = params.payload_bits();
     let ss = Mutex::new(Some(ss));
     let cs = Mutex::new(Some(cs));
     let mesh = LocalMesh::new(2).timeout(Duration::from_secs(600));
     let out = doram_net::testkit::run(mesh.build(), |mut s: Session| -> Vec<f64> {
-        let mut times = Vec::new();
         if s.me().index() == 0 {
-            let ot = softspoken_sender_setup(&mut s, ChunkBits::default(), delta, &mut os_rng())
-                .expect("setup");
-            let state = ss.lock().expect("lock").take().expect("state");
-            let mut server = Server::new(state, ot, os_rng()).expect("server");
-            for _ in &addrs {
-                let inputs = server.peer_input(&mut s, abits + 1 + bits).expect("input");
-                let labels = AccessLabels {
-                    addr: inputs[..abits].to_vec(),
-                    write: inputs[abits],
-                    data: inputs[abits + 1..].to_vec(),
-                };
-                let t = Instant::now();
-                let out = server.access(&mut s, &labels).expect("access");
-                times.push(t.elapsed().as_secs_f64());
-                server.reveal_to_client(&mut s, &out).expect("reveal");
-            }
-            println!("server sent {} bytes", s.stats().total().sum().bytes_sent);
+            let start = ss.lock().expect("lock").take().expect("state");
+            run_server(&mut s, start, delta, addrs.len())
         } else {
-            let ot = softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut os_rng())
-                .expect("setup");
-            let state = cs.lock().expect("lock").take().expect("state");
-            let mut client = Client::new(state, ot, os_rng()).expect("client");
-            for &v in &addrs {
-                let mut input: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();
-                input.push(false);
-                input.extend(std::iter::repeat_n(false, bits));
-                let labels = client.input(&mut s, &input).expect("input");
-                let labels = AccessLabels {
-                    addr: labels[..abits].to_vec(),
-                    write: labels[abits],
-                    data: labels[abits + 1..].to_vec(),
-                };
-                let out = client.access(&mut s, &labels).expect("access");
-                let got = client.reveal(&mut s, &out).expect("reveal");
-                let word = got
-                    .iter()
-                    .take(64)
-                    .enumerate()
-                    .fold(0u64, |a, (k, &b)| a | (u64::from(b) << k));
-                assert_eq!(word, v, "read back");
-            }
-            println!("client sent {} bytes", s.stats().total().sum().bytes_sent);
+            let start = cs.lock().expect("lock").take().expect("state");
+            run_client(&mut s, start, &addrs);
+            Vec::new()
         }
-        times
     });
     let mut t = out[0].clone();
     t.sort_by(f64::total_cmp);
-    println!(
-        "per access: median {:.3} s, min {:.3} s over {}",
-        t[t.len() / 2],
-        t[0],
-        t.len()
-    );
+    if let (Some(min), Some(med)) = (t.first(), t.get(t.len() / 2)) {
+        println!(
+            "per access: median {med:.3} s, min {min:.3} s over {}",
+            t.len()
+        );
+    }
     Ok(())
+}
+
+/// The server: finishes its state, then serves `n` accesses; returns their times.
+fn run_server(
+    s: &mut Session,
+    start: Start<ServerState, ServerLoad>,
+    delta: u128,
+    n: usize,
+) -> Vec<f64> {
+    let mut ot =
+        softspoken_sender_setup(s, ChunkBits::default(), delta, &mut os_rng()).expect("setup");
+    let state = match start {
+        Start::Dealt(state) => state,
+        Start::Loaded(l) => l.finish(s, &mut ot, &mut os_rng()).expect("finish"),
+    };
+    let mut server = Server::new(state, ot, os_rng()).expect("server");
+    let (abits, bits) = (
+        server.params().address_bits(),
+        server.params().payload_bits(),
+    );
+    let before = s.stats().total().sum().bytes_sent;
+    let mut times = Vec::new();
+    for _ in 0..n {
+        let inputs = server.peer_input(s, abits + 1 + bits).expect("input");
+        let labels = AccessLabels {
+            addr: inputs[..abits].to_vec(),
+            write: inputs[abits],
+            data: inputs[abits + 1..].to_vec(),
+        };
+        let t = Instant::now();
+        let out = server.access(s, &labels).expect("access");
+        times.push(t.elapsed().as_secs_f64());
+        server.reveal_to_client(s, &out).expect("reveal");
+    }
+    println!(
+        "server sent {} bytes in the accesses",
+        s.stats().total().sum().bytes_sent - before
+    );
+    times
+}
+
+/// The client: finishes its state, then reads `addrs`, checking each value.
+fn run_client(s: &mut Session, start: Start<ClientState, ClientLoad>, addrs: &[u64]) {
+    let mut ot = softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
+    let state = match start {
+        Start::Dealt(state) => state,
+        Start::Loaded(l) => l.finish(s, &mut ot).expect("finish"),
+    };
+    let mut client = Client::new(state, ot, os_rng()).expect("client");
+    let (abits, bits) = (
+        client.params().address_bits(),
+        client.params().payload_bits(),
+    );
+    let before = s.stats().total().sum().bytes_sent;
+    for &v in addrs {
+        let mut input: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();
+        input.push(false);
+        input.extend(std::iter::repeat_n(false, bits));
+        let labels = client.input(s, &input).expect("input");
+        let labels = AccessLabels {
+            addr: labels[..abits].to_vec(),
+            write: labels[abits],
+            data: labels[abits + 1..].to_vec(),
+        };
+        let out = client.access(s, &labels).expect("access");
+        let got = client.reveal(s, &out).expect("reveal");
+        let word = got
+            .iter()
+            .take(64)
+            .enumerate()
+            .fold(0u64, |a, (k, &b)| a | (u64::from(b) << k));
+        assert_eq!(word, v, "read back");
+    }
+    println!(
+        "client sent {} bytes in the accesses",
+        s.stats().total().sum().bytes_sent - before
+    );
+}
+
+/// The three-party load of `v ↦ (v, v, …)`; prints each party's bytes sent.
+fn secure_load(
+    params: Params,
+    words: usize,
+) -> Result<(ServerLoad, ClientLoad), Box<dyn std::error::Error>> {
+    let server = Mutex::new(None);
+    let client = Mutex::new(None);
+    let mesh = LocalMesh::new(3).timeout(Duration::from_secs(600));
+    let sent = doram_net::testkit::run(mesh.build(), |mut s: Session| {
+        match s.me().index() {
+            0 => {
+                let r = load::serve(&mut s, &params, |v| vec![v; words]);
+                *server.lock().expect("lock") = Some(r);
+            }
+            1 => {
+                let r = load::fetch(&mut s, &params, &mut os_rng());
+                *client.lock().expect("lock") = Some(r);
+            }
+            _ => load::help(&mut s, &params, &mut os_rng()).expect("helper"),
+        }
+        s.stats().total().sum().bytes_sent
+    });
+    println!(
+        "load bytes sent: server {}, client {}, helper {}",
+        sent[0], sent[1], sent[2]
+    );
+    let s = server.into_inner()?.ok_or("no server")??;
+    let c = client.into_inner()?.ok_or("no client")??;
+    Ok((s, c))
 }

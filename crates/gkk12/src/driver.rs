@@ -68,6 +68,12 @@ pub enum Gkk12Error {
         /// The tree (0 = data).
         tree: usize,
     },
+    /// The load's helper drew a placement that overflowed a bucket, again and again.
+    #[error("the load could not place tree {tree}'s items without overflowing a bucket")]
+    LoadOverflow {
+        /// The tree (0 = data).
+        tree: usize,
+    },
     /// An earlier access failed; the ORAM's state is no longer consistent between the parties.
     #[error("an earlier access failed; this ORAM can no longer be used")]
     Poisoned,

@@ -15,18 +15,20 @@
 //! * [`storage`] and [`driver`]: the two-party access — the server stores the trees encrypted
 //!   under the client's pads and garbles, the client evaluates, and the ORAM client's state
 //!   stays in wire labels between circuits;
+//! * [`load`]: the secure initial load, with a setup helper that never sees the data: every
+//!   item starts on a uniformly random leaf that neither the server nor the client knows;
 //! * [`scan`]: the paper's baseline, a linear scan over a memory held as labels;
 //! * [`shuffle`]: permuting a shared vector by one party's secret permutation (a Beneš
-//!   network of OT-resharing switches), the building block of a secure load.
+//!   network of OT-resharing switches).
 //!
-//! **Not yet here**: a secure initial load (states come from `testkit`'s dealer, which sees
-//! every secret and is for tests and benches only; docs/notes/gkk12.md weighs the options),
-//! the two-party RAM machine that runs the shared RAM programs on it, and `doram` CLI
-//! commands.
+//! **Not yet here**: a load by the two parties alone (docs/notes/gkk12.md weighs the
+//! options), the two-party RAM machine that runs the shared RAM programs on it, and `doram` CLI
+//! commands. `testkit`'s dealer, which sees every secret, remains for tests only.
 
 pub mod bits;
 pub mod circuits;
 pub mod driver;
+pub mod load;
 pub mod params;
 pub mod plain;
 pub mod scan;

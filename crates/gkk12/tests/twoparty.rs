@@ -4,11 +4,9 @@
 
 mod common;
 
-use common::{random_words, run2};
-use doram_gkk12::driver::{AccessLabels, Client, Server};
-use doram_gkk12::plain::words_for;
+use common::{Op, check_invariants, client_ops, open_both, random_words, run2, serve_ops};
+use doram_gkk12::driver::{Client, Server};
 use doram_gkk12::testkit::{deal_insecurely, open_insecurely};
-use doram_gkk12::tree::path;
 use doram_gkk12::{Params, PlainTreeOram};
 use doram_net::{Session, Transcript};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
@@ -17,25 +15,6 @@ use doram_twopc::softspoken::ChunkBits;
 use doram_twopc::{insecure_rng_for_tests, os_rng};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
-
-/// One access as the test drives it: address, and the data to write (None: read).
-type Op = (u64, Option<Vec<u64>>);
-
-fn bits_of(words: &[u64], n: usize) -> Vec<bool> {
-    (0..n)
-        .map(|k| (words[k / 64] >> (k % 64)) & 1 == 1)
-        .collect()
-}
-
-fn words_of(bits: &[bool]) -> Vec<u64> {
-    bits.chunks(64)
-        .map(|c| {
-            c.iter()
-                .enumerate()
-                .fold(0, |a, (k, &b)| a | (u64::from(b) << k))
-        })
-        .collect()
-}
 
 struct Run {
     results: Vec<Vec<u64>>,
@@ -51,8 +30,6 @@ fn run(params: Params, data: &[Vec<u64>], ops: &[Op], seed: u64) -> Run {
     let plain = PlainTreeOram::load(params, |v| data[v as usize].clone(), &mut rng).unwrap();
     let delta = random_delta(&mut insecure_rng_for_tests(seed));
     let (server_state, client_state) = deal_insecurely(&plain, delta, &mut rng);
-    let bits = params.payload_bits();
-    let abits = params.address_bits();
     let n_ops = ops.len();
     let (server, client) = run2(
         move |mut s: Session| {
@@ -62,16 +39,7 @@ fn run(params: Params, data: &[Vec<u64>], ops: &[Op], seed: u64) -> Run {
             s.record_transcript(true);
             let mut server =
                 Server::new(server_state, ot, insecure_rng_for_tests(seed + 2)).unwrap();
-            for _ in 0..n_ops {
-                let inputs = server.peer_input(&mut s, abits + 1 + bits).unwrap();
-                let labels = AccessLabels {
-                    addr: inputs[..abits].to_vec(),
-                    write: inputs[abits],
-                    data: inputs[abits + 1..].to_vec(),
-                };
-                let out = server.access(&mut s, &labels).unwrap();
-                server.reveal_to_client(&mut s, &out).unwrap();
-            }
+            serve_ops(&mut server, &mut s, n_ops);
             (server, s.take_transcript().unwrap())
         },
         move |mut s: Session| {
@@ -80,100 +48,18 @@ fn run(params: Params, data: &[Vec<u64>], ops: &[Op], seed: u64) -> Run {
             s.record_transcript(true);
             let mut client =
                 Client::new(client_state, ot, insecure_rng_for_tests(seed + 4)).unwrap();
-            let mut results = Vec::new();
-            for (v, write) in ops {
-                let mut input: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();
-                input.push(write.is_some());
-                let zeros = vec![0; words_for(bits)];
-                input.extend(bits_of(write.as_ref().unwrap_or(&zeros), bits));
-                let labels = client.input(&mut s, &input).unwrap();
-                let labels = AccessLabels {
-                    addr: labels[..abits].to_vec(),
-                    write: labels[abits],
-                    data: labels[abits + 1..].to_vec(),
-                };
-                let out = client.access(&mut s, &labels).unwrap();
-                results.push(words_of(&client.reveal(&mut s, &out).unwrap()));
-            }
+            let results = client_ops(&mut client, &mut s, ops);
             (client, results, s.take_transcript().unwrap())
         },
     );
     let (server, t0) = server;
     let (client, results, t1) = client;
-    let opened = open_insecurely(&params, server.trees(), client.key_insecurely());
-    let w = params.base_entry_bits() as usize;
-    let base_bits: Vec<bool> = server
-        .base_labels()
-        .iter()
-        .zip(client.base_labels())
-        .map(|(&z, &a)| (z ^ a) & 1 == 1)
-        .collect();
-    let base = base_bits
-        .chunks(w.max(1))
-        .map(|c| {
-            c.iter()
-                .enumerate()
-                .fold(0, |a, (k, &b)| a | (u64::from(b) << k))
-        })
-        .collect::<Vec<u64>>();
-    let base = if w == 0 {
-        vec![0; params.base_entries() as usize]
-    } else {
-        base
-    };
+    let (opened, base) = open_both(&params, &server, &client);
     Run {
         results,
         opened,
         base,
         transcripts: (t0, t1),
-    }
-}
-
-/// Every item of every tree is on the path to its leaf exactly once; the position maps and
-/// the base map hold the items' leaves.
-fn check_invariants(
-    params: &Params,
-    opened: &[Vec<(doram_gkk12::tree::Slot, Vec<u64>)>],
-    base: &[u64],
-) {
-    for (i, slots) in opened.iter().enumerate() {
-        let g = params.tree(i);
-        let mut leaf_of = vec![None; g.items as usize];
-        for (s, (slot, _)) in slots.iter().enumerate() {
-            if !slot.valid {
-                continue;
-            }
-            assert!(
-                leaf_of[slot.addr as usize].is_none(),
-                "tree {i}: item {} twice",
-                slot.addr
-            );
-            leaf_of[slot.addr as usize] = Some(slot.leaf);
-            assert!(
-                path(g.height, slot.leaf).any(|b| b == s / g.bucket),
-                "tree {i}: off path"
-            );
-        }
-        let leaves: Vec<u64> = leaf_of
-            .into_iter()
-            .map(|l| l.expect("an item is missing"))
-            .collect();
-        if i + 1 < params.trees() {
-            for (addr, &leaf) in leaves.iter().enumerate() {
-                let holder = opened[i + 1]
-                    .iter()
-                    .find(|(s, _)| s.valid && s.addr == (addr >> 4) as u64)
-                    .unwrap();
-                assert_eq!(
-                    holder.1[addr & 15],
-                    leaf,
-                    "tree {} entry for item {addr}",
-                    i + 1
-                );
-            }
-        } else {
-            assert_eq!(base, &leaves[..], "base map");
-        }
     }
 }
 

@@ -4,9 +4,20 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use doram_gkk12::Params;
+use doram_gkk12::driver::{AccessLabels, Client, Server};
 use doram_gkk12::plain::words_for;
+use doram_gkk12::testkit::open_insecurely;
+use doram_gkk12::tree::{Slot, path};
 use doram_net::{LocalMesh, Session};
+use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
 use rand::Rng;
+
+/// Every tree's slots, opened: `(slot, payload)` each.
+pub type Opened = Vec<Vec<(Slot, Vec<u64>)>>;
+
+/// One access as the tests drive it: address, and the data to write (None: read).
+pub type Op = (u64, Option<Vec<u64>>);
 
 /// Runs the server (`p0`, party 0) and the client (`p1`) on a two-party in-process mesh.
 pub fn run2<A: Send, B: Send>(
@@ -39,4 +50,138 @@ pub fn random_words(rng: &mut impl Rng, bits: usize) -> Vec<u64> {
             if used >= 64 { w } else { w & ((1 << used) - 1) }
         })
         .collect()
+}
+
+pub fn bits_of(words: &[u64], n: usize) -> Vec<bool> {
+    (0..n)
+        .map(|k| (words[k / 64] >> (k % 64)) & 1 == 1)
+        .collect()
+}
+
+pub fn words_of(bits: &[bool]) -> Vec<u64> {
+    bits.chunks(64)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0, |a, (k, &b)| a | (u64::from(b) << k))
+        })
+        .collect()
+}
+
+/// The server's side of `n_ops` accesses the client supplies, each result revealed to it.
+pub fn serve_ops<S: CotExtSender>(server: &mut Server<S>, s: &mut Session, n_ops: usize) {
+    let (abits, bits) = (
+        server.params().address_bits(),
+        server.params().payload_bits(),
+    );
+    for _ in 0..n_ops {
+        let inputs = server.peer_input(s, abits + 1 + bits).unwrap();
+        let labels = AccessLabels {
+            addr: inputs[..abits].to_vec(),
+            write: inputs[abits],
+            data: inputs[abits + 1..].to_vec(),
+        };
+        let out = server.access(s, &labels).unwrap();
+        server.reveal_to_client(s, &out).unwrap();
+    }
+}
+
+/// The client's side of `ops`; returns what each access read.
+pub fn client_ops<R: CotExtReceiver>(
+    client: &mut Client<R>,
+    s: &mut Session,
+    ops: &[Op],
+) -> Vec<Vec<u64>> {
+    let (abits, bits) = (
+        client.params().address_bits(),
+        client.params().payload_bits(),
+    );
+    let mut results = Vec::new();
+    for (v, write) in ops {
+        let mut input: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();
+        input.push(write.is_some());
+        let zeros = vec![0; words_for(bits)];
+        input.extend(bits_of(write.as_ref().unwrap_or(&zeros), bits));
+        let labels = client.input(s, &input).unwrap();
+        let labels = AccessLabels {
+            addr: labels[..abits].to_vec(),
+            write: labels[abits],
+            data: labels[abits + 1..].to_vec(),
+        };
+        let out = client.access(s, &labels).unwrap();
+        results.push(words_of(&client.reveal(s, &out).unwrap()));
+    }
+    results
+}
+
+/// Opened slots of every tree and the base map's values, from both parties' states.
+pub fn open_both<S: CotExtSender, R: CotExtReceiver>(
+    params: &Params,
+    server: &Server<S>,
+    client: &Client<R>,
+) -> (Opened, Vec<u64>) {
+    let opened = open_insecurely(params, server.trees(), client.key_insecurely());
+    let w = params.base_entry_bits() as usize;
+    let base_bits: Vec<bool> = server
+        .base_labels()
+        .iter()
+        .zip(client.base_labels())
+        .map(|(&z, &a)| (z ^ a) & 1 == 1)
+        .collect();
+    let base = if w == 0 {
+        vec![0; params.base_entries() as usize]
+    } else {
+        base_bits.chunks(w).map(words_of_bits).collect()
+    };
+    (opened, base)
+}
+
+fn words_of_bits(c: &[bool]) -> u64 {
+    c.iter()
+        .enumerate()
+        .fold(0, |a, (k, &b)| a | (u64::from(b) << k))
+}
+
+/// Every item of every tree is on the path to its leaf exactly once; the position maps and
+/// the base map hold the items' leaves.
+pub fn check_invariants(params: &Params, opened: &[Vec<(Slot, Vec<u64>)>], base: &[u64]) {
+    for (i, slots) in opened.iter().enumerate() {
+        let g = params.tree(i);
+        let mut leaf_of = vec![None; g.items as usize];
+        for (s, (slot, _)) in slots.iter().enumerate() {
+            if !slot.valid {
+                continue;
+            }
+            assert!(
+                leaf_of[slot.addr as usize].is_none(),
+                "tree {i}: item {} twice",
+                slot.addr
+            );
+            leaf_of[slot.addr as usize] = Some(slot.leaf);
+            assert!(
+                path(g.height, slot.leaf).any(|b| b == s / g.bucket),
+                "tree {i}: off path"
+            );
+        }
+        let leaves: Vec<u64> = leaf_of
+            .into_iter()
+            .map(|l| l.expect("an item is missing"))
+            .collect();
+        if i + 1 < params.trees() {
+            for (addr, &leaf) in leaves.iter().enumerate() {
+                let holder = opened[i + 1]
+                    .iter()
+                    .find(|(s, _)| s.valid && s.addr == (addr >> 4) as u64)
+                    .unwrap();
+                assert_eq!(
+                    holder.1[addr & 15],
+                    leaf,
+                    "tree {} entry for item {addr}",
+                    i + 1
+                );
+            }
+        } else {
+            assert_eq!(base, &leaves[..], "base map");
+        }
+    }
 }
