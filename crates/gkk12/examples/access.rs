@@ -1,8 +1,10 @@
-//! Times the secure load and two-party accesses:
-//! `cargo run --release -p doram-gkk12 --example access -- LOG_N D ACCESSES [load|dealer]`.
+//! Times the secure load and two-party accesses or binary searches:
+//! `cargo run --release -p doram-gkk12 --example access -- LOG_N D COUNT [load|dealer] [read|search]`.
 //! `load` (the default) runs the three-party load (server, client, helper); `dealer` builds the
-//! state with the **insecure** test dealer instead, for comparison. The parties run as threads
-//! of this process over in-memory links.
+//! state with the **insecure** test dealer instead, for comparison. `read` (the default) times
+//! COUNT reads of random addresses, `search` COUNT binary searches for random keys (entry v
+//! holds the key v); every result is checked. The parties run as threads of this process over
+//! in-memory links.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -10,6 +12,7 @@ use std::time::{Duration, Instant};
 use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, ClientState, Server, ServerState};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
+use doram_gkk12::search::{lower_bound, serve_search};
 use doram_gkk12::testkit::deal_random_insecurely;
 use doram_net::{LocalMesh, Session};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
@@ -32,9 +35,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|a| a.parse())
         .collect::<Result<_, _>>()?;
     let [log_n, d, accesses] = nums[..] else {
-        return Err("usage: access LOG_N D ACCESSES [load|dealer]".into());
+        return Err("usage: access LOG_N D COUNT [load|dealer] [read|search]".into());
     };
     let dealer = args.get(3).is_some_and(|m| m == "dealer");
+    let search = args.get(4).is_some_and(|m| m == "search");
     let params = Params::paper(1 << log_n, d as usize)?;
     println!(
         "{params:?}; AND per access {}",
@@ -60,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Start::Loaded(sl), Start::Loaded(cl))
     };
     let addrs: Vec<u64> = (0..accesses)
-        .map(|_| rng.random_range(0..1u64 << log_n))
+        .map(|_| rng.random_range(0..=(1u64 << log_n)))
         .collect();
     let ss = Mutex::new(Some(ss));
     let cs = Mutex::new(Some(cs));
@@ -68,10 +72,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = doram_net::testkit::run(mesh.build(), |mut s: Session| -> Vec<f64> {
         if s.me().index() == 0 {
             let start = ss.lock().expect("lock").take().expect("state");
-            run_server(&mut s, start, delta, addrs.len())
+            run_server(&mut s, start, delta, addrs.len(), search)
         } else {
             let start = cs.lock().expect("lock").take().expect("state");
-            run_client(&mut s, start, &addrs);
+            run_client(&mut s, start, &addrs, search);
             Vec::new()
         }
     });
@@ -79,19 +83,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     t.sort_by(f64::total_cmp);
     if let (Some(min), Some(med)) = (t.first(), t.get(t.len() / 2)) {
         println!(
-            "per access: median {med:.3} s, min {min:.3} s over {}",
+            "per {}: median {med:.3} s, min {min:.3} s over {}",
+            if search { "search" } else { "access" },
             t.len()
         );
     }
     Ok(())
 }
 
-/// The server: finishes its state, then serves `n` accesses; returns their times.
+/// The server: finishes its state, then serves `n` accesses (or searches); returns their
+/// times.
 fn run_server(
     s: &mut Session,
     start: Start<ServerState, ServerLoad>,
     delta: u128,
     n: usize,
+    search: bool,
 ) -> Vec<f64> {
     let mut ot =
         softspoken_sender_setup(s, ChunkBits::default(), delta, &mut os_rng()).expect("setup");
@@ -107,6 +114,12 @@ fn run_server(
     let before = s.stats().total().sum().bytes_sent;
     let mut times = Vec::new();
     for _ in 0..n {
+        if search {
+            let t = Instant::now();
+            serve_search(&mut server, s).expect("search");
+            times.push(t.elapsed().as_secs_f64());
+            continue;
+        }
         let inputs = server.peer_input(s, abits + 1 + bits).expect("input");
         let labels = AccessLabels {
             addr: inputs[..abits].to_vec(),
@@ -119,14 +132,15 @@ fn run_server(
         server.reveal_to_client(s, &out).expect("reveal");
     }
     println!(
-        "server sent {} bytes in the accesses",
+        "server sent {} bytes after the setup",
         s.stats().total().sum().bytes_sent - before
     );
     times
 }
 
-/// The client: finishes its state, then reads `addrs`, checking each value.
-fn run_client(s: &mut Session, start: Start<ClientState, ClientLoad>, addrs: &[u64]) {
+/// The client: finishes its state, then reads `addrs` (or searches for them), checking each
+/// result.
+fn run_client(s: &mut Session, start: Start<ClientState, ClientLoad>, addrs: &[u64], search: bool) {
     let mut ot = softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
     let state = match start {
         Start::Dealt(state) => state,
@@ -138,7 +152,14 @@ fn run_client(s: &mut Session, start: Start<ClientState, ClientLoad>, addrs: &[u
         client.params().payload_bits(),
     );
     let before = s.stats().total().sum().bytes_sent;
+    let n = client.params().items();
     for &v in addrs {
+        if search {
+            let got = lower_bound(&mut client, s, v).expect("search");
+            assert_eq!(got, v.min(n), "search result");
+            continue;
+        }
+        let v = v % n;
         let mut input: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();
         input.push(false);
         input.extend(std::iter::repeat_n(false, bits));
@@ -158,7 +179,7 @@ fn run_client(s: &mut Session, start: Start<ClientState, ClientLoad>, addrs: &[u
         assert_eq!(word, v, "read back");
     }
     println!(
-        "client sent {} bytes in the accesses",
+        "client sent {} bytes after the setup",
         s.stats().total().sum().bytes_sent - before
     );
 }

@@ -713,6 +713,35 @@ impl<S: CotExtSender> Server<S> {
             .collect())
     }
 
+    /// Garbles `circuit` on the zero labels `inputs` (garbler inputs first, then evaluator
+    /// inputs, as the circuit declares them) and returns its outputs' zero labels: a step of a
+    /// program between ORAM accesses. Pairs with [`Client::evaluate`].
+    ///
+    /// # Errors
+    /// Transport failures; `inputs` of the wrong length.
+    pub fn garble(
+        &mut self,
+        session: &mut Session,
+        circuit: &Circuit,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(garble_on_labels(
+            session,
+            &mut self.garbler,
+            circuit,
+            inputs,
+        )?)
+    }
+
+    /// The zero labels of public bits: the label of the constant 0 for a 0, shifted by Δ for
+    /// a 1 (the client holds [`Client::zero`] for each).
+    pub fn public_bits(&self, bits: &[bool]) -> Vec<Block> {
+        let delta = self.delta();
+        bits.iter()
+            .map(|&b| if b { self.zero ^ delta } else { self.zero })
+            .collect()
+    }
+
     /// Reveals `labels`' values to the client only (its permute bits).
     ///
     /// # Errors
@@ -908,6 +937,30 @@ impl<R: CotExtReceiver> Client<R> {
         bits: &[bool],
     ) -> Result<Vec<Block>, Gkk12Error> {
         Ok(cot_receive(session, &mut self.ot, bits)?.t)
+    }
+
+    /// Evaluates `circuit` on the active labels `inputs`; returns its outputs' active labels.
+    /// Pairs with [`Server::garble`].
+    ///
+    /// # Errors
+    /// Transport failures; `inputs` of the wrong length; the server's tables of the wrong size.
+    pub fn evaluate(
+        &mut self,
+        session: &mut Session,
+        circuit: &Circuit,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(evaluate_on_labels(
+            session,
+            &mut self.evaluator,
+            circuit,
+            inputs,
+        )?)
+    }
+
+    /// The active labels of public bits (see [`Server::public_bits`]).
+    pub fn public_bits(&self, bits: &[bool]) -> Vec<Block> {
+        vec![self.zero; bits.len()]
     }
 
     /// The values of `labels`, revealed by the server ([`Server::reveal_to_client`]).

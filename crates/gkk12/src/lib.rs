@@ -32,6 +32,7 @@ pub mod load;
 pub mod params;
 pub mod plain;
 pub mod scan;
+pub mod search;
 pub mod shuffle;
 pub mod storage;
 #[cfg(any(test, feature = "testkit"))]

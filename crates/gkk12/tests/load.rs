@@ -5,65 +5,19 @@
 
 mod common;
 
-use std::sync::Mutex;
-use std::time::Duration;
-
-use common::{Op, Opened, check_invariants, client_ops, open_both, random_words, run2, serve_ops};
-use doram_gkk12::driver::{Client, Gkk12Error, Server};
-use doram_gkk12::load::{self, ClientLoad, ServerLoad};
-use doram_gkk12::{Params, load::placement};
-use doram_net::{LocalMesh, Session, Transcript};
+use common::{
+    Op, Opened, check_invariants, client_ops, load3, open_both, random_words, run2, serve_ops,
+};
+use doram_gkk12::Params;
+use doram_gkk12::driver::{Client, Server};
+use doram_gkk12::load::{self, placement};
+use doram_net::Session;
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
 use doram_twopc::insecure_rng_for_tests;
 use doram_twopc::softspoken::ChunkBits;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
-
-/// What the three parties' load returns: the server's and client's parts, and the three
-/// transcripts.
-type Loaded = (
-    Result<ServerLoad, Gkk12Error>,
-    Result<ClientLoad, Gkk12Error>,
-    Result<(), Gkk12Error>,
-    [Transcript; 3],
-);
-
-/// Runs the load on a three-party in-process mesh: the server with `data`, the client, and
-/// `helper` in the helper's place.
-fn load3(
-    params: Params,
-    data: &[Vec<u64>],
-    seed: u64,
-    helper: impl Fn(&mut Session) -> Result<(), Gkk12Error> + Sync,
-) -> Loaded {
-    let server = Mutex::new(None);
-    let client = Mutex::new(None);
-    let help = Mutex::new(None);
-    let mesh = LocalMesh::new(3).timeout(Duration::from_secs(20));
-    let transcripts = doram_net::testkit::run(mesh.build(), |mut s| {
-        s.record_transcript(true);
-        match s.me().index() {
-            0 => {
-                let r = load::serve(&mut s, &params, |v| data[v as usize].clone());
-                *server.lock().unwrap() = Some(r);
-            }
-            1 => {
-                let r = load::fetch(&mut s, &params, &mut insecure_rng_for_tests(seed));
-                *client.lock().unwrap() = Some(r);
-            }
-            _ => *help.lock().unwrap() = Some(helper(&mut s)),
-        }
-        s.take_transcript().unwrap()
-    });
-    let mut t = transcripts.into_iter();
-    (
-        server.into_inner().unwrap().unwrap(),
-        client.into_inner().unwrap().unwrap(),
-        help.into_inner().unwrap().unwrap(),
-        [t.next().unwrap(), t.next().unwrap(), t.next().unwrap()],
-    )
-}
 
 /// Loads `data` securely, then runs `ops`; returns what they read and the opened state.
 fn load_and_run(

@@ -5,11 +5,14 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use doram_gkk12::Params;
-use doram_gkk12::driver::{AccessLabels, Client, Server};
+use doram_gkk12::driver::{AccessLabels, Client, Gkk12Error, Server};
+use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::plain::words_for;
 use doram_gkk12::testkit::open_insecurely;
 use doram_gkk12::tree::{Slot, path};
+use doram_net::Transcript;
 use doram_net::{LocalMesh, Session};
+use doram_twopc::insecure_rng_for_tests;
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
 use rand::Rng;
 
@@ -184,4 +187,49 @@ pub fn check_invariants(params: &Params, opened: &[Vec<(Slot, Vec<u64>)>], base:
             assert_eq!(base, &leaves[..], "base map");
         }
     }
+}
+
+/// What the three parties' load returns: the server's and client's parts, and the three
+/// transcripts.
+pub type Loaded = (
+    Result<ServerLoad, Gkk12Error>,
+    Result<ClientLoad, Gkk12Error>,
+    Result<(), Gkk12Error>,
+    [Transcript; 3],
+);
+
+/// Runs the load on a three-party in-process mesh: the server with `data`, the client, and
+/// `helper` in the helper's place.
+pub fn load3(
+    params: Params,
+    data: &[Vec<u64>],
+    seed: u64,
+    helper: impl Fn(&mut Session) -> Result<(), Gkk12Error> + Sync,
+) -> Loaded {
+    let server = Mutex::new(None);
+    let client = Mutex::new(None);
+    let help = Mutex::new(None);
+    let mesh = LocalMesh::new(3).timeout(Duration::from_secs(20));
+    let transcripts = doram_net::testkit::run(mesh.build(), |mut s| {
+        s.record_transcript(true);
+        match s.me().index() {
+            0 => {
+                let r = load::serve(&mut s, &params, |v| data[v as usize].clone());
+                *server.lock().unwrap() = Some(r);
+            }
+            1 => {
+                let r = load::fetch(&mut s, &params, &mut insecure_rng_for_tests(seed));
+                *client.lock().unwrap() = Some(r);
+            }
+            _ => *help.lock().unwrap() = Some(helper(&mut s)),
+        }
+        s.take_transcript().unwrap()
+    });
+    let mut t = transcripts.into_iter();
+    (
+        server.into_inner().unwrap().unwrap(),
+        client.into_inner().unwrap().unwrap(),
+        help.into_inner().unwrap().unwrap(),
+        [t.next().unwrap(), t.next().unwrap(), t.next().unwrap()],
+    )
 }
