@@ -74,6 +74,13 @@ pub enum BenchWhat {
     ///
     /// Example: `doram bench gc --circuit bristol --file crates/twopc/tests/data/aes_128.txt`.
     Gc(crate::twopc::BenchGcArgs),
+    /// Gordon et al.'s secure two-party RAM computation (GKK12): the three-party secure load
+    /// (server, client and a setup helper that never sees the data), then ORAM reads and
+    /// binary searches between the two parties; times, bytes per party and AND gates per
+    /// access beside the paper's Table 2, every result checked.
+    ///
+    /// Example: `doram bench gkk12 --log-n 16,20 --payload-bits 512 --searches 3`.
+    Gkk12(crate::gkk12::BenchGkk12Args),
 }
 
 /// Single-point DPF constructions.
@@ -149,6 +156,7 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
         BenchWhat::Pir(a) => crate::pir::bench(a, json, quiet),
         BenchWhat::Ot(a) => crate::twopc::bench_ot(a, json),
         BenchWhat::Gc(a) => crate::twopc::bench_gc(a, json),
+        BenchWhat::Gkk12(a) => crate::gkk12::bench(a, json),
     }
 }
 
@@ -311,14 +319,23 @@ struct NetReport {
 }
 
 pub(crate) fn sessions(backend: Backend) -> Result<(Vec<Session>, Option<tempfile::TempDir>)> {
+    sessions_n(backend, 2)
+}
+
+/// Sessions of `n` parties connected over `backend` on loopback (and the directory of their
+/// certificates, to keep while they run).
+pub(crate) fn sessions_n(
+    backend: Backend,
+    n: usize,
+) -> Result<(Vec<Session>, Option<tempfile::TempDir>)> {
     let transport = match backend {
-        Backend::Local => return Ok((Session::local_mesh(2), None)),
+        Backend::Local => return Ok((Session::local_mesh(n), None)),
         Backend::Tcp => Transport::DangerousPlaintext,
         Backend::Tls => Transport::Tls,
     };
     let dir = tempfile::tempdir()?;
-    let sessions = loopback_mesh(dir.path(), 2, transport, doram_net::DEFAULT_TIMEOUT)
-        .context("could not connect the two parties")?;
+    let sessions = loopback_mesh(dir.path(), n, transport, doram_net::DEFAULT_TIMEOUT)
+        .context("could not connect the parties")?;
     Ok((sessions, Some(dir)))
 }
 

@@ -312,6 +312,47 @@ fn bench_ot_and_gc_report_the_protocols_traffic() {
     assert!(!out.status.success());
 }
 
+/// `bench gkk12` loads securely, reads and searches with every result checked, over TLS: the
+/// per-access bytes are the garbled tables (32 bytes per AND gate) and the client's OTs and
+/// re-encryptions; the load's bytes do not depend on the data.
+#[test]
+fn bench_gkk12_loads_reads_and_searches() {
+    let v = run_json(&[
+        "bench",
+        "gkk12",
+        "--log-n",
+        "6,9",
+        "--payload-bits",
+        "64",
+        "--accesses",
+        "3",
+        "--searches",
+        "2",
+    ]);
+    assert_eq!(v["schema"], "doram-gkk12-bench/1");
+    let sizes = v["sizes"].as_array().unwrap();
+    assert_eq!(sizes.len(), 2);
+    for s in sizes {
+        assert_eq!(s["verified"], true);
+        assert_eq!(s["access"]["count"], 3);
+        assert_eq!(s["search"]["count"], 2);
+        let and = s["and_per_access"].as_f64().unwrap();
+        let server = s["access_bytes"][0].as_f64().unwrap();
+        assert!(server >= 32.0 * and, "{server} bytes for {and} AND gates");
+        assert!(
+            s["load_bytes_sent"][2].as_u64().unwrap() > 0,
+            "the helper deals"
+        );
+    }
+    assert_eq!(sizes[1]["reads_per_search"], 10);
+    // Entries shorter than a key are refused before anything runs.
+    let out = doram()
+        .args(["bench", "gkk12", "--payload-bits", "32"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
 /// `bench ramen` is `bench oram --protocol ramen` with Ramen's defaults: the generic report,
 /// with Ramen's step times in each party's `steps`.
 #[test]

@@ -1,0 +1,379 @@
+//! `doram bench gkk12`: Gordon et al.'s secure two-party RAM computation on this host. Per
+//! size: the three-party secure load (server, client, setup helper), then reads of random
+//! addresses and binary searches for random keys between the server and the client, every
+//! result checked; times, bytes per party and the AND gates of one access beside the paper's
+//! Table 2. The parties are threads of this process over the chosen transport.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use doram_core::PartyId;
+use doram_gkk12::driver::{AccessLabels, Client, Server};
+use doram_gkk12::load::{self, ClientLoad, ServerLoad};
+use doram_gkk12::search::{lower_bound, serve_search};
+use doram_gkk12::{Params, bits::Circuits};
+use doram_net::{Session, run_parties};
+use doram_prim::prg::AesPrg;
+use doram_twopc::ChunkBits;
+use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
+use doram_twopc::gc::random_delta;
+use rand::RngCore;
+use serde::Serialize;
+
+use crate::bench::{Backend, sessions_n};
+use crate::oram::value_name;
+use crate::randomness::Randomness;
+use crate::report::{peak_memory_bytes, print_json};
+
+/// Arguments of `doram bench gkk12`.
+#[derive(Debug, Args)]
+pub struct BenchGkk12Args {
+    /// Sizes: 2^N entries, a comma-separated list (2^20 × 512 bits needs about 11 GB).
+    #[arg(long, value_delimiter = ',', default_value = "16",
+          value_parser = clap::value_parser!(u32).range(1..=22))]
+    pub log_n: Vec<u32>,
+    /// Bits per entry (d); a binary search reads its key from the first 64.
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(64..=4096))]
+    pub payload_bits: u32,
+    /// Reads of random addresses after the load.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub accesses: u32,
+    /// Binary searches for random keys after the reads.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub searches: u32,
+    /// Transport between the parties (threads of this process).
+    #[arg(long, value_enum, default_value_t = Backend::Tls)]
+    pub backend: Backend,
+    #[command(flatten)]
+    pub randomness: Randomness,
+}
+
+/// Table 2 of the paper: non-free gates per ORAM operation, d = 512, B = 2 log N.
+const TABLE2_AND: [(u32, u64); 5] = [
+    (16, 1_954_042),
+    (17, 2_302_208),
+    (18, 2_700_966),
+    (19, 3_166_420),
+    (20, 3_730_546),
+];
+
+/// Median, minimum and maximum of some times, in ms.
+#[derive(Debug, Serialize)]
+struct Times {
+    median_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
+    count: usize,
+}
+
+impl Times {
+    fn of(mut xs: Vec<Duration>) -> Option<Times> {
+        xs.sort();
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        Some(Times {
+            median_ms: ms(xs.get(xs.len() / 2)?),
+            min_ms: ms(xs.first()?),
+            max_ms: ms(xs.last()?),
+            count: xs.len(),
+        })
+    }
+}
+
+/// One size's report.
+#[derive(Debug, Serialize)]
+struct SizeReport {
+    log_n: u32,
+    n: u64,
+    payload_bits: u32,
+    trees: usize,
+    buckets: Vec<usize>,
+    and_per_access: u64,
+    xor_per_access: u64,
+    /// The paper's Table 2 (non-free gates per operation), where it has the size.
+    table2_and: Option<u64>,
+    load_ms: f64,
+    /// Bytes each of server, client and helper sent in the load.
+    load_bytes_sent: [u64; 3],
+    access: Option<Times>,
+    /// Per access: server → client, client → server.
+    access_bytes: [f64; 2],
+    search: Option<Times>,
+    /// Per search: server → client, client → server.
+    search_bytes: [f64; 2],
+    reads_per_search: usize,
+    peak_memory_bytes: Option<u64>,
+    verified: bool,
+}
+
+/// `doram bench gkk12`'s report.
+#[derive(Debug, Serialize)]
+struct Gkk12Report {
+    schema: &'static str,
+    benchmark: &'static str,
+    parties_as: String,
+    randomness: String,
+    sizes: Vec<SizeReport>,
+}
+
+/// `doram bench gkk12`.
+pub fn bench(a: &BenchGkk12Args, json: bool) -> Result<()> {
+    let mut sizes = Vec::new();
+    for &log_n in &a.log_n {
+        let r = one_size(a, log_n).with_context(|| format!("at 2^{log_n}"))?;
+        if !json {
+            print_size(&r);
+        }
+        sizes.push(r);
+    }
+    if json {
+        print_json(&Gkk12Report {
+            schema: "doram-gkk12-bench/1",
+            benchmark: "gkk12",
+            parties_as: format!("threads over {}", value_name(a.backend)),
+            randomness: a.randomness.label(),
+            sizes,
+        })?;
+    }
+    Ok(())
+}
+
+fn print_size(r: &SizeReport) {
+    let t = |x: &Option<Times>| {
+        x.as_ref().map_or("—".into(), |t| {
+            format!("{:.1} ms (min {:.1})", t.median_ms, t.min_ms)
+        })
+    };
+    println!(
+        "2^{} × {} bits ({} trees, B {:?}): {} AND per access{}; load {:.1} s; read {}, \
+         {:.1} MB + {:.1} MB; search ({} reads) {}",
+        r.log_n,
+        r.payload_bits,
+        r.trees,
+        r.buckets,
+        r.and_per_access,
+        r.table2_and
+            .map_or(String::new(), |x| format!(" (paper's Table 2: {x})")),
+        r.load_ms / 1e3,
+        t(&r.access),
+        r.access_bytes[0] / 1e6,
+        r.access_bytes[1] / 1e6,
+        r.reads_per_search,
+        t(&r.search),
+    );
+}
+
+/// The entry at address `v`: the key `v` in the first 64 bits, then `v` again.
+fn entry(v: u64, words: usize) -> Vec<u64> {
+    vec![v; words]
+}
+
+fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
+    let params = Params::paper(1 << log_n, a.payload_bits as usize)?;
+    let counts = Circuits::new(&params)?.per_access();
+    let entropy = a.randomness.entropy();
+    let words = (a.payload_bits as usize).div_ceil(64);
+    let t = Instant::now();
+    let (sl, cl, load_bytes_sent) = secure_load(&params, a, words)?;
+    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut rng = AesPrg::new(entropy.party_seed(PartyId::P1, "bench-gkk12-workload"));
+    let n = params.items();
+    let addrs: Vec<u64> = (0..a.accesses).map(|_| rng.next_u64() % n).collect();
+    let keys: Vec<u64> = (0..a.searches).map(|_| rng.next_u64() % (n + 1)).collect();
+    let (ss, _dir) = sessions_n(a.backend, 2)?;
+    let starts = Mutex::new((Some(sl), Some(cl)));
+    let out = run_parties(ss, "bench-gkk12", |mut s| -> Result<PartyOut> {
+        let me = s.me();
+        let mut rng = AesPrg::new(entropy.party_seed(me, "bench-gkk12"));
+        if me == PartyId::P0 {
+            let sl = starts.lock().map_err(|_| anyhow::anyhow!("lock"))?.0.take();
+            server_side(
+                &mut s,
+                sl.context("no state")?,
+                &mut rng,
+                addrs.len(),
+                keys.len(),
+            )
+        } else {
+            let cl = starts.lock().map_err(|_| anyhow::anyhow!("lock"))?.1.take();
+            client_side(&mut s, cl.context("no state")?, &mut rng, &addrs, &keys)
+        }
+    });
+    let mut outs = Vec::new();
+    for r in out {
+        outs.push(r.map_err(|_| anyhow::anyhow!("a party panicked"))??);
+    }
+    let [server, client] =
+        <[PartyOut; 2]>::try_from(outs).map_err(|_| anyhow::anyhow!("two parties expected"))?;
+    let per = |x: u64, k: usize| if k == 0 { 0.0 } else { x as f64 / k as f64 };
+    Ok(SizeReport {
+        log_n,
+        n,
+        payload_bits: a.payload_bits,
+        trees: params.trees(),
+        buckets: (0..params.trees()).map(|i| params.tree(i).bucket).collect(),
+        and_per_access: counts.and as u64,
+        xor_per_access: counts.xor as u64,
+        table2_and: (a.payload_bits == 512)
+            .then(|| TABLE2_AND.iter().find(|(l, _)| *l == log_n).map(|x| x.1))
+            .flatten(),
+        load_ms,
+        load_bytes_sent,
+        access: Times::of(server.access_times),
+        access_bytes: [
+            per(server.access_bytes, addrs.len()),
+            per(client.access_bytes, addrs.len()),
+        ],
+        search: Times::of(server.search_times),
+        search_bytes: [
+            per(server.search_bytes, keys.len()),
+            per(client.search_bytes, keys.len()),
+        ],
+        reads_per_search: doram_gkk12::search::steps(n),
+        peak_memory_bytes: peak_memory_bytes(),
+        verified: true,
+    })
+}
+
+/// The three-party load: the server's and client's parts and each party's bytes sent.
+fn secure_load(
+    params: &Params,
+    a: &BenchGkk12Args,
+    words: usize,
+) -> Result<(ServerLoad, ClientLoad, [u64; 3])> {
+    let (ss, _dir) = sessions_n(a.backend, 3)?;
+    let entropy = a.randomness.entropy();
+    let server = Mutex::new(None);
+    let client = Mutex::new(None);
+    let sent = run_parties(ss, "bench-gkk12-load", |mut s| -> Result<u64> {
+        let me = s.me();
+        let mut rng = AesPrg::new(entropy.party_seed(me, "bench-gkk12-load"));
+        match me {
+            PartyId::P0 => {
+                let r = load::serve(&mut s, params, |v| entry(v, words))?;
+                *server.lock().map_err(|_| anyhow::anyhow!("lock"))? = Some(r);
+            }
+            PartyId::P1 => {
+                let r = load::fetch(&mut s, params, &mut rng)?;
+                *client.lock().map_err(|_| anyhow::anyhow!("lock"))? = Some(r);
+            }
+            _ => load::help(&mut s, params, &mut rng)?,
+        }
+        Ok(s.stats().total().sum().bytes_sent)
+    });
+    let mut bytes = [0u64; 3];
+    for (b, r) in bytes.iter_mut().zip(sent) {
+        *b = r.map_err(|_| anyhow::anyhow!("a party panicked"))??;
+    }
+    let s = server.into_inner().map_err(|_| anyhow::anyhow!("lock"))?;
+    let c = client.into_inner().map_err(|_| anyhow::anyhow!("lock"))?;
+    Ok((
+        s.context("no server part")?,
+        c.context("no client part")?,
+        bytes,
+    ))
+}
+
+/// One party's times and bytes.
+#[derive(Default)]
+struct PartyOut {
+    access_times: Vec<Duration>,
+    access_bytes: u64,
+    search_times: Vec<Duration>,
+    search_bytes: u64,
+}
+
+fn sent(s: &Session) -> u64 {
+    s.stats().total().sum().bytes_sent
+}
+
+fn server_side(
+    s: &mut Session,
+    sl: ServerLoad,
+    rng: &mut AesPrg,
+    accesses: usize,
+    searches: usize,
+) -> Result<PartyOut> {
+    let delta = random_delta(rng);
+    let mut ot = softspoken_sender_setup(s, ChunkBits::default(), delta, rng)?;
+    let state = sl.finish(s, &mut ot, rng)?;
+    let mut server = Server::new(state, ot, AesPrg::from_rng(rng))?;
+    let (abits, d) = (
+        server.params().address_bits(),
+        server.params().payload_bits(),
+    );
+    let zero = server.public_bits(&[false])[0];
+    let mut out = PartyOut::default();
+    let before = sent(s);
+    for _ in 0..accesses {
+        let t = Instant::now();
+        let addr = server.peer_input(s, abits)?;
+        let labels = AccessLabels {
+            addr,
+            write: zero,
+            data: vec![zero; d],
+        };
+        let res = server.access(s, &labels)?;
+        server.reveal_to_client(s, &res)?;
+        out.access_times.push(t.elapsed());
+    }
+    out.access_bytes = sent(s) - before;
+    let before = sent(s);
+    for _ in 0..searches {
+        let t = Instant::now();
+        serve_search(&mut server, s)?;
+        out.search_times.push(t.elapsed());
+    }
+    out.search_bytes = sent(s) - before;
+    Ok(out)
+}
+
+fn client_side(
+    s: &mut Session,
+    cl: ClientLoad,
+    rng: &mut AesPrg,
+    addrs: &[u64],
+    keys: &[u64],
+) -> Result<PartyOut> {
+    let mut ot = softspoken_receiver_setup(s, ChunkBits::default(), rng)?;
+    let state = cl.finish(s, &mut ot)?;
+    let mut client = Client::new(state, ot, AesPrg::from_rng(rng))?;
+    let (abits, d) = (
+        client.params().address_bits(),
+        client.params().payload_bits(),
+    );
+    let zero = client.zero();
+    let words = d.div_ceil(64);
+    let mut out = PartyOut::default();
+    let before = sent(s);
+    for &v in addrs {
+        let bits: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();
+        let addr = client.input(s, &bits)?;
+        let labels = AccessLabels {
+            addr,
+            write: zero,
+            data: vec![zero; d],
+        };
+        let res = client.access(s, &labels)?;
+        let got = client.reveal(s, &res)?;
+        let want = entry(v, words);
+        let ok = got
+            .iter()
+            .enumerate()
+            .all(|(k, &b)| b == ((want[k / 64] >> (k % 64)) & 1 == 1));
+        if !ok {
+            bail!("read of address {v} returned the wrong entry");
+        }
+    }
+    out.access_bytes = sent(s) - before;
+    let before = sent(s);
+    for &k in keys {
+        let got = lower_bound(&mut client, s, k)?;
+        if got != k {
+            bail!("the search for {k} returned {got}");
+        }
+    }
+    out.search_bytes = sent(s) - before;
+    Ok(out)
+}
