@@ -15,6 +15,7 @@ use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::{Circuit, TwopcError};
 
 use crate::driver::{AccessLabels, Gkk12Error};
+use crate::search::SearchParty;
 
 /// Entries per chunk circuit.
 pub const CHUNK: usize = 64;
@@ -222,5 +223,79 @@ impl ScanClient {
             .access(&mut self.memory, self.zero, input, |c, x| {
                 evaluate_on_labels(session, evaluator, c, x)
             })
+    }
+}
+
+/// The server's side of a binary search over the scan memory ([`crate::search`]): the paper's
+/// baseline for Figure 5.
+#[derive(Debug)]
+pub struct ScanSearchServer<'a> {
+    /// The memory.
+    pub scan: &'a mut ScanServer,
+    /// The garbler (its Δ is the memory's).
+    pub garbler: &'a mut Garbler,
+}
+
+/// The client's side of [`ScanSearchServer`].
+#[derive(Debug)]
+pub struct ScanSearchClient<'a> {
+    /// The memory.
+    pub scan: &'a mut ScanClient,
+    /// The evaluator.
+    pub evaluator: &'a mut Evaluator,
+}
+
+impl SearchParty for ScanSearchServer<'_> {
+    fn circuit(
+        &mut self,
+        s: &mut Session,
+        c: &Circuit,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(garble_on_labels(s, self.garbler, c, inputs)?)
+    }
+
+    fn read(&mut self, s: &mut Session, addr: Vec<Block>) -> Result<Vec<Block>, Gkk12Error> {
+        let zero = self.scan.zero;
+        let d = self.scan.circuits.width;
+        let input = AccessLabels {
+            addr,
+            write: zero,
+            data: vec![zero; d],
+        };
+        self.scan.access(s, self.garbler, &input)
+    }
+
+    fn public(&self, bits: &[bool]) -> Vec<Block> {
+        let (zero, delta) = (self.scan.zero, self.garbler.delta());
+        bits.iter()
+            .map(|&b| if b { zero ^ delta } else { zero })
+            .collect()
+    }
+}
+
+impl SearchParty for ScanSearchClient<'_> {
+    fn circuit(
+        &mut self,
+        s: &mut Session,
+        c: &Circuit,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, Gkk12Error> {
+        Ok(evaluate_on_labels(s, self.evaluator, c, inputs)?)
+    }
+
+    fn read(&mut self, s: &mut Session, addr: Vec<Block>) -> Result<Vec<Block>, Gkk12Error> {
+        let zero = self.scan.zero;
+        let d = self.scan.circuits.width;
+        let input = AccessLabels {
+            addr,
+            write: zero,
+            data: vec![zero; d],
+        };
+        self.scan.access(s, self.evaluator, &input)
+    }
+
+    fn public(&self, bits: &[bool]) -> Vec<Block> {
+        vec![self.scan.zero; bits.len()]
     }
 }

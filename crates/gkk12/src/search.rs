@@ -21,6 +21,27 @@ use crate::params::Params;
 /// Bits of a key.
 pub const KEY_BITS: usize = 64;
 
+/// The memory a search runs over: its entries, the bits of an address, the bits of an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Entries (n).
+    pub items: u64,
+    /// Bits of an address the memory's reads take.
+    pub address_bits: usize,
+    /// Bits of an entry (d ≥ 64).
+    pub payload_bits: usize,
+}
+
+impl From<&Params> for Shape {
+    fn from(p: &Params) -> Shape {
+        Shape {
+            items: p.items(),
+            address_bits: p.address_bits(),
+            payload_bits: p.payload_bits(),
+        }
+    }
+}
+
 /// Steps of a search over `n` entries: the bits of n.
 pub fn steps(n: u64) -> usize {
     (64 - n.leading_zeros()) as usize
@@ -29,8 +50,8 @@ pub fn steps(n: u64) -> usize {
 /// `[GKK12 §5, binary search]` step `b`'s address circuit. Inputs: `pos`'s `k` bits (those at
 /// and below `b` are zero). Outputs: the read address (`c` if `c < n`, else 0; the ORAM's
 /// address bits) and `c < n`.
-fn address_circuit(params: &Params, b: usize) -> Result<Circuit, Gkk12Error> {
-    let n = params.items();
+fn address_circuit(shape: &Shape, b: usize) -> Result<Circuit, Gkk12Error> {
+    let n = shape.items;
     let k = steps(n);
     let mut g = Builder::new();
     let pos = g.garbler_bits(k);
@@ -43,7 +64,7 @@ fn address_circuit(params: &Params, b: usize) -> Result<Circuit, Gkk12Error> {
         .collect();
     let word: Word<64> = std::array::from_fn(|j| c.get(j).copied().unwrap_or(Bit::ZERO)).into();
     let inrange = g.lt(&word, &Word::constant(u128::from(n)));
-    for &cj in c.iter().take(params.address_bits()) {
+    for &cj in c.iter().take(shape.address_bits) {
         let a = g.and(inrange, cj);
         g.output(a);
     }
@@ -64,19 +85,33 @@ fn compare_circuit() -> Result<Circuit, Gkk12Error> {
     Ok(g.finish()?)
 }
 
-/// One party's side of the search's I/O.
-trait Party {
+/// What a search needs of one party's memory: small circuits on labels (garbled by the
+/// server, evaluated by the client), reads at an address held as labels, and the labels of
+/// public bits. The ORAM's [`Server`] and [`Client`] are such parties, and so is the linear
+/// scan (`crate::scan`), the paper's baseline.
+pub trait SearchParty {
+    /// Garbles or evaluates `c` on `inputs`; the outputs' labels.
+    ///
+    /// # Errors
+    /// Transport and engine failures.
     fn circuit(
         &mut self,
         s: &mut Session,
         c: &Circuit,
         inputs: &[Block],
     ) -> Result<Vec<Block>, Gkk12Error>;
+
+    /// Reads the entry at `addr`; its labels.
+    ///
+    /// # Errors
+    /// Transport and memory failures.
     fn read(&mut self, s: &mut Session, addr: Vec<Block>) -> Result<Vec<Block>, Gkk12Error>;
+
+    /// The labels of public bits.
     fn public(&self, bits: &[bool]) -> Vec<Block>;
 }
 
-impl<S: CotExtSender> Party for Server<S> {
+impl<S: CotExtSender> SearchParty for Server<S> {
     fn circuit(
         &mut self,
         s: &mut Session,
@@ -104,7 +139,7 @@ impl<S: CotExtSender> Party for Server<S> {
     }
 }
 
-impl<R: CotExtReceiver> Party for Client<R> {
+impl<R: CotExtReceiver> SearchParty for Client<R> {
     fn circuit(
         &mut self,
         s: &mut Session,
@@ -132,24 +167,29 @@ impl<R: CotExtReceiver> Party for Client<R> {
     }
 }
 
-/// The search on `key`'s labels: `pos`'s labels, least significant first.
-fn search<P: Party>(
+/// The search on `key`'s labels ([`KEY_BITS`] of them) over a memory of `shape`: the labels
+/// of the number of entries below the key, least significant first ([`steps`] of them).
+///
+/// # Errors
+/// Transport and memory failures; [`Gkk12Error::Misuse`] for entries under 64 bits or a key
+/// of the wrong length.
+pub fn search<P: SearchParty>(
     p: &mut P,
     s: &mut Session,
-    params: &Params,
+    shape: &Shape,
     key: &[Block],
 ) -> Result<Vec<Block>, Gkk12Error> {
-    if params.payload_bits() < KEY_BITS {
+    if shape.payload_bits < KEY_BITS || key.len() != KEY_BITS {
         return Err(Gkk12Error::Misuse(
-            "binary search needs entries of at least 64 bits",
+            "binary search needs entries of at least 64 bits and a 64-bit key",
         ));
     }
-    let k = steps(params.items());
+    let k = steps(shape.items);
     let compare = compare_circuit()?;
     let mut pos = p.public(&vec![false; k]);
     for b in (0..k).rev() {
-        let out = p.circuit(s, &address_circuit(params, b)?, &pos)?;
-        let (addr, inrange) = out.split_at(params.address_bits());
+        let out = p.circuit(s, &address_circuit(shape, b)?, &pos)?;
+        let (addr, inrange) = out.split_at(shape.address_bits);
         let entry = p.read(s, addr.to_vec())?;
         let mut inputs = entry[..KEY_BITS].to_vec();
         inputs.extend_from_slice(key);
@@ -167,9 +207,9 @@ pub fn serve_search<S: CotExtSender>(
     server: &mut Server<S>,
     session: &mut Session,
 ) -> Result<(), Gkk12Error> {
-    let params = *server.params();
+    let shape = Shape::from(server.params());
     let key = server.peer_input(session, KEY_BITS)?;
-    let pos = search(server, session, &params, &key)?;
+    let pos = search(server, session, &shape, &key)?;
     server.reveal_to_client(session, &pos)
 }
 
@@ -182,10 +222,10 @@ pub fn lower_bound<R: CotExtReceiver>(
     session: &mut Session,
     key: u64,
 ) -> Result<u64, Gkk12Error> {
-    let params = *client.params();
+    let shape = Shape::from(client.params());
     let bits: Vec<bool> = (0..KEY_BITS).map(|j| (key >> j) & 1 == 1).collect();
     let key = client.input(session, &bits)?;
-    let pos = search(client, session, &params, &key)?;
+    let pos = search(client, session, &shape, &key)?;
     let bits = client.reveal(session, &pos)?;
     Ok(bits
         .iter()
@@ -209,7 +249,7 @@ mod tests {
     #[test]
     fn circuits_are_small() {
         let params = Params::paper(1 << 20, 512).unwrap();
-        let a = address_circuit(&params, 7).unwrap();
+        let a = address_circuit(&Shape::from(&params), 7).unwrap();
         assert!(a.and_gates() <= 2 * 21 + 64, "{}", a.and_gates());
         assert_eq!(compare_circuit().unwrap().and_gates(), 65);
     }
