@@ -290,9 +290,9 @@ impl Party {
             .collect())
     }
 
-    /// Σ_i x_i·y_i as an additive share: the sum of [`mul_local`](Party::mul_local)'s shares
-    /// (the same value from the same pairwise draws), without materialising them. No
-    /// communication.
+    /// Σ_i x_i·y_i as an additive share: the local cross terms of every product, summed, and
+    /// one zero share for the whole sum (the mask of one output, as for one product; a share
+    /// per term would mask nothing more). No communication.
     ///
     /// # Errors
     /// [`MpcError::LengthMismatch`] if the operands differ in length.
@@ -302,9 +302,9 @@ impl Party {
         y: &[Replicated<F>],
     ) -> Result<Additive<F>, MpcError> {
         same_len("dot", x.len(), y.len())?;
-        let mut acc = Additive::from_share(F::ZERO);
+        let mut acc = Additive::from_share(self.prgs.zero_share());
         for (&a, &b) in x.iter().zip(y) {
-            acc = acc + local_product(a, b) + Additive::from_share(self.prgs.zero_share());
+            acc += local_product(a, b);
         }
         Ok(acc)
     }

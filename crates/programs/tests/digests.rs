@@ -100,25 +100,25 @@ fn program_messages_are_unchanged() {
         (
             "linear-scan",
             "dijkstra",
-            "d1374d11c7df0c52c68c973d6fa17dd1",
+            "41a4806ac84589501d7747e3137ba0d7",
         ),
         (
             "linear-scan",
             "matching",
-            "5b8995094de01616c66232e583c3d877",
+            "5a7a7b9e863668dafae96640907c6709",
         ),
         ("ramen", "binary search", "c0874a79513a54c529765c85e434e212"),
         ("ramen", "bfs", "823c95835bb2f53356ef6b76739f4d0c"),
-        ("ramen", "dijkstra", "dd84a134f56e6225a1bbed0c73d7ad5d"),
-        ("ramen", "matching", "a59315b6109c7e0c905bca961f25db56"),
+        ("ramen", "dijkstra", "2ebced48215d12975a3e5170ac7c6dea"),
+        ("ramen", "matching", "a78fcdd3aa7a029260db56a7acef0da7"),
         (
             "duoram",
             "binary search",
             "2ec65657965e680b54c66c120f16c9e5",
         ),
         ("duoram", "bfs", "7afb5d218b07b38c41c3fa14940c7faa"),
-        ("duoram", "dijkstra", "4ae835f8a769b16237e4cd2a3c0edd94"),
-        ("duoram", "matching", "7b008f3494c17e2a5c850cdcb9ab7e31"),
+        ("duoram", "dijkstra", "93f4bfe4f679d07e6d722a2fd5fbea28"),
+        ("duoram", "matching", "f01b97e839cacc84bf90ef9407970b64"),
     ];
     let mut got = Vec::new();
     for backend in BackendKind::ALL {
