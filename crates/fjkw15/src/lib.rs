@@ -9,12 +9,16 @@
 //!   bucket-size bounds of FJKW15 §5, with the benchmark points;
 //! * [`plain`]: the client-server binary-tree ORAM of FJKW15 §2 in plaintext — forest
 //!   OT_0..OT_h, Access with fresh labels, the constrained two-per-bucket eviction — the
-//!   reference the three-party protocol is checked against, and an overflow experiment.
+//!   reference the three-party protocol is checked against, and an overflow experiment;
+//! * [`party`]: the parties as types ([`C`], [`D`], [`E`]), the role assignment and the
+//!   one-round setup of pairwise PRG seeds;
+//! * the sub-protocols of FJKW15 §3, as I/O-free round functions over the typed messages of
+//!   [`msgs`]: [`ss_cot`], [`ss_iot`], [`xot`] (XOT and SS-XOT) and [`shift`];
+//! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests.
 //!
-//! **Not yet here**: the sub-protocols of FJKW15 §3, Access\[i\] (Alg. 3), PostProcessT\[i\]
-//! (Alg. 4), Eviction\[i\] (Alg. 5) with its garbled circuits F2FT and F2ET, the drivers over a
-//! `doram_net::Session`, the secret-shared initial load (the paper leaves it open, notes Q15),
-//! and benchmarks.
+//! **Not yet here**: Access\[i\] (Alg. 3), PostProcessT\[i\] (Alg. 4), Eviction\[i\] (Alg. 5) with
+//! its garbled circuits F2FT and F2ET, the drivers over a `doram_net::Session`, the
+//! secret-shared initial load (the paper leaves it open, notes Q15), and benchmarks.
 //!
 //! # Figure map
 //!
@@ -23,11 +27,48 @@
 //! | §2, "ORAM Forest", "Notation" | m, τ, h, d_i, tuples, paths | [`params`] |
 //! | §2, "Access Procedure", "Constrained Eviction Strategy" | the client-server ORAM | [`plain`] |
 //! | §5, Lemma 1, Lemma 2, Markov chain | bucket size w | [`params::w_lemma1`], [`params::w_lemma2`], [`plain::overflow_experiment`] |
+//! | Alg. 1 | SS-COT\[N\](S = E, R = C, H = D) | [`ss_cot`] |
+//! | §3, SS-IOT | SS-IOT[2^τ](S = E, R = C, H = D) | [`ss_iot`] |
+//! | Alg. 2 | XOT[N choose k](S ∈ {C, E}, R, I = D) | [`xot`] |
+//! | §3, SS-XOT | SS-XOT[N choose k](A = C, B = E, I = D) | [`xot`] |
+//! | §3, Shift (omitted in the paper; our design) | Shift(A = C, B = E, H = D) | [`shift`] |
+//!
+//! Every step is marked in the code with its algorithm and line, e.g.
+//! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
+//!
+//! # Example
+//! SS-COT among the three parties in one process: E holds messages and keys a_t, D holds keys
+//! b_t, and C learns the messages whose keys agree.
+//! ```
+//! use doram_core::Entropy;
+//! use doram_fjkw15::bits::Strings;
+//! use doram_fjkw15::party::{Roles, setup_in_process};
+//! use doram_fjkw15::ss_cot::CotParams;
+//!
+//! let (c, mut d, mut e) = setup_in_process(Roles::default(), Entropy::Os);
+//! let params = CotParams::new(3, 12, 8)?;
+//! let m = Strings::from_rows(12, [&[1u8, 0][..], &[2, 0][..], &[3, 0][..]]);
+//! let from_e = e.cot_send(&params, &m, &[5, 6, 7])?;
+//! let from_d = d.cot_help(&params, &[9, 6, 0])?;
+//! assert_eq!(c.cot_receive(&params, &from_e, &from_d)?, vec![(1, vec![2, 0])]);
+//! # Ok::<(), doram_fjkw15::Fjkw15Error>(())
+//! ```
 
 #![deny(missing_docs)]
 
+pub mod bits;
+pub mod error;
+pub mod ideal;
+pub mod msgs;
 pub mod params;
+pub mod party;
 pub mod plain;
 pub mod sample;
+pub mod shift;
+pub mod ss_cot;
+pub mod ss_iot;
+pub mod xot;
 
+pub use error::Fjkw15Error;
 pub use params::{Params, ParamsError};
+pub use party::{C, D, E, Role, Roles};
