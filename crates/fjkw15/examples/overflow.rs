@@ -5,7 +5,7 @@
 //! (each trial loads every tuple on a random leaf, then makes ACCESSES accesses to random
 //! tuples; the tree of OT_i with w = 2^k' has d = iτ − k' and 2^(iτ) tuples).
 
-use doram_fjkw15::plain::{Arrivals, markov_overflow, overflow_experiment};
+use doram_fjkw15::plain::{Arrivals, markov_overflow, markov_overflow_sided, overflow_experiment};
 use rand::SeedableRng;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -40,8 +40,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let visits = r.accesses * u64::from(d);
         let per_visit = r.internal_overflows as f64 / visits.max(1) as f64;
         let chain = markov_overflow(w, 1 << 16, Arrivals::ZeroOrTwo) / 65536.0;
+        let sided = markov_overflow_sided(w, 1 << 14, Arrivals::ZeroOrTwo) / 16384.0;
         println!(
-            "#\tper internal visit: measured {per_visit:.3e}, Markov chain (0 or 2) {chain:.3e}"
+            "#\tper internal visit: measured {per_visit:.3e}, Markov chain (0 or 2) \
+             {chain:.3e}, sided chain (0 or 2) {sided:.3e}"
         );
     }
     Ok(())

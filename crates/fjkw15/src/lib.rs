@@ -26,7 +26,7 @@
 //! |---|---|---|
 //! | §2, "ORAM Forest", "Notation" | m, τ, h, d_i, tuples, paths | [`params`] |
 //! | §2, "Access Procedure", "Constrained Eviction Strategy" | the client-server ORAM | [`plain`] |
-//! | §5, Lemma 1, Lemma 2, Markov chain | bucket size w | [`params::w_lemma1`], [`params::w_lemma2`], [`plain::overflow_experiment`] |
+//! | §5, Lemma 1, Lemma 2, Markov chain | bucket size w | [`params::w_lemma1`], [`params::w_lemma2`], [`plain::markov_overflow`], [`plain::overflow_experiment`] |
 //! | Alg. 1 | SS-COT\[N\](S = E, R = C, H = D) | [`ss_cot`] |
 //! | §3, SS-IOT | SS-IOT[2^τ](S = E, R = C, H = D) | [`ss_iot`] |
 //! | Alg. 2 | XOT[N choose k](S ∈ {C, E}, R, I = D) | [`xot`] |

@@ -700,6 +700,49 @@ pub fn markov_overflow(w: usize, visits: u64, arrivals: Arrivals) -> f64 {
     sink
 }
 
+/// A refinement of [`markov_overflow`] (ours, not the paper's): every tuple's direction at the
+/// bucket's level is fixed when it arrives (uniform and independent, as its fresh label is),
+/// and each visit comes from a uniformly random side. The state is the pair (tuples going
+/// left, tuples going right); a visit from one side can move only that side's tuples, so the
+/// tuples left behind are exactly those that point away, which [`markov_overflow`]'s fresh
+/// Bin(s, 1/2) per visit forgets. Overflow and moves are decided as in [`PlainTree::evict`].
+pub fn markov_overflow_sided(w: usize, visits: u64, arrivals: Arrivals) -> f64 {
+    let idx = |a: usize, b: usize| a * (w + 1) + b;
+    let mut dist = vec![0.0f64; (w + 1) * (w + 1)];
+    dist[0] = 1.0;
+    let mut sink = 0.0;
+    // (left, right, probability) of the tuples arriving in one visit.
+    let incoming: &[(usize, usize, f64)] = match arrivals {
+        Arrivals::Root => &[(1, 0, 0.5), (0, 1, 0.5)],
+        Arrivals::ZeroOrTwo => &[(0, 0, 0.5), (2, 0, 0.125), (1, 1, 0.25), (0, 2, 0.125)],
+    };
+    for _ in 0..visits {
+        let mut next = vec![0.0f64; dist.len()];
+        for a in 0..=w {
+            for b in 0..=w - a {
+                let p = dist[idx(a, b)];
+                if p == 0.0 {
+                    continue;
+                }
+                // The visit comes from the left (moving left-going tuples) or the right.
+                for (toward, away, left) in [(a, b, true), (b, a, false)] {
+                    if w - a - b + toward < 2 {
+                        sink += p / 2.0;
+                        continue;
+                    }
+                    let rest = toward - toward.min(2);
+                    let (l, r) = if left { (rest, away) } else { (away, rest) };
+                    for &(dl, dr, q) in incoming {
+                        next[idx(l + dl, r + dr)] += p / 2.0 * q;
+                    }
+                }
+            }
+        }
+        dist = next;
+    }
+    sink
+}
+
 /// `b[s][m]` = P(Bin(s, 1/2) = m) for s ≤ w.
 fn binomial_halves(w: usize) -> Vec<Vec<f64>> {
     let mut b = vec![vec![1.0]];

@@ -7,7 +7,8 @@ mod common;
 use common::{random_words, rng, test_seed};
 use doram_fjkw15::Params;
 use doram_fjkw15::plain::{
-    AccessError, Arrivals, Op, PlainForest, markov_overflow, overflow_experiment, record_fits,
+    AccessError, Arrivals, Op, PlainForest, markov_overflow, markov_overflow_sided,
+    overflow_experiment, record_fits,
 };
 use rand::Rng;
 
@@ -218,4 +219,16 @@ fn the_markov_chain_falls_with_w() {
     let root = markov_overflow(8, 1000, Arrivals::Root);
     assert!(root < p[1], "{root} vs {}", p[1]);
     assert_eq!(markov_overflow(8, 0, Arrivals::Root), 0.0);
+    // With directions fixed on arrival the tail is far heavier (docs/notes/fjkw15.md), and
+    // it still falls with w.
+    let sided: Vec<f64> = [4, 8, 12, 16]
+        .iter()
+        .map(|&w| markov_overflow_sided(w, 1000, Arrivals::ZeroOrTwo))
+        .collect();
+    assert!(sided.windows(2).all(|w| w[1] < w[0]), "{sided:?}");
+    assert!(
+        sided.iter().zip(&p).skip(2).all(|(s, p)| s > &(1000.0 * p)),
+        "{sided:?} {p:?}"
+    );
+    assert!(markov_overflow_sided(8, 1000, Arrivals::Root) < sided[1]);
 }
