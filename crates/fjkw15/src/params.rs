@@ -258,6 +258,16 @@ impl Params {
         if i == 0 { 1 } else { self.w }
     }
 
+    /// Bits of one bucket of OT_i: w·|T_i| (|T_0| for OT_0).
+    pub fn bucket_bits(&self, i: usize) -> usize {
+        self.bucket_tuples(i) * self.tuple_bits(i)
+    }
+
+    /// Bytes of one bucket of OT_i on the wire, tuple by tuple: w·⌈|T_i|/8⌉.
+    pub fn bucket_bytes(&self, i: usize) -> usize {
+        self.bucket_tuples(i) * self.tuple_bytes(i)
+    }
+
     /// Tuples on a path of OT_i: (d_i + 4)·w, or 1 for OT_0 (the paper's n).
     pub fn path_tuples(&self, i: usize) -> usize {
         self.path_buckets(i) * self.bucket_tuples(i)
@@ -396,6 +406,11 @@ mod tests {
         );
         assert_eq!(p.tuple_bytes(3), (1 + 12 + 7 + 8usize).div_ceil(8));
         assert_eq!(p.path_bytes(3), 11 * 32 * 4);
+        assert_eq!((p.bucket_bits(3), p.bucket_bytes(3)), (32 * 28, 32 * 4));
+        assert_eq!(
+            (p.bucket_bits(0), p.bucket_bytes(0)),
+            (p.tuple_bits(0), p.tuple_bytes(0))
+        );
     }
 
     #[test]
@@ -433,6 +448,8 @@ mod tests {
         assert_eq!(w_lemma1(80, 18, 18), 63);
         // w − log w ≥ 107.34: 115 − 6.85 ≥ 107.34 > 114 − 6.83.
         assert_eq!(w_lemma2(80, 18, 18), 115);
+        // m = 20, 2^20 accesses (docs/notes/fjkw15.md): 117 − 6.87 ≥ 109.64 > 116 − 6.86.
+        assert_eq!(w_lemma2(80, 20, 20), 117);
         assert!(w_lemma2(80, 18, 18) <= W_EXACT);
         // 2√98 + 2 log 18 ≈ 28.1, "satisfied by w = 32".
         assert_eq!(w_conjecture(80, 18, 18), 29);

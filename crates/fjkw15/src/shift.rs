@@ -184,7 +184,7 @@ impl D {
     ) -> Result<ShiftFromD, Fjkw15Error> {
         map.check(params)?;
         let (q, q_prime) = correlated(instance(&mut self.with_c), params);
-        // [Shift, step 1] D → E: Π(q) ⊕ q′.
+        // [FJKW15 §3, Shift (our design), step 1] D → E: Π(q) ⊕ q′.
         let mut x = map.apply(&q);
         x.xor_assign(&q_prime);
         Ok(ShiftFromD { x })
@@ -204,7 +204,7 @@ impl C {
     ) -> Result<(Strings, ShiftFromC), Fjkw15Error> {
         check_share(params, x_c)?;
         let (q, q_prime) = correlated(instance(&mut self.with_d), params);
-        // [Shift, step 2] C → E: u = X_C ⊕ q; C's new share is q′.
+        // [FJKW15 §3, Shift (our design), step 2] C → E: u = X_C ⊕ q; C keeps q′.
         Ok((q_prime, ShiftFromC { x: x_c.xor(&q) }))
     }
 }
@@ -227,7 +227,7 @@ impl E {
         map.check(params)?;
         check(from_d, self.roles.party(Role::D), params)?;
         check(from_c, self.roles.party(Role::C), params)?;
-        // [Shift, step 3] Π(u ⊕ X_E) ⊕ Π(q) ⊕ q′ = Π(X) ⊕ q′.
+        // [FJKW15 §3, Shift (our design), step 3] Π(u ⊕ X_E) ⊕ Π(q) ⊕ q′ = Π(X) ⊕ q′.
         let mut y = map.apply(&from_c.x.xor(x_e));
         y.xor_assign(&from_d.x);
         Ok(y)
