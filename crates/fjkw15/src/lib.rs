@@ -10,6 +10,8 @@
 //! * [`plain`]: the client-server binary-tree ORAM of FJKW15 §2 in plaintext — forest
 //!   OT_0..OT_h, Access with fresh labels, the constrained two-per-bucket eviction — the
 //!   reference the three-party protocol is checked against, and an overflow experiment;
+//! * [`layout`]: a tuple's bit layout (fb, N_i, L_i, A_i) as the protocols carry it, its
+//!   SS-COT key and the A-field flip by ρ;
 //! * [`party`]: the parties as types ([`C`], [`D`], [`E`]), the role assignment and the
 //!   one-round setup of pairwise PRG seeds;
 //! * the sub-protocols of FJKW15 §3, as I/O-free round functions over the typed messages of
@@ -59,6 +61,7 @@
 pub mod bits;
 pub mod error;
 pub mod ideal;
+pub mod layout;
 pub mod msgs;
 pub mod params;
 pub mod party;

@@ -301,15 +301,14 @@ impl PlainTree {
             let lambda = offsets(slots.len(), rng);
             let moveable: Vec<bool> = slots.iter().map(|&s| self.moveable(s, j, leaf)).collect();
             let empty: Vec<bool> = slots.iter().map(|&s| !self.fb[s]).collect();
-            let pick = pick_two(&moveable, &empty, lambda).ok_or(OverflowAt::Internal(j))?;
+            let pick = f2ft(&moveable, &empty, lambda).ok_or(OverflowAt::Internal(j))?;
             picks.push(pick.map(|k| slots[k]));
         }
         let slots: Vec<usize> = self.leaf_node(leaf).collect();
         self.shuffle(&slots, rng);
         let lambda = offsets(slots.len(), rng);
         let empty: Vec<bool> = slots.iter().map(|&s| !self.fb[s]).collect();
-        let none = vec![false; slots.len()];
-        let pick = pick_two(&none, &empty, lambda).ok_or(OverflowAt::Leaf)?;
+        let pick = f2et(&empty, lambda).ok_or(OverflowAt::Leaf)?;
         picks.push(pick.map(|k| slots[k]));
         Ok(picks)
     }
@@ -345,6 +344,22 @@ fn first_from(want: &[bool], start: usize, skip: Option<usize>) -> Option<usize>
     (0..want.len())
         .map(|k| (start + k) % want.len())
         .find(|&s| want[s] && Some(s) != skip)
+}
+
+/// F2FT, the choice the garbled circuit of FJKW15 Alg. 5, step 2 makes in one internal
+/// bucket (notes §5.6), in plaintext: pick 1 is the first moveable slot cyclically at or after
+/// λ_0, else the first empty one; pick 2 likewise from λ_1, other than pick 1. `None` (an
+/// overflow) if the bucket has fewer than two moveable-or-empty slots. The reference for the
+/// circuit.
+pub fn f2ft(moveable: &[bool], empty: &[bool], lambda: [usize; 2]) -> Option<[usize; 2]> {
+    pick_two(moveable, empty, lambda)
+}
+
+/// F2ET, the choice of FJKW15 Alg. 5, step 3 in the leaf node's 4w slots: two empty slots by
+/// the rule of [`f2ft`] with no slot moveable. `None` (an overflow) if fewer than two are
+/// empty.
+pub fn f2et(empty: &[bool], lambda: [usize; 2]) -> Option<[usize; 2]> {
+    pick_two(&vec![false; empty.len()], empty, lambda)
 }
 
 /// The F2FT/F2ET rule (notes §5.6): pick 1 is the first `preferred` slot at or after λ_0,

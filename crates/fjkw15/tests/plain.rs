@@ -7,7 +7,7 @@ mod common;
 use common::{random_words, rng, test_seed};
 use doram_fjkw15::Params;
 use doram_fjkw15::plain::{
-    AccessError, Arrivals, Op, PlainForest, markov_overflow, markov_overflow_sided,
+    AccessError, Arrivals, Op, PlainForest, f2et, f2ft, markov_overflow, markov_overflow_sided,
     overflow_experiment, record_fits,
 };
 use rand::Rng;
@@ -231,4 +231,21 @@ fn the_markov_chain_falls_with_w() {
         "{sided:?} {p:?}"
     );
     assert!(markov_overflow_sided(8, 1000, Arrivals::Root) < sided[1]);
+}
+
+#[test]
+fn the_pick_rule_of_f2ft_and_f2et() {
+    let (t, f) = (true, false);
+    // Two moveable: the first at or after λ_0 = 2, then the first other one from λ_1 = 0.
+    assert_eq!(f2ft(&[f, t, f, t], &[t, f, f, f], [2, 0]), Some([3, 1]));
+    // One moveable: it, then the first empty slot from λ_1 = 3.
+    assert_eq!(f2ft(&[f, f, t, f], &[t, f, f, t], [3, 3]), Some([2, 3]));
+    // None moveable: two empty slots, cyclically from each offset.
+    assert_eq!(f2ft(&[f, f, f, f], &[f, t, t, f], [0, 1]), Some([1, 2]));
+    // One candidate only: an overflow.
+    assert_eq!(f2ft(&[f, f, f], &[f, t, f], [0, 0]), None);
+    assert_eq!(f2ft(&[f, f, f], &[f, f, f], [1, 2]), None);
+    // F2ET: empty slots only.
+    assert_eq!(f2et(&[f, f, t, f, t], [4, 4]), Some([4, 2]));
+    assert_eq!(f2et(&[f, f, t, f, f], [0, 0]), None);
 }

@@ -270,3 +270,46 @@ fn instances_back_to_back_stay_in_lockstep_through_the_wire() {
         assert_eq!(out, ideal::ss_xot(&s_c, &s_e, &i));
     }
 }
+
+#[test]
+fn shift_restores_a_plaintext_path_rotated_and_flipped_as_access_leaves_it() {
+    // A path of OT_2 from the plaintext forest, encoded in the protocols' tuple layout,
+    // rotated clockwise by σ buckets and with every A field flipped by ρ (FJKW15 §4, "Data
+    // rotations"); Shift with rotate_back(σ) and the layout's flip gives back the path.
+    use doram_fjkw15::Params;
+    use doram_fjkw15::layout::TupleLayout;
+    use doram_fjkw15::plain::PlainForest;
+
+    let seed = test_seed();
+    let (mut c, mut d, e) = parties(seed);
+    let mut rng = rng(seed, 9);
+    let params = Params::new(9, 3, 4, 20).unwrap();
+    let forest = PlainForest::load(params, 400, |n| vec![n], &mut rng).unwrap();
+    let (i, buckets, w) = (2, params.path_buckets(2), params.w());
+    let layout = TupleLayout::new(&params, i);
+    let leaf = rng.random_range(0..params.leaves(i));
+    let slots = forest.tree(i).path(leaf);
+    let path = layout.encode_slots(forest.tree(i), &slots);
+    let (sigma, rho) = (
+        rng.random_range(0..buckets),
+        rng.random_range(0..params.fanout()),
+    );
+    let rotate = (0..buckets * w)
+        .map(|j| ((j / w + buckets - sigma) % buckets) * w + j % w)
+        .collect();
+    let flip = layout.a_flip(rho).unwrap();
+    let rotated = ShiftMap::new(rotate).unwrap().with_flip(flip).apply(&path);
+    let shift = ShiftParams::new(buckets * w, layout.bits());
+    let back = ShiftMap::rotate_back(buckets, w, sigma).with_flip(flip);
+    let x_c = Strings::random(buckets * w, layout.bits(), &mut rng);
+    let pre = d.shift_prepare(&shift, &back).unwrap();
+    let (new_c, u) = c.shift_send(&shift, &x_c).unwrap();
+    let new_e = e
+        .shift_finish(&shift, &back, &rotated.xor(&x_c), &pre, &u)
+        .unwrap();
+    let restored = new_c.xor(&new_e);
+    assert_eq!(restored, path);
+    for (k, &s) in slots.iter().enumerate() {
+        assert_eq!(layout.decode(restored.get(k)), forest.tree(i).tuple(s));
+    }
+}
