@@ -247,23 +247,51 @@ pub fn xor_into(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// Bits `offset..offset + len` (len ≤ 64) of `bytes` (bit b is bit b mod 8 of byte b/8).
-pub fn get_bits(bytes: &[u8], offset: usize, len: usize) -> u64 {
-    let mut v = 0u64;
-    for k in 0..len {
-        let b = offset + k;
-        v |= u64::from((bytes[b / 8] >> (b % 8)) & 1) << k;
+/// The low `len` (≤ 64) bits set.
+fn low_mask(len: usize) -> u64 {
+    if len >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << len) - 1
     }
-    v
+}
+
+/// The (at most 9) bytes holding bits `offset..offset + len`, len in 1..=64, as a `u128`
+/// window starting at byte offset/8, and how many bytes that is.
+fn window(bytes: &[u8], offset: usize, len: usize) -> (u128, usize) {
+    let (first, last) = (offset / 8, (offset + len - 1) / 8);
+    let n = last - first + 1;
+    let mut buf = [0u8; 16];
+    buf[..n].copy_from_slice(&bytes[first..=last]);
+    (u128::from_le_bytes(buf), n)
+}
+
+/// Bits `offset..offset + len` (len ≤ 64) of `bytes` (bit b is bit b mod 8 of byte b/8).
+///
+/// # Panics
+/// If the range leaves `bytes` (a caller's bug).
+pub fn get_bits(bytes: &[u8], offset: usize, len: usize) -> u64 {
+    if len == 0 {
+        return 0;
+    }
+    let (v, _) = window(bytes, offset, len);
+    (v >> (offset % 8)) as u64 & low_mask(len)
 }
 
 /// Sets bits `offset..offset + len` (len ≤ 64) of `bytes` to the low `len` bits of `v`.
+///
+/// # Panics
+/// If the range leaves `bytes` (a caller's bug).
 pub fn set_bits(bytes: &mut [u8], offset: usize, len: usize, v: u64) {
-    for k in 0..len {
-        let b = offset + k;
-        let bit = ((v >> k) & 1) as u8;
-        bytes[b / 8] = (bytes[b / 8] & !(1 << (b % 8))) | (bit << (b % 8));
+    if len == 0 {
+        return;
     }
+    let (cur, n) = window(bytes, offset, len);
+    let shift = offset % 8;
+    let mask = u128::from(low_mask(len)) << shift;
+    let new = (cur & !mask) | (u128::from(v & low_mask(len)) << shift);
+    let first = offset / 8;
+    bytes[first..first + n].copy_from_slice(&new.to_le_bytes()[..n]);
 }
 
 #[cfg(test)]
@@ -296,6 +324,29 @@ mod tests {
         s.xor_row(0, &[0xe3]);
         assert_eq!(s.get(0), &[0x03]);
         assert_eq!(format!("{s:?}"), "Strings(2 × 5 bits, ..)");
+    }
+
+    #[test]
+    fn bit_fields_match_bit_by_bit() {
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(2);
+        let mut bytes = vec![0u8; 24];
+        rand_core::RngCore::fill_bytes(&mut rng, &mut bytes);
+        for offset in [0, 1, 7, 8, 13, 63, 64, 100] {
+            for len in [0, 1, 5, 8, 9, 31, 57, 63, 64] {
+                let slow = (0..len).fold(0u64, |v, k| {
+                    let b = offset + k;
+                    v | u64::from((bytes[b / 8] >> (b % 8)) & 1) << k
+                });
+                assert_eq!(get_bits(&bytes, offset, len), slow, "{offset} {len}");
+                let mut copy = bytes.clone();
+                let v = rand_core::RngCore::next_u64(&mut rng);
+                set_bits(&mut copy, offset, len, v);
+                assert_eq!(get_bits(&copy, offset, len), v & low_mask(len));
+                for b in (0..192).filter(|&b| b < offset || b >= offset + len) {
+                    assert_eq!((copy[b / 8] >> (b % 8)) & 1, (bytes[b / 8] >> (b % 8)) & 1);
+                }
+            }
+        }
     }
 
     #[test]
