@@ -12,6 +12,8 @@
 //!   reference the three-party protocol is checked against, and an overflow experiment;
 //! * [`layout`]: a tuple's bit layout (fb, N_i, L_i, A_i) as the protocols carry it, its
 //!   SS-COT key and the A-field flip by ρ;
+//! * [`rotation`]: Access's data rotations Rot[σ, δ, ρ] of a path and their inverse, the map
+//!   Shift applies in Eviction;
 //! * [`party`]: the parties as types ([`C`], [`D`], [`E`]), the role assignment and the
 //!   one-round setup of pairwise PRG seeds;
 //! * the sub-protocols of FJKW15 §3, as I/O-free round functions over the typed messages of
@@ -34,6 +36,7 @@
 //! | Alg. 2 | XOT[N choose k](S ∈ {C, E}, R, I = D) | [`xot`] |
 //! | §3, SS-XOT | SS-XOT[N choose k](A = C, B = E, I = D) | [`xot`] |
 //! | §3, Shift (omitted in the paper; our design) | Shift(A = C, B = E, H = D) | [`shift`] |
+//! | §4, "Data rotations"; Alg. 3, step 1; Alg. 5, step 1 | Rot[σ, δ, ρ] and its inverse | [`rotation`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -66,6 +69,7 @@ pub mod msgs;
 pub mod params;
 pub mod party;
 pub mod plain;
+pub mod rotation;
 pub mod sample;
 pub mod shift;
 pub mod ss_cot;

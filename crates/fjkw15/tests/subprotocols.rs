@@ -272,13 +272,14 @@ fn instances_back_to_back_stay_in_lockstep_through_the_wire() {
 }
 
 #[test]
-fn shift_restores_a_plaintext_path_rotated_and_flipped_as_access_leaves_it() {
-    // A path of OT_2 from the plaintext forest, encoded in the protocols' tuple layout,
-    // rotated clockwise by σ buckets and with every A field flipped by ρ (FJKW15 §4, "Data
-    // rotations"); Shift with rotate_back(σ) and the layout's flip gives back the path.
+fn shift_restores_a_plaintext_path_rotated_as_access_leaves_it() {
+    // A path of OT_2 from the plaintext forest, encoded in the protocols' tuple layout and
+    // rotated by (σ, δ, ρ) as Access leaves it (FJKW15 §4, "Data rotations"); Shift with the
+    // inverse map gives back the path.
     use doram_fjkw15::Params;
     use doram_fjkw15::layout::TupleLayout;
     use doram_fjkw15::plain::PlainForest;
+    use doram_fjkw15::rotation::Rotation;
 
     let seed = test_seed();
     let (mut c, mut d, e) = parties(seed);
@@ -290,17 +291,11 @@ fn shift_restores_a_plaintext_path_rotated_and_flipped_as_access_leaves_it() {
     let leaf = rng.random_range(0..params.leaves(i));
     let slots = forest.tree(i).path(leaf);
     let path = layout.encode_slots(forest.tree(i), &slots);
-    let (sigma, rho) = (
-        rng.random_range(0..buckets),
-        rng.random_range(0..params.fanout()),
-    );
-    let rotate = (0..buckets * w)
-        .map(|j| ((j / w + buckets - sigma) % buckets) * w + j % w)
-        .collect();
-    let flip = layout.a_flip(rho).unwrap();
-    let rotated = ShiftMap::new(rotate).unwrap().with_flip(flip).apply(&path);
+    // D and E's shifts, Access's rotation of the path, and Shift's inverse map.
+    let rot = Rotation::random(&params, i, &mut rng);
+    let rotated = rot.forward().apply(&path);
     let shift = ShiftParams::new(buckets * w, layout.bits());
-    let back = ShiftMap::rotate_back(buckets, w, sigma).with_flip(flip);
+    let back = rot.inverse();
     let x_c = Strings::random(buckets * w, layout.bits(), &mut rng);
     let pre = d.shift_prepare(&shift, &back).unwrap();
     let (new_c, u) = c.shift_send(&shift, &x_c).unwrap();
