@@ -18,7 +18,10 @@
 //!   one-round setup of pairwise PRG seeds;
 //! * the sub-protocols of FJKW15 §3, as I/O-free round functions over the typed messages of
 //!   [`msgs`]: [`ss_cot`], [`ss_iot`], [`xot`] (XOT and SS-XOT) and [`shift`];
-//! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests.
+//! * [`storage`]: one party's share of the forest, tree by tree in the tuple layout, with
+//!   path reads and write-backs;
+//! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
+//!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
 //! **Not yet here**: Access\[i\] (Alg. 3), PostProcessT\[i\] (Alg. 4), Eviction\[i\] (Alg. 5) with
 //! its garbled circuits F2FT and F2ET, the drivers over a `doram_net::Session`, the
@@ -74,6 +77,9 @@ pub mod sample;
 pub mod shift;
 pub mod ss_cot;
 pub mod ss_iot;
+pub mod storage;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 pub mod xot;
 
 pub use error::Fjkw15Error;

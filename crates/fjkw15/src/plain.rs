@@ -151,7 +151,7 @@ impl PlainTree {
     /// An empty tree of height `d` with buckets of `w` tuples and `words` words of A per
     /// tuple (0 keeps metadata only, for the overflow experiment).
     pub fn new(d: u32, w: usize, words: usize) -> PlainTree {
-        let slots = ((1usize << d) - 1) * w + (LEAF_BUCKETS << d) * w;
+        let slots = tree_slots(d, w);
         PlainTree {
             d,
             w,
@@ -185,21 +185,17 @@ impl PlainTree {
 
     /// The slots of the internal bucket at depth `j < d` on the path to `leaf`.
     fn bucket(&self, j: u32, leaf: u64) -> std::ops::Range<usize> {
-        let b = (1usize << j) - 1 + (leaf >> (self.d - j)) as usize;
-        b * self.w..(b + 1) * self.w
+        bucket_slots(self.d, self.w, j, leaf)
     }
 
     /// The 4w slots of leaf node `leaf`.
     fn leaf_node(&self, leaf: u64) -> std::ops::Range<usize> {
-        let start = ((1usize << self.d) - 1) * self.w + leaf as usize * LEAF_BUCKETS * self.w;
-        start..start + LEAF_BUCKETS * self.w
+        leaf_slots(self.d, self.w, leaf)
     }
 
-    /// The (d + 4)·w slots of the path to `leaf`, root first.
+    /// The (d + 4)·w slots of the path to `leaf`, root first ([`path_slots`]).
     pub fn path(&self, leaf: u64) -> Vec<usize> {
-        let mut out: Vec<usize> = (0..self.d).flat_map(|j| self.bucket(j, leaf)).collect();
-        out.extend(self.leaf_node(leaf));
-        out
+        path_slots(self.d, self.w, leaf)
     }
 
     /// Slot `s` as a tuple.
@@ -322,6 +318,34 @@ impl PlainTree {
         let load = self.leaf_node(leaf).filter(|&s| self.fb[s]).count();
         self.stats.leaf_loads[load] += 1;
     }
+}
+
+/// The slots of the internal bucket at depth `j < d` on the path to `leaf`, in a tree of
+/// height `d` with buckets of `w` slots laid out as [`PlainTree`] does (heap order, then the
+/// leaf nodes).
+fn bucket_slots(d: u32, w: usize, j: u32, leaf: u64) -> std::ops::Range<usize> {
+    let b = (1usize << j) - 1 + (leaf >> (d - j)) as usize;
+    b * w..(b + 1) * w
+}
+
+/// The 4w slots of leaf node `leaf` in that layout.
+fn leaf_slots(d: u32, w: usize, leaf: u64) -> std::ops::Range<usize> {
+    let start = ((1usize << d) - 1) * w + leaf as usize * LEAF_BUCKETS * w;
+    start..start + LEAF_BUCKETS * w
+}
+
+/// The (d + 4)·w slots of the path to `leaf` in a tree of height `d` and buckets of `w`
+/// slots, root first: the d internal buckets, then the leaf node's four buckets. The order of
+/// a path everywhere (plaintext trees, shares, messages).
+pub fn path_slots(d: u32, w: usize, leaf: u64) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..d).flat_map(|j| bucket_slots(d, w, j, leaf)).collect();
+    out.extend(leaf_slots(d, w, leaf));
+    out
+}
+
+/// Slots of a tree of height `d` with buckets of `w` slots: (2^d − 1)·w + 4w·2^d.
+pub fn tree_slots(d: u32, w: usize) -> usize {
+    ((1usize << d) - 1) * w + (LEAF_BUCKETS << d) * w
 }
 
 impl Tuple {
