@@ -232,6 +232,39 @@ impl Strings {
     }
 }
 
+impl Strings {
+    /// Bits `offset..offset + len` of string `i` as a `len`-bit string (⌈len/8⌉ bytes, bit
+    /// `offset` first).
+    ///
+    /// # Panics
+    /// If the range leaves the string (a caller's bug).
+    pub fn bit_range(&self, i: usize, offset: usize, len: usize) -> Vec<u8> {
+        assert!(offset + len <= self.width, "bit range out of range");
+        let row = self.get(i);
+        let mut out = vec![0u8; len.div_ceil(8)];
+        for start in (0..len).step_by(64) {
+            let l = (len - start).min(64);
+            set_bits(&mut out, start, l, get_bits(row, offset + start, l));
+        }
+        out
+    }
+
+    /// Sets bits `offset..offset + len` of string `i` to the `len`-bit string `bits`.
+    ///
+    /// # Panics
+    /// If the range leaves the string or `bits` is not ⌈len/8⌉ bytes (a caller's bug).
+    pub fn set_bit_range(&mut self, i: usize, offset: usize, len: usize, bits: &[u8]) {
+        assert!(offset + len <= self.width, "bit range out of range");
+        assert_eq!(bits.len(), len.div_ceil(8), "a {len}-bit string");
+        let s = self.stride();
+        let row = &mut self.data[i * s..(i + 1) * s];
+        for start in (0..len).step_by(64) {
+            let l = (len - start).min(64);
+            set_bits(row, offset + start, l, get_bits(bits, start, l));
+        }
+    }
+}
+
 /// `dst ^= src`, byte by byte.
 ///
 /// # Panics
@@ -361,5 +394,13 @@ mod tests {
         assert_eq!(g.get(0), s.get(2));
         assert_eq!(g.get(1), s.get(0));
         assert_eq!(g.xor(&g).as_bytes(), Strings::zeros(3, 21).as_bytes());
+        let mut wide = Strings::zeros(2, 200);
+        let bits: Vec<u8> = (0..17u8).map(|k| k.wrapping_mul(37)).collect();
+        let bits = Strings::from_rows(130, [bits.as_slice()]);
+        wide.set_bit_range(1, 61, 130, bits.get(0));
+        assert_eq!(wide.bit_range(1, 61, 130), bits.get(0));
+        assert_eq!(wide.field(1, 0, 61), 0);
+        assert_eq!(wide.field(1, 191, 9), 0);
+        assert!(wide.bit_range(0, 0, 200).iter().all(|&b| b == 0));
     }
 }

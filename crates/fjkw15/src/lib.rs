@@ -20,10 +20,12 @@
 //!   [`msgs`]: [`ss_cot`], [`ss_iot`], [`xot`] (XOT and SS-XOT) and [`shift`];
 //! * [`storage`]: one party's share of the forest, tree by tree in the tuple layout, with
 //!   path reads and write-backs;
+//! * [`access`]: Access\[i\] (Alg. 3) as round functions of D, E and C, built on SS-COT,
+//!   SS-IOT and the rotations;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: Access\[i\] (Alg. 3), PostProcessT\[i\] (Alg. 4), Eviction\[i\] (Alg. 5) with
+//! **Not yet here**: PostProcessT\[i\] (Alg. 4), Eviction\[i\] (Alg. 5) with
 //! its garbled circuits F2FT and F2ET, the drivers over a `doram_net::Session`, the
 //! secret-shared initial load (the paper leaves it open, notes Q15), and benchmarks.
 //!
@@ -40,6 +42,7 @@
 //! | §3, SS-XOT | SS-XOT[N choose k](A = C, B = E, I = D) | [`xot`] |
 //! | §3, Shift (omitted in the paper; our design) | Shift(A = C, B = E, H = D) | [`shift`] |
 //! | §4, "Data rotations"; Alg. 3, step 1; Alg. 5, step 1 | Rot[σ, δ, ρ] and its inverse | [`rotation`] |
+//! | Alg. 3 | Access\[i\](sender E, receiver C, helper D) | [`access`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -64,6 +67,7 @@
 
 #![deny(missing_docs)]
 
+pub mod access;
 pub mod bits;
 pub mod error;
 pub mod ideal;
