@@ -22,12 +22,14 @@
 //!   path reads and write-backs;
 //! * [`access`]: Access\[i\] (Alg. 3) as round functions of D, E and C, built on SS-COT,
 //!   SS-IOT and the rotations;
+//! * [`postprocess`]: PostProcessT\[i\] (Alg. 4), the fresh labels and T_h's relabelling;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: PostProcessT\[i\] (Alg. 4), Eviction\[i\] (Alg. 5) with
-//! its garbled circuits F2FT and F2ET, the drivers over a `doram_net::Session`, the
-//! secret-shared initial load (the paper leaves it open, notes Q15), and benchmarks.
+//! **Not yet here**: Eviction\[i\] (Alg. 5) with its garbled circuits F2FT and F2ET (their
+//! pick rule is in [`plain::f2ft`]), writes of a new record into (T_h)′, the drivers over a
+//! `doram_net::Session`, the secret-shared initial load (the paper leaves it open, notes Q15),
+//! and benchmarks of whole accesses.
 //!
 //! # Figure map
 //!
@@ -43,6 +45,7 @@
 //! | §3, Shift (omitted in the paper; our design) | Shift(A = C, B = E, H = D) | [`shift`] |
 //! | §4, "Data rotations"; Alg. 3, step 1; Alg. 5, step 1 | Rot[σ, δ, ρ] and its inverse | [`rotation`] |
 //! | Alg. 3 | Access\[i\](sender E, receiver C, helper D) | [`access`] |
+//! | Alg. 4 | PostProcessT\[i\] | [`postprocess`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -76,6 +79,7 @@ pub mod msgs;
 pub mod params;
 pub mod party;
 pub mod plain;
+pub mod postprocess;
 pub mod rotation;
 pub mod sample;
 pub mod shift;

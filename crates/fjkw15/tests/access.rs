@@ -193,3 +193,102 @@ fn access_messages_are_parsed_and_checked() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn postprocess_inserts_the_fresh_labels() {
+    use doram_fjkw15::postprocess::{
+        FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape,
+    };
+
+    let seed = test_seed();
+    let (mut c, mut d, mut e) = parties(seed);
+    let mut rng = rng(seed, 4);
+    for params in [
+        Params::new(9, 3, 32, 20).unwrap(),
+        Params::new(8, 4, 40, 70).unwrap(),
+    ] {
+        let items = 1 << params.m();
+        let words = words_for(params.record_bits());
+        let record = |n: u64| [vec![n], vec![0; words - 1]].concat();
+        let forest = PlainForest::load(params, items, record, &mut rng).unwrap();
+        let (fd, fe) = deal(&forest, &mut rng);
+        let addr = rng.random_range(0..items);
+        let n_d = rng.random_range(0..items);
+        let n_e = addr ^ n_d;
+        // Fresh labels: C's and E's shares, E's forwarded to D through the wire.
+        let c_shares = c.fresh_labels(&params);
+        let (e_shares, to_d) = e.fresh_labels(&params);
+        let to_d: FreshLabels = receive(PartyId::P2, &to_d.encode(), &params).unwrap();
+        let fresh = |i: usize| {
+            if i == 0 {
+                0
+            } else {
+                c_shares[i - 1] ^ e_shares[i - 1]
+            }
+        };
+        let share = |v: &[u64], i: usize| if i == 0 { 0 } else { v[i - 1] };
+        let mut label = 0;
+        for i in 0..=params.h() {
+            let s = AccessShape::new(params, i).unwrap();
+            let (_, from_d) = d.access(&s, &fd.read_path(i, label).unwrap(), n_d).unwrap();
+            let (at_e, from_e) = e
+                .access(&s, &fe.read_path(i, label).unwrap(), n_e, label)
+                .unwrap();
+            let out = c.access(&s, &from_d, &from_e).unwrap();
+            let rho = at_e.rotation.rho();
+            let layout = TupleLayout::new(&params, i);
+            let before = layout.decode(out.tuple.xor(&at_e.tuple).get(0));
+            let (t_c, t_e) = if i < params.h() {
+                let ps = PostShape::new(params, i).unwrap();
+                let (to_c, to_e) = d.post_prepare(&ps, &to_d).unwrap();
+                let to_c: PostFromDtoC = receive(PartyId::P1, &to_c.encode(), &ps).unwrap();
+                let to_e: PostFromDtoE = receive(PartyId::P1, &to_e.encode(), &ps).unwrap();
+                let j2 = out.j2.unwrap();
+                let delta: PostFromC = receive(
+                    PartyId::P0,
+                    &c.post_send(&ps, &to_c, j2).unwrap().encode(),
+                    &ps,
+                )
+                .unwrap();
+                let labels = (label, out.next_label.unwrap());
+                let shares = (share(&c_shares, i), c_shares[i]);
+                let t_c = c
+                    .post_finish(&ps, &to_c, j2, &out.tuple, labels, shares)
+                    .unwrap();
+                let t_e = e
+                    .post_finish(&ps, &to_e, &delta, &at_e.tuple, share(&e_shares, i))
+                    .unwrap();
+                (t_c, t_e)
+            } else {
+                let t_c = c
+                    .relabel_last(&params, &out.tuple, label, share(&c_shares, i))
+                    .unwrap();
+                (
+                    t_c,
+                    e.relabel_last(&params, &at_e.tuple, share(&e_shares, i))
+                        .unwrap(),
+                )
+            };
+            // (T_i)′ = (1, N_i, (L_i)′, A′): A′[j_2] = (L_{i+1})′, the rest as in T_i.
+            let after = layout.decode(t_c.xor(&t_e).get(0));
+            assert!(after.fb);
+            assert_eq!(
+                (after.n, after.label),
+                (params.prefix(addr, i), fresh(i)),
+                "tree {i}"
+            );
+            if i < params.h() {
+                let j2 = params.chunk(addr, i + 1) ^ rho;
+                assert_eq!(after.a[j2], fresh(i + 1), "tree {i}");
+                assert!(
+                    (0..params.fanout())
+                        .filter(|&t| t != j2)
+                        .all(|t| after.a[t] == before.a[t])
+                );
+            } else {
+                assert_eq!(after.a, before.a, "the record");
+            }
+            label = out.next_label.unwrap_or(0);
+        }
+    }
+}

@@ -3,10 +3,13 @@
 #![allow(clippy::unwrap_used)]
 
 use doram_core::{CodecError, PartyId};
+use doram_fjkw15::Params;
+use doram_fjkw15::access::{AccessFromD, AccessFromE, AccessShape};
 use doram_fjkw15::msgs::{
     CotFromD, CotFromE, IotFromD, IotFromE, SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD,
     WireMessage, XotFromIndicator, XotFromSender, receive,
 };
+use doram_fjkw15::postprocess::{FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape};
 use doram_fjkw15::shift::ShiftParams;
 use doram_fjkw15::ss_cot::CotParams;
 use doram_fjkw15::ss_iot::IotParams;
@@ -72,8 +75,52 @@ fn all(
     Ok(())
 }
 
+/// The same for the messages of Access and PostProcess, under the shapes of tree `i` of a few
+/// forests (`which` picks one).
+fn access_messages(which: usize, i: usize, bytes: &[u8], seed: u64) -> Result<(), TestCaseError> {
+    let params = [
+        Params::new(6, 3, 4, 9).unwrap(),
+        Params::new(9, 3, 32, 20).unwrap(),
+        Params::new(8, 4, 8, 70).unwrap(),
+        Params::new(2, 2, 2, 1).unwrap(),
+    ][which % 4];
+    let i = i % (params.h() + 1);
+    let access = AccessShape::new(params, i).unwrap();
+    let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(seed);
+    let mut exact = |len: usize| {
+        let mut b = vec![0u8; len];
+        rng.fill_bytes(&mut b);
+        b
+    };
+    macro_rules! both {
+        ($m:ty, $shape:expr) => {
+            check::<$m>(bytes, $shape, false)?;
+            check::<$m>(&exact(<$m>::wire_len($shape)), $shape, true)?;
+        };
+    }
+    both!(AccessFromD, &access);
+    both!(AccessFromE, &access);
+    both!(FreshLabels, &params);
+    if let Ok(post) = PostShape::new(params, i) {
+        both!(PostFromDtoC, &post);
+        both!(PostFromDtoE, &post);
+        both!(PostFromC, &post);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn access_messages_are_rejected_or_canonical(
+        bytes in prop::collection::vec(any::<u8>(), 0..2000),
+        which in 0usize..4,
+        i in 0usize..5,
+        seed in any::<u64>(),
+    ) {
+        access_messages(which, i, &bytes, seed)?;
+    }
 
     #[test]
     fn arbitrary_bytes_are_rejected_or_canonical(
