@@ -23,11 +23,14 @@
 //! * [`access`]: Access\[i\] (Alg. 3) as round functions of D, E and C, built on SS-COT,
 //!   SS-IOT and the rotations;
 //! * [`postprocess`]: PostProcessT\[i\] (Alg. 4), the fresh labels and T_h's relabelling;
+//! * [`eviction`]: Eviction\[i\] (Alg. 5) around its garbled circuits: Shift and the bucket
+//!   permutations, D's index list from the circuits' picks, SS-XOT, the pad ξ and the
+//!   write-back;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: Eviction\[i\] (Alg. 5) with its garbled circuits F2FT and F2ET (their
-//! pick rule is in [`plain::f2ft`]), writes of a new record into (T_h)′, the drivers over a
+//! **Not yet here**: Eviction's garbled circuits F2FT and F2ET (Alg. 5, steps 2–3; their pick
+//! rule is [`plain::f2ft`], and [`eviction`] takes their output as its input), writes of a new record into (T_h)′, the drivers over a
 //! `doram_net::Session`, the secret-shared initial load (the paper leaves it open, notes Q15),
 //! and benchmarks of whole accesses.
 //!
@@ -46,6 +49,7 @@
 //! | §4, "Data rotations"; Alg. 3, step 1; Alg. 5, step 1 | Rot[σ, δ, ρ] and its inverse | [`rotation`] |
 //! | Alg. 3 | Access\[i\](sender E, receiver C, helper D) | [`access`] |
 //! | Alg. 4 | PostProcessT\[i\] | [`postprocess`] |
+//! | Alg. 5, steps 1, 4–7 | Eviction\[i\] without GC\[F2FT\], GC\[F2ET\] | [`eviction`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -73,6 +77,7 @@
 pub mod access;
 pub mod bits;
 pub mod error;
+pub mod eviction;
 pub mod ideal;
 pub mod layout;
 pub mod msgs;

@@ -115,6 +115,16 @@ impl ShiftMap {
         ShiftMap { source, flip: None }
     }
 
+    /// The same map on `extra` more items appended at the end, which stay in place (the flip,
+    /// if any, still applies to them): Eviction shifts the path and the tuple (T_i)′ together,
+    /// so that ρ is undone in both (notes Q1).
+    #[must_use]
+    pub fn append_fixed(mut self, extra: usize) -> ShiftMap {
+        let n = self.source.len();
+        self.source.extend(n..n + extra);
+        self
+    }
+
     /// The same map followed by `flip` in every item.
     #[must_use]
     pub fn with_flip(self, flip: CellFlip) -> ShiftMap {
