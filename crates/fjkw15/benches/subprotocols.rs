@@ -4,6 +4,9 @@
 //! computation in one thread, messages handed over in memory and encoded and parsed as on the
 //! wire: the CPU cost of one instance, without the network.
 //!
+//! `fjkw15_access_without_gc` times whole reads at the 2^12 and 2^20 points (everything but
+//! Eviction's garbled circuits, whose picks are computed in the clear).
+//!
 //! `cargo bench -p doram-fjkw15 --bench subprotocols`; criterion prints the median of each
 //! benchmark (the middle value of the "time:" line). Measured medians are in
 //! docs/notes/fjkw15.md.
@@ -16,10 +19,12 @@ use doram_fjkw15::bits::Strings;
 use doram_fjkw15::layout::TupleLayout;
 use doram_fjkw15::msgs::{WireMessage, receive};
 use doram_fjkw15::party::{Role, Roles, setup_in_process};
+use doram_fjkw15::plain::PlainForest;
 use doram_fjkw15::sample::permutation;
 use doram_fjkw15::shift::{ShiftMap, ShiftParams};
 use doram_fjkw15::ss_cot::CotParams;
 use doram_fjkw15::ss_iot::IotParams;
+use doram_fjkw15::testkit::{access_in_process, deal};
 use doram_fjkw15::xot::XotParams;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
@@ -106,9 +111,32 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// Whole reads (Access, PostProcess, Eviction without its circuits, write-back) at the
+/// benchmark points 2^12 and 2^20, all three roles in one thread
+/// (`testkit::access_in_process`; D's picks computed in the clear, not timed apart).
+fn whole_access(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fjkw15_access_without_gc");
+    g.sample_size(20);
+    for m in [12, 20] {
+        let params = Params::bench(m).expect("a benchmark point");
+        let mut rng = ChaCha12Rng::seed_from_u64(SEED);
+        let items = 1u64 << m;
+        let forest = PlainForest::load(params, items, |n| vec![n], &mut rng).expect("loads");
+        let (mut fd, mut fe) = deal(&forest, &mut rng);
+        let mut parties = setup_in_process(Roles::default(), Entropy::InsecureSeed(SEED));
+        g.bench_function(format!("2e{m}"), |bench| {
+            bench.iter(|| {
+                let addr = rng.random_range(0..items);
+                access_in_process(&mut parties, (&mut fd, &mut fe), addr, &mut rng).expect("reads")
+            })
+        });
+    }
+    g.finish();
+}
+
 /// The benchmark group (a private module, so the generated function needs no docs).
 mod groups {
     use super::*;
-    criterion_group!(benches, bench);
+    criterion_group!(benches, bench, whole_access);
 }
 criterion_main!(groups::benches);

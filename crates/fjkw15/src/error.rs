@@ -28,6 +28,15 @@ pub enum Fjkw15Error {
         /// Matches found.
         found: usize,
     },
+    /// An eviction found a bucket of tree `tree` with fewer than two slots it could use (an
+    /// internal bucket without two moveable-or-empty tuples, or a leaf node without two empty
+    /// ones; FJKW15 §2, "Eviction fails in case of a bucket overflow"). There is no stash: the
+    /// ORAM must not be used further (notes Q8).
+    #[error("bucket overflow in tree {tree}")]
+    Overflow {
+        /// The tree.
+        tree: usize,
+    },
     /// The caller's input is out of range for the parameters.
     #[error("invalid input: {0}")]
     InvalidInput(&'static str),

@@ -1,13 +1,21 @@
 //! **Insecure** fixtures for tests and test benches: a dealer that sees the whole plaintext
-//! forest and XOR-shares it between D and E. The three-party initial load is not built yet
-//! (the paper leaves it open, notes Q15); this stands in for it where the secret does not
-//! matter.
+//! forest and XOR-shares it between D and E ([`deal`]), and whole accesses run in one process
+//! with D's eviction picks computed on the opened path ([`access_in_process`]). The
+//! three-party initial load and Eviction's garbled circuits are not built yet; these stand in
+//! for them where the secret does not matter.
 
 use rand_core::RngCore;
 
-use crate::bits::Strings;
+use crate::access::{AccessAtC, AccessAtD, AccessAtE, AccessShape};
+use crate::bits::{Strings, get_bits};
+use crate::error::Fjkw15Error;
+use crate::eviction::{EvictShape, Picks};
 use crate::layout::TupleLayout;
-use crate::plain::{PlainForest, Tuple};
+use crate::params::Params;
+use crate::party::{C, D, E};
+use crate::plain::{PlainForest, Tuple, f2et, f2ft, words_for};
+use crate::postprocess::{FreshLabels, PostShape};
+use crate::sample::uniform_below;
 use crate::storage::{ForestShare, TreeShare};
 
 /// OT_i of `forest` in the protocols' layout, one row per slot (OT_0: its one tuple).
@@ -47,4 +55,174 @@ pub fn deal<R: RngCore + ?Sized>(forest: &PlainForest, rng: &mut R) -> (ForestSh
     }
     let forest = |root, trees| ForestShare::new(params, root, trees).expect("the forest's shape");
     (forest(root_d, trees_d), forest(root_e, trees_e))
+}
+
+/// **Insecure**: what GC\[F2FT\] and GC\[F2ET\] give D (FJKW15 Alg. 5, steps 2–3), computed in
+/// the clear from the opened P** of tree i on the path to `leaf`, with random offsets λ_0, λ_1
+/// per bucket: the ideal functionality of the circuits.
+///
+/// # Errors
+/// [`Fjkw15Error::Overflow`] if a bucket has no two usable slots.
+pub fn ideal_picks<R: RngCore + ?Sized>(
+    p: &Params,
+    i: usize,
+    leaf: u64,
+    opened: &Strings,
+    rng: &mut R,
+) -> Result<Picks, Fjkw15Error> {
+    let (d, w) = (p.depth(i) as usize, p.w());
+    let layout = TupleLayout::new(p, i);
+    let fb = |t: usize| opened.field(t, 0, 1) == 1;
+    let agree = |t: usize, j: usize| {
+        let bit = d - 1 - j;
+        (opened.field(t, layout.label_offset(), d) >> bit) & 1 == (leaf >> bit) & 1
+    };
+    let overflow = Fjkw15Error::Overflow { tree: i };
+    let mut internal = Vec::with_capacity(d);
+    for j in 0..d {
+        let slots = w * j..w * (j + 1);
+        let moveable: Vec<bool> = slots.clone().map(|t| fb(t) && agree(t, j)).collect();
+        let empty: Vec<bool> = slots.map(|t| !fb(t)).collect();
+        let lambda = [0, 1].map(|_| uniform_below(rng, w as u64) as usize);
+        internal.push(f2ft(&moveable, &empty, lambda).ok_or(overflow.clone())?);
+    }
+    let empty: Vec<bool> = (w * d..w * (d + 4)).map(|t| !fb(t)).collect();
+    let lambda = [0, 1].map(|_| uniform_below(rng, 4 * w as u64) as usize);
+    let leaf = f2et(&empty, lambda).ok_or(overflow)?;
+    Ok(Picks { internal, leaf })
+}
+
+/// The outputs of Access\[0..=h\] for one address: per tree, C's, D's and E's outputs, and
+/// the labels L_0 = 0, L_1, …, L_h.
+type Accessed = (Vec<(AccessAtC, AccessAtD, AccessAtE)>, Vec<u64>);
+
+/// FJKW15 Alg. 3 on every tree in turn, following the labels C learns.
+fn access_trees(
+    (c, d, e): &mut (C, D, E),
+    (fd, fe): (&ForestShare, &ForestShare),
+    (n_d, n_e): (u64, u64),
+) -> Result<Accessed, Fjkw15Error> {
+    let p = *fd.params();
+    let mut labels = vec![0u64];
+    let mut outs = Vec::with_capacity(p.trees());
+    for i in 0..=p.h() {
+        let s = AccessShape::new(p, i)?;
+        let l = labels[i];
+        let (at_d, from_d) = d.access(&s, &fd.read_path(i, l)?, n_d)?;
+        let (at_e, from_e) = e.access(&s, &fe.read_path(i, l)?, n_e, l)?;
+        let at_c = c.access(&s, &from_d, &from_e)?;
+        labels.push(at_c.next_label.unwrap_or(0));
+        outs.push((at_c, at_d, at_e));
+    }
+    Ok((outs, labels))
+}
+
+/// FJKW15 Alg. 4 on trees 0..h−1 and T_h's relabelling: C's and E's shares of every (T_i)′.
+fn postprocess_trees(
+    p: Params,
+    (c, d, e): &mut (C, D, E),
+    (outs, labels): &Accessed,
+    (c_fresh, e_fresh, to_d): (&[u64], &[u64], &FreshLabels),
+) -> Result<Vec<(Strings, Strings)>, Fjkw15Error> {
+    let share = |v: &[u64], i: usize| if i == 0 { 0 } else { v[i - 1] };
+    let mut tuples = Vec::with_capacity(outs.len());
+    for (i, (at_c, _, at_e)) in outs.iter().enumerate() {
+        if i == p.h() {
+            let t_c = c.relabel_last(&p, &at_c.tuple, labels[i], share(c_fresh, i))?;
+            tuples.push((t_c, e.relabel_last(&p, &at_e.tuple, share(e_fresh, i))?));
+            continue;
+        }
+        let ps = PostShape::new(p, i)?;
+        let (to_c, to_e) = d.post_prepare(&ps, to_d)?;
+        let j2 = at_c
+            .j2
+            .ok_or(Fjkw15Error::InvalidInput("Access[i < h] gives j_2"))?;
+        let delta = c.post_send(&ps, &to_c, j2)?;
+        let l = (labels[i], labels[i + 1]);
+        let cs = (share(c_fresh, i), c_fresh[i]);
+        let t_c = c.post_finish(&ps, &to_c, j2, &at_c.tuple, l, cs)?;
+        tuples.push((
+            t_c,
+            e.post_finish(&ps, &to_e, &delta, &at_e.tuple, share(e_fresh, i))?,
+        ));
+    }
+    Ok(tuples)
+}
+
+/// FJKW15 Alg. 5 on every tree, D's picks from [`ideal_picks`], written back into `fd`, `fe`.
+fn evict_trees<R: RngCore + ?Sized>(
+    (c, d, e): &mut (C, D, E),
+    (fd, fe): (&mut ForestShare, &mut ForestShare),
+    (outs, labels): &Accessed,
+    tuples: &[(Strings, Strings)],
+    rng: &mut R,
+) -> Result<(), Fjkw15Error> {
+    let p = *fd.params();
+    for (i, ((at_c, at_d, at_e), (t_c, t_e))) in outs.iter().zip(tuples).enumerate() {
+        let s = EvictShape::new(p, i)?;
+        let empty = Strings::zeros(0, p.tuple_bits(i));
+        let path_c = at_c.path.as_ref().unwrap_or(&empty);
+        let path_e = at_e.path.as_ref().unwrap_or(&empty);
+        let pre = d.evict_shift(&s, &at_d.rotation)?;
+        let (share_c, u) = c.evict_shift(&s, path_c, t_c)?;
+        let share_e = e.evict_shift(&s, &at_e.rotation, (path_e, t_e), &pre, &u)?;
+        let (new_c, new_e) = if i == 0 {
+            (c.evict_root(&s, &share_c)?, e.evict_root(&s, &share_e)?)
+        } else {
+            // In place of GC[F2FT], GC[F2ET]: the picks from the opened P**.
+            let opened = share_c.path().xor(share_e.path());
+            let picks = ideal_picks(&p, i, labels[i], &opened, rng)?;
+            let (to_e, to_c) = d.evict_move(&s, &picks)?;
+            let c_to_e = c.evict_move(&s, &share_c)?;
+            let e_to_c = e.evict_move(&s, &share_e)?;
+            let new_c = c.evict_finish(&s, &e_to_c, &to_c)?;
+            (new_c, e.evict_finish(&s, &c_to_e, &to_e)?)
+        };
+        fd.write_path(i, labels[i], new_c.path())?;
+        fe.write_path(i, labels[i], &new_e)?;
+    }
+    Ok(())
+}
+
+/// **Insecure** (the eviction picks are computed on the opened path): one whole read of
+/// `addr` among the three parties in one process — fresh labels, Access\[0..=h\],
+/// PostProcessT, Eviction and the write-back into D's and E's shares `fd`, `fe` — returning
+/// the record (words of [`words_for`]`(d)`). D's and E's shares of the address are drawn from
+/// `rng`. Messages pass in memory.
+///
+/// # Errors
+/// [`Fjkw15Error::Overflow`] if an eviction overflows (the shares are then partly written
+/// back and must not be used further), or any error of the round functions.
+pub fn access_in_process<R: RngCore + ?Sized>(
+    parties: &mut (C, D, E),
+    (fd, fe): (&mut ForestShare, &mut ForestShare),
+    addr: u64,
+    rng: &mut R,
+) -> Result<Vec<u64>, Fjkw15Error> {
+    let p = *fd.params();
+    if addr >> p.m() != 0 {
+        return Err(Fjkw15Error::InvalidInput("an address has m bits"));
+    }
+    let n_d = rng.next_u64() & ((1u64 << p.m()) - 1);
+    let c_fresh = parties.0.fresh_labels(&p);
+    let (e_fresh, to_d) = parties.2.fresh_labels(&p);
+    let accessed = access_trees(parties, (fd, fe), (n_d, addr ^ n_d))?;
+    let record = record_of(&p, &accessed)?;
+    let fresh = (c_fresh.as_slice(), e_fresh.as_slice(), &to_d);
+    let tuples = postprocess_trees(p, parties, &accessed, fresh)?;
+    evict_trees(parties, (fd, fe), &accessed, &tuples, rng)?;
+    Ok(record)
+}
+
+/// The record D\[N\]: the A field of T_h, from C's and E's shares.
+fn record_of(p: &Params, (outs, _): &Accessed) -> Result<Vec<u64>, Fjkw15Error> {
+    let (at_c, _, at_e) = outs.last().ok_or(Fjkw15Error::InvalidInput("no trees"))?;
+    let layout = TupleLayout::new(p, p.h());
+    let bits = p.record_bits();
+    let record = at_c
+        .tuple
+        .xor(&at_e.tuple)
+        .bit_range(0, layout.a_offset(), bits);
+    let words = (0..words_for(bits)).map(|k| get_bits(&record, 64 * k, (bits - 64 * k).min(64)));
+    Ok(words.collect())
 }
