@@ -76,6 +76,7 @@
 
 pub mod access;
 pub mod bits;
+pub mod circuits;
 pub mod error;
 pub mod eviction;
 pub mod ideal;

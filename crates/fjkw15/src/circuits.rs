@@ -1,0 +1,222 @@
+//! The circuits of Eviction (FJKW15 Alg. 5, steps 2–3; notes §5.6): F2FT, which picks two
+//! moveable-or-empty slots of an internal bucket, and F2ET, which picks two empty slots of the
+//! leaf node, by the rule [`plain::f2ft`](crate::plain::f2ft) states in plaintext.
+//!
+//! Every input is a garbler input (E knows both labels of every input wire; see
+//! [`crate::gc`] for how C's shares reach the evaluator D). Per slot ℓ the inputs are E's and
+//! C's shares of fb and, for F2FT, of the direction bit — E's already XORed with
+//! 1 ⊕ L_i\[j+1\] (Alg. 5, step 2: B = s_E\[L\[j+1\]\] ⊕ 1 ⊕ L_i\[j+1\]), so that
+//! s_C ⊕ B = 1 exactly when the tuple's label agrees with the path. Then the offsets λ_0, λ_1
+//! as one-hot vectors, E's private inputs (hidden from D, notes Q7). The output is one bit per
+//! slot: two 1s, or fewer when the bucket overflows.
+//!
+//! **Cost.** A scan for the first candidate cyclically at or after a one-hot start walks the
+//! slots twice; the "active" and "done" flags and the one-hot result are updated by XOR (they
+//! change at most once), so a scan costs 2 AND gates per slot in the first pass and 1 in the
+//! second. F2FT: w (moveable) + 4 scans (3w each) + 2w (excluding pick 1) + 2w (two
+//! multiplexers) = 17w AND gates at most, the "17 non-xor gates per bucket entry" of FJKW15
+//! §1 (540 at w = 32: a few fold into constants at the start of each scan). F2ET over n = 4w
+//! slots: 2 scans + n (excluding pick 1) + 2n (multiplexers, whose preferred side is constant
+//! and folds) ≤ 7n.
+
+use doram_twopc::{Bit, Builder, Circuit};
+
+/// Inputs per slot of F2FT: s_E\[fb\], s_C\[fb\], B, s_C\[L\[j+1\]\].
+pub const F2FT_SLOT_INPUTS: usize = 4;
+
+/// Inputs per slot of F2ET: s_E\[fb\], s_C\[fb\].
+pub const F2ET_SLOT_INPUTS: usize = 2;
+
+/// The one-hot vector of the first `cand` slot cyclically at or after the one-hot `start`,
+/// and whether there was one.
+fn first_from(b: &mut Builder, cand: &[Bit], start: &[Bit]) -> (Vec<Bit>, Bit) {
+    let n = cand.len();
+    let mut picks = vec![Bit::ZERO; n];
+    let (mut active, mut done) = (Bit::ZERO, Bit::ZERO);
+    for p in 0..2 * n {
+        let l = p % n;
+        let hit = if p < n {
+            // Active from the start on; start is one-hot, so XOR sets it once.
+            active = b.xor(active, start[l]);
+            let live = b.and(cand[l], active);
+            let not_done = b.not(done);
+            b.and(live, not_done)
+        } else {
+            let not_done = b.not(done);
+            b.and(cand[l], not_done)
+        };
+        // At most one hit overall: XOR records it.
+        picks[l] = b.xor(picks[l], hit);
+        done = b.xor(done, hit);
+    }
+    (picks, done)
+}
+
+/// Pick rule: the first `preferred` slot from `start`, else the first `fallback` one.
+fn pick(b: &mut Builder, preferred: &[Bit], fallback: &[Bit], start: &[Bit]) -> Vec<Bit> {
+    let (p, found) = first_from(b, preferred, start);
+    let (f, _) = first_from(b, fallback, start);
+    p.iter()
+        .zip(&f)
+        .map(|(&p, &f)| b.mux_bit(found, f, p))
+        .collect()
+}
+
+/// `bits` with the slots of the one-hot `first` cleared.
+fn without(b: &mut Builder, bits: &[Bit], first: &[Bit]) -> Vec<Bit> {
+    bits.iter()
+        .zip(first)
+        .map(|(&x, &f)| {
+            let nf = b.not(f);
+            b.and(x, nf)
+        })
+        .collect()
+}
+
+/// Both picks as one output vector (they are distinct, so XOR is their union).
+fn two_picks(
+    b: &mut Builder,
+    preferred: &[Bit],
+    fallback: &[Bit],
+    starts: [&[Bit]; 2],
+) -> Vec<Bit> {
+    let first = pick(b, preferred, fallback, starts[0]);
+    let pref2 = without(b, preferred, &first);
+    let fall2 = without(b, fallback, &first);
+    let second = pick(b, &pref2, &fall2, starts[1]);
+    first
+        .iter()
+        .zip(&second)
+        .map(|(&x, &y)| b.xor(x, y))
+        .collect()
+}
+
+/// F2FT for a bucket of `w` slots (inputs: [`F2FT_SLOT_INPUTS`] per slot, slot by slot, then
+/// λ_0 and λ_1 one-hot; outputs: w bits).
+///
+/// # Panics
+/// Never for w ≥ 1 (the circuit has inputs, so its outputs are wires).
+pub fn f2ft(w: usize) -> Circuit {
+    let mut b = Builder::new();
+    let inputs = b.garbler_bits(F2FT_SLOT_INPUTS * w);
+    let starts = [b.garbler_bits(w), b.garbler_bits(w)];
+    let mut moveable = Vec::with_capacity(w);
+    let mut empty = Vec::with_capacity(w);
+    for slot in inputs.chunks_exact(F2FT_SLOT_INPUTS) {
+        let fb = b.xor(slot[0], slot[1]);
+        let agree = b.xor(slot[2], slot[3]);
+        moveable.push(b.and(fb, agree));
+        empty.push(b.not(fb));
+    }
+    let out = two_picks(&mut b, &moveable, &empty, [&starts[0], &starts[1]]);
+    b.output_bits(&out);
+    b.finish().expect("a circuit with inputs")
+}
+
+/// F2ET for a leaf node of `n` = 4w slots (inputs: [`F2ET_SLOT_INPUTS`] per slot, then λ_0
+/// and λ_1 one-hot; outputs: n bits).
+///
+/// # Panics
+/// Never for n ≥ 1.
+pub fn f2et(n: usize) -> Circuit {
+    let mut b = Builder::new();
+    let inputs = b.garbler_bits(F2ET_SLOT_INPUTS * n);
+    let starts = [b.garbler_bits(n), b.garbler_bits(n)];
+    let empty: Vec<Bit> = inputs
+        .chunks_exact(F2ET_SLOT_INPUTS)
+        .map(|slot| {
+            let fb = b.xor(slot[0], slot[1]);
+            b.not(fb)
+        })
+        .collect();
+    let none = vec![Bit::ZERO; n];
+    let out = two_picks(&mut b, &none, &empty, [&starts[0], &starts[1]]);
+    b.output_bits(&out);
+    b.finish().expect("a circuit with inputs")
+}
+
+/// The one-hot encoding of `start` among `n` slots.
+pub fn one_hot(start: usize, n: usize) -> Vec<bool> {
+    (0..n).map(|k| k == start).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::plain;
+    use rand::{Rng, SeedableRng};
+
+    /// The output vector of a plaintext pick, or of an overflow (fewer than two 1s).
+    fn ones(out: &[bool]) -> Vec<usize> {
+        (0..out.len()).filter(|&k| out[k]).collect()
+    }
+
+    #[test]
+    fn f2ft_matches_the_plaintext_rule_and_costs_17w() {
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(3);
+        for w in [2, 3, 5, 8, 32] {
+            let c = f2ft(w);
+            assert!(c.and_gates() <= 17 * w, "w = {w}: {}", c.and_gates());
+            if w == 32 {
+                // Constants fold in the first slots of each scan.
+                assert_eq!(c.and_gates(), 17 * 32 - 4);
+            }
+            for _ in 0..200 {
+                let density = rng.random_range(0.0..1.0);
+                let fb: Vec<bool> = (0..w).map(|_| rng.random_bool(density)).collect();
+                let agree: Vec<bool> = (0..w).map(|_| rng.random()).collect();
+                let lambda = [rng.random_range(0..w), rng.random_range(0..w)];
+                let mut input = Vec::new();
+                for l in 0..w {
+                    let (e_fb, e_b): (bool, bool) = (rng.random(), rng.random());
+                    input.extend([e_fb, e_fb ^ fb[l], e_b, e_b ^ agree[l]]);
+                }
+                input.extend(one_hot(lambda[0], w));
+                input.extend(one_hot(lambda[1], w));
+                let out = c.eval_plain(&input, &[]).unwrap();
+                let moveable: Vec<bool> = (0..w).map(|l| fb[l] && agree[l]).collect();
+                let empty: Vec<bool> = fb.iter().map(|f| !f).collect();
+                match plain::f2ft(&moveable, &empty, lambda) {
+                    Some(p) => assert_eq!(ones(&out), {
+                        let mut v = p.to_vec();
+                        v.sort();
+                        v
+                    }),
+                    None => assert!(ones(&out).len() < 2),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn f2et_matches_the_plaintext_rule() {
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(4);
+        for n in [2, 4, 9, 128] {
+            let c = f2et(n);
+            assert!(c.and_gates() <= 7 * n, "n = {n}: {}", c.and_gates());
+            for _ in 0..100 {
+                let density = rng.random_range(0.5..1.0);
+                let fb: Vec<bool> = (0..n).map(|_| rng.random_bool(density)).collect();
+                let lambda = [rng.random_range(0..n), rng.random_range(0..n)];
+                let mut input = Vec::new();
+                for &f in &fb {
+                    let e: bool = rng.random();
+                    input.extend([e, e ^ f]);
+                }
+                input.extend(one_hot(lambda[0], n));
+                input.extend(one_hot(lambda[1], n));
+                let out = c.eval_plain(&input, &[]).unwrap();
+                let empty: Vec<bool> = fb.iter().map(|f| !f).collect();
+                match plain::f2et(&empty, lambda) {
+                    Some(p) => assert_eq!(ones(&out), {
+                        let mut v = p.to_vec();
+                        v.sort();
+                        v
+                    }),
+                    None => assert!(ones(&out).len() < 2),
+                }
+            }
+        }
+    }
+}
