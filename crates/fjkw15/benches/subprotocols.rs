@@ -4,8 +4,8 @@
 //! computation in one thread, messages handed over in memory and encoded and parsed as on the
 //! wire: the CPU cost of one instance, without the network.
 //!
-//! `fjkw15_access_without_gc` times whole reads at the 2^12 and 2^20 points (everything but
-//! Eviction's garbled circuits, whose picks are computed in the clear).
+//! `fjkw15_access` times whole reads at the 2^12 and 2^20 points, all three roles' computation
+//! in one thread.
 //!
 //! `cargo bench -p doram-fjkw15 --bench subprotocols`; criterion prints the median of each
 //! benchmark (the middle value of the "time:" line). Measured medians are in
@@ -111,11 +111,11 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// Whole reads (Access, PostProcess, Eviction without its circuits, write-back) at the
+/// Whole reads (Access, PostProcess, Eviction with its garbled circuits, write-back) at the
 /// benchmark points 2^12 and 2^20, all three roles in one thread
-/// (`testkit::access_in_process`; D's picks computed in the clear, not timed apart).
+/// (`testkit::access_in_process`).
 fn whole_access(c: &mut Criterion) {
-    let mut g = c.benchmark_group("fjkw15_access_without_gc");
+    let mut g = c.benchmark_group("fjkw15_access");
     g.sample_size(20);
     for m in [12, 20] {
         let params = Params::bench(m).expect("a benchmark point");

@@ -22,6 +22,7 @@ use doram_prim::AesPrg;
 
 use crate::bits::Strings;
 use crate::error::Fjkw15Error;
+use crate::gc::{GcFromC, GcFromE, GcPairs, GcShape};
 use crate::msgs::{ShiftFromC, ShiftFromD, XotFromIndicator, XotFromSender};
 use crate::params::{LEAF_BUCKETS, Params};
 use crate::party::{C, D, E, instance};
@@ -406,5 +407,171 @@ impl E {
             return Err(Fjkw15Error::InvalidInput("evict_root is Eviction[0]"));
         }
         Ok(share.tuple.xor(&xi(s, &mut self.with_c)))
+    }
+}
+
+/// The circuits of tree i's Eviction with their GC shapes: F2FT (with C's wires) for the
+/// internal buckets, F2ET for the leaf node.
+fn circuits(s: &EvictShape) -> Result<[(doram_twopc::Circuit, GcShape); 2], Fjkw15Error> {
+    let w = s.params.w();
+    let ft = crate::circuits::f2ft(w);
+    let et = crate::circuits::f2et(LEAF_BUCKETS * w);
+    let ft_c: Vec<usize> = (0..w).flat_map(|l| [4 * l + 1, 4 * l + 3]).collect();
+    let et_c: Vec<usize> = (0..LEAF_BUCKETS * w).map(|l| 2 * l + 1).collect();
+    let ft_shape = GcShape::new(&ft, &ft_c)?;
+    let et_shape = GcShape::new(&et, &et_c)?;
+    Ok([(ft, ft_shape), (et, et_shape)])
+}
+
+/// A party's share bits of slot t of P**: fb and the direction bit of bucket depth j (if any).
+fn slot_bits(s: &EvictShape, path: &Strings, t: usize, j: Option<usize>) -> (bool, bool) {
+    let layout = crate::layout::TupleLayout::new(&s.params, s.i);
+    let d = s.params.depth(s.i) as usize;
+    let fb = path.field(t, 0, 1) == 1;
+    let dir = j.is_some_and(|j| (path.field(t, layout.label_offset(), d) >> (d - 1 - j)) & 1 == 1);
+    (fb, dir)
+}
+
+impl E {
+    /// FJKW15 Alg. 5, steps 2–3, at the garbler E: one GC\[F2FT\] per internal bucket of P**
+    /// on E's shares s_E\[fb\] and B = s_E\[L\[j+1\]\] ⊕ 1 ⊕ L_i\[j+1\] and its random offsets
+    /// λ_0, λ_1, then one GC\[F2ET\] for the leaf node. Returns the messages to D and to C,
+    /// bucket by bucket. `label` is L_i.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] for i = 0.
+    pub fn evict_garble(
+        &mut self,
+        s: &EvictShape,
+        label: u64,
+        share: &EvictShare,
+    ) -> Result<(Vec<GcFromE>, Vec<GcPairs>), Fjkw15Error> {
+        no_moves(s)?;
+        let [(ft, ft_shape), (et, et_shape)] = circuits(s)?;
+        let (d, w) = (s.params.depth(s.i) as usize, s.params.w());
+        let mut out = (Vec::with_capacity(d + 1), Vec::with_capacity(d + 1));
+        for j in 0..=d {
+            let (slots, circuit, shape) = if j < d {
+                (w * j..w * (j + 1), &ft, &ft_shape)
+            } else {
+                (w * d..w * (d + LEAF_BUCKETS), &et, &et_shape)
+            };
+            let n = slots.len();
+            let mut bits = Vec::with_capacity(3 * n);
+            for t in slots {
+                let (fb, dir) = slot_bits(s, &share.path, t, (j < d).then_some(j));
+                bits.push(fb);
+                if j < d {
+                    // B = s_E[L[j+1]] ⊕ 1 ⊕ L_i[j+1].
+                    let path_bit = (label >> (d - 1 - j)) & 1 == 1;
+                    bits.push(dir ^ true ^ path_bit);
+                }
+            }
+            for _ in 0..2 {
+                let lambda = crate::sample::uniform_below(&mut self.local, n as u64) as usize;
+                bits.extend(crate::circuits::one_hot(lambda, n));
+            }
+            let (to_d, to_c) = self.gc_garble(circuit, shape, &bits)?;
+            out.0.push(to_d);
+            out.1.push(to_c);
+        }
+        Ok(out)
+    }
+}
+
+impl C {
+    /// FJKW15 Alg. 5, steps 2–3, at C: its labels for every circuit, from its shares
+    /// s_C\[fb\] and s_C\[L\[j+1\]\] of P**.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] for i = 0; [`Fjkw15Error::Peer`] naming E for messages of
+    /// the wrong count or shape.
+    pub fn evict_choose(
+        &self,
+        s: &EvictShape,
+        share: &EvictShare,
+        pairs: &[GcPairs],
+    ) -> Result<Vec<GcFromC>, Fjkw15Error> {
+        no_moves(s)?;
+        let [(_, ft_shape), (_, et_shape)] = circuits(s)?;
+        let (d, w) = (s.params.depth(s.i) as usize, s.params.w());
+        if pairs.len() != d + 1 {
+            let e = self.roles.party(crate::party::Role::E);
+            return Err(doram_core::wire::PeerFault::malformed(
+                e,
+                "GC label pairs",
+                "one instance per bucket",
+            )
+            .into());
+        }
+        (0..=d)
+            .map(|j| {
+                let (slots, shape) = if j < d {
+                    (w * j..w * (j + 1), &ft_shape)
+                } else {
+                    (w * d..w * (d + LEAF_BUCKETS), &et_shape)
+                };
+                let bits: Vec<bool> = slots
+                    .flat_map(|t| {
+                        let (fb, dir) = slot_bits(s, &share.path, t, (j < d).then_some(j));
+                        if j < d { vec![fb, dir] } else { vec![fb] }
+                    })
+                    .collect();
+                self.gc_choose(shape, &pairs[j], &bits)
+            })
+            .collect()
+    }
+}
+
+impl D {
+    /// FJKW15 Alg. 5, steps 2–3, at the evaluator D: α¹_j, α²_j per bucket, the two output
+    /// wires of each circuit that carry 1.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::Overflow`] if a circuit has fewer than two 1s (the bucket has no room);
+    /// [`Fjkw15Error::Peer`] for messages of the wrong count or shape;
+    /// [`Fjkw15Error::Inconsistent`] for more than two 1s.
+    pub fn evict_picks(
+        &self,
+        s: &EvictShape,
+        from_e: &[GcFromE],
+        from_c: &[GcFromC],
+    ) -> Result<Picks, Fjkw15Error> {
+        no_moves(s)?;
+        let [(ft, ft_shape), (et, et_shape)] = circuits(s)?;
+        let d = s.params.depth(s.i) as usize;
+        for (n, peer) in [
+            (from_e.len(), crate::party::Role::E),
+            (from_c.len(), crate::party::Role::C),
+        ] {
+            if n != d + 1 {
+                let p = self.roles.party(peer);
+                return Err(doram_core::wire::PeerFault::malformed(
+                    p,
+                    "GC messages",
+                    "one instance per bucket",
+                )
+                .into());
+            }
+        }
+        let mut two = |j: usize| -> Result<[usize; 2], Fjkw15Error> {
+            let (c, shape) = if j < d {
+                (&ft, &ft_shape)
+            } else {
+                (&et, &et_shape)
+            };
+            let out = self.gc_evaluate(c, shape, &from_e[j], &from_c[j])?;
+            let ones: Vec<usize> = (0..out.len()).filter(|&k| out[k]).collect();
+            match ones.len() {
+                2 => Ok([ones[0], ones[1]]),
+                0 | 1 => Err(Fjkw15Error::Overflow { tree: s.i }),
+                _ => Err(Fjkw15Error::Inconsistent(
+                    "a pick circuit gave more than two slots",
+                )),
+            }
+        };
+        let internal = (0..d).map(&mut two).collect::<Result<Vec<_>, _>>()?;
+        let leaf = two(d)?;
+        Ok(Picks { internal, leaf })
     }
 }

@@ -23,16 +23,16 @@
 //! * [`access`]: Access\[i\] (Alg. 3) as round functions of D, E and C, built on SS-COT,
 //!   SS-IOT and the rotations;
 //! * [`postprocess`]: PostProcessT\[i\] (Alg. 4), the fresh labels and T_h's relabelling;
-//! * [`eviction`]: Eviction\[i\] (Alg. 5) around its garbled circuits: Shift and the bucket
-//!   permutations, D's index list from the circuits' picks, SS-XOT, the pad ξ and the
-//!   write-back;
+//! * [`circuits`] and [`gc`]: the pick circuits F2FT and F2ET, and Yao's garbled circuits on
+//!   inputs shared between E and C, evaluated by D;
+//! * [`eviction`]: Eviction\[i\] (Alg. 5): Shift and the bucket permutations, the circuits,
+//!   D's index list from their picks, SS-XOT, the pad ξ and the write-back;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: Eviction's garbled circuits F2FT and F2ET (Alg. 5, steps 2–3; their pick
-//! rule is [`plain::f2ft`], and [`eviction`] takes their output as its input), writes of a new record into (T_h)′, the drivers over a
+//! **Not yet here**: writes of a new record into (T_h)′, the drivers over a
 //! `doram_net::Session`, the secret-shared initial load (the paper leaves it open, notes Q15),
-//! and benchmarks of whole accesses.
+//! and benchmarks over a network.
 //!
 //! # Figure map
 //!
@@ -49,7 +49,9 @@
 //! | §4, "Data rotations"; Alg. 3, step 1; Alg. 5, step 1 | Rot[σ, δ, ρ] and its inverse | [`rotation`] |
 //! | Alg. 3 | Access\[i\](sender E, receiver C, helper D) | [`access`] |
 //! | Alg. 4 | PostProcessT\[i\] | [`postprocess`] |
-//! | Alg. 5, steps 1, 4–7 | Eviction\[i\] without GC\[F2FT\], GC\[F2ET\] | [`eviction`] |
+//! | §3, "Yao's Garbled Circuit on Secret-Shared Inputs" | GC\[F\](A = E, B = C, R = D) | [`gc`] |
+//! | §4 and Alg. 5, steps 2–3 (circuits described in prose) | F2FT, F2ET | [`circuits`] |
+//! | Alg. 5 | Eviction\[i\] | [`eviction`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -79,6 +81,7 @@ pub mod bits;
 pub mod circuits;
 pub mod error;
 pub mod eviction;
+pub mod gc;
 pub mod ideal;
 pub mod layout;
 pub mod msgs;

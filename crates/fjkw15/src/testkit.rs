@@ -1,8 +1,9 @@
 //! **Insecure** fixtures for tests and test benches: a dealer that sees the whole plaintext
-//! forest and XOR-shares it between D and E ([`deal`]), and whole accesses run in one process
-//! with D's eviction picks computed on the opened path ([`access_in_process`]). The
-//! three-party initial load and Eviction's garbled circuits are not built yet; these stand in
-//! for them where the secret does not matter.
+//! forest and XOR-shares it between D and E ([`deal`]); whole accesses run in one process
+//! from an address the harness knows ([`access_in_process`]); and the output of Eviction's
+//! circuits computed in the clear ([`ideal_picks`], their ideal functionality). The
+//! three-party initial load is not built yet; the dealer stands in for it where the secret
+//! does not matter.
 
 use rand_core::RngCore;
 
@@ -149,13 +150,12 @@ fn postprocess_trees(
     Ok(tuples)
 }
 
-/// FJKW15 Alg. 5 on every tree, D's picks from [`ideal_picks`], written back into `fd`, `fe`.
-fn evict_trees<R: RngCore + ?Sized>(
+/// FJKW15 Alg. 5 on every tree, written back into `fd`, `fe`.
+fn evict_trees(
     (c, d, e): &mut (C, D, E),
     (fd, fe): (&mut ForestShare, &mut ForestShare),
     (outs, labels): &Accessed,
     tuples: &[(Strings, Strings)],
-    rng: &mut R,
 ) -> Result<(), Fjkw15Error> {
     let p = *fd.params();
     for (i, ((at_c, at_d, at_e), (t_c, t_e))) in outs.iter().zip(tuples).enumerate() {
@@ -169,9 +169,10 @@ fn evict_trees<R: RngCore + ?Sized>(
         let (new_c, new_e) = if i == 0 {
             (c.evict_root(&s, &share_c)?, e.evict_root(&s, &share_e)?)
         } else {
-            // In place of GC[F2FT], GC[F2ET]: the picks from the opened P**.
-            let opened = share_c.path().xor(share_e.path());
-            let picks = ideal_picks(&p, i, labels[i], &opened, rng)?;
+            // [FJKW15 Alg. 5, steps 2–3] GC[F2FT] per internal bucket, GC[F2ET] for the leaf.
+            let (gc_to_d, gc_to_c) = e.evict_garble(&s, labels[i], &share_e)?;
+            let gc_from_c = c.evict_choose(&s, &share_c, &gc_to_c)?;
+            let picks = d.evict_picks(&s, &gc_to_d, &gc_from_c)?;
             let (to_e, to_c) = d.evict_move(&s, &picks)?;
             let c_to_e = c.evict_move(&s, &share_c)?;
             let e_to_c = e.evict_move(&s, &share_e)?;
@@ -184,11 +185,11 @@ fn evict_trees<R: RngCore + ?Sized>(
     Ok(())
 }
 
-/// **Insecure** (the eviction picks are computed on the opened path): one whole read of
-/// `addr` among the three parties in one process — fresh labels, Access\[0..=h\],
-/// PostProcessT, Eviction and the write-back into D's and E's shares `fd`, `fe` — returning
-/// the record (words of [`words_for`]`(d)`). D's and E's shares of the address are drawn from
-/// `rng`. Messages pass in memory.
+/// One whole read of `addr` among the three parties in one process — fresh labels,
+/// Access\[0..=h\], PostProcessT, Eviction with its garbled circuits and the write-back into
+/// D's and E's shares `fd`, `fe` — returning the record (words of [`words_for`]`(d)`). D's and
+/// E's shares of the address are drawn from `rng` (**insecure**: a test harness that knows
+/// the address). Messages pass in memory, in the order a driver will send them.
 ///
 /// # Errors
 /// [`Fjkw15Error::Overflow`] if an eviction overflows (the shares are then partly written
@@ -210,7 +211,7 @@ pub fn access_in_process<R: RngCore + ?Sized>(
     let record = record_of(&p, &accessed)?;
     let fresh = (c_fresh.as_slice(), e_fresh.as_slice(), &to_d);
     let tuples = postprocess_trees(p, parties, &accessed, fresh)?;
-    evict_trees(parties, (fd, fe), &accessed, &tuples, rng)?;
+    evict_trees(parties, (fd, fe), &accessed, &tuples)?;
     Ok(record)
 }
 

@@ -1,7 +1,6 @@
-//! Whole accesses among C, D and E on a dealt forest — Access[0..=h], PostProcessT, Eviction,
-//! written back into D's and E's shares — again and again, every record checked against a
-//! plain array. Eviction's garbled circuits (F2FT, F2ET) are not built yet: their output, D's
-//! picks, comes from `testkit::ideal_picks` on the opened path (the ideal functionality).
+//! Whole accesses among C, D and E on a dealt forest — Access[0..=h], PostProcessT, Eviction
+//! with its garbled circuits, written back into D's and E's shares — again and again, every
+//! record checked against a plain array.
 #![allow(clippy::unwrap_used)]
 
 mod common;

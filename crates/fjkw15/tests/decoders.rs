@@ -5,6 +5,8 @@
 use doram_core::{CodecError, PartyId};
 use doram_fjkw15::Params;
 use doram_fjkw15::access::{AccessFromD, AccessFromE, AccessShape};
+use doram_fjkw15::circuits;
+use doram_fjkw15::gc::{GcFromC, GcFromE, GcPairs, GcShape};
 use doram_fjkw15::msgs::{
     CotFromD, CotFromE, IotFromD, IotFromE, SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD,
     WireMessage, XotFromIndicator, XotFromSender, receive,
@@ -98,6 +100,20 @@ fn access_messages(which: usize, i: usize, bytes: &[u8], seed: u64) -> Result<()
             check::<$m>(&exact(<$m>::wire_len($shape)), $shape, true)?;
         };
     }
+    let circuit = if which.is_multiple_of(2) {
+        circuits::f2ft(3)
+    } else {
+        circuits::f2et(4)
+    };
+    let c_wires: Vec<usize> = if which.is_multiple_of(2) {
+        vec![1, 3, 5, 7, 9, 11]
+    } else {
+        vec![1, 3, 5, 7]
+    };
+    let gc = GcShape::new(&circuit, &c_wires).unwrap();
+    both!(GcFromE, &gc);
+    both!(GcPairs, &gc);
+    both!(GcFromC, &gc);
     both!(AccessFromD, &access);
     both!(AccessFromE, &access);
     both!(FreshLabels, &params);

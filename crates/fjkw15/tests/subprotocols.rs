@@ -5,6 +5,7 @@
 mod common;
 
 use common::{distinct_indices, parties, random_key, rng, test_seed};
+use doram_core::PartyId;
 use doram_fjkw15::Fjkw15Error;
 use doram_fjkw15::bits::Strings;
 use doram_fjkw15::ideal;
@@ -306,5 +307,75 @@ fn shift_restores_a_plaintext_path_rotated_as_access_leaves_it() {
     assert_eq!(restored, path);
     for (k, &s) in slots.iter().enumerate() {
         assert_eq!(layout.decode(restored.get(k)), forest.tree(i).tuple(s));
+    }
+}
+
+#[test]
+fn gc_on_shared_inputs_gives_d_the_picks_of_f2ft_and_f2et() {
+    use doram_fjkw15::circuits::{self, one_hot};
+    use doram_fjkw15::gc::{GcFromC, GcFromE, GcPairs, GcShape};
+    use doram_fjkw15::plain;
+
+    let seed = test_seed();
+    let (c, d, mut e) = parties(seed);
+    let mut rng = rng(seed, 10);
+    for (w, leaf) in [(2, false), (5, false), (32, false), (3, true), (128, true)] {
+        let per = if leaf { 2 } else { 4 };
+        let circuit = if leaf {
+            circuits::f2et(w)
+        } else {
+            circuits::f2ft(w)
+        };
+        let c_wires: Vec<usize> = (0..w)
+            .flat_map(|l| {
+                if leaf {
+                    vec![2 * l + 1]
+                } else {
+                    vec![4 * l + 1, 4 * l + 3]
+                }
+            })
+            .collect();
+        let shape = GcShape::new(&circuit, &c_wires).unwrap();
+        for _ in 0..5 {
+            let fb: Vec<bool> = (0..w).map(|_| rng.random_bool(0.7)).collect();
+            let agree: Vec<bool> = (0..w).map(|_| rng.random()).collect();
+            let lambda = [rng.random_range(0..w), rng.random_range(0..w)];
+            let (mut e_bits, mut c_bits, mut all) = (Vec::new(), Vec::new(), Vec::new());
+            for l in 0..w {
+                let (e_fb, e_b): (bool, bool) = (rng.random(), rng.random());
+                e_bits.push(e_fb);
+                c_bits.push(e_fb ^ fb[l]);
+                all.extend([e_fb, e_fb ^ fb[l]]);
+                if !leaf {
+                    e_bits.push(e_b);
+                    c_bits.push(e_b ^ agree[l]);
+                    all.extend([e_b, e_b ^ agree[l]]);
+                }
+            }
+            for x in lambda {
+                e_bits.extend(one_hot(x, w));
+                all.extend(one_hot(x, w));
+            }
+            assert_eq!(all.len(), per * w + 2 * w);
+            let (to_d, to_c) = e.gc_garble(&circuit, &shape, &e_bits).unwrap();
+            // Through the wire, as D and C receive them.
+            let to_d: GcFromE = receive(PartyId::P2, &to_d.encode(), &shape).unwrap();
+            let to_c: GcPairs = receive(PartyId::P2, &to_c.encode(), &shape).unwrap();
+            let from_c = c.gc_choose(&shape, &to_c, &c_bits).unwrap();
+            let from_c: GcFromC = receive(PartyId::P0, &from_c.encode(), &shape).unwrap();
+            let out = d.gc_evaluate(&circuit, &shape, &to_d, &from_c).unwrap();
+            assert_eq!(out, circuit.eval_plain(&all, &[]).unwrap());
+            let empty: Vec<bool> = fb.iter().map(|f| !f).collect();
+            let moveable: Vec<bool> = (0..w).map(|l| fb[l] && agree[l] && !leaf).collect();
+            let want = plain::f2ft(&moveable, &empty, lambda);
+            let ones: Vec<usize> = (0..w).filter(|&k| out[k]).collect();
+            match want {
+                Some(mut p) => {
+                    p.sort();
+                    assert_eq!(ones, p.to_vec());
+                }
+                None => assert!(ones.len() < 2),
+            }
+        }
     }
 }
