@@ -19,7 +19,7 @@ use doram_fjkw15::bits::Strings;
 use doram_fjkw15::layout::TupleLayout;
 use doram_fjkw15::msgs::{WireMessage, receive};
 use doram_fjkw15::party::{Role, Roles, setup_in_process};
-use doram_fjkw15::plain::PlainForest;
+use doram_fjkw15::plain::{Op, PlainForest};
 use doram_fjkw15::sample::permutation;
 use doram_fjkw15::shift::{ShiftMap, ShiftParams};
 use doram_fjkw15::ss_cot::CotParams;
@@ -127,7 +127,8 @@ fn whole_access(c: &mut Criterion) {
         g.bench_function(format!("2e{m}"), |bench| {
             bench.iter(|| {
                 let addr = rng.random_range(0..items);
-                access_in_process(&mut parties, (&mut fd, &mut fe), addr, &mut rng).expect("reads")
+                access_in_process(&mut parties, (&mut fd, &mut fe), addr, Op::Read, &mut rng)
+                    .expect("reads")
             })
         });
     }

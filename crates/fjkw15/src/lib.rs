@@ -22,7 +22,8 @@
 //!   path reads and write-backs;
 //! * [`access`]: Access\[i\] (Alg. 3) as round functions of D, E and C, built on SS-COT,
 //!   SS-IOT and the rotations;
-//! * [`postprocess`]: PostProcessT\[i\] (Alg. 4), the fresh labels and T_h's relabelling;
+//! * [`postprocess`]: PostProcessT\[i\] (Alg. 4), the fresh labels, T_h's relabelling and
+//!   writes (our design: the paper gives none);
 //! * [`circuits`] and [`gc`]: the pick circuits F2FT and F2ET, and Yao's garbled circuits on
 //!   inputs shared between E and C, evaluated by D;
 //! * [`eviction`]: Eviction\[i\] (Alg. 5): Shift and the bucket permutations, the circuits,
@@ -30,7 +31,7 @@
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: writes of a new record into (T_h)′, the drivers over a
+//! **Not yet here**: the drivers over a
 //! `doram_net::Session`, the secret-shared initial load (the paper leaves it open, notes Q15),
 //! and benchmarks over a network.
 //!

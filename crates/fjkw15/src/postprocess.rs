@@ -447,3 +447,114 @@ impl D {
         Ok((PostFromDtoC { alpha, r }, PostFromDtoE { s: pads }))
     }
 }
+
+/// A write (our design; the paper states the functionality, "writes v at index i", not the
+/// protocol, notes §5.4 \[GAP\]): D → C, D's share v_D of the new record v = v_D ⊕ v_E, where
+/// D and E hold the new record XOR-shared as they hold the address. On the wire ⌈d/8⌉
+/// little-endian bytes.
+///
+/// C and E then replace the A fields of their shares of (T_h)′ by v_D and v_E
+/// ([`C::write_record`], [`E::write_record`]): the old record's shares (z, y) are dropped,
+/// and the new sharing is as fresh as (v_D, v_E). The parties learn that this access writes
+/// (the operation is public here, as in 3P-Duoram); D learns nothing new and C only v_D.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteFromD {
+    record: Strings,
+}
+
+impl WireMessage for WriteFromD {
+    type Shape = Params;
+    const WHAT: &'static str = "write: D's share of the new record";
+
+    fn wire_len(p: &Params) -> usize {
+        p.record_bits().div_ceil(8)
+    }
+
+    fn fits(&self, p: &Params) -> bool {
+        self.record.count() == 1 && self.record.width() == p.record_bits()
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        self.record.as_bytes().to_vec()
+    }
+
+    fn decode(bytes: &[u8], p: &Params) -> Result<Self, doram_core::CodecError> {
+        Ok(WriteFromD {
+            record: Strings::decode(bytes, 1, p.record_bits())?,
+        })
+    }
+}
+
+/// A record's words ([`words_for`](crate::plain::words_for)) as one d-bit string.
+fn record_row(p: &Params, words: &[u64]) -> Result<Strings, Fjkw15Error> {
+    if !crate::plain::record_fits(words, p.record_bits()) {
+        return Err(Fjkw15Error::InvalidInput(
+            "a record share is d bits in 64-bit words",
+        ));
+    }
+    let mut row = Strings::zeros(1, p.record_bits());
+    for (k, &w) in words.iter().enumerate() {
+        let len = (p.record_bits() - 64 * k).min(64);
+        row.set_field(0, 64 * k, len, w);
+    }
+    Ok(row)
+}
+
+/// `tuple` (a share of T_h) with its A field replaced by `record`.
+fn with_record(p: &Params, tuple: &Strings, record: &Strings) -> Result<Strings, Fjkw15Error> {
+    let h = p.h();
+    if tuple.count() != 1 || tuple.width() != p.tuple_bits(h) {
+        return Err(Fjkw15Error::InvalidInput(
+            "a share of T_h is one |T_h|-bit row",
+        ));
+    }
+    let layout = TupleLayout::new(p, h);
+    let mut out = tuple.clone();
+    out.set_bit_range(0, layout.a_offset(), p.record_bits(), record.get(0));
+    Ok(out)
+}
+
+impl D {
+    /// A write, at D: its share `v_d` of the new record, for C ([`WriteFromD`]).
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `v_d` is not a d-bit record.
+    pub fn write_send(&self, p: &Params, v_d: &[u64]) -> Result<WriteFromD, Fjkw15Error> {
+        Ok(WriteFromD {
+            record: record_row(p, v_d)?,
+        })
+    }
+}
+
+impl C {
+    /// A write, at C: its share of (T_h)′ with the record replaced by D's share v_D.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::Peer`] naming D for a message of the wrong shape;
+    /// [`Fjkw15Error::InvalidInput`] if `tuple` is not a share of T_h.
+    pub fn write_record(
+        &self,
+        p: &Params,
+        tuple: &Strings,
+        from_d: &WriteFromD,
+    ) -> Result<Strings, Fjkw15Error> {
+        check(from_d, self.roles.party(Role::D), p)?;
+        with_record(p, tuple, &from_d.record)
+    }
+}
+
+impl E {
+    /// A write, at E: its share of (T_h)′ with the record replaced by its share `v_e`.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `tuple` is not a share of T_h or `v_e` not a d-bit
+    /// record.
+    pub fn write_record(
+        &self,
+        p: &Params,
+        tuple: &Strings,
+        v_e: &[u64],
+    ) -> Result<Strings, Fjkw15Error> {
+        with_record(p, tuple, &record_row(p, v_e)?)
+    }
+}

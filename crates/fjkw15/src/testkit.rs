@@ -14,7 +14,7 @@ use crate::eviction::{EvictShape, Picks};
 use crate::layout::TupleLayout;
 use crate::params::Params;
 use crate::party::{C, D, E};
-use crate::plain::{PlainForest, Tuple, f2et, f2ft, words_for};
+use crate::plain::{Op, PlainForest, Tuple, f2et, f2ft, record_fits, words_for};
 use crate::postprocess::{FreshLabels, PostShape};
 use crate::sample::uniform_below;
 use crate::storage::{ForestShare, TreeShare};
@@ -124,13 +124,20 @@ fn postprocess_trees(
     (c, d, e): &mut (C, D, E),
     (outs, labels): &Accessed,
     (c_fresh, e_fresh, to_d): (&[u64], &[u64], &FreshLabels),
+    write: Option<(&[u64], &[u64])>,
 ) -> Result<Vec<(Strings, Strings)>, Fjkw15Error> {
     let share = |v: &[u64], i: usize| if i == 0 { 0 } else { v[i - 1] };
     let mut tuples = Vec::with_capacity(outs.len());
     for (i, (at_c, _, at_e)) in outs.iter().enumerate() {
         if i == p.h() {
-            let t_c = c.relabel_last(&p, &at_c.tuple, labels[i], share(c_fresh, i))?;
-            tuples.push((t_c, e.relabel_last(&p, &at_e.tuple, share(e_fresh, i))?));
+            let mut t_c = c.relabel_last(&p, &at_c.tuple, labels[i], share(c_fresh, i))?;
+            let mut t_e = e.relabel_last(&p, &at_e.tuple, share(e_fresh, i))?;
+            if let Some((v_d, v_e)) = write {
+                let from_d = d.write_send(&p, v_d)?;
+                t_c = c.write_record(&p, &t_c, &from_d)?;
+                t_e = e.write_record(&p, &t_e, v_e)?;
+            }
+            tuples.push((t_c, t_e));
             continue;
         }
         let ps = PostShape::new(p, i)?;
@@ -185,11 +192,13 @@ fn evict_trees(
     Ok(())
 }
 
-/// One whole read of `addr` among the three parties in one process — fresh labels,
-/// Access\[0..=h\], PostProcessT, Eviction with its garbled circuits and the write-back into
-/// D's and E's shares `fd`, `fe` — returning the record (words of [`words_for`]`(d)`). D's and
-/// E's shares of the address are drawn from `rng` (**insecure**: a test harness that knows
-/// the address). Messages pass in memory, in the order a driver will send them.
+/// One whole access to `addr` among the three parties in one process — fresh labels,
+/// Access\[0..=h\], PostProcessT (and, for [`Op::Write`], the new record,
+/// [`WriteFromD`](crate::postprocess::WriteFromD)), Eviction with its garbled circuits and the
+/// write-back into D's and E's shares `fd`, `fe` — returning the record held before (words of
+/// [`words_for`]`(d)`). D's and E's shares of the address and of a written record are drawn
+/// from `rng` (**insecure**: a test harness that knows them). Messages pass in memory, in the
+/// order a driver will send them.
 ///
 /// # Errors
 /// [`Fjkw15Error::Overflow`] if an eviction overflows (the shares are then partly written
@@ -198,19 +207,38 @@ pub fn access_in_process<R: RngCore + ?Sized>(
     parties: &mut (C, D, E),
     (fd, fe): (&mut ForestShare, &mut ForestShare),
     addr: u64,
+    op: Op<'_>,
     rng: &mut R,
 ) -> Result<Vec<u64>, Fjkw15Error> {
     let p = *fd.params();
     if addr >> p.m() != 0 {
         return Err(Fjkw15Error::InvalidInput("an address has m bits"));
     }
+    // D's and E's shares of a written record: v_D random, v_E = v ⊕ v_D.
+    let write = match op {
+        Op::Read => None,
+        Op::Write(v) if record_fits(v, p.record_bits()) => {
+            let v_d: Vec<u64> = v
+                .iter()
+                .enumerate()
+                .map(|(k, _)| {
+                    let bits = (p.record_bits() - 64 * k).min(64);
+                    rng.next_u64() & (u64::MAX >> (64 - bits))
+                })
+                .collect();
+            let v_e: Vec<u64> = v.iter().zip(&v_d).map(|(a, b)| a ^ b).collect();
+            Some((v_d, v_e))
+        }
+        Op::Write(_) => return Err(Fjkw15Error::InvalidInput("a record is d bits in words")),
+    };
     let n_d = rng.next_u64() & ((1u64 << p.m()) - 1);
     let c_fresh = parties.0.fresh_labels(&p);
     let (e_fresh, to_d) = parties.2.fresh_labels(&p);
     let accessed = access_trees(parties, (fd, fe), (n_d, addr ^ n_d))?;
     let record = record_of(&p, &accessed)?;
     let fresh = (c_fresh.as_slice(), e_fresh.as_slice(), &to_d);
-    let tuples = postprocess_trees(p, parties, &accessed, fresh)?;
+    let write = write.as_ref().map(|(a, b)| (a.as_slice(), b.as_slice()));
+    let tuples = postprocess_trees(p, parties, &accessed, fresh, write)?;
     evict_trees(parties, (fd, fe), &accessed, &tuples)?;
     Ok(record)
 }

@@ -1,18 +1,18 @@
-//! Whole accesses among C, D and E on a dealt forest — Access[0..=h], PostProcessT, Eviction
-//! with its garbled circuits, written back into D's and E's shares — again and again, every
-//! record checked against a plain array.
+//! Whole accesses among C, D and E on a dealt forest — Access[0..=h], PostProcessT, the write
+//! of a new record, Eviction with its garbled circuits, written back into D's and E's shares —
+//! random reads and writes again and again, every record checked against a plain array.
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
-use common::{parties, rng, test_seed};
-use doram_fjkw15::plain::{PlainForest, words_for};
+use common::{parties, random_words, rng, test_seed};
+use doram_fjkw15::plain::{Op, PlainForest, words_for};
 use doram_fjkw15::testkit::{access_in_process, deal};
 use doram_fjkw15::{Fjkw15Error, Params};
 use rand::Rng;
 
 #[test]
-fn repeated_accesses_read_every_record_and_keep_the_forest() {
+fn reads_return_the_last_write() {
     let seed = test_seed();
     let mut parties = parties(seed);
     let mut rng = rng(seed, 1);
@@ -25,7 +25,7 @@ fn repeated_accesses_read_every_record_and_keep_the_forest() {
     ] {
         let items = 1u64 << params.m();
         let words = words_for(params.record_bits());
-        let array: Vec<Vec<u64>> = (0..items)
+        let mut array: Vec<Vec<u64>> = (0..items)
             .map(|n| [vec![n], vec![n & 1; words - 1]].concat())
             .collect();
         let forest =
@@ -38,11 +38,17 @@ fn repeated_accesses_read_every_record_and_keep_the_forest() {
             } else {
                 rng.random_range(0..items)
             };
-            let got = access_in_process(&mut parties, (&mut fd, &mut fe), addr, &mut rng).unwrap();
-            assert_eq!(
-                got, array[addr as usize],
-                "{params:?}: access {k} to {addr}"
-            );
+            let expect = array[addr as usize].clone();
+            let shares = (&mut fd, &mut fe);
+            let got = if rng.random_bool(0.5) {
+                access_in_process(&mut parties, shares, addr, Op::Read, &mut rng)
+            } else {
+                let new = random_words(&mut rng, params.record_bits());
+                let old = access_in_process(&mut parties, shares, addr, Op::Write(&new), &mut rng);
+                array[addr as usize] = new;
+                old
+            };
+            assert_eq!(got.unwrap(), expect, "{params:?}: access {k} to {addr}");
         }
     }
 }
@@ -59,7 +65,7 @@ fn an_overflow_is_an_error() {
     let mut failure = None;
     for _ in 0..10_000 {
         let addr = rng.random_range(0..256);
-        match access_in_process(&mut parties, (&mut fd, &mut fe), addr, &mut rng) {
+        match access_in_process(&mut parties, (&mut fd, &mut fe), addr, Op::Read, &mut rng) {
             Ok(record) => assert_eq!(record, vec![addr]),
             Err(e) => {
                 failure = Some(e);
@@ -71,5 +77,5 @@ fn an_overflow_is_an_error() {
         matches!(failure, Some(Fjkw15Error::Overflow { .. })),
         "{failure:?}"
     );
-    assert!(access_in_process(&mut parties, (&mut fd, &mut fe), 256, &mut rng).is_err());
+    assert!(access_in_process(&mut parties, (&mut fd, &mut fe), 256, Op::Read, &mut rng).is_err());
 }

@@ -11,7 +11,9 @@ use doram_fjkw15::msgs::{
     CotFromD, CotFromE, IotFromD, IotFromE, SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD,
     WireMessage, XotFromIndicator, XotFromSender, receive,
 };
-use doram_fjkw15::postprocess::{FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape};
+use doram_fjkw15::postprocess::{
+    FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape, WriteFromD,
+};
 use doram_fjkw15::shift::ShiftParams;
 use doram_fjkw15::ss_cot::CotParams;
 use doram_fjkw15::ss_iot::IotParams;
@@ -117,6 +119,7 @@ fn access_messages(which: usize, i: usize, bytes: &[u8], seed: u64) -> Result<()
     both!(AccessFromD, &access);
     both!(AccessFromE, &access);
     both!(FreshLabels, &params);
+    both!(WriteFromD, &params);
     if let Ok(post) = PostShape::new(params, i) {
         both!(PostFromDtoC, &post);
         both!(PostFromDtoE, &post);
