@@ -7,10 +7,12 @@ mod common;
 
 use common::{parties, rng, test_seed};
 use doram_core::{CodecError, PartyId};
-use doram_fjkw15::access::{AccessFromD, AccessFromE, AccessShape};
+use doram_fjkw15::access::{AccessAtC, AccessAtE, AccessFromD, AccessFromE, AccessShape};
+use doram_fjkw15::bits::Strings;
 use doram_fjkw15::layout::TupleLayout;
 use doram_fjkw15::msgs::{WireMessage, receive};
 use doram_fjkw15::plain::{Op, PlainForest, words_for};
+use doram_fjkw15::postprocess::{FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape};
 use doram_fjkw15::storage::ForestShare;
 use doram_fjkw15::testkit::deal;
 use doram_fjkw15::{C, D, E};
@@ -194,12 +196,37 @@ fn access_messages_are_parsed_and_checked() {
     }
 }
 
+/// PostProcessT[i] (i < h) on C's and E's outputs of Access[i], every message through the
+/// wire; returns C's and E's shares of (T_i)′.
+fn post(
+    (c, d, e): (&mut C, &mut D, &mut E),
+    (params, i): (Params, usize),
+    (at_c, at_e): (&AccessAtC, &AccessAtE),
+    (label, to_d): (u64, &FreshLabels),
+    (c_shares, e_shares): (&[u64], &[u64]),
+) -> (Strings, Strings) {
+    let share = |v: &[u64], i: usize| if i == 0 { 0 } else { v[i - 1] };
+    let ps = PostShape::new(params, i).unwrap();
+    let (to_c, to_e) = d.post_prepare(&ps, to_d).unwrap();
+    let to_c: PostFromDtoC = receive(PartyId::P1, &to_c.encode(), &ps).unwrap();
+    let to_e: PostFromDtoE = receive(PartyId::P1, &to_e.encode(), &ps).unwrap();
+    let j2 = at_c.j2.unwrap();
+    let delta = c.post_send(&ps, &to_c, j2).unwrap().encode();
+    let delta: PostFromC = receive(PartyId::P0, &delta, &ps).unwrap();
+    let labels = (label, at_c.next_label.unwrap());
+    let shares = (share(c_shares, i), c_shares[i]);
+    let t_c = c
+        .post_finish(&ps, &to_c, j2, &at_c.tuple, labels, shares)
+        .unwrap();
+    let e_share = share(e_shares, i);
+    let t_e = e
+        .post_finish(&ps, &to_e, &delta, &at_e.tuple, e_share)
+        .unwrap();
+    (t_c, t_e)
+}
+
 #[test]
 fn postprocess_inserts_the_fresh_labels() {
-    use doram_fjkw15::postprocess::{
-        FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape,
-    };
-
     let seed = test_seed();
     let (mut c, mut d, mut e) = parties(seed);
     let mut rng = rng(seed, 4);
@@ -226,65 +253,34 @@ fn postprocess_inserts_the_fresh_labels() {
                 c_shares[i - 1] ^ e_shares[i - 1]
             }
         };
-        let share = |v: &[u64], i: usize| if i == 0 { 0 } else { v[i - 1] };
         let mut label = 0;
         for i in 0..=params.h() {
             let s = AccessShape::new(params, i).unwrap();
             let (_, from_d) = d.access(&s, &fd.read_path(i, label).unwrap(), n_d).unwrap();
-            let (at_e, from_e) = e
-                .access(&s, &fe.read_path(i, label).unwrap(), n_e, label)
-                .unwrap();
+            let path_e = fe.read_path(i, label).unwrap();
+            let (at_e, from_e) = e.access(&s, &path_e, n_e, label).unwrap();
             let out = c.access(&s, &from_d, &from_e).unwrap();
-            let rho = at_e.rotation.rho();
             let layout = TupleLayout::new(&params, i);
             let before = layout.decode(out.tuple.xor(&at_e.tuple).get(0));
             let (t_c, t_e) = if i < params.h() {
-                let ps = PostShape::new(params, i).unwrap();
-                let (to_c, to_e) = d.post_prepare(&ps, &to_d).unwrap();
-                let to_c: PostFromDtoC = receive(PartyId::P1, &to_c.encode(), &ps).unwrap();
-                let to_e: PostFromDtoE = receive(PartyId::P1, &to_e.encode(), &ps).unwrap();
-                let j2 = out.j2.unwrap();
-                let delta: PostFromC = receive(
-                    PartyId::P0,
-                    &c.post_send(&ps, &to_c, j2).unwrap().encode(),
-                    &ps,
-                )
-                .unwrap();
-                let labels = (label, out.next_label.unwrap());
-                let shares = (share(&c_shares, i), c_shares[i]);
-                let t_c = c
-                    .post_finish(&ps, &to_c, j2, &out.tuple, labels, shares)
-                    .unwrap();
-                let t_e = e
-                    .post_finish(&ps, &to_e, &delta, &at_e.tuple, share(&e_shares, i))
-                    .unwrap();
-                (t_c, t_e)
+                let parties = (&mut c, &mut d, &mut e);
+                let shares = (c_shares.as_slice(), e_shares.as_slice());
+                post(parties, (params, i), (&out, &at_e), (label, &to_d), shares)
             } else {
-                let t_c = c
-                    .relabel_last(&params, &out.tuple, label, share(&c_shares, i))
-                    .unwrap();
-                (
-                    t_c,
-                    e.relabel_last(&params, &at_e.tuple, share(&e_shares, i))
-                        .unwrap(),
-                )
+                let (cs, es) = (c_shares[i - 1], e_shares[i - 1]);
+                let t_c = c.relabel_last(&params, &out.tuple, label, cs).unwrap();
+                (t_c, e.relabel_last(&params, &at_e.tuple, es).unwrap())
             };
             // (T_i)′ = (1, N_i, (L_i)′, A′): A′[j_2] = (L_{i+1})′, the rest as in T_i.
             let after = layout.decode(t_c.xor(&t_e).get(0));
             assert!(after.fb);
-            assert_eq!(
-                (after.n, after.label),
-                (params.prefix(addr, i), fresh(i)),
-                "tree {i}"
-            );
+            let want = (params.prefix(addr, i), fresh(i));
+            assert_eq!((after.n, after.label), want, "tree {i}");
             if i < params.h() {
-                let j2 = params.chunk(addr, i + 1) ^ rho;
+                let j2 = params.chunk(addr, i + 1) ^ at_e.rotation.rho();
                 assert_eq!(after.a[j2], fresh(i + 1), "tree {i}");
-                assert!(
-                    (0..params.fanout())
-                        .filter(|&t| t != j2)
-                        .all(|t| after.a[t] == before.a[t])
-                );
+                let others = (0..params.fanout()).filter(|&t| t != j2);
+                assert!(others.into_iter().all(|t| after.a[t] == before.a[t]));
             } else {
                 assert_eq!(after.a, before.a, "the record");
             }
