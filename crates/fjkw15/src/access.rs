@@ -21,7 +21,7 @@
 use crate::bits::{Strings, get_bits};
 use crate::error::Fjkw15Error;
 use crate::layout::TupleLayout;
-use crate::msgs::{CotFromD, CotFromE, IotFromD, IotFromE, WireMessage, check};
+use crate::msgs::{CotFromD, CotFromE, IotFromD, IotFromE, WireMessage, check, length};
 use crate::params::Params;
 use crate::party::{C, D, E, Role, instance};
 use crate::rotation::Rotation;
@@ -119,17 +119,6 @@ fn part_fits<M: WireMessage>(msg: &Option<M>, shape: Option<&M::Shape>) -> bool 
         (Some(m), Some(s)) => m.fits(s),
         (None, None) => true,
         _ => false,
-    }
-}
-
-fn length(bytes: &[u8], expected: usize) -> Result<(), doram_core::CodecError> {
-    if bytes.len() == expected {
-        Ok(())
-    } else {
-        Err(doram_core::CodecError::WrongLength {
-            expected,
-            got: bytes.len(),
-        })
     }
 }
 

@@ -21,7 +21,7 @@
 use doram_twopc::{Circuit, Evaluator, Garbler, gc::random_delta};
 
 use crate::error::Fjkw15Error;
-use crate::msgs::{WireMessage, check};
+use crate::msgs::{WireMessage, check, decode_blocks, length};
 use crate::party::{C, D, E, Role};
 
 /// The public shape of one GC instance: the circuit's input, AND-gate and output counts and
@@ -90,24 +90,6 @@ pub struct GcFromC {
     labels: Vec<u128>,
 }
 
-fn blocks(bytes: &[u8]) -> Vec<u128> {
-    bytes
-        .chunks_exact(16)
-        .map(|c| u128::from_le_bytes(c.try_into().expect("16 bytes")))
-        .collect()
-}
-
-fn length(bytes: &[u8], expected: usize) -> Result<(), doram_core::CodecError> {
-    if bytes.len() == expected {
-        Ok(())
-    } else {
-        Err(doram_core::CodecError::WrongLength {
-            expected,
-            got: bytes.len(),
-        })
-    }
-}
-
 impl WireMessage for GcFromE {
     type Shape = GcShape;
     const WHAT: &'static str = "GC tables, decoding bits and E's labels";
@@ -148,7 +130,7 @@ impl WireMessage for GcFromE {
         Ok(GcFromE {
             tables: tables.to_vec(),
             decoding,
-            labels: blocks(labels),
+            labels: decode_blocks(labels),
         })
     }
 }
@@ -175,7 +157,7 @@ impl WireMessage for GcPairs {
 
     fn decode(bytes: &[u8], s: &GcShape) -> Result<Self, doram_core::CodecError> {
         length(bytes, Self::wire_len(s))?;
-        let b = blocks(bytes);
+        let b = decode_blocks(bytes);
         Ok(GcPairs {
             pairs: b.chunks_exact(2).map(|p| [p[0], p[1]]).collect(),
         })
@@ -201,7 +183,7 @@ impl WireMessage for GcFromC {
     fn decode(bytes: &[u8], s: &GcShape) -> Result<Self, doram_core::CodecError> {
         length(bytes, Self::wire_len(s))?;
         Ok(GcFromC {
-            labels: blocks(bytes),
+            labels: decode_blocks(bytes),
         })
     }
 }

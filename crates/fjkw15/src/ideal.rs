@@ -2,7 +2,7 @@
 //! must output, computed directly from all parties' inputs. Tests run the protocols against
 //! these.
 
-use crate::bits::{Strings, xor_into};
+use crate::bits::Strings;
 use crate::shift::ShiftMap;
 
 /// SS-COT\[N\]: every (t, m_t) with a_t = b_t, t counting from 0.
@@ -35,11 +35,4 @@ pub fn ss_xot(share_a: &Strings, share_b: &Strings, i: &[usize]) -> Strings {
 /// Shift: the secret Π(X) of the output sharing, from the input shares.
 pub fn shift(map: &ShiftMap, x_a: &Strings, x_b: &Strings) -> Strings {
     map.apply(&x_a.xor(x_b))
-}
-
-/// The XOR of two byte strings of the same length.
-pub fn xor_bytes(a: &[u8], b: &[u8]) -> Vec<u8> {
-    let mut out = a.to_vec();
-    xor_into(&mut out, b);
-    out
 }

@@ -93,7 +93,8 @@ fn encode_blocks(out: &mut Vec<u8>, xs: &[u128]) {
     }
 }
 
-fn decode_blocks(bytes: &[u8]) -> Vec<u128> {
+/// 16-byte little-endian blocks (`bytes` is a whole number of them).
+pub(crate) fn decode_blocks(bytes: &[u8]) -> Vec<u128> {
     bytes
         .chunks_exact(16)
         .map(|c| {
@@ -104,7 +105,8 @@ fn decode_blocks(bytes: &[u8]) -> Vec<u128> {
         .collect()
 }
 
-fn length(bytes: &[u8], expected: usize) -> Result<(), CodecError> {
+/// [`CodecError::WrongLength`] unless `bytes` has `expected` bytes.
+pub(crate) fn length(bytes: &[u8], expected: usize) -> Result<(), CodecError> {
     if bytes.len() == expected {
         Ok(())
     } else {

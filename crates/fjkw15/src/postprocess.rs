@@ -23,7 +23,7 @@
 use crate::bits::Strings;
 use crate::error::Fjkw15Error;
 use crate::layout::TupleLayout;
-use crate::msgs::{WireMessage, check};
+use crate::msgs::{WireMessage, check, length};
 use crate::params::Params;
 use crate::party::{C, D, E, Role};
 use crate::sample::uniform_below;
@@ -94,17 +94,6 @@ impl PostShape {
 
 fn two_bytes(bytes: &[u8]) -> usize {
     usize::from(u16::from_le_bytes([bytes[0], bytes[1]]))
-}
-
-fn length(bytes: &[u8], expected: usize) -> Result<(), doram_core::CodecError> {
-    if bytes.len() == expected {
-        Ok(())
-    } else {
-        Err(doram_core::CodecError::WrongLength {
-            expected,
-            got: bytes.len(),
-        })
-    }
 }
 
 fn index_in_range(v: usize, n: usize) -> Result<usize, doram_core::CodecError> {

@@ -1,22 +1,19 @@
 //! **Insecure** fixtures for tests and test benches: a dealer that sees the whole plaintext
-//! forest and XOR-shares it between D and E ([`deal`]); whole accesses run in one process
-//! from an address the harness knows ([`access_in_process`]); and the output of Eviction's
-//! circuits computed in the clear ([`ideal_picks`], their ideal functionality). The
-//! three-party initial load is not built yet; the dealer stands in for it where the secret
-//! does not matter.
+//! forest and XOR-shares it between D and E ([`deal`]), and whole accesses run in one process
+//! from an address the harness knows ([`access_in_process`]). The three-party initial load is
+//! not built yet; the dealer stands in for it where the secret does not matter.
 
 use rand_core::RngCore;
 
 use crate::access::{AccessAtC, AccessAtD, AccessAtE, AccessShape};
 use crate::bits::{Strings, get_bits};
 use crate::error::Fjkw15Error;
-use crate::eviction::{EvictShape, Picks};
+use crate::eviction::EvictShape;
 use crate::layout::TupleLayout;
 use crate::params::Params;
 use crate::party::{C, D, E};
-use crate::plain::{Op, PlainForest, Tuple, f2et, f2ft, record_fits, words_for};
+use crate::plain::{Op, PlainForest, Tuple, record_fits, words_for};
 use crate::postprocess::{FreshLabels, PostShape};
-use crate::sample::uniform_below;
 use crate::storage::{ForestShare, TreeShare};
 
 /// OT_i of `forest` in the protocols' layout, one row per slot (OT_0: its one tuple).
@@ -56,41 +53,6 @@ pub fn deal<R: RngCore + ?Sized>(forest: &PlainForest, rng: &mut R) -> (ForestSh
     }
     let forest = |root, trees| ForestShare::new(params, root, trees).expect("the forest's shape");
     (forest(root_d, trees_d), forest(root_e, trees_e))
-}
-
-/// **Insecure**: what GC\[F2FT\] and GC\[F2ET\] give D (FJKW15 Alg. 5, steps 2–3), computed in
-/// the clear from the opened P** of tree i on the path to `leaf`, with random offsets λ_0, λ_1
-/// per bucket: the ideal functionality of the circuits.
-///
-/// # Errors
-/// [`Fjkw15Error::Overflow`] if a bucket has no two usable slots.
-pub fn ideal_picks<R: RngCore + ?Sized>(
-    p: &Params,
-    i: usize,
-    leaf: u64,
-    opened: &Strings,
-    rng: &mut R,
-) -> Result<Picks, Fjkw15Error> {
-    let (d, w) = (p.depth(i) as usize, p.w());
-    let layout = TupleLayout::new(p, i);
-    let fb = |t: usize| opened.field(t, 0, 1) == 1;
-    let agree = |t: usize, j: usize| {
-        let bit = d - 1 - j;
-        (opened.field(t, layout.label_offset(), d) >> bit) & 1 == (leaf >> bit) & 1
-    };
-    let overflow = Fjkw15Error::Overflow { tree: i };
-    let mut internal = Vec::with_capacity(d);
-    for j in 0..d {
-        let slots = w * j..w * (j + 1);
-        let moveable: Vec<bool> = slots.clone().map(|t| fb(t) && agree(t, j)).collect();
-        let empty: Vec<bool> = slots.map(|t| !fb(t)).collect();
-        let lambda = [0, 1].map(|_| uniform_below(rng, w as u64) as usize);
-        internal.push(f2ft(&moveable, &empty, lambda).ok_or(overflow.clone())?);
-    }
-    let empty: Vec<bool> = (w * d..w * (d + 4)).map(|t| !fb(t)).collect();
-    let lambda = [0, 1].map(|_| uniform_below(rng, 4 * w as u64) as usize);
-    let leaf = f2et(&empty, lambda).ok_or(overflow)?;
-    Ok(Picks { internal, leaf })
 }
 
 /// The outputs of Access\[0..=h\] for one address: per tree, C's, D's and E's outputs, and
