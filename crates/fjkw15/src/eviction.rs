@@ -67,9 +67,35 @@ impl EvictShape {
         ShiftParams::new(self.tuples() + 1, self.bits())
     }
 
+    /// The parameters of the Shift of P* ‖ (T_i)′ (for parsing its messages).
+    pub fn shift_params(&self) -> ShiftParams {
+        self.shift()
+    }
+
+    /// The parameters of SS-XOT\[k+2 choose k\] (for parsing its messages).
+    pub fn xot_params(&self) -> XotParams {
+        self.xot()
+    }
+
     fn xot(&self) -> XotParams {
         let k = self.tuples();
         XotParams::new(k + 2, k, self.bits()).expect("k ≤ k + 2 < 2^32")
+    }
+
+    /// The GC shapes of this Eviction's circuits, bucket by bucket: F2FT for the d_i internal
+    /// buckets, F2ET for the leaf node (none for i = 0).
+    ///
+    /// # Errors
+    /// Never for a valid shape; [`Fjkw15Error::InvalidInput`] otherwise.
+    pub fn gc_shapes(&self) -> Result<Vec<GcShape>, Fjkw15Error> {
+        if self.i == 0 {
+            return Ok(Vec::new());
+        }
+        let [(_, ft), (_, et)] = circuits(self)?;
+        let d = self.params.depth(self.i) as usize;
+        Ok((0..=d)
+            .map(|j| if j < d { ft.clone() } else { et.clone() })
+            .collect())
     }
 
     /// The bucket boundaries of P**: d_i internal buckets of w, then one leaf node of 4w.

@@ -28,11 +28,13 @@
 //!   inputs shared between E and C, evaluated by D;
 //! * [`eviction`]: Eviction\[i\] (Alg. 5): Shift and the bucket permutations, the circuits,
 //!   D's index list from their picks, SS-XOT, the pad ξ and the write-back;
+//! * [`driver`]: the only I/O — setup and one whole access per party over a
+//!   `doram_net::Session`;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: the drivers over a
-//! `doram_net::Session`, the secret-shared initial load (the paper leaves it open, notes Q15),
+//! **Not yet here**: the secret-shared initial load (the paper leaves it open, notes Q15; the
+//! testkit's dealer stands in), pipelining of trees in the driver, the `SharedMemory` backend
 //! and benchmarks over a network.
 //!
 //! # Figure map
@@ -80,6 +82,7 @@
 pub mod access;
 pub mod bits;
 pub mod circuits;
+pub mod driver;
 pub mod error;
 pub mod eviction;
 pub mod gc;

@@ -1,0 +1,412 @@
+//! The only I/O of the crate: one whole access (FJKW15 §4: Access, PostProcess, Eviction) run
+//! by each party over a [`doram_net::Session`], sending and receiving the messages of the
+//! round functions in a fixed order.
+//!
+//! Per tree i, in order: Access\[i\] (D → C, E → C, then C → D, E: L_{i+1}); then
+//! PostProcessT for every tree and the write; then Eviction for every tree. Sends never wait,
+//! and every party sends what a peer needs before it waits on that peer, so the order has no
+//! cycle. Trees are handled one after the other; pipelining PostProcess and Eviction across
+//! trees (notes Q12) is left to a later step.
+//!
+//! Inputs: D and E hold their shares of the forest ([`ForestShare`]), of the address N and,
+//! for a write, of the new record. Outputs: C and E get their shares of the record read
+//! (before the write).
+
+use doram_core::{PartyId, Seed};
+use doram_net::{NetError, Session};
+
+use crate::access::{AccessFromD, AccessFromE, AccessShape};
+use crate::bits::{Strings, get_bits};
+use crate::error::Fjkw15Error;
+use crate::eviction::{EvictFromC, EvictShape};
+use crate::gc::{GcFromC, GcFromE, GcPairs};
+use crate::layout::TupleLayout;
+use crate::msgs::{
+    SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD, WireMessage, XotFromIndicator,
+    XotFromSender, receive,
+};
+use crate::params::Params;
+use crate::party::{C, D, E, Role, Roles};
+use crate::plain::words_for;
+use crate::postprocess::{
+    FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape, WriteFromD,
+};
+use crate::storage::ForestShare;
+
+/// A failed access: the transport, or the protocol.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DriverError {
+    /// The transport failed; the error names the peer.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A round function failed (a peer's malformed message, an overflow, misuse).
+    #[error(transparent)]
+    Protocol(#[from] Fjkw15Error),
+}
+
+impl From<doram_core::wire::PeerFault> for DriverError {
+    fn from(f: doram_core::wire::PeerFault) -> DriverError {
+        DriverError::Protocol(f.into())
+    }
+}
+
+/// FJKW15 Alg. 3 (notes Q12): C → D and C → E, the label L_{i+1} it learnt, in ⌈d_{i+1}/8⌉
+/// little-endian bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NextLabel {
+    label: Strings,
+}
+
+impl WireMessage for NextLabel {
+    type Shape = (Params, usize);
+    const WHAT: &'static str = "Access: the next label L_{i+1}";
+
+    fn wire_len((p, i): &(Params, usize)) -> usize {
+        (p.depth(i + 1) as usize).div_ceil(8)
+    }
+
+    fn fits(&self, (p, i): &(Params, usize)) -> bool {
+        self.label.count() == 1 && self.label.width() == p.depth(i + 1) as usize
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        self.label.as_bytes().to_vec()
+    }
+
+    fn decode(bytes: &[u8], (p, i): &(Params, usize)) -> Result<Self, doram_core::CodecError> {
+        Ok(NextLabel {
+            label: Strings::decode(bytes, 1, p.depth(i + 1) as usize)?,
+        })
+    }
+}
+
+impl NextLabel {
+    fn new(p: &Params, i: usize, label: u64) -> NextLabel {
+        let mut s = Strings::zeros(1, p.depth(i + 1) as usize);
+        s.set_field(0, 0, s.width(), label);
+        NextLabel { label: s }
+    }
+
+    fn value(&self) -> u64 {
+        self.label.field(0, 0, self.label.width())
+    }
+}
+
+/// One party after setup, in the role the session's [`Roles`] give it.
+#[derive(Debug)]
+pub enum Party {
+    /// C.
+    C(C),
+    /// D.
+    D(D),
+    /// E.
+    E(E),
+}
+
+/// The setup round over `s`: this party's pairwise seed out, the other in
+/// ([`crate::party`]); `seed` is all of this party's randomness.
+///
+/// # Errors
+/// [`Fjkw15Error::InvalidRoles`] if this party plays no role; the transport's errors.
+pub fn setup(s: &mut Session, roles: Roles, seed: Seed) -> Result<Party, DriverError> {
+    let party = |r: Role| roles.party(r);
+    match roles.role_of(s.me()) {
+        Some(Role::C) => {
+            let (pending, msg) = C::setup_start(roles, seed);
+            send(s, party(Role::D), &msg)?;
+            Ok(Party::C(pending.finish(recv::<SeedEtoC>(
+                s,
+                party(Role::E),
+                &(),
+            )?)))
+        }
+        Some(Role::D) => {
+            let (pending, msg) = D::setup_start(roles, seed);
+            send(s, party(Role::E), &msg)?;
+            Ok(Party::D(pending.finish(recv::<SeedCtoD>(
+                s,
+                party(Role::C),
+                &(),
+            )?)))
+        }
+        Some(Role::E) => {
+            let (pending, msg) = E::setup_start(roles, seed);
+            send(s, party(Role::C), &msg)?;
+            Ok(Party::E(pending.finish(recv::<SeedDtoE>(
+                s,
+                party(Role::D),
+                &(),
+            )?)))
+        }
+        None => Err(Fjkw15Error::InvalidRoles.into()),
+    }
+}
+
+fn send<M: WireMessage>(s: &mut Session, to: PartyId, m: &M) -> Result<(), DriverError> {
+    Ok(s.send_bytes(to, &m.encode())?)
+}
+
+fn recv<M: WireMessage>(
+    s: &mut Session,
+    from: PartyId,
+    shape: &M::Shape,
+) -> Result<M, DriverError> {
+    let bytes = s.recv_bytes(from)?;
+    Ok(receive::<M>(from, &bytes, shape)?)
+}
+
+/// The record share in the A field of a share of T_h, as words.
+fn record_share(p: &Params, tuple: &Strings) -> Vec<u64> {
+    let layout = TupleLayout::new(p, p.h());
+    let bits = p.record_bits();
+    let row = tuple.bit_range(0, layout.a_offset(), bits);
+    (0..words_for(bits))
+        .map(|k| get_bits(&row, 64 * k, (bits - 64 * k).min(64)))
+        .collect()
+}
+
+/// C's share of the record, labels L_0..L_h and Access outputs, tree by tree.
+type AtC = (Vec<crate::access::AccessAtC>, Vec<u64>);
+
+fn c_access(s: &mut Session, c: &mut C, p: &Params) -> Result<AtC, DriverError> {
+    let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
+    let (mut outs, mut labels) = (Vec::new(), vec![0u64]);
+    for i in 0..=p.h() {
+        let shape = AccessShape::new(*p, i)?;
+        let from_d: AccessFromD = recv(s, pd, &shape)?;
+        let from_e: AccessFromE = recv(s, pe, &shape)?;
+        let out = c.access(&shape, &from_d, &from_e)?;
+        if let Some(next) = out.next_label {
+            // [FJKW15 Alg. 3, notes Q12] C → D, E: L_{i+1}.
+            send(s, pd, &NextLabel::new(p, i, next))?;
+            send(s, pe, &NextLabel::new(p, i, next))?;
+        }
+        labels.push(out.next_label.unwrap_or(0));
+        outs.push(out);
+    }
+    Ok((outs, labels))
+}
+
+fn c_evict(
+    s: &mut Session,
+    c: &mut C,
+    p: &Params,
+    i: usize,
+    (path, tuple): (&Strings, &Strings),
+) -> Result<(), DriverError> {
+    let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
+    let es = EvictShape::new(*p, i)?;
+    let (share, u) = c.evict_shift(&es, path, tuple)?;
+    send(s, pe, &u)?;
+    let new = if i == 0 {
+        c.evict_root(&es, &share)?
+    } else {
+        let shapes = es.gc_shapes()?;
+        let pairs = shapes
+            .iter()
+            .map(|g| recv::<GcPairs>(s, pe, g))
+            .collect::<Result<Vec<_>, _>>()?;
+        for m in c.evict_choose(&es, &share, &pairs)? {
+            send(s, pd, &m)?;
+        }
+        let xot = es.xot_params();
+        let to_c: XotFromIndicator = recv(s, pd, &xot)?;
+        send(s, pe, &c.evict_move(&es, &share)?)?;
+        let e_to_c: XotFromSender = recv(s, pe, &xot)?;
+        c.evict_finish(&es, &e_to_c, &to_c)?
+    };
+    send(s, pd, &new)
+}
+
+/// One access at C. Returns C's share of the record read.
+///
+/// # Errors
+/// [`DriverError`]: the transport, a peer's malformed message, an overflow.
+pub fn access_c(
+    s: &mut Session,
+    c: &mut C,
+    p: &Params,
+    write: bool,
+) -> Result<Vec<u64>, DriverError> {
+    let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
+    let c_fresh = c.fresh_labels(p);
+    let (outs, labels) = c_access(s, c, p)?;
+    let record = record_share(p, &outs[p.h()].tuple);
+    let share = |i: usize| if i == 0 { 0 } else { c_fresh[i - 1] };
+    let mut tuples = Vec::with_capacity(outs.len());
+    for (i, out) in outs.iter().enumerate() {
+        if i == p.h() {
+            let mut t = c.relabel_last(p, &out.tuple, labels[i], share(i))?;
+            if write {
+                let from_d: WriteFromD = recv(s, pd, p)?;
+                t = c.write_record(p, &t, &from_d)?;
+            }
+            tuples.push(t);
+            continue;
+        }
+        let ps = PostShape::new(*p, i)?;
+        let to_c: PostFromDtoC = recv(s, pd, &ps)?;
+        let j2 = out
+            .j2
+            .ok_or(Fjkw15Error::InvalidInput("Access[i < h] gives j_2"))?;
+        send(s, pe, &c.post_send(&ps, &to_c, j2)?)?;
+        let l = (labels[i], labels[i + 1]);
+        tuples.push(c.post_finish(&ps, &to_c, j2, &out.tuple, l, (share(i), c_fresh[i]))?);
+    }
+    for (i, (out, t)) in outs.iter().zip(&tuples).enumerate() {
+        let empty = Strings::zeros(0, p.tuple_bits(i));
+        c_evict(s, c, p, i, (out.path.as_ref().unwrap_or(&empty), t))?;
+    }
+    Ok(record)
+}
+
+/// One access at D, on its share of the forest, of the address (`n`) and of a written record.
+///
+/// # Errors
+/// As [`access_c`].
+pub fn access_d(
+    s: &mut Session,
+    d: &mut D,
+    forest: &mut ForestShare,
+    n: u64,
+    write: Option<&[u64]>,
+) -> Result<(), DriverError> {
+    let p = *forest.params();
+    let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
+    let fresh: FreshLabels = recv(s, pe, &p)?;
+    let (mut rotations, mut labels) = (Vec::new(), vec![0u64]);
+    for i in 0..=p.h() {
+        let shape = AccessShape::new(p, i)?;
+        let (at_d, msg) = d.access(&shape, &forest.read_path(i, labels[i])?, n)?;
+        send(s, pc, &msg)?;
+        rotations.push(at_d.rotation);
+        let next = if i < p.h() {
+            recv::<NextLabel>(s, pc, &(p, i))?.value()
+        } else {
+            0
+        };
+        labels.push(next);
+    }
+    for i in 0..p.h() {
+        let (to_c, to_e) = d.post_prepare(&PostShape::new(p, i)?, &fresh)?;
+        send(s, pc, &to_c)?;
+        send(s, pe, &to_e)?;
+    }
+    if let Some(v_d) = write {
+        send(s, pc, &d.write_send(&p, v_d)?)?;
+    }
+    for (i, rotation) in rotations.iter().enumerate() {
+        let es = EvictShape::new(p, i)?;
+        send(s, pe, &d.evict_shift(&es, rotation)?)?;
+        if i > 0 {
+            let shapes = es.gc_shapes()?;
+            let from_e = shapes
+                .iter()
+                .map(|g| recv::<GcFromE>(s, pe, g))
+                .collect::<Result<Vec<_>, _>>()?;
+            let from_c = shapes
+                .iter()
+                .map(|g| recv::<GcFromC>(s, pc, g))
+                .collect::<Result<Vec<_>, _>>()?;
+            let picks = d.evict_picks(&es, &from_e, &from_c)?;
+            let (to_e, to_c) = d.evict_move(&es, &picks)?;
+            send(s, pe, &to_e)?;
+            send(s, pc, &to_c)?;
+        }
+        let new_c: EvictFromC = recv(s, pc, &es)?;
+        forest.write_path(i, labels[i], new_c.path())?;
+    }
+    Ok(())
+}
+
+/// One access at E, on its share of the forest, of the address (`n`) and of a written record.
+/// Returns E's share of the record read.
+///
+/// # Errors
+/// As [`access_c`].
+pub fn access_e(
+    s: &mut Session,
+    e: &mut E,
+    forest: &mut ForestShare,
+    n: u64,
+    write: Option<&[u64]>,
+) -> Result<Vec<u64>, DriverError> {
+    let p = *forest.params();
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
+    let (e_fresh, to_d) = e.fresh_labels(&p);
+    send(s, pd, &to_d)?;
+    let (mut outs, mut labels) = (Vec::new(), vec![0u64]);
+    for i in 0..=p.h() {
+        let shape = AccessShape::new(p, i)?;
+        let (at_e, msg) = e.access(&shape, &forest.read_path(i, labels[i])?, n, labels[i])?;
+        send(s, pc, &msg)?;
+        outs.push(at_e);
+        let next = if i < p.h() {
+            recv::<NextLabel>(s, pc, &(p, i))?.value()
+        } else {
+            0
+        };
+        labels.push(next);
+    }
+    let record = record_share(&p, &outs[p.h()].tuple);
+    let share = |i: usize| if i == 0 { 0 } else { e_fresh[i - 1] };
+    let mut tuples = Vec::with_capacity(outs.len());
+    for (i, out) in outs.iter().enumerate() {
+        let t = if i == p.h() {
+            let t = e.relabel_last(&p, &out.tuple, share(i))?;
+            match write {
+                Some(v_e) => e.write_record(&p, &t, v_e)?,
+                None => t,
+            }
+        } else {
+            let ps = PostShape::new(p, i)?;
+            let to_e: PostFromDtoE = recv(s, pd, &ps)?;
+            let delta: PostFromC = recv(s, pc, &ps)?;
+            e.post_finish(&ps, &to_e, &delta, &out.tuple, share(i))?
+        };
+        tuples.push(t);
+    }
+    for (i, (out, t)) in outs.iter().zip(&tuples).enumerate() {
+        let empty = Strings::zeros(0, p.tuple_bits(i));
+        let new = e_evict(
+            s,
+            e,
+            (&p, i, labels[i]),
+            out,
+            (out.path.as_ref().unwrap_or(&empty), t),
+        )?;
+        forest.write_path(i, labels[i], &new)?;
+    }
+    Ok(record)
+}
+
+fn e_evict(
+    s: &mut Session,
+    e: &mut E,
+    (p, i, label): (&Params, usize, u64),
+    out: &crate::access::AccessAtE,
+    (path, tuple): (&Strings, &Strings),
+) -> Result<Strings, DriverError> {
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
+    let es = EvictShape::new(*p, i)?;
+    let shift = es.shift_params();
+    let pre: ShiftFromD = recv(s, pd, &shift)?;
+    let u: ShiftFromC = recv(s, pc, &shift)?;
+    let share = e.evict_shift(&es, &out.rotation, (path, tuple), &pre, &u)?;
+    if i == 0 {
+        return Ok(e.evict_root(&es, &share)?);
+    }
+    let (to_d, to_c) = e.evict_garble(&es, label, &share)?;
+    for m in &to_d {
+        send(s, pd, m)?;
+    }
+    for m in &to_c {
+        send(s, pc, m)?;
+    }
+    let xot = es.xot_params();
+    let to_e: XotFromIndicator = recv(s, pd, &xot)?;
+    send(s, pc, &e.evict_move(&es, &share)?)?;
+    let c_to_e: XotFromSender = recv(s, pc, &xot)?;
+    Ok(e.evict_finish(&es, &c_to_e, &to_e)?)
+}
