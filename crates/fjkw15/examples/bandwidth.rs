@@ -1,0 +1,86 @@
+//! Bytes per access of the whole protocol, measured on an in-process mesh (doram-net's
+//! per-link counters: payload bytes, without frame headers): per party and in total, against
+//! the paper's 1.18 MB at m = 18, w = 128, d = 4 B (FJKW15 §1). The forest is dealt by the
+//! testkit's insecure dealer. Usage:
+//! `cargo run --release -p doram-fjkw15 --example bandwidth -- M TAU W ACCESSES`
+
+use doram_core::{Entropy, PartyId};
+use doram_fjkw15::Params;
+use doram_fjkw15::driver::{Party, access_c, access_d, access_e, setup};
+use doram_fjkw15::party::Roles;
+use doram_fjkw15::plain::PlainForest;
+use doram_fjkw15::testkit::deal;
+use doram_net::LocalMesh;
+use rand::{Rng, SeedableRng};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()?;
+    let &[m, tau, w, accesses] = args.as_slice() else {
+        return Err("usage: bandwidth M TAU W ACCESSES".into());
+    };
+    let params = Params::new(m as u32, tau as u32, w as usize, 32)?;
+    let mut rng = rand_chacha::ChaCha12Rng::from_os_rng();
+    let items = 1u64 << m;
+    let forest = PlainForest::load(params, items, |n| vec![n & 0xffff_ffff], &mut rng)?;
+    let (fd, fe) = deal(&forest, &mut rng);
+    let sessions = LocalMesh::new(3).build();
+    let start = std::time::Instant::now();
+    let sent: Vec<u64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .map(|mut s| {
+                let mut forest = match s.me() {
+                    PartyId::P1 => Some(fd.clone()),
+                    PartyId::P2 => Some(fe.clone()),
+                    _ => None,
+                };
+                scope.spawn(move || {
+                    let seed = Entropy::Os.party_seed(s.me(), "fjkw15");
+                    let mut party = setup(&mut s, Roles::default(), seed).expect("setup");
+                    s.reset_stats();
+                    let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(1);
+                    for _ in 0..accesses {
+                        // Reads of random addresses; D's share of the address is 0 here.
+                        let addr = rng.random_range(0..items);
+                        match &mut party {
+                            Party::C(c) => drop(access_c(&mut s, c, &params, false).expect("C")),
+                            Party::D(d) => {
+                                access_d(&mut s, d, forest.as_mut().expect("D's share"), 0, None)
+                                    .expect("D")
+                            }
+                            Party::E(e) => drop(
+                                access_e(
+                                    &mut s,
+                                    e,
+                                    forest.as_mut().expect("E's share"),
+                                    addr,
+                                    None,
+                                )
+                                .expect("E"),
+                            ),
+                        }
+                    }
+                    s.stats().total().sum().bytes_sent
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("party"))
+            .collect()
+    });
+    let per = |b: u64| b as f64 / accesses as f64 / 1e6;
+    println!(
+        "{params:?}: {accesses} reads in {:.2?}; MB sent per access: C {:.3}, D {:.3}, E {:.3}, total {:.3}; P = {:.3} MB",
+        start.elapsed(),
+        per(sent[0]),
+        per(sent[1]),
+        per(sent[2]),
+        per(sent.iter().sum()),
+        params.total_path_bits() as f64 / 8e6
+    );
+    Ok(())
+}
