@@ -135,3 +135,57 @@ fn traffic_does_not_depend_on_addresses_or_values() {
     };
     assert_eq!(shape(seed), shape(seed.wrapping_add(1)));
 }
+
+#[test]
+fn a_short_message_is_blamed_on_its_sender_and_nobody_hangs() {
+    use doram_fjkw15::Fjkw15Error;
+    use doram_fjkw15::driver::DriverError;
+    use doram_net::Tamper;
+
+    let seed = test_seed();
+    let params = Params::new(6, 3, 32, 20).unwrap();
+    let mut rng = rng(seed, 3);
+    let forest = PlainForest::load(params, 64, |n| vec![n], &mut rng).unwrap();
+    let (fd, fe) = deal(&forest, &mut rng);
+    // D's first message to C (Access[0]) loses its last byte.
+    let sessions = LocalMesh::new(3)
+        .timeout(Duration::from_secs(5))
+        .tamper(|from, to, index, payload| {
+            if (from, to, index) == (PartyId::P1, PartyId::P0, 0) {
+                payload.pop();
+            }
+            Tamper::Pass
+        })
+        .build();
+    let results: Vec<Result<(), DriverError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .map(|mut s| {
+                let mut f = match s.me() {
+                    PartyId::P1 => Some(fd.clone()),
+                    PartyId::P2 => Some(fe.clone()),
+                    _ => None,
+                };
+                scope.spawn(move || -> Result<(), DriverError> {
+                    let seed = Entropy::InsecureSeed(seed).party_seed(s.me(), "fjkw15");
+                    match setup(&mut s, Roles::default(), seed)? {
+                        Party::C(mut c) => access_c(&mut s, &mut c, &params, false).map(drop),
+                        Party::D(mut d) => access_d(&mut s, &mut d, f.as_mut().unwrap(), 0, None),
+                        Party::E(mut e) => {
+                            access_e(&mut s, &mut e, f.as_mut().unwrap(), 5, None).map(drop)
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    match &results[0] {
+        Err(DriverError::Protocol(Fjkw15Error::Peer(f))) => {
+            assert_eq!(f.peer, PartyId::P1);
+            assert_eq!(f.what, "Access (Alg. 3, steps 2–4) from D");
+        }
+        other => panic!("C: {other:?}"),
+    }
+    assert!(results[1].is_err() && results[2].is_err(), "{results:?}");
+}
