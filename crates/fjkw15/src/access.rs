@@ -99,7 +99,8 @@ pub struct AccessFromE {
     iot: Option<IotFromE>,
 }
 
-/// Encodes an optional part, decodes it from the front of `bytes`.
+/// Decodes an optional part (present iff `shape` is) from the front of `bytes`, which the
+/// caller has length-checked.
 fn take<M: WireMessage>(
     bytes: &mut &[u8],
     shape: Option<&M::Shape>,
@@ -110,10 +111,12 @@ fn take<M: WireMessage>(
     M::decode(head, shape).map(Some)
 }
 
+/// The encoded length of an optional part.
 fn part_len<M: WireMessage>(shape: Option<&M::Shape>) -> usize {
     shape.map_or(0, M::wire_len)
 }
 
+/// Whether an optional part is present exactly when the instance has it, with its shape.
 fn part_fits<M: WireMessage>(msg: &Option<M>, shape: Option<&M::Shape>) -> bool {
     match (msg, shape) {
         (Some(m), Some(s)) => m.fits(s),
