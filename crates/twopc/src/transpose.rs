@@ -12,23 +12,46 @@
 use doram_prim::aes::Block;
 
 /// Transposes the 128×128 bit matrix `rows` in place.
+///
+/// The step `j = 64` trades the high half of row `r` with the low half of row `r + 64`; the
+/// steps `j ≤ 32` never move a bit across the middle of a row (a `2j`-bit group lies in one
+/// half), so they run on the two 64-bit halves apart, which compiles to plain 64-bit shifts
+/// rather than 128-bit ones.
 pub fn transpose128(rows: &mut [Block; 128]) {
-    let mut j = 64usize;
-    // The low `j` bits of every 2j-bit group.
-    let mut mask: Block = Block::from(u64::MAX);
+    let mut lo = [0u64; 128];
+    let mut hi = [0u64; 128];
+    for ((l, h), &r) in lo.iter_mut().zip(hi.iter_mut()).zip(rows.iter()) {
+        *l = r as u64;
+        *h = (r >> 64) as u64;
+    }
+    // j = 64: bits (r, c + 64) and (r + 64, c) trade places.
+    for r in 0..64 {
+        let t = hi[r] ^ lo[r + 64];
+        lo[r + 64] ^= t;
+        hi[r] ^= t;
+    }
+    let mut j = 32usize;
+    // The low `j` bits of every 2j-bit group of a half.
+    let mut mask: u64 = u64::from(u32::MAX);
     while j != 0 {
         let mut k = 0;
         while k < 128 {
-            for r in k..k + j {
-                // Bits (r, c + j) and (r + j, c) for the c with c mod 2j < j trade places.
-                let t = ((rows[r] >> j) ^ rows[r + j]) & mask;
-                rows[r + j] ^= t;
-                rows[r] ^= t << j;
+            for half in [&mut lo, &mut hi] {
+                let (a, b) = half[k..k + 2 * j].split_at_mut(j);
+                for (x, y) in a.iter_mut().zip(b.iter_mut()) {
+                    // Bits (r, c + j) and (r + j, c) for the c with c mod 2j < j.
+                    let t = ((*x >> j) ^ *y) & mask;
+                    *y ^= t;
+                    *x ^= t << j;
+                }
             }
             k += 2 * j;
         }
         j >>= 1;
         mask ^= mask << j;
+    }
+    for ((r, &l), &h) in rows.iter_mut().zip(&lo).zip(&hi) {
+        *r = Block::from(l) | (Block::from(h) << 64);
     }
 }
 
