@@ -309,12 +309,7 @@ fn server_side(
     for _ in 0..accesses {
         let t = Instant::now();
         let addr = server.peer_input(s, abits)?;
-        let labels = AccessLabels {
-            addr,
-            write: zero,
-            data: vec![zero; d],
-        };
-        let res = server.access(s, &labels)?;
+        let res = server.access(s, &AccessLabels::read(addr, zero, d))?;
         server.reveal_to_client(s, &res)?;
         out.access_times.push(t.elapsed());
     }
@@ -350,12 +345,7 @@ fn client_side(
     for &v in addrs {
         let bits: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();
         let addr = client.input(s, &bits)?;
-        let labels = AccessLabels {
-            addr,
-            write: zero,
-            data: vec![zero; d],
-        };
-        let res = client.access(s, &labels)?;
+        let res = client.access(s, &AccessLabels::read(addr, zero, d))?;
         let got = client.reveal(s, &res)?;
         let want = entry(v, words);
         let ok = got

@@ -107,6 +107,19 @@ pub struct AccessLabels {
     pub data: Vec<Block>,
 }
 
+impl AccessLabels {
+    /// A read of the address `addr`: the write bit and the `payload_bits` data bits are the
+    /// constant 0, whose label is `zero` (the server's zero label, or the client's
+    /// [`Client::zero`]).
+    pub fn read(addr: Vec<Block>, zero: Block, payload_bits: usize) -> AccessLabels {
+        AccessLabels {
+            addr,
+            write: zero,
+            data: vec![zero; payload_bits],
+        }
+    }
+}
+
 /// The permute bits of `labels`, packed little-endian.
 fn pack_lsbs(labels: &[Block]) -> Vec<u8> {
     labels

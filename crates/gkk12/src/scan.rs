@@ -256,14 +256,8 @@ impl SearchParty for ScanSearchServer<'_> {
     }
 
     fn read(&mut self, s: &mut Session, addr: Vec<Block>) -> Result<Vec<Block>, Gkk12Error> {
-        let zero = self.scan.zero;
-        let d = self.scan.circuits.width;
-        let input = AccessLabels {
-            addr,
-            write: zero,
-            data: vec![zero; d],
-        };
-        self.scan.access(s, self.garbler, &input)
+        let read = AccessLabels::read(addr, self.scan.zero, self.scan.circuits.width);
+        self.scan.access(s, self.garbler, &read)
     }
 
     fn public(&self, bits: &[bool]) -> Vec<Block> {
@@ -285,14 +279,8 @@ impl SearchParty for ScanSearchClient<'_> {
     }
 
     fn read(&mut self, s: &mut Session, addr: Vec<Block>) -> Result<Vec<Block>, Gkk12Error> {
-        let zero = self.scan.zero;
-        let d = self.scan.circuits.width;
-        let input = AccessLabels {
-            addr,
-            write: zero,
-            data: vec![zero; d],
-        };
-        self.scan.access(s, self.evaluator, &input)
+        let read = AccessLabels::read(addr, self.scan.zero, self.scan.circuits.width);
+        self.scan.access(s, self.evaluator, &read)
     }
 
     fn public(&self, bits: &[bool]) -> Vec<Block> {

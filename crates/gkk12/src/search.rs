@@ -122,16 +122,8 @@ impl<S: CotExtSender> SearchParty for Server<S> {
     }
 
     fn read(&mut self, s: &mut Session, addr: Vec<Block>) -> Result<Vec<Block>, Gkk12Error> {
-        let zero = self.public_bits(&[false])[0];
-        let d = self.params().payload_bits();
-        self.access(
-            s,
-            &AccessLabels {
-                addr,
-                write: zero,
-                data: vec![zero; d],
-            },
-        )
+        let read = AccessLabels::read(addr, self.zero(), self.params().payload_bits());
+        self.access(s, &read)
     }
 
     fn public(&self, bits: &[bool]) -> Vec<Block> {
@@ -150,16 +142,8 @@ impl<R: CotExtReceiver> SearchParty for Client<R> {
     }
 
     fn read(&mut self, s: &mut Session, addr: Vec<Block>) -> Result<Vec<Block>, Gkk12Error> {
-        let zero = self.zero();
-        let d = self.params().payload_bits();
-        self.access(
-            s,
-            &AccessLabels {
-                addr,
-                write: zero,
-                data: vec![zero; d],
-            },
-        )
+        let read = AccessLabels::read(addr, self.zero(), self.params().payload_bits());
+        self.access(s, &read)
     }
 
     fn public(&self, bits: &[bool]) -> Vec<Block> {
