@@ -169,8 +169,40 @@ fn entry(v: u64, words: usize) -> Vec<u64> {
     vec![v; words]
 }
 
+/// Bytes of the server's encrypted trees.
+fn tree_bytes(params: &Params) -> u64 {
+    (0..params.trees())
+        .map(|i| {
+            let g = params.tree(i);
+            let bits = g.bucket * doram_gkk12::circuits::SlotCodec::new(params, i).slot_bits();
+            g.buckets() as u64 * bits.div_ceil(8) as u64
+        })
+        .sum()
+}
+
+/// Memory the system says is available (`MemAvailable`), if it says.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
     let params = Params::paper(1 << log_n, a.payload_bits as usize)?;
+    // The load's peak is about twice the trees (measured: 11 GB at 2^20 for 5.9 GB of trees).
+    let need = 2 * tree_bytes(&params);
+    if let Some(have) = available_memory()
+        && need > have
+    {
+        bail!(
+            "2^{log_n} entries of {} bits need about {:.1} GB (the server's trees twice over, \
+             during the load); this host has {:.1} GB available",
+            a.payload_bits,
+            need as f64 / 1e9,
+            have as f64 / 1e9
+        );
+    }
     let counts = Circuits::new(&params)?.per_access();
     let entropy = a.randomness.entropy();
     let words = (a.payload_bits as usize).div_ceil(64);
