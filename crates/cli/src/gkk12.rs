@@ -268,7 +268,8 @@ fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
     })
 }
 
-/// The three-party load: the server's and client's parts and each party's bytes sent.
+/// The three-party load over `a.backend`: the server's and client's parts and each party's
+/// bytes sent.
 fn secure_load(
     params: &Params,
     a: &BenchGkk12Args,
@@ -276,35 +277,12 @@ fn secure_load(
 ) -> Result<(ServerLoad, ClientLoad, [u64; 3])> {
     let (ss, _dir) = sessions_n(a.backend, 3)?;
     let entropy = a.randomness.entropy();
-    let server = Mutex::new(None);
-    let client = Mutex::new(None);
-    let sent = run_parties(ss, "bench-gkk12-load", |mut s| -> Result<u64> {
-        let me = s.me();
-        let mut rng = AesPrg::new(entropy.party_seed(me, "bench-gkk12-load"));
-        match me {
-            PartyId::P0 => {
-                let r = load::serve(&mut s, params, |v| entry(v, words))?;
-                *server.lock().map_err(|_| anyhow::anyhow!("lock"))? = Some(r);
-            }
-            PartyId::P1 => {
-                let r = load::fetch(&mut s, params, &mut rng)?;
-                *client.lock().map_err(|_| anyhow::anyhow!("lock"))? = Some(r);
-            }
-            _ => load::help(&mut s, params, &mut rng)?,
-        }
-        Ok(s.stats().total().sum().bytes_sent)
-    });
-    let mut bytes = [0u64; 3];
-    for (b, r) in bytes.iter_mut().zip(sent) {
-        *b = r.map_err(|_| anyhow::anyhow!("a party panicked"))??;
-    }
-    let s = server.into_inner().map_err(|_| anyhow::anyhow!("lock"))?;
-    let c = client.into_inner().map_err(|_| anyhow::anyhow!("lock"))?;
-    Ok((
-        s.context("no server part")?,
-        c.context("no client part")?,
-        bytes,
-    ))
+    Ok(load::run_threads(
+        ss,
+        params,
+        |v| entry(v, words),
+        |p| AesPrg::new(entropy.party_seed(p, "bench-gkk12-load")),
+    )?)
 }
 
 /// One party's times and bytes.

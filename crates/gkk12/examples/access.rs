@@ -189,28 +189,11 @@ fn secure_load(
     params: Params,
     words: usize,
 ) -> Result<(ServerLoad, ClientLoad), Box<dyn std::error::Error>> {
-    let server = Mutex::new(None);
-    let client = Mutex::new(None);
     let mesh = LocalMesh::new(3).timeout(Duration::from_secs(600));
-    let sent = doram_net::testkit::run(mesh.build(), |mut s: Session| {
-        match s.me().index() {
-            0 => {
-                let r = load::serve(&mut s, &params, |v| vec![v; words]);
-                *server.lock().expect("lock") = Some(r);
-            }
-            1 => {
-                let r = load::fetch(&mut s, &params, &mut os_rng());
-                *client.lock().expect("lock") = Some(r);
-            }
-            _ => load::help(&mut s, &params, &mut os_rng()).expect("helper"),
-        }
-        s.stats().total().sum().bytes_sent
-    });
+    let (s, c, sent) = load::run_threads(mesh.build(), &params, |v| vec![v; words], |_| os_rng())?;
     println!(
         "load bytes sent: server {}, client {}, helper {}",
         sent[0], sent[1], sent[2]
     );
-    let s = server.into_inner()?.ok_or("no server")??;
-    let c = client.into_inner()?.ok_or("no client")??;
     Ok((s, c))
 }

@@ -824,6 +824,68 @@ impl ClientLoad {
     }
 }
 
+/// One party's part of a load run by [`run_threads`].
+enum Part {
+    Server(ServerLoad),
+    Client(Box<ClientLoad>),
+    Helper,
+}
+
+/// The loaded parts of a load run on threads, and the bytes each party sent.
+pub type ThreeParts = (ServerLoad, ClientLoad, [u64; 3]);
+
+/// Runs the whole load on `sessions` (server, client and helper, in that order), each party on
+/// a thread of this process, with `data` the server's array and `rng(party)` each party's
+/// randomness; returns the server's and the client's parts and the bytes server, client and
+/// helper sent.
+///
+/// # Errors
+/// The first party's error in that order; [`Gkk12Error::Misuse`] if a party's thread panicked
+/// or the sessions are not three.
+pub fn run_threads(
+    sessions: Vec<Session>,
+    params: &Params,
+    data: impl Fn(u64) -> Vec<u64> + Sync,
+    rng: impl Fn(PartyId) -> AesPrg + Sync,
+) -> Result<ThreeParts, Gkk12Error> {
+    if sessions.len() != 3 {
+        return Err(Gkk12Error::Misuse("a load needs three sessions"));
+    }
+    let parts = doram_net::run_parties_ok(
+        sessions,
+        "load",
+        |mut s| {
+            let me = s.me();
+            let mut r = rng(me);
+            let part = if me == SERVER {
+                Part::Server(serve(&mut s, params, &data)?)
+            } else if me == CLIENT {
+                Part::Client(Box::new(fetch(&mut s, params, &mut r)?))
+            } else {
+                help(&mut s, params, &mut r)?;
+                Part::Helper
+            };
+            Ok((part, s.stats().total().sum().bytes_sent))
+        },
+        || Gkk12Error::Misuse("a party of the load panicked"),
+    )?;
+    let (mut server, mut client, mut sent) = (None, None, [0u64; 3]);
+    for (k, (part, bytes)) in parts.into_iter().enumerate() {
+        sent[k] = bytes;
+        match part {
+            Part::Server(p) => server = Some(p),
+            Part::Client(p) => client = Some(p),
+            Part::Helper => {}
+        }
+    }
+    match (server, client) {
+        (Some(s), Some(c)) => Ok((s, *c, sent)),
+        _ => Err(Gkk12Error::Misuse(
+            "the sessions are not a server, a client and a helper",
+        )),
+    }
+}
+
 fn block<R: RngCore + ?Sized>(rng: &mut R) -> Block {
     (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())
 }

@@ -146,3 +146,16 @@ fn the_client_refuses_a_helper_map_that_is_not_a_permutation() {
     let err = c.unwrap_err();
     assert!(err.to_string().contains("permutation"), "{err}");
 }
+
+#[test]
+fn run_threads_takes_three_sessions_and_counts_each_party() {
+    let params = Params::new(40, 16, 4, 2).unwrap();
+    let rng = |p: doram_core::PartyId| insecure_rng_for_tests(p.index() as u64);
+    let two = doram_net::LocalMesh::new(2).build();
+    assert!(load::run_threads(two, &params, |v| vec![v], rng).is_err());
+    let three = doram_net::LocalMesh::new(3).build();
+    let (_, _, sent) = load::run_threads(three, &params, |v| vec![v], rng).unwrap();
+    // The helper deals, the server sends its masked array, the client every tree.
+    assert!(sent.iter().all(|&b| b > 0), "{sent:?}");
+    assert!(sent[1] > sent[0] && sent[1] > sent[2], "{sent:?}");
+}
