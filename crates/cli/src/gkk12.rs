@@ -104,6 +104,8 @@ struct SizeReport {
     search_bytes: [f64; 2],
     reads_per_search: usize,
     peak_memory_bytes: Option<u64>,
+    /// Every read and search result was checked against the array (a wrong one fails the
+    /// command, so a report says `true`).
     verified: bool,
 }
 
