@@ -16,46 +16,25 @@
 //!
 //! # Comparison (how `lt` and `eq` work)
 //! For `k`-bit integers a, b (0 ≤ a, b < 2^k, k ≤ [`MAX_BITS`]) the engine computes
-//! \[a < b\] and \[a = b\] with the masked-opening technique of Catrina and de Hoogh ("Improved
-//! primitives for secure multiparty integer computation", SCN 2010: Mod2m with the bitwise
-//! comparison BitLT) with preprocessed shared random bits, as edaBits (Escudero et al.,
-//! CRYPTO 2020) package them:
+//! \[a < b\] and \[a = b\] by the masked-opening comparison of Catrina and de Hoogh (SCN 2010)
+//! with `P2` as a helper that deals the correlated randomness from PRGs it shares with `P0`
+//! and `P1`, and the bitwise part on XOR-shared bits between `P0` and `P1`: see
+//! [`compare`](crate::compare). No preprocessing and no pool: a batch of comparisons costs
+//! [`rounds_per_comparison`] rounds (6 at k = 46, 7 at k = 64), about 100 bytes per
+//! comparison and party online, and a message from `P2` to `P1` of 32 bytes per 8 bits
+//! compared.
 //!
-//! 1. z = a − b + 2^k, an integer in [1, 2^{k+1}); \[a < b\] = 1 − ⌊z / 2^k⌋ and
-//!    \[a = b\] = \[z mod 2^k = 0\].
-//! 2. Mask: r' = Σ_{i<k} 2^i·r_i from `k` preprocessed shared bits r_i, and a high part
-//!    2^k·(s₀ + s₁ + s₂) where each party `P_j` draws s_j ∈ [0, 2^σ) alone (σ =
-//!    [`STAT_SEC`]) and uses it as its additive share — an additive sharing of an integer
-//!    nobody knows. Open c = z + r' + 2^k·Σ s_j (one round). Over the integers
-//!    c < 2^{k+σ+3} < p, so nothing wraps; r' hides z mod 2^k perfectly and the two
-//!    s_j unknown to any one party hide the ≤ 2 high bits of z + r' statistically (distance
-//!    ≤ 2^{2−σ}).
-//! 3. With c' = c mod 2^k: z mod 2^k = c' − r' + 2^k·\[c' < r'\], so ⌊z / 2^k⌋ =
-//!    (z + r' − c')·2^{−k} − \[c' < r'\] (an exact division: the numerator is a multiple of
-//!    2^k), hence \[a < b\] = 1 − (z + r' − c')·2^{−k} + \[c' < r'\], and \[a = b\] = \[c' = r'\].
-//! 4. \[c' < r'\] and \[c' = r'\] for public c' and shared bits r_i: the bitwise comparison
-//!    BitLT of Catrina–de Hoogh §4 as a balanced tree, leaves (l_i, e_i) =
-//!    ((1 − c_i)·r_i, 1 − c_i ⊕ r_i), a node combining its upper half H and lower half L as
-//!    (l_H + e_H·l_L, e_H·e_L). The bottom two levels cost no round: within each group of
-//!    [`GROUP_BITS`] = 4 bits the node is a multilinear polynomial in the group's bits whose
-//!    coefficients depend only on the public c', so it is a linear combination of the products
-//!    Π_{i∈S} r_i over the subsets S of the group, which preprocessing supplies (the
-//!    "preprocessed products of masks" of Damgård et al., TCC 2006, §5, for the prefix
-//!    products). The tree over the ⌈k/4⌉ groups then takes ⌈log₂⌈k/4⌉⌉ rounds of batched
-//!    products.
-//!
-//! # Preprocessing
-//! Shared random bits are made in batches (Damgård et al., TCC 2006, "random bit" by XOR of
-//! bits the parties contribute): `P0` and `P1` each deal a random bit as a replicated input
-//! (one round, both dealers at once), and b = b₀ ⊕ b₁ = b₀ + b₁ − 2·b₀·b₁ (one product
-//! round). No single party knows b: `P0` knows only b₀, `P1` only b₁, `P2` neither. The bits
-//! are grouped in units of four, and the 11 products of each unit's bits of degree 2 to 4 are
-//! computed (two more product rounds). Units go into a pool ([`Engine::preprocess`]); every
-//! comparison of `k`-bit values takes exactly ⌈k/4⌉ units from it
-//! ([`bits_per_comparison`]), each unit is used once, and if the pool runs short the missing
-//! units are made inline (four extra rounds, counted in [`Counters::inline_refills`]). A
-//! program that knows its comparison count preprocesses exactly that many and ends with an
-//! empty pool.
+//! # One-hot vectors and the pool
+//! [`Online::onehot_many`] masks and opens x as a comparison of the older, replicated form does:
+//! shared random bits in units of [`GROUP_BITS`] = 4 with the products of each unit's bits, and
+//! the equality polynomial of each group. Random bits are made in batches (Damgård et al.,
+//! TCC 2006, "random bit" by XOR of bits the parties contribute): `P0` and `P1` each deal a
+//! random bit as a replicated input (one round, both dealers at once), and
+//! b = b₀ ⊕ b₁ = b₀ + b₁ − 2·b₀·b₁ (one product round). The 11 products of each unit's bits
+//! of degree 2 to 4 take two more product rounds. Units go into a pool
+//! ([`Engine::preprocess`]); a one-hot vector of a `k`-bit value takes ⌈k/4⌉ units
+//! ([`bits_per_onehot`]), each used once, and if the pool runs short the missing units are
+//! made inline (four extra rounds, counted in [`Counters::inline_refills`]).
 //!
 //! # Costs
 //! Per batch of `m` operations, per party (elements are 16-byte `Fp`s, "products" are
@@ -71,12 +50,8 @@
 //! | [`dot_many`](Online::dot_many) (m inner products of any length) | 1 | m | 0 |
 //! | [`open_many`](Online::open_many) | 1 | m to the predecessor | 0 |
 //! | [`open_to`](Online::open_to) | 1 | m from the receiver's successor | 0 |
-//! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | [`rounds_per_comparison`] = 1 + ⌈log₂⌈k/4⌉⌉ | 2m (opening) + m·[`products_per_comparison`] | m·4⌈k/4⌉ |
-//! | [`onehot_many`](Online::onehot_many) at `k` bits, vectors of length `len` | [`rounds_per_comparison`] | 2m (opening) + m·len·(⌈k/4⌉ − 1) | m·4⌈k/4⌉ |
-//!
-//! For k = 64 a comparison is 5 rounds and, for `lt` alone, 29 online products (about 500
-//! bytes per party with the opening); `eq` alone is 15 products, `cmp` (both) 30. Its
-//! preprocessing is 64 bits and 176 products.
+//! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | [`rounds_per_comparison`] = 3 + ⌈log₂⌈k/8⌉⌉ | `P0`, `P1`: 2m (+ m for `cmp`) and packed bits; `P2`: to `P1` only (see [`compare`](crate::compare)) | 0 |
+//! | [`onehot_many`](Online::onehot_many) at `k` bits, vectors of length `len` | [`rounds_per_onehot`] | 2m (opening) + m·len·(⌈k/4⌉ − 1) | m·4⌈k/4⌉ |
 //!
 //! # Security notes
 //! * Inputs of a comparison must lie in [0, 2^k): outside it the result is unspecified and the
@@ -93,6 +68,7 @@ use doram_field::Fp;
 use doram_net::Session;
 use rand_core::RngCore;
 
+use crate::compare::{DealerPrgs, Want};
 use crate::driver::{finish_round, run_round, send_outgoing, setup_party};
 use crate::error::MpcError;
 use crate::party::{Input, Party};
@@ -101,15 +77,10 @@ use crate::share::{Additive, Replicated};
 /// A secret value of the engine: this party's replicated share ⟦x⟧ of x ∈ F_p.
 pub type Secret = Replicated<Fp>;
 
-/// Statistical security parameter of the comparison masks, in bits.
-pub const STAT_SEC: u32 = 40;
+pub use crate::compare::{MAX_BITS, STAT_SEC, and_gates};
 
-/// The largest bit length `k` of a comparison: the masked value c < 2^{k+σ+3} must stay below
-/// p > 2^127, and a margin is kept.
-pub const MAX_BITS: u32 = 80;
-
-/// Bits per mask unit: the comparison's first tree levels are evaluated inside groups of this
-/// many bits without a round, from preprocessed products of the group's bits.
+/// Bits per mask unit of the pool: a one-hot vector's first tree levels are evaluated inside
+/// groups of this many bits without a round, from preprocessed products of the group's bits.
 pub const GROUP_BITS: usize = 4;
 
 /// Units made per preprocessing batch (four rounds each): 4 MiB messages at most.
@@ -119,9 +90,9 @@ const UNITS_PER_BATCH: usize = 1 << 16;
 /// for every non-empty subset S (index = the subset's bit mask; index 0 is unused).
 type Unit = [Secret; 1 << GROUP_BITS];
 
-/// Random bits a comparison of `k`-bit values consumes: `k` rounded up to whole
-/// [`GROUP_BITS`]-bit units.
-pub fn bits_per_comparison(k: u32) -> usize {
+/// Pool bits a one-hot vector of a `k`-bit value consumes ([`Online::onehot_many`]): `k`
+/// rounded up to whole [`GROUP_BITS`]-bit units. Comparisons take none.
+pub fn bits_per_onehot(k: u32) -> usize {
     (k as usize).div_ceil(GROUP_BITS) * GROUP_BITS
 }
 
@@ -172,9 +143,11 @@ pub struct Counters {
     pub inline_refills: u64,
     /// Comparisons (each `lt`, `eq` or `cmp` counts one).
     pub comparisons: u64,
-    /// Replicated products (multiplications, selects, bit operations, comparison trees,
+    /// Replicated products (multiplications, selects, bit operations, one-hot trees,
     /// preprocessing).
     pub products: u64,
+    /// AND gates of comparison trees (on XOR shares between `P0` and `P1`).
+    pub ands: u64,
 }
 
 /// One party's compute engine: the I/O-free [`Party`] state, the pool of preprocessed random
@@ -182,54 +155,22 @@ pub struct Counters {
 #[derive(Debug)]
 pub struct Engine {
     party: Party,
+    dealer: DealerPrgs,
     pool: VecDeque<Unit>,
     counters: Counters,
 }
 
-/// Which outputs a comparison needs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Want {
-    Lt,
-    Eq,
-    Both,
-}
-
-impl Want {
-    fn lt(self) -> bool {
-        matches!(self, Want::Lt | Want::Both)
-    }
-    fn eq(self) -> bool {
-        matches!(self, Want::Eq | Want::Both)
-    }
-}
-
-/// Online products one comparison of `k`-bit values costs: for `lt` alone, for `eq` alone,
-/// for both.
-pub fn products_per_comparison(k: u32) -> [usize; 3] {
-    let groups = (k as usize).div_ceil(GROUP_BITS);
-    [Want::Lt, Want::Eq, Want::Both].map(|w| tree_products(groups, w))
-}
-
-/// Online rounds of one batch of comparisons of `k`-bit values: the opening and one per tree
-/// level above the groups.
+/// Rounds of one batch of comparisons of `k`-bit values at `P0` and `P1` (see
+/// [`compare`](crate::compare)); `P2` sends in the first only.
 pub fn rounds_per_comparison(k: u32) -> u64 {
+    crate::compare::rounds(k)
+}
+
+/// Rounds of one batch of one-hot vectors of `k`-bit values: the opening and one product round
+/// per tree level above the groups.
+pub fn rounds_per_onehot(k: u32) -> u64 {
     let groups = (k as usize).div_ceil(GROUP_BITS);
     1 + u64::from(groups.next_power_of_two().trailing_zeros())
-}
-
-/// Products of the comparison tree over `n` leaves.
-fn tree_products(n: usize, want: Want) -> usize {
-    let mut n = n;
-    let mut total = 0;
-    while n > 1 {
-        let pairs = n / 2;
-        let last = n.div_ceil(2) == 1;
-        let l = want.lt();
-        let e = !last || want.eq();
-        total += pairs * (usize::from(l) + usize::from(e));
-        n = n.div_ceil(2);
-    }
-    total
 }
 
 /// A multilinear polynomial in the bits of one unit: coefficient of Π_{i∈S} r_i at index S.
@@ -302,9 +243,11 @@ impl Engine {
     }
 
     /// An engine on a party state that is already set up.
-    pub fn new(party: Party) -> Engine {
+    pub fn new(mut party: Party) -> Engine {
+        let dealer = DealerPrgs::new(&mut party);
         Engine {
             party,
+            dealer,
             pool: VecDeque::new(),
             counters: Counters::default(),
         }
@@ -815,10 +758,8 @@ impl Online<'_> {
         Ok(self.engine.pool.drain(..count).collect())
     }
 
-    /// \[a < b\] and \[a = b\] for each pair of `k`-bit integers (Catrina–de Hoogh): the masked
-    /// difference is opened in one round, the bits of the mask below 2^k are compared with the
-    /// opened bits group by group without a round, and the groups are combined in a tree of
-    /// product rounds.
+    /// \[a < b\] and \[a = b\] for each pair of `k`-bit integers, with `P2` as the helper
+    /// ([`compare`](crate::compare)).
     fn compare(
         &mut self,
         pairs: &[(Secret, Secret)],
@@ -834,21 +775,23 @@ impl Online<'_> {
         if m == 0 {
             return Ok(Vec::new());
         }
-        let groups = (k as usize).div_ceil(GROUP_BITS);
         self.engine.counters.comparisons += m as u64;
-        let units = self.take_units(m * groups)?;
-        let (zr, masked) = self.mask_differences(pairs, &units, k);
-        let start = self.engine.party.open_start(&masked);
-        let opened = run_round(self.session, start)?;
-        let low_mask = (1u128 << k) - 1;
-        let c_low: Vec<u128> = opened.iter().map(|c| c.to_u128() & low_mask).collect();
-        let mut level = group_comparisons(&c_low, &units, k, self.me());
-        let mut width = groups;
-        while width > 1 {
-            level = self.tree_level(&level, m, width, want)?;
-            width = width.div_ceil(2);
-        }
-        finish_comparisons(level, zr, &c_low, k, self.me())
+        let engine = &mut *self.engine;
+        let results = if engine.party.me() == PartyId::P2 {
+            crate::compare::help(self.session, &mut engine.dealer, m, k, want)?
+        } else {
+            let diffs: Vec<Secret> = pairs.iter().map(|&(a, b)| a - b).collect();
+            engine.counters.ands += (m * and_gates(k)[want as usize]) as u64;
+            crate::compare::evaluate(self.session, &mut engine.dealer, &diffs, k, want)?
+        };
+        let outs = usize::from(want.lt()) + usize::from(want.eq());
+        Ok(results
+            .chunks_exact(outs)
+            .map(|r| Comparison {
+                lt: SecretBit(if want.lt() { r[0] } else { Secret::ZERO }),
+                eq: SecretBit(if want.eq() { r[outs - 1] } else { Secret::ZERO }),
+            })
+            .collect())
     }
 
     /// \[Catrina–de Hoogh, Mod2m, steps 1–3\] z + r' (replicated, with r' the mask's bits below
@@ -879,109 +822,6 @@ impl Online<'_> {
         }
         (zr, masked)
     }
-
-    /// \[Catrina–de Hoogh, BitLT\] one level of the tree over the groups: adjacent (lt, eq)
-    /// pairs of each comparison combine as (l_hi + e_hi·l_lo, e_hi·e_lo) in one round of
-    /// products; an odd last group passes up unchanged. Only the products the result needs are
-    /// made (no lt without `want.lt()`; no eq at the root without `want.eq()`).
-    fn tree_level(
-        &mut self,
-        level: &[(Secret, Secret)],
-        m: usize,
-        width: usize,
-        want: Want,
-    ) -> Result<Vec<(Secret, Secret)>, MpcError> {
-        let pairs_per = width / 2;
-        let next_width = width.div_ceil(2);
-        let need_l = want.lt();
-        let need_e = next_width != 1 || want.eq();
-        let mut xs = Vec::new();
-        let mut ys = Vec::new();
-        for j in 0..m {
-            let base = j * width;
-            for t in 0..pairs_per {
-                let (l_lo, e_lo) = level[base + 2 * t];
-                let (_, e_hi) = level[base + 2 * t + 1];
-                if need_l {
-                    xs.push(e_hi);
-                    ys.push(l_lo);
-                }
-                if need_e {
-                    xs.push(e_hi);
-                    ys.push(e_lo);
-                }
-            }
-        }
-        let prods = self.products(&xs, &ys)?;
-        let mut it = prods.into_iter();
-        let mut next_product = |needed: bool| -> Result<Secret, MpcError> {
-            if needed {
-                it.next().ok_or(MpcError::ApiMisuse("product count"))
-            } else {
-                Ok(Replicated::ZERO)
-            }
-        };
-        let mut next = Vec::with_capacity(m * next_width);
-        for j in 0..m {
-            let base = j * width;
-            for t in 0..pairs_per {
-                let (l_hi, _) = level[base + 2 * t + 1];
-                let l = next_product(need_l)?;
-                let l = if need_l { l_hi + l } else { l };
-                let e = next_product(need_e)?;
-                next.push((l, e));
-            }
-            if width % 2 == 1 {
-                next.push(level[base + width - 1]);
-            }
-        }
-        Ok(next)
-    }
-}
-
-/// \[Catrina–de Hoogh, BitLT\] within each group of bits, without a round: (\[c < r\], \[c = r\])
-/// on the group's bits, from the preprocessed products of the group's mask bits (the polynomials
-/// of [`group_polys`] evaluated on the unit).
-fn group_comparisons(c_low: &[u128], units: &[Unit], k: u32, me: PartyId) -> Vec<(Secret, Secret)> {
-    let ku = k as usize;
-    let groups = ku.div_ceil(GROUP_BITS);
-    let mut level = Vec::with_capacity(c_low.len() * groups);
-    for (j, &c) in c_low.iter().enumerate() {
-        for g in 0..groups {
-            let width = (ku - g * GROUP_BITS).min(GROUP_BITS);
-            let (lp, ep) = group_polys(c >> (g * GROUP_BITS), width);
-            let unit = &units[j * groups + g];
-            level.push((eval_poly(&lp, unit, me), eval_poly(&ep, unit, me)));
-        }
-    }
-    level
-}
-
-/// \[Catrina–de Hoogh, Mod2m, step 4; Trunc\] \[a < b\] = 1 − (z + r' − c')·2^{−k} + \[c' < r'\],
-/// and \[a = b\] from the tree's root.
-fn finish_comparisons(
-    root: Vec<(Secret, Secret)>,
-    zr: Vec<Secret>,
-    c_low: &[u128],
-    k: u32,
-    me: PartyId,
-) -> Result<Vec<Comparison>, MpcError> {
-    let inv_two_k = Fp::from_u128(1u128 << k)
-        .inverse()
-        .ok_or(MpcError::ApiMisuse("2^k is not invertible"))?;
-    let one = Replicated::public(Fp::ONE, me);
-    Ok(root
-        .into_iter()
-        .zip(zr)
-        .zip(c_low)
-        .map(|(((u, e), zr), &c)| {
-            let high = (zr - Replicated::public(Fp::from_u128(c), me)) * inv_two_k;
-            Comparison {
-                lt: SecretBit(one - high + u),
-                eq: SecretBit(e),
-            }
-        })
-        .collect())
 }
 
 #[cfg(test)]
@@ -989,21 +829,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn product_counts() {
-        assert_eq!(tree_products(1, Want::Both), 0);
-        assert_eq!(tree_products(2, Want::Lt), 1);
-        assert_eq!(tree_products(2, Want::Eq), 1);
-        assert_eq!(tree_products(2, Want::Both), 2);
-        assert_eq!(tree_products(16, Want::Eq), 15);
-        assert_eq!(tree_products(16, Want::Both), 30);
-        assert_eq!(tree_products(16, Want::Lt), 29);
-        assert_eq!(products_per_comparison(64), [29, 15, 30]);
-        assert_eq!(products_per_comparison(4), [0, 0, 0]);
-        assert_eq!(products_per_comparison(12), [3, 2, 4]);
-        assert_eq!(rounds_per_comparison(64), 5);
-        assert_eq!(rounds_per_comparison(3), 1);
-        assert_eq!(rounds_per_comparison(5), 2);
-        assert_eq!(bits_per_comparison(65), 68);
+    fn onehot_costs() {
+        assert_eq!(rounds_per_onehot(64), 5);
+        assert_eq!(rounds_per_onehot(3), 1);
+        assert_eq!(rounds_per_onehot(5), 2);
+        assert_eq!(bits_per_onehot(65), 68);
+        assert_eq!(rounds_per_comparison(46), 6);
     }
 
     /// The group polynomials evaluated on every bit pattern are the comparison of the group.

@@ -103,11 +103,13 @@
 //! # The compute engine
 //! [`Engine`] ([`engine`]) is the CPU step of RAM programs on top of these operations: secret
 //! `Fp` values in replicated shares, batched products, selects, bit operations (AND, OR, XOR,
-//! NOT), openings to all or to one party, and less-than and equality of `k`-bit integers
-//! (k ≤ 80) by masked opening and a logarithmic-depth bitwise comparison over preprocessed
-//! random bits and their products (1 + ⌈log₂⌈k/4⌉⌉ rounds per batch). It borrows a session per batch
-//! ([`Engine::on`]), so it can share a party's connections with a distributed ORAM.
+//! NOT), openings to all or to one party, and less-than and
+//! equality of `k`-bit integers (k ≤ 80) by masked opening and a logarithmic-depth bitwise
+//! comparison whose randomness `P2` deals ([`compare`]; 3 + ⌈log₂⌈k/8⌉⌉ rounds per batch). It
+//! borrows a session per batch ([`Engine::on`]), so it can share a party's connections with a
+//! distributed ORAM.
 
+pub mod compare;
 pub mod driver;
 pub mod engine;
 pub mod error;

@@ -5,7 +5,7 @@
 use doram_core::PartyId;
 use doram_field::Fp;
 use doram_mpc::engine::{
-    MAX_BITS, bits_per_comparison, products_per_comparison, rounds_per_comparison,
+    MAX_BITS, and_gates, bits_per_onehot, rounds_per_comparison, rounds_per_onehot,
 };
 use doram_mpc::testkit::{party_seed, run3, test_seed};
 use doram_mpc::{Additive, Engine, Input, MpcError, Online, Secret, SecretBit, deal_additive};
@@ -258,7 +258,7 @@ fn onehot_vectors_match_plaintext_and_cost_one_comparison() {
     ] {
         let mut xs: Vec<u64> = vec![0, len as u64 - 1, (1 << k) - 1];
         xs.extend((0..5).map(|_| rng.random_range(0..1u64 << k)));
-        let bits = xs.len() * bits_per_comparison(k);
+        let bits = xs.len() * bits_per_onehot(k);
         let outs = run3(|mut session: Session| {
             let me = session.me();
             let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
@@ -282,7 +282,7 @@ fn onehot_vectors_match_plaintext_and_cost_one_comparison() {
                     assert_eq!(to_u64(open[v * len + j]), want, "k = {k}, x = {x}, j = {j}");
                 }
             }
-            assert_eq!(rounds, rounds_per_comparison(k), "k = {k}");
+            assert_eq!(rounds, rounds_per_onehot(k), "k = {k}");
             let products = xs.len() * len * (groups - 1);
             assert_eq!(sent, 16 * (2 * xs.len() + products) as u64, "k = {k}");
             assert_eq!(c.bits_used, bits as u64);
@@ -301,15 +301,44 @@ fn onehot_vectors_match_plaintext_and_cost_one_comparison() {
     assert_eq!(r, [true; 3]);
 }
 
+/// Bytes one batch of `m` less-than comparisons of `k`-bit values sends, at `P0` or `P1` and
+/// at `P2`, from the protocol's description (crate::compare): the opening, one packed
+/// message of AND openings per tree level, the packed output bits and the re-sharing; the
+/// helper's monomial shares and triple bits, then its F_p corrections.
+fn comparison_bytes(m: usize, k: u32) -> (u64, u64) {
+    let words = |bits: usize| 8 * bits.div_ceil(64);
+    let groups = (k as usize).div_ceil(8);
+    let mut width = groups;
+    let mut levels = 0;
+    while width > 1 {
+        let next = width.div_ceil(2);
+        let gates = m * (width / 2) * (1 + usize::from(next != 1));
+        levels += words(2 * gates);
+        width = next;
+    }
+    let gates = m * and_gates(k)[0];
+    let evaluator = 16 * m + levels + words(m) + 16 * m;
+    let helper = 32 * m * groups + words(gates) + 16 * 2 * m;
+    (evaluator as u64, helper as u64)
+}
+
+/// Rounds, bytes and AND gates of one batched comparison; comparisons take nothing from the
+/// pool.
 #[test]
-fn comparison_costs_and_pool() {
+fn comparison_costs_and_no_pool() {
     let seed = test_seed();
-    for (k, m) in [(64u32, 5usize), (20, 1), (1, 3), (65, 2)] {
-        let bits = m * bits_per_comparison(k);
+    for (k, m) in [
+        (64u32, 5usize),
+        (20, 1),
+        (1, 3),
+        (65, 2),
+        (46, 100),
+        (8, 70),
+    ] {
         let outs = run3(|mut session: Session| {
             let me = session.me();
             let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
-            engine.preprocess(&mut session, bits).unwrap();
+            engine.preprocess(&mut session, 8).unwrap();
             let r0 = session.rounds();
             let sent0 = session.stats().total().sum().bytes_sent;
             let mut on = engine.on(&mut session);
@@ -318,19 +347,24 @@ fn comparison_costs_and_pool() {
             let _ = on.lt_many(&pairs, k).unwrap();
             let rounds = session.rounds() - r0;
             let sent = session.stats().total().sum().bytes_sent - sent0;
-            (rounds, sent, engine.pool_len(), engine.counters())
+            (me, rounds, sent, engine.pool_len(), engine.counters())
         });
-        let products = products_per_comparison(k)[0] * m;
-        for (rounds, sent, pool, c) in outs {
-            assert_eq!(rounds, rounds_per_comparison(k), "k = {k}");
-            // Opening: m elements to each of two peers; products: one element each.
-            assert_eq!(sent, 16 * (2 * m + products) as u64, "k = {k}");
-            assert_eq!(pool, 0);
-            assert_eq!(c.inline_refills, 0);
-            assert_eq!(c.bits_used, bits as u64);
+        let (evaluator, helper) = comparison_bytes(m, k);
+        for (me, rounds, sent, pool, c) in outs {
+            assert_eq!(pool, 8);
+            assert_eq!((c.bits_used, c.inline_refills), (0, 0));
+            if me == PartyId::P2 {
+                assert!(rounds <= 1, "k = {k}: {rounds}");
+                assert_eq!(sent, helper, "k = {k}");
+                assert_eq!(c.ands, 0);
+            } else {
+                assert_eq!(rounds, rounds_per_comparison(k), "k = {k}");
+                assert_eq!(sent, evaluator, "k = {k}");
+                assert_eq!(c.ands, (m * and_gates(k)[0]) as u64);
+            }
         }
     }
-    // Without preprocessing the bits are made inline, and results are the same.
+    // Without preprocessing, results are the same.
     let outs = run_engine(seed, 0, |on| {
         let x = on.constant(3);
         let y = on.constant(4);
@@ -347,14 +381,15 @@ fn pool_is_consumed_once() {
         let me = session.me();
         let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
         engine.preprocess(&mut session, 300).unwrap();
-        // 37 comparisons of 8 bits take 296 of the 300 bits.
+        // 37 one-hot vectors of 8-bit values take 296 of the 300 bits; comparisons none.
         let mut on = engine.on(&mut session);
         let x = on.constant(0);
         let y = on.constant(255);
-        let r = on.lt_many(&vec![(x, y); 37], 8).unwrap();
-        let opened = on
-            .open_many(&r.iter().map(|b| b.value()).collect::<Vec<_>>())
-            .unwrap();
+        let hot = on.onehot_many(&vec![x; 37], 8, 1).unwrap();
+        let r = on.lt_many(&vec![(x, y); 5], 8).unwrap();
+        let mut all: Vec<Secret> = hot.concat();
+        all.extend(r.iter().map(|b| b.value()));
+        let opened = on.open_many(&all).unwrap();
         (opened, engine.pool_len())
     });
     for (o, pool) in outs {
@@ -502,5 +537,40 @@ fn batches_beyond_one_frame_run_under_the_engine_frame_limit() {
     });
     for (i, (_, _, rounds)) in outs.iter().enumerate() {
         assert_eq!(*rounds, small[i]);
+    }
+}
+
+/// A batch of comparisons whose messages span several frames (the helper's dealing is 32 bytes
+/// per group and comparison): results still match plaintext under the engine's frame limit.
+#[test]
+fn comparison_batches_beyond_one_frame() {
+    let seed = test_seed();
+    let n = 40_000;
+    let xs: Vec<u64> = (0..n as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a) & ((1 << 46) - 1))
+        .collect();
+    let outs = run3(|mut session: Session| {
+        session.limit_frame_bytes(doram_mpc::MAX_FRAME_BYTES as u32);
+        let me = session.me();
+        let mut engine = Engine::setup(&mut session, party_seed(seed, me)).expect("setup");
+        let mut on = engine.on(&mut session);
+        let x = input_p0(&mut on, &xs).expect("input");
+        let pairs: Vec<_> = (0..n).map(|i| (x[i], x[(i * 7 + 1) % n])).collect();
+        let c = on.cmp_many(&pairs, 46).expect("comparisons");
+        let bits: Vec<Secret> = c
+            .iter()
+            .flat_map(|c| [c.lt.value(), c.eq.value()])
+            .collect();
+        let opened = on.open_many(&bits).expect("open");
+        let largest = session.stats().total().sum().largest_sent;
+        (opened, largest)
+    });
+    for (opened, largest) in &outs {
+        assert!(*largest <= doram_mpc::MAX_FRAME_BYTES as u64, "{largest}");
+        for i in 0..n {
+            let (a, b) = (xs[i], xs[(i * 7 + 1) % n]);
+            assert_eq!(to_u64(opened[2 * i]), u64::from(a < b), "lt {i}");
+            assert_eq!(to_u64(opened[2 * i + 1]), u64::from(a == b), "eq {i}");
+        }
     }
 }

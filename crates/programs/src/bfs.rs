@@ -33,7 +33,6 @@
 
 use doram_core::Seed;
 use doram_field::Fp;
-use doram_mpc::engine::bits_per_comparison;
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
@@ -133,12 +132,11 @@ pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
 /// the op type (`hides_op`) or not.
 pub fn plan(vertices: usize, edges: usize, hides_op: bool) -> Plan {
     let steps = vertices + edges;
-    let b = bits_for(vertices.max(edges) as u64);
     let per_step = if hides_op { 6 } else { 7 };
     Plan {
         accesses: 1 + per_step * steps,
         comparisons: 3 * steps,
-        bits: 3 * steps * bits_per_comparison(b),
+        bits: 0,
     }
 }
 

@@ -28,9 +28,9 @@
 //! * DORAM accesses: p + 1 − t reads on a memory of n words;
 //! * engine tables: 2^t − 1 entries input by the owner (one round), 2^{t−1} products and one
 //!   inner product per level;
-//! * comparisons: p + 2 at 64 bits (64 random bits and 176 preprocessed products each): p − 1 less-than, the last probe's
+//! * comparisons: p + 2 at 64 bits (no preprocessing; [`doram_mpc::compare`]): p − 1 less-than, the last probe's
 //!   combined less-than/equality with [base = n − 1], the final equality;
-//! * rounds: per probe, the access's own, one to convert its result, and 1 + 4 for the
+//! * rounds: per probe, the access's own, one to convert its result, and 7 for the
 //!   comparison; 2 product rounds at the end; one round for the key's input and one to open
 //!   the output.
 //!
@@ -61,8 +61,8 @@
 //!   material of a read is O(n) words; [`READ_BATCH_LEAVES`](doram_duoram::READ_BATCH_LEAVES)),
 //!   so at large n a batch runs as ⌈k / that⌉ consecutive batches, each with its inline
 //!   preprocessing. Ramen and the linear scan run the reads of a batch one after the other;
-//! * once for all keys: setup, the owner's tables (2^t − 1 inputs, one round), DORAM Init,
-//!   and the preprocessing of all random bits (one batch).
+//! * once for all keys: setup, the owner's tables (2^t − 1 inputs, one round) and DORAM
+//!   Init.
 //!
 //! k is public (like n); the keys and the results are not, and the receiver alone learns the
 //! k results. With one key the operation sequence is exactly that of [`search`].
@@ -72,7 +72,6 @@
 
 use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Fp;
-use doram_mpc::engine::bits_per_comparison;
 use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::Session;
 
@@ -88,10 +87,7 @@ pub const KEY_BITS: u32 = 64;
 /// The largest array the entry points accept.
 pub const MAX_N: u64 = 1 << 27;
 
-/// The most keys one batched run ([`run_many_with`]) accepts. The random bits of every key's
-/// ⌈log₂ n⌉ + 3 comparisons are preprocessed up front, 64 per comparison and about 128 bytes
-/// per bit at each party: 1000 keys over 2^17 entries hold ≈ 170 MB, 4096 keys over 2^27
-/// entries ≈ 1 GB.
+/// The most keys one batched run ([`run_many_with`]) accepts.
 pub const MAX_KEYS: u64 = 1 << 12;
 
 /// The result of a search.
@@ -249,7 +245,7 @@ pub fn plan_many(n: usize, k: usize, work: AccessWork) -> Plan {
     Plan {
         accesses: k * (probes(n) + 1 - table_levels(n, k, work)),
         comparisons,
-        bits: comparisons * bits_per_comparison(KEY_BITS),
+        bits: 0,
     }
 }
 
@@ -798,7 +794,6 @@ fn run_linear(
     )?;
     // The engine only; the backend type is never booted.
     let mut m = Machine::<doram_oram::LinearScanOram<Fp>>::setup(session, seed)?;
-    m.preprocess_bits(n * bits_per_comparison(KEY_BITS))?;
     let key = m.input_scalar(roles.querier, key)?;
     let entries = m.engine_in(Part::Input, |on| {
         let input = match data {

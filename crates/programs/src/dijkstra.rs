@@ -29,27 +29,15 @@
 //! iteration V − 1 in the tournament and V in the relaxation) and V equalities at ⌈log₂ V⌉
 //! bits to place the source; per iteration 3V − 2 products and V inner products besides the
 //! comparisons' own, and V² local products for the row; rounds per iteration:
-//! ⌈log₂ V⌉·(1 + 4 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot vector, 1 for the row,
-//! 1 + 4 + 1 for the relaxation. No DORAM access. Time and communication depend on V only (E
+//! ⌈log₂ V⌉·(6 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot vector, 1 for the row,
+//! 6 + 1 for the relaxation. No DORAM access. Time and communication depend on V only (E
 //! is announced but not used).
 //!
-//! **Random bits and memory**: the comparisons consume (2V² − V)·48 + V·4⌈⌈log₂ V⌉/4⌉ random
-//! bits ([`plan`]); a bit in the engine's pool takes 128 bytes (a four-bit unit holds 16
-//! shares). Up to [`BITS_AT_ONCE`] = 2^20 bits (V ≤ 104) they are made up front, in one
-//! batch before the inputs; beyond it in chunks of whole iterations ([`chunk_iterations`]),
-//! four rounds per chunk, so that the pool never holds more than 128 MiB for any
-//! V ≤ [`MAX_V`]. The row accesses read the owner's matrix transposed in place: a party holds
-//! the V² shares once (32 bytes each: 512 MiB at V = 4096).
-//!
-//! **Where the time goes** (`docs/notes/dijkstra-scaling.md`, figures in BENCHMARKS.md): at
-//! V = 1000 making the random bits takes about as long as the CPU step, whose local work (the
-//! V³ products of the row accesses and the comparisons' evaluation) outweighs its rounds. The
-//! random bits alone put any form with 2V² comparisons beyond a minute at V = 1000 on two
-//! cores.
+//! **Memory**: the row accesses read the owner's matrix transposed in place: a party holds
+//! the V² shares once (32 bytes each: 512 MiB at V = 4096). Comparisons need no preprocessing.
 
 use doram_core::Seed;
 use doram_field::Fp;
-use doram_mpc::engine::bits_per_comparison;
 use doram_net::Session;
 
 use crate::bfs::Csr;
@@ -75,33 +63,6 @@ pub const MAX_V: u64 = 1 << 12;
 
 /// The largest edge count the entry points accept.
 pub const MAX_E: u64 = 1 << 24;
-
-/// The most random bits preprocessed at once, per party: 2^20 bits, 128 MiB of mask units
-/// (a unit of four bits holds 16 shares of 32 bytes). Below it the whole plan is preprocessed
-/// up front (one batch); above it, in chunks of whole iterations.
-pub const BITS_AT_ONCE: usize = 1 << 20;
-
-/// Random bits of one iteration's comparisons (V − 1 in the tournament, V in the
-/// relaxation).
-fn bits_per_iteration(vertices: usize) -> usize {
-    (2 * vertices).saturating_sub(1) * bits_per_comparison(DIST_BITS)
-}
-
-/// How the random bits are made for V vertices: `None` if [`plan`]'s bits fit in
-/// [`BITS_AT_ONCE`] (the caller preprocesses them all before the inputs), else `Some(c)`:
-/// [`dijkstra`] preprocesses the source's equalities first and then, every `c` iterations,
-/// the bits of the next `c`. A function of V only.
-pub fn chunk_iterations(vertices: usize) -> Option<usize> {
-    chunk_iterations_within(vertices, BITS_AT_ONCE)
-}
-
-/// [`chunk_iterations`] for a budget of `at_once` bits.
-fn chunk_iterations_within(vertices: usize, at_once: usize) -> Option<usize> {
-    if plan(vertices).bits <= at_once {
-        return None;
-    }
-    Some((at_once / bits_per_iteration(vertices)).max(1))
-}
 
 /// The weight matrix the owner loads: row-major V × V, INF where there is no edge.
 pub fn matrix(vertices: u64, edges: &[Edge]) -> Result<Vec<u64>, InputError> {
@@ -149,13 +110,12 @@ pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
 /// Accesses, comparisons and random bits for V vertices.
 pub fn plan(vertices: usize) -> Plan {
     let v = vertices;
-    let b = bits_for(v.saturating_sub(1) as u64) as usize;
     let lt = v * (v.saturating_sub(1) + v);
     let eq = v;
     Plan {
         accesses: 0,
         comparisons: lt + eq,
-        bits: lt * bits_per_comparison(DIST_BITS) + eq * bits_per_comparison(b as u32),
+        bits: 0,
     }
 }
 
@@ -177,7 +137,7 @@ pub fn dijkstra<R: Ram>(
     }
     let mut cols = w.to_vec();
     transpose(&mut cols, vertices);
-    dijkstra_columns(m, &cols, vertices, source, chunk_iterations(vertices))
+    dijkstra_columns(m, &cols, vertices, source)
 }
 
 /// Transposes the row-major `v` × `v` matrix `w` in place.
@@ -191,14 +151,12 @@ fn transpose<T>(w: &mut [T], v: usize) {
 
 /// [`dijkstra`] on the weight matrix's columns (`cols[k·V + j]` = W\[j\]\[k\]), which row
 /// accesses read: the owner's matrix is transposed in place rather than copied, so a party
-/// holds one V² array of shares. `chunk` as [`chunk_iterations`] says: `None` if the caller
-/// has preprocessed every bit.
+/// holds one V² array of shares.
 fn dijkstra_columns<R: Ram>(
     m: &mut R,
     cols: &[R::Word],
     vertices: usize,
     source: R::Word,
-    chunk: Option<usize>,
 ) -> Result<Vec<R::Word>, ProgramError> {
     let v = vertices;
     if cols.len() != v * v {
@@ -211,9 +169,6 @@ fn dijkstra_columns<R: Ram>(
     let inf = m.int(INF);
     // dist_j = INF·(1 − [j = s]).
     let pairs: Vec<_> = ids.iter().map(|&j| (j, source)).collect();
-    if chunk.is_some() {
-        m.preprocess_bits(v * bits_per_comparison(b))?;
-    }
     let at = m.eq_many(&pairs, b)?;
     let mut dist: Vec<R::Word> = at
         .iter()
@@ -222,10 +177,7 @@ fn dijkstra_columns<R: Ram>(
     let zero = m.int(0);
     let mut visited = vec![zero; v];
     let one = m.int(1);
-    for it in 0..v {
-        if let Some(c) = chunk.filter(|c| it % c == 0) {
-            m.preprocess_bits(c.min(v - it) * bits_per_iteration(v))?;
-        }
+    for _ in 0..v {
         // Step 1: the tournament over dist + VISITED·visited.
         let items: Vec<R::Word> = (0..v)
             .map(|j| dist[j] + visited[j] * Fp::from_u64(VISITED))
@@ -365,14 +317,11 @@ fn run_with<D: Backend>(
         [MAX_V, MAX_E],
     )?;
     let mut m = Machine::<D>::setup(session, seed)?;
-    if chunk_iterations(v).is_none() {
-        m.preprocess_bits(plan(v).bits)?;
-    }
     let source = m.input_scalar(roles.querier, source)?;
     let mut cols = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
     drop(weights);
     transpose(&mut cols, v);
-    let dist = dijkstra_columns(&mut m, &cols, v, source, chunk_iterations(v))?;
+    let dist = dijkstra_columns(&mut m, &cols, v, source)?;
     drop(cols);
     let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &dist))?;
     let output = out
@@ -415,86 +364,12 @@ impl Program for Dijkstra {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use doram_core::{Entropy, PartyId};
-    use doram_oram::LinearScanOram;
-
     use super::*;
-
-    /// A graph with an isolated vertex, a parallel edge, a zero weight and an unreachable
-    /// vertex.
-    fn graph() -> (u64, Vec<Edge>) {
-        let e = [
-            (0, 1, 5),
-            (0, 1, 3),
-            (1, 2, 0),
-            (2, 4, 7),
-            (4, 3, 1),
-            (6, 5, 2),
-        ];
-        let edges = e
-            .iter()
-            .map(|&(from, to, weight)| Edge { from, to, weight })
-            .collect();
-        (7, edges)
-    }
-
-    #[test]
-    fn chunks_cover_the_plan() {
-        for v in [1, 2, 7, 64, 104, 105, 300, 1000, 4096] {
-            let Some(c) = chunk_iterations(v) else {
-                assert!(plan(v).bits <= BITS_AT_ONCE, "V = {v}");
-                continue;
-            };
-            assert!(c >= 1 && (c * bits_per_iteration(v) <= BITS_AT_ONCE || c == 1));
-        }
-        assert_eq!(chunk_iterations(104), None);
-        assert!(chunk_iterations(105).is_some());
-        assert!(chunk_iterations(1000).is_some());
-    }
 
     #[test]
     fn transpose_in_place() {
         let mut w: Vec<u32> = (0..9).collect();
         transpose(&mut w, 3);
         assert_eq!(w, [0, 3, 6, 1, 4, 7, 2, 5, 8]);
-    }
-
-    /// Preprocessing in chunks of two iterations: the same distances as the reference, and
-    /// every preprocessed bit consumed (the engine's pool ends empty, with no inline refill).
-    #[test]
-    fn chunked_preprocessing_is_exact() {
-        let (v, edges) = graph();
-        let weights = matrix(v, &edges).unwrap();
-        let vu = v as usize;
-        let chunk = chunk_iterations_within(vu, 2 * bits_per_iteration(vu));
-        assert_eq!(chunk, Some(2));
-        let source = 0u64;
-        let runs = crate::run_three(Entropy::Os, |session, seed| {
-            let me = session.me();
-            let mut m = Machine::<LinearScanOram<Fp>>::setup(session, seed)?;
-            let s = m.input_scalar(PartyId::P1, (me == PartyId::P1).then_some(source))?;
-            let own = (me == PartyId::P0).then_some(&weights[..]);
-            let mut cols = m.input_vector(PartyId::P0, own, vu * vu)?;
-            transpose(&mut cols, vu);
-            let dist = dijkstra_columns(&mut m, &cols, vu, s, chunk)?;
-            let out = m.engine_in(Part::Output, |on| on.open_to(PartyId::P2, &dist))?;
-            let c = m.engine().counters();
-            Ok((out, m.engine().pool_len(), c.inline_refills))
-        });
-        let expected = plain(v, &edges, source);
-        for r in runs {
-            let (out, pool, refills) = r.unwrap();
-            assert_eq!((pool, refills), (0, 0));
-            if let Some(out) = out {
-                let got: Vec<Option<u64>> = out
-                    .into_iter()
-                    .map(|x| {
-                        let d = to_int(x, u128::from(INF) + 1, "distance").unwrap();
-                        (d < INF).then_some(d)
-                    })
-                    .collect();
-                assert_eq!(got, expected);
-            }
-        }
     }
 }

@@ -40,9 +40,10 @@
 //! "on x, D is exactly t"). The steps:
 //!
 //! 1. **Set up** the machine on the party's session: [`Machine::setup`].
-//! 2. **Plan**: compute from the public sizes how many comparisons (random bits) and DORAM
-//!    accesses the program makes, and preprocess them ([`Machine::preprocess_bits`]; DORAM
-//!    preprocessing happens in [`Machine::boot`]). The tests check that the plan is exact.
+//! 2. **Plan**: compute from the public sizes how many comparisons, one-hot vectors (their
+//!    random bits) and DORAM accesses the program makes, and preprocess the bits
+//!    ([`Machine::preprocess_bits`]; comparisons need none, and DORAM preprocessing happens in
+//!    [`Machine::boot`]). The tests check that the plan is exact.
 //! 3. **Input** the small secrets into the engine ([`doram_mpc::Online::input`], via
 //!    [`Machine::engine_in`]) and **lay out the memory**: one array per table
 //!    ([`Machine::alloc_input`] shares the owner's data without any message,

@@ -851,7 +851,8 @@ pub struct Plan {
     pub accesses: usize,
     /// Comparisons (`lt`, `eq` or `cmp`).
     pub comparisons: usize,
-    /// Random bits the comparisons consume.
+    /// Random bits of the engine's pool that one-hot vectors consume (comparisons take
+    /// none).
     pub bits: usize,
 }
 

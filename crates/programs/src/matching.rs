@@ -40,8 +40,8 @@
 //! all have started, which makes cur the sentinel when the last free proposer is accepted).
 //!
 //! **Costs**: the owner inputs 2k² + k words (one round). Per iteration: one one-hot vector
-//! of k entries at ⌈log₂ k⌉ bits and three of k + 2 entries at ⌈log₂(k + 2)⌉ bits (each the
-//! random bits and rounds of one comparison at that length); 2k inner products of length k
+//! of k entries at ⌈log₂ k⌉ bits and three of k + 2 entries at ⌈log₂(k + 2)⌉ bits (each
+//! ⌈b/4⌉ units of pool bits, and [`rounds_per_onehot`] rounds); 2k inner products of length k
 //! (2k² local products), 2k + 6 short ones and 4k + 5 products; rounds
 //! ([`rounds_per_iteration`]): 4 plus those of the two one-hot batches — 6 for k ≤ 14, 8 for
 //! 17 ≤ k ≤ 254. No DORAM access: the backend only names the run. Time and
@@ -56,7 +56,7 @@
 
 use doram_core::Seed;
 use doram_field::Fp;
-use doram_mpc::engine::{bits_per_comparison, rounds_per_comparison};
+use doram_mpc::engine::{bits_per_onehot, rounds_per_onehot};
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
@@ -179,11 +179,11 @@ fn rank_bits(k: usize) -> u32 {
     bits_for(k as u64 + 1)
 }
 
-/// Accesses (none), one-hot conversions (counted as comparisons: each costs the random bits
-/// of one) and random bits for k proposers.
+/// Accesses (none), one-hot conversions (counted as comparisons) and their pool bits for k
+/// proposers.
 pub fn plan(k: usize) -> Plan {
     let t = iterations(k);
-    let per = bits_per_comparison(acceptor_bits(k)) + 3 * bits_per_comparison(rank_bits(k));
+    let per = bits_per_onehot(acceptor_bits(k)) + 3 * bits_per_onehot(rank_bits(k));
     Plan {
         accesses: 0,
         comparisons: 4 * t,
@@ -194,7 +194,7 @@ pub fn plan(k: usize) -> Plan {
 /// Rounds of one iteration on a secure machine: three rounds of inner products, one of
 /// products, and the two batches of one-hot vectors.
 pub fn rounds_per_iteration(k: usize) -> u64 {
-    4 + rounds_per_comparison(acceptor_bits(k)) + rounds_per_comparison(rank_bits(k))
+    4 + rounds_per_onehot(acceptor_bits(k)) + rounds_per_onehot(rank_bits(k))
 }
 
 /// The owner's tables as words of the machine (see the [module documentation](self)).

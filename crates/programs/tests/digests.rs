@@ -94,31 +94,31 @@ fn program_messages_are_unchanged() {
         (
             "linear-scan",
             "binary search",
-            "ba9b030e510e26c2d74032d55ffeb633",
+            "8bb1471e065bd12357d36504b37bf8ba",
         ),
-        ("linear-scan", "bfs", "78ffbac44a8551780beb3e4f4f4390f1"),
+        ("linear-scan", "bfs", "e9335b4e38d1dc22b6314b7b4d9da0f1"),
         (
             "linear-scan",
             "dijkstra",
-            "41a4806ac84589501d7747e3137ba0d7",
+            "2bba1574b9bc435f16a906b74380042e",
         ),
         (
             "linear-scan",
             "matching",
-            "5a7a7b9e863668dafae96640907c6709",
+            "3b8dfc8a9d9b2f8a803d2f2311203496",
         ),
-        ("ramen", "binary search", "c0874a79513a54c529765c85e434e212"),
-        ("ramen", "bfs", "823c95835bb2f53356ef6b76739f4d0c"),
-        ("ramen", "dijkstra", "2ebced48215d12975a3e5170ac7c6dea"),
-        ("ramen", "matching", "a78fcdd3aa7a029260db56a7acef0da7"),
+        ("ramen", "binary search", "415381fd59f993359b4f7ac67bc23b7d"),
+        ("ramen", "bfs", "79a3674097125c96be95cc6d2e945ccd"),
+        ("ramen", "dijkstra", "edf5bee66c03cb00e18cc58eb7f512a2"),
+        ("ramen", "matching", "e300d6b993e3dbe2ff9bbc5990bc9d40"),
         (
             "duoram",
             "binary search",
-            "2ec65657965e680b54c66c120f16c9e5",
+            "5b7940ef224bd5b8d41aefdfa97d3369",
         ),
-        ("duoram", "bfs", "7afb5d218b07b38c41c3fa14940c7faa"),
-        ("duoram", "dijkstra", "93f4bfe4f679d07e6d722a2fd5fbea28"),
-        ("duoram", "matching", "f01b97e839cacc84bf90ef9407970b64"),
+        ("duoram", "bfs", "87739be0ac55e9e27331080c2c709d2b"),
+        ("duoram", "dijkstra", "38e06c6e3e7581b229a2e6a45734799a"),
+        ("duoram", "matching", "cf023463bfbf9073df445cce38006d83"),
     ];
     let mut got = Vec::new();
     for backend in BackendKind::ALL {
