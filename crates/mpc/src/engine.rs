@@ -52,6 +52,7 @@
 //! | [`open_to`](Online::open_to) | 1 | m from the receiver's successor | 0 |
 //! | [`lt_many`](Online::lt_many), [`eq_many`](Online::eq_many), [`cmp_many`](Online::cmp_many) at `k` bits | [`rounds_per_comparison`] = 3 + ⌈log₂⌈k/8⌉⌉ | `P0`, `P1`: 2m (+ m for `cmp`) and packed bits; `P2`: to `P1` only (see [`compare`](crate::compare)) | 0 |
 //! | [`onehot_many`](Online::onehot_many) at `k` bits, vectors of length `len` | [`rounds_per_onehot`] | 2m (opening) + m·len·(⌈k/4⌉ − 1) | m·4⌈k/4⌉ |
+//! | [`shuffle`](Online::shuffle) of vectors and matrices holding m values | 3 | 2m in all (see [`shuffle`](crate::shuffle)) | 0 |
 //!
 //! # Security notes
 //! * Inputs of a comparison must lie in [0, 2^k): outside it the result is unspecified and the
@@ -73,6 +74,7 @@ use crate::driver::{finish_round, run_round, send_outgoing, setup_party};
 use crate::error::MpcError;
 use crate::party::{Input, Party};
 use crate::share::{Additive, Replicated};
+use crate::shuffle::Shuffle;
 
 /// A secret value of the engine: this party's replicated share ⟦x⟧ of x ∈ F_p.
 pub type Secret = Replicated<Fp>;
@@ -591,6 +593,66 @@ impl Online<'_> {
     pub fn open_to(&mut self, to: PartyId, x: &[Secret]) -> Result<Option<Vec<Fp>>, MpcError> {
         let start = self.engine.party.open_replicated_to_start(to, x)?;
         run_round(self.session, start)
+    }
+
+    /// A fresh secret uniform permutation of `0..n` for [`shuffle`](Online::shuffle): each
+    /// party draws the two of its three factors it knows ([`crate::shuffle`]). No
+    /// communication.
+    ///
+    /// # Errors
+    /// [`MpcError::ApiMisuse`] if n ≥ 2^32.
+    pub fn new_shuffle(&mut self, n: usize) -> Result<Shuffle, MpcError> {
+        Shuffle::new(&mut self.engine.party, n)
+    }
+
+    /// Applies the secret permutation π of `sh` (π⁻¹ with `inverse`) to each vector
+    /// (out\[π(i)\] = v\[i\]) and to the rows and columns of each row-major n × n matrix
+    /// (out\[π(i)\]\[π(j)\] = m\[i\]\[j\]). Three rounds; each party sends two elements per
+    /// value in all.
+    ///
+    /// # Errors
+    /// [`MpcError::ApiMisuse`] if a vector's length is not n or a matrix's not n² (before
+    /// anything is sent); a transport fault or a peer's malformed message.
+    #[allow(clippy::type_complexity)]
+    pub fn shuffle(
+        &mut self,
+        sh: &Shuffle,
+        vectors: &[Vec<Secret>],
+        matrices: &[Vec<Secret>],
+        inverse: bool,
+    ) -> Result<(Vec<Vec<Secret>>, Vec<Vec<Secret>>), MpcError> {
+        let n = sh.len();
+        if vectors.iter().any(|v| v.len() != n) || matrices.iter().any(|m| m.len() != n * n) {
+            return Err(MpcError::ApiMisuse(
+                "shuffled vectors need n values, matrices n²",
+            ));
+        }
+        let layout = crate::shuffle::Layout {
+            vectors: vectors.len(),
+            matrices: matrices.len(),
+        };
+        let flat: Vec<Secret> = vectors.iter().chain(matrices).flatten().copied().collect();
+        if flat.is_empty() {
+            return Ok((
+                vec![Vec::new(); vectors.len()],
+                vec![Vec::new(); matrices.len()],
+            ));
+        }
+        let out = crate::shuffle::run(
+            self.session,
+            &mut self.engine.party,
+            sh,
+            &flat,
+            &layout,
+            inverse,
+        )?;
+        let (v, m) = out.split_at(vectors.len() * n);
+        Ok((
+            v.chunks_exact(n.max(1)).map(<[Secret]>::to_vec).collect(),
+            m.chunks_exact((n * n).max(1))
+                .map(<[Secret]>::to_vec)
+                .collect(),
+        ))
     }
 
     /// \[a < b\] for each pair of `k`-bit integers (0 ≤ a, b < 2^k). 1 + ⌈log₂⌈k/4⌉⌉ rounds

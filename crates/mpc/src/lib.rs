@@ -103,7 +103,7 @@
 //! # The compute engine
 //! [`Engine`] ([`engine`]) is the CPU step of RAM programs on top of these operations: secret
 //! `Fp` values in replicated shares, batched products, selects, bit operations (AND, OR, XOR,
-//! NOT), openings to all or to one party, and less-than and
+//! NOT), openings to all or to one party, oblivious shuffles ([`shuffle`]), and less-than and
 //! equality of `k`-bit integers (k ≤ 80) by masked opening and a logarithmic-depth bitwise
 //! comparison whose randomness `P2` deals ([`compare`]; 3 + ⌈log₂⌈k/8⌉⌉ rounds per batch). It
 //! borrows a session per batch ([`Engine::on`]), so it can share a party's connections with a
@@ -117,6 +117,7 @@ pub mod msgs;
 pub mod party;
 pub mod rounds;
 pub mod share;
+pub mod shuffle;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
@@ -133,3 +134,4 @@ pub use share::{
     Additive, Replicated, deal_additive, deal_replicated, random_element, reconstruct_additive,
     reconstruct_replicated, replicate,
 };
+pub use shuffle::Shuffle;

@@ -574,3 +574,63 @@ fn comparison_batches_beyond_one_frame() {
         }
     }
 }
+
+/// The shuffle moves a vector and a matrix by one permutation (the same for rows and
+/// columns), its inverse restores them, and its messages do not depend on the values.
+#[test]
+fn shuffle_permutes_consistently_and_inverts() {
+    let seed = test_seed();
+    let n = 20;
+    let run = |vals: Vec<u64>| {
+        run3(|mut session: Session| {
+            let me = session.me();
+            let mut engine = Engine::setup(&mut session, party_seed(seed, me)).unwrap();
+            session.record_transcript(true);
+            let mut on = engine.on(&mut session);
+            let x = input_p0(&mut on, &vals).unwrap();
+            let (v, m) = (x[..n].to_vec(), x[n..].to_vec());
+            let sh = on.new_shuffle(n).unwrap();
+            let r0 = on.session().rounds();
+            let (pv, pm) = on.shuffle(&sh, &[v], &[m], false).unwrap();
+            let rounds = on.session().rounds() - r0;
+            let (bv, bm) = on.shuffle(&sh, &pv, &pm, true).unwrap();
+            let all: Vec<Secret> = [&pv[0], &pm[0], &bv[0], &bm[0]]
+                .into_iter()
+                .flatten()
+                .copied()
+                .collect();
+            let opened = on.open_many(&all).unwrap();
+            (opened, rounds, session.take_transcript().unwrap())
+        })
+    };
+    let vals: Vec<u64> = (0..(n + n * n) as u64).map(|i| 1000 + i).collect();
+    let outs = run(vals.clone());
+    let (opened, _, _) = &outs[0];
+    let o: Vec<u64> = opened.iter().map(|&x| to_u64(x)).collect();
+    let (pv, rest) = o.split_at(n);
+    let (pm, rest) = rest.split_at(n * n);
+    let (bv, bm) = rest.split_at(n);
+    assert_eq!(bv, &vals[..n]);
+    assert_eq!(bm, &vals[n..]);
+    // π from the vector (its values are distinct), then the matrix must follow it.
+    let pi: Vec<usize> = (0..n)
+        .map(|i| pv.iter().position(|&y| y == vals[i]).unwrap())
+        .collect();
+    assert_ne!(
+        pi,
+        (0..n).collect::<Vec<_>>(),
+        "a permutation of 20 is not the identity"
+    );
+    for i in 0..n {
+        for j in 0..n {
+            assert_eq!(pm[pi[i] * n + pi[j]], vals[n + i * n + j]);
+        }
+    }
+    for (_, rounds, _) in &outs {
+        assert!(*rounds <= 3);
+    }
+    let other = run(vals.iter().map(|v| v * 3 + 1).collect());
+    for (a, b) in outs.iter().zip(&other) {
+        assert_eq!(a.2, b.2, "transcripts depend on the values");
+    }
+}
