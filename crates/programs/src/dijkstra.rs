@@ -6,35 +6,43 @@
 //! the sentinel [`INF`] = 2^44, above every path of up to [`MAX_V`] − 1 edges of weight
 //! < 2^32).
 //!
-//! **Algorithm**: the dense O(V²) form of Dijkstra, which is oblivious once its selection is
-//! (every iteration touches every vertex). The engine holds the V × V weight matrix `W` (the
-//! smallest weight among parallel edges, [`INF`] where there is no edge, self loops dropped),
-//! the distance vector and the visited bits, all indexed publicly; no memory access is needed.
-//! V iterations, each:
-//! 1. the smallest key dist_j + visited_j·2^45 (unvisited vertices first) by a tournament:
-//!    ⌈log₂ V⌉ levels of one batch of less-than and one of selects, keeping each level's
-//!    comparison bits (ties go to the lower index);
-//! 2. the winner u's one-hot vector h, top-down through the recorded bits (one product per
-//!    tournament pair, ⌈log₂ V⌉ rounds); visited_j += h_j is linear;
-//! 3. row u of `W` in one oblivious row access: W\[u\]\[k\] = Σ_j h_j·W\[j\]\[k\], V inner
-//!    products of length V in one round (each costs the communication of one product);
-//! 4. relax: dist_j := min(dist_j, du + W\[u\]\[j\]) (one batch of V less-than, one of
-//!    selects).
+//! **Algorithm**: the dense O(V²) form of Dijkstra run under a secret permutation of the
+//! vertices, so that the vertex each iteration settles can be revealed (the shuffle-and-reveal
+//! technique of oblivious graph algorithms, e.g. Blanton, Steele and Aliasgari, ASIACCS 2013).
+//! The engine holds the V × V weight matrix `W` (the smallest weight among parallel edges,
+//! [`INF`] where there is no edge, self loops dropped) and the distances; no memory access is
+//! needed.
+//! 1. dist_j = INF·(1 − \[j = s\]) (V equalities), then one oblivious shuffle π moves
+//!    dist, the vertex ids and the rows and columns of `W` (three rounds): vertex u sits at
+//!    position π(u), which no party knows.
+//! 2. V iterations over the positions not yet settled (a public set):
+//!    1. the smallest key dist·2^b + id (b = ⌈log₂ V⌉ bits of id break ties by the original
+//!       vertex id) by a tournament: ⌈log₂ c⌉ levels for c open positions, each one batch of
+//!       less-than and one of selects of the key and the position;
+//!    2. the winner's position p is opened (one round) and settled;
+//!    3. relax every open position q: dist_q := min(dist_q, dist_p + W'\[p\]\[q\]) (one
+//!       batch of less-than, one of selects) — W' is the shuffled matrix, read at the public
+//!       p, so no product is needed for the row.
+//! 3. The inverse shuffle puts the distances back in vertex order (three rounds).
 //!
-//! Visited vertices are never improved (du ≥ their distance), and an unreachable u has
-//! du = INF, so INF + w is never below any distance. All keys and tentative distances stay
-//! below 2^46, the comparisons' bit length [`DIST_BITS`].
+//! **Why opening p is safe**: keys are distinct (the ids), so the settling order σ is a
+//! function of the graph and s alone, and the opened sequence π(σ(1)), …, π(σ(V)) is a uniform
+//! random ordering of the positions whatever σ is, since π is uniform and independent of it.
+//! Ties broken by position instead would leak: equal distances (e.g. every unreachable vertex)
+//! would come out in increasing position order.
 //!
-//! **Costs**: the owner inputs V² words (one round); 2V² − V less-than at 46 bits (per
-//! iteration V − 1 in the tournament and V in the relaxation) and V equalities at ⌈log₂ V⌉
-//! bits to place the source; per iteration 3V − 2 products and V inner products besides the
-//! comparisons' own, and V² local products for the row; rounds per iteration:
-//! ⌈log₂ V⌉·(6 + 1) for the tournament, ⌈log₂ V⌉ for the one-hot vector, 1 for the row,
-//! 6 + 1 for the relaxation. No DORAM access. Time and communication depend on V only (E
-//! is announced but not used).
+//! Settled vertices are never improved (dist_p ≥ their distance), and an unreachable p has
+//! dist_p = INF, so INF + w is never below any distance. Tentative distances stay below
+//! 2^46 ([`DIST_BITS`]) and keys below 2^{45+b}.
 //!
-//! **Memory**: the row accesses read the owner's matrix transposed in place: a party holds
-//! the V² shares once (32 bytes each: 512 MiB at V = 4096). Comparisons need no preprocessing.
+//! **Costs**: the owner inputs V² words (one round); V² − V less-than (V(V − 1)/2 at 45 + b
+//! bits in tournaments, as many at 46 bits in relaxations) and V equalities at b bits; two
+//! shuffles of V² + 2V and V values; per iteration with c open positions, 2(c − 1) + (c − 1)
+//! selects; rounds per iteration ⌈log₂ c⌉·7 + 1 + 7 (a comparison batch is 6 rounds here). No
+//! DORAM access; time and communication depend on V only (E is announced but not used).
+//!
+//! **Memory**: a party holds the V² shares of the matrix and its shuffled copy at the start
+//! (32 bytes each: 1 GiB at V = 4096, then half of it).
 
 use doram_core::Seed;
 use doram_field::Fp;
@@ -51,9 +59,6 @@ use crate::roles::{PartyRun, Roles, announce_graph, check_graph_inputs};
 /// The "no path" and "no edge" sentinel: 2^44, above every path of up to 2^12 − 1 edges of
 /// weight below 2^32.
 pub const INF: u64 = 1 << 44;
-
-/// Added to the key of a visited vertex: 2^45.
-const VISITED: u64 = 1 << 45;
 
 /// Bit length of distance comparisons: keys and tentative distances are below 2^46.
 pub const DIST_BITS: u32 = 46;
@@ -110,154 +115,129 @@ pub fn plain(vertices: u64, edges: &[Edge], source: u64) -> Vec<Option<u64>> {
 /// Accesses, comparisons and random bits for V vertices.
 pub fn plan(vertices: usize) -> Plan {
     let v = vertices;
-    let lt = v * (v.saturating_sub(1) + v);
-    let eq = v;
     Plan {
         accesses: 0,
-        comparisons: lt + eq,
+        comparisons: v * v,
         bits: 0,
     }
+}
+
+/// Bits of the tournament keys dist·2^b + id for V vertices.
+fn key_bits(vertices: usize) -> (u32, u32) {
+    let b = bits_for(vertices.saturating_sub(1) as u64);
+    (b, DIST_BITS - 1 + b)
 }
 
 /// The program: shortest-path lengths from the secret `source` over the secret weight matrix
 /// `w` (V² words, row-major). Returns the distances (INF for unreachable vertices).
 ///
 /// # Errors
-/// The machine's errors.
+/// The machine's errors; [`ProgramError::BadOutput`] if an opened position is not an open one
+/// (a peer deviated).
 pub fn dijkstra<R: Ram>(
     m: &mut R,
     w: &[R::Word],
     vertices: usize,
     source: R::Word,
 ) -> Result<Vec<R::Word>, ProgramError> {
-    if w.len() != vertices * vertices {
-        return Err(ProgramError::Misuse(
-            "the weight matrix must have V² entries",
-        ));
-    }
-    let mut cols = w.to_vec();
-    transpose(&mut cols, vertices);
-    dijkstra_columns(m, &cols, vertices, source)
-}
-
-/// Transposes the row-major `v` × `v` matrix `w` in place.
-fn transpose<T>(w: &mut [T], v: usize) {
-    for j in 0..v {
-        for k in j + 1..v {
-            w.swap(j * v + k, k * v + j);
-        }
-    }
-}
-
-/// [`dijkstra`] on the weight matrix's columns (`cols[k·V + j]` = W\[j\]\[k\]), which row
-/// accesses read: the owner's matrix is transposed in place rather than copied, so a party
-/// holds one V² array of shares.
-fn dijkstra_columns<R: Ram>(
-    m: &mut R,
-    cols: &[R::Word],
-    vertices: usize,
-    source: R::Word,
-) -> Result<Vec<R::Word>, ProgramError> {
     let v = vertices;
-    if cols.len() != v * v {
+    if w.len() != v * v {
         return Err(ProgramError::Misuse(
             "the weight matrix must have V² entries",
         ));
     }
-    let b = bits_for(v.saturating_sub(1) as u64);
+    let (b, _) = key_bits(v);
     let ids: Vec<R::Word> = (0..v as u64).map(|j| m.int(j)).collect();
     let inf = m.int(INF);
-    // dist_j = INF·(1 − [j = s]).
+    // Step 1: dist_j = INF·(1 − [j = s]), then the shuffle.
     let pairs: Vec<_> = ids.iter().map(|&j| (j, source)).collect();
     let at = m.eq_many(&pairs, b)?;
-    let mut dist: Vec<R::Word> = at
+    let dist: Vec<R::Word> = at
         .iter()
         .map(|&e| inf - R::value(e) * Fp::from_u64(INF))
         .collect();
-    let zero = m.int(0);
-    let mut visited = vec![zero; v];
-    let one = m.int(1);
+    let sh = m.new_shuffle(v)?;
+    let (mut vecs, mut mats) = m.shuffle(&sh, &[dist, ids], &[w.to_vec()], false)?;
+    let (Some(wp), Some(ids), Some(mut dist)) = (mats.pop(), vecs.pop(), vecs.pop()) else {
+        return Err(ProgramError::Misuse("shuffle output"));
+    };
+    // Step 2: settle one position per iteration.
+    let mut open: Vec<usize> = (0..v).collect();
     for _ in 0..v {
-        // Step 1: the tournament over dist + VISITED·visited.
-        let items: Vec<R::Word> = (0..v)
-            .map(|j| dist[j] + visited[j] * Fp::from_u64(VISITED))
-            .collect();
-        let (du, levels) = tournament(m, items)?;
-        // Step 2: the winner u's one-hot vector [j = u]; visited += [j = u].
-        let onehot = winner_onehot(m, &levels, one)?;
-        for (vis, &h) in visited.iter_mut().zip(&onehot) {
-            *vis += h;
-        }
-        // Step 3: row u of W, Σ_j [j = u]·W[j][k] for every k: V inner products in one round.
-        let pairs: Vec<_> = cols.chunks_exact(v).map(|c| (&onehot[..], c)).collect();
-        let row = m.dot_many(&pairs)?;
-        // Step 4: relax.
-        let nd: Vec<R::Word> = row.iter().map(|&x| du + x).collect();
-        let pairs: Vec<_> = nd.iter().zip(&dist).map(|(&a, &b)| (a, b)).collect();
-        let better = m.lt_many(&pairs, DIST_BITS)?;
-        let sel: Vec<_> = better
-            .iter()
-            .zip(nd.iter().zip(&dist))
-            .map(|(&f, (&a, &b))| (f, a, b))
-            .collect();
-        dist = m.select_many(&sel)?;
+        let p = settle_next(m, &dist, &ids, &open, v)?;
+        open.retain(|&q| q != p);
+        relax(m, &mut dist, &wp[p * v..(p + 1) * v], p, &open)?;
     }
-    Ok(dist)
+    // Step 3: back to vertex order.
+    let (mut back, _) = m.shuffle(&sh, &[dist], &[], true)?;
+    back.pop().ok_or(ProgramError::Misuse("shuffle output"))
 }
 
-/// Step 1 of an iteration: the minimum of `items` by a tournament of comparisons, one level
-/// per round of comparisons and selects; returns it with each level's length and comparison
-/// bits ("the right one is smaller"), for [`winner_onehot`].
-#[allow(clippy::type_complexity)]
-fn tournament<R: Ram>(
+/// Steps 2.1–2.2: the open position with the smallest key dist·2^b + id, by a tournament of
+/// comparisons carrying the positions, then opened.
+fn settle_next<R: Ram>(
     m: &mut R,
-    mut items: Vec<R::Word>,
-) -> Result<(R::Word, Vec<(usize, Vec<R::Bit>)>), ProgramError> {
-    let mut levels = Vec::new();
+    dist: &[R::Word],
+    ids: &[R::Word],
+    open: &[usize],
+    v: usize,
+) -> Result<usize, ProgramError> {
+    let (b, bits) = key_bits(v);
+    let shift = Fp::from_u64(1 << b);
+    let mut items: Vec<(R::Word, R::Word)> = open
+        .iter()
+        .map(|&p| (dist[p] * shift + ids[p], m.int(p as u64)))
+        .collect();
     while items.len() > 1 {
-        let pairs: Vec<_> = items.chunks_exact(2).map(|p| (p[1], p[0])).collect();
-        let right_smaller = m.lt_many(&pairs, DIST_BITS)?;
-        let sel: Vec<_> = items
-            .chunks_exact(2)
-            .zip(&right_smaller)
-            .map(|(p, &r)| (r, p[1], p[0]))
-            .collect();
-        let mut next = m.select_many(&sel)?;
+        let pairs: Vec<_> = items.chunks_exact(2).map(|q| (q[1].0, q[0].0)).collect();
+        let right = m.lt_many(&pairs, bits)?;
+        let mut sel = Vec::with_capacity(2 * pairs.len());
+        for (q, &r) in items.chunks_exact(2).zip(&right) {
+            sel.push((r, q[1].0, q[0].0));
+            sel.push((r, q[1].1, q[0].1));
+        }
+        let chosen = m.select_many(&sel)?;
+        let mut next: Vec<_> = chosen.chunks_exact(2).map(|c| (c[0], c[1])).collect();
         if items.len() % 2 == 1 {
             next.push(items[items.len() - 1]);
         }
-        levels.push((items.len(), right_smaller));
         items = next;
     }
-    Ok((items[0], levels))
+    let (_, pos) = *items
+        .first()
+        .ok_or(ProgramError::Misuse("no open position"))?;
+    let p = m.reveal_many(&[pos])?[0];
+    let p = usize::try_from(to_int(p, v as u128, "settled position")?)
+        .map_err(|_| ProgramError::BadOutput("settled position"))?;
+    if !open.contains(&p) {
+        return Err(ProgramError::BadOutput("settled position is not open"));
+    }
+    Ok(p)
 }
 
-/// Step 2 of an iteration: the one-hot vector of the tournament's winner, top-down through the
-/// recorded bits (one round of products per level, one product per pair).
-fn winner_onehot<R: Ram>(
+/// Step 2.3: dist_q := min(dist_q, dist_p + row\[q\]) for every open q.
+fn relax<R: Ram>(
     m: &mut R,
-    levels: &[(usize, Vec<R::Bit>)],
-    one: R::Word,
-) -> Result<Vec<R::Word>, ProgramError> {
-    let mut onehot = vec![one];
-    for (len, bits) in levels.iter().rev() {
-        let pairs: Vec<_> = bits
-            .iter()
-            .zip(&onehot)
-            .map(|(&b, &p)| (p, R::value(b)))
-            .collect();
-        let right = m.mul_many(&pairs)?;
-        let mut down = Vec::with_capacity(*len);
-        for (&p, r) in onehot.iter().zip(right) {
-            down.push(p - r);
-            down.push(r);
-        }
-        if len % 2 == 1 {
-            down.push(onehot[bits.len()]);
-        }
-        onehot = down;
+    dist: &mut [R::Word],
+    row: &[R::Word],
+    p: usize,
+    open: &[usize],
+) -> Result<(), ProgramError> {
+    let du = dist[p];
+    let nd: Vec<R::Word> = open.iter().map(|&q| du + row[q]).collect();
+    let pairs: Vec<_> = open.iter().zip(&nd).map(|(&q, &x)| (x, dist[q])).collect();
+    let better = m.lt_many(&pairs, DIST_BITS)?;
+    let sel: Vec<_> = open
+        .iter()
+        .zip(&nd)
+        .zip(&better)
+        .map(|((&q, &x), &f)| (f, x, dist[q]))
+        .collect();
+    let new = m.select_many(&sel)?;
+    for (&q, x) in open.iter().zip(new) {
+        dist[q] = x;
     }
-    Ok(onehot)
+    Ok(())
 }
 
 /// Runs the program on the plaintext machine [`PlainRam`] (the memory access sequence of a
@@ -318,11 +298,10 @@ fn run_with<D: Backend>(
     )?;
     let mut m = Machine::<D>::setup(session, seed)?;
     let source = m.input_scalar(roles.querier, source)?;
-    let mut cols = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
+    let w = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
     drop(weights);
-    transpose(&mut cols, v);
-    let dist = dijkstra_columns(&mut m, &cols, v, source)?;
-    drop(cols);
+    let dist = dijkstra(&mut m, &w, v, source)?;
+    drop(w);
     let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &dist))?;
     let output = out
         .map(|vals| {
@@ -357,19 +336,5 @@ impl Program for Dijkstra {
         source: Option<u64>,
     ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
         run_with::<D>(session, seed, roles, graph, source)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-
-    #[test]
-    fn transpose_in_place() {
-        let mut w: Vec<u32> = (0..9).collect();
-        transpose(&mut w, 3);
-        assert_eq!(w, [0, 3, 6, 1, 4, 7, 2, 5, 8]);
     }
 }

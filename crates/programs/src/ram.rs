@@ -148,6 +148,39 @@ pub trait Ram {
         len: usize,
     ) -> Result<Vec<Vec<Self::Word>>, ProgramError>;
 
+    /// A secret permutation of `0..n` for [`shuffle`](Ram::shuffle).
+    type Shuffle;
+
+    /// A fresh secret uniform permutation π of `0..n` that no party knows
+    /// ([`Online::new_shuffle`](doram_mpc::Online::new_shuffle); no communication).
+    ///
+    /// # Errors
+    /// The engine's errors.
+    fn new_shuffle(&mut self, n: usize) -> Result<Self::Shuffle, ProgramError>;
+
+    /// Moves each vector by π (out\[π(i)\] = v\[i\]) and each row-major n × n matrix by π on
+    /// rows and columns (π⁻¹ with `inverse`); three rounds on a secure machine
+    /// ([`Online::shuffle`](doram_mpc::Online::shuffle)).
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] or the engine's errors if a vector's length is not n or a
+    /// matrix's not n².
+    #[allow(clippy::type_complexity)]
+    fn shuffle(
+        &mut self,
+        sh: &Self::Shuffle,
+        vectors: &[Vec<Self::Word>],
+        matrices: &[Vec<Self::Word>],
+        inverse: bool,
+    ) -> Result<(Vec<Vec<Self::Word>>, Vec<Vec<Self::Word>>), ProgramError>;
+
+    /// Opens words to every party (one round). Only for values the program's design makes
+    /// public, such as the position under a secret permutation of an item it visits once.
+    ///
+    /// # Errors
+    /// The engine's errors.
+    fn reveal_many(&mut self, xs: &[Self::Word]) -> Result<Vec<Fp>, ProgramError>;
+
     /// Whether the memory hides the type of each access (reads from writes).
     fn hides_op_type(&self) -> bool;
 
@@ -365,6 +398,26 @@ impl<D: Backend> Ram for Machine<D> {
         self.cpu(|on| on.onehot_many(xs, k, len))
     }
 
+    type Shuffle = doram_mpc::Shuffle;
+
+    fn new_shuffle(&mut self, n: usize) -> Result<doram_mpc::Shuffle, ProgramError> {
+        self.cpu(|on| on.new_shuffle(n))
+    }
+
+    fn shuffle(
+        &mut self,
+        sh: &doram_mpc::Shuffle,
+        vectors: &[Vec<Secret>],
+        matrices: &[Vec<Secret>],
+        inverse: bool,
+    ) -> Result<(Vec<Vec<Secret>>, Vec<Vec<Secret>>), ProgramError> {
+        self.cpu(|on| on.shuffle(sh, vectors, matrices, inverse))
+    }
+
+    fn reveal_many(&mut self, xs: &[Secret]) -> Result<Vec<Fp>, ProgramError> {
+        self.cpu(|on| on.open_many(xs))
+    }
+
     fn hides_op_type(&self) -> bool {
         Machine::<D>::hides_op_type()
     }
@@ -417,6 +470,7 @@ pub struct PlainRam {
     memory: Option<PlainMemory<Fp>>,
     hides_op_type: bool,
     counts: PlainCounts,
+    shuffles: u64,
 }
 
 impl PlainRam {
@@ -428,6 +482,7 @@ impl PlainRam {
             memory: None,
             hides_op_type,
             counts: PlainCounts::default(),
+            shuffles: 0,
         }
     }
 
@@ -583,6 +638,76 @@ impl Ram for PlainRam {
                     .collect())
             })
             .collect()
+    }
+
+    /// The plaintext machine's permutations are fixed pseudo-random ones (the n-th call draws
+    /// from a PRG keyed by n): programs must not depend on which permutation they get.
+    type Shuffle = Vec<u32>;
+
+    fn new_shuffle(&mut self, n: usize) -> Result<Vec<u32>, ProgramError> {
+        let n32 = u32::try_from(n).map_err(|_| ProgramError::Misuse("shuffle of 2^32 or more"))?;
+        self.shuffles += 1;
+        let mut seed = [0u8; 16];
+        seed[..8].copy_from_slice(&self.shuffles.to_le_bytes());
+        let mut prg = doram_prim::AesPrg::new(doram_core::Seed(seed));
+        let mut perm: Vec<u32> = (0..n32).collect();
+        for i in (1..n).rev() {
+            let j = (rand_core::RngCore::next_u64(&mut prg) % (i as u64 + 1)) as usize;
+            perm.swap(i, j);
+        }
+        Ok(perm)
+    }
+
+    fn shuffle(
+        &mut self,
+        sh: &Vec<u32>,
+        vectors: &[Vec<Fp>],
+        matrices: &[Vec<Fp>],
+        inverse: bool,
+    ) -> Result<(Vec<Vec<Fp>>, Vec<Vec<Fp>>), ProgramError> {
+        let n = sh.len();
+        if vectors.iter().any(|v| v.len() != n) || matrices.iter().any(|m| m.len() != n * n) {
+            return Err(ProgramError::Misuse(
+                "shuffled vectors need n values, matrices n²",
+            ));
+        }
+        // to[i] = where item i goes.
+        let to: Vec<usize> = if inverse {
+            let mut inv = vec![0usize; n];
+            for (i, &p) in sh.iter().enumerate() {
+                inv[p as usize] = i;
+            }
+            inv
+        } else {
+            sh.iter().map(|&p| p as usize).collect()
+        };
+        let vs = vectors
+            .iter()
+            .map(|v| {
+                let mut out = vec![Fp::ZERO; n];
+                for (i, &x) in v.iter().enumerate() {
+                    out[to[i]] = x;
+                }
+                out
+            })
+            .collect();
+        let ms = matrices
+            .iter()
+            .map(|m| {
+                let mut out = vec![Fp::ZERO; n * n];
+                for i in 0..n {
+                    for j in 0..n {
+                        out[to[i] * n + to[j]] = m[i * n + j];
+                    }
+                }
+                out
+            })
+            .collect();
+        Ok((vs, ms))
+    }
+
+    fn reveal_many(&mut self, xs: &[Fp]) -> Result<Vec<Fp>, ProgramError> {
+        Ok(xs.to_vec())
     }
 
     fn hides_op_type(&self) -> bool {

@@ -100,7 +100,7 @@ fn program_messages_are_unchanged() {
         (
             "linear-scan",
             "dijkstra",
-            "2bba1574b9bc435f16a906b74380042e",
+            "80adfa31a5680795e58d911287d2838c",
         ),
         (
             "linear-scan",
@@ -109,7 +109,7 @@ fn program_messages_are_unchanged() {
         ),
         ("ramen", "binary search", "415381fd59f993359b4f7ac67bc23b7d"),
         ("ramen", "bfs", "79a3674097125c96be95cc6d2e945ccd"),
-        ("ramen", "dijkstra", "edf5bee66c03cb00e18cc58eb7f512a2"),
+        ("ramen", "dijkstra", "aee4deb8e86d1080dcbc76e9d99aa61c"),
         ("ramen", "matching", "e300d6b993e3dbe2ff9bbc5990bc9d40"),
         (
             "duoram",
@@ -117,7 +117,7 @@ fn program_messages_are_unchanged() {
             "5b7940ef224bd5b8d41aefdfa97d3369",
         ),
         ("duoram", "bfs", "87739be0ac55e9e27331080c2c709d2b"),
-        ("duoram", "dijkstra", "38e06c6e3e7581b229a2e6a45734799a"),
+        ("duoram", "dijkstra", "f420cde3565d29e4cde90226ae2ac966"),
         ("duoram", "matching", "cf023463bfbf9073df445cce38006d83"),
     ];
     let mut got = Vec::new();
