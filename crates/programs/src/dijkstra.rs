@@ -122,10 +122,24 @@ pub fn plan(vertices: usize) -> Plan {
     }
 }
 
-/// Bits of the tournament keys dist·2^b + id for V vertices.
-fn key_bits(vertices: usize) -> (u32, u32) {
+/// The sentinel and bit length of a shortest-path run: distances are at most `inf` (no
+/// path), and dist + w stays below 2^`dist_bits`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    pub(crate) inf: u64,
+    pub(crate) dist_bits: u32,
+}
+
+/// Dijkstra's bounds: [`INF`] and [`DIST_BITS`].
+const WEIGHTED: Bounds = Bounds {
+    inf: INF,
+    dist_bits: DIST_BITS,
+};
+
+/// Bits b of the vertex ids and of the tournament keys dist·2^b + id for V vertices.
+fn key_bits(vertices: usize, bounds: Bounds) -> (u32, u32) {
     let b = bits_for(vertices.saturating_sub(1) as u64);
-    (b, DIST_BITS - 1 + b)
+    (b, bits_for(bounds.inf) + b)
 }
 
 /// The program: shortest-path lengths from the secret `source` over the secret weight matrix
@@ -140,21 +154,32 @@ pub fn dijkstra<R: Ram>(
     vertices: usize,
     source: R::Word,
 ) -> Result<Vec<R::Word>, ProgramError> {
+    shortest_paths(m, w, vertices, source, WEIGHTED)
+}
+
+/// [`dijkstra`] for any [`Bounds`] (BFS's dense form uses it with unit weights).
+pub(crate) fn shortest_paths<R: Ram>(
+    m: &mut R,
+    w: &[R::Word],
+    vertices: usize,
+    source: R::Word,
+    bounds: Bounds,
+) -> Result<Vec<R::Word>, ProgramError> {
     let v = vertices;
     if w.len() != v * v {
         return Err(ProgramError::Misuse(
             "the weight matrix must have V² entries",
         ));
     }
-    let (b, _) = key_bits(v);
+    let (b, _) = key_bits(v, bounds);
     let ids: Vec<R::Word> = (0..v as u64).map(|j| m.int(j)).collect();
-    let inf = m.int(INF);
+    let inf = m.int(bounds.inf);
     // Step 1: dist_j = INF·(1 − [j = s]), then the shuffle.
     let pairs: Vec<_> = ids.iter().map(|&j| (j, source)).collect();
     let at = m.eq_many(&pairs, b)?;
     let dist: Vec<R::Word> = at
         .iter()
-        .map(|&e| inf - R::value(e) * Fp::from_u64(INF))
+        .map(|&e| inf - R::value(e) * Fp::from_u64(bounds.inf))
         .collect();
     let sh = m.new_shuffle(v)?;
     let (mut vecs, mut mats) = m.shuffle(&sh, &[dist, ids], &[w.to_vec()], false)?;
@@ -164,9 +189,9 @@ pub fn dijkstra<R: Ram>(
     // Step 2: settle one position per iteration.
     let mut open: Vec<usize> = (0..v).collect();
     for _ in 0..v {
-        let p = settle_next(m, &dist, &ids, &open, v)?;
+        let p = settle_next(m, &dist, &ids, &open, v, bounds)?;
         open.retain(|&q| q != p);
-        relax(m, &mut dist, &wp[p * v..(p + 1) * v], p, &open)?;
+        relax(m, &mut dist, &wp[p * v..(p + 1) * v], p, &open, bounds)?;
     }
     // Step 3: back to vertex order.
     let (mut back, _) = m.shuffle(&sh, &[dist], &[], true)?;
@@ -181,8 +206,9 @@ fn settle_next<R: Ram>(
     ids: &[R::Word],
     open: &[usize],
     v: usize,
+    bounds: Bounds,
 ) -> Result<usize, ProgramError> {
-    let (b, bits) = key_bits(v);
+    let (b, bits) = key_bits(v, bounds);
     let shift = Fp::from_u64(1 << b);
     let mut items: Vec<(R::Word, R::Word)> = open
         .iter()
@@ -222,11 +248,12 @@ fn relax<R: Ram>(
     row: &[R::Word],
     p: usize,
     open: &[usize],
+    bounds: Bounds,
 ) -> Result<(), ProgramError> {
     let du = dist[p];
     let nd: Vec<R::Word> = open.iter().map(|&q| du + row[q]).collect();
     let pairs: Vec<_> = open.iter().zip(&nd).map(|(&q, &x)| (x, dist[q])).collect();
-    let better = m.lt_many(&pairs, DIST_BITS)?;
+    let better = m.lt_many(&pairs, bounds.dist_bits)?;
     let sel: Vec<_> = open
         .iter()
         .zip(&nd)

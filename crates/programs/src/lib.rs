@@ -179,7 +179,7 @@ pub mod program;
 pub mod ram;
 pub mod roles;
 
-pub use bfs::Bfs;
+pub use bfs::{Bfs, BfsDense, BfsQueue};
 pub use binary_search::{BinarySearch, LinearSearch};
 pub use dijkstra::Dijkstra;
 pub use error::{InputError, ProgramError};

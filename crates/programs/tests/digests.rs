@@ -10,7 +10,7 @@ mod common;
 use common::{BackendKind, RunConfig, run_party, run_program};
 use doram_net::Session;
 use doram_programs::input::{Edge, Prefs};
-use doram_programs::{Bfs, BinarySearch, Dijkstra, StableMatching};
+use doram_programs::{BfsDense, BfsQueue, BinarySearch, Dijkstra, StableMatching};
 use doram_programs::{PartyRun, ProgramError, Roles};
 
 const SEED: u64 = 0x5afe_7e57;
@@ -63,11 +63,19 @@ fn cases(backend: BackendKind) -> Vec<(&'static str, String)> {
         }),
     )];
     out.push((
-        "bfs",
+        "bfs queue",
         digest(backend, |s, c| {
             let me = s.me();
             let g = (me == roles.owner).then_some((v, &edges[..]));
-            run_party::<Bfs>(s, c, g, (me == roles.querier).then_some(0))
+            run_party::<BfsQueue>(s, c, g, (me == roles.querier).then_some(0))
+        }),
+    ));
+    out.push((
+        "bfs dense",
+        digest(backend, |s, c| {
+            let me = s.me();
+            let g = (me == roles.owner).then_some((v, &edges[..]));
+            run_party::<BfsDense>(s, c, g, (me == roles.querier).then_some(0))
         }),
     ));
     out.push((
@@ -96,7 +104,16 @@ fn program_messages_are_unchanged() {
             "binary search",
             "8bb1471e065bd12357d36504b37bf8ba",
         ),
-        ("linear-scan", "bfs", "e9335b4e38d1dc22b6314b7b4d9da0f1"),
+        (
+            "linear-scan",
+            "bfs queue",
+            "b0a9c9313bcf0d76357975bb573080a9",
+        ),
+        (
+            "linear-scan",
+            "bfs dense",
+            "80558bcb429840e6d84a7be947250ad9",
+        ),
         (
             "linear-scan",
             "dijkstra",
@@ -108,7 +125,8 @@ fn program_messages_are_unchanged() {
             "3b8dfc8a9d9b2f8a803d2f2311203496",
         ),
         ("ramen", "binary search", "415381fd59f993359b4f7ac67bc23b7d"),
-        ("ramen", "bfs", "79a3674097125c96be95cc6d2e945ccd"),
+        ("ramen", "bfs queue", "6f53a8f77bb9915f6b5ed35500c320c6"),
+        ("ramen", "bfs dense", "91dc6b1955287fbf020c6fa09d5a9898"),
         ("ramen", "dijkstra", "aee4deb8e86d1080dcbc76e9d99aa61c"),
         ("ramen", "matching", "e300d6b993e3dbe2ff9bbc5990bc9d40"),
         (
@@ -116,7 +134,8 @@ fn program_messages_are_unchanged() {
             "binary search",
             "5b7940ef224bd5b8d41aefdfa97d3369",
         ),
-        ("duoram", "bfs", "87739be0ac55e9e27331080c2c709d2b"),
+        ("duoram", "bfs queue", "2090ec813fb1e161ebe44eaa1f7216d8"),
+        ("duoram", "bfs dense", "7bd5c29ee0374620594299eb5912cdf6"),
         ("duoram", "dijkstra", "f420cde3565d29e4cde90226ae2ac966"),
         ("duoram", "matching", "cf023463bfbf9073df445cce38006d83"),
     ];

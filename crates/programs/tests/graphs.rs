@@ -8,7 +8,7 @@ use common::{BackendKind, run_local, run_party, run_program, transcripts};
 use doram_core::Entropy;
 use doram_mpc::testkit::test_seed;
 use doram_programs::input::Edge;
-use doram_programs::{Bfs, Dijkstra};
+use doram_programs::{Bfs, BfsDense, BfsQueue, Dijkstra};
 use doram_programs::{InputError, PartyRun, ProgramError, Roles, bfs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
@@ -52,29 +52,33 @@ fn bfs_matches_plaintext() {
         for backend in BackendKind::ALL {
             let edges = random_graph(&mut rng, v, e, 1);
             let source = rng.random_range(0..v);
-            let runs = run_local::<Bfs>(
-                backend,
-                roles,
-                (v, &edges),
-                source,
-                Entropy::InsecureSeed(seed),
-            )
-            .unwrap_or_else(|err| panic!("V = {v}, E = {e}: {err}"));
-            assert_eq!(
-                output(&runs, roles),
-                bfs::plain(v, &edges, source),
-                "{}: V = {v}, edges = {edges:?}, source = {source}",
-                backend.name()
-            );
-            for r in &runs {
-                assert_eq!(r.counters.inline_refills, 0);
-                // Duoram reveals the op type, the others hide it.
-                let plan = bfs::plan(v as usize, e, backend != BackendKind::Duoram);
-                assert_eq!(r.counters.bits_used, plan.bits as u64);
+            let run = |form| {
+                let data = (v, &edges[..]);
+                let seed = Entropy::InsecureSeed(seed);
+                match form {
+                    bfs::Form::Queue => run_local::<BfsQueue>(backend, roles, data, source, seed),
+                    bfs::Form::Dense => run_local::<BfsDense>(backend, roles, data, source, seed),
+                }
+                .unwrap_or_else(|err| panic!("V = {v}, E = {e}, {form:?}: {err}"))
+            };
+            for form in [bfs::Form::Queue, bfs::Form::Dense] {
+                let runs = run(form);
                 assert_eq!(
-                    r.meter.get(doram_programs::Part::Oram).accesses,
-                    plan.accesses as u64
+                    output(&runs, roles),
+                    bfs::plain(v, &edges, source),
+                    "{} {form:?}: V = {v}, edges = {edges:?}, source = {source}",
+                    backend.name()
                 );
+                for r in &runs {
+                    assert_eq!(r.counters.inline_refills, 0);
+                    // Duoram reveals the op type, the others hide it.
+                    let plan = bfs::plan(v as usize, e, backend != BackendKind::Duoram, form);
+                    assert_eq!(r.counters.bits_used, plan.bits as u64);
+                    assert_eq!(
+                        r.meter.get(doram_programs::Part::Oram).accesses,
+                        plan.accesses as u64
+                    );
+                }
             }
         }
     }
@@ -92,7 +96,15 @@ fn bfs_transcripts_depend_on_sizes_only() {
                 let me = session.me();
                 let g = (me == roles.owner).then_some((v, &edges[..]));
                 let src = (me == roles.querier).then_some(source);
-                run_party::<Bfs>(session, config, g, src)
+                run_party::<BfsQueue>(session, config, g, src)
+            })
+        };
+        let dense = |edges: Vec<Edge>, source: u64| {
+            transcripts(seed, backend, roles, |session, config| {
+                let me = session.me();
+                let g = (me == roles.owner).then_some((v, &edges[..]));
+                let src = (me == roles.querier).then_some(source);
+                run_party::<BfsDense>(session, config, g, src)
             })
         };
         let chain: Vec<Edge> = (0..4)
@@ -123,9 +135,12 @@ fn bfs_transcripts_depend_on_sizes_only() {
             6
         ];
         let random = random_graph(&mut rng, v, e, 1);
-        let a = run(chain, 0);
-        assert_eq!(a, run(star, 2), "{}", backend.name());
-        assert_eq!(a, run(random, 4), "{}", backend.name());
+        let a = run(chain.clone(), 0);
+        assert_eq!(a, run(star.clone(), 2), "{}", backend.name());
+        assert_eq!(a, run(random.clone(), 4), "{}", backend.name());
+        let d = dense(chain, 0);
+        assert_eq!(d, dense(star, 2), "{}", backend.name());
+        assert_eq!(d, dense(random, 4), "{}", backend.name());
     }
 }
 

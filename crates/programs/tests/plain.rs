@@ -32,11 +32,15 @@ fn bfs_on_the_plaintext_machine() {
         let e = rng.random_range(0..3 * v as usize);
         let edges = random_edges(&mut rng, v, e, 1);
         let source = rng.random_range(0..v);
-        for hides in [true, false] {
-            let (out, counts) = bfs::run_plain(v, &edges, source, hides)
+        for (hides, form) in [
+            (true, bfs::Form::Queue),
+            (false, bfs::Form::Queue),
+            (true, bfs::Form::Dense),
+        ] {
+            let (out, counts) = bfs::run_plain(v, &edges, source, hides, form)
                 .unwrap_or_else(|err| panic!("round {round}, seed {seed}: {err}"));
             assert_eq!(out, bfs::plain(v, &edges, source), "seed {seed}, {edges:?}");
-            let plan = bfs::plan(v as usize, e, hides);
+            let plan = bfs::plan(v as usize, e, hides, form);
             assert_eq!(counts.accesses, plan.accesses, "seed {seed}");
             assert_eq!(counts.comparisons, plan.comparisons, "seed {seed}");
         }
