@@ -129,8 +129,8 @@
 //! # Ok::<(), ProgramError>(())
 //! ```
 //! The library's [`BinarySearch`] (run by [`run_party`]) adds the rest: the owner announces n
-//! ([`announce_sizes`]), inputs are checked before anything is sent, the random bits are
-//! preprocessed to the exact count ([`binary_search::plan`]), and the backend is a type
+//! ([`announce_sizes`]), inputs are checked before anything is sent, the DORAM is
+//! preprocessed for the exact access count ([`binary_search::plan`]), and the backend is a type
 //! parameter (`run_party::<BinarySearch, Ramen>`), or a run-time choice through the `doram`
 //! facade's `BackendKind`.
 //!

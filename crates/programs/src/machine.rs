@@ -117,7 +117,7 @@ pub enum Part {
     Setup,
     /// Sharing the inputs.
     Input,
-    /// The engine's input-independent preprocessing: random bits for comparisons.
+    /// The engine's input-independent preprocessing: random bits for one-hot vectors.
     Bits,
     /// The DORAM's input-independent preprocessing (when run up front).
     Preprocess,
@@ -452,7 +452,7 @@ impl<D: Backend> Machine<D> {
         })
     }
 
-    /// Makes `bits` random shared bits for the engine's comparisons (see
+    /// Makes `bits` random shared bits for the engine's one-hot vectors (see
     /// [`Engine::preprocess`]); costs go to [`Part::Bits`].
     ///
     /// # Errors
