@@ -243,3 +243,72 @@ fn errors_display_the_peer() {
         "P2 sent product shares: wrong length: expected 16 bytes, got 8"
     );
 }
+
+/// Runs a batch of 5 comparisons at 46 bits with the `from` → `to` frame `index` edited by
+/// `edit`, a 2 s timeout; returns the three parties' results.
+fn tampered_comparison(
+    from: PartyId,
+    to: PartyId,
+    index: u64,
+    edit: fn(&mut Vec<u8>),
+) -> [Result<(), MpcError>; 3] {
+    let sessions = LocalMesh::new(3)
+        .timeout(Duration::from_secs(2))
+        .tamper(move |f, t, i, payload| {
+            if (f, t, i) == (from, to, index) {
+                edit(payload);
+            }
+            Tamper::Pass
+        })
+        .build();
+    run3_on(sessions, |mut session| {
+        let me = session.me();
+        let mut engine = doram_mpc::Engine::setup(&mut session, party_seed(4, me))?;
+        let mut on = engine.on(&mut session);
+        let x = on.constant(7);
+        let y = on.constant(9);
+        on.lt_many(&[(x, y); 5], 46).map(drop)
+    })
+}
+
+/// A short dealing message from the helper `P2` is a fault of `P2` at `P1`; `P0` then sees
+/// `P1` leave, and nobody hangs or panics.
+#[test]
+fn comparison_dealing_faults_name_the_helper() {
+    // P2's frames to P1: 0 = setup seed, 1 = the packed dealing, 2 = its F_p corrections.
+    let [r0, r1, r2] = tampered_comparison(PartyId::P2, PartyId::P1, 1, |p| {
+        p.truncate(p.len() - 8);
+    });
+    assert!(r2.is_ok(), "the helper only sends: {r2:?}");
+    assert!(
+        matches!(
+            r1,
+            Err(MpcError::Peer(PeerFault {
+                peer: PartyId::P2,
+                what: "comparison dealing",
+                ..
+            }))
+        ),
+        "{r1:?}"
+    );
+    assert!(r0.is_err(), "P0 cannot finish without P1: {r0:?}");
+}
+
+/// A malformed opening from `P0` is a fault of `P0` at `P1`.
+#[test]
+fn comparison_opening_faults_name_the_sender() {
+    let [_, r1, _] = tampered_comparison(PartyId::P0, PartyId::P1, 1, |p| {
+        p.push(0);
+    });
+    assert!(
+        matches!(
+            r1,
+            Err(MpcError::Peer(PeerFault {
+                peer: PartyId::P0,
+                what: "comparison opening",
+                ..
+            }))
+        ),
+        "{r1:?}"
+    );
+}
