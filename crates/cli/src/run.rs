@@ -134,7 +134,8 @@ pub enum Program {
     /// Output (receiver): `distances`, one per vertex, `null` where unreachable (with
     /// `--weight-decimals D`, in the weights' units; with `--vertex-names`, by name). Limits: V ≤ 4096,
     /// weights ≤ 2^32 − 1 once scaled by 10^D. Cost grows with V only (V² comparisons):
-    /// about 0.1 s at V = 100, 0.5 s at V = 300, 2.5 s at V = 1000 on two cores.
+    /// about 0.1 s at V = 100, 0.5 s at V = 300, 2.5 s at V = 1000, 25 s and 3.7 GB (all
+    /// three parties) at V = 4096 on two cores.
     /// Example: `doram run dijkstra --graph edges.csv --source 0` (lines `u,v,w`).
     Dijkstra(DijkstraArgs),
     /// Gale–Shapley stable matching on secret preference lists (k proposers, k acceptors).

@@ -617,8 +617,8 @@ impl Online<'_> {
     pub fn shuffle(
         &mut self,
         sh: &Shuffle,
-        vectors: &[Vec<Secret>],
-        matrices: &[Vec<Secret>],
+        vectors: Vec<Vec<Secret>>,
+        matrices: Vec<Vec<Secret>>,
         inverse: bool,
     ) -> Result<(Vec<Vec<Secret>>, Vec<Vec<Secret>>), MpcError> {
         let n = sh.len();
@@ -631,32 +631,37 @@ impl Online<'_> {
             vectors: vectors.len(),
             matrices: matrices.len(),
         };
-        let flat: Vec<Secret> = vectors.iter().chain(matrices).flatten().copied().collect();
-        if flat.is_empty() {
-            return Ok((
-                vec![Vec::new(); vectors.len()],
-                vec![Vec::new(); matrices.len()],
-            ));
+        if n == 0 {
+            return Ok((vectors, matrices));
         }
-        let out = crate::shuffle::run(
+        let (nv, nm) = (vectors.len(), matrices.len());
+        // Moved, not copied: a matrix may be most of a party's memory.
+        let mut flat: Vec<Secret> = Vec::with_capacity(nv * n + nm * n * n);
+        for v in vectors.into_iter().chain(matrices) {
+            flat.extend(v);
+        }
+        let mut out = crate::shuffle::run(
             self.session,
             &mut self.engine.party,
             sh,
-            &flat,
+            flat,
             &layout,
             inverse,
         )?;
-        let (v, m) = out.split_at(vectors.len() * n);
-        Ok((
-            v.chunks_exact(n.max(1)).map(<[Secret]>::to_vec).collect(),
-            m.chunks_exact((n * n).max(1))
-                .map(<[Secret]>::to_vec)
-                .collect(),
-        ))
+        let mut mats = Vec::with_capacity(nm);
+        for _ in 0..nm {
+            let tail = out.split_off(out.len() - n * n);
+            mats.push(tail);
+        }
+        mats.reverse();
+        out.shrink_to_fit();
+        let vecs = out.chunks_exact(n).map(<[Secret]>::to_vec).collect();
+        Ok((vecs, mats))
     }
 
-    /// \[a < b\] for each pair of `k`-bit integers (0 ≤ a, b < 2^k). 1 + ⌈log₂⌈k/4⌉⌉ rounds
-    /// ([`rounds_per_comparison`]); ⌈k/4⌉ pool units per pair.
+    /// \[a < b\] for each pair of `k`-bit integers (0 ≤ a, b < 2^k), with `P2` as the
+    /// helper ([`compare`](crate::compare)): [`rounds_per_comparison`] = 3 + ⌈log₂⌈k/8⌉⌉
+    /// rounds, no pool bits.
     ///
     /// # Errors
     /// [`MpcError::ApiMisuse`] unless 1 ≤ k ≤ [`MAX_BITS`] (before anything is sent); a
@@ -705,10 +710,10 @@ impl Online<'_> {
 
     /// The one-hot vector (\[x = j\])_{j < len} of each `k`-bit integer x (0 ≤ x < 2^k,
     /// 1 ≤ len ≤ 2^k): an oblivious index for reading and updating a vector by inner
-    /// products. [`rounds_per_comparison`]`(k)` rounds and ⌈k/4⌉ pool units per value, as one
-    /// comparison; `len·(⌈k/4⌉ − 1)` products per value.
+    /// products. [`rounds_per_onehot`]`(k)` rounds and ⌈k/4⌉ pool units per value;
+    /// `len·(⌈k/4⌉ − 1)` products per value.
     ///
-    /// How: x is masked and opened exactly as a comparison's difference (c' = (x + r') mod
+    /// How: x is masked and opened as the pool-based comparison did (c' = (x + r') mod
     /// 2^k, with r' from the pool units), so x = j ⟺ r' = (c' − j) mod 2^k. Within each group
     /// of [`GROUP_BITS`] bits, \[r'_g = d\] for a public digit d is the equality polynomial of
     /// the group, a linear combination of the unit's monomials (no round); the groups' factors

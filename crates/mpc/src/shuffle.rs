@@ -142,7 +142,7 @@ pub(crate) fn run(
     session: &mut Session,
     party: &mut Party,
     sh: &Shuffle,
-    values: &[Replicated<Fp>],
+    values: Vec<Replicated<Fp>>,
     layout: &Layout,
     inverse: bool,
 ) -> Result<Vec<Replicated<Fp>>, MpcError> {
@@ -153,9 +153,9 @@ pub(crate) fn run(
         ));
     }
     let order: [usize; 3] = if inverse { [2, 1, 0] } else { [0, 1, 2] };
-    let mut cur = values.to_vec();
+    let mut cur = values;
     for t in order {
-        cur = step(session, party, sh, &cur, layout, t, inverse)?;
+        cur = step(session, party, sh, cur, layout, t, inverse)?;
     }
     Ok(cur)
 }
@@ -165,7 +165,7 @@ fn step(
     session: &mut Session,
     party: &mut Party,
     sh: &Shuffle,
-    x: &[Replicated<Fp>],
+    x: Vec<Replicated<Fp>>,
     layout: &Layout,
     t: usize,
     inverse: bool,
@@ -193,10 +193,14 @@ fn step(
         .iter()
         .map(|s| if me == a { s.own() + s.prev() } else { s.own() })
         .collect();
-    let permuted = apply(&two_party, layout, sh.n, sigma, inverse);
+    drop(x);
+    let mut masked = apply(&two_party, layout, sh.n, sigma, inverse);
+    drop(two_party);
     // A: y_{t+2} = own's prev slot later; B: y_{t+1} = its own component.
     let mine: Vec<Fp> = party.pairwise().with(mask_with).expand(len);
-    let masked: Vec<Fp> = permuted.iter().zip(&mine).map(|(&u, &y)| u - y).collect();
+    for (u, &y) in masked.iter_mut().zip(&mine) {
+        *u -= y;
+    }
     send_framed(session, peer, &masked)?;
     let theirs: Vec<Fp> = recv_framed(session, peer, len, "shuffle re-sharing")?;
     Ok(masked

@@ -591,9 +591,9 @@ fn shuffle_permutes_consistently_and_inverts() {
             let (v, m) = (x[..n].to_vec(), x[n..].to_vec());
             let sh = on.new_shuffle(n).unwrap();
             let r0 = on.session().rounds();
-            let (pv, pm) = on.shuffle(&sh, &[v], &[m], false).unwrap();
+            let (pv, pm) = on.shuffle(&sh, vec![v], vec![m], false).unwrap();
             let rounds = on.session().rounds() - r0;
-            let (bv, bm) = on.shuffle(&sh, &pv, &pm, true).unwrap();
+            let (bv, bm) = on.shuffle(&sh, pv.clone(), pm.clone(), true).unwrap();
             let all: Vec<Secret> = [&pv[0], &pm[0], &bv[0], &bm[0]]
                 .into_iter()
                 .flatten()

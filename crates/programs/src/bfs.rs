@@ -192,7 +192,7 @@ pub fn dense_matrix(vertices: u64, edges: &[Edge]) -> Result<Vec<u64>, InputErro
 /// The machine's errors.
 pub fn bfs_dense<R: Ram>(
     m: &mut R,
-    w: &[R::Word],
+    w: Vec<R::Word>,
     vertices: usize,
     source: R::Word,
 ) -> Result<Vec<R::Word>, ProgramError> {
@@ -295,7 +295,7 @@ pub fn run_plain(
             .into_iter()
             .map(Fp::from_u64)
             .collect();
-        let d = bfs_dense(&mut m, &w, v, Fp::from_u64(source))?;
+        let d = bfs_dense(&mut m, w, v, Fp::from_u64(source))?;
         return Ok((distances(d, v)?, m.counts()));
     }
     let csr = Csr::new(vertices, edges)?;
@@ -370,7 +370,7 @@ fn run_with<D: Backend>(
                 .transpose()?;
             let source = m.input_scalar(roles.querier, source)?;
             let w = m.input_vector(roles.owner, w.as_deref(), v * v)?;
-            bfs_dense(&mut m, &w, v, source)?
+            bfs_dense(&mut m, w, v, source)?
         }
         Form::Queue => run_queue(&mut m, &roles, graph, source, (v, e))?,
     };

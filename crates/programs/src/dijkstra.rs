@@ -41,8 +41,9 @@
 //! selects; rounds per iteration ⌈log₂ c⌉·7 + 1 + 7 (a comparison batch is 6 rounds here). No
 //! DORAM access; time and communication depend on V only (E is announced but not used).
 //!
-//! **Memory**: a party holds the V² shares of the matrix and its shuffled copy at the start
-//! (32 bytes each: 1 GiB at V = 4096, then half of it).
+//! **Memory**: the matrix's V² shares (32 bytes each) are moved into the shuffle, whose steps
+//! hold about 80 bytes per value at their peak, and the shuffled matrix stays: at V = 4096,
+//! E = 40 960 a run took 24 s and 3.7 GB of peak RSS for the three parties together.
 
 use doram_core::Seed;
 use doram_field::Fp;
@@ -150,7 +151,7 @@ fn key_bits(vertices: usize, bounds: Bounds) -> (u32, u32) {
 /// (a peer deviated).
 pub fn dijkstra<R: Ram>(
     m: &mut R,
-    w: &[R::Word],
+    w: Vec<R::Word>,
     vertices: usize,
     source: R::Word,
 ) -> Result<Vec<R::Word>, ProgramError> {
@@ -160,7 +161,7 @@ pub fn dijkstra<R: Ram>(
 /// [`dijkstra`] for any [`Bounds`] (BFS's dense form uses it with unit weights).
 pub(crate) fn shortest_paths<R: Ram>(
     m: &mut R,
-    w: &[R::Word],
+    w: Vec<R::Word>,
     vertices: usize,
     source: R::Word,
     bounds: Bounds,
@@ -182,7 +183,7 @@ pub(crate) fn shortest_paths<R: Ram>(
         .map(|&e| inf - R::value(e) * Fp::from_u64(bounds.inf))
         .collect();
     let sh = m.new_shuffle(v)?;
-    let (mut vecs, mut mats) = m.shuffle(&sh, &[dist, ids], &[w.to_vec()], false)?;
+    let (mut vecs, mut mats) = m.shuffle(&sh, vec![dist, ids], vec![w], false)?;
     let (Some(wp), Some(ids), Some(mut dist)) = (mats.pop(), vecs.pop(), vecs.pop()) else {
         return Err(ProgramError::Misuse("shuffle output"));
     };
@@ -194,7 +195,7 @@ pub(crate) fn shortest_paths<R: Ram>(
         relax(m, &mut dist, &wp[p * v..(p + 1) * v], p, &open, bounds)?;
     }
     // Step 3: back to vertex order.
-    let (mut back, _) = m.shuffle(&sh, &[dist], &[], true)?;
+    let (mut back, _) = m.shuffle(&sh, vec![dist], Vec::new(), true)?;
     back.pop().ok_or(ProgramError::Misuse("shuffle output"))
 }
 
@@ -291,7 +292,7 @@ pub fn run_plain(
     let weights = matrix(vertices, edges)?;
     let mut m = PlainRam::new(hides_op_type);
     let w: Vec<Fp> = weights.into_iter().map(Fp::from_u64).collect();
-    let dist = dijkstra(&mut m, &w, vertices as usize, Fp::from_u64(source))?;
+    let dist = dijkstra(&mut m, w, vertices as usize, Fp::from_u64(source))?;
     let out = dist
         .into_iter()
         .map(|x| to_int(x, u128::from(INF) + 1, "distance").map(|d| (d < INF).then_some(d)))
@@ -327,8 +328,7 @@ fn run_with<D: Backend>(
     let source = m.input_scalar(roles.querier, source)?;
     let w = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
     drop(weights);
-    let dist = dijkstra(&mut m, &w, v, source)?;
-    drop(w);
+    let dist = dijkstra(&mut m, w, v, source)?;
     let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &dist))?;
     let output = out
         .map(|vals| {

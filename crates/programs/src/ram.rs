@@ -169,8 +169,8 @@ pub trait Ram {
     fn shuffle(
         &mut self,
         sh: &Self::Shuffle,
-        vectors: &[Vec<Self::Word>],
-        matrices: &[Vec<Self::Word>],
+        vectors: Vec<Vec<Self::Word>>,
+        matrices: Vec<Vec<Self::Word>>,
         inverse: bool,
     ) -> Result<(Vec<Vec<Self::Word>>, Vec<Vec<Self::Word>>), ProgramError>;
 
@@ -407,8 +407,8 @@ impl<D: Backend> Ram for Machine<D> {
     fn shuffle(
         &mut self,
         sh: &doram_mpc::Shuffle,
-        vectors: &[Vec<Secret>],
-        matrices: &[Vec<Secret>],
+        vectors: Vec<Vec<Secret>>,
+        matrices: Vec<Vec<Secret>>,
         inverse: bool,
     ) -> Result<(Vec<Vec<Secret>>, Vec<Vec<Secret>>), ProgramError> {
         self.cpu(|on| on.shuffle(sh, vectors, matrices, inverse))
@@ -661,8 +661,8 @@ impl Ram for PlainRam {
     fn shuffle(
         &mut self,
         sh: &Vec<u32>,
-        vectors: &[Vec<Fp>],
-        matrices: &[Vec<Fp>],
+        vectors: Vec<Vec<Fp>>,
+        matrices: Vec<Vec<Fp>>,
         inverse: bool,
     ) -> Result<(Vec<Vec<Fp>>, Vec<Vec<Fp>>), ProgramError> {
         let n = sh.len();
