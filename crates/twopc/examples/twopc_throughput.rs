@@ -1,6 +1,7 @@
 //! Throughput of the two-party engine, both parties in this process: base OTs; OTs per second
 //! and bytes per OT of IKNP and of SoftSpoken for several `k`; half-gates AND gates per
-//! second. Prints the median of several runs and the load average before and after.
+//! second; AND and F_p multiplication triples per second. Prints the median of several runs
+//! and the load average before and after.
 //!
 //! `cargo run --release -p doram-twopc --example twopc_throughput [runs]`
 //!
@@ -11,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use doram_net::{LocalMesh, Session, run_parties};
 use doram_twopc::gc::{Circuit, Evaluator, Garbler, random_delta};
-use doram_twopc::{ChunkBits, CotExtReceiver, CotExtSender, driver, insecure_rng_for_tests};
+use doram_twopc::{
+    ChunkBits, CotExtReceiver, CotExtSender, driver, insecure_rng_for_tests, triples,
+};
 
 fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
@@ -238,5 +241,54 @@ fn main() {
         t.as_secs_f64() * 1e3,
         ands as f64 / t.as_secs_f64() / 1e6
     );
+    for (kind, count) in [("AND", 1usize << 22), ("F_p", 1 << 13)] {
+        let out: Vec<(Duration, u64)> = (0..runs).map(|_| triples_run(kind, count)).collect();
+        let bytes = out[0].1;
+        let t = median(out.into_iter().map(|r| r.0).collect());
+        println!(
+            "{kind} triples (SoftSpoken k=4, both directions): {count} in {:.1} ms = {:.3} M/s, \
+             {:.1} bytes per triple (both parties)",
+            t.as_secs_f64() * 1e3,
+            count as f64 / t.as_secs_f64() / 1e6,
+            bytes as f64 / count as f64,
+        );
+    }
     println!("load average at end: {}", load_average());
+}
+
+/// `count` triples of `kind` ("AND" or "F_p") after both directions' setup: the slower
+/// party's time and the bytes both sent.
+fn triples_run(kind: &str, count: usize) -> (Duration, u64) {
+    let out = run_parties(LocalMesh::new(2).build(), "triples", |mut s| {
+        let mut rng = insecure_rng_for_tests(7 + s.me().index() as u64);
+        let k = ChunkBits::default();
+        let delta = random_delta(&mut rng);
+        let (mut snd, mut rcv) = if s.me().index() == 0 {
+            let snd = driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup");
+            (
+                snd,
+                driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup"),
+            )
+        } else {
+            let rcv = driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup");
+            (
+                driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup"),
+                rcv,
+            )
+        };
+        let before = s.stats().total().sum().bytes_sent;
+        let t = Instant::now();
+        if kind == "AND" {
+            triples::bit_triples(&mut s, &mut snd, &mut rcv, count, &mut rng).map(drop)
+        } else {
+            triples::fp_triples(&mut s, &mut snd, &mut rcv, count, &mut rng).map(drop)
+        }
+        .expect("triples");
+        (t.elapsed(), s.stats().total().sum().bytes_sent - before)
+    });
+    let out: Vec<(Duration, u64)> = out.into_iter().map(|r| r.expect("party")).collect();
+    (
+        out.iter().map(|r| r.0).max().unwrap_or_default(),
+        out.iter().map(|r| r.1).sum(),
+    )
 }

@@ -1,0 +1,298 @@
+//! Two-party multiplication triples from OT extension: XOR-shared AND triples and additively
+//! shared F_p triples, the preprocessing a two-party arithmetic or Boolean engine multiplies
+//! with (Beaver, CRYPTO 1991).
+//!
+//! Both parties run OT extension in both directions (each is the sender of one instance and
+//! the receiver of the other), since a triple's cross terms a₀·b₁ and a₁·b₀ need one of each.
+//!
+//! * **AND triples**, two random OTs per triple: from a random OT (s₀, s₁) → (x, s_x), the
+//!   sender's bit v = lsb(s₀) ⊕ lsb(s₁) and the receiver's choice x give
+//!   x·v = lsb(s₀) ⊕ lsb(s_x), an XOR sharing of the product of a bit of each party. With
+//!   a₀ = v and b₁ = x in one direction and a₁, b₀ likewise in the other,
+//!   c = a₀b₀ ⊕ a₁b₁ ⊕ a₀b₁ ⊕ a₁b₀ is shared without any further message.
+//! * **F_p triples**, Gilboa's product (CRYPTO 1999) on random OTs: for the sender's x and the
+//!   receiver's b with bits b_j (its random choices), the sender sends
+//!   u_j = F(s_{j,0}) − F(s_{j,1}) + x·2^j and keeps −Σ F(s_{j,0}); the receiver takes
+//!   Σ (F(s_{j,b_j}) + b_j·u_j). F maps a hashed 128-bit OT message into F_p by one
+//!   reduction (statistical distance 2^128 mod p / 2^128 < 2^−58 from uniform), and b is
+//!   Σ b_j 2^j mod p for 128 random bits (the same distance). 128 OTs and 128 elements per
+//!   cross term, so 256 OTs and 4 KiB each way per triple.
+//!
+//! Semi-honest, as the OT extension it runs on. Every message's length is fixed by the count.
+
+use doram_core::PartyId;
+use doram_core::wire;
+use doram_field::Fp;
+use doram_net::Session;
+use doram_prim::aes::Block;
+use rand_core::{CryptoRng, RngCore};
+
+use crate::TwopcError;
+use crate::driver::{peer, rot_receive, rot_send};
+use crate::iknp::{RotReceiver, RotSender};
+use crate::ot_ext::{CotExtReceiver, CotExtSender};
+
+/// Bits of an F_p element's representative: the OTs per cross term of an F_p triple.
+pub const FP_BITS: usize = 128;
+
+/// F_p elements per message of Gilboa's corrections (64 KiB).
+const FP_PER_MSG: usize = 4096;
+
+/// This party's shares of XOR-shared AND triples: a = a₀ ⊕ a₁, b = b₀ ⊕ b₁, c = a·b.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct BitTriples {
+    /// Shares of a.
+    pub a: Vec<bool>,
+    /// Shares of b.
+    pub b: Vec<bool>,
+    /// Shares of c.
+    pub c: Vec<bool>,
+}
+
+/// This party's shares of additively shared F_p triples: c = a·b.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct FpTriples {
+    /// Shares of a.
+    pub a: Vec<Fp>,
+    /// Shares of b.
+    pub b: Vec<Fp>,
+    /// Shares of c.
+    pub c: Vec<Fp>,
+}
+
+impl core::fmt::Debug for BitTriples {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "BitTriples({} triples, shares redacted)", self.a.len())
+    }
+}
+
+impl core::fmt::Debug for FpTriples {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "FpTriples({} triples, shares redacted)", self.a.len())
+    }
+}
+
+fn lsb(b: Block) -> bool {
+    b & 1 == 1
+}
+
+/// \[AND triples\] The sender's side of one direction: its bits v and its shares of x·v.
+fn bit_cross_sender(rot: &RotSender) -> (Vec<bool>, Vec<bool>) {
+    rot.msgs
+        .iter()
+        .map(|&[s0, s1]| (lsb(s0) ^ lsb(s1), lsb(s0)))
+        .unzip()
+}
+
+/// \[AND triples\] The receiver's side of one direction: its bits x and its shares of x·v.
+fn bit_cross_receiver(rot: &RotReceiver) -> (Vec<bool>, Vec<bool>) {
+    (
+        rot.choices.clone(),
+        rot.msgs.iter().map(|&m| lsb(m)).collect(),
+    )
+}
+
+/// \[AND triples\] Assembles this party's triples from its own direction as sender (a-bits)
+/// and as receiver (b-bits).
+fn bit_triples_from(sent: &RotSender, received: &RotReceiver) -> BitTriples {
+    let (a, share_ab) = bit_cross_sender(sent);
+    let (b, share_ba) = bit_cross_receiver(received);
+    let c = (0..a.len())
+        .map(|i| (a[i] & b[i]) ^ share_ab[i] ^ share_ba[i])
+        .collect();
+    BitTriples { a, b, c }
+}
+
+/// F: a hashed OT message as an F_p element.
+fn to_fp(b: Block) -> Fp {
+    Fp::from_u128(b)
+}
+
+/// \[Gilboa\] The sender's corrections u_j and its share, for its inputs `xs` (one per
+/// product, [`FP_BITS`] OTs each).
+fn gilboa_sender(rot: &RotSender, xs: &[Fp]) -> (Vec<Fp>, Vec<Fp>) {
+    let mut corrections = Vec::with_capacity(xs.len() * FP_BITS);
+    let mut shares = Vec::with_capacity(xs.len());
+    for (x, msgs) in xs.iter().zip(rot.msgs.chunks_exact(FP_BITS)) {
+        let mut share = Fp::ZERO;
+        let mut pow = *x;
+        for &[s0, s1] in msgs {
+            let (f0, f1) = (to_fp(s0), to_fp(s1));
+            corrections.push(f0 - f1 + pow);
+            share -= f0;
+            pow = pow.double();
+        }
+        shares.push(share);
+    }
+    (corrections, shares)
+}
+
+/// \[Gilboa\] The receiver's value b (from its choices) and its share, per product.
+fn gilboa_receiver(rot: &RotReceiver, corrections: &[Fp]) -> (Vec<Fp>, Vec<Fp>) {
+    let mut bs = Vec::new();
+    let mut shares = Vec::new();
+    for ((choices, msgs), us) in rot
+        .choices
+        .chunks_exact(FP_BITS)
+        .zip(rot.msgs.chunks_exact(FP_BITS))
+        .zip(corrections.chunks_exact(FP_BITS))
+    {
+        let mut b = Fp::ZERO;
+        let mut pow = Fp::ONE;
+        let mut share = Fp::ZERO;
+        for ((&c, &m), &u) in choices.iter().zip(msgs).zip(us) {
+            share += to_fp(m);
+            if c {
+                share += u;
+                b += pow;
+            }
+            pow = pow.double();
+        }
+        bs.push(b);
+        shares.push(share);
+    }
+    (bs, shares)
+}
+
+/// Runs the two OT directions: `P0` is the sender first, `P1` the receiver first.
+fn both_directions<S, R, G>(
+    session: &mut Session,
+    sender: &mut S,
+    receiver: &mut R,
+    m: usize,
+    rng: &mut G,
+) -> Result<(RotSender, RotReceiver), TwopcError>
+where
+    S: CotExtSender,
+    R: CotExtReceiver,
+    G: RngCore + CryptoRng + ?Sized,
+{
+    if session.me() == PartyId::P0 {
+        let sent = rot_send(session, sender, m)?;
+        let received = rot_receive(session, receiver, m, rng)?;
+        Ok((sent, received))
+    } else {
+        let received = rot_receive(session, receiver, m, rng)?;
+        let sent = rot_send(session, sender, m)?;
+        Ok((sent, received))
+    }
+}
+
+/// `count` XOR-shared AND triples (2·count random OTs, one direction each).
+///
+/// # Errors
+/// [`TwopcError::WrongPartyCount`] unless the session has two parties; transport failures and
+/// the peer's malformed extension messages.
+pub fn bit_triples<S, R, G>(
+    session: &mut Session,
+    sender: &mut S,
+    receiver: &mut R,
+    count: usize,
+    rng: &mut G,
+) -> Result<BitTriples, TwopcError>
+where
+    S: CotExtSender,
+    R: CotExtReceiver,
+    G: RngCore + CryptoRng + ?Sized,
+{
+    peer(session)?;
+    if count == 0 {
+        return Ok(BitTriples::default());
+    }
+    let (sent, received) = both_directions(session, sender, receiver, count, rng)?;
+    Ok(bit_triples_from(&sent, &received))
+}
+
+/// `count` additively shared F_p triples (Gilboa in both directions: 2·128·count random OTs
+/// and 128·count elements each way).
+///
+/// # Errors
+/// As [`bit_triples`]; a correction message of the wrong length or with a non-canonical
+/// element is a fault of the peer.
+pub fn fp_triples<S, R, G>(
+    session: &mut Session,
+    sender: &mut S,
+    receiver: &mut R,
+    count: usize,
+    rng: &mut G,
+) -> Result<FpTriples, TwopcError>
+where
+    S: CotExtSender,
+    R: CotExtReceiver,
+    G: RngCore + CryptoRng + ?Sized,
+{
+    let other = peer(session)?;
+    if count == 0 {
+        return Ok(FpTriples::default());
+    }
+    let (sent, received) = both_directions(session, sender, receiver, count * FP_BITS, rng)?;
+    let a: Vec<Fp> = (0..count).map(|_| Fp::random(rng)).collect();
+    // This party's a against the peer's b, and the peer's a against this party's b.
+    let (corrections, share_ab) = gilboa_sender(&sent, &a);
+    for chunk in corrections.chunks(FP_PER_MSG) {
+        session.send_elems(other, chunk)?;
+    }
+    let mut theirs = Vec::with_capacity(corrections.len());
+    for start in (0..corrections.len()).step_by(FP_PER_MSG) {
+        let len = (corrections.len() - start).min(FP_PER_MSG);
+        let bytes = session.recv_bytes(other)?;
+        wire::exact_len(other, "Gilboa corrections", &bytes, len * 16)?;
+        for e in bytes.chunks_exact(16) {
+            let mut le = [0u8; 16];
+            le.copy_from_slice(e);
+            theirs.push(Fp::from_le_bytes(le).map_err(|fault| wire::PeerFault {
+                peer: other,
+                what: "Gilboa corrections",
+                fault,
+            })?);
+        }
+    }
+    let (b, share_ba) = gilboa_receiver(&received, &theirs);
+    let c = (0..count)
+        .map(|i| a[i] * b[i] + share_ab[i] + share_ba[i])
+        .collect();
+    Ok(FpTriples { a, b, c })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The I/O-free parts on OTs made up in memory.
+    #[test]
+    fn cross_terms_share_the_products() {
+        let mut rng = crate::insecure_rng_for_tests(5);
+        let n = 3;
+        let pairs: Vec<[Block; 2]> = (0..n * FP_BITS)
+            .map(|_| {
+                [
+                    rng.next_u64() as u128 | (u128::from(rng.next_u64()) << 64),
+                    rng.next_u64() as u128,
+                ]
+            })
+            .collect();
+        let choices: Vec<bool> = (0..n * FP_BITS).map(|_| rng.next_u32() & 1 == 1).collect();
+        let sent = RotSender {
+            msgs: pairs.clone(),
+        };
+        let received = RotReceiver {
+            msgs: pairs
+                .iter()
+                .zip(&choices)
+                .map(|(p, &c)| p[usize::from(c)])
+                .collect(),
+            choices,
+        };
+        let xs: Vec<Fp> = (0..n).map(|_| Fp::random(&mut rng)).collect();
+        let (u, sa) = gilboa_sender(&sent, &xs);
+        let (bs, sb) = gilboa_receiver(&received, &u);
+        for i in 0..n {
+            assert_eq!(sa[i] + sb[i], xs[i] * bs[i]);
+        }
+        let (v, share_s) = bit_cross_sender(&sent);
+        let (x, share_r) = bit_cross_receiver(&received);
+        for i in 0..v.len() {
+            assert_eq!(share_s[i] ^ share_r[i], v[i] & x[i]);
+        }
+    }
+}
