@@ -21,6 +21,7 @@
 //! | ZRE15 Fig. 2 | half-gates, free-XOR, point-and-permute, 32 bytes per AND | [`gc`] |
 //! | RR21 (ePrint 2021/749) §5, Eq. 4–5, Eq. 10, Fig. 3–4 | three-halves: sliced labels, randomized control bits, 1.5κ + 5 bits per AND | [`three_halves`], [`scheme`] |
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
+//! | Beaver 1991 | two-party arithmetic over F_p: inputs without messages, batched products on pooled triples, openings | [`arith`] |
 //! | Beaver 1991; Gilboa 1999 | XOR-shared AND triples (two random OTs each) and additively shared F_p triples (Gilboa's product, 256 OTs each), OT extension in both directions | [`triples`] |
 //! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts; inlining and wire compaction | [`builder`] |
 //! | Bristol Fashion circuit collection (Archer, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
@@ -64,6 +65,7 @@
 
 #![deny(missing_docs)]
 
+pub mod arith;
 pub mod base_ot;
 pub mod bristol;
 pub mod builder;

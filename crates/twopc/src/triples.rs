@@ -38,6 +38,40 @@ pub const FP_BITS: usize = 128;
 /// F_p elements per message of Gilboa's corrections (64 KiB).
 const FP_PER_MSG: usize = 4096;
 
+/// Sends F_p elements in messages of at most [`FP_PER_MSG`].
+pub(crate) fn send_fps(session: &mut Session, to: PartyId, v: &[Fp]) -> Result<(), TwopcError> {
+    for chunk in v.chunks(FP_PER_MSG) {
+        session.send_elems(to, chunk)?;
+    }
+    Ok(())
+}
+
+/// Receives `n` F_p elements sent by [`send_fps`]; a message of the wrong length or with a
+/// non-canonical element is a fault of `from`.
+pub(crate) fn recv_fps(
+    session: &mut Session,
+    from: PartyId,
+    n: usize,
+    what: &'static str,
+) -> Result<Vec<Fp>, TwopcError> {
+    let mut out = Vec::with_capacity(n);
+    for start in (0..n).step_by(FP_PER_MSG) {
+        let len = (n - start).min(FP_PER_MSG);
+        let bytes = session.recv_bytes(from)?;
+        wire::exact_len(from, what, &bytes, len * 16)?;
+        for e in bytes.chunks_exact(16) {
+            let mut le = [0u8; 16];
+            le.copy_from_slice(e);
+            out.push(Fp::from_le_bytes(le).map_err(|fault| wire::PeerFault {
+                peer: from,
+                what,
+                fault,
+            })?);
+        }
+    }
+    Ok(out)
+}
+
 /// This party's shares of XOR-shared AND triples: a = a₀ ⊕ a₁, b = b₀ ⊕ b₁, c = a·b.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct BitTriples {
@@ -229,24 +263,8 @@ where
     let a: Vec<Fp> = (0..count).map(|_| Fp::random(rng)).collect();
     // This party's a against the peer's b, and the peer's a against this party's b.
     let (corrections, share_ab) = gilboa_sender(&sent, &a);
-    for chunk in corrections.chunks(FP_PER_MSG) {
-        session.send_elems(other, chunk)?;
-    }
-    let mut theirs = Vec::with_capacity(corrections.len());
-    for start in (0..corrections.len()).step_by(FP_PER_MSG) {
-        let len = (corrections.len() - start).min(FP_PER_MSG);
-        let bytes = session.recv_bytes(other)?;
-        wire::exact_len(other, "Gilboa corrections", &bytes, len * 16)?;
-        for e in bytes.chunks_exact(16) {
-            let mut le = [0u8; 16];
-            le.copy_from_slice(e);
-            theirs.push(Fp::from_le_bytes(le).map_err(|fault| wire::PeerFault {
-                peer: other,
-                what: "Gilboa corrections",
-                fault,
-            })?);
-        }
-    }
+    send_fps(session, other, &corrections)?;
+    let theirs = recv_fps(session, other, corrections.len(), "Gilboa corrections")?;
     let (b, share_ba) = gilboa_receiver(&received, &theirs);
     let c = (0..count)
         .map(|i| a[i] * b[i] + share_ab[i] + share_ba[i])

@@ -1,0 +1,307 @@
+//! Two-party arithmetic over F_p: additive shares x = x₀ + x₁ held by `P0` and `P1`, inputs
+//! without messages, products by Beaver triples that OT extension makes ([`crate::triples`]),
+//! and openings. The arithmetic layer a two-party RAM machine and 2P-Duoram's conversions
+//! build on.
+//!
+//! * **Input** of the owner's x: both parties draw r from a PRG they share (keyed by one seed
+//!   from each at set-up); the owner holds x − r, the other r. No message; the other's share
+//!   is independent of x.
+//! * **Product** (Beaver): with a triple (a, b, c = ab), open d = x − a and e = y − b (one
+//!   round, two elements each way per product); xy = c + d·b + e·a + d·e, the last term added
+//!   by `P0`. Triples come from a pool ([`Arith2::preprocess`]) or are made inline when it runs
+//!   short.
+//! * **Opening**: one round, one element each way per value.
+//!
+//! Semi-honest, as the OT extension and the triples. Message sizes depend only on the batch
+//! sizes.
+
+use std::collections::VecDeque;
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+use doram_core::{PartyId, Seed};
+use doram_field::Fp;
+use doram_net::Session;
+use doram_prim::prg::AesPrg;
+use rand_core::{CryptoRng, RngCore};
+
+use crate::TwopcError;
+use crate::driver::{peer, softspoken_receiver_setup, softspoken_sender_setup};
+use crate::gc::random_delta;
+use crate::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
+use crate::triples::{fp_triples, recv_fps, send_fps};
+
+/// This party's additive share of a secret x ∈ F_p (x = x₀ + x₁). `Debug` shows no share.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Share(Fp);
+
+impl core::fmt::Debug for Share {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Share(..)")
+    }
+}
+
+impl Share {
+    /// The share 0 (a sharing of 0 when both hold it).
+    pub const ZERO: Share = Share(Fp::ZERO);
+
+    /// The public constant `c` as a sharing (`P0` holds c, `P1` 0).
+    pub fn public(c: Fp, me: PartyId) -> Share {
+        Share(if me == PartyId::P0 { c } else { Fp::ZERO })
+    }
+
+    /// x + c for a public `c`.
+    pub fn add_public(self, c: Fp, me: PartyId) -> Share {
+        self + Share::public(c, me)
+    }
+
+    /// The raw share (to reveal only through an opening).
+    pub fn raw(self) -> Fp {
+        self.0
+    }
+}
+
+impl Add for Share {
+    type Output = Share;
+    fn add(self, o: Share) -> Share {
+        Share(self.0 + o.0)
+    }
+}
+
+impl Sub for Share {
+    type Output = Share;
+    fn sub(self, o: Share) -> Share {
+        Share(self.0 - o.0)
+    }
+}
+
+impl Neg for Share {
+    type Output = Share;
+    fn neg(self) -> Share {
+        Share(-self.0)
+    }
+}
+
+impl Mul<Fp> for Share {
+    type Output = Share;
+    fn mul(self, c: Fp) -> Share {
+        Share(self.0 * c)
+    }
+}
+
+impl AddAssign for Share {
+    fn add_assign(&mut self, o: Share) {
+        self.0 += o.0;
+    }
+}
+
+impl SubAssign for Share {
+    fn sub_assign(&mut self, o: Share) {
+        self.0 -= o.0;
+    }
+}
+
+/// One Beaver triple's shares.
+#[derive(Clone, Copy)]
+struct Triple {
+    a: Fp,
+    b: Fp,
+    c: Fp,
+}
+
+/// What the engine has done; all counts follow from the public call sequence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Triples made (in preprocessing or inline).
+    pub triples_made: u64,
+    /// Products computed.
+    pub products: u64,
+    /// Times a product batch found the pool short.
+    pub inline_refills: u64,
+}
+
+/// One party's two-party arithmetic engine: see the [module documentation](self).
+pub struct Arith2 {
+    me: PartyId,
+    peer: PartyId,
+    sender: SoftSpokenSender,
+    receiver: SoftSpokenReceiver,
+    common: AesPrg,
+    rng: AesPrg,
+    pool: VecDeque<Triple>,
+    counters: Counters,
+}
+
+impl core::fmt::Debug for Arith2 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Arith2({}, {} triples pooled)", self.me, self.pool.len())
+    }
+}
+
+impl Arith2 {
+    /// Sets up over a two-party `session`: a common PRG seed (one 16-byte contribution each
+    /// way, combined) and SoftSpoken OT extension in both directions, every secret from `rng`.
+    ///
+    /// # Errors
+    /// [`TwopcError::WrongPartyCount`] unless the session has two parties; transport failures
+    /// and the peer's malformed set-up messages.
+    pub fn setup<R: RngCore + CryptoRng + ?Sized>(
+        session: &mut Session,
+        rng: &mut R,
+    ) -> Result<Arith2, TwopcError> {
+        let other = peer(session)?;
+        let me = session.me();
+        let mine = Seed::random(rng);
+        session.send_bytes(other, &mine.0)?;
+        let theirs = session.recv_bytes(other)?;
+        doram_core::wire::exact_len(other, "common seed", &theirs, 16)?;
+        let mut common = [0u8; 16];
+        for (i, c) in common.iter_mut().enumerate() {
+            *c = mine.0[i] ^ theirs[i];
+        }
+        let k = ChunkBits::default();
+        let delta = random_delta(rng);
+        let (sender, receiver) = if me == PartyId::P0 {
+            let s = softspoken_sender_setup(session, k, delta, rng)?;
+            (s, softspoken_receiver_setup(session, k, rng)?)
+        } else {
+            let r = softspoken_receiver_setup(session, k, rng)?;
+            (softspoken_sender_setup(session, k, delta, rng)?, r)
+        };
+        Ok(Arith2 {
+            me,
+            peer: other,
+            sender,
+            receiver,
+            common: AesPrg::new(Seed(common)),
+            rng: AesPrg::new(Seed::random(rng)),
+            pool: VecDeque::new(),
+            counters: Counters::default(),
+        })
+    }
+
+    /// This party.
+    pub fn me(&self) -> PartyId {
+        self.me
+    }
+
+    /// Triples in the pool.
+    pub fn pool_len(&self) -> usize {
+        self.pool.len()
+    }
+
+    /// What the engine has done so far.
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// The public constant `c` as a sharing.
+    pub fn constant(&self, c: Fp) -> Share {
+        Share::public(c, self.me)
+    }
+
+    /// Shares of the owner's values: the owner passes `Some(values)`, the other `None`, both
+    /// the same `count`. No message.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if the owner passes no values, the other some, or the count is
+    /// not `values.len()`.
+    pub fn input(
+        &mut self,
+        owner: PartyId,
+        values: Option<&[Fp]>,
+        count: usize,
+    ) -> Result<Vec<Share>, TwopcError> {
+        let r: Vec<Fp> = self.common.expand(count);
+        match (owner == self.me, values) {
+            (true, Some(v)) if v.len() == count => {
+                Ok(v.iter().zip(&r).map(|(&x, &r)| Share(x - r)).collect())
+            }
+            (false, None) => Ok(r.into_iter().map(Share).collect()),
+            _ => Err(TwopcError::ApiMisuse(
+                "the owner inputs `count` values, the other party none",
+            )),
+        }
+    }
+
+    /// Makes `count` triples for later products ([`crate::triples::fp_triples`]).
+    ///
+    /// # Errors
+    /// As [`fp_triples`].
+    pub fn preprocess(&mut self, session: &mut Session, count: usize) -> Result<(), TwopcError> {
+        let t = fp_triples(
+            session,
+            &mut self.sender,
+            &mut self.receiver,
+            count,
+            &mut self.rng,
+        )?;
+        self.counters.triples_made += count as u64;
+        self.pool.extend((0..count).map(|i| Triple {
+            a: t.a[i],
+            b: t.b[i],
+            c: t.c[i],
+        }));
+        Ok(())
+    }
+
+    /// x·y for each pair: one round after the triples (made inline if the pool is short).
+    ///
+    /// # Errors
+    /// Transport failures; the peer's malformed openings.
+    pub fn mul_many(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Share, Share)],
+    ) -> Result<Vec<Share>, TwopcError> {
+        let m = pairs.len();
+        if m == 0 {
+            return Ok(Vec::new());
+        }
+        if self.pool.len() < m {
+            self.counters.inline_refills += 1;
+            let missing = m - self.pool.len();
+            self.preprocess(session, missing)?;
+        }
+        let triples: Vec<Triple> = self.pool.drain(..m).collect();
+        // [Beaver] d = x − a and e = y − b, opened in one round.
+        let mut masked = Vec::with_capacity(2 * m);
+        for (&(x, y), t) in pairs.iter().zip(&triples) {
+            masked.push(x.0 - t.a);
+            masked.push(y.0 - t.b);
+        }
+        send_fps(session, self.peer, &masked)?;
+        let theirs = recv_fps(session, self.peer, 2 * m, "Beaver openings")?;
+        self.counters.products += m as u64;
+        Ok(triples
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let d = masked[2 * i] + theirs[2 * i];
+                let e = masked[2 * i + 1] + theirs[2 * i + 1];
+                let mut z = t.c + d * t.b + e * t.a;
+                if self.me == PartyId::P0 {
+                    z += d * e;
+                }
+                Share(z)
+            })
+            .collect())
+    }
+
+    /// Opens the values to both parties: one round.
+    ///
+    /// # Errors
+    /// Transport failures; the peer's malformed shares.
+    pub fn open_many(
+        &mut self,
+        session: &mut Session,
+        xs: &[Share],
+    ) -> Result<Vec<Fp>, TwopcError> {
+        if xs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mine: Vec<Fp> = xs.iter().map(|s| s.0).collect();
+        send_fps(session, self.peer, &mine)?;
+        let theirs = recv_fps(session, self.peer, xs.len(), "opened shares")?;
+        Ok(mine.iter().zip(&theirs).map(|(&a, &b)| a + b).collect())
+    }
+}

@@ -1,0 +1,128 @@
+//! The two-party arithmetic engine against plaintext: inputs of either party, linear
+//! combinations, batched products (pooled and inline triples) and openings; transcripts that
+//! do not depend on the values; a peer's malformed opening named.
+#![allow(clippy::unwrap_used)]
+
+use doram_core::PartyId;
+use doram_core::wire::PeerFault;
+use doram_field::Fp;
+use doram_net::{LocalMesh, Session, Tamper, Transcript, run_parties};
+use doram_twopc::arith::{Arith2, Share};
+use doram_twopc::{TwopcError, insecure_rng_for_tests};
+
+/// x from P0 and y from P1 (m each): opens x·y + 3x − y for every pair, twice (with 5 pooled
+/// triples, so the second batch refills inline); returns the openings, the counters and the
+/// transcript of the products.
+fn run(
+    seed: u64,
+    xs: &[u64],
+    ys: &[u64],
+) -> Vec<(Vec<Fp>, doram_twopc::arith::Counters, Transcript)> {
+    let m = xs.len();
+    run_parties(LocalMesh::new(2).build(), "arith", |mut s: Session| {
+        let me = s.me();
+        let mut rng = insecure_rng_for_tests(seed * 2 + me.index() as u64);
+        let mut e = Arith2::setup(&mut s, &mut rng).unwrap();
+        let fx: Vec<Fp> = xs.iter().map(|&v| Fp::from_u64(v)).collect();
+        let fy: Vec<Fp> = ys.iter().map(|&v| Fp::from_u64(v)).collect();
+        let x = e
+            .input(PartyId::P0, (me == PartyId::P0).then_some(&fx[..]), m)
+            .unwrap();
+        let y = e
+            .input(PartyId::P1, (me == PartyId::P1).then_some(&fy[..]), m)
+            .unwrap();
+        e.preprocess(&mut s, 5).unwrap();
+        s.record_transcript(true);
+        let pairs: Vec<(Share, Share)> = x.iter().copied().zip(y.iter().copied()).collect();
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            let p = e.mul_many(&mut s, &pairs).unwrap();
+            let z: Vec<Share> = p
+                .iter()
+                .zip(&x)
+                .zip(&y)
+                .map(|((&p, &x), &y)| p + x * Fp::from_u64(3) - y)
+                .collect();
+            out.extend(e.open_many(&mut s, &z).unwrap());
+        }
+        (out, e.counters(), s.take_transcript().unwrap())
+    })
+    .into_iter()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn products_and_openings_match_plaintext() {
+    let xs = [0u64, 1, 7, u64::MAX, 12345];
+    let ys = [5u64, 0, 9, u64::MAX, 1 << 40];
+    let r = run(1, &xs, &ys);
+    let want: Vec<Fp> = xs
+        .iter()
+        .zip(&ys)
+        .map(|(&x, &y)| {
+            let (x, y) = (Fp::from_u64(x), Fp::from_u64(y));
+            x * y + x * Fp::from_u64(3) - y
+        })
+        .collect();
+    for (out, c, _) in &r {
+        assert_eq!(&out[..5], &want[..]);
+        assert_eq!(&out[5..], &want[..]);
+        assert_eq!(c.products, 10);
+        assert_eq!(c.triples_made, 10);
+        assert_eq!(c.inline_refills, 1);
+    }
+    // Other values, same seed: the same messages in shape.
+    let other = run(1, &[3, 3, 3, 3, 3], &[1, 2, 3, 4, 5]);
+    for (a, b) in r.iter().zip(&other) {
+        assert_eq!(a.2, b.2);
+    }
+}
+
+#[test]
+fn misuse_and_a_malformed_opening() {
+    let outs = run_parties(LocalMesh::new(2).build(), "misuse", |mut s: Session| {
+        let mut rng = insecure_rng_for_tests(3 + s.me().index() as u64);
+        let mut e = Arith2::setup(&mut s, &mut rng).unwrap();
+        // The owner must pass its values and the other must not; the count must match.
+        let own = (s.me() == PartyId::P0).then_some(&[Fp::ONE][..]);
+        let wrong = if s.me() == PartyId::P0 {
+            None
+        } else {
+            Some(&[Fp::ONE][..])
+        };
+        e.input(PartyId::P0, wrong, 1).is_err()
+            && (s.me() != PartyId::P0 || e.input(PartyId::P0, own, 2).is_err())
+    });
+    for o in outs {
+        assert!(o.unwrap());
+    }
+    // P1's opening shortened by one byte: P0 names P1.
+    let sessions = LocalMesh::new(2)
+        .tamper(|from, _, index, payload| {
+            // P1's frames: 0 = seed, then the OT set-up; its last frame is the opening.
+            if from == PartyId::P1 && index >= 3 && payload.len() == 32 {
+                payload.pop();
+            }
+            Tamper::Pass
+        })
+        .build();
+    let outs = run_parties(sessions, "tamper", |mut s: Session| {
+        let mut rng = insecure_rng_for_tests(4 + s.me().index() as u64);
+        let mut e = Arith2::setup(&mut s, &mut rng)?;
+        let x = e.constant(Fp::ONE);
+        e.open_many(&mut s, &[x, x])
+    });
+    let r0 = outs.into_iter().next().unwrap().unwrap();
+    assert!(
+        matches!(
+            r0,
+            Err(TwopcError::Peer(PeerFault {
+                peer: PartyId::P1,
+                what: "opened shares",
+                ..
+            }))
+        ),
+        "{r0:?}"
+    );
+}
