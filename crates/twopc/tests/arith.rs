@@ -126,3 +126,82 @@ fn misuse_and_a_malformed_opening() {
         "{r0:?}"
     );
 }
+
+#[test]
+fn comparisons_match_plaintext() {
+    for k in [1u32, 8, 46, 64, 100] {
+        let top: u128 = (1u128 << k) - 1;
+        let mut pairs: Vec<(u128, u128)> = vec![(0, 0), (0, top), (top, 0), (top, top)];
+        if top > 1 {
+            pairs.extend([(top - 1, top), (top, top - 1), (1, 0), (0, 1)]);
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u128;
+        for _ in 0..20 {
+            x = x
+                .wrapping_mul(0x5851_f42d_4c95_7f2d)
+                .wrapping_add(k as u128);
+            let a = x & top;
+            let b = if x >> 100 & 1 == 1 {
+                a
+            } else {
+                (x >> 13) & top
+            };
+            pairs.push((a, b));
+        }
+        let outs = run_parties(LocalMesh::new(2).build(), "lt", |mut s: Session| {
+            let me = s.me();
+            let mut rng = insecure_rng_for_tests(40 + u64::from(k) + me.index() as u64);
+            let mut e = Arith2::setup(&mut s, &mut rng).unwrap();
+            let m = pairs.len();
+            let a: Vec<Fp> = pairs.iter().map(|p| Fp::from_u128(p.0)).collect();
+            let b: Vec<Fp> = pairs.iter().map(|p| Fp::from_u128(p.1)).collect();
+            let sa = e
+                .input(PartyId::P0, (me == PartyId::P0).then_some(&a[..]), m)
+                .unwrap();
+            let sb = e
+                .input(PartyId::P1, (me == PartyId::P1).then_some(&b[..]), m)
+                .unwrap();
+            let sp: Vec<(Share, Share)> = sa.into_iter().zip(sb).collect();
+            let lt = e.lt_many(&mut s, &sp, k).unwrap();
+            e.open_many(&mut s, &lt).unwrap()
+        });
+        for o in outs {
+            let o = o.unwrap();
+            for (j, &(a, b)) in pairs.iter().enumerate() {
+                assert_eq!(o[j], Fp::from_u64(u64::from(a < b)), "k = {k}: {a} < {b}");
+            }
+        }
+    }
+}
+
+/// A comparison batch's messages have the same shape whatever the compared values.
+#[test]
+fn comparison_transcripts_do_not_depend_on_values() {
+    let run = |a: u64, b: u64| {
+        run_parties(LocalMesh::new(2).build(), "lt-shape", |mut s: Session| {
+            let me = s.me();
+            let mut rng = insecure_rng_for_tests(70 + me.index() as u64);
+            let mut e = Arith2::setup(&mut s, &mut rng).unwrap();
+            let x = e.input(
+                PartyId::P0,
+                (me == PartyId::P0).then_some(&[Fp::from_u64(a)][..]),
+                1,
+            );
+            let y = e.input(
+                PartyId::P1,
+                (me == PartyId::P1).then_some(&[Fp::from_u64(b)][..]),
+                1,
+            );
+            s.record_transcript(true);
+            let lt = e
+                .lt_many(&mut s, &[(x.unwrap()[0], y.unwrap()[0])], 46)
+                .unwrap();
+            e.open_many(&mut s, &lt).unwrap();
+            s.take_transcript().unwrap()
+        })
+        .into_iter()
+        .map(Result::unwrap)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(run(1, 2), run((1 << 46) - 1, 0));
+}
