@@ -330,13 +330,51 @@ impl Arith2 {
         pairs: &[(Share, Share)],
         k: u32,
     ) -> Result<Vec<Share>, TwopcError> {
+        self.compare(session, pairs, k, [true, false])
+    }
+
+    /// \[a = b\] for each pair of `k`-bit integers, as [`lt_many`](Arith2::lt_many) with
+    /// the equality of the low k bits of z as the circuit's output.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Arith2::lt_many).
+    pub fn eq_many(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Share, Share)],
+        k: u32,
+    ) -> Result<Vec<Share>, TwopcError> {
+        self.compare(session, pairs, k, [false, true])
+    }
+
+    /// `b ? x : y` = y + b·(x − y) for shared bits b: one product round.
+    ///
+    /// # Errors
+    /// As [`mul_many`](Arith2::mul_many).
+    pub fn select_many(
+        &mut self,
+        session: &mut Session,
+        triples: &[(Share, Share, Share)],
+    ) -> Result<Vec<Share>, TwopcError> {
+        let pairs: Vec<(Share, Share)> = triples.iter().map(|&(b, x, y)| (b, x - y)).collect();
+        let p = self.mul_many(session, &pairs)?;
+        Ok(p.into_iter().zip(triples).map(|(p, t)| t.2 + p).collect())
+    }
+
+    /// The comparisons `want` = \[lt, eq\] asks for, per pair in that order.
+    fn compare(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Share, Share)],
+        k: u32,
+        want: [bool; 2],
+    ) -> Result<Vec<Share>, TwopcError> {
         if k == 0 || k > 120 {
             return Err(TwopcError::ApiMisuse(
                 "comparison bit length must be in 1..=120",
             ));
         }
-        let m = pairs.len();
-        if m == 0 {
+        if pairs.is_empty() {
             return Ok(Vec::new());
         }
         let two_k = Fp::from_u128(1u128 << k);
@@ -344,7 +382,7 @@ impl Arith2 {
             .iter()
             .map(|&(a, b)| (a - b).add_public(two_k, self.me).0)
             .collect();
-        let circuit = lt_circuit(m, k as usize)?;
+        let circuit = compare_circuit(pairs.len(), k as usize, want)?;
         let xor = self.garbled_bits(session, &circuit, &z)?;
         self.bits_to_shares(session, &xor)
     }
@@ -425,8 +463,9 @@ impl Arith2 {
 const LABELS_PER_MSG: usize = 1 << 16;
 
 /// The comparison circuit for `m` pairs: garbler inputs z₀ (128 bits each), evaluator inputs
-/// z₁; per pair the output 1 − bit k of (z₀ + z₁ mod p).
-fn lt_circuit(m: usize, k: usize) -> Result<Circuit, TwopcError> {
+/// z₁; per pair, with z = z₀ + z₁ mod p, the outputs `want` asks for: 1 − bit k of z (a < b),
+/// then whether z's low k bits are all 0 (a = b).
+fn compare_circuit(m: usize, k: usize, want: [bool; 2]) -> Result<Circuit, TwopcError> {
     let mut b = Builder::new();
     let z0: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
     let z1: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
@@ -436,9 +475,22 @@ fn lt_circuit(m: usize, k: usize) -> Result<Circuit, TwopcError> {
         let ge = b.ge(&sum, &p);
         let reduce = b.or(carry, ge);
         let diff = b.sub(&sum, &p);
-        let bit = b.mux_bit(reduce, sum.bits()[k], diff.bits()[k]);
-        let lt = b.not(bit);
-        b.output(lt);
+        let mut bit = |j: usize| b.mux_bit(reduce, sum.bits()[j], diff.bits()[j]);
+        let top = want[0].then(|| bit(k));
+        let low: Vec<Bit> = if want[1] {
+            (0..k).map(bit).collect()
+        } else {
+            Vec::new()
+        };
+        if let Some(t) = top {
+            let lt = b.not(t);
+            b.output(lt);
+        }
+        if want[1] {
+            let any = b.or_all(&low);
+            let eq = b.not(any);
+            b.output(eq);
+        }
     }
     b.finish()
 }
@@ -449,9 +501,12 @@ mod tests {
 
     #[test]
     fn comparison_circuit_size() {
-        let c = lt_circuit(1, 46).unwrap();
+        let c = compare_circuit(1, 46, [true, false]).unwrap();
         // The adder, the comparison with p and the subtraction's borrows up to bit k.
         assert!(c.and_gates() <= 400, "{}", c.and_gates());
-        assert_eq!(lt_circuit(3, 46).unwrap().and_gates(), 3 * c.and_gates());
+        assert_eq!(
+            compare_circuit(3, 46, [true, false]).unwrap().and_gates(),
+            3 * c.and_gates()
+        );
     }
 }

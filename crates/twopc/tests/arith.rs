@@ -162,13 +162,29 @@ fn comparisons_match_plaintext() {
                 .input(PartyId::P1, (me == PartyId::P1).then_some(&b[..]), m)
                 .unwrap();
             let sp: Vec<(Share, Share)> = sa.into_iter().zip(sb).collect();
-            let lt = e.lt_many(&mut s, &sp, k).unwrap();
-            e.open_many(&mut s, &lt).unwrap()
+            let mut out = e.lt_many(&mut s, &sp, k).unwrap();
+            out.extend(e.eq_many(&mut s, &sp, k).unwrap());
+            // select: a < b ? a : b, the minimum.
+            let sel: Vec<(Share, Share, Share)> =
+                sp.iter().zip(&out).map(|(&(a, b), &l)| (l, a, b)).collect();
+            out.extend(e.select_many(&mut s, &sel).unwrap());
+            e.open_many(&mut s, &out).unwrap()
         });
+        let m = pairs.len();
         for o in outs {
             let o = o.unwrap();
             for (j, &(a, b)) in pairs.iter().enumerate() {
                 assert_eq!(o[j], Fp::from_u64(u64::from(a < b)), "k = {k}: {a} < {b}");
+                assert_eq!(
+                    o[m + j],
+                    Fp::from_u64(u64::from(a == b)),
+                    "k = {k}: {a} = {b}"
+                );
+                assert_eq!(
+                    o[2 * m + j],
+                    Fp::from_u128(a.min(b)),
+                    "k = {k}: min({a}, {b})"
+                );
             }
         }
     }
