@@ -1,7 +1,7 @@
 //! The overflow experiment of FJKW15 §5 on one tree: for a tree of height d holding 2^k tuples,
 //! the share of trials that ended in an overflow, by bucket size, with the load histograms.
 //! Usage:
-//! `cargo run --release -p doram-fjkw15 --example overflow -- D LOG_TUPLES ACCESSES TRIALS W...`
+//! `cargo run --release -p doram-fjkw15 --example bucket_overflow -- D LOG_TUPLES ACCESSES TRIALS W...`
 //! (each trial loads every tuple on a random leaf, then makes ACCESSES accesses to random
 //! tuples; the tree of OT_i with w = 2^k' has d = iτ − k' and 2^(iτ) tuples).
 
