@@ -3,7 +3,7 @@
 set -e
 D=${1:-doram}
 W=$(mktemp -d)
-for k in 33 100; do python3 gen_prefs.py $k > $W/prefs$k.json; done
+for k in 33 100; do python3 ../2026-11-27-programs/gen_prefs.py $k > $W/prefs$k.json; done
 for r in 1 2 3; do
   for k in 33 100; do
     for b in default ramen linear-scan; do

@@ -5,7 +5,7 @@ D=${1:-doram}
 W=$(mktemp -d)
 for ve in "101 1000" "300 3000" "1000 10000"; do
   set -- $ve
-  python3 gen-graph.py $1 $2 $W/g$1.txt
+  python3 ../2026-11-27-programs/gen-graph.py $1 $2 $W/g$1.txt
   awk '{print $1, $2}' $W/g$1.txt > $W/b$1.txt
 done
 python3 gen-search.py 131073 1000 $W/sorted.csv $W/keys.txt

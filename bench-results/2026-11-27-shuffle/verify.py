@@ -3,7 +3,7 @@ import bisect, collections, glob, heapq, json, random, subprocess, sys, tempfile
 
 def graph(v, e):
     d = tempfile.mkdtemp()
-    subprocess.run([sys.executable, "gen-graph.py", str(v), str(e), f"{d}/g.txt"], check=True)
+    subprocess.run([sys.executable, "../2026-11-27-programs/gen-graph.py", str(v), str(e), f"{d}/g.txt"], check=True)
     return [tuple(map(int, l.split())) for l in open(f"{d}/g.txt")]
 
 def dijkstra(v, edges, s):
