@@ -540,6 +540,15 @@ impl Ring for Fp {
     fn from_u64(v: u64) -> Fp {
         Fp::from_u64(v)
     }
+
+    /// Through a [`DotAccumulator`]: one reduction for the whole sum.
+    fn sum_of_products(pairs: impl Iterator<Item = (Fp, Fp)>) -> Fp {
+        let mut acc = DotAccumulator::new();
+        for (a, b) in pairs {
+            acc.add_product(a, b);
+        }
+        acc.finish()
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

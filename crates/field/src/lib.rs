@@ -84,6 +84,16 @@ pub trait Ring: Group + core::ops::Mul<Output = Self> + core::ops::MulAssign {
     const ONE: Self;
     /// The image of a small integer.
     fn from_u64(v: u64) -> Self;
+
+    /// Σ aᵢ·bᵢ over `pairs`. Rings with a cheaper inner product than one reduced product per
+    /// term (F_p: one reduction in all) override it; the value is the same.
+    fn sum_of_products(pairs: impl Iterator<Item = (Self, Self)>) -> Self {
+        let mut acc = Self::ZERO;
+        for (a, b) in pairs {
+            acc += a * b;
+        }
+        acc
+    }
 }
 
 /// Encodes a slice of group elements as raw little-endian bytes, back to back.

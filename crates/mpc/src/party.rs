@@ -302,11 +302,14 @@ impl Party {
         y: &[Replicated<F>],
     ) -> Result<Additive<F>, MpcError> {
         same_len("dot", x.len(), y.len())?;
-        let mut acc = Additive::from_share(self.prgs.zero_share());
-        for (&a, &b) in x.iter().zip(y) {
-            acc += local_product(a, b);
-        }
-        Ok(acc)
+        // Σ x_own·(y_own + y_prev) + x_prev·y_own: the local products of every term, summed
+        // with one reduction where the ring allows it.
+        let terms = x
+            .iter()
+            .zip(y)
+            .flat_map(|(a, b)| [(a.own(), b.own() + b.prev()), (a.prev(), b.own())]);
+        let sum = F::sum_of_products(terms);
+        Ok(Additive::from_share(self.prgs.zero_share()) + Additive::from_share(sum))
     }
 
     /// Ramen Fig. 23 (F_Select) on replicated inputs with additive output:
