@@ -11,13 +11,12 @@
 //! slot: two 1s, or fewer when the bucket overflows.
 //!
 //! **Cost.** A scan for the first candidate cyclically at or after a one-hot start walks the
-//! slots twice; the "active" and "done" flags and the one-hot result are updated by XOR (they
-//! change at most once), so a scan costs 2 AND gates per slot in the first pass and 1 in the
-//! second. F2FT: w (moveable) + 4 scans (3w each) + 2w (excluding pick 1) + 2w (two
-//! multiplexers) = 17w AND gates at most, the "17 non-xor gates per bucket entry" of FJKW15
-//! §1 (540 at w = 32: a few fold into constants at the start of each scan). F2ET over n = 4w
-//! slots: 2 scans + n (excluding pick 1) + 2n (multiplexers, whose preferred side is constant
-//! and folds) ≤ 7n.
+//! slots twice with one "searching" flag and the one-hot result updated by XOR, one AND gate
+//! per slot and pass. F2FT: w (moveable) + 4 scans (2w each) + 2w (excluding pick 1) + 2w (two
+//! multiplexers) = 13w AND gates at most, below the "17 non-xor gates per bucket entry" of
+//! FJKW15 §1 (a few fold into constants at the start of each scan). F2ET over n = 4w slots:
+//! 2 scans + n (excluding pick 1) + 2n (multiplexers, whose preferred side is constant and
+//! folds) ≤ 5n.
 
 use doram_twopc::{Bit, Builder, Circuit};
 
@@ -28,28 +27,26 @@ pub const F2FT_SLOT_INPUTS: usize = 4;
 pub const F2ET_SLOT_INPUTS: usize = 2;
 
 /// The one-hot vector of the first `cand` slot cyclically at or after the one-hot `start`,
-/// and whether there was one.
+/// and whether there was one. One flag, "searching", carries the scan: the start sets it (by
+/// XOR: start is one-hot), a hit is `cand ∧ searching` (the only AND of a slot), and a hit
+/// clears it (by XOR: a hit implies searching), so a scan costs one AND per slot per pass.
 fn first_from(b: &mut Builder, cand: &[Bit], start: &[Bit]) -> (Vec<Bit>, Bit) {
     let n = cand.len();
     let mut picks = vec![Bit::ZERO; n];
-    let (mut active, mut done) = (Bit::ZERO, Bit::ZERO);
+    let (mut searching, mut found) = (Bit::ZERO, Bit::ZERO);
     for p in 0..2 * n {
         let l = p % n;
-        let hit = if p < n {
-            // Active from the start on; start is one-hot, so XOR sets it once.
-            active = b.xor(active, start[l]);
-            let live = b.and(cand[l], active);
-            let not_done = b.not(done);
-            b.and(live, not_done)
-        } else {
-            let not_done = b.not(done);
-            b.and(cand[l], not_done)
-        };
-        // At most one hit overall: XOR records it.
+        if p < n {
+            searching = b.xor(searching, start[l]);
+        }
+        let hit = b.and(cand[l], searching);
+        // At most one hit overall: XOR records it and ends the search. `found` is the XOR of
+        // the hits rather than ¬searching, so that it folds to a constant with `cand`.
         picks[l] = b.xor(picks[l], hit);
-        done = b.xor(done, hit);
+        searching = b.xor(searching, hit);
+        found = b.xor(found, hit);
     }
-    (picks, done)
+    (picks, found)
 }
 
 /// Pick rule: the first `preferred` slot from `start`, else the first `fallback` one.
@@ -153,14 +150,14 @@ mod tests {
     }
 
     #[test]
-    fn f2ft_matches_the_plaintext_rule_and_costs_17w() {
+    fn f2ft_matches_the_plaintext_rule_and_costs_13w() {
         let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(3);
         for w in [2, 3, 5, 8, 32] {
             let c = f2ft(w);
-            assert!(c.and_gates() <= 17 * w, "w = {w}: {}", c.and_gates());
+            assert!(c.and_gates() <= 13 * w, "w = {w}: {}", c.and_gates());
             if w == 32 {
                 // Constants fold in the first slots of each scan.
-                assert_eq!(c.and_gates(), 17 * 32 - 4);
+                assert_eq!(c.and_gates(), 13 * 32);
             }
             for _ in 0..200 {
                 let density = rng.random_range(0.0..1.0);
@@ -194,7 +191,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(4);
         for n in [2, 4, 9, 128] {
             let c = f2et(n);
-            assert!(c.and_gates() <= 7 * n, "n = {n}: {}", c.and_gates());
+            assert!(c.and_gates() <= 5 * n, "n = {n}: {}", c.and_gates());
             for _ in 0..100 {
                 let density = rng.random_range(0.5..1.0);
                 let fb: Vec<bool> = (0..n).map(|_| rng.random_bool(density)).collect();
