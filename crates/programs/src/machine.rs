@@ -844,7 +844,7 @@ fn is_misuse(e: &ProgramError) -> bool {
 }
 
 /// What a program needs, computed from its public sizes before it runs: DORAM accesses,
-/// comparisons and the random bits they consume.
+/// comparisons, and the pool bits its one-hot vectors consume.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
     /// DORAM accesses.

@@ -135,9 +135,9 @@ pub trait Ram {
     ) -> Result<Vec<(Self::Bit, Self::Bit)>, ProgramError>;
 
     /// The one-hot vector (\[x = j\])_{j < len} of each `k`-bit integer x, for reading and
-    /// updating a vector at a secret index by inner products and products: the rounds and
-    /// random bits of one `k`-bit comparison per value
-    /// ([`Online::onehot_many`](doram_mpc::Online::onehot_many)).
+    /// updating a vector at a secret index by inner products and products: ⌈k/4⌉ units of
+    /// pool bits per value and the rounds of
+    /// [`Online::onehot_many`](doram_mpc::Online::onehot_many).
     ///
     /// # Errors
     /// [`PlainRam`]: an x of `k` bits or more, `len` outside 1..=2^k; the engine's errors.
@@ -184,7 +184,7 @@ pub trait Ram {
     /// Whether the memory hides the type of each access (reads from writes).
     fn hides_op_type(&self) -> bool;
 
-    /// Makes `bits` random bits for later comparisons, for a program that preprocesses in
+    /// Makes `bits` pool bits for later one-hot vectors, for a program that preprocesses in
     /// chunks rather than all at once (the count must depend on public sizes only). No-op on
     /// the plaintext machine.
     ///
@@ -455,8 +455,7 @@ pub struct PlainCounts {
     /// Memory accesses (a conditional write on a memory that reveals the op type counts its
     /// read, if any, and its write).
     pub accesses: usize,
-    /// Comparisons (`lt`, `eq` or `cmp`, per pair) and one-hot conversions (per value), which
-    /// cost the random bits of one comparison each.
+    /// Comparisons (`lt`, `eq` or `cmp`, per pair) and one-hot conversions (per value).
     pub comparisons: usize,
 }
 
