@@ -261,21 +261,8 @@ fn main() {
 fn triples_run(kind: &str, count: usize) -> (Duration, u64) {
     let out = run_parties(LocalMesh::new(2).build(), "triples", |mut s| {
         let mut rng = insecure_rng_for_tests(7 + s.me().index() as u64);
-        let k = ChunkBits::default();
-        let delta = random_delta(&mut rng);
-        let (mut snd, mut rcv) = if s.me().index() == 0 {
-            let snd = driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup");
-            (
-                snd,
-                driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup"),
-            )
-        } else {
-            let rcv = driver::softspoken_receiver_setup(&mut s, k, &mut rng).expect("setup");
-            (
-                driver::softspoken_sender_setup(&mut s, k, delta, &mut rng).expect("setup"),
-                rcv,
-            )
-        };
+        let (mut snd, mut rcv) =
+            driver::softspoken_both_setup(&mut s, ChunkBits::default(), &mut rng).expect("setup");
         let before = s.stats().total().sum().bytes_sent;
         let t = Instant::now();
         if kind == "AND" {

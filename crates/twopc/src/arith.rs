@@ -35,10 +35,9 @@ use rand_core::{CryptoRng, RngCore};
 use crate::TwopcError;
 use crate::builder::{Bit, Builder, Word};
 use crate::driver::{
-    cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer, softspoken_receiver_setup,
-    softspoken_sender_setup,
+    cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer, softspoken_both_setup,
 };
-use crate::gc::{Circuit, Evaluator, Garbler, random_delta};
+use crate::gc::{Circuit, Evaluator, Garbler};
 use crate::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
 use crate::triples::{fp_triples, recv_fps, send_fps};
 
@@ -170,15 +169,7 @@ impl Arith2 {
         for (i, c) in common.iter_mut().enumerate() {
             *c = mine.0[i] ^ theirs[i];
         }
-        let k = ChunkBits::default();
-        let delta = random_delta(rng);
-        let (sender, receiver) = if me == PartyId::P0 {
-            let s = softspoken_sender_setup(session, k, delta, rng)?;
-            (s, softspoken_receiver_setup(session, k, rng)?)
-        } else {
-            let r = softspoken_receiver_setup(session, k, rng)?;
-            (softspoken_sender_setup(session, k, delta, rng)?, r)
-        };
+        let (sender, receiver) = softspoken_both_setup(session, ChunkBits::default(), rng)?;
         Ok(Arith2 {
             me,
             peer: other,

@@ -178,6 +178,28 @@ pub fn softspoken_receiver_setup<R: RngCore + CryptoRng + ?Sized>(
     Ok(receiver)
 }
 
+/// SoftSpoken in both directions, for protocols where each party is the sender of one
+/// extension and the receiver of the other (triples, two-party arithmetic): `P0` sets up its
+/// sender first, `P1` its receiver first. The sender's Δ is drawn from `rng` with its lsb set,
+/// so it can also garble ([`crate::gc::random_delta`]).
+///
+/// # Errors
+/// As [`softspoken_sender_setup`] and [`softspoken_receiver_setup`].
+pub fn softspoken_both_setup<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    k: ChunkBits,
+    rng: &mut R,
+) -> Result<(SoftSpokenSender, SoftSpokenReceiver), TwopcError> {
+    let delta = crate::gc::random_delta(rng);
+    if session.me() == PartyId::P0 {
+        let s = softspoken_sender_setup(session, k, delta, rng)?;
+        Ok((s, softspoken_receiver_setup(session, k, rng)?))
+    } else {
+        let r = softspoken_receiver_setup(session, k, rng)?;
+        Ok((softspoken_sender_setup(session, k, delta, rng)?, r))
+    }
+}
+
 /// The OT counts of the extension messages for `m` OTs: at most [`MAX_OTS_PER_MSG`] each, and
 /// one empty message for `m = 0` (so that both parties step through the same frames).
 fn batch_sizes(m: usize) -> impl Iterator<Item = usize> {

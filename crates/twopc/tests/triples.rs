@@ -3,10 +3,8 @@
 //! around the message batching; the message counts and sizes depend on the count only.
 #![allow(clippy::unwrap_used)]
 
-use doram_core::PartyId;
 use doram_net::{LocalMesh, Session, run_parties};
-use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
-use doram_twopc::gc::random_delta;
+use doram_twopc::driver::softspoken_both_setup;
 use doram_twopc::insecure_rng_for_tests;
 use doram_twopc::softspoken::ChunkBits;
 use doram_twopc::triples::{BitTriples, FpTriples, bit_triples, fp_triples};
@@ -16,18 +14,8 @@ use doram_twopc::triples::{BitTriples, FpTriples, bit_triples, fp_triples};
 fn run(seed: u64, bits: usize, fps: usize) -> Vec<(BitTriples, FpTriples, (u64, u64))> {
     run_parties(LocalMesh::new(2).build(), "triples", |mut s: Session| {
         let mut rng = insecure_rng_for_tests(seed * 2 + s.me().index() as u64);
-        let k = ChunkBits::default();
-        let delta = random_delta(&mut rng);
-        let (mut snd, mut rcv) = if s.me() == PartyId::P0 {
-            let snd = softspoken_sender_setup(&mut s, k, delta, &mut rng).unwrap();
-            (snd, softspoken_receiver_setup(&mut s, k, &mut rng).unwrap())
-        } else {
-            let rcv = softspoken_receiver_setup(&mut s, k, &mut rng).unwrap();
-            (
-                softspoken_sender_setup(&mut s, k, delta, &mut rng).unwrap(),
-                rcv,
-            )
-        };
+        let (mut snd, mut rcv) =
+            softspoken_both_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
         let before = s.stats().total().sum();
         let b = bit_triples(&mut s, &mut snd, &mut rcv, bits, &mut rng).unwrap();
         let f = fp_triples(&mut s, &mut snd, &mut rcv, fps, &mut rng).unwrap();
