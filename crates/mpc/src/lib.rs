@@ -98,7 +98,7 @@
 //! }
 //! ```
 //!
-//! With the `testkit` feature, [`testkit::run_mpc3`] does the threading and seeding.
+//! With the `testkit` feature, `testkit::run_mpc3` does the threading and seeding.
 //!
 //! # The compute engine
 //! [`Engine`] ([`engine`]) is the CPU step of RAM programs on top of these operations: secret

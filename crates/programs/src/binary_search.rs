@@ -58,7 +58,7 @@
 //! * rounds: the engine's (conversions, comparisons, products) are those of one key — they
 //!   grow with log n, not with k — plus one round in which the querier announces k. On Duoram
 //!   a batch of reads shares its two messages up to min(1024, 2^21 / 2^⌈log₂ n⌉) reads (the
-//!   material of a read is O(n) words; [`READ_BATCH_LEAVES`](doram_duoram::READ_BATCH_LEAVES)),
+//!   material of a read is O(n) words; `doram_duoram::READ_BATCH_LEAVES`),
 //!   so at large n a batch runs as ⌈k / that⌉ consecutive batches, each with its inline
 //!   preprocessing. Ramen and the linear scan run the reads of a batch one after the other;
 //! * once for all keys: setup, the owner's tables (2^t − 1 inputs, one round) and DORAM
