@@ -473,7 +473,7 @@ pub(crate) fn evaluate(
             .collect::<Vec<u8>>(),
         "comparison output bits",
     )?;
-    let shares = two_party_results(&s, side, &d, &c, &opened)?;
+    let shares = two_party_results(&s, side, &d, &c, &opened);
     // [Step 6] Re-replicate without P2.
     let masked: Vec<Fp> = shares.iter().zip(&d.rerep).map(|(&u, &x)| u - x).collect();
     send_framed(session, other, &masked)?;
@@ -660,13 +660,7 @@ fn tree_level(
 
 /// \[Steps 2 and 5\] This side's F_p shares of the results from the opened bits v = x ⊕ b:
 /// \[x\] = v + (1 − 2v)·b, and for lt 1 − (c − c')/2^k + H + \[c' < r\].
-fn two_party_results(
-    s: &Shape,
-    side: Side,
-    d: &Draw,
-    c: &[u128],
-    opened: &[u8],
-) -> Result<Vec<Fp>, MpcError> {
+fn two_party_results(s: &Shape, side: Side, d: &Draw, c: &[u128], opened: &[u8]) -> Vec<Fp> {
     let outs = s.want.outputs();
     let low = s.low_mask();
     let mut shares = Vec::with_capacity(s.outputs());
@@ -689,7 +683,7 @@ fn two_party_results(
             shares.push(x);
         }
     }
-    Ok(shares)
+    shares
 }
 
 #[cfg(test)]
