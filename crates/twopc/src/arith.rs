@@ -206,24 +206,30 @@ impl Arith2 {
     /// the same `count`. No message.
     ///
     /// # Errors
-    /// [`TwopcError::ApiMisuse`] if the owner passes no values, the other some, or the count is
-    /// not `values.len()`.
+    /// [`TwopcError::ApiMisuse`] if the owner is not one of the two parties, passes no values
+    /// or not `count` of them, or the other party passes some; nothing is drawn then.
     pub fn input(
         &mut self,
         owner: PartyId,
         values: Option<&[Fp]>,
         count: usize,
     ) -> Result<Vec<Share>, TwopcError> {
-        let r: Vec<Fp> = self.common.expand(count);
-        match (owner == self.me, values) {
-            (true, Some(v)) if v.len() == count => {
-                Ok(v.iter().zip(&r).map(|(&x, &r)| Share(x - r)).collect())
-            }
-            (false, None) => Ok(r.into_iter().map(Share).collect()),
-            _ => Err(TwopcError::ApiMisuse(
-                "the owner inputs `count` values, the other party none",
-            )),
+        // Checked before the common stream moves, so that a refused call leaves both parties'
+        // streams in step.
+        let mine = match (owner == self.me, values) {
+            _ if owner != self.me && owner != self.peer => None,
+            (true, Some(v)) if v.len() == count => Some(Some(v)),
+            (false, None) => Some(None),
+            _ => None,
         }
+        .ok_or(TwopcError::ApiMisuse(
+            "the owner (one of the two parties) inputs `count` values, the other party none",
+        ))?;
+        let r: Vec<Fp> = self.common.expand(count);
+        Ok(match mine {
+            Some(v) => v.iter().zip(&r).map(|(&x, &r)| Share(x - r)).collect(),
+            None => r.into_iter().map(Share).collect(),
+        })
     }
 
     /// Makes `count` triples for later products ([`crate::triples::fp_triples`]).

@@ -221,3 +221,29 @@ fn comparison_transcripts_do_not_depend_on_values() {
     };
     assert_eq!(run(1, 2), run((1 << 46) - 1, 0));
 }
+
+/// A refused input draws nothing: the next inputs still share correctly.
+#[test]
+fn a_refused_input_leaves_the_streams_in_step() {
+    let outs = run_parties(LocalMesh::new(2).build(), "refused", |mut s: Session| {
+        let me = s.me();
+        let mut rng = insecure_rng_for_tests(90 + me.index() as u64);
+        let mut e = Arith2::setup(&mut s, &mut rng).unwrap();
+        // P0 gets the count wrong, P1 names a third party as the owner: both refused.
+        let refused = if me == PartyId::P0 {
+            e.input(PartyId::P0, Some(&[Fp::ONE]), 2).is_err()
+        } else {
+            e.input(PartyId::P2, None, 2).is_err()
+        };
+        let v = [Fp::from_u64(41)];
+        let x = e
+            .input(PartyId::P0, (me == PartyId::P0).then_some(&v[..]), 1)
+            .unwrap();
+        (refused, e.open_many(&mut s, &x).unwrap())
+    });
+    for o in outs {
+        let (refused, opened) = o.unwrap();
+        assert!(refused);
+        assert_eq!(opened, vec![Fp::from_u64(41)]);
+    }
+}
