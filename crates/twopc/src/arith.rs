@@ -25,6 +25,7 @@
 use std::collections::VecDeque;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
+use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
 use doram_net::Session;
@@ -33,7 +34,7 @@ use doram_prim::prg::AesPrg;
 use rand_core::{CryptoRng, RngCore};
 
 use crate::TwopcError;
-use crate::builder::{Bit, Builder, Word};
+use crate::builder::{Bit, Builder, Word, compact_wires};
 use crate::driver::{
     cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer, softspoken_both_setup,
 };
@@ -140,6 +141,16 @@ pub struct Arith2 {
     rng: AesPrg,
     pool: VecDeque<Triple>,
     counters: Counters,
+    circuits: CircuitSide,
+    zero: Block,
+}
+
+/// This party's side of every garbled circuit: one garbler (at `P0`) or evaluator (at `P1`)
+/// for the engine's whole life, so that the half-gates tweaks (the AND counter) never repeat
+/// under the one Δ.
+enum CircuitSide {
+    Garbler(Garbler),
+    Evaluator(Evaluator),
 }
 
 impl core::fmt::Debug for Arith2 {
@@ -170,15 +181,26 @@ impl Arith2 {
             *c = mine.0[i] ^ theirs[i];
         }
         let (sender, receiver) = softspoken_both_setup(session, ChunkBits::default(), rng)?;
+        let circuits = if me == PartyId::P0 {
+            CircuitSide::Garbler(Garbler::new(sender.delta(), 0)?)
+        } else {
+            CircuitSide::Evaluator(Evaluator::new(0))
+        };
+        let mut common = AesPrg::new(Seed(common));
+        // The constant 0's label: the garbler's zero label and the evaluator's active label
+        // coincide, and both may know it.
+        let zero = common.next_u128();
         Ok(Arith2 {
             me,
             peer: other,
             sender,
             receiver,
-            common: AesPrg::new(Seed(common)),
+            common,
             rng: AesPrg::new(Seed::random(rng)),
             pool: VecDeque::new(),
             counters: Counters::default(),
+            circuits,
+            zero,
         })
     }
 
@@ -344,6 +366,57 @@ impl Arith2 {
         self.compare(session, pairs, k, [false, true])
     }
 
+    /// (\[a < b\], \[a = b\]) for each pair of `k`-bit integers: one circuit with both
+    /// outputs, then one product per output.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Arith2::lt_many).
+    pub fn cmp_many(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Share, Share)],
+        k: u32,
+    ) -> Result<Vec<(Share, Share)>, TwopcError> {
+        let both = self.compare(session, pairs, k, [true, true])?;
+        Ok(both.chunks_exact(2).map(|c| (c[0], c[1])).collect())
+    }
+
+    /// The one-hot vector (\[x = j\])_{j < len} of each `k`-bit x (0 ≤ x < 2^k, 1 ≤ k ≤ 20,
+    /// len ≤ 2^k): one circuit adds the shares mod p and decodes the low k bits, whose `len`
+    /// outputs stay labels (XOR shares), then one product per output makes them additive. A
+    /// value of 2^k or more gives an unspecified vector.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] for k or len out of range (before anything is sent);
+    /// transport failures; the peer's malformed messages.
+    pub fn onehot_many(
+        &mut self,
+        session: &mut Session,
+        xs: &[Share],
+        k: u32,
+        len: usize,
+    ) -> Result<Vec<Vec<Share>>, TwopcError> {
+        if k == 0 || k > 20 || len == 0 || len > 1 << k {
+            return Err(TwopcError::ApiMisuse(
+                "one-hot vectors need 1 ≤ k ≤ 20 and 1 ≤ len ≤ 2^k",
+            ));
+        }
+        if xs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let raw: Vec<Fp> = xs.iter().map(|s| s.0).collect();
+        let circuit = onehot_circuit(xs.len(), k as usize, len)?;
+        let xor = self.garbled_bits(session, &circuit, &raw)?;
+        let flat = self.bits_to_shares(session, &xor)?;
+        Ok(flat.chunks_exact(len).map(<[Share]>::to_vec).collect())
+    }
+
+    /// The two OT extensions (this party as sender, and as receiver), for protocols that run
+    /// beside the engine on the same session (a shuffle).
+    pub fn ots_mut(&mut self) -> (&mut SoftSpokenSender, &mut SoftSpokenReceiver) {
+        (&mut self.sender, &mut self.receiver)
+    }
+
     /// `b ? x : y` = y + b·(x − y) for shared bits b: one product round.
     ///
     /// # Errors
@@ -392,48 +465,181 @@ impl Arith2 {
         circuit: &Circuit,
         values: &[Fp],
     ) -> Result<Vec<bool>, TwopcError> {
-        let bits: Vec<bool> = values
-            .iter()
-            .flat_map(|x| {
-                let v = x.to_u128();
-                (0..128).map(move |j| (v >> j) & 1 == 1)
-            })
-            .collect();
+        let inputs = self.share_bit_labels(session, values)?;
+        let labels = self.run_circuit(session, circuit, &inputs)?;
+        Ok(labels.iter().map(|&l| l & 1 == 1).collect())
+    }
+
+    /// The labels of both parties' shares' bits (128 per share, least significant first):
+    /// `P0`'s shares' labels, then `P1`'s, as a circuit built with `P0`'s words as garbler
+    /// inputs and `P1`'s as evaluator inputs takes them. `P0` sends the active labels of its
+    /// bits (16 bytes per bit), `P1`'s come by correlated OT. Zero labels at `P0`, active
+    /// labels at `P1`.
+    ///
+    /// # Errors
+    /// Transport failures; the peer's malformed messages.
+    pub fn share_bit_labels(
+        &mut self,
+        session: &mut Session,
+        values: &[Fp],
+    ) -> Result<Vec<Block>, TwopcError> {
+        let bits = value_bits(values);
         let n = bits.len();
-        let labels = if self.me == PartyId::P0 {
+        let mut inputs = self.p0_labels(session, (self.me == PartyId::P0).then_some(&bits), n)?;
+        if self.me == PartyId::P0 {
+            inputs.extend_from_slice(&cot_send(session, &mut self.sender, n)?.q);
+        } else {
+            inputs.extend_from_slice(&cot_receive(session, &mut self.receiver, &bits)?.t);
+        }
+        Ok(inputs)
+    }
+
+    /// Labels of `n` bits `P0` holds (it passes `Some(bits)`): it draws their zero labels and
+    /// sends the active ones, 16 bytes per bit.
+    fn p0_labels(
+        &mut self,
+        session: &mut Session,
+        bits: Option<&Vec<bool>>,
+        n: usize,
+    ) -> Result<Vec<Block>, TwopcError> {
+        if let Some(bits) = bits {
             let delta = self.sender.delta();
             let zero: Vec<Block> = (0..n).map(|_| self.rng.next_u128()).collect();
             let active: Vec<u8> = zero
                 .iter()
-                .zip(&bits)
+                .zip(bits)
                 .flat_map(|(&z, &b)| (if b { z ^ delta } else { z }).to_le_bytes())
                 .collect();
             for chunk in active.chunks(LABELS_PER_MSG * 16) {
                 session.send_bytes(self.peer, chunk)?;
             }
-            let theirs = cot_send(session, &mut self.sender, n)?;
-            let mut inputs = zero;
-            inputs.extend_from_slice(&theirs.q);
-            let mut g = Garbler::new(delta, circuit.wires())?;
-            garble_on_labels(session, &mut g, circuit, &inputs)?
+            Ok(zero)
         } else {
-            let mut inputs = Vec::with_capacity(2 * n);
+            let mut labels = Vec::with_capacity(n);
             for start in (0..n).step_by(LABELS_PER_MSG) {
                 let len = (n - start).min(LABELS_PER_MSG);
                 let bytes = session.recv_bytes(self.peer)?;
                 doram_core::wire::exact_len(self.peer, "garbler input labels", &bytes, 16 * len)?;
-                inputs.extend(bytes.chunks_exact(16).map(|c| {
+                labels.extend(bytes.chunks_exact(16).map(|c| {
                     let mut b = [0u8; 16];
                     b.copy_from_slice(c);
                     Block::from_le_bytes(b)
                 }));
             }
-            let mine = cot_receive(session, &mut self.receiver, &bits)?;
-            inputs.extend_from_slice(&mine.t);
-            let mut e = Evaluator::new(circuit.wires());
-            evaluate_on_labels(session, &mut e, circuit, &inputs)?
+            Ok(labels)
+        }
+    }
+
+    /// Garbles (`P0`) or evaluates (`P1`) `circuit` on the labels `inputs` (zero labels at
+    /// `P0`, active at `P1`) and returns its outputs' labels, which stay secret-shared: their
+    /// lsbs are XOR shares of the values. One message of tables from `P0`.
+    ///
+    /// # Errors
+    /// [`TwopcError::LengthMismatch`] for inputs that do not fit; transport failures; the
+    /// peer's tables of the wrong size.
+    pub fn run_circuit(
+        &mut self,
+        session: &mut Session,
+        circuit: &Circuit,
+        inputs: &[Block],
+    ) -> Result<Vec<Block>, TwopcError> {
+        match &mut self.circuits {
+            CircuitSide::Garbler(g) => garble_on_labels(session, g, circuit, inputs),
+            CircuitSide::Evaluator(e) => evaluate_on_labels(session, e, circuit, inputs),
+        }
+    }
+
+    /// The labels of public bits: the constant 0's label for a 0, and for a 1 that label
+    /// shifted by Δ at `P0` (the zero label of a wire whose active label is the constant 0's).
+    pub fn public_labels(&self, bits: &[bool]) -> Vec<Block> {
+        let shift = match &self.circuits {
+            CircuitSide::Garbler(g) => g.delta(),
+            CircuitSide::Evaluator(_) => 0,
         };
-        Ok(labels.iter().map(|&l| l & 1 == 1).collect())
+        bits.iter()
+            .map(|&b| if b { self.zero ^ shift } else { self.zero })
+            .collect()
+    }
+
+    /// The low `bits` bits of each shared value (A2B), as labels for later circuits
+    /// ([`run_circuit`](Arith2::run_circuit)): one circuit that adds the shares mod p,
+    /// `bits` labels per value, least significant first.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] for `bits` above 128; as
+    /// [`share_bit_labels`](Arith2::share_bit_labels).
+    pub fn to_labels(
+        &mut self,
+        session: &mut Session,
+        values: &[Share],
+        bits: usize,
+    ) -> Result<Vec<Block>, TwopcError> {
+        if bits > 128 {
+            return Err(TwopcError::ApiMisuse("a value has at most 128 bits"));
+        }
+        if values.is_empty() || bits == 0 {
+            return Ok(Vec::new());
+        }
+        let raw: Vec<Fp> = values.iter().map(|s| s.0).collect();
+        let inputs = self.share_bit_labels(session, &raw)?;
+        let circuit = sum_bits_circuit(values.len(), bits)?;
+        self.run_circuit(session, &circuit, &inputs)
+    }
+
+    /// Shares of values held as labels (B2A): `labels` has 128 per value, each the bits of an
+    /// element of F_p (below p), least significant first. `P0` draws its share r and inputs
+    /// it; one circuit computes v − r mod p, which `P0` decodes to `P1` alone (its permute
+    /// bits, 16 bytes per value).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] unless `labels` holds whole values; transport failures; the
+    /// peer's malformed messages, or a decoded value that is not below p.
+    pub fn from_labels(
+        &mut self,
+        session: &mut Session,
+        labels: &[Block],
+    ) -> Result<Vec<Share>, TwopcError> {
+        if !labels.len().is_multiple_of(128) {
+            return Err(TwopcError::ApiMisuse("labels of whole 128-bit values"));
+        }
+        let m = labels.len() / 128;
+        if m == 0 {
+            return Ok(Vec::new());
+        }
+        let r: Vec<Fp> = if self.me == PartyId::P0 {
+            (0..m).map(|_| Fp::random(&mut self.rng)).collect()
+        } else {
+            vec![Fp::ZERO; m]
+        };
+        let r_bits = value_bits(&r);
+        let mut inputs = self.p0_labels(
+            session,
+            (self.me == PartyId::P0).then_some(&r_bits),
+            128 * m,
+        )?;
+        inputs.extend_from_slice(labels);
+        let circuit = difference_circuit(m)?;
+        let out = self.run_circuit(session, &circuit, &inputs)?;
+        if self.me == PartyId::P0 {
+            session.send_bytes(self.peer, &pack_lsbs(&out))?;
+            Ok(r.into_iter().map(Share).collect())
+        } else {
+            let theirs = session.recv_bytes(self.peer)?;
+            doram_core::wire::exact_len(self.peer, "decoding bits", &theirs, 16 * m)?;
+            let mut shares = Vec::with_capacity(m);
+            for (j, chunk) in out.chunks_exact(128).enumerate() {
+                let mut v = 0u128;
+                for (k, &w) in chunk.iter().enumerate() {
+                    let bit = (w & 1) as u8 ^ ((theirs[16 * j + k / 8] >> (k % 8)) & 1);
+                    v |= u128::from(bit) << k;
+                }
+                let x = Fp::from_canonical(v).ok_or_else(|| {
+                    PeerFault::malformed(self.peer, "decoding bits", "a value not below p")
+                })?;
+                shares.push(Share(x));
+            }
+            Ok(shares)
+        }
     }
 
     /// XOR-shared bits u = u₀ ⊕ u₁ as additive shares: u₀ + u₁ − 2·u₀·u₁, one product.
@@ -459,6 +665,104 @@ impl Arith2 {
 /// Garbler input labels per message (1 MiB).
 const LABELS_PER_MSG: usize = 1 << 16;
 
+/// The 128 bits of each value, least significant first.
+fn value_bits(values: &[Fp]) -> Vec<bool> {
+    values
+        .iter()
+        .flat_map(|x| {
+            let v = x.to_u128();
+            (0..128).map(move |j| (v >> j) & 1 == 1)
+        })
+        .collect()
+}
+
+/// The permute bits of `labels`, packed little-endian.
+fn pack_lsbs(labels: &[Block]) -> Vec<u8> {
+    labels
+        .chunks(8)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u8, |acc, (k, &w)| acc | (((w & 1) as u8) << k))
+        })
+        .collect()
+}
+
+/// z₀ + z₁ mod p of a garbler word z₀ and an evaluator word z₁ (both below p).
+fn add_mod_p(b: &mut Builder, x: &Word<128>, y: &Word<128>) -> Vec<Bit> {
+    let p = Word::<128>::constant(Fp::MODULUS);
+    let (sum, carry) = b.add_with_carry(x, y, Bit::ZERO);
+    let ge = b.ge(&sum, &p);
+    let reduce = b.or(carry, ge);
+    let diff = b.sub(&sum, &p);
+    (0..128)
+        .map(|j| b.mux_bit(reduce, sum.bits()[j], diff.bits()[j]))
+        .collect()
+}
+
+/// A2B for `m` values: garbler words z₀, evaluator words z₁; outputs the low `bits` bits of
+/// each z₀ + z₁ mod p.
+fn sum_bits_circuit(m: usize, bits: usize) -> Result<Circuit, TwopcError> {
+    let mut b = Builder::new();
+    let z0: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
+    let z1: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
+    for (x, y) in z0.iter().zip(&z1) {
+        let z = add_mod_p(&mut b, x, y);
+        b.output_bits(&z[..bits]);
+    }
+    Ok(compact_wires(&b.finish()?))
+}
+
+/// One-hot vectors for `m` values: per value, the low `k` bits of z₀ + z₁ mod p decoded to
+/// `len` outputs \[z = j\] (a tree of ANDs, 2 per output and level pair).
+fn onehot_circuit(m: usize, k: usize, len: usize) -> Result<Circuit, TwopcError> {
+    let mut b = Builder::new();
+    let z0: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
+    let z1: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
+    for (x, y) in z0.iter().zip(&z1) {
+        let z = add_mod_p(&mut b, x, y);
+        // Decode from the most significant bit, keeping only prefixes of indices below len.
+        let mut level = vec![Bit::ONE];
+        for d in (0..k).rev() {
+            let bit = z[d];
+            let nb = b.not(bit);
+            let width = len.div_ceil(1 << d);
+            let mut next = Vec::with_capacity(width);
+            for (j, &e) in level.iter().enumerate() {
+                if 2 * j < width {
+                    next.push(b.and(e, nb));
+                }
+                if 2 * j + 1 < width {
+                    next.push(b.and(e, bit));
+                }
+            }
+            level = next;
+        }
+        level.truncate(len);
+        b.output_bits(&level);
+    }
+    Ok(compact_wires(&b.finish()?))
+}
+
+/// B2A for `m` values: garbler words r, then the values v (below p) as the circuit's other
+/// inputs; outputs v − r mod p.
+fn difference_circuit(m: usize) -> Result<Circuit, TwopcError> {
+    let mut b = Builder::new();
+    let r: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
+    let v: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
+    let p = Word::<128>::constant(Fp::MODULUS);
+    for (r, v) in r.iter().zip(&v) {
+        let borrow = b.lt(v, r);
+        let d = b.sub(v, r);
+        let wrapped = b.add(&d, &p);
+        let out: Vec<Bit> = (0..128)
+            .map(|j| b.mux_bit(borrow, d.bits()[j], wrapped.bits()[j]))
+            .collect();
+        b.output_bits(&out);
+    }
+    Ok(compact_wires(&b.finish()?))
+}
+
 /// The comparison circuit for `m` pairs: garbler inputs z₀ (128 bits each), evaluator inputs
 /// z₁; per pair, with z = z₀ + z₁ mod p, the outputs `want` asks for: 1 − bit k of z (a < b),
 /// then whether z's low k bits are all 0 (a = b).
@@ -466,30 +770,19 @@ fn compare_circuit(m: usize, k: usize, want: [bool; 2]) -> Result<Circuit, Twopc
     let mut b = Builder::new();
     let z0: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
     let z1: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
-    let p = Word::<128>::constant(Fp::MODULUS);
     for (x, y) in z0.iter().zip(&z1) {
-        let (sum, carry) = b.add_with_carry(x, y, Bit::ZERO);
-        let ge = b.ge(&sum, &p);
-        let reduce = b.or(carry, ge);
-        let diff = b.sub(&sum, &p);
-        let mut bit = |j: usize| b.mux_bit(reduce, sum.bits()[j], diff.bits()[j]);
-        let top = want[0].then(|| bit(k));
-        let low: Vec<Bit> = if want[1] {
-            (0..k).map(bit).collect()
-        } else {
-            Vec::new()
-        };
-        if let Some(t) = top {
-            let lt = b.not(t);
+        let z = add_mod_p(&mut b, x, y);
+        if want[0] {
+            let lt = b.not(z[k]);
             b.output(lt);
         }
         if want[1] {
-            let any = b.or_all(&low);
+            let any = b.or_all(&z[..k]);
             let eq = b.not(any);
             b.output(eq);
         }
     }
-    b.finish()
+    Ok(compact_wires(&b.finish()?))
 }
 
 #[cfg(test)]

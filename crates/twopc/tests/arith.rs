@@ -247,3 +247,96 @@ fn a_refused_input_leaves_the_streams_in_step() {
         assert_eq!(opened, vec![Fp::from_u64(41)]);
     }
 }
+
+/// Runs `f` at both parties on an engine with x from P0 and y from P1 as inputs.
+fn with_inputs<T: Send>(
+    seed: u64,
+    xs: &[Fp],
+    ys: &[Fp],
+    f: impl Fn(&mut Arith2, &mut Session, &[Share], &[Share]) -> T + Sync,
+) -> Vec<T> {
+    run_parties(LocalMesh::new(2).build(), "arith", |mut s: Session| {
+        let me = s.me();
+        let mut rng = insecure_rng_for_tests(seed * 2 + me.index() as u64);
+        let mut e = Arith2::setup(&mut s, &mut rng).unwrap();
+        let x = e
+            .input(PartyId::P0, (me == PartyId::P0).then_some(xs), xs.len())
+            .unwrap();
+        let y = e
+            .input(PartyId::P1, (me == PartyId::P1).then_some(ys), ys.len())
+            .unwrap();
+        f(&mut e, &mut s, &x, &y)
+    })
+    .into_iter()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn cmp_many_gives_both_comparisons() {
+    let xs: Vec<Fp> = [0u64, 5, 9, 1023, 1023, 512].map(Fp::from_u64).to_vec();
+    let ys: Vec<Fp> = [0u64, 9, 5, 1023, 0, 513].map(Fp::from_u64).to_vec();
+    let r = with_inputs(3, &xs, &ys, |e, s, x, y| {
+        let pairs: Vec<(Share, Share)> = x.iter().copied().zip(y.iter().copied()).collect();
+        let c = e.cmp_many(s, &pairs, 10).unwrap();
+        let flat: Vec<Share> = c.iter().flat_map(|&(a, b)| [a, b]).collect();
+        e.open_many(s, &flat).unwrap()
+    });
+    let want: Vec<Fp> = xs
+        .iter()
+        .zip(&ys)
+        .flat_map(|(a, b)| {
+            let (a, b) = (a.to_u128(), b.to_u128());
+            [u64::from(a < b), u64::from(a == b)].map(Fp::from_u64)
+        })
+        .collect();
+    assert_eq!(r[0], want);
+    assert_eq!(r[1], want);
+}
+
+#[test]
+fn onehot_vectors_match_plaintext() {
+    for (k, len) in [(1u32, 1usize), (1, 2), (3, 5), (4, 16), (7, 100)] {
+        let xs: Vec<Fp> = (0..len as u64).step_by(3).map(Fp::from_u64).collect();
+        let ys = vec![Fp::ZERO; xs.len()];
+        let r = with_inputs(4, &xs, &ys, |e, s, x, y| {
+            // x + y − y: a value whose shares are not the input's.
+            let v: Vec<Share> = x.iter().zip(y).map(|(&a, &b)| a + b).collect();
+            let hot = e.onehot_many(s, &v, k, len).unwrap();
+            e.open_many(s, &hot.concat()).unwrap()
+        });
+        let want: Vec<Fp> = xs
+            .iter()
+            .flat_map(|x| (0..len as u128).map(move |j| Fp::from_u64(u64::from(x.to_u128() == j))))
+            .collect();
+        assert_eq!(r[0], want, "k = {k}, len = {len}");
+    }
+    let r = with_inputs(5, &[Fp::ONE], &[Fp::ONE], |e, s, x, _| {
+        e.onehot_many(s, x, 21, 4).is_err() && e.onehot_many(s, x, 2, 5).is_err()
+    });
+    assert!(r.iter().all(|&b| b));
+}
+
+#[test]
+fn labels_round_trip_and_compute() {
+    let xs: Vec<Fp> = [0u64, 1, 77, u64::MAX].map(Fp::from_u64).to_vec();
+    let ys: Vec<Fp> = vec![Fp::ZERO - Fp::ONE, Fp::from_u64(3), Fp::ZERO, Fp::ONE];
+    let r = with_inputs(6, &xs, &ys, |e, s, x, y| {
+        let v: Vec<Share> = x.iter().zip(y).map(|(&a, &b)| a + b).collect();
+        let labels = e.to_labels(s, &v, 128).unwrap();
+        let back = e.from_labels(s, &labels).unwrap();
+        // Public labels: the constant 5 as a value, converted back.
+        let five: Vec<bool> = (0..128).map(|j| j == 0 || j == 2).collect();
+        let c = e.public_labels(&five);
+        let five = e.from_labels(s, &c).unwrap();
+        let low = e.to_labels(s, &v, 3).unwrap().len();
+        let mut all = back;
+        all.extend(five);
+        (e.open_many(s, &all).unwrap(), low)
+    });
+    let mut want: Vec<Fp> = xs.iter().zip(&ys).map(|(&a, &b)| a + b).collect();
+    want.push(Fp::from_u64(5));
+    assert_eq!(r[0].0, want);
+    assert_eq!(r[1].0, want);
+    assert_eq!(r[0].1, 3 * xs.len());
+}
