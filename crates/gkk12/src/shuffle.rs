@@ -3,11 +3,10 @@
 //! controls, each switch re-sharing its pair by one random OT.
 //!
 //! # The network
-//! For n = 2^k positions, 2k − 1 stages; stage j conditionally swaps every pair of positions
-//! `(x, x | 2^b)` with bit b of x clear, where b runs k − 1, …, 1, 0, 1, …, k − 1 ([`stage_bits`]).
-//! Any permutation can be routed (Beneš 1964); [`route`] finds the switch settings by the
-//! looping algorithm, O(n log n). Running the stages backwards with the same settings applies
-//! the inverse.
+//! The Beneš network on n = 2^k positions (2k − 1 stages), its routing by the looping
+//! algorithm ([`route`]), its stages ([`stage_bits`]) and its plain application
+//! ([`apply_plain`]) are those of [`doram_twopc::shuffle`], re-exported here; that module also
+//! runs the same switch over additive F_p shares.
 //!
 //! # One switch, shared
 //! The vector is shared as `w ⊕ a` (holder's `w`, permuter's `a`). For the pair `(x, x')` with
@@ -25,108 +24,10 @@ use doram_net::Session;
 use doram_prim::aes::{Block, fixed_key};
 use doram_twopc::driver::{cot_receive, cot_send, peer};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
+use doram_twopc::shuffle::switches;
+pub use doram_twopc::shuffle::{apply_plain, route, stage_bits};
 
 use crate::driver::Gkk12Error;
-
-/// The bit each stage of the network on 2^k positions swaps across.
-pub fn stage_bits(k: u32) -> Vec<u32> {
-    if k == 0 {
-        return Vec::new();
-    }
-    (1..k).rev().chain(0..k).collect()
-}
-
-/// The switch settings that move the entry at position x to `dest[x]`, stage by stage (each
-/// stage's switches in increasing order of their lower position).
-///
-/// # Errors
-/// [`Gkk12Error::Misuse`] unless `dest` is a permutation of `0..2^k`.
-pub fn route(dest: &[usize]) -> Result<Vec<Vec<bool>>, Gkk12Error> {
-    let n = dest.len();
-    if !n.is_power_of_two() {
-        return Err(Gkk12Error::Misuse(
-            "a Beneš network needs a power-of-two size",
-        ));
-    }
-    let mut seen = vec![false; n];
-    for &d in dest {
-        if d >= n || std::mem::replace(&mut seen[d], true) {
-            return Err(Gkk12Error::Misuse("not a permutation"));
-        }
-    }
-    Ok(route_checked(dest))
-}
-
-fn route_checked(dest: &[usize]) -> Vec<Vec<bool>> {
-    let n = dest.len();
-    if n <= 1 {
-        return Vec::new();
-    }
-    if n == 2 {
-        return vec![vec![dest[0] == 1]];
-    }
-    let half = n / 2;
-    let mut inv = vec![0; n];
-    for (x, &y) in dest.iter().enumerate() {
-        inv[y] = x;
-    }
-    // The looping algorithm: the two entries of an input switch go to different halves, and
-    // so do the two entries bound for an output switch.
-    let mut side: Vec<Option<bool>> = vec![None; n];
-    for start in 0..half {
-        if side[start].is_some() {
-            continue;
-        }
-        let mut x = start;
-        loop {
-            side[x] = Some(false);
-            side[x ^ half] = Some(true);
-            let next = inv[dest[x ^ half] ^ half];
-            if side[next].is_some() {
-                break;
-            }
-            x = next;
-        }
-    }
-    let side: Vec<bool> = side.into_iter().map(|s| s.unwrap_or(false)).collect();
-    let first: Vec<bool> = (0..half).map(|x| side[x]).collect();
-    let last: Vec<bool> = (0..half).map(|y| side[inv[y]]).collect();
-    let mut sub = [vec![0; half], vec![0; half]];
-    for x in 0..n {
-        sub[usize::from(side[x])][x & (half - 1)] = dest[x] & (half - 1);
-    }
-    let top = route_checked(&sub[0]);
-    let bottom = route_checked(&sub[1]);
-    let mut out = Vec::with_capacity(top.len() + 2);
-    out.push(first);
-    for (t, b) in top.into_iter().zip(bottom) {
-        out.push(t.into_iter().chain(b).collect());
-    }
-    out.push(last);
-    out
-}
-
-/// The lower positions of stage bit `b`'s switches on n positions, in increasing order.
-fn switches(n: usize, b: u32) -> impl Iterator<Item = usize> {
-    (0..n).filter(move |x| (x >> b) & 1 == 0)
-}
-
-/// Applies the network in the clear (`inverse`: the stages backwards).
-pub fn apply_plain<T>(values: &mut [T], controls: &[Vec<bool>], inverse: bool) {
-    let k = values.len().trailing_zeros();
-    let bits = stage_bits(k);
-    let mut stages: Vec<(u32, &Vec<bool>)> = bits.into_iter().zip(controls).collect();
-    if inverse {
-        stages.reverse();
-    }
-    for (b, c) in stages {
-        for (x, &swap) in switches(values.len(), b).zip(c) {
-            if swap {
-                values.swap(x, x | (1 << b));
-            }
-        }
-    }
-}
 
 /// G ‖ G' of a switch key: `2·bytes` bytes from fixed-key AES in counter mode on the key.
 fn expand(key: Block, bytes: usize, out: &mut Vec<u8>) {

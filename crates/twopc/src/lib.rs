@@ -76,6 +76,7 @@ pub mod hash;
 pub mod iknp;
 pub mod ot_ext;
 pub mod scheme;
+pub mod shuffle;
 pub mod softspoken;
 pub mod three_halves;
 pub mod transpose;
