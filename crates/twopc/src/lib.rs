@@ -23,6 +23,7 @@
 //! | GKWY20 §7.3–7.4 | (tweakable) circular correlation-robust hashes from fixed-key AES | [`hash`] |
 //! | Beaver 1991 | two-party arithmetic over F_p: inputs without messages, batched products on pooled triples, openings | [`arith`] |
 //! | Beaver 1991; Gilboa 1999 | XOR-shared AND triples (two random OTs each) and additively shared F_p triples (Gilboa's product, 256 OTs each), OT extension in both directions | [`triples`] |
+//! | Beneš 1964 (looping algorithm); the re-sharing switch of doram-gkk12's shuffle over F_p | secret shuffle of additive F_p shares, π = σ₁ ∘ σ₀ with each σ known to one party: two passes of 2k − 1 stages, n/2 random OTs and n·width elements per stage | [`shuffle`] |
 //! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts; inlining and wire compaction | [`builder`] |
 //! | Bristol Fashion circuit collection (Archer, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
 //!
