@@ -267,14 +267,20 @@ fn expand(key: Block, width: usize, blocks: &mut Vec<Block>, out: &mut Vec<Fp>) 
     aes.pi_in_place(blocks);
     out.clear();
     let mut next = m as u128;
-    for &b in blocks.iter() {
-        let mut x = b ^ pk;
-        while x >= Fp::MODULUS {
-            x = aes.pi(pk ^ next) ^ pk;
-            next += 1;
-        }
-        out.push(Fp::from_u128(x));
+    let mut more = || {
+        let x = aes.pi(pk ^ next) ^ pk;
+        next += 1;
+        x
+    };
+    out.extend(blocks.iter().map(|&b| below_p(b ^ pk, &mut more)));
+}
+
+/// `x` as an element of F_p if it is below p, else the first value of `more` that is.
+fn below_p(mut x: Block, mut more: impl FnMut() -> Block) -> Fp {
+    while x >= Fp::MODULUS {
+        x = more();
     }
+    Fp::from_u128(x)
 }
 
 /// Entries x and y > x (of `width` elements each) of `data`, both mutable.
@@ -422,9 +428,10 @@ fn permute_pass(
 ///
 /// # Errors
 /// [`TwopcError::WrongPartyCount`] unless the session has two parties;
-/// [`TwopcError::LengthMismatch`] unless `entries` holds n·width elements (both before
-/// anything is sent); transport failures; the peer's messages of the wrong size or with
-/// non-canonical elements ([`TwopcError::Peer`], naming it).
+/// [`TwopcError::LengthMismatch`] unless `entries` holds n·width elements
+/// ([`TwopcError::ApiMisuse`] if that overflows), both before anything is sent; transport
+/// failures; the peer's messages of the wrong size or with non-canonical elements
+/// ([`TwopcError::Peer`], naming it).
 pub fn shuffle_shares(
     session: &mut Session,
     sender: &mut impl CotExtSender,
@@ -436,7 +443,10 @@ pub fn shuffle_shares(
 ) -> Result<Vec<Fp>, TwopcError> {
     let other = peer(session)?;
     let n = perm.len();
-    same_len("shuffled entries", n * width, entries.len())?;
+    let elems = n
+        .checked_mul(width)
+        .ok_or(TwopcError::ApiMisuse("n·width overflows"))?;
+    same_len("shuffled entries", elems, entries.len())?;
     let size = n.next_power_of_two();
     if size <= 1 {
         return Ok(entries);
@@ -461,7 +471,7 @@ pub fn shuffle_shares(
             hold_pass(session, other, sender, &mut entries, pass)?;
         }
     }
-    entries.truncate(n * width);
+    entries.truncate(elems);
     Ok(entries)
 }
 
@@ -551,7 +561,18 @@ mod tests {
     }
 
     #[test]
-    fn expansion_is_deterministic_per_key_and_canonical() {
+    fn outputs_above_p_are_replaced_not_reduced() {
+        let mut rest = [Fp::MODULUS, u128::MAX, 5].into_iter();
+        assert_eq!(
+            below_p(Fp::MODULUS + 1, || rest.next().unwrap()),
+            Fp::from_u64(5)
+        );
+        assert_eq!(rest.next(), None);
+        assert_eq!(below_p(Fp::MODULUS - 1, || unreachable!()), -Fp::ONE);
+    }
+
+    #[test]
+    fn expansion_is_deterministic_per_key() {
         let (mut s, mut x, mut y) = (Vec::new(), Vec::new(), Vec::new());
         expand(5, 4, &mut s, &mut x);
         expand(5, 4, &mut s, &mut y);
