@@ -66,6 +66,12 @@ impl Share {
         self + Share::public(c, me)
     }
 
+    /// A share from its raw field element (e.g. after a protocol that moves shares, such as a
+    /// shuffle).
+    pub fn from_raw(x: Fp) -> Share {
+        Share(x)
+    }
+
     /// The raw share (to reveal only through an opening).
     pub fn raw(self) -> Fp {
         self.0
@@ -97,6 +103,12 @@ impl Mul<Fp> for Share {
     type Output = Share;
     fn mul(self, c: Fp) -> Share {
         Share(self.0 * c)
+    }
+}
+
+impl std::iter::Sum for Share {
+    fn sum<I: Iterator<Item = Share>>(iter: I) -> Share {
+        Share(iter.map(|s| s.0).sum())
     }
 }
 
@@ -334,6 +346,35 @@ impl Arith2 {
         send_fps(session, self.peer, &mine)?;
         let theirs = recv_fps(session, self.peer, xs.len(), "opened shares")?;
         Ok(mine.iter().zip(&theirs).map(|(&a, &b)| a + b).collect())
+    }
+
+    /// Opens the values to `receiver` alone: the other party sends its shares (one message);
+    /// the receiver gets `Some(values)`.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if `receiver` is not one of the two parties; transport
+    /// failures; the peer's malformed shares.
+    pub fn open_to(
+        &mut self,
+        session: &mut Session,
+        receiver: PartyId,
+        xs: &[Share],
+    ) -> Result<Option<Vec<Fp>>, TwopcError> {
+        if receiver != self.me && receiver != self.peer {
+            return Err(TwopcError::ApiMisuse(
+                "the receiver must be one of the two parties",
+            ));
+        }
+        let mine: Vec<Fp> = xs.iter().map(|s| s.0).collect();
+        if receiver == self.me {
+            let theirs = recv_fps(session, self.peer, xs.len(), "output shares")?;
+            Ok(Some(
+                mine.iter().zip(&theirs).map(|(&a, &b)| a + b).collect(),
+            ))
+        } else {
+            send_fps(session, self.peer, &mine)?;
+            Ok(None)
+        }
     }
 
     /// \[a < b\] for each pair of `k`-bit integers (0 ≤ a, b < 2^k, 1 ≤ k ≤ 120), as shares
@@ -688,16 +729,34 @@ fn pack_lsbs(labels: &[Block]) -> Vec<u8> {
         .collect()
 }
 
-/// z₀ + z₁ mod p of a garbler word z₀ and an evaluator word z₁ (both below p).
-fn add_mod_p(b: &mut Builder, x: &Word<128>, y: &Word<128>) -> Vec<Bit> {
-    let p = Word::<128>::constant(Fp::MODULUS);
-    let (sum, carry) = b.add_with_carry(x, y, Bit::ZERO);
-    let ge = b.ge(&sum, &p);
-    let reduce = b.or(carry, ge);
-    let diff = b.sub(&sum, &p);
-    (0..128)
-        .map(|j| b.mux_bit(reduce, sum.bits()[j], diff.bits()[j]))
-        .collect()
+/// z₀ + z₁ mod p of two words below p, bit by bit on demand: the sum, the sum minus p, and
+/// whether to reduce. Each bit asked for costs one multiplexer, so a circuit that needs a few
+/// bits of the result pays for those only.
+struct SumModP {
+    sum: Word<128>,
+    diff: Word<128>,
+    reduce: Bit,
+}
+
+impl SumModP {
+    fn new(b: &mut Builder, x: &Word<128>, y: &Word<128>) -> SumModP {
+        let p = Word::<128>::constant(Fp::MODULUS);
+        let (sum, carry) = b.add_with_carry(x, y, Bit::ZERO);
+        let ge = b.ge(&sum, &p);
+        let reduce = b.or(carry, ge);
+        let diff = b.sub(&sum, &p);
+        SumModP { sum, diff, reduce }
+    }
+
+    /// Bit `j` of the sum mod p.
+    fn bit(&self, b: &mut Builder, j: usize) -> Bit {
+        b.mux_bit(self.reduce, self.sum.bits()[j], self.diff.bits()[j])
+    }
+
+    /// The low `k` bits of the sum mod p.
+    fn low(&self, b: &mut Builder, k: usize) -> Vec<Bit> {
+        (0..k).map(|j| self.bit(b, j)).collect()
+    }
 }
 
 /// A2B for `m` values: garbler words z₀, evaluator words z₁; outputs the low `bits` bits of
@@ -707,8 +766,9 @@ fn sum_bits_circuit(m: usize, bits: usize) -> Result<Circuit, TwopcError> {
     let z0: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
     let z1: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
     for (x, y) in z0.iter().zip(&z1) {
-        let z = add_mod_p(&mut b, x, y);
-        b.output_bits(&z[..bits]);
+        let z = SumModP::new(&mut b, x, y);
+        let out = z.low(&mut b, bits);
+        b.output_bits(&out);
     }
     Ok(compact_wires(&b.finish()?))
 }
@@ -720,7 +780,7 @@ fn onehot_circuit(m: usize, k: usize, len: usize) -> Result<Circuit, TwopcError>
     let z0: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
     let z1: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
     for (x, y) in z0.iter().zip(&z1) {
-        let z = add_mod_p(&mut b, x, y);
+        let z = SumModP::new(&mut b, x, y).low(&mut b, k);
         // Decode from the most significant bit, keeping only prefixes of indices below len.
         let mut level = vec![Bit::ONE];
         for d in (0..k).rev() {
@@ -771,13 +831,15 @@ fn compare_circuit(m: usize, k: usize, want: [bool; 2]) -> Result<Circuit, Twopc
     let z0: Vec<Word<128>> = (0..m).map(|_| b.garbler_word::<128>()).collect();
     let z1: Vec<Word<128>> = (0..m).map(|_| b.evaluator_word::<128>()).collect();
     for (x, y) in z0.iter().zip(&z1) {
-        let z = add_mod_p(&mut b, x, y);
+        let z = SumModP::new(&mut b, x, y);
         if want[0] {
-            let lt = b.not(z[k]);
+            let top = z.bit(&mut b, k);
+            let lt = b.not(top);
             b.output(lt);
         }
         if want[1] {
-            let any = b.or_all(&z[..k]);
+            let low = z.low(&mut b, k);
+            let any = b.or_all(&low);
             let eq = b.not(any);
             b.output(eq);
         }
