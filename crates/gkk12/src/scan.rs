@@ -95,9 +95,14 @@ impl ScanCircuits {
         self.decode.and_gates() + self.entries.div_ceil(CHUNK) * self.chunk.and_gates()
     }
 
-    /// Runs one access with `run` garbling or evaluating each circuit; `memory` holds the
-    /// entries' labels (zero or active), `zero` the constant-0 label.
-    fn access(
+    /// Runs one access with `run` garbling or evaluating each circuit (for a memory whose
+    /// circuits run beside others under one garbler); `memory` holds the entries' labels (zero
+    /// or active), `zero` the constant-0 label. Returns the labels of the entry before the
+    /// access.
+    ///
+    /// # Errors
+    /// [`Gkk12Error::Misuse`] for labels that do not fit; `run`'s errors.
+    pub fn run_access(
         &self,
         memory: &mut [Block],
         zero: Block,
@@ -181,7 +186,7 @@ impl ScanServer {
         input: &AccessLabels,
     ) -> Result<Vec<Block>, Gkk12Error> {
         self.circuits
-            .access(&mut self.memory, self.zero, input, |c, x| {
+            .run_access(&mut self.memory, self.zero, input, |c, x| {
                 garble_on_labels(session, garbler, c, x)
             })
     }
@@ -220,7 +225,7 @@ impl ScanClient {
         input: &AccessLabels,
     ) -> Result<Vec<Block>, Gkk12Error> {
         self.circuits
-            .access(&mut self.memory, self.zero, input, |c, x| {
+            .run_access(&mut self.memory, self.zero, input, |c, x| {
                 evaluate_on_labels(session, evaluator, c, x)
             })
     }
