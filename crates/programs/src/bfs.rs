@@ -43,8 +43,9 @@ use doram_field::Fp;
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
+use crate::host::Host;
 use crate::input::Edge;
-use crate::machine::{Backend, Machine, OArray, Part, Plan, bits_for, to_int};
+use crate::machine::{OArray, Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, announce_graph, check_graph_inputs};
@@ -337,7 +338,7 @@ fn distances(d: Vec<Fp>, v: usize) -> Result<Vec<Option<u64>>, ProgramError> {
 /// holds it, before it sends); [`ProgramError::BadSizes`] for announced sizes above
 /// [`MAX_V`], [`MAX_E`] (or V above [`DENSE_MAX_V`] for the dense form); transport, engine
 /// and DORAM errors.
-fn run_with<D: Backend>(
+fn run_on<H: Host>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
@@ -345,11 +346,11 @@ fn run_with<D: Backend>(
     source: Option<u64>,
     (name, form_wanted): (&str, Option<Form>),
 ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-    check_graph_inputs(session.me(), &roles, graph, source, MAX_V)?;
+    check_graph_inputs(session.me(), &roles, graph, source, MAX_V, H::PARTIES)?;
     let (v, e) = announce_graph(
         &mut session,
         name,
-        D::NAME,
+        H::BACKEND,
         &roles,
         graph,
         source,
@@ -362,7 +363,7 @@ fn run_with<D: Backend>(
             reason: format!("V = {v} is above the dense form's {DENSE_MAX_V}"),
         });
     }
-    let mut m = Machine::<D>::setup(session, seed)?;
+    let mut m = H::setup(session, seed)?;
     let d = match form {
         Form::Dense => {
             let w = graph
@@ -374,22 +375,22 @@ fn run_with<D: Backend>(
         }
         Form::Queue => run_queue(&mut m, &roles, graph, source, (v, e))?,
     };
-    let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &d))?;
+    let out = m.open_to(roles.receiver, &d)?;
     let output = out.map(|vals| distances(vals, v)).transpose()?;
-    Ok(PartyRun::from_machine(&mut m, output))
+    Ok(m.finish(output))
 }
 
 /// The queue form on the machine: lays out and loads the memory, runs [`bfs`], and returns
 /// the distances as secrets.
-fn run_queue<D: Backend>(
-    m: &mut Machine<D>,
+fn run_queue<H: Host>(
+    m: &mut H,
     roles: &Roles,
     graph: Option<(u64, &[Edge])>,
     source: Option<u64>,
     (v, e): (usize, usize),
-) -> Result<Vec<doram_mpc::Secret>, ProgramError> {
+) -> Result<Vec<H::Word>, ProgramError> {
     let csr = graph.map(|(v, edges)| Csr::new(v, edges)).transpose()?;
-    let p = plan(v, e, Machine::<D>::hides_op_type(), Form::Queue);
+    let p = plan(v, e, m.hides_op_type(), Form::Queue);
     m.preprocess_bits(p.bits)?;
     let source = m.input_scalar(roles.querier, source)?;
     let q0 = m.alloc_secret(&[source])?;
@@ -436,14 +437,14 @@ macro_rules! bfs_program {
                 plain(vertices, edges, source)
             }
 
-            fn run_with<D: Backend>(
+            fn run_on<H: Host>(
                 session: Session,
                 seed: Seed,
                 roles: Roles,
                 graph: Option<(u64, &[Edge])>,
                 source: Option<u64>,
             ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-                run_with::<D>(session, seed, roles, graph, source, ($name, $form))
+                run_on::<H>(session, seed, roles, graph, source, ($name, $form))
             }
         }
     };

@@ -72,11 +72,11 @@
 
 use doram_core::{Entropy, PartyId, Seed};
 use doram_field::Fp;
-use doram_mpc::{Input, Secret, SecretBit};
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
-use crate::machine::{Backend, Machine, OArray, Part, Plan, to_int};
+use crate::host::Host;
+use crate::machine::{Backend, Machine, OArray, Plan, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, agree_on_run, all_ok, announce_size, run_three};
@@ -560,8 +560,9 @@ fn check_inputs(
     roles: &Roles,
     data: Option<&[u64]>,
     key: Option<u64>,
+    parties: usize,
 ) -> Result<(), ProgramError> {
-    roles.check()?;
+    roles.check_for(parties)?;
     if (me == roles.querier) != key.is_some() {
         return Err(InputError::Role("the querier, and only it, provides the key").into());
     }
@@ -580,8 +581,9 @@ fn check_batch_inputs(
     roles: &Roles,
     data: Option<&[u64]>,
     keys: Option<&[u64]>,
+    parties: usize,
 ) -> Result<(), ProgramError> {
-    roles.check()?;
+    roles.check_for(parties)?;
     if (me == roles.querier) != keys.is_some() {
         return Err(InputError::Role("the querier, and only it, provides the keys").into());
     }
@@ -604,16 +606,14 @@ fn check_batch_inputs(
     Ok(())
 }
 
-fn open_output<D: Backend>(
-    m: &mut Machine<D>,
+fn open_output<H: Host>(
+    m: &mut H,
     roles: &Roles,
     n: usize,
-    index: Secret,
-    found: SecretBit,
+    index: H::Word,
+    found: H::Bit,
 ) -> Result<Option<SearchOutput>, ProgramError> {
-    let out = m.engine_in(Part::Output, |on| {
-        on.open_to(roles.receiver, &[index, found.value()])
-    })?;
+    let out = m.open_to(roles.receiver, &[index, H::value(found)])?;
     out.map(|v| {
         Ok(SearchOutput {
             index: to_int(v[0], n as u128 + 1, "search index")?,
@@ -631,15 +631,15 @@ fn open_output<D: Backend>(
 /// [`ProgramError::Input`] for a wrong role input or an unsorted array (before sending);
 /// [`ProgramError::BadSizes`] if the owner announces n > [`MAX_N`]; transport, engine and
 /// DORAM errors.
-fn run_with<D: Backend>(
+fn run_on<H: Host>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
     data: Option<&[u64]>,
     key: Option<u64>,
 ) -> Result<PartyRun<SearchOutput>, ProgramError> {
-    check_inputs(session.me(), &roles, data, key)?;
-    agree_on_run(&mut session, "binary-search", D::NAME, &roles)?;
+    check_inputs(session.me(), &roles, data, key, H::PARTIES)?;
+    agree_on_run(&mut session, "binary-search", H::BACKEND, &roles)?;
     let n = announce_size(
         &mut session,
         roles.owner,
@@ -647,7 +647,7 @@ fn run_with<D: Backend>(
         MAX_N,
         "n",
     )?;
-    let mut m = Machine::<D>::setup(session, seed)?;
+    let mut m = H::setup(session, seed)?;
     let p = plan(n);
     m.preprocess_bits(p.bits)?;
     let key = m.input_scalar(roles.querier, key)?;
@@ -656,27 +656,19 @@ fn run_with<D: Backend>(
     m.boot(p.accesses)?;
     let (index, found) = search(&mut m, array, key, &tables)?;
     let output = open_output(&mut m, &roles, n, index, found)?;
-    Ok(PartyRun::from_machine(&mut m, output))
+    Ok(m.finish(output))
 }
 
 /// The owner's probe tables of the `t` first probes, input to the engine in one round: the
 /// owner passes `Some(sorted entries)`, the others `None`.
-fn input_tables<D: Backend>(
-    m: &mut Machine<D>,
+fn input_tables<H: Host>(
+    m: &mut H,
     owner: PartyId,
     data: Option<&[u64]>,
     t: usize,
-) -> Result<Vec<Vec<Secret>>, ProgramError> {
+) -> Result<Vec<Vec<H::Word>>, ProgramError> {
     let flat: Option<Vec<u64>> = data.map(|d| probe_tables(d, t).concat());
-    let flat_tables = m.engine_in(Part::Input, |on| {
-        on.input(match &flat {
-            Some(f) => Input::Own(&f[..]),
-            None => Input::Peer {
-                dealer: owner,
-                count: (1 << t) - 1,
-            },
-        })
-    })?;
+    let flat_tables = m.input_vector(owner, flat.as_deref(), (1 << t) - 1)?;
     Ok((0..t)
         .map(|j| flat_tables[(1 << j) - 1..(1 << (j + 1)) - 1].to_vec())
         .collect())
@@ -696,6 +688,21 @@ fn input_tables<D: Backend>(
 /// [`MAX_KEYS`] keys (before sending); [`ProgramError::BadSizes`] if the owner announces
 /// n > [`MAX_N`] or the querier k > [`MAX_KEYS`]; transport, engine and DORAM errors.
 pub fn run_many_with<D: Backend>(
+    session: Session,
+    seed: Seed,
+    roles: Roles,
+    data: Option<&[u64]>,
+    keys: Option<&[u64]>,
+) -> Result<PartyRun<Vec<SearchOutput>>, ProgramError> {
+    run_many_on::<Machine<D>>(session, seed, roles, data, keys)
+}
+
+/// [`run_many_with`] on any machine `H` (the two-party [`Machine2`](crate::two::Machine2)
+/// too).
+///
+/// # Errors
+/// As [`run_many_with`].
+pub fn run_many_on<H: Host>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
@@ -703,8 +710,8 @@ pub fn run_many_with<D: Backend>(
     keys: Option<&[u64]>,
 ) -> Result<PartyRun<Vec<SearchOutput>>, ProgramError> {
     let me = session.me();
-    check_batch_inputs(me, &roles, data, keys)?;
-    agree_on_run(&mut session, BATCH_NAME, D::NAME, &roles)?;
+    check_batch_inputs(me, &roles, data, keys, H::PARTIES)?;
+    agree_on_run(&mut session, BATCH_NAME, H::BACKEND, &roles)?;
     let n = announce_size(
         &mut session,
         roles.owner,
@@ -719,8 +726,8 @@ pub fn run_many_with<D: Backend>(
         MAX_KEYS,
         "the number of keys",
     )?;
-    let mut m = Machine::<D>::setup(session, seed)?;
-    let work = AccessWork::of::<D>();
+    let mut m = H::setup(session, seed)?;
+    let work = H::access_work();
     let p = plan_many(n, k, work);
     m.preprocess_bits(p.bits)?;
     let keys = m.input_vector(roles.querier, keys, k)?;
@@ -728,11 +735,11 @@ pub fn run_many_with<D: Backend>(
     let array = m.alloc_input(roles.owner, data, n)?;
     m.boot(p.accesses)?;
     let results = search_many(&mut m, array, &keys, &tables)?;
-    let flat: Vec<Secret> = results
+    let flat: Vec<H::Word> = results
         .iter()
-        .flat_map(|&(index, found)| [index, found.value()])
+        .flat_map(|&(index, found)| [index, H::value(found)])
         .collect();
-    let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &flat))?;
+    let out = m.open_to(roles.receiver, &flat)?;
     let output = out
         .map(|v| {
             v.chunks(2)
@@ -745,7 +752,7 @@ pub fn run_many_with<D: Backend>(
                 .collect::<Result<Vec<_>, ProgramError>>()
         })
         .transpose()?;
-    Ok(PartyRun::from_machine(&mut m, output))
+    Ok(m.finish(output))
 }
 
 /// The name the parties agree on for the batched search ([`run_many_with`]).
@@ -776,14 +783,14 @@ pub fn run_local_many<D: Backend>(
 ///
 /// # Errors
 /// As [`Program::run_with`].
-fn run_linear(
+fn run_linear<H: Host>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
     data: Option<&[u64]>,
     key: Option<u64>,
 ) -> Result<PartyRun<SearchOutput>, ProgramError> {
-    check_inputs(session.me(), &roles, data, key)?;
+    check_inputs(session.me(), &roles, data, key, H::PARTIES)?;
     agree_on_run(&mut session, "linear-search", "engine", &roles)?;
     let n = announce_size(
         &mut session,
@@ -792,22 +799,13 @@ fn run_linear(
         MAX_N,
         "n",
     )?;
-    // The engine only; the backend type is never booted.
-    let mut m = Machine::<doram_oram::LinearScanOram<Fp>>::setup(session, seed)?;
+    // The engine only; the memory is never booted.
+    let mut m = H::setup(session, seed)?;
     let key = m.input_scalar(roles.querier, key)?;
-    let entries = m.engine_in(Part::Input, |on| {
-        let input = match data {
-            Some(d) => Input::Own(d),
-            None => Input::Peer {
-                dealer: roles.owner,
-                count: n,
-            },
-        };
-        on.input(input)
-    })?;
+    let entries = m.input_vector(roles.owner, data, n)?;
     let (index, found) = linear_search(&mut m, &entries, key)?;
     let output = open_output(&mut m, &roles, n, index, found)?;
-    Ok(PartyRun::from_machine(&mut m, output))
+    Ok(m.finish(output))
 }
 
 /// The binary search of [`search`] (engine tables for the first probes, the DORAM for the
@@ -825,14 +823,14 @@ impl Program for BinarySearch {
         plain(data, key)
     }
 
-    fn run_with<D: Backend>(
+    fn run_on<H: Host>(
         session: Session,
         seed: Seed,
         roles: Roles,
         data: Option<&[u64]>,
         key: Option<u64>,
     ) -> Result<PartyRun<SearchOutput>, ProgramError> {
-        run_with::<D>(session, seed, roles, data, key)
+        run_on::<H>(session, seed, roles, data, key)
     }
 }
 
@@ -851,13 +849,13 @@ impl Program for LinearSearch {
         plain(data, key)
     }
 
-    fn run_with<D: Backend>(
+    fn run_on<H: Host>(
         session: Session,
         seed: Seed,
         roles: Roles,
         data: Option<&[u64]>,
         key: Option<u64>,
     ) -> Result<PartyRun<SearchOutput>, ProgramError> {
-        run_linear(session, seed, roles, data, key)
+        run_linear::<H>(session, seed, roles, data, key)
     }
 }

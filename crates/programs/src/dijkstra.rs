@@ -51,8 +51,9 @@ use doram_net::Session;
 
 use crate::bfs::Csr;
 use crate::error::{InputError, ProgramError};
+use crate::host::Host;
 use crate::input::Edge;
-use crate::machine::{Backend, Machine, Part, Plan, bits_for, to_int};
+use crate::machine::{Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, announce_graph, check_graph_inputs};
@@ -306,30 +307,30 @@ pub fn run_plain(
 /// # Errors
 /// As [`Program::run_with`], with the bounds [`MAX_V`],
 /// [`MAX_E`].
-fn run_with<D: Backend>(
+fn run_on<H: Host>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
     graph: Option<(u64, &[Edge])>,
     source: Option<u64>,
 ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-    check_graph_inputs(session.me(), &roles, graph, source, MAX_V)?;
+    check_graph_inputs(session.me(), &roles, graph, source, MAX_V, H::PARTIES)?;
     let weights = graph.map(|(v, edges)| matrix(v, edges)).transpose()?;
     let (v, _) = announce_graph(
         &mut session,
         "dijkstra",
-        D::NAME,
+        H::BACKEND,
         &roles,
         graph,
         source,
         [MAX_V, MAX_E],
     )?;
-    let mut m = Machine::<D>::setup(session, seed)?;
+    let mut m = H::setup(session, seed)?;
     let source = m.input_scalar(roles.querier, source)?;
     let w = m.input_vector(roles.owner, weights.as_deref(), v * v)?;
     drop(weights);
     let dist = dijkstra(&mut m, w, v, source)?;
-    let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &dist))?;
+    let out = m.open_to(roles.receiver, &dist)?;
     let output = out
         .map(|vals| {
             vals.into_iter()
@@ -337,7 +338,7 @@ fn run_with<D: Backend>(
                 .collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;
-    Ok(PartyRun::from_machine(&mut m, output))
+    Ok(m.finish(output))
 }
 
 /// Shortest-path lengths from a source ([`dijkstra`]). Owner: (V, edges); querier: the source; output: each vertex's
@@ -355,13 +356,13 @@ impl Program for Dijkstra {
         plain(vertices, edges, source)
     }
 
-    fn run_with<D: Backend>(
+    fn run_on<H: Host>(
         session: Session,
         seed: Seed,
         roles: Roles,
         graph: Option<(u64, &[Edge])>,
         source: Option<u64>,
     ) -> Result<PartyRun<Vec<Option<u64>>>, ProgramError> {
-        run_with::<D>(session, seed, roles, graph, source)
+        run_on::<H>(session, seed, roles, graph, source)
     }
 }

@@ -54,8 +54,16 @@ pub enum ProgramError {
         /// The peer's (truncated to 200 bytes).
         theirs: String,
     },
-    /// The roles name a party outside the three-party session.
-    #[error("roles must name parties P0, P1 or P2")]
+    /// The two-party engine or memory failed (misuse, or a failure it does not say more
+    /// about than this).
+    #[error(transparent)]
+    TwoParty(doram_twopc::TwopcError),
+    /// The two-party memory failed (e.g. a bucket overflow of the tree ORAM).
+    #[error(transparent)]
+    Gkk12(doram_gkk12::driver::Gkk12Error),
+    /// The roles name a party outside the session (P0–P2 with three parties, P0–P1 with
+    /// two).
+    #[error("roles must name parties of the session (P0, P1, and P2 with three parties)")]
     BadRoles,
 }
 
@@ -65,6 +73,25 @@ impl From<MpcError> for ProgramError {
             MpcError::Net(e) => ProgramError::Net(e),
             MpcError::Peer(f) => ProgramError::Peer(f),
             other => ProgramError::Mpc(other),
+        }
+    }
+}
+
+impl From<doram_twopc::TwopcError> for ProgramError {
+    fn from(e: doram_twopc::TwopcError) -> Self {
+        match e {
+            doram_twopc::TwopcError::Net(e) => ProgramError::Net(e),
+            doram_twopc::TwopcError::Peer(f) => ProgramError::Peer(f),
+            other => ProgramError::TwoParty(other),
+        }
+    }
+}
+
+impl From<doram_gkk12::driver::Gkk12Error> for ProgramError {
+    fn from(e: doram_gkk12::driver::Gkk12Error) -> Self {
+        match e {
+            doram_gkk12::driver::Gkk12Error::Twopc(e) => ProgramError::from(e),
+            other => ProgramError::Gkk12(other),
         }
     }
 }

@@ -172,21 +172,25 @@ pub mod bfs;
 pub mod binary_search;
 pub mod dijkstra;
 pub mod error;
+pub mod host;
 pub mod input;
 pub mod machine;
 pub mod matching;
 pub mod program;
 pub mod ram;
 pub mod roles;
+pub mod two;
 
 pub use bfs::{Bfs, BfsDense, BfsQueue};
 pub use binary_search::{BinarySearch, LinearSearch};
 pub use dijkstra::Dijkstra;
 pub use error::{InputError, ProgramError};
+pub use host::Host;
 pub use machine::{Backend, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int};
 pub use matching::StableMatching;
-pub use program::{Program, run_local, run_local_on, run_party};
+pub use program::{Program, run_local, run_local_on, run_local2, run_party, run_party2};
 pub use ram::{PlainCounts, PlainRam, Ram};
 pub use roles::{
     PartyRun, Roles, agree_on_run, all_ok, announce_size, announce_sizes, run_three, run_three_on,
 };
+pub use two::Machine2;

@@ -197,6 +197,17 @@ impl Meter {
         self.parts[part as usize]
     }
 
+    /// Adds what happened between two snapshots to `part`.
+    pub(crate) fn charge(&mut self, part: Part, t0: &Snapshot, t1: &Snapshot, accesses: u64) {
+        self.parts[part as usize].add(&Cost {
+            time: t1.at - t0.at,
+            bytes_sent: t1.bytes - t0.bytes,
+            msgs_sent: t1.msgs - t0.msgs,
+            rounds: t1.rounds - t0.rounds,
+            accesses,
+        });
+    }
+
     /// The sum over all parts.
     pub fn total(&self) -> Cost {
         let mut t = Cost::default();
@@ -204,6 +215,19 @@ impl Meter {
             t.add(c);
         }
         t
+    }
+}
+
+impl Snapshot {
+    /// The session's counters now.
+    pub(crate) fn of(session: &Session) -> Snapshot {
+        let s = session.stats().total().sum();
+        Snapshot {
+            at: Instant::now(),
+            bytes: s.bytes_sent,
+            msgs: s.msgs_sent,
+            rounds: session.rounds(),
+        }
     }
 }
 
@@ -240,7 +264,7 @@ impl<D> core::fmt::Debug for Machine<D> {
     }
 }
 
-struct Snapshot {
+pub(crate) struct Snapshot {
     at: Instant,
     bytes: u64,
     msgs: u64,
@@ -273,13 +297,7 @@ impl<D: Backend> Machine<D> {
     }
 
     fn snap(session: &Session) -> Snapshot {
-        let s = session.stats().total().sum();
-        Snapshot {
-            at: Instant::now(),
-            bytes: s.bytes_sent,
-            msgs: s.msgs_sent,
-            rounds: session.rounds(),
-        }
+        Snapshot::of(session)
     }
 
     fn charge(&mut self, part: Part, t0: Snapshot, accesses: u64) {
@@ -287,13 +305,7 @@ impl<D: Backend> Machine<D> {
             return;
         };
         let t1 = Self::snap(session);
-        self.meter.parts[part as usize].add(&Cost {
-            time: t1.at - t0.at,
-            bytes_sent: t1.bytes - t0.bytes,
-            msgs_sent: t1.msgs - t0.msgs,
-            rounds: t1.rounds - t0.rounds,
-            accesses,
-        });
+        self.meter.charge(part, &t0, &t1, accesses);
     }
 
     /// This party.

@@ -60,8 +60,9 @@ use doram_mpc::engine::{bits_per_onehot, rounds_per_onehot};
 use doram_net::Session;
 
 use crate::error::{InputError, ProgramError};
+use crate::host::Host;
 use crate::input::{MAX_PREFS, Prefs};
-use crate::machine::{Backend, Machine, Part, Plan, bits_for, to_int};
+use crate::machine::{Plan, bits_for, to_int};
 use crate::program::Program;
 use crate::ram::{PlainCounts, PlainRam, Ram};
 use crate::roles::{PartyRun, Roles, agree_on_run, announce_size};
@@ -499,20 +500,20 @@ fn tables(prefs: &Prefs) -> MatchingTables<u64> {
 /// [`ProgramError::Input`] for a wrong role input or invalid preferences (at the owner,
 /// before it sends); [`ProgramError::BadSizes`] for k above [`MAX_PREFS`]; transport and
 /// engine errors.
-fn run_with<D: Backend>(
+fn run_on<H: Host>(
     mut session: Session,
     seed: Seed,
     roles: Roles,
     prefs: Option<&Prefs>,
 ) -> Result<PartyRun<Matching>, ProgramError> {
-    roles.check()?;
+    roles.check_for(H::PARTIES)?;
     if (session.me() == roles.owner) != prefs.is_some() {
         return Err(InputError::Role("the data owner, and only it, provides preferences").into());
     }
     if let Some(p) = prefs {
         p.validate()?;
     }
-    agree_on_run(&mut session, "matching", D::NAME, &roles)?;
+    agree_on_run(&mut session, "matching", H::BACKEND, &roles)?;
     let k = announce_size(
         &mut session,
         roles.owner,
@@ -520,7 +521,7 @@ fn run_with<D: Backend>(
         MAX_PREFS as u64,
         "k",
     )?;
-    let mut m = Machine::<D>::setup(session, seed)?;
+    let mut m = H::setup(session, seed)?;
     m.preprocess_bits(plan(k).bits)?;
     // One input round for the three tables.
     let t = prefs.map(tables);
@@ -545,7 +546,7 @@ fn run_with<D: Backend>(
             proposer_partner: Vec::new(),
         })
     } else {
-        let out = m.engine_in(Part::Output, |on| on.open_to(roles.receiver, &partner))?;
+        let out = m.open_to(roles.receiver, &partner)?;
         out.map(|vals| {
             let partners = vals
                 .into_iter()
@@ -555,7 +556,7 @@ fn run_with<D: Backend>(
         })
         .transpose()?
     };
-    Ok(PartyRun::from_machine(&mut m, output))
+    Ok(m.finish(output))
 }
 
 /// Stable matching by Gale–Shapley ([`gale_shapley`]). Owner: the preference lists; no query;
@@ -573,13 +574,13 @@ impl Program for StableMatching {
         plain(prefs)
     }
 
-    fn run_with<D: Backend>(
+    fn run_on<H: Host>(
         session: Session,
         seed: Seed,
         roles: Roles,
         prefs: Option<&Prefs>,
         _query: Option<()>,
     ) -> Result<PartyRun<Matching>, ProgramError> {
-        run_with::<D>(session, seed, roles, prefs)
+        run_on::<H>(session, seed, roles, prefs)
     }
 }

@@ -9,8 +9,10 @@ use doram_core::{Entropy, Seed};
 use doram_net::{LocalMesh, Session};
 
 use crate::error::ProgramError;
-use crate::machine::Backend;
+use crate::host::Host;
+use crate::machine::{Backend, Machine};
 use crate::roles::{PartyRun, Roles, all_ok, run_three_on};
+use crate::two::Machine2;
 
 /// A secure RAM program with its roles' inputs and output.
 pub trait Program {
@@ -27,19 +29,34 @@ pub trait Program {
     /// secure runs are checked against.
     fn reference(data: Self::Data<'_>, query: Self::Query) -> Self::Output;
 
-    /// One party's run on the backend `D`: the owner passes `Some(data)`, the querier
-    /// `Some(query)`, everybody else `None`; the receiver's run has `Some(output)`.
+    /// One party's run on the machine `H` (the three-party [`Machine`] over a backend, or the
+    /// two-party [`Machine2`]): the owner passes `Some(data)`, the querier `Some(query)`,
+    /// everybody else `None`; the receiver's run has `Some(output)`.
     ///
     /// # Errors
     /// Input errors at the party that holds the input (before it sends anything); announced
-    /// sizes out of bounds; transport, engine and DORAM errors.
-    fn run_with<D: Backend>(
+    /// sizes out of bounds; transport, engine and memory errors.
+    fn run_on<H: Host>(
         session: Session,
         seed: Seed,
         roles: Roles,
         data: Option<Self::Data<'_>>,
         query: Option<Self::Query>,
     ) -> Result<PartyRun<Self::Output>, ProgramError>;
+
+    /// One party's run on the three-party machine over the backend `D`.
+    ///
+    /// # Errors
+    /// As [`run_on`](Program::run_on).
+    fn run_with<D: Backend>(
+        session: Session,
+        seed: Seed,
+        roles: Roles,
+        data: Option<Self::Data<'_>>,
+        query: Option<Self::Query>,
+    ) -> Result<PartyRun<Self::Output>, ProgramError> {
+        Self::run_on::<Machine<D>>(session, seed, roles, data, query)
+    }
 }
 
 /// One party's run of `P` on the backend `B`, with this party's `seed` (uniform and known to
@@ -90,4 +107,46 @@ pub fn run_local_on<P: Program, B: Backend>(
         let q = (me == roles.querier).then_some(query);
         run_party::<P, B>(session, seed, roles, d, q)
     }))
+}
+
+/// One party's run of `P` between two parties ([`Machine2`]): `session` has two parties.
+///
+/// # Errors
+/// As [`Program::run_on`].
+pub fn run_party2<P: Program>(
+    session: Session,
+    seed: Seed,
+    roles: Roles,
+    data: Option<P::Data<'_>>,
+    query: Option<P::Query>,
+) -> Result<PartyRun<P::Output>, ProgramError> {
+    P::run_on::<Machine2>(session, seed, roles, data, query)
+}
+
+/// Runs `P` between two parties on two threads over an in-process mesh, each party's seed from
+/// `entropy`. Returns the two runs (the receiver's has the output).
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local2<P: Program>(
+    roles: Roles,
+    data: P::Data<'_>,
+    query: P::Query,
+    entropy: Entropy,
+) -> Result<[PartyRun<P::Output>; 2], ProgramError> {
+    let results = doram_net::run_parties(LocalMesh::new(2).build(), "program", |session| {
+        let me = session.me();
+        let seed = entropy.party_seed(me, "program");
+        let d = (me == roles.owner).then_some(data);
+        let q = (me == roles.querier).then_some(query);
+        run_party2::<P>(session, seed, roles, d, q)
+    });
+    let mut out = Vec::with_capacity(2);
+    for r in results {
+        match r {
+            Ok(r) => out.push(r?),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    }
+    <[PartyRun<P::Output>; 2]>::try_from(out).map_err(|_| ProgramError::Misuse("missing party"))
 }

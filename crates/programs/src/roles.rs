@@ -34,14 +34,31 @@ impl Default for Roles {
 }
 
 impl Roles {
+    /// The two-party default: `P0` owns the data, `P1` queries and receives.
+    pub fn two_party() -> Roles {
+        Roles {
+            owner: PartyId::P0,
+            querier: PartyId::P1,
+            receiver: PartyId::P1,
+        }
+    }
+
     /// Checks that every role names one of the three parties.
     ///
     /// # Errors
     /// [`ProgramError::BadRoles`].
     pub fn check(&self) -> Result<(), ProgramError> {
+        self.check_for(3)
+    }
+
+    /// Checks that every role names one of the first `parties` parties.
+    ///
+    /// # Errors
+    /// [`ProgramError::BadRoles`].
+    pub fn check_for(&self, parties: usize) -> Result<(), ProgramError> {
         if [self.owner, self.querier, self.receiver]
             .iter()
-            .all(|p| p.index() < 3)
+            .all(|p| p.index() < parties)
         {
             Ok(())
         } else {
@@ -90,21 +107,20 @@ pub fn agree_on_run(
     backend: &str,
     roles: &Roles,
 ) -> Result<(), ProgramError> {
-    let me = session.me();
     let ours = format!(
         "doram-programs/{program}/{backend}/owner={}/querier={}/receiver={}",
         roles.owner, roles.querier, roles.receiver
     );
-    let peers = [me.next(3), me.prev(3)];
+    let peers = others(session);
     // Send to both even if one has already left (after finding a mismatch of its own), so
     // that the other learns about the mismatch rather than about a closed link.
     let mut send_failed = None;
-    for p in peers {
+    for &p in &peers {
         if let Err(e) = session.send_bytes(p, ours.as_bytes()) {
             send_failed.get_or_insert(e);
         }
     }
-    for p in peers {
+    for &p in &peers {
         let theirs = session.recv_bytes(p)?;
         if theirs != ours.as_bytes() {
             let shown = &theirs[..theirs.len().min(200)];
@@ -118,6 +134,17 @@ pub fn agree_on_run(
     match send_failed {
         Some(e) => Err(e.into()),
         None => Ok(()),
+    }
+}
+
+/// The other parties of the session: the successor first, then the predecessor (with two
+/// parties, the one other).
+fn others(session: &Session) -> Vec<PartyId> {
+    let (me, n) = (session.me(), session.n_parties());
+    if n == 2 {
+        vec![me.next(2)]
+    } else {
+        vec![me.next(n), me.prev(n)]
     }
 }
 
@@ -172,7 +199,7 @@ pub fn announce_sizes(
                 .into());
             }
         }
-        for p in [me.next(3), me.prev(3)] {
+        for p in others(session) {
             session.send(p, &sizes.to_vec())?;
         }
         Ok(sizes.to_vec())
@@ -256,8 +283,9 @@ pub(crate) fn check_graph_inputs(
     graph: Option<(u64, &[Edge])>,
     source: Option<u64>,
     max_v: u64,
+    parties: usize,
 ) -> Result<(), ProgramError> {
-    roles.check()?;
+    roles.check_for(parties)?;
     if (me == roles.querier) != source.is_some() || (me == roles.owner) != graph.is_some() {
         return Err(InputError::Role(
             "the owner provides the graph and the querier the source, nobody else",
