@@ -206,7 +206,7 @@ fn binary_search(
         common: Common {
             backend: crate::run::Backend::Duoram,
             owner: 0,
-            receiver: 2,
+            receiver: Some(2),
             randomness,
         },
     });

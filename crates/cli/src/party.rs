@@ -183,9 +183,11 @@ pub fn run(args: &PartyArgs, json: bool) -> Result<()> {
             crate::duoram::party_job(session, d, json)?;
         }
         Job::Run(r) => {
-            if config.n_parties() != 3 {
+            let want = r.program.common().backend.parties();
+            if config.n_parties() != want {
                 bail!(
-                    "programs need a three-party config (got {})",
+                    "{} runs with {want} parties, the config has {}",
+                    r.program.common().backend.name(),
                     config.n_parties()
                 );
             }

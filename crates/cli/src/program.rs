@@ -4,7 +4,7 @@
 //! `--crossover`, the DORAM binary search against a linear scan in the same engine.
 
 use crate::randomness::Randomness;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use doram::backend::bench_program;
 use doram_programs::bench::{BenchConfig, BenchReport, Program};
@@ -116,7 +116,10 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         if !quiet {
             eprintln!("running {} at size {size}…", program.name());
         }
-        let backend = a.backend.into();
+        let backend = a.backend.kind().context(
+            "doram bench program times the three-party backends; time a two-party program \
+             with `doram run … --backend gkk12`",
+        )?;
         let mut c = BenchConfig::new(program, size);
         c.seed = a.seed;
         c.entropy = a.randomness.entropy();

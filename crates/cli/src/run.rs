@@ -12,17 +12,18 @@ use clap::{ArgGroup, Args, Subcommand, ValueEnum};
 use doram_core::{PartyId, Seed};
 
 use crate::randomness::Randomness;
-use doram::{BackendKind, RunConfig, run_party, run_party_many};
+use doram::BackendKind;
 use doram_net::{Session, Shaping, run_parties_ok};
 use doram_programs::InputError;
 use doram_programs::binary_search::MAX_KEYS;
 use doram_programs::binary_search::SearchOutput;
+use doram_programs::binary_search::run_many_on;
 use doram_programs::input::{
     Edge, Prefs, VertexNames, format_fixed_point, parse_edges_fixed_point, parse_keys,
     parse_named_edges, parse_prefs, parse_sorted, vertices_of,
 };
 use doram_programs::machine::Part;
-use doram_programs::{Bfs, Dijkstra, StableMatching};
+use doram_programs::{Bfs, Dijkstra, Host, Machine, Machine2, Program as _, StableMatching};
 use doram_programs::{PartyRun, Roles};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -40,14 +41,43 @@ pub enum Backend {
     Ramen,
     /// A linear scan of the whole memory per access: the baseline for small memories.
     LinearScan,
+    /// Two parties and no third (Gordon et al., CCS 2012): additive shares with OT-made
+    /// triples and garbled-circuit comparisons; the memory is held as wire labels and scanned
+    /// by a garbled circuit per access (the paper's Yao baseline; at most 2^14 words). Roles
+    /// name parties 0 and 1 (the receiver defaults to 1).
+    Gkk12,
 }
 
-impl From<Backend> for BackendKind {
-    fn from(b: Backend) -> BackendKind {
-        match b {
-            Backend::Duoram => BackendKind::Duoram,
-            Backend::Ramen => BackendKind::Ramen,
-            Backend::LinearScan => BackendKind::LinearScan,
+impl Backend {
+    /// The three-party backend, if this is one.
+    pub fn kind(self) -> Option<BackendKind> {
+        match self {
+            Backend::Duoram => Some(BackendKind::Duoram),
+            Backend::Ramen => Some(BackendKind::Ramen),
+            Backend::LinearScan => Some(BackendKind::LinearScan),
+            Backend::Gkk12 => None,
+        }
+    }
+
+    /// The name in reports (the protocol's name).
+    pub fn name(self) -> &'static str {
+        match self.kind() {
+            Some(k) => k.name(),
+            None => <Machine2 as Host>::BACKEND,
+        }
+    }
+
+    /// The parties of a run.
+    pub fn parties(self) -> usize {
+        if self == Backend::Gkk12 { 2 } else { 3 }
+    }
+
+    fn arg(self) -> &'static str {
+        match self {
+            Backend::Duoram => "duoram",
+            Backend::Ramen => "ramen",
+            Backend::LinearScan => "linear-scan",
+            Backend::Gkk12 => "gkk12",
         }
     }
 }
@@ -55,15 +85,15 @@ impl From<Backend> for BackendKind {
 /// Options every program takes.
 #[derive(Debug, Clone, Args)]
 pub struct Common {
-    /// The DORAM holding the program's memory.
-    #[arg(long, value_enum, default_value_t = Backend::Duoram)]
+    /// The DORAM holding the program's memory (`--protocol` is the same option).
+    #[arg(long, alias = "protocol", value_enum, default_value_t = Backend::Duoram)]
     pub backend: Backend,
     /// The party holding the data (0, 1 or 2).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub owner: u8,
-    /// The party that learns the output (0, 1 or 2).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
-    pub receiver: u8,
+    /// The party that learns the output (0, 1 or 2; by default 2, or 1 with two parties).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub receiver: Option<u8>,
     /// Where the parties' secret randomness comes from (the OS by default).
     #[command(flatten)]
     pub randomness: Randomness,
@@ -73,30 +103,33 @@ impl Common {
     /// The roles, with `querier` holding the query (the owner for a program without one: the
     /// role is then unused).
     fn roles(&self, querier: Option<u8>) -> Result<Roles> {
+        let n = self.backend.parties();
         let p = |i: u8| {
-            PartyId::from_index(usize::from(i), 3).context("roles must name parties 0, 1 or 2")
+            PartyId::from_index(usize::from(i), n).with_context(|| {
+                if n == 2 {
+                    "roles must name parties 0 or 1 with two parties"
+                } else {
+                    "roles must name parties 0, 1 or 2"
+                }
+            })
         };
         Ok(Roles {
             owner: p(self.owner)?,
             querier: p(querier.unwrap_or(self.owner))?,
-            receiver: p(self.receiver)?,
+            receiver: p(self.receiver.unwrap_or(n as u8 - 1))?,
         })
     }
 
     fn args(&self) -> Vec<String> {
-        let backend = match self.backend {
-            Backend::Duoram => "duoram",
-            Backend::Ramen => "ramen",
-            Backend::LinearScan => "linear-scan",
-        };
         let mut args = vec![
             "--backend".into(),
-            backend.into(),
+            self.backend.arg().into(),
             "--owner".into(),
             self.owner.to_string(),
-            "--receiver".into(),
-            self.receiver.to_string(),
         ];
+        if let Some(r) = self.receiver {
+            args.extend(["--receiver".into(), r.to_string()]);
+        }
         args.extend(self.randomness.args());
         args
     }
@@ -261,7 +294,7 @@ pub struct LocalRunArgs {
 }
 
 impl Program {
-    fn common(&self) -> &Common {
+    pub(crate) fn common(&self) -> &Common {
         match self {
             Program::BinarySearch(a) => &a.common,
             Program::Bfs(a) | Program::Dijkstra(DijkstraArgs { graph: a, .. }) => &a.common,
@@ -544,7 +577,7 @@ fn outcome<T>(
     PartyOutcome {
         party: me.to_string(),
         program: program.name().into(),
-        backend: BackendKind::from(program.common().backend).name().into(),
+        backend: program.common().backend.name().into(),
         randomness: program.common().randomness.label(),
         output: out,
         parts: Part::ALL
@@ -609,17 +642,27 @@ pub(crate) fn run_one(
     program: &Program,
     inputs: &Inputs,
 ) -> Result<PartyOutcome> {
+    match program.common().backend.kind() {
+        Some(kind) => doram::with_backend!(kind, B => {
+            run_one_on::<Machine<B>>(session, seed, program, inputs)
+        }),
+        None => run_one_on::<Machine2>(session, seed, program, inputs),
+    }
+}
+
+/// [`run_one`] on the machine `H`.
+fn run_one_on<H: Host>(
+    session: Session,
+    seed: Seed,
+    program: &Program,
+    inputs: &Inputs,
+) -> Result<PartyOutcome> {
     let me = session.me();
-    let c = program.common();
-    let config = RunConfig {
-        backend: c.backend.into(),
-        roles: program.roles()?,
-        seed,
-    };
+    let roles = program.roles()?;
     let fail = || format!("{me}: {} failed", program.name());
     Ok(match inputs {
         Inputs::Search { data, keys } => {
-            let r = run_party_many(session, &config, data.as_deref(), keys.as_deref())
+            let r = run_many_on::<H>(session, seed, roles, data.as_deref(), keys.as_deref())
                 .with_context(fail)?;
             let out = r.output.as_deref().map(search_json);
             outcome(me, program, &r, out)
@@ -631,9 +674,9 @@ pub(crate) fn run_one(
         } => {
             let g = graph.as_ref().map(|(v, e)| (*v, &e[..]));
             let r = if matches!(program, Program::Dijkstra(_)) {
-                run_party::<Dijkstra>(session, &config, g, *source)
+                Dijkstra::run_on::<H>(session, seed, roles, g, *source)
             } else {
-                run_party::<Bfs>(session, &config, g, *source)
+                Bfs::run_on::<H>(session, seed, roles, g, *source)
             }
             .with_context(fail)?;
             let decimals = match program {
@@ -647,7 +690,7 @@ pub(crate) fn run_one(
             outcome(me, program, &r, out)
         }
         Inputs::Matching { prefs } => {
-            let r = run_party::<StableMatching>(session, &config, prefs.as_ref(), None)
+            let r = StableMatching::run_on::<H>(session, seed, roles, prefs.as_ref(), None)
                 .with_context(fail)?;
             let out = r.output.as_ref().map(|m| {
                 json!({
@@ -709,7 +752,7 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
             }
         };
         let randomness = program.common().randomness;
-        let sessions = Session::local_mesh(3);
+        let sessions = Session::local_mesh(program.common().backend.parties());
         run_parties_ok(
             sessions,
             "party",
@@ -724,7 +767,7 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
         let output = outcomes.iter().find_map(|o| o.output.clone());
         print_json(&json!({
             "program": program.name(),
-            "backend": BackendKind::from(program.common().backend).name(),
+            "backend": program.common().backend.name(),
             "randomness": program.common().randomness.label(),
             "output": output,
             "parties": outcomes,
@@ -779,8 +822,9 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
         let abs = std::fs::canonicalize(p).with_context(|| format!("{}", p.display()))?;
         Ok(abs.display().to_string())
     };
-    let mut per_party: Vec<Vec<String>> = Vec::with_capacity(3);
-    for &me in PartyId::first(3).iter() {
+    let n = program.common().backend.parties();
+    let mut per_party: Vec<Vec<String>> = Vec::with_capacity(n);
+    for &me in PartyId::first(n).iter() {
         let mut args = vec![program.name().to_string()];
         args.extend(program.common_args());
         match program {
@@ -824,5 +868,5 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
         }
         per_party.push(args);
     }
-    crate::processes::run_parties_with("run", |p| per_party[p.index()].clone(), Shaping::NONE)
+    crate::processes::run_n_parties_with(n, "run", |p| per_party[p.index()].clone(), Shaping::NONE)
 }

@@ -1381,3 +1381,63 @@ stat = "max"
             .success()
     );
 }
+
+#[test]
+fn programs_between_two_parties() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("sorted.csv");
+    std::fs::write(&data, "3\n8\n8\n20\n41\n").unwrap();
+    let data = data.to_str().unwrap();
+    // Threads, then two `doram party` processes over TLS: the same answer, only P1 learns it.
+    for extra in [&[][..], &["--processes"][..]] {
+        let v = run_json(
+            &[
+                &["run"][..],
+                extra,
+                &[
+                    "binary-search",
+                    "--protocol",
+                    "gkk12",
+                    "--data",
+                    data,
+                    "--key",
+                    "8",
+                ][..],
+            ]
+            .concat(),
+        );
+        assert_eq!(v["backend"], "gkk12");
+        assert_eq!(v["output"]["index"], 1);
+        assert_eq!(v["output"]["found"], true);
+        let parties = v["parties"].as_array().unwrap();
+        assert_eq!(parties.len(), 2);
+        assert!(parties[0]["output"].is_null() && !parties[1]["output"].is_null());
+    }
+    let graph = dir.path().join("g.csv");
+    std::fs::write(&graph, "0,1,4\n1,2,1\n0,2,9\n2,3,2\n").unwrap();
+    let v = run_json(&[
+        "run",
+        "dijkstra",
+        "--backend",
+        "gkk12",
+        "--graph",
+        graph.to_str().unwrap(),
+        "--source",
+        "0",
+        "--owner",
+        "1",
+        "--querier",
+        "0",
+        "--receiver",
+        "0",
+    ]);
+    assert_eq!(v["output"]["distances"], serde_json::json!([0, 4, 5, 7]));
+    // A role outside the two parties is refused before anything runs.
+    let out = doram()
+        .args(["run", "binary-search", "--backend", "gkk12", "--data", data])
+        .args(["--key", "8", "--receiver", "2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("parties 0 or 1"));
+}
