@@ -38,7 +38,7 @@ use doram_mpc::Counters;
 use doram_net::Session;
 use doram_prim::AesPrg;
 use doram_prim::aes::Block;
-use doram_twopc::arith::{Arith2, Share};
+use doram_twopc::arith::{Arith2, DualBit, Share};
 use doram_twopc::shuffle::{Perm, shuffle_shares};
 
 use crate::error::ProgramError;
@@ -56,14 +56,30 @@ const LOAD_CHUNK: usize = 1024;
 /// Bits of a word in memory: a whole element of F_p.
 const WORD_BITS: usize = 128;
 
-/// A secret bit of the two-party machine: a share of 0 or 1.
+/// A secret bit of the two-party machine: an additive share of 0 or 1, with its XOR share
+/// where the machine has one (comparison results, public bits and their negations), which
+/// makes a select on it two oblivious transfers instead of a Beaver product.
 #[derive(Clone, Copy, Debug)]
-pub struct ShareBit(Share);
+pub struct ShareBit {
+    add: Share,
+    dual: Option<DualBit>,
+}
 
 impl ShareBit {
     /// The bit as a word.
     pub fn value(self) -> Share {
-        self.0
+        self.add
+    }
+
+    fn plain(add: Share) -> ShareBit {
+        ShareBit { add, dual: None }
+    }
+
+    fn dual(d: DualBit) -> ShareBit {
+        ShareBit {
+            add: d.share(),
+            dual: Some(d),
+        }
     }
 }
 
@@ -414,8 +430,25 @@ impl Machine2 {
         self.run(Part::Cpu, 0, |m| Ok(f(&mut m.arith, &mut m.session)?))
     }
 
-    fn bits_of(words: Vec<Share>) -> Vec<ShareBit> {
-        words.into_iter().map(ShareBit).collect()
+    /// `b ? x : y`: by oblivious transfers for the bits with an XOR share, by Beaver products
+    /// for the others (which bits have one follows from the program's public operations).
+    fn select(&mut self, triples: &[(ShareBit, Share, Share)]) -> Result<Vec<Share>, ProgramError> {
+        let (dual, plain): (Vec<usize>, Vec<usize>) =
+            (0..triples.len()).partition(|&i| triples[i].0.dual.is_some());
+        let d: Vec<(DualBit, Share, Share)> = dual
+            .iter()
+            .filter_map(|&i| triples[i].0.dual.map(|b| (b, triples[i].1, triples[i].2)))
+            .collect();
+        let p: Vec<(Share, Share, Share)> = plain
+            .iter()
+            .map(|&i| (triples[i].0.add, triples[i].1, triples[i].2))
+            .collect();
+        let (rd, rp) = self.ops(|a, s| Ok((a.select_dual_many(s, &d)?, a.select_many(s, &p)?)))?;
+        let mut out = vec![Share::default(); triples.len()];
+        for (i, v) in dual.into_iter().zip(rd).chain(plain.into_iter().zip(rp)) {
+            out[i] = v;
+        }
+        Ok(out)
     }
 }
 
@@ -428,15 +461,22 @@ impl Ram for Machine2 {
     }
 
     fn public_bit(&self, b: bool) -> ShareBit {
-        ShareBit(self.arith.constant(Fp::from_u64(u64::from(b))))
+        ShareBit::dual(DualBit::public(b, self.me))
     }
 
     fn value(b: ShareBit) -> Share {
-        b.0
+        b.add
     }
 
     fn assume_bit(x: Share) -> ShareBit {
-        ShareBit(x)
+        ShareBit::plain(x)
+    }
+
+    fn not(&self, b: ShareBit) -> ShareBit {
+        match b.dual {
+            Some(d) => ShareBit::dual(d.not(self.me)),
+            None => ShareBit::plain(self.arith.constant(Fp::ONE) - b.add),
+        }
     }
 
     fn mul_many(&mut self, pairs: &[(Share, Share)]) -> Result<Vec<Share>, ProgramError> {
@@ -465,33 +505,36 @@ impl Ram for Machine2 {
         &mut self,
         triples: &[(ShareBit, Share, Share)],
     ) -> Result<Vec<Share>, ProgramError> {
-        let t: Vec<(Share, Share, Share)> = triples.iter().map(|&(b, x, y)| (b.0, x, y)).collect();
-        self.ops(|a, s| a.select_many(s, &t))
+        self.select(triples)
     }
 
     fn and_many(&mut self, pairs: &[(ShareBit, ShareBit)]) -> Result<Vec<ShareBit>, ProgramError> {
-        let p: Vec<(Share, Share)> = pairs.iter().map(|&(x, y)| (x.0, y.0)).collect();
-        Ok(Self::bits_of(self.mul_many(&p)?))
+        let t: Vec<(ShareBit, Share, Share)> = pairs
+            .iter()
+            .map(|&(x, y)| (x, y.add, self.arith.constant(Fp::ZERO)))
+            .collect();
+        Ok(self.select(&t)?.into_iter().map(ShareBit::plain).collect())
     }
 
     fn or_many(&mut self, pairs: &[(ShareBit, ShareBit)]) -> Result<Vec<ShareBit>, ProgramError> {
-        let p: Vec<(Share, Share)> = pairs.iter().map(|&(x, y)| (x.0, y.0)).collect();
-        let prod = self.mul_many(&p)?;
-        Ok(prod
-            .into_iter()
-            .zip(pairs)
-            .map(|(xy, &(x, y))| ShareBit(x.0 + y.0 - xy))
-            .collect())
+        // x ∨ y = x ? 1 : y.
+        let t: Vec<(ShareBit, Share, Share)> = pairs
+            .iter()
+            .map(|&(x, y)| (x, self.arith.constant(Fp::ONE), y.add))
+            .collect();
+        Ok(self.select(&t)?.into_iter().map(ShareBit::plain).collect())
     }
 
     fn lt_many(&mut self, pairs: &[(Share, Share)], k: u32) -> Result<Vec<ShareBit>, ProgramError> {
         self.counters.comparisons += pairs.len() as u64;
-        Ok(Self::bits_of(self.ops(|a, s| a.lt_many(s, pairs, k))?))
+        let c = self.ops(|a, s| a.lt_many_dual(s, pairs, k))?;
+        Ok(c.into_iter().map(ShareBit::dual).collect())
     }
 
     fn eq_many(&mut self, pairs: &[(Share, Share)], k: u32) -> Result<Vec<ShareBit>, ProgramError> {
         self.counters.comparisons += pairs.len() as u64;
-        Ok(Self::bits_of(self.ops(|a, s| a.eq_many(s, pairs, k))?))
+        let c = self.ops(|a, s| a.eq_many_dual(s, pairs, k))?;
+        Ok(c.into_iter().map(ShareBit::dual).collect())
     }
 
     fn cmp_many(
@@ -500,9 +543,9 @@ impl Ram for Machine2 {
         k: u32,
     ) -> Result<Vec<(ShareBit, ShareBit)>, ProgramError> {
         self.counters.comparisons += pairs.len() as u64;
-        let c = self.ops(|a, s| a.cmp_many(s, pairs, k))?;
+        let c = self.ops(|a, s| a.cmp_many_dual(s, pairs, k))?;
         Ok(c.into_iter()
-            .map(|(l, e)| (ShareBit(l), ShareBit(e)))
+            .map(|(l, e)| (ShareBit::dual(l), ShareBit::dual(e)))
             .collect())
     }
 
@@ -612,7 +655,7 @@ impl Ram for Machine2 {
         val: Share,
         _old: Option<Share>,
     ) -> Result<(), ProgramError> {
-        self.write_labels(addr, Some(cond.0), val)
+        self.write_labels(addr, Some(cond.add), val)
     }
 
     fn snapshot(&mut self, arrays: &[OArray]) -> Result<Vec<Vec<Share>>, ProgramError> {

@@ -16,8 +16,12 @@
 //!   and outputs 1 − bit k of z, left as labels: the lsb of `P0`'s zero label and of `P1`'s
 //!   active label are XOR shares of it (Δ has its lsb set), with no decoding message. `P0`
 //!   sends the active labels of its share's bits, `P1`'s come from correlated OTs whose Δ is
-//!   the garbling Δ. A Beaver product turns the XOR shares into additive ones. 383 AND gates
-//!   at k = 46 (12 KiB of half-gates tables) and 256 input labels per comparison.
+//!   the garbling Δ. One oblivious transfer turns each XOR-shared bit into additive shares
+//!   (`P0` sends (u₀ ⊕ c) − r for c = 0, 1). 383 AND gates at k = 46 (12 KiB of half-gates
+//!   tables) and 256 input labels per comparison.
+//! * **Bits in both forms** ([`DualBit`]): a comparison's result keeps its XOR share beside the
+//!   additive one, so that a select on it ([`Arith2::select_dual_many`]) costs two oblivious
+//!   transfers instead of a Beaver product (a triple is 5 KiB of OT extension).
 //!
 //! Semi-honest, as the OT extension and the triples. Message sizes depend only on the batch
 //! sizes.
@@ -36,7 +40,8 @@ use rand_core::{CryptoRng, RngCore};
 use crate::TwopcError;
 use crate::builder::{Bit, Builder, Word, compact_wires};
 use crate::driver::{
-    cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer, softspoken_both_setup,
+    cot_receive, cot_send, evaluate_on_labels, garble_on_labels, ot_receive, ot_send, peer,
+    softspoken_both_setup,
 };
 use crate::gc::{Circuit, Evaluator, Garbler};
 use crate::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
@@ -121,6 +126,50 @@ impl AddAssign for Share {
 impl SubAssign for Share {
     fn sub_assign(&mut self, o: Share) {
         self.0 -= o.0;
+    }
+}
+
+/// A shared bit in both forms: additive (b = a₀ + a₁ in F_p) and XOR (b = x₀ ⊕ x₁), as the
+/// comparisons produce it. The XOR form lets a select or an AND with it cost two oblivious
+/// transfers instead of a Beaver product. `Debug` shows no share.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct DualBit {
+    add: Share,
+    xor: bool,
+}
+
+impl core::fmt::Debug for DualBit {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("DualBit(..)")
+    }
+}
+
+impl DualBit {
+    /// The public bit `b` (`P0` holds it, `P1` zeros).
+    pub fn public(b: bool, me: PartyId) -> DualBit {
+        let mine = b && me == PartyId::P0;
+        DualBit {
+            add: Share::public(Fp::from_u64(u64::from(b)), me),
+            xor: mine,
+        }
+    }
+
+    /// The additive share.
+    pub fn share(self) -> Share {
+        self.add
+    }
+
+    /// The XOR share.
+    pub fn xor_share(self) -> bool {
+        self.xor
+    }
+
+    /// ¬b (local).
+    pub fn not(self, me: PartyId) -> DualBit {
+        DualBit {
+            add: Share::public(Fp::ONE, me) - self.add,
+            xor: self.xor ^ (me == PartyId::P0),
+        }
     }
 }
 
@@ -390,6 +439,19 @@ impl Arith2 {
         pairs: &[(Share, Share)],
         k: u32,
     ) -> Result<Vec<Share>, TwopcError> {
+        Ok(shares(self.lt_many_dual(session, pairs, k)?))
+    }
+
+    /// [`lt_many`](Arith2::lt_many) with each result in both forms.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Arith2::lt_many).
+    pub fn lt_many_dual(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Share, Share)],
+        k: u32,
+    ) -> Result<Vec<DualBit>, TwopcError> {
         self.compare(session, pairs, k, [true, false])
     }
 
@@ -404,6 +466,19 @@ impl Arith2 {
         pairs: &[(Share, Share)],
         k: u32,
     ) -> Result<Vec<Share>, TwopcError> {
+        Ok(shares(self.eq_many_dual(session, pairs, k)?))
+    }
+
+    /// [`eq_many`](Arith2::eq_many) with each result in both forms.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Arith2::lt_many).
+    pub fn eq_many_dual(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Share, Share)],
+        k: u32,
+    ) -> Result<Vec<DualBit>, TwopcError> {
         self.compare(session, pairs, k, [false, true])
     }
 
@@ -418,8 +493,83 @@ impl Arith2 {
         pairs: &[(Share, Share)],
         k: u32,
     ) -> Result<Vec<(Share, Share)>, TwopcError> {
+        let both = self.cmp_many_dual(session, pairs, k)?;
+        Ok(both.into_iter().map(|(l, e)| (l.add, e.add)).collect())
+    }
+
+    /// [`cmp_many`](Arith2::cmp_many) with each result in both forms.
+    ///
+    /// # Errors
+    /// As [`lt_many`](Arith2::lt_many).
+    pub fn cmp_many_dual(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Share, Share)],
+        k: u32,
+    ) -> Result<Vec<(DualBit, DualBit)>, TwopcError> {
         let both = self.compare(session, pairs, k, [true, true])?;
         Ok(both.chunks_exact(2).map(|c| (c[0], c[1])).collect())
+    }
+
+    /// `b ? x : y` for bits in both forms: y + b·(x − y), where b·d for d = d₀ + d₁ is
+    /// b·d₀ + b·d₁ and each term is one oblivious transfer on the XOR shares of b (the
+    /// holder of dᵢ sends (xᵢ ⊕ c)·dᵢ − r for c = 0, 1; the other chooses with its x). Two
+    /// OTs per select, no triple.
+    ///
+    /// # Errors
+    /// Transport failures; the peer's malformed messages.
+    pub fn select_dual_many(
+        &mut self,
+        session: &mut Session,
+        triples: &[(DualBit, Share, Share)],
+    ) -> Result<Vec<Share>, TwopcError> {
+        let bits: Vec<bool> = triples.iter().map(|t| t.0.xor).collect();
+        let d: Vec<Fp> = triples.iter().map(|&(_, x, y)| (x - y).0).collect();
+        let prod = self.xor_bit_products(session, &bits, &d)?;
+        Ok(prod
+            .into_iter()
+            .zip(triples)
+            .map(|(p, t)| t.2 + p)
+            .collect())
+    }
+
+    /// Shares of b·d for XOR-shared bits b and additively shared d: one OT with this party as
+    /// sender for its own dᵢ, one as receiver for the peer's (`P0` sends first).
+    fn xor_bit_products(
+        &mut self,
+        session: &mut Session,
+        bits: &[bool],
+        d: &[Fp],
+    ) -> Result<Vec<Share>, TwopcError> {
+        if bits.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = vec![Share::default(); bits.len()];
+        let order = if self.me == PartyId::P0 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        for send in order {
+            if send {
+                let mut inputs = Vec::with_capacity(bits.len());
+                for ((&x, &di), o) in bits.iter().zip(d).zip(out.iter_mut()) {
+                    let r = Fp::random(&mut self.rng);
+                    let m = |c: bool| if x ^ c { di - r } else { Fp::ZERO - r };
+                    inputs.push([m(false).to_u128(), m(true).to_u128()]);
+                    o.0 += r;
+                }
+                ot_send(session, &mut self.sender, &inputs)?;
+            } else {
+                let got = ot_receive(session, &mut self.receiver, bits, &mut self.rng)?;
+                for (g, o) in got.into_iter().zip(out.iter_mut()) {
+                    o.0 += Fp::from_canonical(g).ok_or_else(|| {
+                        PeerFault::malformed(self.peer, "bit products", "a value not below p")
+                    })?;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The one-hot vector (\[x = j\])_{j < len} of each `k`-bit x (0 ≤ x < 2^k, 1 ≤ k ≤ 20,
@@ -479,7 +629,7 @@ impl Arith2 {
         pairs: &[(Share, Share)],
         k: u32,
         want: [bool; 2],
-    ) -> Result<Vec<Share>, TwopcError> {
+    ) -> Result<Vec<DualBit>, TwopcError> {
         if k == 0 || k > 120 {
             return Err(TwopcError::ApiMisuse(
                 "comparison bit length must be in 1..=120",
@@ -495,7 +645,12 @@ impl Arith2 {
             .collect();
         let circuit = compare_circuit(pairs.len(), k as usize, want)?;
         let xor = self.garbled_bits(session, &circuit, &z)?;
-        self.bits_to_shares(session, &xor)
+        let add = self.bits_to_shares(session, &xor)?;
+        Ok(add
+            .into_iter()
+            .zip(xor)
+            .map(|(add, xor)| DualBit { add, xor })
+            .collect())
     }
 
     /// Runs `circuit` (garbler inputs: `P0`'s values' bits, evaluator inputs: `P1`'s) on this
@@ -683,24 +838,46 @@ impl Arith2 {
         }
     }
 
-    /// XOR-shared bits u = u₀ ⊕ u₁ as additive shares: u₀ + u₁ − 2·u₀·u₁, one product.
+    /// XOR-shared bits u = u₀ ⊕ u₁ as additive shares: one OT each (`P0` sends
+    /// (u₀ ⊕ c) − r for c = 0, 1 and keeps r; `P1` chooses with u₁).
     fn bits_to_shares(
         &mut self,
         session: &mut Session,
         xor: &[bool],
     ) -> Result<Vec<Share>, TwopcError> {
-        let mine: Vec<Fp> = xor.iter().map(|&b| Fp::from_u64(u64::from(b))).collect();
-        let m = xor.len();
-        let p0 = (self.me == PartyId::P0).then_some(&mine[..]);
-        let p1 = (self.me == PartyId::P1).then_some(&mine[..]);
-        let u0 = self.input(PartyId::P0, p0, m)?;
-        let u1 = self.input(PartyId::P1, p1, m)?;
-        let pairs: Vec<(Share, Share)> = u0.iter().copied().zip(u1.iter().copied()).collect();
-        let prod = self.mul_many(session, &pairs)?;
-        Ok((0..m)
-            .map(|i| u0[i] + u1[i] - prod[i] * Fp::from_u64(2))
-            .collect())
+        if xor.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.me == PartyId::P0 {
+            let mut mine = Vec::with_capacity(xor.len());
+            let inputs: Vec<[Block; 2]> = xor
+                .iter()
+                .map(|&u| {
+                    let r = Fp::random(&mut self.rng);
+                    mine.push(Share(r));
+                    let m = |c: bool| Fp::from_u64(u64::from(u ^ c)) - r;
+                    [m(false).to_u128(), m(true).to_u128()]
+                })
+                .collect();
+            ot_send(session, &mut self.sender, &inputs)?;
+            Ok(mine)
+        } else {
+            let got = ot_receive(session, &mut self.receiver, xor, &mut self.rng)?;
+            got.into_iter()
+                .map(|g| {
+                    Fp::from_canonical(g).map(Share).ok_or_else(|| {
+                        PeerFault::malformed(self.peer, "bit conversion", "a value not below p")
+                            .into()
+                    })
+                })
+                .collect()
+        }
     }
+}
+
+/// The additive shares of dual bits.
+fn shares(bits: Vec<DualBit>) -> Vec<Share> {
+    bits.into_iter().map(|b| b.add).collect()
 }
 
 /// Garbler input labels per message (1 MiB).

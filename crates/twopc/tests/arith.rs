@@ -340,3 +340,47 @@ fn labels_round_trip_and_compute() {
     assert_eq!(r[1].0, want);
     assert_eq!(r[0].1, 3 * xs.len());
 }
+
+#[test]
+fn selects_on_dual_bits_match_plaintext() {
+    let xs: Vec<Fp> = [3u64, 9, 7, 0, 100].map(Fp::from_u64).to_vec();
+    let ys: Vec<Fp> = [5u64, 2, 7, 1, 99].map(Fp::from_u64).to_vec();
+    let r = with_inputs(7, &xs, &ys, |e, s, x, y| {
+        let pairs: Vec<(Share, Share)> = x.iter().copied().zip(y.iter().copied()).collect();
+        let lt = e.lt_many_dual(s, &pairs, 8).unwrap();
+        let me = e.me();
+        // min(x, y) with the bit, max(x, y) with its negation, and a public bit.
+        let mut t: Vec<_> = lt
+            .iter()
+            .zip(&pairs)
+            .map(|(&b, &(a, c))| (b, a, c))
+            .collect();
+        t.extend(lt.iter().zip(&pairs).map(|(&b, &(a, c))| (b.not(me), a, c)));
+        t.push((doram_twopc::arith::DualBit::public(true, me), x[0], y[0]));
+        let sel = e.select_dual_many(s, &t).unwrap();
+        let bits: Vec<Share> = lt.iter().map(|b| b.share()).collect();
+        let mut all = e.open_many(s, &sel).unwrap();
+        all.extend(e.open_many(s, &bits).unwrap());
+        all
+    });
+    let mut want: Vec<Fp> = Vec::new();
+    let pairs: Vec<(u128, u128)> = xs
+        .iter()
+        .zip(&ys)
+        .map(|(a, b)| (a.to_u128(), b.to_u128()))
+        .collect();
+    want.extend(
+        pairs
+            .iter()
+            .map(|&(a, b)| Fp::from_u128(if a < b { a } else { b })),
+    );
+    want.extend(
+        pairs
+            .iter()
+            .map(|&(a, b)| Fp::from_u128(if a < b { b } else { a })),
+    );
+    want.push(xs[0]);
+    want.extend(pairs.iter().map(|&(a, b)| Fp::from_u64(u64::from(a < b))));
+    assert_eq!(r[0], want);
+    assert_eq!(r[1], want);
+}
