@@ -26,8 +26,9 @@
 //! Semi-honest, as the OT extension and the triples. Message sizes depend only on the batch
 //! sizes.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+use std::sync::Arc;
 
 use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
@@ -204,7 +205,37 @@ pub struct Arith2 {
     counters: Counters,
     circuits: CircuitSide,
     zero: Block,
+    /// Circuits built so far, by shape and number of items (powers of two).
+    cache: HashMap<(Shape, usize), Arc<Circuit>>,
 }
+
+/// The per-item circuits the engine runs: each item has 128 garbler inputs and 128 other
+/// inputs, and its outputs follow those of the item before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Shape {
+    /// [`compare_circuit`].
+    Compare { k: usize, want: [bool; 2] },
+    /// [`onehot_circuit`].
+    Onehot { k: usize, len: usize },
+    /// [`sum_bits_circuit`].
+    SumBits { bits: usize },
+    /// [`difference_circuit`].
+    Difference,
+}
+
+impl Shape {
+    fn build(self, m: usize) -> Result<Circuit, TwopcError> {
+        match self {
+            Shape::Compare { k, want } => compare_circuit(m, k, want),
+            Shape::Onehot { k, len } => onehot_circuit(m, k, len),
+            Shape::SumBits { bits } => sum_bits_circuit(m, bits),
+            Shape::Difference => difference_circuit(m),
+        }
+    }
+}
+
+/// The largest number of items one circuit of the cache holds.
+const MAX_ITEMS_PER_CIRCUIT: usize = 256;
 
 /// This party's side of every garbled circuit: one garbler (at `P0`) or evaluator (at `P1`)
 /// for the engine's whole life, so that the half-gates tweaks (the AND counter) never repeat
@@ -262,6 +293,7 @@ impl Arith2 {
             counters: Counters::default(),
             circuits,
             zero,
+            cache: HashMap::new(),
         })
     }
 
@@ -596,8 +628,8 @@ impl Arith2 {
             return Ok(Vec::new());
         }
         let raw: Vec<Fp> = xs.iter().map(|s| s.0).collect();
-        let circuit = onehot_circuit(xs.len(), k as usize, len)?;
-        let xor = self.garbled_bits(session, &circuit, &raw)?;
+        let shape = Shape::Onehot { k: k as usize, len };
+        let xor = self.garbled_bits(session, shape, &raw)?;
         let flat = self.bits_to_shares(session, &xor)?;
         Ok(flat.chunks_exact(len).map(<[Share]>::to_vec).collect())
     }
@@ -643,8 +675,11 @@ impl Arith2 {
             .iter()
             .map(|&(a, b)| (a - b).add_public(two_k, self.me).0)
             .collect();
-        let circuit = compare_circuit(pairs.len(), k as usize, want)?;
-        let xor = self.garbled_bits(session, &circuit, &z)?;
+        let shape = Shape::Compare {
+            k: k as usize,
+            want,
+        };
+        let xor = self.garbled_bits(session, shape, &z)?;
         let add = self.bits_to_shares(session, &xor)?;
         Ok(add
             .into_iter()
@@ -658,12 +693,52 @@ impl Arith2 {
     fn garbled_bits(
         &mut self,
         session: &mut Session,
-        circuit: &Circuit,
+        shape: Shape,
         values: &[Fp],
     ) -> Result<Vec<bool>, TwopcError> {
         let inputs = self.share_bit_labels(session, values)?;
-        let labels = self.run_circuit(session, circuit, &inputs)?;
+        let (g, e) = inputs.split_at(128 * values.len());
+        let labels = self.run_items(session, shape, g, e)?;
         Ok(labels.iter().map(|&l| l & 1 == 1).collect())
+    }
+
+    /// Runs `shape` over the items whose garbler inputs are `g` and other inputs `e` (128 labels
+    /// per item each) and returns the outputs, item after item. The items go through cached
+    /// circuits of 256, 128, …, 1 items (the binary digits of their number), so that a batch
+    /// builds no circuit of its own.
+    fn run_items(
+        &mut self,
+        session: &mut Session,
+        shape: Shape,
+        g: &[Block],
+        e: &[Block],
+    ) -> Result<Vec<Block>, TwopcError> {
+        let m = g.len() / 128;
+        let mut out = Vec::new();
+        let mut done = 0;
+        while done < m {
+            let left = m - done;
+            let chunk = if left >= MAX_ITEMS_PER_CIRCUIT {
+                MAX_ITEMS_PER_CIRCUIT
+            } else {
+                1 << left.ilog2()
+            };
+            let circuit = match self.cache.get(&(shape, chunk)) {
+                Some(c) => Arc::clone(c),
+                None => {
+                    let c = Arc::new(shape.build(chunk)?);
+                    self.cache.insert((shape, chunk), Arc::clone(&c));
+                    c
+                }
+            };
+            let range = 128 * done..128 * (done + chunk);
+            let mut inputs = Vec::with_capacity(256 * chunk);
+            inputs.extend_from_slice(&g[range.clone()]);
+            inputs.extend_from_slice(&e[range]);
+            out.extend(self.run_circuit(session, &circuit, &inputs)?);
+            done += chunk;
+        }
+        Ok(out)
     }
 
     /// The labels of both parties' shares' bits (128 per share, least significant first):
@@ -778,8 +853,8 @@ impl Arith2 {
         }
         let raw: Vec<Fp> = values.iter().map(|s| s.0).collect();
         let inputs = self.share_bit_labels(session, &raw)?;
-        let circuit = sum_bits_circuit(values.len(), bits)?;
-        self.run_circuit(session, &circuit, &inputs)
+        let (g, e) = inputs.split_at(128 * values.len());
+        self.run_items(session, Shape::SumBits { bits }, g, e)
     }
 
     /// Shares of values held as labels (B2A): `labels` has 128 per value, each the bits of an
@@ -808,14 +883,12 @@ impl Arith2 {
             vec![Fp::ZERO; m]
         };
         let r_bits = value_bits(&r);
-        let mut inputs = self.p0_labels(
+        let r_labels = self.p0_labels(
             session,
             (self.me == PartyId::P0).then_some(&r_bits),
             128 * m,
         )?;
-        inputs.extend_from_slice(labels);
-        let circuit = difference_circuit(m)?;
-        let out = self.run_circuit(session, &circuit, &inputs)?;
+        let out = self.run_items(session, Shape::Difference, &r_labels, labels)?;
         if self.me == PartyId::P0 {
             session.send_bytes(self.peer, &pack_lsbs(&out))?;
             Ok(r.into_iter().map(Share).collect())
