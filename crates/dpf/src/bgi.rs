@@ -24,6 +24,16 @@
 //! ‖ OCW (G::BYTES)`. Size: `17 + 16·d + ⌈d/4⌉ + |G|` bytes. Seeds and `s_CW` have lsb 0 and unused
 //! bits are 0; decoding rejects anything else. For `n = 1` the key is `party ‖ share`
 //! (`1 + |G|` bytes).
+//!
+//! # Generation by the two key holders
+//!
+//! Two parties can generate a key pair together, without a dealer, in the manner of
+//! Doerner–shelat (each expands its whole tree level by level and the correction words come out
+//! of a small secure computation per level; `doram_twopc::dpf_gen` runs it). That protocol
+//! needs three local pieces from here, so that its keys are ordinary [`BgiKey`]s that evaluate
+//! with this module's PRG and output conversion: [`expand_uncorrected`] (the PRG on a whole
+//! level, before any correction, with the XOR of all left and of all right halves),
+//! [`leaf_sums`] (`Σ Convert(s)` and `Σ t` over a party's leaves) and [`BgiKey::from_parts`].
 
 use crate::convert::{LeafSource, convert, tweak};
 use crate::tree::{self, LeafStream, Tree};
@@ -34,6 +44,7 @@ use doram_prim::aes::{
     AesKernel, BATCH, Block, WithAes, batches, batches_mut, fixed_key, lsb, mask,
 };
 use doram_prim::prg::AesPrg;
+use std::marker::PhantomData;
 
 const SEED_MASK: Block = !1;
 
@@ -132,6 +143,49 @@ impl<G: Group> BgiKey<G> {
             cws,
             ocw,
         })
+    }
+
+    /// A key from its parts, for key generation outside this module (see the
+    /// [module docs](self#generation-by-the-two-key-holders)): the root `seed`, per level
+    /// `(s_CW, t_CW^L, t_CW^R)` (root level first), and the output correction word `ocw` (for
+    /// `domain_size = 1`, with no levels, the party's share: party 0 outputs it, party 1 its
+    /// negation). The lsb of `seed` and of every `s_CW` is cleared, as the layout requires.
+    ///
+    /// # Panics
+    /// If `domain_size` is 0 or above 2^62, or `cws.len()` is not `⌈log2 domain_size⌉` (caller
+    /// bugs, not peer input).
+    pub fn from_parts(
+        party: TwoParty,
+        domain_size: usize,
+        seed: Block,
+        cws: &[(Block, bool, bool)],
+        ocw: G,
+    ) -> Self {
+        check_gen_args(domain_size, 0);
+        assert_eq!(
+            cws.len(),
+            depth(domain_size),
+            "one correction word per tree level"
+        );
+        let seed = if domain_size == 1 {
+            0
+        } else {
+            seed & SEED_MASK
+        };
+        let cws = cws
+            .iter()
+            .map(|&(s, l, r)| {
+                let s = s & SEED_MASK;
+                [s | u128::from(l), s | u128::from(r)]
+            })
+            .collect();
+        BgiKey {
+            party,
+            domain_size,
+            seed,
+            cws,
+            ocw,
+        }
     }
 
     /// The root node `s | t` with `t` the party index.
@@ -377,6 +431,73 @@ impl<G: Group> SinglePointDpf<G> for Bgi {
     }
 }
 
+/// The PRG on a whole level: `dst[2j] ‖ dst[2j+1] = G(s_j)` for the nodes `src` (`s_j | t_j`,
+/// the control bit ignored), before any correction; returns the XOR of all left halves and the
+/// XOR of all right halves. With the level's correction word, the children that evaluation
+/// computes are `dst[2j + side] ⊕ t_j·(s_CW | t_CW^side)`.
+///
+/// # Panics
+/// If `dst.len() != 2·src.len()` (a caller bug).
+pub fn expand_uncorrected(src: &[Block], dst: &mut [Block]) -> [Block; 2] {
+    assert_eq!(dst.len(), 2 * src.len(), "two children per node");
+    // With both corrections 0, [`Expand`] is exactly the uncorrected PRG.
+    fixed_key().with_aes(Expand {
+        cws: [0, 0],
+        src,
+        dst,
+    });
+    dst.chunks_exact(2)
+        .fold([0, 0], |[l, r], p| [l ^ p[0], r ^ p[1]])
+}
+
+/// A party's sums over its leaves `s | t` (one per point of the domain, corrected with every
+/// level's correction word): `Σ Convert(s)`, the conversion that evaluation applies (output
+/// slot 0), and the number of leaves with `t = 1`. In a generation by the two key holders, the
+/// off-path leaves of the two trees are equal, so the differences of the two parties' sums are
+/// `Convert(s_0) − Convert(s_1)` and `t_0 − t_1 = (−1)^{t_1}` at the point, which is what the
+/// output correction word needs.
+pub fn leaf_sums<G: Group>(leaves: &[Block]) -> (G, u64) {
+    fixed_key().with_aes(LeafSums {
+        leaves,
+        out: PhantomData,
+    })
+}
+
+/// [`leaf_sums`]'s loop, with fixed-key AES in hand (the hashing as in [`Output`]).
+struct LeafSums<'a, G> {
+    leaves: &'a [Block],
+    out: PhantomData<G>,
+}
+
+impl<G: Group> WithAes for LeafSums<'_, G> {
+    type Output = (G, u64);
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, aes: &mut K) -> (G, u64) {
+        let fk = fixed_key();
+        let mut sum = G::ZERO;
+        let mut ones = 0u64;
+        for group in self.leaves.chunks(BATCH) {
+            let mut blocks = [0u128; BATCH];
+            for (b, &v) in blocks.iter_mut().zip(group) {
+                *b = (v & SEED_MASK) ^ tweak(0, 0);
+            }
+            if group.len() == BATCH {
+                aes.ccr8(&mut blocks);
+            } else {
+                for b in &mut blocks[..group.len()] {
+                    *b = aes.ccr(*b);
+                }
+            }
+            for (&v, &b) in group.iter().zip(blocks.iter()) {
+                sum += G::random_from(&mut LeafSource::with_first(fk, v & SEED_MASK, 0, b));
+                ones += u64::from(lsb(v));
+            }
+        }
+        (sum, ones)
+    }
+}
+
 /// The level loop of key generation, run with fixed-key AES in hand: the seeds, control bits
 /// and one correction word per level, walking down the path to `alpha`.
 struct GenLevels {
@@ -419,5 +540,72 @@ impl WithAes for GenLevels {
             cws.push([s_cw | u128::from(tl_cw), s_cw | u128::from(tr_cw)]);
         }
         (cws, s, t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doram_field::Fp;
+
+    /// Both trees in one place, generated the way two key holders do it with
+    /// [`expand_uncorrected`], [`leaf_sums`] and [`BgiKey::from_parts`] (whole levels, XOR sums,
+    /// levels cut to the nodes that meet `[0, n)`): the keys are exactly `gen_with_seeds`'s.
+    #[test]
+    fn level_by_level_generation_matches_gen_with_seeds() {
+        let roots = [
+            0x1234_5678_9abc_def0_1122_3344_5566_7788u128 & SEED_MASK,
+            0xfeed_beef_u128 << 40,
+        ];
+        for (n, alpha) in [
+            (2usize, 1usize),
+            (3, 2),
+            (5, 4),
+            (8, 3),
+            (100, 57),
+            (1000, 999),
+        ] {
+            let d = depth(n);
+            let beta = Fp::from_u64(424_242);
+            let mut nodes = [vec![roots[0]], vec![roots[1] | 1]];
+            let mut cws = Vec::new();
+            for i in 0..d {
+                let a = (alpha >> (d - 1 - i)) & 1 == 1;
+                let mut kids = [vec![0; 2 * nodes[0].len()], vec![0; 2 * nodes[1].len()]];
+                let [l0, r0] = expand_uncorrected(&nodes[0], &mut kids[0]);
+                let [l1, r1] = expand_uncorrected(&nodes[1], &mut kids[1]);
+                let s = if a { l0 ^ l1 } else { r0 ^ r1 } & SEED_MASK;
+                let (tl, tr) = (lsb(l0 ^ l1) ^ a ^ true, lsb(r0 ^ r1) ^ a);
+                let keep = n.div_ceil(1 << (d - i - 1));
+                for b in 0..2 {
+                    for (j, &p) in nodes[b].iter().enumerate() {
+                        let m = mask(lsb(p));
+                        kids[b][2 * j] ^= m & (s | u128::from(tl));
+                        kids[b][2 * j + 1] ^= m & (s | u128::from(tr));
+                    }
+                    kids[b].truncate(keep);
+                }
+                nodes = kids;
+                cws.push((s, tl, tr));
+            }
+            let (c0, t0): (Fp, u64) = leaf_sums(&nodes[0]);
+            let (c1, t1): (Fp, u64) = leaf_sums(&nodes[1]);
+            let sign = Fp::from_u64(t0) - Fp::from_u64(t1);
+            let ocw = sign * (beta - c0 + c1);
+            let k0 = BgiKey::from_parts(TwoParty::P0, n, roots[0], &cws, ocw);
+            let k1 = BgiKey::from_parts(TwoParty::P1, n, roots[1], &cws, ocw);
+            let seeds = roots.map(|r| Seed(r.to_le_bytes()));
+            let (g0, g1) = <Bgi as SinglePointDpf<Fp>>::gen_with_seeds(n, alpha, beta, seeds);
+            assert!(k0 == g0 && k1 == g1, "n = {n}, alpha = {alpha}");
+        }
+    }
+
+    #[test]
+    fn one_point_keys_from_parts_are_shares() {
+        let (b0, b1) = (Fp::from_u64(5), Fp::from_u64(9));
+        let k0 = BgiKey::from_parts(TwoParty::P0, 1, 77, &[], b0);
+        let k1 = BgiKey::from_parts(TwoParty::P1, 1, 77, &[], -b1);
+        assert_eq!(Bgi::eval(&k0, 0) + Bgi::eval(&k1, 0), b0 + b1);
+        assert_eq!(BgiKey::<Fp>::from_bytes(&k1.to_bytes(), 1).ok(), Some(k1));
     }
 }
