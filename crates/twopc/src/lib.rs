@@ -24,6 +24,7 @@
 //! | Beaver 1991 | two-party arithmetic over F_p: inputs without messages, batched products on pooled triples, openings | [`arith`] |
 //! | Beaver 1991; Gilboa 1999 | XOR-shared AND triples (two random OTs each) and additively shared F_p triples (Gilboa's product, 256 OTs each), OT extension in both directions | [`triples`] |
 //! | Beneš 1964 (looping algorithm); the re-sharing switch of doram-gkk12's shuffle over F_p | secret shuffle of additive F_p shares, π = σ₁ ∘ σ₀ with each σ known to one party: two passes of 2k − 1 stages, n/2 random OTs and n·width elements per stage | [`shuffle`] |
+//! | Doerner–shelat 2017 (Floram's distributed Gen), as in Duoram (USENIX Security 2023) App. C | BGI DPF keys made by the two key holders: each expands its whole tree level by level, the correction words come from two random OTs and one exchange per level, the output correction word from one Beaver product; any number of keys in 2⌈log₂ n⌉ + O(1) rounds | [`dpf_gen`] |
 //! | — | typed circuit builder: bits, little-endian words, adders, comparators, multiplexers, barrel shifters, multiplier, table lookup; gate counts; inlining and wire compaction | [`builder`] |
 //! | Bristol Fashion circuit collection (Archer, Smart et al.) | circuit import (bounded, typed errors) and export | [`bristol`] |
 //!
@@ -70,6 +71,7 @@ pub mod arith;
 pub mod base_ot;
 pub mod bristol;
 pub mod builder;
+pub mod dpf_gen;
 pub mod driver;
 mod error;
 pub mod gc;

@@ -1,0 +1,556 @@
+//! Two-party generation of BGI DPF keys without a dealer, after Doerner and shelat ("Scaling
+//! ORAM for Secure Computation", CCS 2017, the distributed Gen of Floram), as 2P-Duoram's
+//! preprocessing runs it (Vadapalli–Henry–Goldberg, USENIX Security 2023, App. C).
+//!
+//! # What it computes
+//! `P0` and `P1` hold, per key, XOR shares of the ⌈log₂ n⌉ path bits of a point α (most
+//! significant first, [`PointShare`]) and additive shares of β ∈ F_p ([`Share`]). Each ends
+//! with its [`BgiKey<Fp>`]: an ordinary key of [`doram_dpf::bgi`] with
+//! `eval(k₀, x) + eval(k₁, x) = β·[x = α]` for every x in `[0, n)`, so that
+//! [`Bgi::eval`](doram_dpf::Bgi), `eval_all_into` and the rest evaluate it unchanged.
+//! [`gen_many`] makes any number of keys on one domain with the rounds of one.
+//!
+//! # The protocol
+//! The notation of [`doram_dpf::bgi`]: node `s | t`, `G(s) = (MMO(s), MMO(s | 1))`, each half a
+//! child seed and control bit. Each party draws its own root seed; the root control bit is
+//! the party's index. Level by level ([Duoram App. C], after [Doerner–shelat]):
+//!
+//! 1. Each party b expands its *whole* current level with `G`, before correction
+//!    ([`doram_dpf::bgi::expand_uncorrected`]), and XORs all left halves into `L_b` and all
+//!    right halves into `R_b` (seed and control bit). Off the path to α the two trees'
+//!    nodes are equal, so `L₀ ⊕ L₁` and `R₀ ⊕ R₁` are the XORs of the two on-path nodes'
+//!    left and right children. Only nodes whose subtree meets `[0, n)` are kept, the same
+//!    at both parties (the on-path node is among them, as α < n).
+//! 2. Seed correction: bgi.rs takes the lose side, `s_CW = R₀ ⊕ R₁` for a = 0 and
+//!    `L₀ ⊕ L₁` for a = 1 (seed bits only), i.e. `s_CW = (R₀ ⊕ R₁) ⊕ a·(X₀ ⊕ X₁)` with
+//!    `X_b = L_b ⊕ R_b` and a = a₀ ⊕ a₁. The product `a·(X₀ ⊕ X₁)` is
+//!    `a₀X₀ ⊕ a₁X₁ ⊕ a₀X₁ ⊕ a₁X₀`; each cross term `a_c·X_b` (c ≠ b) comes from one random OT
+//!    with party c choosing a_c, made in advance for every level and key with the choices
+//!    fixed (correlated OT from the extension, hashed): party b holds `(m₀, m₁)`, party c
+//!    holds `m_{a_c}`. Party b sends `y = m₀ ⊕ m₁ ⊕ X_b` and keeps `m₀`; party c takes
+//!    `m_{a_c} ⊕ a_c·y = m₀ ⊕ a_c·X_b`. Each party then sends its XOR share
+//!    `z_b = R_b ⊕ a_b·X_b ⊕ m₀(its OT as sender) ⊕ (m_{a_b} ⊕ a_b·y)(its OT as receiver)`
+//!    and both open `s_CW = z₀ ⊕ z₁`.
+//! 3. Control-bit corrections are linear ([Duoram App. C, step 4]): bgi.rs's
+//!    `t_CW^L = t₀^L ⊕ t₁^L ⊕ a ⊕ 1` and `t_CW^R = t₀^R ⊕ t₁^R ⊕ a`, where `t_b^L ⊕ …` over the
+//!    level is `lsb(L₀ ⊕ L₁)`; so party b sends `lsb(L_b) ⊕ a_b` and `lsb(R_b) ⊕ a_b` (in the
+//!    message that carries y) and both add `1` to the left one.
+//! 4. Each party corrects its children as evaluation does,
+//!    `child = G(s)_side ⊕ t·(s_CW | t_CW^side)` ([Duoram App. C, steps 5–6]).
+//!
+//! After the last level each party holds its leaves for `[0, n)`. With `C_b = Σ_x Convert(s_b(x))`
+//! and `T_b = Σ_x t_b(x)` ([`doram_dpf::bgi::leaf_sums`]), off-path leaves cancel:
+//! `C₀ − C₁ = Convert(s₀(α)) − Convert(s₁(α))` and `T₀ − T₁ = t₀(α) − t₁(α) = (−1)^{t₁(α)}`
+//! (the on-path bits differ). bgi.rs's output correction word
+//! `OCW = (−1)^{t₁}·(β − Convert(s₀) + Convert(s₁))` is therefore the product of
+//! `T₀ − T₁` (shares `T₀`, `−T₁`) and `β − C₀ + C₁` (shares `β₀ − C₀`, `β₁ + C₁`): one
+//! Beaver product ([`Arith2::mul_many`]) and one opening ([`Arith2::open_many`]). For n = 1
+//! the key is a plain share and nothing is sent: `P0`'s key holds β₀ and `P1`'s −β₁ (party 1
+//! outputs the negation).
+//!
+//! # Costs (per party, K keys on n points, d = ⌈log₂ n⌉)
+//! * Local work: about 2n fixed-key AES calls per key for the tree (two per node of every
+//!   level above the leaves) and n for the output conversion at the leaves, as a full-domain
+//!   evaluation; memory for two levels, at most 1.5n blocks (24n bytes) per key, for the
+//!   last level and its parents.
+//! * Communication: d·K random OTs in each direction, drawn in one extension flow at the
+//!   start ([`crate::driver::cot_send`] on [`Arith2::ots_mut`]); per level one message of
+//!   `16K + ⌈K/4⌉` bytes (y and the control-bit shares, [`offer_len`]) and one of `16K` bytes
+//!   (the seed-correction shares, [`share_len`]) each way; then K Beaver products (with
+//!   triples from the engine's pool, made inline if it runs short: 256 OTs and 4 KiB each way
+//!   per triple) and one opening of K elements.
+//! * Rounds: 2d for the levels, plus one for the OT extension, two for the product and the
+//!   opening, and the triple generation's if the pool is short — for any K.
+//!
+//! # Who learns what (semi-honest)
+//! Both parties learn every correction word (`s_CW`, `t_CW^L`, `t_CW^R` per level, and OCW):
+//! these are public parts of both keys, as with a dealer; each key alone hides α and β as
+//! BGI keys do. Beyond its key, a party sees: the OT extension messages; the peer's `y`,
+//! each masked by an OT message it does not hold; the peer's shares `z` and control-bit
+//! shares, which follow from the opened correction word and its own shares; the Beaver
+//! openings, masked by the triples; and the peer's share of OCW, which follows from OCW. Its
+//! own level-by-level nodes are what evaluating its key gives. Semi-honest only: a malicious
+//! peer can make the keys wrong (not make this party panic: every received message has an
+//! exact length fixed by K and is checked, including its unused bits, before use; a fault is
+//! [`TwopcError::Peer`] naming the peer). If the shares of α combine to a point outside
+//! `[0, n)` (possible when n is not a power of two), the keys share the zero function on
+//! `[0, n)`: no leaf lies on the path, so `T₀ − T₁ = 0` and OCW = 0.
+
+use doram_core::PartyId;
+use doram_core::wire::{self, PeerFault};
+use doram_dpf::bgi::{expand_uncorrected, leaf_sums};
+use doram_dpf::{BgiKey, MAX_DOMAIN, TwoParty};
+use doram_field::Fp;
+use doram_net::Session;
+use doram_prim::aes::{Block, lsb, mask};
+use rand_core::{CryptoRng, RngCore};
+
+use crate::TwopcError;
+use crate::arith::{Arith2, Share};
+use crate::driver::{cot_receive, cot_send, peer};
+use crate::error::same_len;
+
+/// The seed bits of a block (the lsb is a node's control bit).
+const SEED_MASK: Block = !1;
+
+/// What one party brings for one key: its XOR shares of α's path bits and its additive share
+/// of β. `Debug` shows only the number of bits.
+#[derive(Clone)]
+pub struct PointShare {
+    alpha_bits: Vec<bool>,
+    beta: Share,
+}
+
+impl core::fmt::Debug for PointShare {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "PointShare {{ bits: {}, .. }}", self.alpha_bits.len())
+    }
+}
+
+impl PointShare {
+    /// XOR shares of α's ⌈log₂ n⌉ path bits, most significant (the root's) first, and a share
+    /// of β.
+    pub fn new(alpha_bits: Vec<bool>, beta: Share) -> PointShare {
+        PointShare { alpha_bits, beta }
+    }
+
+    /// The path bits of an XOR share `alpha_share` of α (its low ⌈log₂ n⌉ bits, most
+    /// significant first; higher bits are ignored) for a domain of `domain_size` points.
+    pub fn from_xor_share(alpha_share: usize, domain_size: usize, beta: Share) -> PointShare {
+        let d = depth(domain_size);
+        let alpha_bits = (0..d)
+            .map(|i| (alpha_share >> (d - 1 - i)) & 1 == 1)
+            .collect();
+        PointShare { alpha_bits, beta }
+    }
+
+    /// The path bits.
+    pub fn alpha_bits(&self) -> &[bool] {
+        &self.alpha_bits
+    }
+
+    /// The share of β.
+    pub fn beta(&self) -> Share {
+        self.beta
+    }
+}
+
+/// The tree depth ⌈log₂ n⌉ for a domain of `n ≥ 1` points (0 for n ≤ 1).
+pub fn depth(n: usize) -> usize {
+    if n <= 1 {
+        0
+    } else {
+        (usize::BITS - (n - 1).leading_zeros()) as usize
+    }
+}
+
+/// Nodes kept at depth `i` of a tree of depth `d` on `n` points: those whose subtree meets
+/// `[0, n)`.
+fn kept(n: usize, d: usize, i: usize) -> usize {
+    n.div_ceil(1 << (d - i))
+}
+
+/// Bytes of a level's first message for `keys` keys: per key `y` (16 bytes, lsb 0), then two
+/// control-bit shares per key, packed least significant bit first (bit 2k: `t_CW^L`'s share
+/// of key k, bit 2k + 1: `t_CW^R`'s), unused bits 0.
+pub fn offer_len(keys: usize) -> usize {
+    16 * keys + (2 * keys).div_ceil(8)
+}
+
+/// Bytes of a level's second message for `keys` keys: per key the share `z` of `s_CW` (16
+/// bytes, lsb 0).
+pub fn share_len(keys: usize) -> usize {
+    16 * keys
+}
+
+const OFFER: &str = "DPF generation level offer";
+const SHARES: &str = "DPF generation seed-correction shares";
+
+/// A level's first message, party b → party 1 − b ([Duoram App. C, steps 3–4]): per key the
+/// OT derandomisation `y = m₀ ⊕ m₁ ⊕ X_b` (seed bits) and the control-bit shares
+/// `(lsb(L_b) ⊕ a_b, lsb(R_b) ⊕ a_b)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Offer {
+    masked: Vec<Block>,
+    bits: Vec<[bool; 2]>,
+}
+
+impl Offer {
+    fn encode(&self) -> Vec<u8> {
+        let k = self.masked.len();
+        let mut out = Vec::with_capacity(offer_len(k));
+        for y in &self.masked {
+            out.extend_from_slice(&y.to_le_bytes());
+        }
+        let mut packed = vec![0u8; (2 * k).div_ceil(8)];
+        for (i, pair) in self.bits.iter().enumerate() {
+            for (side, &b) in pair.iter().enumerate() {
+                let j = 2 * i + side;
+                packed[j / 8] |= u8::from(b) << (j % 8);
+            }
+        }
+        out.extend_from_slice(&packed);
+        out
+    }
+
+    fn decode(peer: PartyId, bytes: &[u8], keys: usize) -> Result<Offer, PeerFault> {
+        wire::exact_len(peer, OFFER, bytes, offer_len(keys))?;
+        let (blocks, packed) = bytes.split_at(16 * keys);
+        let masked = seed_blocks(peer, OFFER, blocks)?;
+        let bit = |j: usize| (packed[j / 8] >> (j % 8)) & 1 == 1;
+        if (2 * keys..8 * packed.len()).any(bit) {
+            return Err(PeerFault::malformed(peer, OFFER, "nonzero padding bits"));
+        }
+        let bits = (0..keys).map(|i| [bit(2 * i), bit(2 * i + 1)]).collect();
+        Ok(Offer { masked, bits })
+    }
+}
+
+/// 16-byte little-endian blocks whose lsb must be 0 (seed bits only).
+fn seed_blocks(peer: PartyId, what: &'static str, bytes: &[u8]) -> Result<Vec<Block>, PeerFault> {
+    bytes
+        .chunks_exact(16)
+        .map(|c| {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(c);
+            let x = Block::from_le_bytes(b);
+            if lsb(x) {
+                Err(PeerFault::malformed(
+                    peer,
+                    what,
+                    "a seed block has its lsb set",
+                ))
+            } else {
+                Ok(x)
+            }
+        })
+        .collect()
+}
+
+fn encode_blocks(blocks: &[Block]) -> Vec<u8> {
+    blocks.iter().flat_map(|b| b.to_le_bytes()).collect()
+}
+
+/// One key's tree at one party while it is generated: the current level and the correction
+/// words so far.
+struct KeyTree {
+    root: Block,
+    /// The nodes `s | t` of the current level that are kept.
+    nodes: Vec<Block>,
+    /// Scratch for the next level.
+    next: Vec<Block>,
+    cws: Vec<(Block, bool, bool)>,
+}
+
+/// What a party computes from one key's expanded level before any message
+/// ([Duoram App. C, steps 1–2]).
+#[derive(Clone, Copy)]
+struct LevelSums {
+    /// `X_b = L_b ⊕ R_b`, seed bits.
+    x: Block,
+    /// `R_b`, seed bits.
+    r: Block,
+    /// `lsb(L_b)`, `lsb(R_b)`.
+    t: [bool; 2],
+}
+
+impl KeyTree {
+    fn new(root: Block, party: TwoParty) -> KeyTree {
+        let root = root & SEED_MASK;
+        KeyTree {
+            root,
+            nodes: vec![root | party.index() as Block],
+            next: Vec::new(),
+            cws: Vec::new(),
+        }
+    }
+
+    /// Step 1: the uncorrected children of the whole level and their sums.
+    fn expand(&mut self) -> LevelSums {
+        self.next.clear();
+        self.next.resize(2 * self.nodes.len(), 0);
+        let [l, r] = expand_uncorrected(&self.nodes, &mut self.next);
+        LevelSums {
+            x: (l ^ r) & SEED_MASK,
+            r: r & SEED_MASK,
+            t: [lsb(l), lsb(r)],
+        }
+    }
+
+    /// Step 4: corrects the children with the level's correction word (bgi.rs's evaluation:
+    /// `G(s)_side ⊕ t·(s_CW | t_CW^side)`) and keeps the first `keep` of them.
+    fn correct(&mut self, cw: (Block, bool, bool), keep: usize) {
+        let (s, tl, tr) = cw;
+        let corr = [s | Block::from(tl), s | Block::from(tr)];
+        for (&parent, kids) in self.nodes.iter().zip(self.next.chunks_exact_mut(2)) {
+            let m = mask(lsb(parent));
+            kids[0] ^= m & corr[0];
+            kids[1] ^= m & corr[1];
+        }
+        self.next.truncate(keep);
+        std::mem::swap(&mut self.nodes, &mut self.next);
+        self.cws.push(cw);
+    }
+}
+
+/// This party's part of one key's level message: `y` and its control-bit shares.
+fn offer(sums: LevelSums, a: bool, sent: [Block; 2]) -> (Block, [bool; 2]) {
+    let y = (sent[0] ^ sent[1] ^ sums.x) & SEED_MASK;
+    (y, [sums.t[0] ^ a, sums.t[1] ^ a])
+}
+
+/// This party's XOR share `z_b` of `s_CW` (step 2): its own terms `R_b ⊕ a_b·X_b`, its OT as
+/// sender (`m₀`, against the peer's `a·X_b`) and its OT as receiver (`m_{a_b} ⊕ a_b·y`,
+/// against the peer's `m₀`), seed bits.
+fn seed_share(sums: LevelSums, a: bool, sent: [Block; 2], received: Block, y_peer: Block) -> Block {
+    let m = mask(a);
+    (sums.r ^ (m & sums.x) ^ sent[0] ^ received ^ (m & y_peer)) & SEED_MASK
+}
+
+/// The level's correction word from both parties' messages: `s_CW = z₀ ⊕ z₁`,
+/// `t_CW^L = ⊕ shares ⊕ 1`, `t_CW^R = ⊕ shares` (step 3).
+fn correction_word(z: [Block; 2], bits: [[bool; 2]; 2]) -> (Block, bool, bool) {
+    (
+        z[0] ^ z[1],
+        bits[0][0] ^ bits[1][0] ^ true,
+        bits[0][1] ^ bits[1][1],
+    )
+}
+
+/// This party's raw contributions to the sign `T₀ − T₁` and to `−C₀ + C₁` from its leaves.
+fn output_terms(party: TwoParty, leaves: &[Block]) -> (Fp, Fp) {
+    let (c, t): (Fp, u64) = leaf_sums(leaves);
+    let t = Fp::from_u64(t);
+    match party {
+        TwoParty::P0 => (t, -c),
+        TwoParty::P1 => (-t, c),
+    }
+}
+
+/// Makes one key: [`gen_many`] with one point.
+///
+/// # Errors
+/// As [`gen_many`].
+pub fn gen_one<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    point: &PointShare,
+    domain_size: usize,
+    rng: &mut R,
+) -> Result<BgiKey<Fp>, TwopcError> {
+    let mut keys = gen_many(
+        session,
+        engine,
+        std::slice::from_ref(point),
+        domain_size,
+        rng,
+    )?;
+    keys.pop()
+        .ok_or(TwopcError::ApiMisuse("one point gives one key"))
+}
+
+/// Makes this party's BGI keys for the points `points` on `[0, domain_size)`, together with
+/// the peer, which calls it with its own shares of the same number of points and the same
+/// domain size (see the [module documentation](self)). Root seeds are drawn from `rng` (OS
+/// entropy in real use, [`crate::os_rng`]). All keys' OTs of a level travel in one message, so
+/// K keys take the rounds of one.
+///
+/// # Errors
+/// [`TwopcError::WrongPartyCount`] unless the session has two parties;
+/// [`TwopcError::ApiMisuse`] for a domain size of 0 or above 2^62;
+/// [`TwopcError::LengthMismatch`] unless every point has ⌈log₂ domain_size⌉ path bits — all
+/// before anything is sent; transport failures; the peer's messages of the wrong size or with
+/// nonzero unused bits ([`TwopcError::Peer`], naming it).
+pub fn gen_many<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    points: &[PointShare],
+    domain_size: usize,
+    rng: &mut R,
+) -> Result<Vec<BgiKey<Fp>>, TwopcError> {
+    let other = peer(session)?;
+    if domain_size == 0 || domain_size > MAX_DOMAIN {
+        return Err(TwopcError::ApiMisuse("DPF domain size must be in 1..=2^62"));
+    }
+    let d = depth(domain_size);
+    for p in points {
+        same_len("DPF path bits", d, p.alpha_bits.len())?;
+    }
+    let party = match session.me() {
+        PartyId::P0 => TwoParty::P0,
+        _ => TwoParty::P1,
+    };
+    let k = points.len();
+    if k == 0 {
+        return Ok(Vec::new());
+    }
+    if d == 0 {
+        // A one-point domain: the key is the share (party 1 outputs its negation).
+        return Ok(points
+            .iter()
+            .map(|p| {
+                let share = match party {
+                    TwoParty::P0 => p.beta.raw(),
+                    TwoParty::P1 => -p.beta.raw(),
+                };
+                BgiKey::from_parts(party, 1, 0, &[], share)
+            })
+            .collect());
+    }
+    let mut trees: Vec<KeyTree> = (0..k)
+        .map(|_| {
+            let mut b = [0u8; 16];
+            rng.fill_bytes(&mut b);
+            KeyTree::new(Block::from_le_bytes(b), party)
+        })
+        .collect();
+    // All random OTs up front, level-major (OT i·K + j is key j's at level i): this party
+    // chooses its bits of α as receiver, and holds the pairs for the peer's bits as sender.
+    let choices: Vec<bool> = (0..d)
+        .flat_map(|i| points.iter().map(move |p| p.alpha_bits[i]))
+        .collect();
+    let (sender, receiver) = engine.ots_mut();
+    let received = cot_receive(session, receiver, &choices)?.into_random().msgs;
+    let sent = cot_send(session, sender, d * k)?.into_random().msgs;
+
+    for i in 0..d {
+        let keep = kept(domain_size, d, i + 1);
+        let ots = i * k..(i + 1) * k;
+        let (sent, received) = (&sent[ots.clone()], &received[ots]);
+        let sums: Vec<LevelSums> = trees.iter_mut().map(KeyTree::expand).collect();
+        let mut mine = Offer {
+            masked: Vec::with_capacity(k),
+            bits: Vec::with_capacity(k),
+        };
+        for (j, s) in sums.iter().enumerate() {
+            let (y, t) = offer(*s, points[j].alpha_bits[i], sent[j]);
+            mine.masked.push(y);
+            mine.bits.push(t);
+        }
+        session.send_bytes(other, &mine.encode())?;
+        let theirs = Offer::decode(other, &session.recv_bytes(other)?, k)?;
+        let z: Vec<Block> = (0..k)
+            .map(|j| {
+                let a = points[j].alpha_bits[i];
+                seed_share(sums[j], a, sent[j], received[j], theirs.masked[j])
+            })
+            .collect();
+        session.send_bytes(other, &encode_blocks(&z))?;
+        let bytes = session.recv_bytes(other)?;
+        wire::exact_len(other, SHARES, &bytes, share_len(k))?;
+        let z_peer = seed_blocks(other, SHARES, &bytes)?;
+        for (j, tree) in trees.iter_mut().enumerate() {
+            let cw = correction_word([z[j], z_peer[j]], [mine.bits[j], theirs.bits[j]]);
+            tree.correct(cw, keep);
+        }
+    }
+
+    // The output correction word: (T₀ − T₁)·(β − C₀ + C₁), one product and one opening.
+    let (signs, values): (Vec<Fp>, Vec<Fp>) =
+        trees.iter().map(|t| output_terms(party, &t.nodes)).unzip();
+    let signs = share_local(engine, &signs)?;
+    let values = share_local(engine, &values)?;
+    let pairs: Vec<(Share, Share)> = signs
+        .into_iter()
+        .zip(values)
+        .zip(points)
+        .map(|((s, v), p)| (s, v + p.beta))
+        .collect();
+    let products = engine.mul_many(session, &pairs)?;
+    let ocws = engine.open_many(session, &products)?;
+    Ok(trees
+        .into_iter()
+        .zip(ocws)
+        .map(|(t, ocw)| BgiKey::from_parts(party, domain_size, t.root, &t.cws, ocw))
+        .collect())
+}
+
+/// Additive shares of `Σ_b values_b` from each party's local `values` (no message): each
+/// party inputs its own through the engine, `P0`'s first, and adds the two sharings.
+fn share_local(engine: &mut Arith2, values: &[Fp]) -> Result<Vec<Share>, TwopcError> {
+    let me = engine.me();
+    let m = values.len();
+    let mut sums = Vec::with_capacity(m);
+    let mut parts = [Vec::new(), Vec::new()];
+    for (owner, part) in [PartyId::P0, PartyId::P1].into_iter().zip(&mut parts) {
+        let mine = (owner == me).then_some(values);
+        *part = engine.input(owner, mine, m)?;
+    }
+    for (a, b) in parts[0].iter().zip(&parts[1]) {
+        sums.push(*a + *b);
+    }
+    Ok(sums)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(rng: &mut impl RngCore) -> Block {
+        u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64())
+    }
+
+    /// One level's arithmetic on made-up OTs, for every pair of α shares: `z₀ ⊕ z₁` is the
+    /// lose side's seed XOR and the control bits are bgi.rs's.
+    #[test]
+    fn level_shares_open_to_the_lose_side() {
+        let mut rng = crate::insecure_rng_for_tests(31);
+        for (a0, a1) in [(false, false), (false, true), (true, false), (true, true)] {
+            let a = a0 ^ a1;
+            let (l, r) = (
+                [block(&mut rng), block(&mut rng)],
+                [block(&mut rng), block(&mut rng)],
+            );
+            let sums = |b: usize| LevelSums {
+                x: (l[b] ^ r[b]) & SEED_MASK,
+                r: r[b] & SEED_MASK,
+                t: [lsb(l[b]), lsb(r[b])],
+            };
+            // OT with P1 as sender (P0 chooses a0), and with P0 as sender (P1 chooses a1).
+            let pair10 = [block(&mut rng), block(&mut rng)];
+            let pair01 = [block(&mut rng), block(&mut rng)];
+            let (y0, t0) = offer(sums(0), a0, pair01);
+            let (y1, t1) = offer(sums(1), a1, pair10);
+            let z0 = seed_share(sums(0), a0, pair01, pair10[usize::from(a0)], y1);
+            let z1 = seed_share(sums(1), a1, pair10, pair01[usize::from(a1)], y0);
+            let (s, tl, tr) = correction_word([z0, z1], [t0, t1]);
+            let lose = if a { l[0] ^ l[1] } else { r[0] ^ r[1] };
+            assert_eq!(s, lose & SEED_MASK, "a = {a0} ⊕ {a1}");
+            assert_eq!(tl, lsb(l[0] ^ l[1]) ^ a ^ true);
+            assert_eq!(tr, lsb(r[0] ^ r[1]) ^ a);
+            assert!(!lsb(y0) && !lsb(z0));
+        }
+    }
+
+    #[test]
+    fn offers_round_trip_and_refuse_stray_bits() {
+        for k in [1usize, 3, 4, 5] {
+            let o = Offer {
+                masked: (0..k as u128).map(|i| (i + 7) << 9).collect(),
+                bits: (0..k).map(|i| [i % 2 == 0, i % 3 == 0]).collect(),
+            };
+            let bytes = o.encode();
+            assert_eq!(bytes.len(), offer_len(k));
+            assert_eq!(Offer::decode(PartyId::P1, &bytes, k).unwrap(), o);
+            assert!(Offer::decode(PartyId::P1, &bytes[1..], k).is_err());
+            let mut odd = bytes.clone();
+            odd[0] |= 1;
+            assert!(Offer::decode(PartyId::P1, &odd, k).is_err());
+            if (2 * k) % 8 != 0 {
+                let mut pad = bytes.clone();
+                *pad.last_mut().unwrap() |= 0x80;
+                assert!(Offer::decode(PartyId::P1, &pad, k).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn depths_and_kept_nodes() {
+        assert_eq!([1, 2, 3, 4, 5, 1000].map(depth), [0, 1, 2, 2, 3, 10]);
+        // n = 5, d = 3: 1, 2, 3 and 5 nodes from the root down.
+        assert_eq!(
+            (0..=3).map(|i| kept(5, 3, i)).collect::<Vec<_>>(),
+            [1, 2, 3, 5]
+        );
+    }
+}
