@@ -440,14 +440,52 @@ impl<G: Group> SinglePointDpf<G> for Bgi {
 /// If `dst.len() != 2·src.len()` (a caller bug).
 pub fn expand_uncorrected(src: &[Block], dst: &mut [Block]) -> [Block; 2] {
     assert_eq!(dst.len(), 2 * src.len(), "two children per node");
-    // With both corrections 0, [`Expand`] is exactly the uncorrected PRG.
-    fixed_key().with_aes(Expand {
-        cws: [0, 0],
-        src,
-        dst,
-    });
-    dst.chunks_exact(2)
-        .fold([0, 0], |[l, r], p| [l ^ p[0], r ^ p[1]])
+    fixed_key().with_aes(ExpandUncorrected { src, dst })
+}
+
+/// [`expand_uncorrected`]'s loop: [`Expand`]'s hashing without the corrections, XORing the
+/// halves as they are written.
+struct ExpandUncorrected<'a> {
+    src: &'a [Block],
+    dst: &'a mut [Block],
+}
+
+impl WithAes for ExpandUncorrected<'_> {
+    type Output = [Block; 2];
+
+    #[inline(always)]
+    fn run<K: AesKernel>(self, fk: &mut K) -> [Block; 2] {
+        let (whole, rest) = batches(self.src);
+        let mut dst_chunks = self.dst.chunks_exact_mut(2 * BATCH);
+        let mut acc = [[0u128; 2]; BATCH];
+        for (p, d) in whole.zip(&mut dst_chunks) {
+            let mut h = [0u128; 2 * BATCH];
+            for k in 0..BATCH {
+                let s = p[k] & SEED_MASK;
+                h[2 * k] = s;
+                h[2 * k + 1] = s | 1;
+            }
+            let (halves, _) = batches_mut(&mut h);
+            for c in halves {
+                fk.cr8(c);
+            }
+            d.copy_from_slice(&h);
+            for k in 0..BATCH {
+                acc[k][0] ^= h[2 * k];
+                acc[k][1] ^= h[2 * k + 1];
+            }
+        }
+        let d = dst_chunks.into_remainder();
+        let mut sums = acc.iter().fold([0, 0], |[l, r], a| [l ^ a[0], r ^ a[1]]);
+        for (k, &v) in rest.iter().enumerate() {
+            let s = v & SEED_MASK;
+            d[2 * k] = fk.cr(s);
+            d[2 * k + 1] = fk.cr(s | 1);
+            sums[0] ^= d[2 * k];
+            sums[1] ^= d[2 * k + 1];
+        }
+        sums
+    }
 }
 
 /// A party's sums over its leaves `s | t` (one per point of the domain, corrected with every
