@@ -255,12 +255,16 @@ struct LevelSums {
 }
 
 impl KeyTree {
-    fn new(root: Block, party: TwoParty) -> KeyTree {
+    /// A tree on `n` points from its root seed; both level buffers are allocated once, for
+    /// the widest level (the leaves), and reused.
+    fn new(root: Block, party: TwoParty, n: usize) -> KeyTree {
         let root = root & SEED_MASK;
+        let mut nodes = Vec::with_capacity(n);
+        nodes.push(root | party.index() as Block);
         KeyTree {
             root,
-            nodes: vec![root | party.index() as Block],
-            next: Vec::new(),
+            nodes,
+            next: Vec::with_capacity(n.next_power_of_two()),
             cws: Vec::new(),
         }
     }
@@ -401,7 +405,7 @@ pub fn gen_many<R: RngCore + CryptoRng + ?Sized>(
         .map(|_| {
             let mut b = [0u8; 16];
             rng.fill_bytes(&mut b);
-            KeyTree::new(Block::from_le_bytes(b), party)
+            KeyTree::new(Block::from_le_bytes(b), party, domain_size)
         })
         .collect();
     // All random OTs up front, level-major (OT i·K + j is key j's at level i): this party
