@@ -431,15 +431,14 @@ impl<G: Group> SinglePointDpf<G> for Bgi {
     }
 }
 
-/// The PRG on a whole level: `dst[2j] ‖ dst[2j+1] = G(s_j)` for the nodes `src` (`s_j | t_j`,
-/// the control bit ignored), before any correction; returns the XOR of all left halves and the
-/// XOR of all right halves. With the level's correction word, the children that evaluation
-/// computes are `dst[2j + side] ⊕ t_j·(s_CW | t_CW^side)`.
-///
-/// # Panics
-/// If `dst.len() != 2·src.len()` (a caller bug).
-pub fn expand_uncorrected(src: &[Block], dst: &mut [Block]) -> [Block; 2] {
-    assert_eq!(dst.len(), 2 * src.len(), "two children per node");
+/// The PRG on a whole level: replaces `dst` by `G(s_j)` for the nodes `src` (`s_j | t_j`, the
+/// control bit ignored), `dst[2j] ‖ dst[2j+1] = G(s_j)`, before any correction; returns the
+/// XOR of all left halves and the XOR of all right halves. With the level's correction word,
+/// the children that evaluation computes are `dst[2j + side] ⊕ t_j·(s_CW | t_CW^side)`. (The
+/// children are appended to the cleared vector, so a reused buffer is not zeroed first.)
+pub fn expand_uncorrected(src: &[Block], dst: &mut Vec<Block>) -> [Block; 2] {
+    dst.clear();
+    dst.reserve(2 * src.len());
     fixed_key().with_aes(ExpandUncorrected { src, dst })
 }
 
@@ -447,7 +446,7 @@ pub fn expand_uncorrected(src: &[Block], dst: &mut [Block]) -> [Block; 2] {
 /// halves as they are written.
 struct ExpandUncorrected<'a> {
     src: &'a [Block],
-    dst: &'a mut [Block],
+    dst: &'a mut Vec<Block>,
 }
 
 impl WithAes for ExpandUncorrected<'_> {
@@ -456,9 +455,8 @@ impl WithAes for ExpandUncorrected<'_> {
     #[inline(always)]
     fn run<K: AesKernel>(self, fk: &mut K) -> [Block; 2] {
         let (whole, rest) = batches(self.src);
-        let mut dst_chunks = self.dst.chunks_exact_mut(2 * BATCH);
         let mut acc = [[0u128; 2]; BATCH];
-        for (p, d) in whole.zip(&mut dst_chunks) {
+        for p in whole {
             let mut h = [0u128; 2 * BATCH];
             for k in 0..BATCH {
                 let s = p[k] & SEED_MASK;
@@ -469,20 +467,19 @@ impl WithAes for ExpandUncorrected<'_> {
             for c in halves {
                 fk.cr8(c);
             }
-            d.copy_from_slice(&h);
+            self.dst.extend_from_slice(&h);
             for k in 0..BATCH {
                 acc[k][0] ^= h[2 * k];
                 acc[k][1] ^= h[2 * k + 1];
             }
         }
-        let d = dst_chunks.into_remainder();
         let mut sums = acc.iter().fold([0, 0], |[l, r], a| [l ^ a[0], r ^ a[1]]);
-        for (k, &v) in rest.iter().enumerate() {
+        for &v in rest {
             let s = v & SEED_MASK;
-            d[2 * k] = fk.cr(s);
-            d[2 * k + 1] = fk.cr(s | 1);
-            sums[0] ^= d[2 * k];
-            sums[1] ^= d[2 * k + 1];
+            let (l, r) = (fk.cr(s), fk.cr(s | 1));
+            self.dst.extend_from_slice(&[l, r]);
+            sums[0] ^= l;
+            sums[1] ^= r;
         }
         sums
     }
@@ -609,7 +606,7 @@ mod tests {
             let mut cws = Vec::new();
             for i in 0..d {
                 let a = (alpha >> (d - 1 - i)) & 1 == 1;
-                let mut kids = [vec![0; 2 * nodes[0].len()], vec![0; 2 * nodes[1].len()]];
+                let mut kids = [Vec::new(), Vec::new()];
                 let [l0, r0] = expand_uncorrected(&nodes[0], &mut kids[0]);
                 let [l1, r1] = expand_uncorrected(&nodes[1], &mut kids[1]);
                 let s = if a { l0 ^ l1 } else { r0 ^ r1 } & SEED_MASK;

@@ -271,8 +271,6 @@ impl KeyTree {
 
     /// Step 1: the uncorrected children of the whole level and their sums.
     fn expand(&mut self) -> LevelSums {
-        self.next.clear();
-        self.next.resize(2 * self.nodes.len(), 0);
         let [l, r] = expand_uncorrected(&self.nodes, &mut self.next);
         LevelSums {
             x: (l ^ r) & SEED_MASK,
