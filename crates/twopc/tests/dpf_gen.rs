@@ -15,7 +15,7 @@ use doram_dpf::{Bgi, BgiKey, DpfKey, SinglePointDpf, TwoParty};
 use doram_field::Fp;
 use doram_net::{LocalMesh, Session, Tamper, Transcript};
 use doram_twopc::arith::{Arith2, Share};
-use doram_twopc::dpf_gen::{PointShare, depth, gen_many, gen_one, offer_len};
+use doram_twopc::dpf_gen::{PointShare, depth, gen_many, gen_one, offer_len, share_len};
 use doram_twopc::{TwopcError, insecure_rng_for_tests};
 use rand::{Rng, RngCore};
 
@@ -238,16 +238,17 @@ fn a_point_outside_an_odd_domain_gives_the_zero_function() {
     check(n, &points, &p0, &p1);
 }
 
-/// n = 64, one key: `P1`'s first level message (its first frame of `offer_len(1)` bytes) is
-/// edited by `edit`; `P0`'s result and whether `P1` also stopped with an error.
-fn with_edited_offer(edit: fn(&mut Vec<u8>)) -> (Result<Vec<BgiKey<Fp>>, TwopcError>, bool) {
+/// n = 64, `keys` keys: `P1`'s first frame of `len` bytes is edited by `edit`; `P0`'s result
+/// and whether `P1` also stopped with an error.
+fn with_edited_frame(
+    keys: usize,
+    len: usize,
+    edit: fn(&mut Vec<u8>),
+) -> (Result<Vec<BgiKey<Fp>>, TwopcError>, bool) {
     let n = 64;
     let done = AtomicBool::new(false);
     let sessions: LocalMesh = tampered(move |from, _, _, payload| {
-        if from == PartyId::P1
-            && payload.len() == offer_len(1)
-            && !done.swap(true, Ordering::SeqCst)
-        {
+        if from == PartyId::P1 && payload.len() == len && !done.swap(true, Ordering::SeqCst) {
             edit(payload);
         }
         Tamper::Pass
@@ -256,30 +257,30 @@ fn with_edited_offer(edit: fn(&mut Vec<u8>)) -> (Result<Vec<BgiKey<Fp>>, TwopcEr
         let mut rng = insecure_rng_for_tests(50 + s.me().index() as u64);
         let mut engine = Arith2::setup(&mut s, &mut rng)?;
         let beta = engine.constant(Fp::ONE);
-        let point = PointShare::from_xor_share(5, n, beta);
-        gen_many(&mut s, &mut engine, &[point], n, &mut rng)
+        let points = vec![PointShare::from_xor_share(5, n, beta); keys];
+        gen_many(&mut s, &mut engine, &points, n, &mut rng)
     };
     let (r0, r1) = run2(sessions, body, body);
     (r0, r1.is_err())
 }
 
-fn names_p1_offer(r: &Result<Vec<BgiKey<Fp>>, TwopcError>) -> bool {
+fn names_p1(r: &Result<Vec<BgiKey<Fp>>, TwopcError>, message: &str) -> bool {
     matches!(
         r,
         Err(TwopcError::Peer(PeerFault {
             peer: PartyId::P1,
             what,
             ..
-        })) if what.contains("level offer")
+        })) if what.contains(message)
     )
 }
 
 #[test]
 fn a_truncated_level_message_names_the_sender() {
-    let (r0, p1_failed) = with_edited_offer(|p| {
+    let (r0, p1_failed) = with_edited_frame(1, offer_len(1), |p| {
         p.truncate(p.len() - 1);
     });
-    assert!(names_p1_offer(&r0), "{r0:?}");
+    assert!(names_p1(&r0, "level offer"), "{r0:?}");
     assert!(p1_failed);
 }
 
@@ -289,8 +290,22 @@ fn stray_bits_in_a_level_message_name_the_sender() {
         (|p: &mut Vec<u8>| p[0] |= 1) as fn(&mut Vec<u8>),
         |p: &mut Vec<u8>| p[16] |= 0x80,
     ] {
-        let (r0, p1_failed) = with_edited_offer(edit);
-        assert!(names_p1_offer(&r0), "{r0:?}");
+        let (r0, p1_failed) = with_edited_frame(1, offer_len(1), edit);
+        assert!(names_p1(&r0, "level offer"), "{r0:?}");
+        assert!(p1_failed);
+    }
+}
+
+/// Three keys: the first frame of `share_len(3)` = 48 bytes from `P1` is its level-0 share
+/// message (the opening of the three output correction words, also 48 bytes, comes last).
+#[test]
+fn a_faulty_seed_share_message_names_the_sender() {
+    for edit in [
+        (|p: &mut Vec<u8>| p[32] |= 1) as fn(&mut Vec<u8>),
+        |p: &mut Vec<u8>| p.truncate(40),
+    ] {
+        let (r0, p1_failed) = with_edited_frame(3, share_len(3), edit);
+        assert!(names_p1(&r0, "seed-correction shares"), "{r0:?}");
         assert!(p1_failed);
     }
 }
