@@ -431,35 +431,50 @@ impl<G: Group> SinglePointDpf<G> for Bgi {
     }
 }
 
-/// The PRG on a whole level: replaces `dst` by `G(s_j)` for the nodes `src` (`s_j | t_j`, the
-/// control bit ignored), `dst[2j] ‖ dst[2j+1] = G(s_j)`, before any correction; returns the
-/// XOR of all left halves and the XOR of all right halves. With the level's correction word,
-/// the children that evaluation computes are `dst[2j + side] ⊕ t_j·(s_CW | t_CW^side)`. (The
-/// children are appended to the cleared vector, so a reused buffer is not zeroed first.)
-pub fn expand_uncorrected(src: &[Block], dst: &mut Vec<Block>) -> [Block; 2] {
-    dst.clear();
-    dst.reserve(2 * src.len());
-    fixed_key().with_aes(ExpandUncorrected { src, dst })
+/// The PRG on a whole level, in place: replaces the nodes `s_j | t_j` of `level` (the control
+/// bits ignored) by their children before any correction, `level[2j] ‖ level[2j+1] = G(s_j)`,
+/// and returns the XOR of all left halves and the XOR of all right halves. With the level's
+/// correction word, the children that evaluation computes are
+/// `level[2j + side] ⊕ t_j·(s_CW | t_CW^side)`, so a caller that corrects afterwards keeps the
+/// `t_j` first. Working in place, a whole level of `m` nodes needs `2m` blocks, not `3m`.
+pub fn expand_uncorrected(level: &mut Vec<Block>) -> [Block; 2] {
+    let m = level.len();
+    level.resize(2 * m, 0);
+    fixed_key().with_aes(ExpandInPlace { level, m })
 }
 
 /// [`expand_uncorrected`]'s loop: [`Expand`]'s hashing without the corrections, XORing the
-/// halves as they are written.
-struct ExpandUncorrected<'a> {
-    src: &'a [Block],
-    dst: &'a mut Vec<Block>,
+/// halves as they are written. The nodes are taken from the last down, so node j's children
+/// (at 2j and 2j + 1 ≥ j) overwrite only nodes already taken; each group of nodes is read out
+/// before its children are written.
+struct ExpandInPlace<'a> {
+    level: &'a mut [Block],
+    m: usize,
 }
 
-impl WithAes for ExpandUncorrected<'_> {
+impl WithAes for ExpandInPlace<'_> {
     type Output = [Block; 2];
 
     #[inline(always)]
     fn run<K: AesKernel>(self, fk: &mut K) -> [Block; 2] {
-        let (whole, rest) = batches(self.src);
+        let ExpandInPlace { level, m } = self;
+        let whole = m / BATCH;
+        let mut sums = [0u128; 2];
+        let tail: Vec<Block> = level[whole * BATCH..m].to_vec();
+        for (k, &v) in tail.iter().enumerate() {
+            let s = v & SEED_MASK;
+            let (l, r) = (fk.cr(s), fk.cr(s | 1));
+            let j = whole * BATCH + k;
+            level[2 * j] = l;
+            level[2 * j + 1] = r;
+            sums[0] ^= l;
+            sums[1] ^= r;
+        }
         let mut acc = [[0u128; 2]; BATCH];
-        for p in whole {
+        for b in (0..whole).rev() {
             let mut h = [0u128; 2 * BATCH];
             for k in 0..BATCH {
-                let s = p[k] & SEED_MASK;
+                let s = level[b * BATCH + k] & SEED_MASK;
                 h[2 * k] = s;
                 h[2 * k + 1] = s | 1;
             }
@@ -467,21 +482,13 @@ impl WithAes for ExpandUncorrected<'_> {
             for c in halves {
                 fk.cr8(c);
             }
-            self.dst.extend_from_slice(&h);
+            level[2 * BATCH * b..2 * BATCH * (b + 1)].copy_from_slice(&h);
             for k in 0..BATCH {
                 acc[k][0] ^= h[2 * k];
                 acc[k][1] ^= h[2 * k + 1];
             }
         }
-        let mut sums = acc.iter().fold([0, 0], |[l, r], a| [l ^ a[0], r ^ a[1]]);
-        for &v in rest {
-            let s = v & SEED_MASK;
-            let (l, r) = (fk.cr(s), fk.cr(s | 1));
-            self.dst.extend_from_slice(&[l, r]);
-            sums[0] ^= l;
-            sums[1] ^= r;
-        }
-        sums
+        acc.iter().fold(sums, |[l, r], a| [l ^ a[0], r ^ a[1]])
     }
 }
 
@@ -606,9 +613,9 @@ mod tests {
             let mut cws = Vec::new();
             for i in 0..d {
                 let a = (alpha >> (d - 1 - i)) & 1 == 1;
-                let mut kids = [Vec::new(), Vec::new()];
-                let [l0, r0] = expand_uncorrected(&nodes[0], &mut kids[0]);
-                let [l1, r1] = expand_uncorrected(&nodes[1], &mut kids[1]);
+                let mut kids = nodes.clone();
+                let [l0, r0] = expand_uncorrected(&mut kids[0]);
+                let [l1, r1] = expand_uncorrected(&mut kids[1]);
                 let s = if a { l0 ^ l1 } else { r0 ^ r1 } & SEED_MASK;
                 let (tl, tr) = (lsb(l0 ^ l1) ^ a ^ true, lsb(r0 ^ r1) ^ a);
                 let keep = n.div_ceil(1 << (d - i - 1));
@@ -632,6 +639,28 @@ mod tests {
             let seeds = roots.map(|r| Seed(r.to_le_bytes()));
             let (g0, g1) = <Bgi as SinglePointDpf<Fp>>::gen_with_seeds(n, alpha, beta, seeds);
             assert!(k0 == g0 && k1 == g1, "n = {n}, alpha = {alpha}");
+        }
+    }
+
+    /// In place, every node's children are its PRG halves, for levels with and without a
+    /// partial group of 8.
+    #[test]
+    fn expand_uncorrected_is_the_prg_on_every_node() {
+        let fk = fixed_key();
+        for m in [1usize, 7, 8, 9, 16, 21] {
+            let nodes: Vec<Block> = (0..m as u128)
+                .map(|i| (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835))
+                .collect();
+            let mut level = nodes.clone();
+            let sums = expand_uncorrected(&mut level);
+            assert_eq!(level.len(), 2 * m);
+            let mut want = [0, 0];
+            for (j, &v) in nodes.iter().enumerate() {
+                let s = v & SEED_MASK;
+                assert_eq!([level[2 * j], level[2 * j + 1]], [fk.cr(s), fk.cr(s | 1)]);
+                want = [want[0] ^ level[2 * j], want[1] ^ level[2 * j + 1]];
+            }
+            assert_eq!(sums, want, "m = {m}");
         }
     }
 

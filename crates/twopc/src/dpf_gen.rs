@@ -51,8 +51,8 @@
 //! # Costs (per party, K keys on n points, d = ⌈log₂ n⌉)
 //! * Local work: about 2n fixed-key AES calls per key for the tree (two per node of every
 //!   level above the leaves) and n for the output conversion at the leaves, as a full-domain
-//!   evaluation; memory for two levels, at most 1.5n blocks (24n bytes) per key, for the
-//!   last level and its parents.
+//!   evaluation; each level is expanded in place, so a key takes n blocks (16n bytes), and
+//!   1.5n bytes of control bits, at the widest.
 //! * Communication: d·K random OTs in each direction, drawn in one extension flow at the
 //!   start ([`crate::driver::cot_send`] on [`Arith2::ots_mut`]); per level one message of
 //!   `16K + ⌈K/4⌉` bytes (y and the control-bit shares, [`offer_len`]) and one of `16K` bytes
@@ -243,10 +243,13 @@ fn encode_blocks(blocks: &[Block]) -> Vec<u8> {
 /// words so far.
 struct KeyTree {
     root: Block,
-    /// The nodes `s | t` of the current level that are kept.
-    nodes: Vec<Block>,
-    /// Scratch for the next level.
-    next: Vec<Block>,
+    /// The kept nodes `s | t` of the current level; expanded in place.
+    level: Vec<Block>,
+    /// The control bits of the current level's nodes, kept for the correction after the
+    /// expansion has overwritten the nodes.
+    t: Vec<bool>,
+    /// Scratch for the next level's control bits.
+    t_next: Vec<bool>,
     cws: Vec<(Block, bool, bool)>,
 }
 
@@ -263,23 +266,25 @@ struct LevelSums {
 }
 
 impl KeyTree {
-    /// A tree on `n` points from its root seed; both level buffers are allocated once, for
-    /// the widest level (the leaves), and reused.
+    /// A tree on `n` points from its root seed, its level buffer allocated once for the
+    /// widest level (the last expansion's children).
     fn new(root: Block, party: TwoParty, n: usize) -> KeyTree {
         let root = root & SEED_MASK;
-        let mut nodes = Vec::with_capacity(n);
-        nodes.push(root | party.index() as Block);
+        let top = party == TwoParty::P1;
+        let mut level = Vec::with_capacity(2 * n.div_ceil(2));
+        level.push(root | Block::from(top));
         KeyTree {
             root,
-            nodes,
-            next: Vec::with_capacity(n.next_power_of_two()),
+            level,
+            t: vec![top],
+            t_next: Vec::new(),
             cws: Vec::new(),
         }
     }
 
-    /// Step 1: the uncorrected children of the whole level and their sums.
+    /// Step 1: the uncorrected children of the whole level (in place) and their sums.
     fn expand(&mut self) -> LevelSums {
-        let [l, r] = expand_uncorrected(&self.nodes, &mut self.next);
+        let [l, r] = expand_uncorrected(&mut self.level);
         LevelSums {
             x: (l ^ r) & SEED_MASK,
             r: r & SEED_MASK,
@@ -288,17 +293,21 @@ impl KeyTree {
     }
 
     /// Step 4: corrects the children with the level's correction word (bgi.rs's evaluation:
-    /// `G(s)_side ⊕ t·(s_CW | t_CW^side)`) and keeps the first `keep` of them.
+    /// `G(s)_side ⊕ t·(s_CW | t_CW^side)`, t the parent's control bit) and keeps the first
+    /// `keep` of them.
     fn correct(&mut self, cw: (Block, bool, bool), keep: usize) {
         let (s, tl, tr) = cw;
         let corr = [s | Block::from(tl), s | Block::from(tr)];
-        for (&parent, kids) in self.nodes.iter().zip(self.next.chunks_exact_mut(2)) {
-            let m = mask(lsb(parent));
+        self.t_next.clear();
+        for (kids, &t) in self.level.chunks_exact_mut(2).zip(&self.t) {
+            let m = mask(t);
             kids[0] ^= m & corr[0];
             kids[1] ^= m & corr[1];
+            self.t_next.extend([lsb(kids[0]), lsb(kids[1])]);
         }
-        self.next.truncate(keep);
-        std::mem::swap(&mut self.nodes, &mut self.next);
+        self.level.truncate(keep);
+        self.t_next.truncate(keep);
+        std::mem::swap(&mut self.t, &mut self.t_next);
         self.cws.push(cw);
     }
 }
@@ -457,7 +466,7 @@ pub fn gen_many<R: RngCore + CryptoRng + ?Sized>(
 
     // The output correction word: (T₀ − T₁)·(β − C₀ + C₁), one product and one opening.
     let (signs, values): (Vec<Fp>, Vec<Fp>) =
-        trees.iter().map(|t| output_terms(party, &t.nodes)).unzip();
+        trees.iter().map(|t| output_terms(party, &t.level)).unzip();
     let signs = share_local(engine, &signs)?;
     let values = share_local(engine, &values)?;
     let pairs: Vec<(Share, Share)> = signs
