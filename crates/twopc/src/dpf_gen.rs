@@ -66,9 +66,9 @@
 //! KEYS`, triples made beforehand) counts, per party: n = 2^16, one key: 1088 bytes in 35
 //! messages and 35 rounds; n = 2^20, one key: 1220 bytes, 43 rounds; eight keys at 2^20:
 //! 6568 bytes (821 per key), still 43 rounds; each triple adds 2560 bytes. The time goes to
-//! the local expansion: two in-process parties on a shared two-core machine took 2.5 to 3
-//! times as long as one full-domain evaluation of the key, single or in a batch of eight (at
-//! 2^20, 21–39 ms per key against 7.5–15.5 ms, depending on the machine's other load).
+//! the local expansion: with two in-process parties on a busy two-core machine, one key at
+//! 2^20 took 22–24 ms against 15–18 ms for one full-domain evaluation of it, and a batch of
+//! eight 34–40 ms per key (eight whole levels no longer fit in the caches).
 //!
 //! # Who learns what (semi-honest)
 //! Both parties learn every correction word (`s_CW`, `t_CW^L`, `t_CW^R` per level, and OCW):
