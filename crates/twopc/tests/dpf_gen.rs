@@ -1,6 +1,6 @@
 //! Two-party generation of BGI keys against the point function: keys that round-trip through
-//! their bytes and evaluate to β·[x = α] on the whole domain, for odd and one-point domains and
-//! the extreme β; a batch with the rounds of one; transcripts that depend on neither α nor β;
+//! their bytes, evaluate to β·[x = α] on the whole domain and equal a dealer's keys from the
+//! same root seeds, for odd and one-point domains and the extreme β; a batch with the rounds of one; transcripts that depend on neither α nor β;
 //! a truncated or malformed level message named; misuse refused before sending.
 #![allow(clippy::unwrap_used)]
 
@@ -9,8 +9,8 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use common::{mesh, run2, tampered};
-use doram_core::PartyId;
 use doram_core::wire::PeerFault;
+use doram_core::{PartyId, Seed};
 use doram_dpf::{Bgi, BgiKey, DpfKey, SinglePointDpf, TwoParty};
 use doram_field::Fp;
 use doram_net::{LocalMesh, Session, Tamper, Transcript};
@@ -116,6 +116,12 @@ fn check(n: usize, points: &[Point], p0: &Out, p1: &Out) {
         }
         if p.alpha < n {
             assert_eq!(Bgi::eval(k0, p.alpha) + Bgi::eval(k1, p.alpha), p.beta);
+        }
+        if p.alpha < n && n > 1 {
+            // The very keys a dealer makes from the same two root seeds (bytes 1..17).
+            let root = |k: &BgiKey<Fp>| Seed(k.to_bytes()[1..17].try_into().unwrap());
+            let dealt = Bgi::gen_with_seeds(n, p.alpha, p.beta, [root(k0), root(k1)]);
+            assert!(dealt == (k0.clone(), k1.clone()), "n = {n}, {p:?}");
         }
     }
 }
