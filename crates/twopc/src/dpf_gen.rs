@@ -7,8 +7,10 @@
 //! significant first, [`PointShare`]) and additive shares of β ∈ F_p ([`Share`]). Each ends
 //! with its [`BgiKey<Fp>`]: an ordinary key of [`doram_dpf::bgi`] with
 //! `eval(k₀, x) + eval(k₁, x) = β·[x = α]` for every x in `[0, n)`, so that
-//! [`Bgi::eval`](doram_dpf::Bgi), `eval_all_into` and the rest evaluate it unchanged.
-//! [`gen_many`] makes any number of keys on one domain with the rounds of one.
+//! [`Bgi::eval`](doram_dpf::Bgi), `eval_all_into` and the rest evaluate it unchanged. In fact
+//! the two keys are bit for bit those a dealer's `gen_with_seeds` makes from the two parties'
+//! root seeds (the tests check this). [`gen_many`] makes any number of keys on one domain with
+//! the rounds of one.
 //!
 //! # The protocol
 //! The notation of [`doram_dpf::bgi`]: node `s | t`, `G(s) = (MMO(s), MMO(s | 1))`, each half a
