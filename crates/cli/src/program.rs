@@ -4,11 +4,12 @@
 //! `--crossover`, the DORAM binary search against a linear scan in the same engine.
 
 use crate::randomness::Randomness;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use doram::backend::bench_program;
 use doram_programs::bench::{BenchConfig, BenchReport, Program};
 use doram_programs::machine::Part;
+use doram_programs::{Machine2, Roles};
 use serde_json::{Value, json};
 
 use crate::report::{human_bytes, print_json};
@@ -116,14 +117,17 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         if !quiet {
             eprintln!("running {} at size {size}…", program.name());
         }
-        let backend = a.backend.kind().context(
-            "doram bench program times the three-party backends; time a two-party program \
-             with `doram run … --backend gkk12`",
-        )?;
         let mut c = BenchConfig::new(program, size);
         c.seed = a.seed;
         c.entropy = a.randomness.entropy();
-        let r = bench_program(backend, &c)?;
+        let bench = |c: &BenchConfig| match a.backend.kind() {
+            Some(kind) => bench_program(kind, c),
+            None => doram_programs::bench::run_on::<Machine2>(c),
+        };
+        if a.backend.kind().is_none() {
+            c.roles = Roles::two_party();
+        }
+        let r = bench(&c)?;
         if !r.verified {
             bail!(
                 "{} at size {size}: the output differs from the plaintext program",
@@ -132,7 +136,7 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         }
         if a.crossover {
             c.program = Program::LinearSearch;
-            let l = bench_program(backend, &c)?;
+            let l = bench(&c)?;
             if !l.verified {
                 bail!(
                     "linear search at size {size}: the output differs from the plaintext program"

@@ -44,8 +44,9 @@ use rand_core::RngCore;
 use serde_json::{Value, json};
 
 use crate::error::ProgramError;
+use crate::host::Host;
 use crate::input::{Edge, Prefs};
-use crate::machine::{Backend, Cost, Meter, Part};
+use crate::machine::{Backend, Cost, Machine, Meter, Part};
 use crate::roles::{PartyRun, Roles};
 
 /// A program to benchmark.
@@ -226,9 +227,9 @@ fn net_name(s: Option<Shaping>) -> String {
     }
 }
 
-fn reports<T>(runs: &[PartyRun<T>; 3]) -> Vec<PartyReport> {
+fn reports<T>(runs: &[PartyRun<T>]) -> Vec<PartyReport> {
     runs.iter()
-        .zip([PartyId::P0, PartyId::P1, PartyId::P2])
+        .zip(PartyId::ALL)
         .map(|(r, party)| PartyReport {
             party,
             meter: r.meter.clone(),
@@ -279,11 +280,20 @@ fn random_prefs(rng: &mut AesPrg, k: usize) -> Prefs {
 /// # Errors
 /// The first party's error.
 pub fn run<B: Backend>(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
+    run_on::<Machine<B>>(config)
+}
+
+/// [`run`] on any machine: the three-party [`Machine`] over a backend, or the two-party
+/// [`Machine2`](crate::Machine2) (with roles among `P0` and `P1`).
+///
+/// # Errors
+/// The first party's error.
+pub fn run_on<H: Host>(config: &BenchConfig) -> Result<BenchReport, ProgramError> {
     let mut rng = rng_for(config.seed);
     let n = config.size;
     let mesh = || match config.shaping {
-        Some(s) => LocalMesh::new(3).shaping(s),
-        None => LocalMesh::new(3),
+        Some(s) => LocalMesh::new(H::PARTIES).shaping(s),
+        None => LocalMesh::new(H::PARTIES),
     };
     let t0 = Instant::now();
     let (sizes, verified, parties) = match config.program {
@@ -296,9 +306,9 @@ pub fn run<B: Backend>(config: &BenchConfig) -> Result<BenchReport, ProgramError
                 rng.next_u64()
             };
             let (ok, parties) = if config.program == Program::BinarySearch {
-                measure::<crate::BinarySearch, B>(mesh(), config, &data[..], key)?
+                measure::<crate::BinarySearch, H>(mesh(), config, &data[..], key)?
             } else {
-                measure::<crate::LinearSearch, B>(mesh(), config, &data[..], key)?
+                measure::<crate::LinearSearch, H>(mesh(), config, &data[..], key)?
             };
             (vec![("n", n as u64)], ok, parties)
         }
@@ -306,7 +316,7 @@ pub fn run<B: Backend>(config: &BenchConfig) -> Result<BenchReport, ProgramError
             let v = n.max(1) as u64;
             let edges = random_edges(&mut rng, v, 2 * n, 1);
             let source = below(&mut rng, v);
-            let (ok, parties) = measure::<crate::Bfs, B>(mesh(), config, (v, &edges[..]), source)?;
+            let (ok, parties) = measure::<crate::Bfs, H>(mesh(), config, (v, &edges[..]), source)?;
             (vec![("V", v), ("E", edges.len() as u64)], ok, parties)
         }
         Program::Dijkstra => {
@@ -314,19 +324,19 @@ pub fn run<B: Backend>(config: &BenchConfig) -> Result<BenchReport, ProgramError
             let edges = random_edges(&mut rng, v, 4 * n, (1 << 16) - 1);
             let source = below(&mut rng, v);
             let (ok, parties) =
-                measure::<crate::Dijkstra, B>(mesh(), config, (v, &edges[..]), source)?;
+                measure::<crate::Dijkstra, H>(mesh(), config, (v, &edges[..]), source)?;
             (vec![("V", v), ("E", edges.len() as u64)], ok, parties)
         }
         Program::Matching => {
             let prefs = random_prefs(&mut rng, n);
-            let (ok, parties) = measure::<crate::StableMatching, B>(mesh(), config, &prefs, ())?;
+            let (ok, parties) = measure::<crate::StableMatching, H>(mesh(), config, &prefs, ())?;
             (vec![("k", n as u64)], ok, parties)
         }
     };
     let backend = if config.program == Program::LinearSearch {
         "engine"
     } else {
-        B::NAME
+        H::BACKEND
     };
     Ok(BenchReport {
         config: *config,
@@ -339,7 +349,7 @@ pub fn run<B: Backend>(config: &BenchConfig) -> Result<BenchReport, ProgramError
 }
 
 /// Runs `P` locally and checks the receiver's output against the plaintext reference.
-fn measure<P: crate::program::Program, B: Backend>(
+fn measure<P: crate::program::Program, H: Host>(
     mesh: LocalMesh,
     config: &BenchConfig,
     data: P::Data<'_>,
@@ -349,7 +359,7 @@ where
     P::Output: PartialEq,
 {
     let runs =
-        crate::program::run_local_on::<P, B>(mesh, config.roles, data, query, config.entropy)?;
+        crate::program::run_local_host::<P, H>(mesh, config.roles, data, query, config.entropy)?;
     let want = P::reference(data, query);
     let ok = runs[config.roles.receiver.index()].output.as_ref() == Some(&want);
     Ok((ok, reports(&runs)))

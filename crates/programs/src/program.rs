@@ -134,19 +134,35 @@ pub fn run_local2<P: Program>(
     query: P::Query,
     entropy: Entropy,
 ) -> Result<[PartyRun<P::Output>; 2], ProgramError> {
-    let results = doram_net::run_parties(LocalMesh::new(2).build(), "program", |session| {
+    let runs = run_local_host::<P, Machine2>(LocalMesh::new(2), roles, data, query, entropy)?;
+    <[PartyRun<P::Output>; 2]>::try_from(runs).map_err(|_| ProgramError::Misuse("missing party"))
+}
+
+/// Runs `P` on the machine `H` with one thread per party over `mesh` (of `H::PARTIES`
+/// parties), each party's seed from `entropy`. Returns the runs in party order.
+///
+/// # Errors
+/// The first party's error, in party order.
+pub fn run_local_host<P: Program, H: Host>(
+    mesh: LocalMesh,
+    roles: Roles,
+    data: P::Data<'_>,
+    query: P::Query,
+    entropy: Entropy,
+) -> Result<Vec<PartyRun<P::Output>>, ProgramError> {
+    let results = doram_net::run_parties(mesh.build(), "program", |session| {
         let me = session.me();
         let seed = entropy.party_seed(me, "program");
         let d = (me == roles.owner).then_some(data);
         let q = (me == roles.querier).then_some(query);
-        run_party2::<P>(session, seed, roles, d, q)
+        P::run_on::<H>(session, seed, roles, d, q)
     });
-    let mut out = Vec::with_capacity(2);
+    let mut out = Vec::with_capacity(results.len());
     for r in results {
         match r {
             Ok(r) => out.push(r?),
             Err(p) => std::panic::resume_unwind(p),
         }
     }
-    <[PartyRun<P::Output>; 2]>::try_from(out).map_err(|_| ProgramError::Misuse("missing party"))
+    Ok(out)
 }
