@@ -21,9 +21,11 @@
 //! * [`shuffle`]: permuting a shared vector by one party's secret permutation (a Beneš
 //!   network of OT-resharing switches).
 //!
-//! **Not yet here**: a load by the two parties alone (docs/notes/gkk12.md weighs the
-//! options), the two-party RAM machine that runs the shared RAM programs on it, and `doram` CLI
-//! commands. `testkit`'s dealer, which sees every secret, remains for tests only.
+//! The two-party RAM machine that runs the shared RAM programs (`doram_programs::two`, `doram
+//! run --backend gkk12`) uses [`scan`] as its memory. **Not yet here**: a load by the two parties
+//! alone (docs/notes/gkk12.md weighs the options), without which that machine cannot hold its
+//! memory in the tree ORAM. `testkit`'s dealer, which sees every secret, remains for tests
+//! only.
 
 pub mod bits;
 pub mod circuits;
