@@ -101,57 +101,43 @@ fn matching_matches_plaintext() {
     }
 }
 
+/// Each party's transcript of one run of `P` between two parties.
+fn transcripts<P: Program>(data: P::Data<'_>, query: P::Query) -> Vec<doram_net::Transcript> {
+    let roles = Roles::two_party();
+    let seed = test_seed();
+    let runs = doram_net::run_parties(
+        doram_net::LocalMesh::new(2).build(),
+        "program",
+        |mut session| {
+            session.record_transcript(true);
+            let me = session.me();
+            let s = Entropy::InsecureSeed(seed).party_seed(me, "program");
+            let d = (me == roles.owner).then_some(data);
+            let q = (me == roles.querier).then_some(query);
+            doram_programs::run_party2::<P>(session, s, roles, d, q).unwrap()
+        },
+    );
+    runs.into_iter()
+        .map(|r| r.unwrap().transcript.unwrap())
+        .collect()
+}
+
 #[test]
 fn transcripts_do_not_depend_on_the_data() {
-    let seed = test_seed();
-    let roles = Roles::two_party();
-    let shape = |data: &[u64], key: u64| {
-        let runs = doram_net::run_parties(
-            doram_net::LocalMesh::new(2).build(),
-            "program",
-            |mut session| {
-                session.record_transcript(true);
-                let me = session.me();
-                let s = Entropy::InsecureSeed(seed).party_seed(me, "program");
-                let d = (me == roles.owner).then_some(data);
-                let q = (me == roles.querier).then_some(key);
-                doram_programs::run_party2::<BinarySearch>(session, s, roles, d, q).unwrap()
-            },
-        );
-        runs.into_iter()
-            .map(|r| r.unwrap().transcript.unwrap())
-            .collect::<Vec<_>>()
-    };
-    let a = shape(&[1, 5, 9, 12, 40, 41, 90], 0);
-    let b = shape(&[0, 0, 0, 3, 3, 70, 99], 99);
+    let a = transcripts::<BinarySearch>(&[1, 5, 9, 12, 40, 41, 90], 0);
+    let b = transcripts::<BinarySearch>(&[0, 0, 0, 3, 3, 70, 99], 99);
     assert_eq!(a, b);
 }
 
 #[test]
 fn dijkstra_transcripts_do_not_depend_on_the_graph() {
-    let seed = test_seed();
-    let roles = Roles::two_party();
-    let shape = |edges: &[Edge], source: u64| {
-        let runs = doram_net::run_parties(
-            doram_net::LocalMesh::new(2).build(),
-            "program",
-            |mut session| {
-                session.record_transcript(true);
-                let me = session.me();
-                let s = Entropy::InsecureSeed(seed).party_seed(me, "program");
-                let d = (me == roles.owner).then_some((6u64, edges));
-                let q = (me == roles.querier).then_some(source);
-                doram_programs::run_party2::<Dijkstra>(session, s, roles, d, q).unwrap()
-            },
-        );
-        runs.into_iter()
-            .map(|r| r.unwrap().transcript.unwrap())
-            .collect::<Vec<_>>()
-    };
     let e = |from, to, weight| Edge { from, to, weight };
     let path = [e(0, 1, 1), e(1, 2, 1), e(2, 3, 1), e(3, 4, 1), e(4, 5, 1)];
     let star = [e(5, 0, 9), e(5, 1, 0), e(5, 2, 7), e(5, 3, 3), e(5, 4, 1)];
-    assert_eq!(shape(&path, 0), shape(&star, 5));
+    assert_eq!(
+        transcripts::<Dijkstra>((6, &path), 0),
+        transcripts::<Dijkstra>((6, &star), 5)
+    );
 }
 
 #[test]
