@@ -353,7 +353,7 @@ impl Machine2 {
         let len = self.cells.len().max(1);
         if len > MAX_SCAN_WORDS {
             return Err(ProgramError::Misuse(
-                "the two-party machine's memory holds at most MAX_SCAN_WORDS words",
+                "the two-party machine's memory holds at most 2^14 words (MAX_SCAN_WORDS)",
             ));
         }
         let addr_bits = address_bits(len);

@@ -212,3 +212,22 @@ fn memory_matches_an_array() {
         assert_eq!(got, want, "n = {n}");
     }
 }
+
+#[test]
+fn a_memory_beyond_the_scan_limit_is_refused_before_sending() {
+    use doram_programs::Machine2;
+    use doram_programs::two::MAX_SCAN_WORDS;
+    let runs = doram_net::run_parties(doram_net::LocalMesh::new(2).build(), "big", |s| {
+        let me = s.me();
+        let mut m = Machine2::setup(s, Entropy::InsecureSeed(5).party_seed(me, "big")).unwrap();
+        m.alloc_fill(MAX_SCAN_WORDS + 1, 0).unwrap();
+        let sent = m.session().stats().total().sum().bytes_sent;
+        let err = m.boot().unwrap_err();
+        (err, m.session().stats().total().sum().bytes_sent - sent)
+    });
+    for r in runs {
+        let (err, sent) = r.unwrap();
+        assert!(matches!(err, ProgramError::Misuse(_)), "{err}");
+        assert_eq!(sent, 0);
+    }
+}
