@@ -231,3 +231,65 @@ fn a_memory_beyond_the_scan_limit_is_refused_before_sending() {
         assert_eq!(sent, 0);
     }
 }
+
+/// A frame one byte short, at several points of a two-party Dijkstra and binary search (over
+/// the scanned memory) in each direction: the
+/// receiving party's run ends with an error naming the sender (or the closed link), never a
+/// panic, a hang or an output.
+#[test]
+fn a_short_frame_is_named_at_every_step() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let e = |from, to, weight| Edge { from, to, weight };
+    let graph = [e(0, 1, 4), e(1, 2, 1), e(0, 2, 9), e(2, 3, 2), e(3, 4, 7)];
+    let sorted = [1u64, 3, 3, 12, 40, 41, 90];
+    let roles = Roles::two_party();
+    let mut cases = 0;
+    for search in [false, true] {
+        for (from, to) in [(PartyId::P0, PartyId::P1), (PartyId::P1, PartyId::P0)] {
+            for frame in [1u64, 2, 4, 8, 16, 24] {
+                let hit = Arc::new(AtomicBool::new(false));
+                let seen = Arc::clone(&hit);
+                let mesh = doram_net::LocalMesh::new(2)
+                    .timeout(std::time::Duration::from_secs(10))
+                    .tamper(move |a, b, seq, payload| {
+                        if a == from && b == to && seq == frame && !payload.is_empty() {
+                            payload.pop();
+                            seen.store(true, Ordering::SeqCst);
+                        }
+                        doram_net::Tamper::Pass
+                    });
+                let runs = doram_net::run_parties(mesh.build(), "program", |session| {
+                    let me = session.me();
+                    let s = Entropy::InsecureSeed(9).party_seed(me, "program");
+                    if search {
+                        // The memory's accesses: A2B, the scan, B2A.
+                        let d = (me == roles.owner).then_some(&sorted[..]);
+                        let q = (me == roles.querier).then_some(12);
+                        doram_programs::run_party2::<BinarySearch>(session, s, roles, d, q)
+                            .map(|r| r.output.is_some())
+                    } else {
+                        let d = (me == roles.owner).then_some((5u64, &graph[..]));
+                        let q = (me == roles.querier).then_some(0);
+                        doram_programs::run_party2::<Dijkstra>(session, s, roles, d, q)
+                            .map(|r| r.output.is_some())
+                    }
+                });
+                if !hit.load(Ordering::SeqCst) {
+                    continue;
+                }
+                cases += 1;
+                let at_receiver = runs.into_iter().nth(to.index()).unwrap().expect("no panic");
+                match at_receiver {
+                    Err(err) => assert!(
+                        err.peer() == Some(from) || matches!(err, ProgramError::Net(_)),
+                        "{from}→{to} frame {frame}: {err}"
+                    ),
+                    Ok(_) => panic!("{from}→{to} frame {frame}: a short frame went unnoticed"),
+                }
+            }
+        }
+    }
+    // Every chosen frame exists in both directions (a run has over twenty-four each way).
+    assert_eq!(cases, 24);
+}
