@@ -50,7 +50,7 @@ use crate::roles::PartyRun;
 /// 4.2 M AND gates, 134 MB of tables).
 pub const MAX_SCAN_WORDS: usize = 1 << 14;
 
-/// Values converted to labels per circuit when the memory is loaded (bounds the circuit).
+/// Values converted to labels per call when the memory is loaded (bounds the labels in flight).
 const LOAD_CHUNK: usize = 1024;
 
 /// Bits of a word in memory: a whole element of F_p.
