@@ -5,6 +5,7 @@ use doram_core::PartyId;
 use doram_core::wire::PeerFault;
 use doram_net::NetError;
 use doram_oram::OramError;
+use doram_twopc::TwopcError;
 
 /// Errors of the Duoram protocol.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +69,27 @@ pub enum DuoramError {
     /// An earlier peer fault left the parties out of step; the instance cannot be used.
     #[error("an earlier error left the parties out of step; this instance cannot be used any more")]
     Poisoned,
+    /// The caller used the two-party API in a way the protocol does not allow (detected
+    /// before anything is sent).
+    #[error("API misuse: {0}")]
+    ApiMisuse(&'static str),
+    /// The two-party engine failed in a way that is neither a transport failure nor a peer's
+    /// malformed message (those map to [`DuoramError::Net`] and [`DuoramError::Peer`]), e.g. a
+    /// session without exactly two parties.
+    #[error(transparent)]
+    Twopc(TwopcError),
+}
+
+/// Transport failures and peer faults of the two-party engine keep their own variants, so
+/// that [`DuoramError::peer`] names the peer whichever layer found the fault.
+impl From<TwopcError> for DuoramError {
+    fn from(e: TwopcError) -> Self {
+        match e {
+            TwopcError::Net(e) => DuoramError::Net(e),
+            TwopcError::Peer(f) => DuoramError::Peer(f),
+            other => DuoramError::Twopc(other),
+        }
+    }
 }
 
 impl DuoramError {
@@ -90,6 +112,7 @@ impl DuoramError {
                 | DuoramError::WrongMemoryLength { .. }
                 | DuoramError::HiddenOpUnsupported
                 | DuoramError::InvalidSize { .. }
+                | DuoramError::ApiMisuse(_)
         )
     }
 }
