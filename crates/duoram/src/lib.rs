@@ -221,6 +221,7 @@ pub mod msgs;
 pub(crate) mod prep;
 pub mod role;
 pub mod runner;
+pub mod two_party;
 pub mod word;
 
 pub use duoram::{BATCH_LEAVES, BATCH_OPS, Duoram, MAX_LOG_N, READ_BATCH_LEAVES};

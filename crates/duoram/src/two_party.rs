@@ -1,0 +1,677 @@
+//! 2P-Duoram's UPDATE ([Duoram §5]): two parties `P0` and `P1` hold additive F_p shares of a
+//! memory and add a secret-shared δ at a secret-shared index i*, with no third party. "The
+//! online phase of the 2-party UPDATE protocol is then the same as the online phase of the
+//! 3-party protocol, but without the additional REFRESHBLINDS operation": one flight of two
+//! words each way and O(n) local work, after a preprocessing that makes the DPF keys between
+//! the two parties by OT ([`doram_twopc::dpf_gen`], [Duoram App. C]).
+//!
+//! Brief overview: [`MemoryShare`] is one party's share of the memory; [`prepare`] makes a
+//! batch of [`UpdateMaterial`]s, each consumed by one [`update`]; [`MaskedUpdate`] is the one
+//! online message; [`open_memory`] reveals the memory (tests and examples check it against a
+//! plaintext array). The types are the same at both parties; where the two roles differ (the
+//! conversion of the random index), the driver picks the role from the session. READ (which
+//! needs symmetric PIR, §5) is not here, so this is not a `SharedMemory` backend yet: a later
+//! backend can hold a [`MemoryShare`] and a queue of [`UpdateMaterial`]s and call [`update`].
+//!
+//! # The protocol
+//! Words are in F_p. The memory has `n ≥ 1` words; everything runs on the padded domain
+//! `N = 2^⌈log₂ n⌉` (decision 2).
+//!
+//! **Preprocessing** ([`prepare`], per UPDATE, all of a batch together):
+//! 1. Each party draws its XOR share `a_b` of a random index `r ∈ [0, N)` (its `log₂ N` bits)
+//!    and its additive share `ρ_b` of a random `ρ ∈ F_p`.
+//! 2. [`doram_twopc::dpf_gen::gen_many`] makes two BGI keys at `α = r`: the *value key* with
+//!    `β = ρ` and the *unit key* with `β = 1` (decision 1). Each party evaluates both on the
+//!    whole domain: `v_b` and `u_b` with `v_0 + v_1 = ρ·e_r` and `u_0 + u_1 = e_r`.
+//! 3. Additive shares of r mod N from the XOR shares ([Duoram §2.7]'s "share conversion"):
+//!    `r = Σ_j 2^j (a_{0,j} ⊕ a_{1,j}) = Σ_j 2^j (a_{0,j} + a_{1,j} − 2·a_{0,j}·a_{1,j})`;
+//!    each cross term comes from one chosen-message OT, `P0` sending `(c_j, c_j + a_{0,j})`
+//!    for a random `c_j` mod N and `P1` choosing with `a_{1,j}`, so that
+//!    `−c_j + (c_j + a_{0,j}·a_{1,j}) = a_{0,j}·a_{1,j}`. Then
+//!    `r_0 = a_0 + 2·Σ_j 2^j c_j` and `r_1 = a_1 − 2·Σ_j 2^j m_j` (mod N), `m_j` what `P1`
+//!    received. Since N divides 2^64, the sums are computed with wrapping `u64` arithmetic and
+//!    reduced at the end.
+//!
+//! **Online UPDATE** ([`update`]) of `(i*, δ)`, `i*` shared additively mod N (`i*_b`), δ
+//! additively in F_p (`δ_b`):
+//! 1. `P_b` sends `(i*_b − r_b mod N, δ_b − ρ_b)` ([`MaskedUpdate`]): one flight, two words
+//!    each way.
+//! 2. Both compute the offset `S = Σ_b (i*_b − r_b) mod N = i* − r` and `F = Σ_b (δ_b − ρ_b)
+//!    = δ − ρ`.
+//! 3. `P_b` adds `D_b[x] += v_b[x − S] + F·u_b[x − S]` for every x (the cyclic shift of
+//!    [Duoram §4.2.1], in two contiguous segments, never materialised). The sum over the two
+//!    parties is `ρ·[x − S = r] + (δ − ρ)·[x − S = r] = δ·[x = i*]`.
+//!
+//! # Deliberate decisions
+//! 1. **Two keys per UPDATE (open point U3 of the implementer's notes).** The paper says one
+//!    DPF per UPDATE, but the final correction needs the unit vector as *additive* shares,
+//!    and the conversion of XOR-shared flags ([Duoram App. D]) itself needs `(v, F)` of a
+//!    second DPF at the same index, plus a product and two openings. Here the second DPF is a
+//!    unit key (`β = 1`) from the same [`gen_many`](doram_twopc::dpf_gen::gen_many) batch: it
+//!    costs no extra round (all keys of a batch share the rounds of one), about 1.1 KiB and
+//!    one Beaver product more per UPDATE, and `3N` fixed-key AES calls more at each party
+//!    (generation and evaluation), and the online work is one multiply-add per word either
+//!    way. The value key's `β = ρ` is the paper's deferred final correction: `δ_b − ρ_b`
+//!    plays the part of `M_b + F_b`. **Keys per UPDATE: 2.** (A single key would do if the
+//!    value vector came from a second, independent PRG output of the unit key's leaves, whose
+//!    on-path difference is random and unknown to both parties; that needs changes to the DPF
+//!    crate and its own security argument, and is not done here.)
+//! 2. **Non-power-of-two n (U8): the memory runs on the padded domain N.** The DPFs are on
+//!    `[0, N)`, r is uniform in `[0, N)`, and the offset and the shift are mod N, so S is
+//!    uniform and independent of i*. Cells `n..N` are never addressed by a valid index and stay
+//!    zero; [`MemoryShare::words`] shows the first n. The cost is up to a factor 2 in work and
+//!    memory for n just above a power of two. (Running the shift mod n instead would need r
+//!    uniform mod n, i.e. shares of `r mod n` from shares of r, a comparison circuit.) An
+//!    index `i* ≥ n` (shares summing to it mod N) updates a padding cell, and its offset is
+//!    still uniform; nothing fails.
+//! 3. **The material holds the evaluated vectors**, not the keys: the full-domain evaluation
+//!    of both keys happens in preprocessing, so the online phase is one pass over the memory
+//!    and two stored vectors. One UPDATE's material is `2N` field elements (32 MiB at
+//!    `N = 2^20`); callers preprocess in batches sized to their memory.
+//! 4. **Material is single use by construction**: [`update`] takes it by value. Reusing r
+//!    would reveal the difference of two indices through the offsets.
+//!
+//! # Costs (per party, K UPDATEs in one batch, d = log₂ N)
+//! * Preprocessing: [`gen_many`](doram_twopc::dpf_gen::gen_many) for 2K keys (2d + 3 rounds
+//!   plus the OT extension; two level messages of about 32K bytes each way per level; 2K
+//!   Beaver products, with triples made inline if the engine's pool is short, about 2.5 KiB
+//!   each way per triple), then dK chosen-message OTs of 16-byte messages (three flows);
+//!   about 9N AES calls per UPDATE for generation and evaluation.
+//! * Online: one message of [`MaskedUpdate::LEN`] = 24 bytes each way, one round; N
+//!   multiply-adds.
+//!
+//! # Who learns what (semi-honest)
+//! A party sees the dpf_gen transcript (which hides r and ρ, see its module), the B2A OT
+//! messages (the receiver's chosen message is masked by a uniform `c_j`), and per UPDATE the
+//! peer's `i*_{1−b} − r_{1−b}` and `δ_{1−b} − ρ_{1−b}`, i.e. `S = i* − r` and `F = δ − ρ`
+//! given its own shares: S is uniform because r is uniform and used once, F because ρ is.
+//! Message sizes depend only on K and N. A malicious peer can corrupt the memory but not make
+//! a party panic: every message has an exact length fixed by public sizes, an offset must be
+//! below N and a field element canonical, and a fault is a [`PeerFault`] naming the peer.
+//!
+//! [Duoram §5]: crate
+//! [Duoram §2.7]: crate
+//! [Duoram §4.2.1]: crate
+//! [Duoram App. C]: crate
+//! [Duoram App. D]: crate
+
+use doram_core::PartyId;
+use doram_core::wire::{self, PeerFault};
+use doram_dpf::{Bgi, BgiKey, SinglePointDpf};
+use doram_field::Fp;
+use doram_net::Session;
+use doram_prim::aes::Block;
+use doram_twopc::arith::{Arith2, Share};
+use doram_twopc::dpf_gen::{PointShare, gen_many};
+use doram_twopc::driver::{ot_receive, ot_send, peer};
+use rand_core::{CryptoRng, RngCore};
+
+use crate::duoram::MAX_LOG_N;
+use crate::error::DuoramError;
+
+/// The padded domain `N = 2^⌈log₂ n⌉` of a memory of `n ≥ 1` words ([decision 2](self)).
+pub fn padded_len(n: usize) -> usize {
+    n.next_power_of_two()
+}
+
+/// Checks a memory size: `1 ≤ n ≤ 2^40`.
+fn check_size(n: usize) -> Result<usize, DuoramError> {
+    if n == 0 || n > 1 << MAX_LOG_N {
+        return Err(DuoramError::InvalidSize {
+            n,
+            reason: "2P-Duoram supports 1 ≤ n ≤ 2^40",
+        });
+    }
+    Ok(padded_len(n))
+}
+
+/// This party's additive share of a memory of `n` words of F_p, kept on the padded domain N.
+/// `Debug` shows only the sizes.
+#[derive(Clone)]
+pub struct MemoryShare {
+    n: usize,
+    /// `N` words; cells `n..N` are padding.
+    words: Vec<Fp>,
+}
+
+impl core::fmt::Debug for MemoryShare {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "MemoryShare {{ n: {}, N: {} }}",
+            self.n,
+            self.words.len()
+        )
+    }
+}
+
+impl MemoryShare {
+    /// A share of the all-zero memory of `n` words (both parties hold zeros).
+    ///
+    /// # Errors
+    /// [`DuoramError::InvalidSize`] unless `1 ≤ n ≤ 2^40`.
+    pub fn zeros(n: usize) -> Result<MemoryShare, DuoramError> {
+        let big = check_size(n)?;
+        Ok(MemoryShare {
+            n,
+            words: vec![Fp::ZERO; big],
+        })
+    }
+
+    /// This party's share `shares` of a memory of `shares.len()` words (padded with zeros).
+    ///
+    /// # Errors
+    /// [`DuoramError::InvalidSize`] unless `1 ≤ shares.len() ≤ 2^40`.
+    pub fn from_shares(mut shares: Vec<Fp>) -> Result<MemoryShare, DuoramError> {
+        let n = shares.len();
+        let big = check_size(n)?;
+        shares.resize(big, Fp::ZERO);
+        Ok(MemoryShare { n, words: shares })
+    }
+
+    /// The memory size n.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Always false: a memory has at least one word.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The padded domain N.
+    pub fn padded_len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// This party's shares of the n words.
+    pub fn words(&self) -> &[Fp] {
+        &self.words[..self.n]
+    }
+}
+
+/// One UPDATE's preprocessed material at one party ([Duoram §5], [decision 3](self)):
+/// additive shares `r_b` of the random index mod N and `ρ_b` of the random value, and the
+/// full-domain evaluations `v_b` (of `ρ·e_r`) and `u_b` (of `e_r`). Consumed by [`update`].
+/// `Debug` shows only the domain.
+///
+/// [Duoram §5]: crate
+pub struct UpdateMaterial {
+    /// `r_b ∈ [0, N)`.
+    r: u64,
+    /// `ρ_b`.
+    rho: Fp,
+    /// `v_b`, N words.
+    v: Vec<Fp>,
+    /// `u_b`, N words.
+    u: Vec<Fp>,
+}
+
+impl core::fmt::Debug for UpdateMaterial {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "UpdateMaterial {{ N: {}, .. }}", self.v.len())
+    }
+}
+
+impl UpdateMaterial {
+    /// The padded domain N it was made for.
+    pub fn padded_len(&self) -> usize {
+        self.v.len()
+    }
+}
+
+/// `x mod N` for a power of two `N ≤ 2^40`.
+fn mod_n(x: u64, big: usize) -> u64 {
+    x & (big as u64 - 1)
+}
+
+/// Bits of the index on the padded domain: `log₂ N`.
+fn index_bits(big: usize) -> usize {
+    big.trailing_zeros() as usize
+}
+
+/// Preprocessing step 1: this party's XOR share of r, uniform in `[0, N)`.
+fn draw_index_share<R: RngCore + ?Sized>(rng: &mut R, big: usize) -> u64 {
+    mod_n(rng.next_u64(), big)
+}
+
+/// The bits of an index share, least significant first.
+fn bits_lsb_first(a: u64, d: usize) -> Vec<bool> {
+    (0..d).map(|j| (a >> j) & 1 == 1).collect()
+}
+
+/// Preprocessing step 3 at `P0` ([Duoram §2.7], B2A by OT): the OT inputs
+/// `(c_j, c_j + a_{0,j})` mod N for the bits of `a0` (least significant first).
+///
+/// [Duoram §2.7]: crate
+fn b2a_offers(a0: u64, masks: &[u64], big: usize) -> Vec<[Block; 2]> {
+    masks
+        .iter()
+        .enumerate()
+        .map(|(j, &c)| {
+            let bit = (a0 >> j) & 1;
+            [Block::from(c), Block::from(mod_n(c + bit, big))]
+        })
+        .collect()
+}
+
+/// Preprocessing step 3 at `P0`: `r_0 = a_0 + 2·Σ_j 2^j c_j` mod N.
+fn b2a_share_p0(a0: u64, masks: &[u64], big: usize) -> u64 {
+    let cross = masks.iter().enumerate().fold(0u64, |acc, (j, &c)| {
+        acc.wrapping_add(c.wrapping_shl(j as u32))
+    });
+    mod_n(a0.wrapping_add(cross.wrapping_mul(2)), big)
+}
+
+/// Preprocessing step 3 at `P1`: `r_1 = a_1 − 2·Σ_j 2^j m_j` mod N, `m_j` the received OT
+/// messages.
+fn b2a_share_p1(a1: u64, received: &[u64], big: usize) -> u64 {
+    let cross = received.iter().enumerate().fold(0u64, |acc, (j, &m)| {
+        acc.wrapping_add(m.wrapping_shl(j as u32))
+    });
+    mod_n(a1.wrapping_sub(cross.wrapping_mul(2)), big)
+}
+
+const B2A_OT: &str = "index conversion OT message";
+
+/// The received OT messages as residues mod N: each must be below N.
+fn parse_received(peer: PartyId, blocks: &[Block], big: usize) -> Result<Vec<u64>, PeerFault> {
+    blocks
+        .iter()
+        .map(|&b| {
+            u64::try_from(b)
+                .ok()
+                .filter(|&m| m < big as u64)
+                .ok_or_else(|| PeerFault::malformed(peer, B2A_OT, "a residue not below N"))
+        })
+        .collect()
+}
+
+/// What one party draws for one UPDATE before any message.
+struct Draw {
+    /// XOR share of r.
+    a: u64,
+    /// Additive share of ρ.
+    rho: Fp,
+}
+
+/// The two points of one UPDATE for [`gen_many`]: the value key (`β = ρ`) and the unit key
+/// (`β = 1`), both at r ([decision 1](self)). Path bits are read most significant first.
+fn key_points(engine: &Arith2, draw: &Draw, big: usize) -> [PointShare; 2] {
+    let a = usize::try_from(draw.a).unwrap_or_default(); // a < N ≤ 2^40 fits
+    [
+        PointShare::from_xor_share(a, big, Share::from_raw(draw.rho)),
+        PointShare::from_xor_share(a, big, engine.constant(Fp::ONE)),
+    ]
+}
+
+/// The full-domain evaluation of one key.
+fn eval_all(key: &BgiKey<Fp>, big: usize) -> Vec<Fp> {
+    let mut out = vec![Fp::ZERO; big];
+    Bgi::eval_all_into(key, &mut out);
+    out
+}
+
+/// Preprocesses `count` UPDATEs on a memory of `n` words ([Duoram §5] preprocessing, see the
+/// [module documentation](self)), together with the peer, which calls it with the same
+/// `count` and `n`. `engine` is the parties' arithmetic engine (its OT extensions and triple
+/// pool are used); this party's randomness comes from `rng` (OS entropy in real use).
+///
+/// # Errors
+/// [`DuoramError::InvalidSize`] for an unsupported n (before anything is sent);
+/// [`DuoramError::Twopc`] for a session that does not have two parties; transport failures and
+/// the peer's malformed messages, naming it.
+///
+/// [Duoram §5]: crate
+pub fn prepare<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    count: usize,
+    n: usize,
+    rng: &mut R,
+) -> Result<Vec<UpdateMaterial>, DuoramError> {
+    let big = check_size(n)?;
+    let other = peer(session)?;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let d = index_bits(big);
+    // Step 1.
+    let draws: Vec<Draw> = (0..count)
+        .map(|_| Draw {
+            a: draw_index_share(rng, big),
+            rho: Fp::random(rng),
+        })
+        .collect();
+    // Step 2: two keys per UPDATE in one batch.
+    let points: Vec<PointShare> = draws
+        .iter()
+        .flat_map(|dr| key_points(engine, dr, big))
+        .collect();
+    let keys = gen_many(session, engine, &points, big, rng)?;
+    // Step 3: one OT per index bit, P0 sending, P1 choosing.
+    let shares: Vec<u64> = if d == 0 {
+        vec![0; count]
+    } else if session.me() == PartyId::P0 {
+        let masks: Vec<Vec<u64>> = (0..count)
+            .map(|_| (0..d).map(|_| draw_index_share(rng, big)).collect())
+            .collect();
+        let offers: Vec<[Block; 2]> = draws
+            .iter()
+            .zip(&masks)
+            .flat_map(|(dr, m)| b2a_offers(dr.a, m, big))
+            .collect();
+        let (sender, _) = engine.ots_mut();
+        ot_send(session, sender, &offers)?;
+        draws
+            .iter()
+            .zip(&masks)
+            .map(|(dr, m)| b2a_share_p0(dr.a, m, big))
+            .collect()
+    } else {
+        let choices: Vec<bool> = draws
+            .iter()
+            .flat_map(|dr| bits_lsb_first(dr.a, d))
+            .collect();
+        let (_, receiver) = engine.ots_mut();
+        let got = ot_receive(session, receiver, &choices, rng)?;
+        let got = parse_received(other, &got, big)?;
+        draws
+            .iter()
+            .zip(got.chunks_exact(d))
+            .map(|(dr, m)| b2a_share_p1(dr.a, m, big))
+            .collect()
+    };
+    Ok(draws
+        .iter()
+        .zip(keys.chunks_exact(2))
+        .zip(shares)
+        .map(|((dr, pair), r)| UpdateMaterial {
+            r,
+            rho: dr.rho,
+            v: eval_all(&pair[0], big),
+            u: eval_all(&pair[1], big),
+        })
+        .collect())
+}
+
+/// The online message, `P_b → P_{1−b}` ([Duoram §5], online step 1): `i*_b − r_b mod N` (8
+/// bytes, little-endian, below N) and `δ_b − ρ_b` (16 bytes, a canonical field element).
+///
+/// [Duoram §5]: crate
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct MaskedUpdate {
+    offset: u64,
+    delta: Fp,
+}
+
+impl core::fmt::Debug for MaskedUpdate {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("MaskedUpdate(..)")
+    }
+}
+
+const MASKED_UPDATE: &str = "masked UPDATE (offset and delta)";
+
+impl MaskedUpdate {
+    /// Bytes on the wire.
+    pub const LEN: usize = 24;
+
+    /// This party's message for the UPDATE of its shares `i_share` (mod N) and `delta_share`
+    /// with `material`.
+    fn new(material: &UpdateMaterial, i_share: u64, delta_share: Fp) -> MaskedUpdate {
+        let big = material.padded_len();
+        MaskedUpdate {
+            offset: mod_n(i_share.wrapping_sub(material.r), big),
+            delta: delta_share - material.rho,
+        }
+    }
+
+    /// The wire bytes.
+    pub fn encode(&self) -> [u8; Self::LEN] {
+        let mut out = [0u8; Self::LEN];
+        out[..8].copy_from_slice(&self.offset.to_le_bytes());
+        out[8..].copy_from_slice(&self.delta.to_le_bytes());
+        out
+    }
+
+    /// Parses `peer`'s message for a padded domain of `big` words.
+    ///
+    /// # Errors
+    /// [`PeerFault`] naming `peer` for a length other than [`Self::LEN`], an offset not below
+    /// `big`, or a non-canonical field element.
+    pub fn decode(peer: PartyId, bytes: &[u8], big: usize) -> Result<MaskedUpdate, PeerFault> {
+        wire::exact_len(peer, MASKED_UPDATE, bytes, Self::LEN)?;
+        let mut o = [0u8; 8];
+        o.copy_from_slice(&bytes[..8]);
+        let offset = u64::from_le_bytes(o);
+        if offset >= big as u64 {
+            return Err(PeerFault::malformed(
+                peer,
+                MASKED_UPDATE,
+                "an offset not below N",
+            ));
+        }
+        let mut e = [0u8; 16];
+        e.copy_from_slice(&bytes[8..]);
+        let delta =
+            Fp::from_le_bytes(e).map_err(|fault| PeerFault::new(peer, MASKED_UPDATE, fault))?;
+        Ok(MaskedUpdate { offset, delta })
+    }
+}
+
+/// Online step 2: the public offset `S = Σ(i*_b − r_b) mod N` and `F = Σ(δ_b − ρ_b)`.
+fn combine(mine: MaskedUpdate, theirs: MaskedUpdate, big: usize) -> (usize, Fp) {
+    let s = mod_n(mine.offset + theirs.offset, big);
+    // s < N ≤ 2^40 fits a usize on the supported targets.
+    (
+        usize::try_from(s).unwrap_or_default(),
+        mine.delta + theirs.delta,
+    )
+}
+
+/// Online step 3 ([Duoram §4.2.1] shift, §5 update): `D_b[x] += v_b[x − S] + F·u_b[x − S]`
+/// over the two contiguous segments of the shift: memory `S..N` with material `0..N − S`, and
+/// memory `0..S` with material `N − S..N`.
+///
+/// [Duoram §4.2.1]: crate
+fn apply(memory: &mut [Fp], material: &UpdateMaterial, s: usize, f: Fp) {
+    let big = memory.len();
+    let (v, u) = (&material.v, &material.u);
+    for (mem, mat) in [(s..big, 0..big - s), (0..s, big - s..big)] {
+        let (d, v, u) = (&mut memory[mem], &v[mat.clone()], &u[mat]);
+        for ((d, v), u) in d.iter_mut().zip(v).zip(u) {
+            *d += *v + f * *u;
+        }
+    }
+}
+
+/// Adds δ at index i* to the memory ([Duoram §5] online UPDATE, see the [module
+/// documentation](self)): `i_share` is this party's additive share of i* mod N (reduced mod N
+/// if larger), `delta_share` its share of δ; the peer calls it with its own shares and its
+/// material of the same position in the batch. One message each way.
+///
+/// # Errors
+/// [`DuoramError::ApiMisuse`] if the material was made for another domain than the memory's
+/// (before anything is sent); [`DuoramError::Twopc`] for a session that does not have two
+/// parties; transport failures and a malformed peer message ([`DuoramError::Peer`], naming
+/// it). On an error after sending the memory is unchanged, but the parties may be out of step.
+///
+/// [Duoram §5]: crate
+pub fn update(
+    session: &mut Session,
+    memory: &mut MemoryShare,
+    material: UpdateMaterial,
+    i_share: u64,
+    delta_share: Fp,
+) -> Result<(), DuoramError> {
+    let big = memory.padded_len();
+    if material.padded_len() != big {
+        return Err(DuoramError::ApiMisuse(
+            "UPDATE material was made for another memory size",
+        ));
+    }
+    let other = peer(session)?;
+    let mine = MaskedUpdate::new(&material, i_share, delta_share);
+    session.send_bytes(other, &mine.encode())?;
+    let theirs = MaskedUpdate::decode(other, &session.recv_bytes(other)?, big)?;
+    let (s, f) = combine(mine, theirs, big);
+    apply(&mut memory.words, &material, s, f);
+    Ok(())
+}
+
+/// Words per message when [`open_memory`] sends a share (4 MiB).
+const OPEN_CHUNK: usize = 1 << 18;
+
+const OPENED: &str = "memory share being opened";
+
+/// Reveals the memory to both parties: each sends its n shares and adds the peer's. For tests
+/// and examples that check a run against a plaintext array; it reveals everything.
+///
+/// # Errors
+/// [`DuoramError::Twopc`] for a session that does not have two parties; transport failures
+/// and the peer's malformed shares (wrong length, non-canonical elements), naming it.
+pub fn open_memory(session: &mut Session, memory: &MemoryShare) -> Result<Vec<Fp>, DuoramError> {
+    let other = peer(session)?;
+    let mine = memory.words();
+    let mut out = Vec::with_capacity(mine.len());
+    for chunk in mine.chunks(OPEN_CHUNK) {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
+        session.send_bytes(other, &bytes)?;
+        let theirs = session.recv_bytes(other)?;
+        wire::exact_len(other, OPENED, &theirs, 16 * chunk.len())?;
+        for (x, c) in chunk.iter().zip(theirs.chunks_exact(16)) {
+            let mut e = [0u8; 16];
+            e.copy_from_slice(c);
+            let y = Fp::from_le_bytes(e).map_err(|fault| PeerFault::new(other, OPENED, fault))?;
+            out.push(*x + y);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use doram_prim::AesPrg;
+
+    fn rng(seed: u8) -> AesPrg {
+        AesPrg::new(doram_core::Seed([seed; 16]))
+    }
+
+    /// Dealt material for both parties: shares of `ρ·e_r` and `e_r`, of r mod N and of ρ.
+    fn dealt(big: usize, r: usize, rho: Fp, g: &mut AesPrg) -> [UpdateMaterial; 2] {
+        let split = |x: Fp, g: &mut AesPrg| {
+            let a = Fp::random(g);
+            (a, x - a)
+        };
+        let mut m = [(); 2].map(|_| UpdateMaterial {
+            r: 0,
+            rho: Fp::ZERO,
+            v: vec![Fp::ZERO; big],
+            u: vec![Fp::ZERO; big],
+        });
+        for x in 0..big {
+            let at = |c: Fp| if x == r { c } else { Fp::ZERO };
+            let (v0, v1) = split(at(rho), g);
+            let (u0, u1) = split(at(Fp::ONE), g);
+            (m[0].v[x], m[1].v[x], m[0].u[x], m[1].u[x]) = (v0, v1, u0, u1);
+        }
+        let r0 = draw_index_share(g, big);
+        m[0].r = r0;
+        m[1].r = mod_n((r as u64).wrapping_sub(r0), big);
+        let (p0, p1) = split(rho, g);
+        (m[0].rho, m[1].rho) = (p0, p1);
+        m
+    }
+
+    /// δ·[x = i*] = ρ·[x − S = r] + F·[x − S = r]: the two parties' updates sum to δ at i*
+    /// and to 0 elsewhere, for every i* (and padding cells past n stay 0).
+    #[test]
+    fn masked_updates_sum_to_delta_at_the_index() {
+        let mut g = rng(1);
+        for big in [1usize, 2, 4, 8, 64] {
+            for i in 0..big {
+                let r = usize::try_from(draw_index_share(&mut g, big)).unwrap();
+                let (rho, delta) = (Fp::random(&mut g), Fp::random(&mut g));
+                let [m0, m1] = dealt(big, r, rho, &mut g);
+                let i0 = draw_index_share(&mut g, big);
+                let i1 = mod_n((i as u64).wrapping_sub(i0), big);
+                let d0 = Fp::random(&mut g);
+                let msg = [
+                    MaskedUpdate::new(&m0, i0, d0),
+                    MaskedUpdate::new(&m1, i1, delta - d0),
+                ];
+                let (s, f) = combine(msg[0], msg[1], big);
+                assert_eq!(combine(msg[1], msg[0], big), (s, f));
+                assert_eq!(s, (i + big - r) % big, "S = i* − r mod N");
+                assert_eq!(f, delta - rho);
+                let mut mem = [vec![Fp::ZERO; big], vec![Fp::ZERO; big]];
+                apply(&mut mem[0], &m0, s, f);
+                apply(&mut mem[1], &m1, s, f);
+                for x in 0..big {
+                    let want = if x == i { delta } else { Fp::ZERO };
+                    assert_eq!(mem[0][x] + mem[1][x], want, "N = {big}, i* = {i}, x = {x}");
+                }
+            }
+        }
+    }
+
+    /// The B2A by OT gives additive shares of r mod N for every pair of XOR shares.
+    #[test]
+    fn index_conversion_gives_additive_shares() {
+        let mut g = rng(2);
+        for big in [2usize, 4, 8, 1 << 20, 1 << 40] {
+            let d = index_bits(big);
+            for _ in 0..50 {
+                let (a0, a1) = (draw_index_share(&mut g, big), draw_index_share(&mut g, big));
+                let masks: Vec<u64> = (0..d).map(|_| draw_index_share(&mut g, big)).collect();
+                let offers = b2a_offers(a0, &masks, big);
+                let got: Vec<Block> = (0..d)
+                    .map(|j| offers[j][usize::from((a1 >> j) & 1 == 1)])
+                    .collect();
+                let got = parse_received(PartyId::P0, &got, big).unwrap();
+                let r0 = b2a_share_p0(a0, &masks, big);
+                let r1 = b2a_share_p1(a1, &got, big);
+                assert!(r0 < big as u64 && r1 < big as u64);
+                assert_eq!(mod_n(r0 + r1, big), a0 ^ a1, "N = {big}");
+            }
+        }
+    }
+
+    #[test]
+    fn masked_update_round_trips_and_refuses_bad_input() {
+        let m = MaskedUpdate {
+            offset: 5,
+            delta: Fp::from_u64(77),
+        };
+        let bytes = m.encode();
+        assert_eq!(MaskedUpdate::decode(PartyId::P1, &bytes, 8).unwrap(), m);
+        let short = MaskedUpdate::decode(PartyId::P1, &bytes[..23], 8).unwrap_err();
+        assert_eq!((short.peer, short.lengths()), (PartyId::P1, Some((24, 23))));
+        assert_eq!(
+            MaskedUpdate::decode(PartyId::P0, &bytes, 4)
+                .unwrap_err()
+                .peer,
+            PartyId::P0
+        );
+        let mut big_delta = bytes;
+        big_delta[8..].copy_from_slice(&[0xff; 16]);
+        assert!(MaskedUpdate::decode(PartyId::P1, &big_delta, 8).is_err());
+        let refused = parse_received(PartyId::P0, &[Block::from(8u64)], 8).unwrap_err();
+        assert_eq!(refused.peer, PartyId::P0);
+    }
+
+    #[test]
+    fn sizes_pad_to_a_power_of_two() {
+        assert_eq!(
+            [1, 2, 3, 5, 64, 100, 1000].map(padded_len),
+            [1, 2, 4, 8, 64, 128, 1024]
+        );
+        assert!(MemoryShare::zeros(0).is_err());
+        let m = MemoryShare::from_shares(vec![Fp::ONE; 5]).unwrap();
+        assert_eq!((m.len(), m.padded_len(), m.words().len()), (5, 8, 5));
+        assert_eq!(format!("{m:?}"), "MemoryShare { n: 5, N: 8 }");
+    }
+}
