@@ -6,7 +6,8 @@
 //! the two parties by OT ([`doram_twopc::dpf_gen`], [Duoram App. C]).
 //!
 //! Brief overview: [`MemoryShare`] is one party's share of the memory; [`prepare`] makes a
-//! batch of [`UpdateMaterial`]s, each consumed by one [`update`]; [`MaskedUpdate`] is the one
+//! batch of [`UpdateMaterial`]s, each consumed by one [`update`], which hands back its buffers
+//! ([`SpentMaterial`]) for [`prepare_reusing`]; [`MaskedUpdate`] is the one
 //! online message; [`open_memory`] reveals the memory (tests and examples check it against a
 //! plaintext array). The types are the same at both parties; where the two roles differ (the
 //! conversion of the random index), the driver picks the role from the session. READ (which
@@ -67,7 +68,8 @@
 //! 3. **The material holds the evaluated vectors**, not the keys: the full-domain evaluation
 //!    of both keys happens in preprocessing, so the online phase is one pass over the memory
 //!    and two stored vectors. One UPDATE's material is `2N` field elements (32 MiB at
-//!    `N = 2^20`); callers preprocess in batches sized to their memory.
+//!    `N = 2^20`); callers preprocess in batches sized to their memory, and recycle the
+//!    buffers of consumed material ([`prepare_reusing`]), as 3P-Duoram does.
 //! 4. **Material is single use by construction**: [`update`] takes it by value. Reusing r
 //!    would reveal the difference of two indices through the offsets.
 //!
@@ -305,11 +307,27 @@ fn key_points(engine: &Arith2, draw: &Draw, big: usize) -> [PointShare; 2] {
     ]
 }
 
-/// The full-domain evaluation of one key.
-fn eval_all(key: &BgiKey<Fp>, big: usize) -> Vec<Fp> {
-    let mut out = vec![Fp::ZERO; big];
-    Bgi::eval_all_into(key, &mut out);
-    out
+/// The buffers of a consumed [`UpdateMaterial`], returned by [`update`] so that
+/// [`prepare_reusing`] can evaluate the next keys into them: `2N` field elements whose pages
+/// are already mapped (at `N = 2^20`, allocating and first touching 32 MiB takes longer than
+/// the UPDATE itself, and freeing them a third of it). `Debug` shows only the size.
+pub struct SpentMaterial {
+    v: Vec<Fp>,
+    u: Vec<Fp>,
+}
+
+impl core::fmt::Debug for SpentMaterial {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SpentMaterial {{ N: {} }}", self.v.len())
+    }
+}
+
+/// The full-domain evaluation of one key into `buf` (resized to N; every entry is written).
+fn eval_into(key: &BgiKey<Fp>, big: usize, mut buf: Vec<Fp>) -> Vec<Fp> {
+    buf.resize(big, Fp::ZERO);
+    buf.truncate(big);
+    Bgi::eval_all_into(key, &mut buf);
+    buf
 }
 
 /// Preprocesses `count` UPDATEs on a memory of `n` words ([Duoram §5] preprocessing, see the
@@ -328,6 +346,22 @@ pub fn prepare<R: RngCore + CryptoRng + ?Sized>(
     engine: &mut Arith2,
     count: usize,
     n: usize,
+    rng: &mut R,
+) -> Result<Vec<UpdateMaterial>, DuoramError> {
+    prepare_reusing(session, engine, count, n, &mut Vec::new(), rng)
+}
+
+/// [`prepare`], evaluating the keys into the buffers of consumed material taken from `spare`
+/// (as many as it has, up to `count`; the rest are allocated).
+///
+/// # Errors
+/// As [`prepare`].
+pub fn prepare_reusing<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    count: usize,
+    n: usize,
+    spare: &mut Vec<SpentMaterial>,
     rng: &mut R,
 ) -> Result<Vec<UpdateMaterial>, DuoramError> {
     let big = check_size(n)?;
@@ -386,11 +420,17 @@ pub fn prepare<R: RngCore + CryptoRng + ?Sized>(
         .iter()
         .zip(keys.chunks_exact(2))
         .zip(shares)
-        .map(|((dr, pair), r)| UpdateMaterial {
-            r,
-            rho: dr.rho,
-            v: eval_all(&pair[0], big),
-            u: eval_all(&pair[1], big),
+        .map(|((dr, pair), r)| {
+            let buf = spare.pop().unwrap_or(SpentMaterial {
+                v: Vec::new(),
+                u: Vec::new(),
+            });
+            UpdateMaterial {
+                r,
+                rho: dr.rho,
+                v: eval_into(&pair[0], big, buf.v),
+                u: eval_into(&pair[1], big, buf.u),
+            }
         })
         .collect())
 }
@@ -489,7 +529,8 @@ fn apply(memory: &mut [Fp], material: &UpdateMaterial, s: usize, f: Fp) {
 /// Adds δ at index i* to the memory ([Duoram §5] online UPDATE, see the [module
 /// documentation](self)): `i_share` is this party's additive share of i* mod N (reduced mod N
 /// if larger), `delta_share` its share of δ; the peer calls it with its own shares and its
-/// material of the same position in the batch. One message each way.
+/// material of the same position in the batch. One message each way. Returns the material's
+/// buffers for [`prepare_reusing`] (or to be dropped).
 ///
 /// # Errors
 /// [`DuoramError::ApiMisuse`] if the material was made for another domain than the memory's
@@ -504,7 +545,7 @@ pub fn update(
     material: UpdateMaterial,
     i_share: u64,
     delta_share: Fp,
-) -> Result<(), DuoramError> {
+) -> Result<SpentMaterial, DuoramError> {
     let big = memory.padded_len();
     if material.padded_len() != big {
         return Err(DuoramError::ApiMisuse(
@@ -517,7 +558,10 @@ pub fn update(
     let theirs = MaskedUpdate::decode(other, &session.recv_bytes(other)?, big)?;
     let (s, f) = combine(mine, theirs, big);
     apply(&mut memory.words, &material, s, f);
-    Ok(())
+    Ok(SpentMaterial {
+        v: material.v,
+        u: material.u,
+    })
 }
 
 /// Words per message when [`open_memory`] sends a share (4 MiB).

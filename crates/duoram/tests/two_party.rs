@@ -11,7 +11,8 @@ use std::time::Duration;
 use doram_core::{PartyId, Seed};
 use doram_duoram::DuoramError;
 use doram_duoram::two_party::{
-    MaskedUpdate, MemoryShare, UpdateMaterial, open_memory, padded_len, prepare, update,
+    MaskedUpdate, MemoryShare, UpdateMaterial, open_memory, padded_len, prepare, prepare_reusing,
+    update,
 };
 use doram_field::Fp;
 use doram_mpc::testkit::test_seed;
@@ -107,12 +108,18 @@ fn party(mut s: Session, seed: u64, n: usize, batches: &[usize], inputs: &Inputs
     let mut memory = MemoryShare::from_shares(inputs.memory.clone()).unwrap();
     s.record_transcript(true);
     let mut ops = inputs.ops.iter();
-    for &k in batches {
-        let mats = prepare(&mut s, &mut engine, k, n, &mut rng).unwrap();
+    // Every other batch reuses the buffers of the material consumed before.
+    let mut spare = Vec::new();
+    for (b, &k) in batches.iter().enumerate() {
+        let mats = if b % 2 == 0 {
+            prepare(&mut s, &mut engine, k, n, &mut rng).unwrap()
+        } else {
+            prepare_reusing(&mut s, &mut engine, k, n, &mut spare, &mut rng).unwrap()
+        };
         assert_eq!(mats.len(), k);
         for mat in mats {
             let &(i, d) = ops.next().unwrap();
-            update(&mut s, &mut memory, mat, i, d).unwrap();
+            spare.push(update(&mut s, &mut memory, mat, i, d).unwrap());
         }
     }
     assert!(ops.next().is_none(), "batches cover the operations");
@@ -223,7 +230,7 @@ fn damaged_online_message(
         if me == PartyId::P1 {
             armed.store(true, Ordering::SeqCst);
         }
-        update(&mut s, &mut memory, mat, 1, Fp::ONE)
+        update(&mut s, &mut memory, mat, 1, Fp::ONE).map(drop)
     });
     let mut it = outs.into_iter();
     (it.next().unwrap(), it.next().unwrap())
