@@ -1,0 +1,248 @@
+//! `cargo run --release -p doram-duoram --example update2p -- LOG_N UPDATES [--no-3p]`:
+//! 2P-Duoram's UPDATE ([`doram_duoram::two_party`]) on a memory of `2^LOG_N` words of F_p,
+//! two parties as threads of one process over in-process channels, and beside it 3P-Duoram's
+//! online UPDATE at the same size and word (three threads, [`doram_duoram::Duoram`]`<Fp>`).
+//!
+//! 2P: UPDATEs are preprocessed in batches of `max(1, 2^21 / n)` (the material of one UPDATE is
+//! `2n` field elements), each batch then applied; the memory is opened at the end and checked
+//! against a plaintext array. 3P: one operation preprocessed, then its UPDATE, repeated; only
+//! the UPDATEs are timed. Per UPDATE, the time is the slowest party's wall-clock time of the
+//! call; the figures are medians over the UPDATEs, with the per-party CPU time beside them.
+//! Bytes are payload bytes sent, from the sessions' counters.
+
+use std::time::{Duration, Instant};
+
+use doram_core::Seed;
+use doram_duoram::two_party::{MemoryShare, open_memory, padded_len, prepare_reusing, update};
+use doram_duoram::{Duoram, DuoramError, thread_cpu_time};
+use doram_field::Fp;
+use doram_mpc::Additive;
+use doram_net::{Comm, LocalMesh, Session};
+use doram_prim::AesPrg;
+use doram_twopc::arith::Arith2;
+use rand_core::RngCore;
+
+/// The public workload's seed.
+const WORKLOAD_SEED: [u8; 16] = *b"update2p-example";
+
+/// One UPDATE in the clear.
+#[derive(Clone, Copy)]
+struct Op {
+    index: u64,
+    delta: Fp,
+}
+
+/// What one party of either protocol reports.
+#[derive(Default)]
+struct Report {
+    /// Wall-clock time of each UPDATE call.
+    online: Vec<Duration>,
+    /// CPU time of this party's thread over all UPDATE calls.
+    online_cpu: Duration,
+    /// Wall-clock time of all preprocessing calls.
+    prep: Duration,
+    online_comm: Comm,
+    prep_comm: Comm,
+    /// The memory opened at the end (2P only).
+    opened: Vec<Fp>,
+}
+
+fn cpu() -> Duration {
+    thread_cpu_time().unwrap_or_default()
+}
+
+/// Random shares of the operations, `P0`'s uniform: index shares mod N, delta shares in F_p.
+fn share_ops(ops: &[Op], big: u64, g: &mut AesPrg) -> [Vec<(u64, Fp)>; 2] {
+    let mut out = [Vec::new(), Vec::new()];
+    for op in ops {
+        let i0 = g.next_u64() & (big - 1);
+        let d0 = Fp::random(g);
+        out[0].push((i0, d0));
+        out[1].push((op.index.wrapping_sub(i0) & (big - 1), op.delta - d0));
+    }
+    out
+}
+
+/// One party of 2P-Duoram: set-up, batches of preprocessing and UPDATEs, the memory opened.
+fn party_2p(
+    mut s: Session,
+    n: usize,
+    batch: usize,
+    mine: &[(u64, Fp)],
+) -> Result<Report, DuoramError> {
+    let mut rng = doram_twopc::os_rng();
+    let mut engine = Arith2::setup(&mut s, &mut rng)?;
+    let mut memory = MemoryShare::zeros(n)?;
+    let mut r = Report::default();
+    let mut spare = Vec::new();
+    for chunk in mine.chunks(batch) {
+        s.set_phase("preprocess");
+        let t = Instant::now();
+        let mats = prepare_reusing(&mut s, &mut engine, chunk.len(), n, &mut spare, &mut rng)?;
+        r.prep += t.elapsed();
+        s.set_phase("online");
+        for (mat, &(i, d)) in mats.into_iter().zip(chunk) {
+            let (t, c) = (Instant::now(), cpu());
+            let spent = update(&mut s, &mut memory, mat, i, d)?;
+            r.online.push(t.elapsed());
+            r.online_cpu += cpu() - c;
+            spare.push(spent);
+        }
+    }
+    s.set_phase("open");
+    r.opened = open_memory(&mut s, &memory)?;
+    r.prep_comm = s.stats().comm(["preprocess"]);
+    r.online_comm = s.stats().comm(["online"]);
+    Ok(r)
+}
+
+/// One party of 3P-Duoram over F_p: set-up, Init of a zero memory, then per UPDATE one
+/// operation preprocessed (untimed) and the UPDATE (timed).
+fn party_3p(s: Session, n: usize, ops: &[Op]) -> Result<Report, DuoramError> {
+    let me = s.me();
+    let mut seed = [0u8; 16];
+    doram_twopc::os_rng().fill_bytes(&mut seed);
+    let mut o = Duoram::<Fp>::setup(s, n, Seed(seed))?;
+    let zero = Additive::public(Fp::ZERO, me);
+    o.init(&vec![zero; n])?;
+    let mut r = Report::default();
+    for op in ops {
+        o.session_mut().set_phase("preprocess");
+        let t = Instant::now();
+        o.preprocess(1)?;
+        r.prep += t.elapsed();
+        o.session_mut().set_phase("online");
+        let addr = Additive::public(Fp::from_u64(op.index), me);
+        let delta = Additive::public(op.delta, me);
+        let (t, c) = (Instant::now(), cpu());
+        o.update(addr, delta)?;
+        r.online.push(t.elapsed());
+        r.online_cpu += cpu() - c;
+    }
+    r.prep_comm = o.session().stats().comm(["preprocess"]);
+    r.online_comm = o.session().stats().comm(["online"]);
+    Ok(r)
+}
+
+fn run_parties<F>(sessions: Vec<Session>, f: F) -> Result<Vec<Report>, Box<dyn std::error::Error>>
+where
+    F: Fn(Session) -> Result<Report, DuoramError> + Sync,
+{
+    let out = std::thread::scope(|sc| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .map(|s| {
+                let f = &f;
+                sc.spawn(move || f(s))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().map_err(|_| "a party thread panicked"))
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    Ok(out.into_iter().collect::<Result<Vec<_>, _>>()?)
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs.get(xs.len() / 2).copied().unwrap_or_default()
+}
+
+/// Per UPDATE, the slowest party's time; then the median, minimum and maximum over UPDATEs.
+fn slowest(reports: &[Report]) -> (Duration, Duration, Duration) {
+    let per_op: Vec<Duration> = (0..reports[0].online.len())
+        .map(|i| {
+            reports
+                .iter()
+                .map(|r| r.online[i])
+                .max()
+                .unwrap_or_default()
+        })
+        .collect();
+    let min = per_op.iter().min().copied().unwrap_or_default();
+    let max = per_op.iter().max().copied().unwrap_or_default();
+    (median(per_op), min, max)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn summary(name: &str, reports: &[Report], ops: usize) {
+    let k = ops.max(1) as f64;
+    let (med, min, max) = slowest(reports);
+    let cpu: Vec<String> = reports
+        .iter()
+        .map(|r| format!("{:.3}", ms(r.online_cpu) / k))
+        .collect();
+    let bytes = |c: &dyn Fn(&Report) -> &Comm| -> Vec<String> {
+        reports
+            .iter()
+            .map(|r| format!("{:.0}", c(r).bytes as f64 / k))
+            .collect()
+    };
+    let prep = reports.iter().map(|r| r.prep).max().unwrap_or_default();
+    println!(
+        "{name}: online UPDATE median {:.3} ms (min {:.3}, max {:.3}); CPU ms/UPDATE per party [{}]; \
+         online bytes sent/UPDATE per party [{}], rounds {}",
+        ms(med),
+        ms(min),
+        ms(max),
+        cpu.join(", "),
+        bytes(&|r| &r.online_comm).join(", "),
+        reports
+            .iter()
+            .map(|r| r.online_comm.rounds)
+            .max()
+            .unwrap_or(0) as f64
+            / k,
+    );
+    println!(
+        "{name}: preprocessing {:.3} ms/UPDATE (slowest party, wall clock); bytes sent/UPDATE \
+         per party [{}]",
+        ms(prep) / k,
+        bytes(&|r| &r.prep_comm).join(", "),
+    );
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let log_n: u32 = args.first().map_or(Ok(16), |a| a.parse())?;
+    let count: usize = args.get(1).map_or(Ok(16), |a| a.parse())?;
+    let with_3p = !args.iter().any(|a| a == "--no-3p");
+    let n = 1usize << log_n;
+    let big = padded_len(n) as u64;
+    let batch = ((1usize << 21) / n).clamp(1, count.max(1));
+
+    let mut g = AesPrg::new(Seed(WORKLOAD_SEED));
+    let ops: Vec<Op> = (0..count)
+        .map(|_| Op {
+            index: g.next_u64() % n as u64,
+            delta: Fp::random(&mut g),
+        })
+        .collect();
+    let shares = share_ops(&ops, big, &mut g);
+
+    let mesh = |k: usize| LocalMesh::new(k).timeout(Duration::from_secs(600)).build();
+    println!("n = 2^{log_n}, {count} UPDATEs, words in F_p; 2P batches of {batch}");
+    let two = run_parties(mesh(2), |s| {
+        let mine = &shares[s.me().index()];
+        party_2p(s, n, batch, mine)
+    })?;
+    let mut want = vec![Fp::ZERO; n];
+    for op in &ops {
+        want[usize::try_from(op.index)?] += op.delta;
+    }
+    let verified = two.iter().all(|r| r.opened == want);
+    summary("2P", &two, count);
+    println!("2P: memory opened and checked against the plaintext array: {verified}");
+    if with_3p {
+        let three = run_parties(mesh(3), |s| party_3p(s, n, &ops))?;
+        summary("3P", &three, count);
+    }
+    if !verified {
+        return Err("the opened memory differs from the plaintext array".into());
+    }
+    Ok(())
+}
