@@ -748,6 +748,25 @@ pub fn axpy(acc: &mut [Fp], s: Fp, x: &[Fp]) {
     }
 }
 
+/// `acc[i] += y[i] + s·x[i]` for all i, with one reduction per element: the 256-bit product
+/// plus the two addends (each below p) stays below 2^256, and [`reduce_wide`] takes any 256-bit
+/// value.
+///
+/// # Panics
+/// If the slices have different lengths.
+pub fn add_axpy(acc: &mut [Fp], s: Fp, x: &[Fp], y: &[Fp]) {
+    assert!(
+        acc.len() == x.len() && acc.len() == y.len(),
+        "add_axpy: slices of different lengths"
+    );
+    for ((a, x), y) in acc.iter_mut().zip(x).zip(y) {
+        let (lo, hi) = mul_wide(s.0, x.0);
+        let (lo, c0) = lo.overflowing_add(a.0);
+        let (lo, c1) = lo.overflowing_add(y.0);
+        *a = Fp(reduce_wide(lo, hi + c0 as u128 + c1 as u128));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -780,6 +799,36 @@ mod tests {
         assert_eq!(reduce_wide(0, 0), 0);
         assert_eq!(reduce_wide(MODULUS, 0), 0);
         assert_eq!(reduce_wide(0, 1), C);
+    }
+
+    /// The fused kernel equals `acc + y + s·x` element by element, extremes included.
+    #[test]
+    fn add_axpy_matches_the_operators() {
+        let m1 = Fp(MODULUS - 1);
+        let mut state = 0x1234_5678_9abc_def0_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let hi = u128::from(state) << 64;
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Fp::from_u128(hi | u128::from(state))
+        };
+        let mut cols: [Vec<Fp>; 3] = [(); 3].map(|_| Vec::new());
+        for c in &mut cols {
+            c.extend([Fp::ZERO, Fp::ONE, m1, m1]);
+            c.extend((0..60).map(|_| next()));
+        }
+        let [acc, x, y] = cols;
+        for s in [Fp::ZERO, Fp::ONE, m1, next()] {
+            let mut fused = acc.clone();
+            add_axpy(&mut fused, s, &x, &y);
+            for i in 0..acc.len() {
+                assert_eq!(fused[i], acc[i] + y[i] + s * x[i], "s = {s:?}, i = {i}");
+            }
+        }
     }
 
     #[test]
