@@ -101,6 +101,7 @@ use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
 use doram_dpf::{Bgi, BgiKey, SinglePointDpf};
 use doram_field::Fp;
+use doram_field::fp::add_axpy;
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_twopc::arith::{Arith2, Share};
@@ -512,17 +513,14 @@ fn combine(mine: MaskedUpdate, theirs: MaskedUpdate, big: usize) -> (usize, Fp) 
 
 /// Online step 3 ([Duoram §4.2.1] shift, §5 update): `D_b[x] += v_b[x − S] + F·u_b[x − S]`
 /// over the two contiguous segments of the shift: memory `S..N` with material `0..N − S`, and
-/// memory `0..S` with material `N − S..N`.
+/// memory `0..S` with material `N − S..N`, one multiply-add with a single reduction per word.
 ///
 /// [Duoram §4.2.1]: crate
 fn apply(memory: &mut [Fp], material: &UpdateMaterial, s: usize, f: Fp) {
     let big = memory.len();
     let (v, u) = (&material.v, &material.u);
     for (mem, mat) in [(s..big, 0..big - s), (0..s, big - s..big)] {
-        let (d, v, u) = (&mut memory[mem], &v[mat.clone()], &u[mat]);
-        for ((d, v), u) in d.iter_mut().zip(v).zip(u) {
-            *d += *v + f * *u;
-        }
+        add_axpy(&mut memory[mem], f, &u[mat.clone()], &v[mat]);
     }
 }
 
