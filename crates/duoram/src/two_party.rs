@@ -6,13 +6,14 @@
 //! the two parties by OT ([`doram_twopc::dpf_gen`], [Duoram App. C]).
 //!
 //! Brief overview: [`MemoryShare`] is one party's share of the memory; [`prepare`] makes a
-//! batch of [`UpdateMaterial`]s, each consumed by one [`update`], which hands back its buffers
-//! ([`SpentMaterial`]) for [`prepare_reusing`]; [`MaskedUpdate`] is the one
-//! online message; [`open_memory`] reveals the memory (tests and examples check it against a
-//! plaintext array). The types are the same at both parties; where the two roles differ (the
-//! conversion of the random index), the driver picks the role from the session. READ (which
-//! needs symmetric PIR, §5) is not here, so this is not a `SharedMemory` backend yet: a later
-//! backend can hold a [`MemoryShare`] and a queue of [`UpdateMaterial`]s and call [`update`].
+//! batch of [`UpdateMaterial`]s, each consumed by one [`update`], which hands back its
+//! buffers ([`SpentMaterial`]) for [`prepare_reusing`]; [`MaskedUpdate`] is the one online
+//! message; [`open_memory`] reveals the memory and [`check_against_plain`] compares it with a
+//! plaintext array (for tests and examples). The types are the same at both parties; where
+//! the two roles differ (the conversion of the random index), the driver picks the role from
+//! the session. READ (which needs symmetric PIR, §5) is not here, so this is not a
+//! `SharedMemory` backend yet: a later backend can hold a [`MemoryShare`] and a queue of
+//! [`UpdateMaterial`]s and call [`update`].
 //!
 //! # The protocol
 //! Words are in F_p. The memory has `n ≥ 1` words; everything runs on the padded domain
@@ -590,6 +591,32 @@ pub fn open_memory(session: &mut Session, memory: &MemoryShare) -> Result<Vec<Fp
         }
     }
     Ok(out)
+}
+
+/// Opens the memory ([`open_memory`]) and compares it with `plain`, the plaintext array the
+/// same UPDATEs give: for tests and examples; it reveals everything.
+///
+/// # Errors
+/// [`DuoramError::VerificationFailed`] naming the first cell that differs (or index `n` if
+/// `plain` has another length); as [`open_memory`].
+pub fn check_against_plain(
+    session: &mut Session,
+    memory: &MemoryShare,
+    plain: &[Fp],
+) -> Result<(), DuoramError> {
+    let opened = open_memory(session, memory)?;
+    let bad = opened
+        .iter()
+        .zip(plain)
+        .position(|(a, b)| a != b)
+        .or((opened.len() != plain.len()).then_some(opened.len().min(plain.len())));
+    match bad {
+        Some(index) => Err(DuoramError::VerificationFailed {
+            what: "a memory cell",
+            index,
+        }),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@ use std::time::Duration;
 use doram_core::{PartyId, Seed};
 use doram_duoram::DuoramError;
 use doram_duoram::two_party::{
-    MaskedUpdate, MemoryShare, UpdateMaterial, open_memory, padded_len, prepare, prepare_reusing,
-    update,
+    MaskedUpdate, MemoryShare, UpdateMaterial, check_against_plain, open_memory, padded_len,
+    prepare, prepare_reusing, update,
 };
 use doram_field::Fp;
 use doram_mpc::testkit::test_seed;
@@ -263,6 +263,48 @@ fn an_out_of_range_offset_or_element_names_the_peer() {
             "{e}"
         );
         r1.unwrap();
+    }
+}
+
+/// The checking helper accepts the right plaintext array and names the first wrong cell.
+#[test]
+fn the_plaintext_check_names_the_first_wrong_cell() {
+    let seed = test_seed();
+    let n = 3;
+    let ops = [Op {
+        index: 2,
+        delta: Fp::from_u64(5),
+    }];
+    let inputs = share(&[Fp::ZERO; 3], &ops, &mut workload_rng(seed, 3));
+    let outs = doram_net::testkit::run(mesh().build(), |mut s| {
+        let me = s.me().index();
+        let mut rng = insecure_rng_for_tests(seed ^ me as u64);
+        let mut engine = Arith2::setup(&mut s, &mut rng).unwrap();
+        let mut memory = MemoryShare::from_shares(inputs[me].memory.clone()).unwrap();
+        let mat = prepare(&mut s, &mut engine, 1, n, &mut rng)
+            .unwrap()
+            .pop()
+            .unwrap();
+        let (i, d) = inputs[me].ops[0];
+        update(&mut s, &mut memory, mat, i, d).unwrap();
+        let right = [Fp::ZERO, Fp::ZERO, Fp::from_u64(5)];
+        let wrong = [Fp::ZERO, Fp::ONE, Fp::ONE];
+        (
+            check_against_plain(&mut s, &memory, &right),
+            check_against_plain(&mut s, &memory, &wrong),
+            check_against_plain(&mut s, &memory, &right[..2]),
+        )
+    });
+    for (right, wrong, short) in outs {
+        right.unwrap();
+        assert!(matches!(
+            wrong,
+            Err(DuoramError::VerificationFailed { index: 1, .. })
+        ));
+        assert!(matches!(
+            short,
+            Err(DuoramError::VerificationFailed { index: 2, .. })
+        ));
     }
 }
 
