@@ -492,6 +492,25 @@ impl WithAes for ExpandInPlace<'_> {
     }
 }
 
+/// The outputs of `key` at its corrected leaves `s | t`, one per point of the domain, into
+/// `out`: `(−1)^b·(Convert(s) + t·OCW)`, what full-domain evaluation computes after expanding the
+/// tree. A generation by the two key holders ends with exactly these leaves, so they get the
+/// evaluation of their keys for one output conversion per leaf instead of a second expansion.
+/// For a one-point domain `leaves` is ignored (the key is its output).
+///
+/// # Panics
+/// If `out` does not have one entry per point of the domain, or `leaves` (for a domain of more
+/// than one point) as many entries as `out`.
+pub fn outputs_from_leaves<G: Group>(key: &BgiKey<G>, leaves: &[Block], out: &mut [G]) {
+    assert_eq!(out.len(), key.domain_size, "one output per point");
+    if let Some(y) = key.constant() {
+        out[0] = y;
+        return;
+    }
+    assert_eq!(leaves.len(), out.len(), "one leaf per output");
+    key.output(leaves, out);
+}
+
 /// A party's sums over its leaves `s | t` (one per point of the domain, corrected with every
 /// level's correction word): `Σ Convert(s)`, the conversion that evaluation applies (output
 /// slot 0), and the number of leaves with `t = 1`. In a generation by the two key holders, the
@@ -592,7 +611,8 @@ mod tests {
 
     /// Both trees in one place, generated the way two key holders do it with
     /// [`expand_uncorrected`], [`leaf_sums`] and [`BgiKey::from_parts`] (whole levels, XOR sums,
-    /// levels cut to the nodes that meet `[0, n)`): the keys are exactly `gen_with_seeds`'s.
+    /// levels cut to the nodes that meet `[0, n)`): the keys are exactly `gen_with_seeds`'s, and
+    /// [`outputs_from_leaves`] on the final leaves is their full-domain evaluation.
     #[test]
     fn level_by_level_generation_matches_gen_with_seeds() {
         let roots = [
@@ -639,7 +659,21 @@ mod tests {
             let seeds = roots.map(|r| Seed(r.to_le_bytes()));
             let (g0, g1) = <Bgi as SinglePointDpf<Fp>>::gen_with_seeds(n, alpha, beta, seeds);
             assert!(k0 == g0 && k1 == g1, "n = {n}, alpha = {alpha}");
+            // The leaves give the full-domain evaluation without a second expansion.
+            for (k, leaves) in [(&k0, &nodes[0]), (&k1, &nodes[1])] {
+                let mut out = vec![Fp::ZERO; n];
+                outputs_from_leaves(k, leaves, &mut out);
+                assert_eq!(
+                    out,
+                    <Bgi as SinglePointDpf<Fp>>::eval_all(k),
+                    "n = {n}, alpha = {alpha}"
+                );
+            }
         }
+        let one = BgiKey::from_parts(TwoParty::P1, 1, 0, &[], Fp::from_u64(9));
+        let mut out = [Fp::ZERO];
+        outputs_from_leaves(&one, &[], &mut out);
+        assert_eq!(out[0], <Bgi as SinglePointDpf<Fp>>::eval(&one, 0));
     }
 
     /// In place, every node's children are its PRG halves, for levels with and without a
