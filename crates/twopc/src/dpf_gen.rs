@@ -10,7 +10,9 @@
 //! [`Bgi::eval`](doram_dpf::Bgi), `eval_all_into` and the rest evaluate it unchanged. In fact
 //! the two keys are bit for bit those a dealer's `gen_with_seeds` makes from the two parties'
 //! root seeds (the tests check this). [`gen_many`] makes any number of keys on one domain with
-//! the rounds of one.
+//! the rounds of one; [`gen_many_with_outputs`] also hands back each key's full-domain
+//! evaluation, computed from the leaves the generation ends with (one output conversion per
+//! point instead of a second expansion of the tree).
 //!
 //! # The protocol
 //! The notation of [`doram_dpf::bgi`]: node `s | t`, `G(s) = (MMO(s), MMO(s | 1))`, each half a
@@ -88,7 +90,7 @@
 
 use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
-use doram_dpf::bgi::{expand_uncorrected, leaf_sums};
+use doram_dpf::bgi::{expand_uncorrected, leaf_sums, outputs_from_leaves};
 use doram_dpf::{BgiKey, MAX_DOMAIN, TwoParty};
 use doram_field::Fp;
 use doram_net::Session;
@@ -389,6 +391,50 @@ pub fn gen_many<R: RngCore + CryptoRng + ?Sized>(
     domain_size: usize,
     rng: &mut R,
 ) -> Result<Vec<BgiKey<Fp>>, TwopcError> {
+    let keys = gen_with_leaves(session, engine, points, domain_size, rng)?;
+    Ok(keys.into_iter().map(|(key, _)| key).collect())
+}
+
+/// [`gen_many`], and each key's full-domain evaluation into `outputs` (one buffer per point,
+/// resized to `domain_size`; existing buffers are reused). The generation ends with this
+/// party's corrected leaves, so the evaluation costs one output conversion per point
+/// ([`doram_dpf::bgi::outputs_from_leaves`]) instead of a second expansion of the tree.
+///
+/// # Errors
+/// As [`gen_many`]; [`TwopcError::LengthMismatch`] unless there is one output buffer per
+/// point (before anything is sent).
+pub fn gen_many_with_outputs<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    points: &[PointShare],
+    domain_size: usize,
+    outputs: &mut [Vec<Fp>],
+    rng: &mut R,
+) -> Result<Vec<BgiKey<Fp>>, TwopcError> {
+    same_len("DPF output buffers", points.len(), outputs.len())?;
+    let keys = gen_with_leaves(session, engine, points, domain_size, rng)?;
+    Ok(keys
+        .into_iter()
+        .zip(outputs)
+        .map(|((key, leaves), out)| {
+            out.resize(domain_size, Fp::ZERO);
+            outputs_from_leaves(&key, &leaves, out);
+            key
+        })
+        .collect())
+}
+
+/// A key and this party's final leaves of its tree (none for a one-point domain).
+type KeyWithLeaves = (BgiKey<Fp>, Vec<Block>);
+
+/// [`gen_many`] with each key's final leaves.
+fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    points: &[PointShare],
+    domain_size: usize,
+    rng: &mut R,
+) -> Result<Vec<KeyWithLeaves>, TwopcError> {
     let other = peer(session)?;
     if domain_size == 0 || domain_size > MAX_DOMAIN {
         return Err(TwopcError::ApiMisuse("DPF domain size must be in 1..=2^62"));
@@ -414,7 +460,7 @@ pub fn gen_many<R: RngCore + CryptoRng + ?Sized>(
                     TwoParty::P0 => p.beta.raw(),
                     TwoParty::P1 => -p.beta.raw(),
                 };
-                BgiKey::from_parts(party, 1, 0, &[], share)
+                (BgiKey::from_parts(party, 1, 0, &[], share), Vec::new())
             })
             .collect());
     }
@@ -482,7 +528,10 @@ pub fn gen_many<R: RngCore + CryptoRng + ?Sized>(
     Ok(trees
         .into_iter()
         .zip(ocws)
-        .map(|(t, ocw)| BgiKey::from_parts(party, domain_size, t.root, &t.cws, ocw))
+        .map(|(t, ocw)| {
+            let key = BgiKey::from_parts(party, domain_size, t.root, &t.cws, ocw);
+            (key, t.level)
+        })
         .collect())
 }
 

@@ -15,7 +15,9 @@ use doram_dpf::{Bgi, BgiKey, DpfKey, SinglePointDpf, TwoParty};
 use doram_field::Fp;
 use doram_net::{LocalMesh, Session, Tamper, Transcript};
 use doram_twopc::arith::{Arith2, Share};
-use doram_twopc::dpf_gen::{PointShare, depth, gen_many, gen_one, offer_len, share_len};
+use doram_twopc::dpf_gen::{
+    PointShare, depth, gen_many, gen_many_with_outputs, gen_one, offer_len, share_len,
+};
 use doram_twopc::{TwopcError, insecure_rng_for_tests};
 use rand::{Rng, RngCore};
 
@@ -170,6 +172,55 @@ fn one_key_through_gen_one() {
     let (e0, e1) = (Bgi::eval_all(&k0), Bgi::eval_all(&k1));
     for x in 0..n {
         assert_eq!(e0[x] + e1[x], if x == alpha { beta } else { Fp::ZERO });
+    }
+}
+
+/// The evaluations `gen_many_with_outputs` hands back are the keys' full-domain evaluations,
+/// on one-point, odd and power-of-two domains, into buffers of any prior length; a number of
+/// buffers other than the number of points is refused before anything is sent.
+#[test]
+fn outputs_from_the_generation_are_the_full_domain_evaluations() {
+    for n in [1usize, 3, 64, 100] {
+        let points = [
+            Point {
+                alpha: n / 2,
+                beta: Fp::from_u64(77),
+            },
+            Point {
+                alpha: n - 1,
+                beta: Fp::ONE,
+            },
+        ];
+        let [s0, s1] = share(&points, n, 50 + n as u64);
+        let body = |mine: Vec<(usize, Fp)>| {
+            move |mut s: Session| {
+                let mut rng = insecure_rng_for_tests(60 + s.me().index() as u64);
+                let mut engine = Arith2::setup(&mut s, &mut rng).unwrap();
+                let raw: Vec<Fp> = mine.iter().map(|&(_, b)| b).collect();
+                let betas = engine_shares(&mut engine, &raw);
+                let pts: Vec<PointShare> = mine
+                    .iter()
+                    .zip(betas)
+                    .map(|(&(a, _), b)| PointShare::from_xor_share(a, n, b))
+                    .collect();
+                let mut refused = [Vec::new()];
+                let e = gen_many_with_outputs(&mut s, &mut engine, &pts, n, &mut refused, &mut rng);
+                assert!(matches!(e, Err(TwopcError::LengthMismatch { .. })));
+                let mut outs = vec![vec![Fp::ONE; 2 * n + 1], Vec::new()];
+                let keys = gen_many_with_outputs(&mut s, &mut engine, &pts, n, &mut outs, &mut rng)
+                    .unwrap();
+                (keys, outs)
+            }
+        };
+        let ((k0, o0), (k1, o1)) = run2(mesh(), body(s0), body(s1));
+        for (j, p) in points.iter().enumerate() {
+            assert_eq!(o0[j], Bgi::eval_all(&k0[j]), "n = {n}");
+            assert_eq!(o1[j], Bgi::eval_all(&k1[j]), "n = {n}");
+            for x in 0..n {
+                let want = if x == p.alpha { p.beta } else { Fp::ZERO };
+                assert_eq!(o0[j][x] + o1[j][x], want, "n = {n}, {p:?}, x = {x}");
+            }
+        }
     }
 }
 
