@@ -22,9 +22,10 @@
 //! **Preprocessing** ([`prepare`], per UPDATE, all of a batch together):
 //! 1. Each party draws its XOR share `a_b` of a random index `r ∈ [0, N)` (its `log₂ N` bits)
 //!    and its additive share `ρ_b` of a random `ρ ∈ F_p`.
-//! 2. [`doram_twopc::dpf_gen::gen_many`] makes two BGI keys at `α = r`: the *value key* with
-//!    `β = ρ` and the *unit key* with `β = 1` (decision 1). Each party evaluates both on the
-//!    whole domain: `v_b` and `u_b` with `v_0 + v_1 = ρ·e_r` and `u_0 + u_1 = e_r`.
+//! 2. [`doram_twopc::dpf_gen::gen_many_with_outputs`] makes two BGI keys at `α = r`: the
+//!    *value key* with `β = ρ` and the *unit key* with `β = 1` (decision 1), and hands each
+//!    party both keys' evaluations on the whole domain, from the generation's own leaves:
+//!    `v_b` and `u_b` with `v_0 + v_1 = ρ·e_r` and `u_0 + u_1 = e_r`.
 //! 3. Additive shares of r mod N from the XOR shares ([Duoram §2.7]'s "share conversion"):
 //!    `r = Σ_j 2^j (a_{0,j} ⊕ a_{1,j}) = Σ_j 2^j (a_{0,j} + a_{1,j} − 2·a_{0,j}·a_{1,j})`;
 //!    each cross term comes from one chosen-message OT, `P0` sending `(c_j, c_j + a_{0,j})`
@@ -49,10 +50,11 @@
 //!    DPF per UPDATE, but the final correction needs the unit vector as *additive* shares,
 //!    and the conversion of XOR-shared flags ([Duoram App. D]) itself needs `(v, F)` of a
 //!    second DPF at the same index, plus a product and two openings. Here the second DPF is a
-//!    unit key (`β = 1`) from the same [`gen_many`](doram_twopc::dpf_gen::gen_many) batch: it
-//!    costs no extra round (all keys of a batch share the rounds of one), about 1.1 KiB and
-//!    one Beaver product more per UPDATE, and `3N` fixed-key AES calls more at each party
-//!    (generation and evaluation), and the online work is one multiply-add per word either
+//!    unit key (`β = 1`) from the same [`gen_many_with_outputs`] batch: it costs no extra
+//!    round (all keys of a batch share the rounds of one), about 1.1 KiB and one Beaver
+//!    product more per UPDATE, and `4N` fixed-key AES calls more at each party (`2N` for the
+//!    tree, `N` for the sums of the output correction, `N` for the outputs), and the online
+//!    work is one multiply-add per word either
 //!    way. The value key's `β = ρ` is the paper's deferred final correction: `δ_b − ρ_b`
 //!    plays the part of `M_b + F_b`. **Keys per UPDATE: 2.** (A single key would do if the
 //!    value vector came from a second, independent PRG output of the unit key's leaves, whose
@@ -75,11 +77,11 @@
 //!    would reveal the difference of two indices through the offsets.
 //!
 //! # Costs (per party, K UPDATEs in one batch, d = log₂ N)
-//! * Preprocessing: [`gen_many`](doram_twopc::dpf_gen::gen_many) for 2K keys (2d + 3 rounds
-//!   plus the OT extension; two level messages of about 32K bytes each way per level; 2K
-//!   Beaver products, with triples made inline if the engine's pool is short, about 2.5 KiB
-//!   each way per triple), then dK chosen-message OTs of 16-byte messages (three flows);
-//!   about 9N AES calls per UPDATE for generation and evaluation.
+//! * Preprocessing: [`gen_many_with_outputs`] for 2K keys (2d + 3 rounds plus the OT
+//!   extension; two level messages of about 32K bytes each way per level; 2K Beaver
+//!   products, with triples made inline if the engine's pool is short, about 2.5 KiB each way
+//!   per triple), then dK chosen-message OTs of 16-byte messages (three flows); about `8N`
+//!   fixed-key AES calls per UPDATE, the evaluations coming from the generation's leaves.
 //! * Online: one message of [`MaskedUpdate::LEN`] = 24 bytes each way, one round; N
 //!   multiply-adds.
 //!
@@ -100,13 +102,12 @@
 
 use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
-use doram_dpf::{Bgi, BgiKey, SinglePointDpf};
 use doram_field::Fp;
 use doram_field::fp::add_axpy;
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_twopc::arith::{Arith2, Share};
-use doram_twopc::dpf_gen::{PointShare, gen_many};
+use doram_twopc::dpf_gen::{PointShare, gen_many_with_outputs};
 use doram_twopc::driver::{ot_receive, ot_send, peer};
 use rand_core::{CryptoRng, RngCore};
 
@@ -299,7 +300,7 @@ struct Draw {
     rho: Fp,
 }
 
-/// The two points of one UPDATE for [`gen_many`]: the value key (`β = ρ`) and the unit key
+/// The two points of one UPDATE for [`gen_many_with_outputs`]: the value key (`β = ρ`) and the unit key
 /// (`β = 1`), both at r ([decision 1](self)). Path bits are read most significant first.
 fn key_points(engine: &Arith2, draw: &Draw, big: usize) -> [PointShare; 2] {
     let a = usize::try_from(draw.a).unwrap_or_default(); // a < N ≤ 2^40 fits
@@ -322,14 +323,6 @@ impl core::fmt::Debug for SpentMaterial {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "SpentMaterial {{ N: {} }}", self.v.len())
     }
-}
-
-/// The full-domain evaluation of one key into `buf` (resized to N; every entry is written).
-fn eval_into(key: &BgiKey<Fp>, big: usize, mut buf: Vec<Fp>) -> Vec<Fp> {
-    buf.resize(big, Fp::ZERO);
-    buf.truncate(big);
-    Bgi::eval_all_into(key, &mut buf);
-    buf
 }
 
 /// Preprocesses `count` UPDATEs on a memory of `n` words ([Duoram §5] preprocessing, see the
@@ -384,7 +377,16 @@ pub fn prepare_reusing<R: RngCore + CryptoRng + ?Sized>(
         .iter()
         .flat_map(|dr| key_points(engine, dr, big))
         .collect();
-    let keys = gen_many(session, engine, &points, big, rng)?;
+    // The evaluations land in the buffers of consumed material where there are some.
+    let mut outputs: Vec<Vec<Fp>> = Vec::with_capacity(2 * count);
+    for _ in 0..count {
+        let buf = spare.pop().unwrap_or(SpentMaterial {
+            v: Vec::new(),
+            u: Vec::new(),
+        });
+        outputs.extend([buf.v, buf.u]);
+    }
+    gen_many_with_outputs(session, engine, &points, big, &mut outputs, rng)?;
     // Step 3: one OT per index bit, P0 sending, P1 choosing.
     let shares: Vec<u64> = if d == 0 {
         vec![0; count]
@@ -418,21 +420,15 @@ pub fn prepare_reusing<R: RngCore + CryptoRng + ?Sized>(
             .map(|(dr, m)| b2a_share_p1(dr.a, m, big))
             .collect()
     };
+    let mut outputs = outputs.into_iter();
     Ok(draws
         .iter()
-        .zip(keys.chunks_exact(2))
         .zip(shares)
-        .map(|((dr, pair), r)| {
-            let buf = spare.pop().unwrap_or(SpentMaterial {
-                v: Vec::new(),
-                u: Vec::new(),
-            });
-            UpdateMaterial {
-                r,
-                rho: dr.rho,
-                v: eval_into(&pair[0], big, buf.v),
-                u: eval_into(&pair[1], big, buf.u),
-            }
+        .map(|(dr, r)| UpdateMaterial {
+            r,
+            rho: dr.rho,
+            v: outputs.next().unwrap_or_default(), // two outputs per draw
+            u: outputs.next().unwrap_or_default(),
         })
         .collect())
 }
