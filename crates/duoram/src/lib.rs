@@ -16,6 +16,8 @@
 //! [`Duoram::write`], [`Duoram::memory`]) and implements `doram_oram::DistributedOram` with
 //! public operation types; [`Role`] and [`Side`] are the party roles; [`run_local`] /
 //! [`run_party`] run benchmarks ([`BenchOutcome`]); [`DuoramError`] names the peer at fault.
+//! [`two_party`] is 2P-Duoram's UPDATE (§5): two parties, no helper, the DPF keys made between
+//! them by OT (its module documentation has the protocol, its decisions and its costs).
 //!
 //! # How it works
 //! * **Preprocessing** ([`Duoram::preprocess`], module `prep`): for every future operation,
