@@ -749,7 +749,7 @@ pub fn axpy(acc: &mut [Fp], s: Fp, x: &[Fp]) {
 }
 
 /// `acc[i] += y[i] + s·x[i]` for all i, with one reduction per element: the 256-bit product
-/// plus the two addends (each below p) stays below 2^256, and [`reduce_wide`] takes any 256-bit
+/// plus the two addends (each below p) stays below 2^256, and the reduction takes any 256-bit
 /// value.
 ///
 /// # Panics
