@@ -94,6 +94,44 @@
 //! a party panic: every message has an exact length fixed by public sizes, an offset must be
 //! below N and a field element canonical, and a fault is a [`PeerFault`] naming the peer.
 //!
+//! # Example
+//! Two parties in one process, one thread each, add 5 at index 3 and 7 at index 9 of a zero
+//! memory of 10 words (`P0` holds the index and the value, `P1` zeros: public constants):
+//! ```
+//! use doram_duoram::two_party::{MemoryShare, check_against_plain, prepare, update};
+//! use doram_duoram::DuoramError;
+//! use doram_field::Fp;
+//! use doram_net::Session;
+//! use doram_twopc::arith::Arith2;
+//!
+//! let n = 10;
+//! std::thread::scope(|s| {
+//!     let handles: Vec<_> = Session::local_mesh(2)
+//!         .into_iter()
+//!         .map(|mut session| {
+//!             s.spawn(move || -> Result<(), DuoramError> {
+//!                 let me = session.me().index();
+//!                 // OS entropy (doram_twopc::os_rng) in real use.
+//!                 let mut rng = doram_twopc::insecure_rng_for_tests(me as u64);
+//!                 let mut engine = Arith2::setup(&mut session, &mut rng)?;
+//!                 let mut memory = MemoryShare::zeros(n)?;
+//!                 let batch = prepare(&mut session, &mut engine, 2, n, &mut rng)?;
+//!                 for (material, (i, d)) in batch.into_iter().zip([(3, 5), (9, 7)]) {
+//!                     let (i, d) = if me == 0 { (i, Fp::from_u64(d)) } else { (0, Fp::ZERO) };
+//!                     update(&mut session, &mut memory, material, i, d)?;
+//!                 }
+//!                 let mut plain = vec![Fp::ZERO; n];
+//!                 plain[3] = Fp::from_u64(5);
+//!                 plain[9] = Fp::from_u64(7);
+//!                 check_against_plain(&mut session, &memory, &plain)
+//!             })
+//!         })
+//!         .collect();
+//!     handles.into_iter().map(|h| h.join().unwrap()).collect::<Result<Vec<()>, _>>()
+//! })?;
+//! # Ok::<(), DuoramError>(())
+//! ```
+//!
 //! [Duoram §5]: crate
 //! [Duoram §2.7]: crate
 //! [Duoram §4.2.1]: crate
