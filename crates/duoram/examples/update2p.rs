@@ -212,9 +212,14 @@ fn summary(name: &str, reports: &[Report], ops: usize) {
     );
     println!(
         "{name}: preprocessing {:.3} ms/UPDATE (slowest party, wall clock); bytes sent/UPDATE \
-         per party [{}]",
+         per party [{}]; rounds {} in all",
         ms(prep) / k,
         bytes(&|r| &r.prep_comm).join(", "),
+        reports
+            .iter()
+            .map(|r| r.prep_comm.rounds)
+            .max()
+            .unwrap_or(0),
     );
 }
 

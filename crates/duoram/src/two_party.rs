@@ -82,6 +82,9 @@
 //!   products, with triples made inline if the engine's pool is short, about 2.5 KiB each way
 //!   per triple), then dK chosen-message OTs of 16-byte messages (three flows); about `8N`
 //!   fixed-key AES calls per UPDATE, the evaluations coming from the generation's leaves.
+//!   Measured by the `update2p` example: `2d + 6` rounds per batch whatever its size (38 at
+//!   `N = 2^16`, 46 at `2^20`, triples made inline), and 6.4–7.7 KB sent per party and UPDATE,
+//!   most of it for the two triples.
 //! * Online: one message of [`MaskedUpdate::LEN`] = 24 bytes each way, one round; N
 //!   multiply-adds.
 //!
