@@ -6,7 +6,8 @@
 //! the two parties by OT ([`doram_twopc::dpf_gen`], [Duoram App. C]).
 //!
 //! Brief overview: [`MemoryShare`] is one party's share of the memory; [`prepare`] makes a
-//! batch of [`UpdateMaterial`]s, each consumed by one [`update`], which hands back its
+//! batch of [`UpdateMaterial`]s, each consumed by one [`update`] (or several together by
+//! [`update_many`], in one flight), which hands back its
 //! buffers ([`SpentMaterial`]) for [`prepare_reusing`]; [`MaskedUpdate`] is the one online
 //! message; [`open_memory`] reveals the memory and [`check_against_plain`] compares it with a
 //! plaintext array (for tests and examples). The types are the same at both parties; where
@@ -86,7 +87,8 @@
 //!   `N = 2^16`, 46 at `2^20`, triples made inline), and 6.4–7.7 KB sent per party and UPDATE,
 //!   most of it for the two triples.
 //! * Online: one message of [`MaskedUpdate::LEN`] = 24 bytes each way, one round; N
-//!   multiply-adds.
+//!   multiply-adds. k UPDATEs known together ([`update_many`]): one message of `24k` bytes
+//!   each way, still one round.
 //!
 //! # Who learns what (semi-honest)
 //! A party sees the dpf_gen transcript (which hides r and ρ, see its module), the B2A OT
@@ -539,6 +541,23 @@ impl MaskedUpdate {
     }
 }
 
+impl MaskedUpdate {
+    /// Parses `peer`'s message of `k` UPDATEs ([`update_many`]): exactly `k` encodings back to
+    /// back.
+    fn decode_many(
+        peer: PartyId,
+        bytes: &[u8],
+        k: usize,
+        big: usize,
+    ) -> Result<Vec<MaskedUpdate>, PeerFault> {
+        wire::exact_len(peer, MASKED_UPDATE, bytes, k * Self::LEN)?;
+        bytes
+            .chunks_exact(Self::LEN)
+            .map(|c| MaskedUpdate::decode(peer, c, big))
+            .collect()
+    }
+}
+
 /// Online step 2: the public offset `S = Σ(i*_b − r_b) mod N` and `F = Σ(δ_b − ρ_b)`.
 fn combine(mine: MaskedUpdate, theirs: MaskedUpdate, big: usize) -> (usize, Fp) {
     let s = mod_n(mine.offset + theirs.offset, big);
@@ -582,22 +601,64 @@ pub fn update(
     i_share: u64,
     delta_share: Fp,
 ) -> Result<SpentMaterial, DuoramError> {
+    let mut spent = update_many(session, memory, vec![material], &[(i_share, delta_share)])?;
+    spent
+        .pop()
+        .ok_or(DuoramError::ApiMisuse("one UPDATE hands back one material"))
+}
+
+/// Several UPDATEs whose indices and values are known together, in one flight ([Duoram §1.2]:
+/// "doing k updates in parallel requires one message being exchanged"): `shares[j]` is this
+/// party's `(i*, δ)` shares for `materials[j]`; one message of `24·k` bytes each way, then the
+/// UPDATEs applied in order. [`update`] is the case k = 1, with the same message.
+///
+/// # Errors
+/// [`DuoramError::ApiMisuse`] unless there is one pair of shares per material and every
+/// material was made for the memory's domain (before anything is sent); otherwise as
+/// [`update`].
+///
+/// [Duoram §1.2]: crate
+pub fn update_many(
+    session: &mut Session,
+    memory: &mut MemoryShare,
+    materials: Vec<UpdateMaterial>,
+    shares: &[(u64, Fp)],
+) -> Result<Vec<SpentMaterial>, DuoramError> {
     let big = memory.padded_len();
-    if material.padded_len() != big {
+    if materials.len() != shares.len() {
+        return Err(DuoramError::ApiMisuse(
+            "UPDATEs need one pair of shares per material",
+        ));
+    }
+    if materials.iter().any(|m| m.padded_len() != big) {
         return Err(DuoramError::ApiMisuse(
             "UPDATE material was made for another memory size",
         ));
     }
     let other = peer(session)?;
-    let mine = MaskedUpdate::new(&material, i_share, delta_share);
-    session.send_bytes(other, &mine.encode())?;
-    let theirs = MaskedUpdate::decode(other, &session.recv_bytes(other)?, big)?;
-    let (s, f) = combine(mine, theirs, big);
-    apply(&mut memory.words, &material, s, f);
-    Ok(SpentMaterial {
-        v: material.v,
-        u: material.u,
-    })
+    if materials.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mine: Vec<MaskedUpdate> = materials
+        .iter()
+        .zip(shares)
+        .map(|(m, &(i, d))| MaskedUpdate::new(m, i, d))
+        .collect();
+    let bytes: Vec<u8> = mine.iter().flat_map(MaskedUpdate::encode).collect();
+    session.send_bytes(other, &bytes)?;
+    let theirs = MaskedUpdate::decode_many(other, &session.recv_bytes(other)?, mine.len(), big)?;
+    Ok(materials
+        .into_iter()
+        .zip(mine.into_iter().zip(theirs))
+        .map(|(material, (a, b))| {
+            let (s, f) = combine(a, b, big);
+            apply(&mut memory.words, &material, s, f);
+            SpentMaterial {
+                v: material.v,
+                u: material.u,
+            }
+        })
+        .collect())
 }
 
 /// Words per message when [`open_memory`] sends a share (4 MiB).

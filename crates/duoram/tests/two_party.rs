@@ -1,7 +1,8 @@
 //! 2P-Duoram's UPDATE between two parties: random sequences of updates at random indices on
 //! memories of odd and power-of-two sizes, preprocessed in several batches, against a
-//! plaintext array (the memory is opened at the end); transcripts that depend on neither the
-//! indices nor the values; a malformed online message named; misuse refused before sending.
+//! plaintext array (the memory is opened at the end); a batch of UPDATEs in one message;
+//! transcripts that depend on neither the indices nor the values; a malformed online message
+//! named; misuse refused before sending.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use doram_core::{PartyId, Seed};
 use doram_duoram::DuoramError;
 use doram_duoram::two_party::{
     MaskedUpdate, MemoryShare, UpdateMaterial, check_against_plain, open_memory, padded_len,
-    prepare, prepare_reusing, update,
+    prepare, prepare_reusing, update, update_many,
 };
 use doram_field::Fp;
 use doram_mpc::testkit::test_seed;
@@ -263,6 +264,37 @@ fn an_out_of_range_offset_or_element_names_the_peer() {
             "{e}"
         );
         r1.unwrap();
+    }
+}
+
+/// UPDATEs known together go in one message of 24 bytes each per UPDATE, each way, and give
+/// the same memory as one by one; mismatched inputs are refused before sending.
+#[test]
+fn a_batch_of_updates_goes_in_one_message() {
+    let seed = test_seed();
+    let n = 100;
+    let mut g = workload_rng(seed, 5);
+    let initial: Vec<Fp> = (0..n).map(|_| Fp::random(&mut g)).collect();
+    let ops = random_ops(n, 4, &mut g);
+    let inputs = share(&initial, &ops, &mut g);
+    let outs = doram_net::testkit::run(mesh().build(), |mut s| {
+        let me = s.me().index();
+        let mut rng = insecure_rng_for_tests(seed ^ me as u64);
+        let mut engine = Arith2::setup(&mut s, &mut rng).unwrap();
+        let mut memory = MemoryShare::from_shares(inputs[me].memory.clone()).unwrap();
+        let mats = prepare(&mut s, &mut engine, 4, n, &mut rng).unwrap();
+        let e = update_many(&mut s, &mut memory, Vec::new(), &inputs[me].ops[..1]).unwrap_err();
+        assert!(e.is_misuse(), "{e}");
+        s.record_transcript(true);
+        let spent = update_many(&mut s, &mut memory, mats, &inputs[me].ops).unwrap();
+        assert_eq!(spent.len(), 4);
+        let transcript = s.take_transcript().unwrap();
+        (open_memory(&mut s, &memory).unwrap(), transcript)
+    });
+    for (opened, transcript) in outs {
+        assert_eq!(opened, plain(&initial, &ops), "DORAM_TEST_SEED={seed}");
+        let sizes: Vec<u64> = transcript.events.iter().map(|e| e.bytes).collect();
+        assert_eq!(sizes, [4 * MaskedUpdate::LEN as u64; 2]);
     }
 }
 
