@@ -7,14 +7,13 @@
 //!
 //! Brief overview: [`MemoryShare`] is one party's share of the memory; [`prepare`] makes a
 //! batch of [`UpdateMaterial`]s, each consumed by one [`update`] (or several together by
-//! [`update_many`], in one flight), which hands back its
-//! buffers ([`SpentMaterial`]) for [`prepare_reusing`]; [`MaskedUpdate`] is the one online
-//! message; [`open_memory`] reveals the memory and [`check_against_plain`] compares it with a
-//! plaintext array (for tests and examples). The types are the same at both parties; where
-//! the two roles differ (the conversion of the random index), the driver picks the role from
-//! the session. READ (which needs symmetric PIR, §5) is not here, so this is not a
-//! `SharedMemory` backend yet: a later backend can hold a [`MemoryShare`] and a queue of
-//! [`UpdateMaterial`]s and call [`update`].
+//! [`update_many`], in one flight), which hands back its buffers ([`SpentMaterial`]) for
+//! [`prepare_reusing`]; [`MaskedUpdate`] is the one online message; [`open_memory`] reveals the
+//! memory and [`check_against_plain`] compares it with a plaintext array (for tests and
+//! examples). The types are the same at both parties; where the two roles differ (the
+//! conversion of the random index), the driver picks the role from the session. READ (which
+//! needs symmetric PIR, §5) is not here, so this is not a `SharedMemory` backend yet: a later
+//! backend can hold a [`MemoryShare`] and a queue of [`UpdateMaterial`]s and call [`update`].
 //!
 //! # The protocol
 //! Words are in F_p. The memory has `n ≥ 1` words; everything runs on the padded domain
@@ -343,8 +342,9 @@ struct Draw {
     rho: Fp,
 }
 
-/// The two points of one UPDATE for [`gen_many_with_outputs`]: the value key (`β = ρ`) and the unit key
-/// (`β = 1`), both at r ([decision 1](self)). Path bits are read most significant first.
+/// The two points of one UPDATE for [`gen_many_with_outputs`]: the value key (`β = ρ`) and
+/// the unit key (`β = 1`), both at r ([decision 1](self)). Path bits are read most significant
+/// first.
 fn key_points(engine: &Arith2, draw: &Draw, big: usize) -> [PointShare; 2] {
     let a = usize::try_from(draw.a).unwrap_or_default(); // a < N ≤ 2^40 fits
     [
@@ -353,10 +353,10 @@ fn key_points(engine: &Arith2, draw: &Draw, big: usize) -> [PointShare; 2] {
     ]
 }
 
-/// The buffers of a consumed [`UpdateMaterial`], returned by [`update`] so that
-/// [`prepare_reusing`] can evaluate the next keys into them: `2N` field elements whose pages
-/// are already mapped (at `N = 2^20`, allocating and first touching 32 MiB takes longer than
-/// the UPDATE itself, and freeing them a third of it). `Debug` shows only the size.
+/// The buffers of a consumed [`UpdateMaterial`], returned by [`update`] and [`update_many`] so
+/// that [`prepare_reusing`] can evaluate the next keys into them: `2N` field elements whose
+/// pages are already mapped (at `N = 2^20`, allocating and first touching 32 MiB takes longer
+/// than the UPDATE itself, and freeing them a third of it). `Debug` shows only the size.
 pub struct SpentMaterial {
     v: Vec<Fp>,
     u: Vec<Fp>,
