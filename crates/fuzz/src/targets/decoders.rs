@@ -1,9 +1,10 @@
 //! Decoders of bytes that arrive whole: frames, configuration, certificates and keys, DPF
-//! keys, field vectors, and the RAM programs' input files.
+//! keys, field vectors, 2P-Duoram's online message, and the RAM programs' input files.
 
 use std::path::Path;
 
 use doram_dpf::{Bgi, BgiKey, DpfKey, HalfTree, HalfTreeKey, SinglePointDpf};
+use doram_duoram::two_party::MaskedUpdate;
 use doram_field::{Bit, Fp, Group, Z64};
 use doram_programs::input::{parse_edges, parse_prefs, parse_sorted};
 use rand::SeedableRng;
@@ -210,6 +211,33 @@ pub const FIELD_VECTORS: Target = Target {
         let mut z = vec![1, 1, 0];
         z.extend([7; 8]);
         vec![fp, z, vec![2, 3, 0, 1, 0, 1]]
+    },
+};
+
+/// 2P-Duoram's online UPDATE message as the peer sends it: `log₂ N ‖ message`. A message that
+/// decodes must encode back to the same bytes; one that does not must name the sender.
+pub const DUORAM2P_UPDATE: Target = Target {
+    name: "duoram2p-update",
+    what: "2P-Duoram's masked UPDATE (offset below N, canonical field element, exact length)",
+    run: |data| {
+        let big = 1usize << (data.first().copied().unwrap_or(0) % 41);
+        let bytes = data.get(1..).unwrap_or(&[]);
+        let peer = doram_core::PartyId::P1;
+        match MaskedUpdate::decode(peer, bytes, big) {
+            Ok(m) if m.encode()[..] != *bytes => {
+                Err("a decoded message re-encodes differently".into())
+            }
+            Err(f) if f.peer != peer => Err(format!("the fault names {}, not the sender", f.peer)),
+            _ => Ok(()),
+        }
+    },
+    seeds: || {
+        let mut ok = vec![20];
+        ok.extend(5u64.to_le_bytes());
+        ok.extend([3; 16]);
+        let mut edge = vec![0];
+        edge.extend([0; 24]);
+        vec![ok, edge]
     },
 };
 

@@ -13,6 +13,7 @@ pub const ALL: &[Target] = &[
     decoders::PEM,
     decoders::DPF_KEYS,
     decoders::FIELD_VECTORS,
+    decoders::DUORAM2P_UPDATE,
     decoders::PROGRAM_INPUTS,
     pir::SERVER_INPUT,
     pir::CLIENT_INPUT,
