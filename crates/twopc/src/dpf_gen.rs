@@ -515,8 +515,8 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
     // The output correction word: (T₀ − T₁)·(β − C₀ + C₁), one product and one opening.
     let (signs, values): (Vec<Fp>, Vec<Fp>) =
         trees.iter().map(|t| output_terms(party, &t.level)).unzip();
-    let signs = share_local(engine, &signs)?;
-    let values = share_local(engine, &values)?;
+    let signs = share_local(&signs);
+    let values = share_local(&values);
     let pairs: Vec<(Share, Share)> = signs
         .into_iter()
         .zip(values)
@@ -535,21 +535,10 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
         .collect())
 }
 
-/// Additive shares of `Σ_b values_b` from each party's local `values` (no message): each
-/// party inputs its own through the engine, `P0`'s first, and adds the two sharings.
-fn share_local(engine: &mut Arith2, values: &[Fp]) -> Result<Vec<Share>, TwopcError> {
-    let me = engine.me();
-    let m = values.len();
-    let mut sums = Vec::with_capacity(m);
-    let mut parts = [Vec::new(), Vec::new()];
-    for (owner, part) in [PartyId::P0, PartyId::P1].into_iter().zip(&mut parts) {
-        let mine = (owner == me).then_some(values);
-        *part = engine.input(owner, mine, m)?;
-    }
-    for (a, b) in parts[0].iter().zip(&parts[1]) {
-        sums.push(*a + *b);
-    }
-    Ok(sums)
+/// Each party's local `values` as its additive shares of `Σ_b values_b`: a party's local value
+/// already is its share, so this draws nothing and sends nothing.
+fn share_local(values: &[Fp]) -> Vec<Share> {
+    values.iter().map(|&v| Share::from_raw(v)).collect()
 }
 
 #[cfg(test)]
