@@ -11,7 +11,7 @@ use doram_net::{LocalMesh, Session};
 use crate::error::ProgramError;
 use crate::host::Host;
 use crate::machine::{Backend, Machine};
-use crate::roles::{PartyRun, Roles, all_ok, run_three_on};
+use crate::roles::{PartyRun, Roles};
 use crate::two::Machine2;
 
 /// A secure RAM program with its roles' inputs and output.
@@ -101,12 +101,8 @@ pub fn run_local_on<P: Program, B: Backend>(
     query: P::Query,
     entropy: Entropy,
 ) -> Result<[PartyRun<P::Output>; 3], ProgramError> {
-    all_ok(run_three_on(mesh.build(), entropy, |session, seed| {
-        let me = session.me();
-        let d = (me == roles.owner).then_some(data);
-        let q = (me == roles.querier).then_some(query);
-        run_party::<P, B>(session, seed, roles, d, q)
-    }))
+    let runs = run_local_host::<P, Machine<B>>(mesh, roles, data, query, entropy)?;
+    <[PartyRun<P::Output>; 3]>::try_from(runs).map_err(|_| ProgramError::Misuse("missing party"))
 }
 
 /// One party's run of `P` between two parties ([`Machine2`]): `session` has two parties.
@@ -157,12 +153,13 @@ pub fn run_local_host<P: Program, H: Host>(
         let q = (me == roles.querier).then_some(query);
         P::run_on::<H>(session, seed, roles, d, q)
     });
-    let mut out = Vec::with_capacity(results.len());
+    // All threads have ended: a panic is passed on as it was, before any party's error.
+    let mut runs = Vec::with_capacity(results.len());
     for r in results {
         match r {
-            Ok(r) => out.push(r?),
+            Ok(r) => runs.push(r),
             Err(p) => std::panic::resume_unwind(p),
         }
     }
-    Ok(out)
+    runs.into_iter().collect()
 }
