@@ -1,4 +1,4 @@
-//! 2P-Duoram's UPDATE ([Duoram §5]): two parties `P0` and `P1` hold additive F_p shares of a
+//! 2P-Duoram ([Duoram §5]), UPDATE here and READ in [`mod@read`]: two parties `P0` and `P1` hold additive F_p shares of a
 //! memory and add a secret-shared δ at a secret-shared index i*, with no third party. "The
 //! online phase of the 2-party UPDATE protocol is then the same as the online phase of the
 //! 3-party protocol, but without the additional REFRESHBLINDS operation": one flight of two
@@ -11,9 +11,9 @@
 //! [`prepare_reusing`]; [`MaskedUpdate`] is the one online message; [`open_memory`] reveals the
 //! memory and [`check_against_plain`] compares it with a plaintext array (for tests and
 //! examples). The types are the same at both parties; where the two roles differ (the
-//! conversion of the random index), the driver picks the role from the session. READ (which
-//! needs symmetric PIR, §5) is not here, so this is not a `SharedMemory` backend yet: a later
-//! backend can hold a [`MemoryShare`] and a queue of [`UpdateMaterial`]s and call [`update`].
+//! conversion of the random index), the driver picks the role from the session. READ, by
+//! symmetric PIR in both directions, is in [`mod@read`] ([`setup_reads`], [`prepare_reads`],
+//! [`read()`]); it works on the same [`MemoryShare`].
 //!
 //! # The protocol
 //! Words are in F_p. The memory has `n ≥ 1` words; everything runs on the padded domain
@@ -152,6 +152,10 @@ use doram_twopc::arith::{Arith2, Share};
 use doram_twopc::dpf_gen::{PointShare, gen_many_with_outputs};
 use doram_twopc::driver::{ot_receive, ot_send, peer};
 use rand_core::{CryptoRng, RngCore};
+
+pub mod read;
+
+pub use read::{ReadMaterial, ReadSetup, prepare_reads, read, setup_reads};
 
 use crate::duoram::MAX_LOG_N;
 use crate::error::DuoramError;

@@ -75,6 +75,8 @@ const CHUNK_BYTES: usize = POLY_LEN;
 const PER_ITEM: usize = TRIALS * CHUNK_BYTES / RECORD_BYTES;
 /// Records per plaintext polynomial.
 const PER_CHUNK: usize = CHUNK_BYTES / RECORD_BYTES;
+/// Items NTT'd together when encoding (one cache line of the layout).
+const BLOCK: usize = 8;
 /// First-dimension items at most (2^ν₁).
 const MAX_NU1: usize = 7;
 
@@ -412,7 +414,7 @@ impl Database {
     }
 
     /// Encodes `record(x)` at every index `x < records` (records beyond, up to the capacity of
-    /// the items, are zero). `record` is called once per index, in order.
+    /// the items, are zero). `record` is called once per index, in no particular order.
     pub fn encode(&mut self, mut record: impl FnMut(usize) -> [u8; RECORD_BYTES]) {
         let params = self.shape.params;
         let records = self.shape.records;
@@ -423,30 +425,41 @@ impl Database {
         let lift: [u64; 256] =
             std::array::from_fn(|b| recenter_mod(b as u64, params.pt_modulus, params.modulus));
         let mut raw = PolyMatrixRaw::zero(params, 1, 1);
-        let mut ntt = PolyMatrixNTT::zero(params, 1, 1);
+        // A block of items adjacent in the layout (consecutive first-dimension indices j), so
+        // that the transposed writes fill whole cache lines.
+        let block = dim0.min(BLOCK);
+        let mut ntts: Vec<PolyMatrixNTT> = (0..block)
+            .map(|_| PolyMatrixNTT::zero(params, 1, 1))
+            .collect();
         let out = self.data.as_mut_slice();
-        for item in 0..items {
-            let (ii, j) = (item % num_per, item / num_per);
-            for trial in 0..TRIALS {
-                let first = item * PER_ITEM + trial * PER_CHUNK;
-                let coeffs = raw.data.as_mut_slice();
-                for (k, c) in coeffs.chunks_exact_mut(RECORD_BYTES).enumerate() {
-                    let x = first + k;
-                    if x < records {
-                        let r = record(x);
-                        for (ci, b) in c.iter_mut().zip(r) {
-                            *ci = lift[b as usize];
+        for trial in 0..TRIALS {
+            for ii in 0..num_per {
+                for j0 in (0..dim0).step_by(block) {
+                    for (k, ntt) in ntts.iter_mut().enumerate() {
+                        let item = (j0 + k) * num_per + ii;
+                        let first = item * PER_ITEM + trial * PER_CHUNK;
+                        let coeffs = raw.data.as_mut_slice();
+                        for (r, c) in coeffs.chunks_exact_mut(RECORD_BYTES).enumerate() {
+                            let x = first + r;
+                            if x < records {
+                                for (ci, b) in c.iter_mut().zip(record(x)) {
+                                    *ci = lift[b as usize];
+                                }
+                            } else {
+                                c.fill(0);
+                            }
                         }
-                    } else {
-                        c.fill(0);
+                        to_ntt(ntt, &raw);
                     }
-                }
-                to_ntt(&mut ntt, &raw);
-                let n = ntt.data.as_slice();
-                // [trial][z][ii][j] over [TRIALS][POLY_LEN][num_per][dim0].
-                let base = trial * POLY_LEN * items + ii * dim0 + j;
-                for z in 0..POLY_LEN {
-                    out[base + z * items] = n[z] | (n[POLY_LEN + z] << PACKED_OFFSET_2);
+                    // [trial][z][ii][j] over [TRIALS][POLY_LEN][num_per][dim0].
+                    let base = trial * POLY_LEN * items + ii * dim0 + j0;
+                    for z in 0..POLY_LEN {
+                        let row = &mut out[base + z * items..base + z * items + block];
+                        for (o, ntt) in row.iter_mut().zip(&ntts) {
+                            let n = ntt.data.as_slice();
+                            *o = n[z] | (n[POLY_LEN + z] << PACKED_OFFSET_2);
+                        }
+                    }
                 }
             }
         }

@@ -1,0 +1,288 @@
+//! 2P-Duoram's READ ([Duoram §5]) by symmetric PIR, one instance each way: each party holds
+//! additive F_p shares `D_b` of the memory, and reads return additive shares of `D[i*]` for an
+//! additively shared index `i*`, with no third party.
+//!
+//! Brief overview: [`ReadSetup`] holds this party's SPIRAL keys (for its own lookups) and the
+//! peer's public parameters (to answer the peer's), made once per pair by [`setup_reads`];
+//! [`prepare_reads`] makes [`ReadMaterial`]s (the input-independent part of a READ), each
+//! consumed by one [`read`].
+//!
+//! # The protocol ([Duoram §5], "2P READ via CSPIR")
+//! **Setup** (once): each party sends the public parameters of its SPIRAL keys
+//! ([`doram_spir::Client`]; 2.1–2.3 MB).
+//!
+//! **Preprocessing** (per READ, each direction; the querying party `P_b`, the answering party
+//! `P_{1−b}`):
+//! 1. `d = log₂ N` random OTs, `P_{1−b}` sending: `P_{1−b}` gets the pairs `k_{j,0}, k_{j,1}`,
+//!    `P_b` its random choice bits, which *are* its random index `ri_b ∈ [0, N)` (bit j = choice
+//!    j), and `k_{j, bit j of ri_b}`. These are the keys of the PIR-to-SPIR transform
+//!    ([`doram_spir::masks`], Naor–Pinkas).
+//! 2. `P_b` sends a SPIRAL query for `ri_b`; `P_{1−b}` expands it (query expansion and GSW
+//!    conversion do not depend on the database).
+//! 3. `P_{1−b}` draws its blind `r_{1−b} ∈ F_p`.
+//!
+//! **Online** (two flights):
+//! 1. `P_b` sends `o_b = i*_b − ri_b mod N`.
+//! 2. `P_{1−b}` computes `T = i*_{1−b} + o_b mod N` and answers `P_b`'s query on the database
+//!    `D'[x] = (D_{1−b}[x + T mod N] + r_{1−b}) ⊕ m_x` (16-byte records, `m_x` the SPIR mask
+//!    of record x), i.e. the paper's blinded rotation, masked. `D'[ri_b]` is
+//!    `(D_{1−b}[i*] + r_{1−b}) ⊕ m_{ri_b}`.
+//! 3. `P_b` decodes record `ri_b`, removes its mask and gets `c_b = D_{1−b}[i*] + r_{1−b}`; its
+//!    output is `c_b − r_b`. The two outputs sum to `D_0[i*] + D_1[i*]` (Lemma 4).
+//!
+//! Both directions run at once: one message each way per flight.
+//!
+//! # What each party sees
+//! `P_{1−b}` sees `o_b`, uniform because `ri_b` is (and unknown to it: it only sent OT pairs),
+//! and `P_b`'s SPIRAL query (semantically secure). `P_b` sees the SPIRAL response, from which
+//! it can decrypt the 512 records of the item holding `ri_b`; all but `ri_b`'s are masked by
+//! masks it cannot compute, and `ri_b`'s is `D_{1−b}[i*] + r_{1−b}`, uniform by `r_{1−b}`.
+//! Semi-honest security, as for the rest of the two-party engine.
+//!
+//! # Costs (per READ, per party, N = padded domain)
+//! Setup: the public parameters once. Preprocessing: `d` random OTs each way, one query
+//! (16 416 bytes) each way, one query expansion. Online: 8 bytes and one response
+//! (20 480 bytes) each way; encoding and answering over the whole rotated memory (one NTT
+//! of the memory's bytes and SPIRAL's first dimension), `2N` hashes for the masks.
+//!
+//! [Duoram §5]: crate
+
+use doram_core::PartyId;
+use doram_core::wire::{self, PeerFault};
+use doram_field::Fp;
+use doram_net::Session;
+use doram_prim::aes::Block;
+use doram_spir::{Client, Database, Expanded, RECORD_BYTES, Server, Shape, SpirError, masks};
+use doram_twopc::arith::Arith2;
+use doram_twopc::driver::{peer, rot_receive, rot_send};
+use rand_core::{CryptoRng, RngCore};
+
+use super::{MemoryShare, check_size, mod_n};
+use crate::error::DuoramError;
+
+const PUBLIC_PARAMS: &str = "SPIR public parameters";
+const QUERY: &str = "SPIR query";
+const RESPONSE: &str = "SPIR response";
+const OFFSET: &str = "READ offset";
+
+fn spir_fault(peer: PartyId, what: &'static str, e: SpirError) -> DuoramError {
+    DuoramError::Peer(PeerFault::malformed(peer, what, e.to_string()))
+}
+
+/// The per-pair state of 2P-Duoram reads at one party: its own SPIRAL keys, the peer's public
+/// parameters, and the buffers of the encoded database and of the masks. `Debug` shows only
+/// the shape.
+pub struct ReadSetup {
+    shape: Shape,
+    client: Client,
+    server: Server,
+    db: Database,
+    masks: Vec<Block>,
+}
+
+impl core::fmt::Debug for ReadSetup {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ReadSetup {{ N: {} }}", self.shape.records())
+    }
+}
+
+impl ReadSetup {
+    /// The padded domain N the reads run on.
+    pub fn padded_len(&self) -> usize {
+        self.shape.records()
+    }
+}
+
+/// Makes the read state for a memory of `n` words: fresh SPIRAL keys (OS entropy), public
+/// parameters exchanged (one message each way).
+///
+/// # Errors
+/// [`DuoramError::InvalidSize`] unless `1 ≤ n ≤ 2^26` (before anything is sent);
+/// [`DuoramError::Twopc`] for a session that does not have two parties; transport failures and
+/// the peer's malformed parameters, naming it.
+pub fn setup_reads(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramError> {
+    let big = check_size(n)?;
+    let shape = Shape::new(big).map_err(|_| DuoramError::InvalidSize {
+        n,
+        reason: "2P-Duoram reads support n ≤ 2^26",
+    })?;
+    let other = peer(session)?;
+    let (client, pp) = Client::new(shape);
+    session.send_bytes(other, &pp)?;
+    let theirs = session.recv_bytes(other)?;
+    let server = Server::new(shape, &theirs).map_err(|e| spir_fault(other, PUBLIC_PARAMS, e))?;
+    Ok(ReadSetup {
+        shape,
+        client,
+        server,
+        db: Database::new(shape),
+        masks: Vec::new(),
+    })
+}
+
+/// One READ's preprocessed material at one party ([module documentation](self)): its random
+/// index and SPIR keys as the querying party, the peer's expanded query, its SPIR key pairs and
+/// its blind as the answering party. Single use: [`read`] takes it by value. `Debug` shows only
+/// the domain.
+pub struct ReadMaterial {
+    big: usize,
+    /// `ri_b`.
+    ri: u64,
+    /// `k_{j, bit j of ri_b}`.
+    chosen: Vec<Block>,
+    /// The peer's query, expanded.
+    expanded: Expanded,
+    /// `k_{j,0}, k_{j,1}` for the peer's lookup.
+    pairs: Vec<[Block; 2]>,
+    /// `r_b`.
+    blind: Fp,
+}
+
+impl core::fmt::Debug for ReadMaterial {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ReadMaterial {{ N: {}, .. }}", self.big)
+    }
+}
+
+impl ReadMaterial {
+    /// The padded domain N the material was made for.
+    pub fn padded_len(&self) -> usize {
+        self.big
+    }
+}
+
+/// Preprocessing step 1: `count · d` random OTs each way, `P0` sending first.
+#[allow(clippy::type_complexity)]
+fn key_ots<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    m: usize,
+    rng: &mut R,
+) -> Result<(Vec<[Block; 2]>, Vec<bool>, Vec<Block>), DuoramError> {
+    let me_first = session.me() == PartyId::P0;
+    let (sender, receiver) = engine.ots_mut();
+    let (sent, got) = if me_first {
+        let s = rot_send(session, sender, m)?;
+        let r = rot_receive(session, receiver, m, rng)?;
+        (s, r)
+    } else {
+        let r = rot_receive(session, receiver, m, rng)?;
+        let s = rot_send(session, sender, m)?;
+        (s, r)
+    };
+    Ok((sent.msgs, got.choices, got.msgs))
+}
+
+/// Makes `count` READs' material (all steps of the preprocessing; `3 + OT` rounds for the whole
+/// batch).
+///
+/// # Errors
+/// [`DuoramError::Twopc`] for a session that does not have two parties; transport failures and
+/// the peer's malformed queries, naming it.
+pub fn prepare_reads<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    setup: &ReadSetup,
+    count: usize,
+    rng: &mut R,
+) -> Result<Vec<ReadMaterial>, DuoramError> {
+    let other = peer(session)?;
+    let big = setup.padded_len();
+    let d = big.trailing_zeros() as usize;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    // Step 1.
+    let (pairs, choices, chosen) = key_ots(session, engine, count * d, rng)?;
+    let indices: Vec<u64> = (0..count)
+        .map(|k| {
+            choices[k * d..(k + 1) * d]
+                .iter()
+                .enumerate()
+                .fold(0u64, |acc, (j, &c)| acc | (u64::from(c) << j))
+        })
+        .collect();
+    // Step 2: one query message per READ each way.
+    for &ri in &indices {
+        let q = setup
+            .client
+            .query(usize::try_from(ri).unwrap_or(usize::MAX))
+            .map_err(|_| DuoramError::ApiMisuse("a random index outside the domain"))?;
+        session.send_bytes(other, &q)?;
+    }
+    let mut out = Vec::with_capacity(count);
+    for (k, &ri) in indices.iter().enumerate() {
+        let q = session.recv_bytes(other)?;
+        let expanded = setup
+            .server
+            .expand(&q)
+            .map_err(|e| spir_fault(other, QUERY, e))?;
+        out.push(ReadMaterial {
+            big,
+            ri,
+            chosen: chosen[k * d..(k + 1) * d].to_vec(),
+            expanded,
+            pairs: pairs[k * d..(k + 1) * d].to_vec(),
+            // Step 3.
+            blind: Fp::random(rng),
+        });
+    }
+    Ok(out)
+}
+
+/// Reads `D[i*]`: returns this party's additive share ([module documentation](self)).
+/// `i_share` is this party's additive share of i* mod N (reduced mod N if larger); the peer
+/// calls it with its share and its material of the same position. Two flights.
+///
+/// # Errors
+/// [`DuoramError::ApiMisuse`] if the material or the setup was made for another domain than
+/// the memory's (before anything is sent); [`DuoramError::Twopc`] for a session that does not
+/// have two parties; transport failures and a malformed peer message ([`DuoramError::Peer`],
+/// naming it).
+pub fn read(
+    session: &mut Session,
+    memory: &MemoryShare,
+    setup: &mut ReadSetup,
+    material: ReadMaterial,
+    i_share: u64,
+) -> Result<Fp, DuoramError> {
+    let big = memory.padded_len();
+    if material.big != big || setup.padded_len() != big {
+        return Err(DuoramError::ApiMisuse(
+            "READ material was made for another memory size",
+        ));
+    }
+    let other = peer(session)?;
+    // Online step 1.
+    let mine = mod_n(i_share.wrapping_sub(material.ri), big);
+    session.send_bytes(other, &mine.to_le_bytes())?;
+    let bytes = session.recv_bytes(other)?;
+    wire::exact_len(other, OFFSET, &bytes, 8)?;
+    let mut o = [0u8; 8];
+    o.copy_from_slice(&bytes);
+    let theirs = u64::from_le_bytes(o);
+    if theirs >= big as u64 {
+        return Err(PeerFault::malformed(other, OFFSET, "an offset not below N").into());
+    }
+    // Online step 2: the peer's lookup, on this party's blinded, rotated, masked share.
+    let t = usize::try_from(mod_n(i_share.wrapping_add(theirs), big)).unwrap_or_default();
+    masks::sender_masks(&material.pairs, &mut setup.masks);
+    let (words, m, blind) = (&memory.words, &setup.masks, material.blind);
+    setup.db.encode(|x| {
+        let w = words[(x + t) & (big - 1)] + blind;
+        (u128::from_le_bytes(w.to_le_bytes()) ^ m[x]).to_le_bytes()
+    });
+    let response = setup.server.answer(&material.expanded, &setup.db);
+    session.send_bytes(other, &response)?;
+    // Online step 3.
+    let theirs = session.recv_bytes(other)?;
+    let ri = usize::try_from(material.ri).unwrap_or_default();
+    let rec = setup
+        .client
+        .decode(&theirs, ri)
+        .map_err(|e| spir_fault(other, RESPONSE, e))?;
+    let c: [u8; RECORD_BYTES] =
+        (u128::from_le_bytes(rec) ^ masks::receiver_mask(&material.chosen)).to_le_bytes();
+    let c = Fp::from_le_bytes(c).map_err(|fault| PeerFault::new(other, RESPONSE, fault))?;
+    Ok(c - material.blind)
+}
