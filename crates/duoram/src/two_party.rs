@@ -153,9 +153,12 @@ use doram_twopc::dpf_gen::{PointShare, gen_many_with_outputs};
 use doram_twopc::driver::{ot_receive, ot_send, peer};
 use rand_core::{CryptoRng, RngCore};
 
+pub mod backend;
 pub mod read;
 
-pub use read::{ReadMaterial, ReadSetup, prepare_reads, read, setup_reads};
+pub use backend::Duoram2;
+
+pub use read::{ReadMaterial, ReadSetup, prepare_reads, read, read_field, setup_reads};
 
 use crate::duoram::MAX_LOG_N;
 use crate::error::DuoramError;
@@ -274,6 +277,27 @@ impl UpdateMaterial {
 /// `x mod N` for a power of two `N ≤ 2^40`.
 fn mod_n(x: u64, big: usize) -> u64 {
     x & (big as u64 - 1)
+}
+
+/// Bits of the statistical mask on an index shared in F_p ([`update_field_many`],
+/// [`read_field`]).
+const INDEX_MASK_BITS: u32 = 40;
+
+/// This party's masked offset for an index shared in F_p: `i_b − r_b + N·q_b` with `q_b`
+/// uniform in `1..=2^40`. The sum of the two parties' offsets (or of one offset and the other
+/// party's index share) is then, for an index `i* < N`, the integer
+/// `i* − r + N·(q_0 + q_1)` with no reduction mod p (it lies in `[0, N·2^42)`), so its value
+/// mod N is `i* − r mod N`, and the carry of the sum is hidden except with probability 2^−40
+/// (as for 3P-Duoram over F_p, the crate documentation's decision 8).
+fn masked_field_offset<R: RngCore + ?Sized>(i_share: Fp, r: u64, big: usize, rng: &mut R) -> Fp {
+    let q = 1 + (rng.next_u64() & ((1u64 << INDEX_MASK_BITS) - 1));
+    i_share - Fp::from_u64(r) + Fp::from_u128(big as u128 * u128::from(q))
+}
+
+/// `v mod N` for the integer in `[0, p)` that `v` stands for.
+fn field_mod_n(v: Fp, big: usize) -> usize {
+    // N ≤ 2^40, so the residue fits a usize on the supported targets.
+    usize::try_from(v.to_u128() & (big as u128 - 1)).unwrap_or_default()
 }
 
 /// Bits of the index on the padded domain: `log₂ N`.
@@ -657,6 +681,74 @@ pub fn update_many(
         .map(|(material, (a, b))| {
             let (s, f) = combine(a, b, big);
             apply(&mut memory.words, &material, s, f);
+            SpentMaterial {
+                v: material.v,
+                u: material.u,
+            }
+        })
+        .collect())
+}
+
+const MASKED_FIELD_UPDATE: &str = "masked UPDATE (field offset and delta)";
+
+/// [`update_many`] for indices shared additively in F_p (as a
+/// [`SharedMemory`](doram_oram::SharedMemory) program holds them): `shares[j]` is this party's
+/// `(i*, δ)` for `materials[j]`, with `i*` an F_p share of an index below N. Each party sends
+/// its statistically masked offset (see `masked_field_offset`) and `δ_b − ρ_b`: one message
+/// of `32·k` bytes each way, then the same local update. An index of N or more updates an
+/// unspecified cell.
+///
+/// # Errors
+/// As [`update_many`].
+pub fn update_field_many<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    memory: &mut MemoryShare,
+    materials: Vec<UpdateMaterial>,
+    shares: &[(Fp, Fp)],
+    rng: &mut R,
+) -> Result<Vec<SpentMaterial>, DuoramError> {
+    let big = memory.padded_len();
+    if materials.len() != shares.len() {
+        return Err(DuoramError::ApiMisuse(
+            "UPDATEs need one pair of shares per material",
+        ));
+    }
+    if materials.iter().any(|m| m.padded_len() != big) {
+        return Err(DuoramError::ApiMisuse(
+            "UPDATE material was made for another memory size",
+        ));
+    }
+    let other = peer(session)?;
+    if materials.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mine: Vec<[Fp; 2]> = materials
+        .iter()
+        .zip(shares)
+        .map(|(m, &(i, d))| [masked_field_offset(i, m.r, big, rng), d - m.rho])
+        .collect();
+    let bytes: Vec<u8> = mine
+        .iter()
+        .flatten()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    session.send_bytes(other, &bytes)?;
+    let got = session.recv_bytes(other)?;
+    wire::exact_len(other, MASKED_FIELD_UPDATE, &got, 32 * mine.len())?;
+    let theirs: Vec<Fp> = got
+        .chunks_exact(16)
+        .map(|c| {
+            let mut e = [0u8; 16];
+            e.copy_from_slice(c);
+            Fp::from_le_bytes(e).map_err(|fault| PeerFault::new(other, MASKED_FIELD_UPDATE, fault))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(materials
+        .into_iter()
+        .zip(mine.into_iter().zip(theirs.chunks_exact(2)))
+        .map(|(material, (a, b))| {
+            let s = field_mod_n(a[0] + b[0], big);
+            apply(&mut memory.words, &material, s, a[1] + b[1]);
             SpentMaterial {
                 v: material.v,
                 u: material.u,

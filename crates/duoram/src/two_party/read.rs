@@ -57,7 +57,7 @@ use doram_twopc::arith::Arith2;
 use doram_twopc::driver::{peer, rot_receive, rot_send};
 use rand_core::{CryptoRng, RngCore};
 
-use super::{MemoryShare, check_size, mod_n};
+use super::{MemoryShare, check_size, field_mod_n, masked_field_offset, mod_n};
 use crate::error::DuoramError;
 
 const PUBLIC_PARAMS: &str = "SPIR public parameters";
@@ -232,7 +232,8 @@ pub fn prepare_reads<R: RngCore + CryptoRng + ?Sized>(
 
 /// Reads `D[i*]`: returns this party's additive share ([module documentation](self)).
 /// `i_share` is this party's additive share of i* mod N (reduced mod N if larger); the peer
-/// calls it with its share and its material of the same position. Two flights.
+/// calls it with its share and its material of the same position. Two flights; the first
+/// message is 8 bytes.
 ///
 /// # Errors
 /// [`DuoramError::ApiMisuse`] if the material or the setup was made for another domain than
@@ -246,26 +247,92 @@ pub fn read(
     material: ReadMaterial,
     i_share: u64,
 ) -> Result<Fp, DuoramError> {
+    let big = check_domain(memory, setup, &material)?;
+    let mine = mod_n(i_share.wrapping_sub(material.ri), big);
+    read_inner(
+        session,
+        memory,
+        setup,
+        material,
+        &mine.to_le_bytes(),
+        |other, bytes| {
+            wire::exact_len(other, OFFSET, bytes, 8)?;
+            let mut o = [0u8; 8];
+            o.copy_from_slice(bytes);
+            let theirs = u64::from_le_bytes(o);
+            if theirs >= big as u64 {
+                return Err(PeerFault::malformed(other, OFFSET, "an offset not below N"));
+            }
+            Ok(usize::try_from(mod_n(i_share.wrapping_add(theirs), big)).unwrap_or_default())
+        },
+    )
+}
+
+/// [`read`] for an index shared additively in F_p (as a
+/// [`SharedMemory`](doram_oram::SharedMemory) program holds it): the first message is the
+/// statistically masked offset `i_b − ri_b + N·q_b` (16 bytes; see
+/// [`update_field_many`](super::update_field_many)). An index of N or more reads an
+/// unspecified cell.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_field<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    memory: &MemoryShare,
+    setup: &mut ReadSetup,
+    material: ReadMaterial,
+    i_share: Fp,
+    rng: &mut R,
+) -> Result<Fp, DuoramError> {
+    let big = check_domain(memory, setup, &material)?;
+    let mine = masked_field_offset(i_share, material.ri, big, rng);
+    read_inner(
+        session,
+        memory,
+        setup,
+        material,
+        &mine.to_le_bytes(),
+        |other, bytes| {
+            wire::exact_len(other, OFFSET, bytes, 16)?;
+            let mut e = [0u8; 16];
+            e.copy_from_slice(bytes);
+            let theirs =
+                Fp::from_le_bytes(e).map_err(|fault| PeerFault::new(other, OFFSET, fault))?;
+            Ok(field_mod_n(i_share + theirs, big))
+        },
+    )
+}
+
+fn check_domain(
+    memory: &MemoryShare,
+    setup: &ReadSetup,
+    material: &ReadMaterial,
+) -> Result<usize, DuoramError> {
     let big = memory.padded_len();
     if material.big != big || setup.padded_len() != big {
         return Err(DuoramError::ApiMisuse(
             "READ material was made for another memory size",
         ));
     }
+    Ok(big)
+}
+
+/// The online steps around the offset message `mine`; `rotation` parses the peer's offset
+/// message into the rotation T of this party's share.
+fn read_inner(
+    session: &mut Session,
+    memory: &MemoryShare,
+    setup: &mut ReadSetup,
+    material: ReadMaterial,
+    mine: &[u8],
+    rotation: impl FnOnce(PartyId, &[u8]) -> Result<usize, PeerFault>,
+) -> Result<Fp, DuoramError> {
+    let big = memory.padded_len();
     let other = peer(session)?;
     // Online step 1.
-    let mine = mod_n(i_share.wrapping_sub(material.ri), big);
-    session.send_bytes(other, &mine.to_le_bytes())?;
-    let bytes = session.recv_bytes(other)?;
-    wire::exact_len(other, OFFSET, &bytes, 8)?;
-    let mut o = [0u8; 8];
-    o.copy_from_slice(&bytes);
-    let theirs = u64::from_le_bytes(o);
-    if theirs >= big as u64 {
-        return Err(PeerFault::malformed(other, OFFSET, "an offset not below N").into());
-    }
+    session.send_bytes(other, mine)?;
+    let t = rotation(other, &session.recv_bytes(other)?)?;
     // Online step 2: the peer's lookup, on this party's blinded, rotated, masked share.
-    let t = usize::try_from(mod_n(i_share.wrapping_add(theirs), big)).unwrap_or_default();
     masks::sender_masks(&material.pairs, &mut setup.masks);
     let (words, m, blind) = (&memory.words, &setup.masks, material.blind);
     setup.db.encode(|x| {

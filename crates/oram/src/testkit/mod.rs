@@ -44,7 +44,7 @@ use rand_core::RngCore;
 
 use crate::error::OramError;
 use crate::instruction::{
-    Instruction, InstructionShare, Op, OpVisibility, deal_instruction, deal_memory,
+    Instruction, InstructionShare, Op, OpShare, OpVisibility, deal_instruction, deal_memory,
 };
 use crate::interface::DistributedOram;
 use crate::plain::PlainMemory;
@@ -208,18 +208,69 @@ where
     O: DistributedOram,
     F: Fn(Session, PartyId, usize, Seed) -> Result<O, OramError> + Sync,
 {
+    assert_eq!(sessions.len(), 3, "execute runs three parties");
+    let mut it = execute_for(make, plan, sessions).into_iter();
+    std::array::from_fn(|_| it.next().expect("three results"))
+}
+
+/// Folds the dealer's three-party sharing into `parties` shares: for two parties, `P0` gets
+/// `x₀ + x₂` and `P1` gets `x₁` (the same dealing, so three-party runs are unchanged).
+fn fold_shares<T: Clone>(parties: usize, three: [T; 3], add: impl Fn(T, T) -> T) -> Vec<T> {
+    let [a, b, c] = three;
+    match parties {
+        2 => vec![add(a, c), b],
+        _ => vec![a, b, c],
+    }
+}
+
+fn fold_instruction<W: Ring>(
+    parties: usize,
+    three: [InstructionShare<W>; 3],
+) -> Vec<InstructionShare<W>> {
+    fold_shares(parties, three, |x, y| InstructionShare {
+        op: match (x.op, y.op) {
+            (OpShare::Hidden(a), OpShare::Hidden(b)) => OpShare::Hidden(a + b),
+            (op, _) => op,
+        },
+        addr: x.addr + y.addr,
+        value: x.value + y.value,
+    })
+}
+
+/// [`execute`] for a protocol of two or three parties (`sessions.len()` of them, one mesh):
+/// the dealer's three-party shares are folded into two for two parties.
+///
+/// # Panics
+/// If `sessions` are not two or three, or a party thread panics.
+pub fn execute_for<O, F>(
+    make: &F,
+    plan: &Plan<O::Word>,
+    sessions: Vec<Session>,
+) -> Vec<Result<PartyRun<O::Word>, OramError>>
+where
+    O: DistributedOram,
+    F: Fn(Session, PartyId, usize, Seed) -> Result<O, OramError> + Sync,
+{
+    let parties = sessions.len();
+    assert!(
+        parties == 2 || parties == 3,
+        "the kit runs two or three parties"
+    );
     let mut rng = kit_rng(plan.dealer_seed, 0xdea1);
-    let memory = deal_memory(&plan.initial, &mut rng);
-    let mut instructions: [Vec<InstructionShare<O::Word>>; 3] = Default::default();
+    let [m0, m1, m2] = deal_memory(&plan.initial, &mut rng);
+    let memory: Vec<Vec<Additive<O::Word>>> = if parties == 2 {
+        vec![m0.iter().zip(&m2).map(|(a, c)| *a + *c).collect(), m1]
+    } else {
+        vec![m0, m1, m2]
+    };
+    let mut instructions: Vec<Vec<InstructionShare<O::Word>>> = vec![Vec::new(); parties];
     for (ins, vis) in &plan.instructions {
-        for (v, s) in instructions
-            .iter_mut()
-            .zip(deal_instruction(ins, *vis, &mut rng))
-        {
+        let shares = fold_instruction(parties, deal_instruction(ins, *vis, &mut rng));
+        for (v, s) in instructions.iter_mut().zip(shares) {
             v.push(s);
         }
     }
-    run3_on(sessions, |mut session| {
+    doram_net::testkit::run(sessions, |mut session| {
         let me = session.me();
         let i = me.index();
         session.record_transcript(true);
@@ -371,7 +422,11 @@ pub fn largest_message<W>(runs: &[PartyRun<W>]) -> u64 {
 }
 
 fn mesh(timeout: Duration) -> Vec<Session> {
-    LocalMesh::new(3).timeout(timeout).build()
+    mesh_of(3, timeout)
+}
+
+fn mesh_of(parties: usize, timeout: Duration) -> Vec<Session> {
+    LocalMesh::new(parties).timeout(timeout).build()
 }
 
 /// Reconstructs the three parties' outputs and memories and compares them with the oracle;
@@ -381,7 +436,18 @@ fn check_against_oracle<W: Ring>(
     runs: [Result<PartyRun<W>, OramError>; 3],
     context: &str,
 ) -> [PartyRun<W>; 3] {
-    let runs = unwrap3(runs, context);
+    let mut it = check_runs(plan, runs.into_iter().collect(), context).into_iter();
+    std::array::from_fn(|_| it.next().expect("three runs"))
+}
+
+/// [`check_against_oracle`] for any number of parties.
+fn check_runs<W: Ring>(
+    plan: &Plan<W>,
+    runs: Vec<Result<PartyRun<W>, OramError>>,
+    context: &str,
+) -> Vec<PartyRun<W>> {
+    let runs = unwrap_all(runs, context);
+    let sum = |f: &dyn Fn(&PartyRun<W>) -> W| runs.iter().fold(W::ZERO, |acc, r| acc + f(r));
     let mut oracle = PlainMemory::new(plan.initial.clone());
     for (i, r) in runs.iter().enumerate() {
         assert_eq!(r.len, plan.n, "{context}: P{i} reports len() = {}", r.len);
@@ -392,8 +458,7 @@ fn check_against_oracle<W: Ring>(
         let want = oracle
             .access(ins)
             .unwrap_or_else(|e| panic!("{context}: the plan has a bad instruction {t}: {e}"));
-        let got =
-            reconstruct_additive(&[runs[0].outputs[t], runs[1].outputs[t], runs[2].outputs[t]]);
+        let got = sum(&|r| r.outputs[t].share());
         assert_eq!(
             got, want,
             "{context}: access {t} ({:?} of address {} with a {vis:?} op) returned a wrong value",
@@ -401,7 +466,7 @@ fn check_against_oracle<W: Ring>(
         );
     }
     for (a, want) in oracle.as_slice().iter().enumerate() {
-        let got = reconstruct_additive(&[runs[0].memory[a], runs[1].memory[a], runs[2].memory[a]]);
+        let got = sum(&|r| r.memory[a].share());
         assert_eq!(
             got, *want,
             "{context}: memory() differs from the oracle at address {a}"
@@ -410,7 +475,7 @@ fn check_against_oracle<W: Ring>(
     runs
 }
 
-fn unwrap3<W>(runs: [Result<PartyRun<W>, OramError>; 3], context: &str) -> [PartyRun<W>; 3] {
+fn unwrap_all<W>(runs: Vec<Result<PartyRun<W>, OramError>>, context: &str) -> Vec<PartyRun<W>> {
     if runs.iter().any(Result::is_err) {
         let errors: Vec<String> = runs
             .iter()
@@ -419,10 +484,7 @@ fn unwrap3<W>(runs: [Result<PartyRun<W>, OramError>; 3], context: &str) -> [Part
             .collect();
         panic!("{context}: the run failed: {}", errors.join("; "));
     }
-    runs.map(|r| match r {
-        Ok(r) => r,
-        Err(_) => unreachable!("checked above"),
-    })
+    runs.into_iter().flatten().collect()
 }
 
 /// The kit's standard plan: a random memory and a composite workload of `ops` instructions
@@ -470,9 +532,30 @@ where
     O: DistributedOram,
     F: Fn(Session, PartyId, usize, Seed) -> Result<O, OramError> + Sync,
 {
+    let mut it = run_conformance_for(3, make, n, ops, seed).into_iter();
+    std::array::from_fn(|_| it.next().expect("three runs"))
+}
+
+/// [`run_conformance`] for a protocol of `parties` (two or three) parties; the dealer's
+/// shares are folded as [`execute_for`] does.
+///
+/// # Panics
+/// As [`run_conformance`].
+pub fn run_conformance_for<O, F>(
+    parties: usize,
+    make: F,
+    n: usize,
+    ops: usize,
+    seed: u64,
+) -> Vec<PartyRun<O::Word>>
+where
+    O: DistributedOram,
+    F: Fn(Session, PartyId, usize, Seed) -> Result<O, OramError> + Sync,
+{
     let plan = standard_plan::<O::Word>(O::OP_VISIBILITY, n, ops, seed);
     let context = format!("conformance, n = {n}, {ops} ops, {SEED_VAR}={seed}");
-    check_against_oracle(&plan, execute(&make, &plan, mesh(plan.timeout)), &context)
+    let sessions = mesh_of(parties, plan.timeout);
+    check_runs(&plan, execute_for(&make, &plan, sessions), &context)
 }
 
 /// Leakage: runs `ops` instructions over `n` words on several sets of secrets — a random memory
@@ -488,6 +571,18 @@ where
 /// # Panics
 /// On any difference, naming the first differing message and `DORAM_TEST_SEED`.
 pub fn run_leakage<O, F>(make: F, n: usize, ops: usize, seed: u64)
+where
+    O: DistributedOram,
+    F: Fn(Session, PartyId, usize, Seed) -> Result<O, OramError> + Sync,
+{
+    run_leakage_for(3, make, n, ops, seed)
+}
+
+/// [`run_leakage`] for a protocol of `parties` (two or three) parties.
+///
+/// # Panics
+/// As [`run_leakage`].
+pub fn run_leakage_for<O, F>(parties: usize, make: F, n: usize, ops: usize, seed: u64)
 where
     O: DistributedOram,
     F: Fn(Session, PartyId, usize, Seed) -> Result<O, OramError> + Sync,
@@ -533,11 +628,11 @@ where
     }
 
     let context = format!("leakage, n = {n}, {ops} ops, {SEED_VAR}={seed}");
-    let reference =
-        check_against_oracle(&base, execute(&make, &base, mesh(base.timeout)), &context);
+    let run = |plan: &Plan<O::Word>| execute_for(&make, plan, mesh_of(parties, plan.timeout));
+    let reference = check_runs(&base, run(&base), &context);
     for (what, plan) in variants {
         let ctx = format!("{context}, variant \"{what}\"");
-        let runs = check_against_oracle(&plan, execute(&make, &plan, mesh(plan.timeout)), &ctx);
+        let runs = check_runs(&plan, run(&plan), &ctx);
         for (p, (a, b)) in ALL.iter().zip(reference.iter().zip(&runs)) {
             assert_same_shape(
                 &a.transcript,

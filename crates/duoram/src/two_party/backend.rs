@@ -1,0 +1,335 @@
+//! 2P-Duoram as a [`SharedMemory`] backend ([`Duoram2`]): two parties, F_p words, hidden
+//! operation types, no third party.
+//!
+//! Every access is one READ ([`read_field`]) of the old value and one UPDATE
+//! ([`update_field_many`]) by `δ = op·(v − old)` — one Beaver product on the two-party engine
+//! ([`Arith2::mul_many`]) between them — so reads and writes send the same messages and the
+//! operation type stays hidden ([`OpVisibility::Hidden`]); a public read is the same access
+//! with `op = 0`. [`SharedMemory::update`] is the native UPDATE alone. Per access: 4 flights
+//! (the READ's two, the product's one, the UPDATE's one).
+//!
+//! Preprocessing ([`SharedMemory::preprocess`]): per access, one READ's material
+//! ([`prepare_reads`]), one UPDATE's ([`prepare`](super::prepare)) and one F_p triple. UPDATE
+//! material holds `2N` field elements (32 MiB at `N = 2^20`), so a driver preprocesses in
+//! batches sized to its memory ([`Protocol::preprocess_upfront`]); an access without material
+//! makes its own inline.
+//!
+//! Secrets: the engine's and the indices' randomness come from the setup seed (OS entropy in
+//! real use); SPIRAL's keys and query randomness always come from OS entropy inside
+//! `spiral-rs`, so runs are not byte-for-byte reproducible even under a fixed seed.
+
+use std::collections::VecDeque;
+
+use doram_core::Seed;
+use doram_field::Fp;
+use doram_mpc::Additive;
+use doram_net::Session;
+use doram_oram::{
+    DistributedOram, InstructionShare, OpVisibility, OramError, Protocol, SharedMemory,
+};
+use doram_prim::AesPrg;
+use doram_twopc::arith::{Arith2, Share};
+use doram_twopc::driver::peer;
+use rand_core::RngCore;
+
+use super::read::{ReadMaterial, ReadSetup, prepare_reads, read_field, setup_reads};
+use super::{MemoryShare, SpentMaterial, UpdateMaterial, prepare_reusing, update_field_many};
+use crate::error::DuoramError;
+
+/// The largest message of the protocol and its engine: a batch of 4096 Gilboa triples
+/// (about 20 MiB) and a chunk of an opened memory (4 MiB) are the largest ones, SPIRAL's public
+/// parameters (2.1–2.3 MB) next.
+const MAX_MESSAGE: usize = 32 << 20;
+
+/// One party's endpoint of 2P-Duoram ([module documentation](self)). `Debug` shows the sizes.
+pub struct Duoram2 {
+    session: Session,
+    engine: Arith2,
+    rng: AesPrg,
+    n: usize,
+    memory: Option<MemoryShare>,
+    reads: ReadSetup,
+    read_mats: VecDeque<ReadMaterial>,
+    update_mats: VecDeque<UpdateMaterial>,
+    spare: Vec<SpentMaterial>,
+    poisoned: bool,
+}
+
+impl core::fmt::Debug for Duoram2 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "Duoram2 {{ n: {}, preprocessed: {} }}",
+            self.n,
+            self.preprocessed()
+        )
+    }
+}
+
+impl Duoram2 {
+    /// Sets up this party's endpoint over a session of two parties for a memory of `n` words:
+    /// the two-party engine (base OTs, OT extension both ways) and the SPIRAL keys (public
+    /// parameters exchanged). `seed` is this party's secret randomness (OS entropy in real use).
+    ///
+    /// # Errors
+    /// [`DuoramError::InvalidSize`] unless `1 ≤ n ≤ 2^26`; [`DuoramError::Twopc`] for a session
+    /// that does not have two parties; transport failures and the peer's malformed messages.
+    pub fn setup(mut session: Session, n: usize, seed: Seed) -> Result<Duoram2, DuoramError> {
+        peer(&session)?;
+        let reads_size_ok = (1..=doram_spir::MAX_RECORDS).contains(&n);
+        if !reads_size_ok {
+            return Err(DuoramError::InvalidSize {
+                n,
+                reason: "2P-Duoram supports 1 ≤ n ≤ 2^26",
+            });
+        }
+        let mut rng = AesPrg::new(seed);
+        let engine = Arith2::setup(&mut session, &mut rng)?;
+        let reads = setup_reads(&mut session, n)?;
+        Ok(Duoram2 {
+            session,
+            engine,
+            rng,
+            n,
+            memory: None,
+            reads,
+            read_mats: VecDeque::new(),
+            update_mats: VecDeque::new(),
+            spare: Vec::new(),
+            poisoned: false,
+        })
+    }
+
+    fn check(&self) -> Result<(), OramError> {
+        if self.poisoned {
+            Err(OramError::Poisoned)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Runs `f`, poisoning the instance if it fails after messages may have been sent.
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Duoram2) -> Result<T, DuoramError>,
+    ) -> Result<T, OramError> {
+        self.check()?;
+        f(self).map_err(|e| {
+            if !matches!(e, DuoramError::ApiMisuse(_)) {
+                self.poisoned = true;
+            }
+            e.into()
+        })
+    }
+
+    /// Material for `k` more accesses: READs, UPDATEs and triples.
+    fn prepare_more(&mut self, k: usize) -> Result<(), DuoramError> {
+        if k == 0 {
+            return Ok(());
+        }
+        let reads = prepare_reads(
+            &mut self.session,
+            &mut self.engine,
+            &self.reads,
+            k,
+            &mut self.rng,
+        )?;
+        self.read_mats.extend(reads);
+        let updates = prepare_reusing(
+            &mut self.session,
+            &mut self.engine,
+            k,
+            self.n,
+            &mut self.spare,
+            &mut self.rng,
+        )?;
+        self.update_mats.extend(updates);
+        let triples = self.engine.pool_len() + k;
+        self.engine.preprocess(&mut self.session, triples)?;
+        Ok(())
+    }
+
+    /// One access: READ, δ = op·(v − old), UPDATE.
+    fn access_inner(&mut self, op: Additive<Fp>, addr: Fp, value: Fp) -> Result<Fp, DuoramError> {
+        if self.read_mats.is_empty() || self.update_mats.is_empty() {
+            self.prepare_more(1)?;
+        }
+        let (Some(rm), Some(um)) = (self.read_mats.pop_front(), self.update_mats.pop_front())
+        else {
+            return Err(DuoramError::ApiMisuse("no material after preprocessing"));
+        };
+        let memory = self.memory.as_mut().ok_or(DuoramError::NotInitialized)?;
+        let old = read_field(
+            &mut self.session,
+            memory,
+            &mut self.reads,
+            rm,
+            addr,
+            &mut self.rng,
+        )?;
+        let delta = self.engine.mul_many(
+            &mut self.session,
+            &[(Share::from_raw(op.share()), Share::from_raw(value - old))],
+        )?;
+        let delta = delta.first().map_or(Fp::ZERO, |d| d.raw());
+        let spent = update_field_many(
+            &mut self.session,
+            memory,
+            vec![um],
+            &[(addr, delta)],
+            &mut self.rng,
+        )?;
+        self.spare.extend(spent);
+        Ok(old)
+    }
+}
+
+impl SharedMemory for Duoram2 {
+    type Word = Fp;
+
+    const OP_VISIBILITY: OpVisibility = OpVisibility::Hidden;
+
+    fn parties(&self) -> usize {
+        2
+    }
+
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
+        self.guarded(|me| me.prepare_more(accesses))
+    }
+
+    fn preprocessed(&self) -> usize {
+        self.read_mats.len().min(self.update_mats.len())
+    }
+
+    fn init(&mut self, memory: &[Additive<Fp>]) -> Result<(), OramError> {
+        self.check()?;
+        if self.memory.is_some() {
+            return Err(OramError::AlreadyInitialized);
+        }
+        if memory.len() != self.n {
+            return Err(OramError::WrongMemoryLength {
+                expected: self.n,
+                got: memory.len(),
+            });
+        }
+        let shares = memory.iter().map(|a| a.share()).collect();
+        self.memory = Some(MemoryShare::from_shares(shares).map_err(OramError::from)?);
+        Ok(())
+    }
+
+    fn access(&mut self, ins: &InstructionShare<Fp>) -> Result<Additive<Fp>, OramError> {
+        self.check()?;
+        if self.memory.is_none() {
+            return Err(OramError::NotInitialized);
+        }
+        let me = self.session.me();
+        let op = ins.op.to_additive(me);
+        let (addr, value) = (ins.addr.share(), ins.value.share());
+        self.guarded(|s| s.access_inner(op, addr, value))
+            .map(Additive::from_share)
+    }
+
+    fn memory(&mut self) -> Result<Vec<Additive<Fp>>, OramError> {
+        self.check()?;
+        if self.memory.is_none() {
+            return Err(OramError::NotInitialized);
+        }
+        self.guarded(|s| {
+            // Fresh shares: P0 adds a mask vector from a seed it sends, P1 subtracts it.
+            let other = peer(&s.session)?;
+            let seed = if s.session.me().index() == 0 {
+                let mut b = [0u8; 16];
+                s.rng.fill_bytes(&mut b);
+                s.session.send_bytes(other, &b)?;
+                b
+            } else {
+                let got = s.session.recv_bytes(other)?;
+                doram_core::wire::exact_len(other, "memory re-sharing seed", &got, 16)?;
+                let mut b = [0u8; 16];
+                b.copy_from_slice(&got);
+                b
+            };
+            let mut mask = AesPrg::new(Seed(seed));
+            let sign = s.session.me().index() == 0;
+            let words = s.memory.as_ref().map_or(&[][..], MemoryShare::words);
+            Ok(words
+                .iter()
+                .map(|&w| {
+                    let z = Fp::random(&mut mask);
+                    Additive::from_share(if sign { w + z } else { w - z })
+                })
+                .collect())
+        })
+    }
+
+    /// 2P-Duoram's native UPDATE: one flight, one UPDATE's material.
+    fn update(&mut self, addr: Additive<Fp>, delta: Additive<Fp>) -> Result<(), OramError> {
+        self.check()?;
+        if self.memory.is_none() {
+            return Err(OramError::NotInitialized);
+        }
+        self.guarded(|s| {
+            if s.update_mats.is_empty() {
+                let u = prepare_reusing(
+                    &mut s.session,
+                    &mut s.engine,
+                    1,
+                    s.n,
+                    &mut s.spare,
+                    &mut s.rng,
+                )?;
+                s.update_mats.extend(u);
+            }
+            let um = s
+                .update_mats
+                .pop_front()
+                .ok_or(DuoramError::ApiMisuse("no UPDATE material"))?;
+            let memory = s.memory.as_mut().ok_or(DuoramError::NotInitialized)?;
+            let spent = update_field_many(
+                &mut s.session,
+                memory,
+                vec![um],
+                &[(addr.share(), delta.share())],
+                &mut s.rng,
+            )?;
+            s.spare.extend(spent);
+            Ok(())
+        })
+    }
+}
+
+impl DistributedOram for Duoram2 {
+    fn max_message_bytes(&self) -> usize {
+        MAX_MESSAGE
+    }
+
+    fn session(&self) -> &Session {
+        &self.session
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+}
+
+/// 2P-Duoram for the generic drivers (one thread per party; `threads` is ignored).
+impl Protocol for Duoram2 {
+    const NAME: &'static str = "duoram2p";
+
+    fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
+        Duoram2::setup(session, n, seed).map_err(Into::into)
+    }
+
+    /// An access's material is dominated by the UPDATE's `2N` field elements: keep it under
+    /// 2^24 elements (256 MiB).
+    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
+        n.next_power_of_two()
+            .saturating_mul(2)
+            .saturating_mul(accesses)
+            <= 1 << 24
+    }
+}
