@@ -4,10 +4,11 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use doram_duoram::Duoram;
+use doram_duoram::two_party::Duoram2;
 use doram_field::{Fp, Z64};
 use doram_net::{Session, Shaping};
-use doram_oram::LinearScanOram;
 use doram_oram::bench::{BenchConfig, BenchReport, PartyBench, RunEnv, Totals};
+use doram_oram::{LinearScanOram, Protocol};
 use doram_ramen::{Params, Ramen};
 use serde::Serialize;
 
@@ -22,6 +23,9 @@ pub enum ProtocolArg {
     Ramen,
     /// Three-party Duoram (words of Z64 or Fp; the access type is public).
     Duoram,
+    /// Two-party Duoram, no helper (words of Fp; hides the access type).
+    #[value(name = "duoram2p")]
+    Duoram2p,
     /// The linear scan: every access touches every word (Fp or Z64; hides the access type).
     LinearScan,
 }
@@ -32,6 +36,7 @@ impl ProtocolArg {
         match self {
             ProtocolArg::Ramen => "ramen",
             ProtocolArg::Duoram => "duoram",
+            ProtocolArg::Duoram2p => "duoram2p",
             ProtocolArg::LinearScan => "linear-scan",
         }
     }
@@ -60,6 +65,10 @@ macro_rules! with_protocol {
             }
             (ProtocolArg::Duoram, WordArg::Fp) => {
                 type $P = Duoram<Fp>;
+                $body
+            }
+            (ProtocolArg::Duoram2p, _) => {
+                type $P = Duoram2;
                 $body
             }
             (ProtocolArg::LinearScan, WordArg::Fp) => {
@@ -123,9 +132,17 @@ impl OramArgs {
     fn word(&self) -> Result<WordArg> {
         match (self.protocol, self.word) {
             (ProtocolArg::Ramen, Some(WordArg::Z64)) => bail!("--word: Ramen runs over Fp only"),
+            (ProtocolArg::Duoram2p, Some(WordArg::Z64)) => {
+                bail!("--word: two-party Duoram runs over Fp only")
+            }
             (ProtocolArg::Duoram, None) => Ok(WordArg::Z64),
             (_, w) => Ok(w.unwrap_or(WordArg::Fp)),
         }
+    }
+
+    /// The number of parties of the protocol.
+    pub fn parties(&self) -> Result<usize> {
+        Ok(with_protocol!(self.protocol, self.word()?, P => <P as Protocol>::PARTIES))
     }
 
     /// The validated configuration.
@@ -221,7 +238,10 @@ pub fn measure(a: &OramArgs, net: Shaping, processes: bool) -> Result<BenchRepor
     let cfg = a.config()?;
     let word = a.word()?;
     let report = if processes {
-        let parties: Vec<PartyBench> = crate::processes::run_parties("oram", &a.to_args(), net)?;
+        let n_parties = a.parties()?;
+        let args = a.to_args();
+        let parties: Vec<PartyBench> =
+            crate::processes::run_n_parties_with(n_parties, "oram", |_| args.clone(), net)?;
         with_protocol!(a.protocol, word, P => BenchReport::new::<P>(
             &cfg,
             RunEnv::new("processes", net),

@@ -150,9 +150,11 @@ pub fn run(args: &PartyArgs, json: bool) -> Result<()> {
             }
         }
         Job::Oram(o) => {
-            if config.n_parties() != 3 {
+            let want = o.parties()?;
+            if config.n_parties() != want {
                 bail!(
-                    "the DORAM benchmarks need a three-party config (got {})",
+                    "{} runs with {want} parties, the config has {}",
+                    o.protocol.name(),
                     config.n_parties()
                 );
             }

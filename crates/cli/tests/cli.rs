@@ -1149,6 +1149,45 @@ fn bench_pir_matches_the_formulas() {
     );
 }
 
+/// Two-party Duoram through the same runner and report, as threads and as two processes over
+/// TLS: two parties, every result verified.
+#[test]
+fn bench_oram_runs_two_party_duoram() {
+    for processes in [false, true] {
+        let mut args = vec![
+            "bench",
+            "oram",
+            "--protocol",
+            "duoram2p",
+            "--n",
+            "37",
+            "--accesses",
+            "3",
+        ];
+        if processes {
+            args.push("--processes");
+        }
+        let v = run_json(&args);
+        assert_eq!(v["protocol"], "duoram2p");
+        assert_eq!(v["ops"], "hidden");
+        assert_eq!(v["word"], "Fp");
+        assert_eq!(v["verified"], true);
+        assert_eq!(
+            v["parties"].as_array().unwrap().len(),
+            2,
+            "processes: {processes}"
+        );
+        assert!(v["per_access"]["online"]["bytes"].as_f64().unwrap() > 0.0);
+    }
+    let out = doram()
+        .args(["bench", "oram", "--protocol", "duoram2p", "--word", "z64"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Fp only"), "{err}");
+}
+
 #[test]
 fn bench_oram_runs_every_protocol_through_one_report() {
     for (proto, ops, word) in [

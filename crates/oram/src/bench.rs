@@ -46,7 +46,9 @@ use rand_core::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::OramError;
-use crate::instruction::{Instruction, InstructionShare, Op, OpVisibility, deal_instruction};
+use crate::instruction::{
+    Instruction, InstructionShare, Op, OpVisibility, deal_instruction, merge_instruction_shares,
+};
 use crate::plain::PlainMemory;
 use crate::protocol::Protocol;
 
@@ -391,23 +393,38 @@ fn dealer(seed: u64, tag: u64) -> AesPrg {
 }
 
 /// This party's shares of the workload from the synthetic dealer (which draws all three shares
-/// of everything and keeps party `me`'s).
+/// of everything and keeps party `me`'s; with two parties `P0` keeps the sum of the first and
+/// the third).
 fn deal<W: Ring>(
     memory: &[W],
     instructions: &[Instruction<W>],
     visibility: OpVisibility,
     seed: u64,
     me: PartyId,
+    parties: usize,
 ) -> (Vec<Additive<W>>, Vec<InstructionShare<W>>) {
     let mut rng = dealer(seed, 1);
     let i = me.index();
+    // Two parties: P0 takes the first and third of the dealer's three shares.
+    let pick = |s: [Additive<W>; 3]| match (parties, i) {
+        (2, 0) => s[0] + s[2],
+        _ => s[i],
+    };
     let memory = memory
         .iter()
-        .map(|&x| deal_additive(x, &mut rng)[i])
+        .map(|&x| pick(deal_additive(x, &mut rng)))
         .collect();
     let instructions = instructions
         .iter()
-        .map(|ins| deal_instruction(ins, visibility, &mut rng)[i])
+        .map(|ins| {
+            let [a, b, c] = deal_instruction(ins, visibility, &mut rng);
+            match (parties, i) {
+                (2, 0) => merge_instruction_shares(a, c),
+                (_, 0) => a,
+                (_, 1) => b,
+                _ => c,
+            }
+        })
         .collect();
     (memory, instructions)
 }
@@ -496,6 +513,7 @@ pub fn run_party<P: Protocol>(
         P::OP_VISIBILITY,
         cfg.seed,
         me,
+        session.n_parties(),
     );
 
     let (mut setup, mut prep, mut init, mut online) = (
@@ -645,7 +663,11 @@ fn verify<P: Protocol>(
 /// A transport failure or a peer's malformed frame.
 pub fn open_to_all<W: Group>(session: &mut Session, mine: Vec<W>) -> Result<Vec<W>, MpcError> {
     let me = session.me();
-    let peers = [me.next(3), me.prev(3)];
+    let peers: Vec<PartyId> = if session.n_parties() == 3 {
+        vec![me.next(3), me.prev(3)]
+    } else {
+        session.peers().collect()
+    };
     for &p in &peers {
         doram_mpc::send_framed(session, p, &mine)?;
     }
@@ -668,7 +690,7 @@ pub fn run_local<P: Protocol>(
     cfg: &BenchConfig,
     shaping: Shaping,
 ) -> Result<BenchReport, BenchError> {
-    let sessions = LocalMesh::new(3)
+    let sessions = LocalMesh::new(P::PARTIES)
         .timeout(cfg.timeout)
         .shaping(shaping)
         .build();

@@ -177,6 +177,23 @@ pub fn deal_instruction<W: Ring, R: RngCore + CryptoRng + ?Sized>(
     })
 }
 
+/// The sum of two parties' instruction shares (op shares added when hidden; a public op is
+/// kept): how a dealer's three-party sharing becomes a two-party one, `P0` taking
+/// `x₀ + x₂`.
+pub fn merge_instruction_shares<W: Ring>(
+    a: InstructionShare<W>,
+    b: InstructionShare<W>,
+) -> InstructionShare<W> {
+    InstructionShare {
+        op: match (a.op, b.op) {
+            (OpShare::Hidden(x), OpShare::Hidden(y)) => OpShare::Hidden(x + y),
+            (op, _) => op,
+        },
+        addr: a.addr + b.addr,
+        value: a.value + b.value,
+    }
+}
+
 /// Dealer-side: fresh additive shares of a whole memory, one vector per party.
 pub fn deal_memory<W: Group, R: RngCore + CryptoRng + ?Sized>(
     memory: &[W],

@@ -118,6 +118,7 @@ pub mod word;
 pub use error::OramError;
 pub use instruction::{
     Instruction, InstructionShare, Op, OpShare, OpVisibility, deal_instruction, deal_memory,
+    merge_instruction_shares,
 };
 pub use interface::{DistributedOram, SharedMemory};
 pub use linear::{LinearScanOram, STAT_SEC};

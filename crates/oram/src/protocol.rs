@@ -29,6 +29,9 @@ pub trait Protocol: DistributedOram + Sized {
     /// the setup.
     fn setup(session: Session, n: usize, threads: usize, seed: Seed) -> Result<Self, OramError>;
 
+    /// The number of parties (2 or 3): a generic driver makes a mesh of this many.
+    const PARTIES: usize = 3;
+
     /// The smallest memory the protocol supports: a driver with a smaller memory pads it.
     const MIN_LEN: usize = 1;
 

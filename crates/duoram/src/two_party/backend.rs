@@ -320,6 +320,8 @@ impl DistributedOram for Duoram2 {
 impl Protocol for Duoram2 {
     const NAME: &'static str = "duoram2p";
 
+    const PARTIES: usize = 2;
+
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
         Duoram2::setup(session, n, seed).map_err(Into::into)
     }

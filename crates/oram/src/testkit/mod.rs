@@ -44,7 +44,8 @@ use rand_core::RngCore;
 
 use crate::error::OramError;
 use crate::instruction::{
-    Instruction, InstructionShare, Op, OpShare, OpVisibility, deal_instruction, deal_memory,
+    Instruction, InstructionShare, Op, OpVisibility, deal_instruction, deal_memory,
+    merge_instruction_shares,
 };
 use crate::interface::DistributedOram;
 use crate::plain::PlainMemory;
@@ -227,14 +228,7 @@ fn fold_instruction<W: Ring>(
     parties: usize,
     three: [InstructionShare<W>; 3],
 ) -> Vec<InstructionShare<W>> {
-    fold_shares(parties, three, |x, y| InstructionShare {
-        op: match (x.op, y.op) {
-            (OpShare::Hidden(a), OpShare::Hidden(b)) => OpShare::Hidden(a + b),
-            (op, _) => op,
-        },
-        addr: x.addr + y.addr,
-        value: x.value + y.value,
-    })
+    fold_shares(parties, three, merge_instruction_shares)
 }
 
 /// [`execute`] for a protocol of two or three parties (`sessions.len()` of them, one mesh):
