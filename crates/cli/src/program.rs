@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use doram::backend::bench_program;
 use doram_programs::bench::{BenchConfig, BenchReport, Program};
 use doram_programs::machine::Part;
-use doram_programs::{Machine2, Roles};
+use doram_programs::{Machine2, Machine2Duoram, Roles};
 use serde_json::{Value, json};
 
 use crate::report::{human_bytes, print_json};
@@ -122,6 +122,9 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
         c.entropy = a.randomness.entropy();
         let bench = |c: &BenchConfig| match a.backend.kind() {
             Some(kind) => bench_program(kind, c),
+            None if a.backend == crate::run::Backend::Duoram2p => {
+                doram_programs::bench::run_on::<Machine2Duoram>(c)
+            }
             None => doram_programs::bench::run_on::<Machine2>(c),
         };
         if a.backend.kind().is_none() {

@@ -23,7 +23,9 @@ use doram_programs::input::{
     parse_named_edges, parse_prefs, parse_sorted, vertices_of,
 };
 use doram_programs::machine::Part;
-use doram_programs::{Bfs, Dijkstra, Host, Machine, Machine2, Program as _, StableMatching};
+use doram_programs::{
+    Bfs, Dijkstra, Host, Machine, Machine2, Machine2Duoram, Program as _, StableMatching,
+};
 use doram_programs::{PartyRun, Roles};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -46,6 +48,11 @@ pub enum Backend {
     /// by a garbled circuit per access (the paper's Yao baseline; at most 2^14 words). Roles
     /// name parties 0 and 1 (the receiver defaults to 1).
     Gkk12,
+    /// Two parties and no third, the memory in 2P-Duoram (Duoram §5): reads by symmetric PIR
+    /// both ways, writes by DPF updates made by OT; the CPU step as for `gkk12`. Roles name
+    /// parties 0 and 1.
+    #[value(name = "duoram2p")]
+    Duoram2p,
 }
 
 impl Backend {
@@ -55,7 +62,7 @@ impl Backend {
             Backend::Duoram => Some(BackendKind::Duoram),
             Backend::Ramen => Some(BackendKind::Ramen),
             Backend::LinearScan => Some(BackendKind::LinearScan),
-            Backend::Gkk12 => None,
+            Backend::Gkk12 | Backend::Duoram2p => None,
         }
     }
 
@@ -63,13 +70,14 @@ impl Backend {
     pub fn name(self) -> &'static str {
         match self.kind() {
             Some(k) => k.name(),
+            None if self == Backend::Duoram2p => <Machine2Duoram as Host>::BACKEND,
             None => <Machine2 as Host>::BACKEND,
         }
     }
 
     /// The parties of a run.
     pub fn parties(self) -> usize {
-        if self == Backend::Gkk12 { 2 } else { 3 }
+        if self.kind().is_none() { 2 } else { 3 }
     }
 
     fn arg(self) -> &'static str {
@@ -78,6 +86,7 @@ impl Backend {
             Backend::Ramen => "ramen",
             Backend::LinearScan => "linear-scan",
             Backend::Gkk12 => "gkk12",
+            Backend::Duoram2p => "duoram2p",
         }
     }
 }
@@ -646,6 +655,9 @@ pub(crate) fn run_one(
         Some(kind) => doram::with_backend!(kind, B => {
             run_one_on::<Machine<B>>(session, seed, program, inputs)
         }),
+        None if program.common().backend == Backend::Duoram2p => {
+            run_one_on::<Machine2Duoram>(session, seed, program, inputs)
+        }
         None => run_one_on::<Machine2>(session, seed, program, inputs),
     }
 }

@@ -1149,6 +1149,26 @@ fn bench_pir_matches_the_formulas() {
     );
 }
 
+/// `doram run` on two-party Duoram: the receiver (P1 by default) learns the right index.
+#[test]
+fn run_binary_search_on_two_party_duoram() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("sorted.csv");
+    std::fs::write(&data, "1\n4\n9\n16\n25\n36\n49\n").unwrap();
+    let v = run_json(&[
+        "run",
+        "binary-search",
+        "--backend",
+        "duoram2p",
+        "--data",
+        data.to_str().unwrap(),
+        "--key",
+        "16",
+    ]);
+    assert_eq!(v["output"]["index"], 3, "{v}");
+    assert_eq!(v["output"]["found"], true, "{v}");
+}
+
 /// Two-party Duoram through the same runner and report, as threads and as two processes over
 /// TLS: two parties, every result verified.
 #[test]

@@ -253,3 +253,9 @@ pub enum InputError {
     #[error("{0}")]
     Role(&'static str),
 }
+
+impl From<doram_duoram::DuoramError> for ProgramError {
+    fn from(e: doram_duoram::DuoramError) -> Self {
+        ProgramError::from(OramError::from(e))
+    }
+}

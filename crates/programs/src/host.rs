@@ -1,7 +1,7 @@
 //! [`Host`]: what a program's entry point needs from a machine besides [`Ram`] — set-up on a
 //! session, inputs, the memory's layout and load, the output's opening and the run record. A
 //! program's run is written once against it and runs on the three-party [`Machine`] over any
-//! [`Backend`] and on the two-party [`Machine2`].
+//! [`Backend`] and on the two-party [`Machine2`](crate::Machine2).
 
 use doram_core::{PartyId, Seed};
 use doram_field::Fp;
@@ -13,7 +13,7 @@ use crate::error::ProgramError;
 use crate::machine::{Backend, Machine, OArray, Part};
 use crate::ram::Ram;
 use crate::roles::PartyRun;
-use crate::two::Machine2;
+use crate::two::{Machine2With, Memory2};
 
 /// A machine a program's run can set up and drive: see the [module documentation](self).
 pub trait Host: Ram + Sized {
@@ -165,20 +165,20 @@ impl<D: Backend> Host for Machine<D> {
     }
 }
 
-impl Host for Machine2 {
-    const BACKEND: &'static str = "gkk12";
+impl<M: Memory2> Host for Machine2With<M> {
+    const BACKEND: &'static str = M::BACKEND;
     const PARTIES: usize = 2;
 
     fn access_work() -> AccessWork {
-        AccessWork::Linear
+        M::ACCESS_WORK
     }
 
     fn setup(session: Session, seed: Seed) -> Result<Self, ProgramError> {
-        Machine2::setup(session, seed)
+        Machine2With::setup(session, seed)
     }
 
     fn me(&self) -> PartyId {
-        Machine2::me(self)
+        Machine2With::me(self)
     }
 
     fn input_scalar(
@@ -186,7 +186,7 @@ impl Host for Machine2 {
         dealer: PartyId,
         value: Option<u64>,
     ) -> Result<Self::Word, ProgramError> {
-        Machine2::input_scalar(self, dealer, value)
+        Machine2With::input_scalar(self, dealer, value)
     }
 
     fn input_vector(
@@ -195,7 +195,7 @@ impl Host for Machine2 {
         values: Option<&[u64]>,
         len: usize,
     ) -> Result<Vec<Self::Word>, ProgramError> {
-        Machine2::input_vector(self, dealer, values, len)
+        Machine2With::input_vector(self, dealer, values, len)
     }
 
     fn alloc_input(
@@ -204,19 +204,19 @@ impl Host for Machine2 {
         values: Option<&[u64]>,
         len: usize,
     ) -> Result<OArray, ProgramError> {
-        Machine2::alloc_input(self, dealer, values, len)
+        Machine2With::alloc_input(self, dealer, values, len)
     }
 
     fn alloc_fill(&mut self, len: usize, value: u64) -> Result<OArray, ProgramError> {
-        Machine2::alloc_fill(self, len, value)
+        Machine2With::alloc_fill(self, len, value)
     }
 
     fn alloc_secret(&mut self, values: &[Self::Word]) -> Result<OArray, ProgramError> {
-        Machine2::alloc_secret(self, values)
+        Machine2With::alloc_secret(self, values)
     }
 
-    fn boot(&mut self, _accesses: usize) -> Result<(), ProgramError> {
-        Machine2::boot(self)
+    fn boot(&mut self, accesses: usize) -> Result<(), ProgramError> {
+        Machine2With::boot_for(self, accesses)
     }
 
     fn open_to(
@@ -224,10 +224,10 @@ impl Host for Machine2 {
         receiver: PartyId,
         values: &[Self::Word],
     ) -> Result<Option<Vec<Fp>>, ProgramError> {
-        Machine2::open_to(self, receiver, values)
+        Machine2With::open_to(self, receiver, values)
     }
 
     fn finish<T>(&mut self, output: Option<T>) -> PartyRun<T> {
-        Machine2::finish(self, output)
+        Machine2With::finish(self, output)
     }
 }

@@ -180,6 +180,7 @@ pub mod program;
 pub mod ram;
 pub mod roles;
 pub mod two;
+pub mod two_duoram;
 
 pub use bfs::{Bfs, BfsDense, BfsQueue};
 pub use binary_search::{BinarySearch, LinearSearch};
@@ -188,9 +189,12 @@ pub use error::{InputError, ProgramError};
 pub use host::Host;
 pub use machine::{Backend, Cost, Machine, Meter, OArray, Part, Plan, bits_for, to_int};
 pub use matching::StableMatching;
-pub use program::{Program, run_local, run_local_on, run_local2, run_party, run_party2};
+pub use program::{
+    Program, run_local, run_local_host, run_local_on, run_local2, run_party, run_party2,
+};
 pub use ram::{PlainCounts, PlainRam, Ram};
 pub use roles::{
     PartyRun, Roles, agree_on_run, all_ok, announce_size, announce_sizes, run_three, run_three_on,
 };
-pub use two::Machine2;
+pub use two::{Machine2, Machine2With, Memory2, ScanMemory};
+pub use two_duoram::{DuoramMemory, Machine2Duoram};

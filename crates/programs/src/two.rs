@@ -41,6 +41,7 @@ use doram_prim::aes::Block;
 use doram_twopc::arith::{Arith2, DualBit, Share};
 use doram_twopc::shuffle::{Perm, shuffle_shares};
 
+use crate::binary_search::AccessWork;
 use crate::error::ProgramError;
 use crate::machine::{Meter, OArray, Part, Snapshot};
 use crate::ram::Ram;
@@ -83,28 +84,111 @@ impl ShareBit {
     }
 }
 
+/// What a memory of the two-party machine works with: the engine, the session and the
+/// machine's randomness.
+pub struct Ctx<'a> {
+    arith: &'a mut Arith2,
+    session: &'a mut Session,
+    rng: &'a mut AesPrg,
+}
+
+impl Ctx<'_> {
+    /// `b ? x : y` for each triple (see [`Machine2`]'s select).
+    pub(crate) fn select(
+        &mut self,
+        triples: &[(ShareBit, Share, Share)],
+    ) -> Result<Vec<Share>, ProgramError> {
+        select_with(self.arith, self.session, triples)
+    }
+
+    /// The engine, the session and the randomness, borrowed apart.
+    pub(crate) fn parts(&mut self) -> (&mut Arith2, &mut Session, &mut AesPrg) {
+        (self.arith, self.session, self.rng)
+    }
+}
+
+/// The memory of a [`Machine2`]: how it is loaded, read and written between the two parties.
+/// [`ScanMemory`] (wire labels and a garbled linear scan, GKK12's baseline) and
+/// [`crate::two_duoram::DuoramMemory`] (2P-Duoram) implement it.
+pub trait Memory2: Sized {
+    /// The backend's name in reports.
+    const BACKEND: &'static str;
+    /// The work of one access.
+    const ACCESS_WORK: AccessWork;
+
+    /// Loads the memory from the machine's cells (this party's shares), for a program that
+    /// makes `accesses` accesses.
+    ///
+    /// # Errors
+    /// A memory the backend does not support; transport and engine failures.
+    fn boot(ctx: &mut Ctx<'_>, cells: Vec<Share>, accesses: usize) -> Result<Self, ProgramError>;
+
+    /// The number of words.
+    fn len(&self) -> usize;
+
+    /// Whether the memory has no words (never, once booted).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Reads the words at `addrs`, in order.
+    ///
+    /// # Errors
+    /// Transport and engine failures; the peer's malformed messages.
+    fn read(&mut self, ctx: &mut Ctx<'_>, addrs: &[Share]) -> Result<Vec<Share>, ProgramError>;
+
+    /// Writes `val` at `addr` if `cond` (always if `None`); `old` is the word there if the
+    /// program knows it.
+    ///
+    /// # Errors
+    /// As [`read`](Memory2::read).
+    fn write(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        addr: Share,
+        cond: Option<ShareBit>,
+        val: Share,
+        old: Option<Share>,
+    ) -> Result<(), ProgramError>;
+
+    /// This party's shares of the words of each array.
+    ///
+    /// # Errors
+    /// As [`read`](Memory2::read).
+    fn snapshot(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        arrays: &[OArray],
+    ) -> Result<Vec<Vec<Share>>, ProgramError>;
+}
+
 /// The memory after boot: the scan's circuits and this party's labels of every bit.
-struct ScanMemory {
+pub struct ScanMemory {
     circuits: ScanCircuits,
     labels: Vec<Block>,
     addr_bits: usize,
     len: usize,
 }
 
-/// One party's two-party RAM machine: see the [module documentation](self).
-pub struct Machine2 {
+/// The two-party machine with the garbled linear scan as its memory (GKK12's baseline).
+pub type Machine2 = Machine2With<ScanMemory>;
+
+/// One party's two-party RAM machine: see the [module documentation](self). `M` is its memory:
+/// the garbled linear scan ([`Machine2`]) or 2P-Duoram
+/// ([`crate::two_duoram::Machine2Duoram`]).
+pub struct Machine2With<M: Memory2> {
     me: PartyId,
     arith: Arith2,
     session: Session,
     rng: AesPrg,
     cells: Vec<Share>,
-    memory: Option<ScanMemory>,
+    memory: Option<M>,
     meter: Meter,
     counters: Counters,
     poisoned: bool,
 }
 
-impl core::fmt::Debug for Machine2 {
+impl<M: Memory2> core::fmt::Debug for Machine2With<M> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Machine2")
             .field("me", &self.me)
@@ -119,20 +203,20 @@ fn address_bits(n: usize) -> usize {
     (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1) as usize
 }
 
-impl Machine2 {
+impl<M: Memory2> Machine2With<M> {
     /// Sets up the engine on a two-party `session` (a common seed and OT extension both ways)
     /// with randomness derived from `seed`.
     ///
     /// # Errors
     /// [`ProgramError::TwoParty`] unless the session has two parties; transport failures; the
     /// peer's malformed set-up messages.
-    pub fn setup(mut session: Session, seed: Seed) -> Result<Machine2, ProgramError> {
+    pub fn setup(mut session: Session, seed: Seed) -> Result<Machine2With<M>, ProgramError> {
         let mut prg = AesPrg::new(seed);
         let mut engine_rng = AesPrg::new(prg.next_seed());
         let t0 = Snapshot::of(&session);
         session.set_phase(Part::Setup.name());
         let arith = Arith2::setup(&mut session, &mut engine_rng)?;
-        let mut m = Machine2 {
+        let mut m = Machine2With {
             me: session.me(),
             arith,
             session,
@@ -340,86 +424,63 @@ impl Machine2 {
         self.alloc(values.to_vec())
     }
 
-    /// Loads the memory: every word's bits into labels (A2B in circuits of [`LOAD_CHUNK`]
-    /// words).
+    /// Loads the memory ([`Memory2::boot`]).
     ///
     /// # Errors
-    /// [`ProgramError::Misuse`] if already booted or the memory has more than
-    /// [`MAX_SCAN_WORDS`] words; transport failures; the peer's malformed messages.
+    /// [`ProgramError::Misuse`] if already booted; the memory's errors.
     pub fn boot(&mut self) -> Result<(), ProgramError> {
+        self.boot_for(0)
+    }
+
+    /// Loads the memory ([`Memory2::boot`]) for a program that makes `accesses` accesses.
+    ///
+    /// # Errors
+    /// As [`boot`](Machine2::boot).
+    pub fn boot_for(&mut self, accesses: usize) -> Result<(), ProgramError> {
         if self.is_booted() {
             return Err(ProgramError::Misuse("boot runs once"));
         }
-        let len = self.cells.len().max(1);
-        if len > MAX_SCAN_WORDS {
-            return Err(ProgramError::Misuse(
-                "the two-party machine's memory holds at most 2^14 words (MAX_SCAN_WORDS)",
-            ));
-        }
-        let addr_bits = address_bits(len);
-        let circuits = ScanCircuits::new(len, WORD_BITS, addr_bits)?;
-        let mut cells = std::mem::take(&mut self.cells);
-        cells.resize(len, Share::default());
-        let labels = self.run(Part::Init, 0, |m| {
-            let mut labels = Vec::with_capacity(len * WORD_BITS);
-            for chunk in cells.chunks(LOAD_CHUNK) {
-                labels.extend(m.arith.to_labels(&mut m.session, chunk, WORD_BITS)?);
-            }
-            Ok(labels)
+        let cells = std::mem::take(&mut self.cells);
+        let memory = self.run(Part::Init, 0, |m| {
+            let mut ctx = m.ctx();
+            M::boot(&mut ctx, cells, accesses)
         })?;
-        self.memory = Some(ScanMemory {
-            circuits,
-            labels,
-            addr_bits,
-            len,
-        });
+        self.memory = Some(memory);
         Ok(())
     }
 
-    /// One access of the scan on labels; returns the labels of the word before it.
-    fn scan_access(&mut self, input: &AccessLabels) -> Result<Vec<Block>, ProgramError> {
-        let Machine2 {
-            arith,
-            session,
-            memory,
-            ..
-        } = self;
-        let mem = memory
-            .as_mut()
-            .ok_or(ProgramError::Misuse("the memory is not booted"))?;
-        let zero = arith.public_labels(&[false])[0];
-        Ok(mem
-            .circuits
-            .run_access(&mut mem.labels, zero, input, |c, x| {
-                arith.run_circuit(session, c, x)
-            })?)
+    fn ctx(&mut self) -> Ctx<'_> {
+        Ctx {
+            arith: &mut self.arith,
+            session: &mut self.session,
+            rng: &mut self.rng,
+        }
     }
 
-    fn addr_bits(&self) -> Result<usize, ProgramError> {
-        self.memory
-            .as_ref()
-            .map(|m| m.addr_bits)
-            .ok_or(ProgramError::Misuse("the memory is not booted"))
-    }
-
-    /// A conditional write on labels: address, condition and value converted in one circuit
-    /// each, then one access.
-    fn write_labels(
+    /// Runs `f` on the booted memory.
+    fn with_memory<T>(
         &mut self,
-        addr: Share,
-        cond: Option<Share>,
-        val: Share,
-    ) -> Result<(), ProgramError> {
-        let bits = self.addr_bits()?;
-        self.run(Part::Oram, 1, |m| {
-            let addr = m.arith.to_labels(&mut m.session, &[addr], bits)?;
-            let write = match cond {
-                Some(c) => m.arith.to_labels(&mut m.session, &[c], 1)?[0],
-                None => m.arith.public_labels(&[true])[0],
+        part: Part,
+        accesses: u64,
+        f: impl FnOnce(&mut M, &mut Ctx<'_>) -> Result<T, ProgramError>,
+    ) -> Result<T, ProgramError> {
+        self.run(part, accesses, |m| {
+            let Machine2With {
+                arith,
+                session,
+                rng,
+                memory,
+                ..
+            } = m;
+            let mem = memory
+                .as_mut()
+                .ok_or(ProgramError::Misuse("the memory is not booted"))?;
+            let mut ctx = Ctx {
+                arith,
+                session,
+                rng,
             };
-            let data = m.arith.to_labels(&mut m.session, &[val], WORD_BITS)?;
-            m.scan_access(&AccessLabels { addr, write, data })?;
-            Ok(())
+            f(mem, &mut ctx)
         })
     }
 
@@ -433,26 +494,38 @@ impl Machine2 {
     /// `b ? x : y`: by oblivious transfers for the bits with an XOR share, by Beaver products
     /// for the others (which bits have one follows from the program's public operations).
     fn select(&mut self, triples: &[(ShareBit, Share, Share)]) -> Result<Vec<Share>, ProgramError> {
-        let (dual, plain): (Vec<usize>, Vec<usize>) =
-            (0..triples.len()).partition(|&i| triples[i].0.dual.is_some());
-        let d: Vec<(DualBit, Share, Share)> = dual
-            .iter()
-            .filter_map(|&i| triples[i].0.dual.map(|b| (b, triples[i].1, triples[i].2)))
-            .collect();
-        let p: Vec<(Share, Share, Share)> = plain
-            .iter()
-            .map(|&i| (triples[i].0.add, triples[i].1, triples[i].2))
-            .collect();
-        let (rd, rp) = self.ops(|a, s| Ok((a.select_dual_many(s, &d)?, a.select_many(s, &p)?)))?;
-        let mut out = vec![Share::default(); triples.len()];
-        for (i, v) in dual.into_iter().zip(rd).chain(plain.into_iter().zip(rp)) {
-            out[i] = v;
-        }
-        Ok(out)
+        self.run(Part::Cpu, 0, |m| {
+            select_with(&mut m.arith, &mut m.session, triples)
+        })
     }
 }
 
-impl Ram for Machine2 {
+/// [`Machine2`]'s select on an engine and session.
+fn select_with(
+    arith: &mut Arith2,
+    session: &mut Session,
+    triples: &[(ShareBit, Share, Share)],
+) -> Result<Vec<Share>, ProgramError> {
+    let (dual, plain): (Vec<usize>, Vec<usize>) =
+        (0..triples.len()).partition(|&i| triples[i].0.dual.is_some());
+    let d: Vec<(DualBit, Share, Share)> = dual
+        .iter()
+        .filter_map(|&i| triples[i].0.dual.map(|b| (b, triples[i].1, triples[i].2)))
+        .collect();
+    let p: Vec<(Share, Share, Share)> = plain
+        .iter()
+        .map(|&i| (triples[i].0.add, triples[i].1, triples[i].2))
+        .collect();
+    let rd = arith.select_dual_many(session, &d)?;
+    let rp = arith.select_many(session, &p)?;
+    let mut out = vec![Share::default(); triples.len()];
+    for (i, v) in dual.into_iter().zip(rd).chain(plain.into_iter().zip(rp)) {
+        out[i] = v;
+    }
+    Ok(out)
+}
+
+impl<M: Memory2> Ram for Machine2With<M> {
     type Word = Share;
     type Bit = ShareBit;
 
@@ -632,20 +705,15 @@ impl Ram for Machine2 {
     }
 
     fn read_addrs(&mut self, addrs: &[Share]) -> Result<Vec<Share>, ProgramError> {
-        let bits = self.addr_bits()?;
-        self.run(Part::Oram, addrs.len() as u64, |m| {
-            let labels = m.arith.to_labels(&mut m.session, addrs, bits)?;
-            let zero = m.arith.public_labels(&[false])[0];
-            let mut out = Vec::with_capacity(addrs.len() * WORD_BITS);
-            for a in labels.chunks_exact(bits) {
-                out.extend(m.scan_access(&AccessLabels::read(a.to_vec(), zero, WORD_BITS))?);
-            }
-            Ok(m.arith.from_labels(&mut m.session, &out)?)
+        self.with_memory(Part::Oram, addrs.len() as u64, |mem, ctx| {
+            mem.read(ctx, addrs)
         })
     }
 
     fn write_addr(&mut self, addr: Share, val: Share) -> Result<(), ProgramError> {
-        self.write_labels(addr, None, val)
+        self.with_memory(Part::Oram, 1, |mem, ctx| {
+            mem.write(ctx, addr, None, val, None)
+        })
     }
 
     fn cond_write_addr(
@@ -653,40 +721,133 @@ impl Ram for Machine2 {
         addr: Share,
         cond: ShareBit,
         val: Share,
-        _old: Option<Share>,
+        old: Option<Share>,
     ) -> Result<(), ProgramError> {
-        self.write_labels(addr, Some(cond.add), val)
+        self.with_memory(Part::Oram, 1, |mem, ctx| {
+            mem.write(ctx, addr, Some(cond), val, old)
+        })
     }
 
     fn snapshot(&mut self, arrays: &[OArray]) -> Result<Vec<Vec<Share>>, ProgramError> {
         let len = self
             .memory
             .as_ref()
-            .map(|m| m.len)
+            .map(Memory2::len)
             .ok_or(ProgramError::Misuse("the memory is not booted"))?;
         if arrays.iter().any(|a| a.base() + a.len() > len) {
             return Err(ProgramError::Misuse("array outside the memory"));
         }
-        self.run(Part::Output, 0, |m| {
-            let mut labels = Vec::new();
-            if let Some(mem) = &m.memory {
-                for a in arrays {
-                    labels.extend_from_slice(
-                        &mem.labels[a.base() * WORD_BITS..(a.base() + a.len()) * WORD_BITS],
-                    );
-                }
-            }
-            let flat = m.arith.from_labels(&mut m.session, &labels)?;
-            let mut it = flat.into_iter();
-            Ok(arrays
-                .iter()
-                .map(|a| it.by_ref().take(a.len()).collect())
-                .collect())
-        })
+        self.with_memory(Part::Output, 0, |mem, ctx| mem.snapshot(ctx, arrays))
     }
 }
 
-impl Machine2 {
+impl Memory2 for ScanMemory {
+    const BACKEND: &'static str = "gkk12";
+    const ACCESS_WORK: AccessWork = AccessWork::Linear;
+
+    /// Every word's bits into labels (A2B in circuits of 1024 words).
+    ///
+    /// # Errors
+    /// [`ProgramError::Misuse`] if the memory has more than [`MAX_SCAN_WORDS`] words;
+    /// transport failures; the peer's malformed messages.
+    fn boot(
+        ctx: &mut Ctx<'_>,
+        mut cells: Vec<Share>,
+        _accesses: usize,
+    ) -> Result<Self, ProgramError> {
+        let len = cells.len().max(1);
+        if len > MAX_SCAN_WORDS {
+            return Err(ProgramError::Misuse(
+                "the two-party machine's memory holds at most 2^14 words (MAX_SCAN_WORDS)",
+            ));
+        }
+        let addr_bits = address_bits(len);
+        let circuits = ScanCircuits::new(len, WORD_BITS, addr_bits)?;
+        cells.resize(len, Share::default());
+        let mut labels = Vec::with_capacity(len * WORD_BITS);
+        for chunk in cells.chunks(LOAD_CHUNK) {
+            labels.extend(ctx.arith.to_labels(ctx.session, chunk, WORD_BITS)?);
+        }
+        Ok(ScanMemory {
+            circuits,
+            labels,
+            addr_bits,
+            len,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn read(&mut self, ctx: &mut Ctx<'_>, addrs: &[Share]) -> Result<Vec<Share>, ProgramError> {
+        let labels = ctx.arith.to_labels(ctx.session, addrs, self.addr_bits)?;
+        let zero = ctx.arith.public_labels(&[false])[0];
+        let mut out = Vec::with_capacity(addrs.len() * WORD_BITS);
+        for a in labels.chunks_exact(self.addr_bits) {
+            out.extend(self.scan_access(ctx, &AccessLabels::read(a.to_vec(), zero, WORD_BITS))?);
+        }
+        Ok(ctx.arith.from_labels(ctx.session, &out)?)
+    }
+
+    /// A conditional write on labels: address, condition and value converted in one circuit
+    /// each, then one access.
+    fn write(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        addr: Share,
+        cond: Option<ShareBit>,
+        val: Share,
+        _old: Option<Share>,
+    ) -> Result<(), ProgramError> {
+        let addr = ctx.arith.to_labels(ctx.session, &[addr], self.addr_bits)?;
+        let write = match cond {
+            Some(c) => ctx.arith.to_labels(ctx.session, &[c.add], 1)?[0],
+            None => ctx.arith.public_labels(&[true])[0],
+        };
+        let data = ctx.arith.to_labels(ctx.session, &[val], WORD_BITS)?;
+        self.scan_access(ctx, &AccessLabels { addr, write, data })?;
+        Ok(())
+    }
+
+    fn snapshot(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        arrays: &[OArray],
+    ) -> Result<Vec<Vec<Share>>, ProgramError> {
+        let mut labels = Vec::new();
+        for a in arrays {
+            labels.extend_from_slice(
+                &self.labels[a.base() * WORD_BITS..(a.base() + a.len()) * WORD_BITS],
+            );
+        }
+        let flat = ctx.arith.from_labels(ctx.session, &labels)?;
+        let mut it = flat.into_iter();
+        Ok(arrays
+            .iter()
+            .map(|a| it.by_ref().take(a.len()).collect())
+            .collect())
+    }
+}
+
+impl ScanMemory {
+    /// One access of the scan on labels; returns the labels of the word before it.
+    fn scan_access(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        input: &AccessLabels,
+    ) -> Result<Vec<Block>, ProgramError> {
+        let zero = ctx.arith.public_labels(&[false])[0];
+        let (arith, session) = (&mut *ctx.arith, &mut *ctx.session);
+        Ok(self
+            .circuits
+            .run_access(&mut self.labels, zero, input, |c, x| {
+                arith.run_circuit(session, c, x)
+            })?)
+    }
+}
+
+impl<M: Memory2> Machine2With<M> {
     /// Moves entries by the composed permutation (see [`Ram::shuffle`]).
     fn shuffle_entries(
         &mut self,
