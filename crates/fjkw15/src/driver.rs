@@ -1,6 +1,7 @@
 //! The only I/O of the crate: one whole access (FJKW15 §4: Access, PostProcess, Eviction) run
 //! by each party over a [`doram_net::Session`], sending and receiving the messages of the
-//! round functions in a fixed order.
+//! round functions in a fixed order; and the shared initial load ([`load_c`], [`load_d`],
+//! [`load_e`]; [`crate::load`]).
 //!
 //! Per tree i, in order: Access\[i\] (D → C, E → C, then C → D, E: L_{i+1}); then
 //! PostProcessT for every tree and the write; then Eviction for every tree. Sends never wait,
@@ -21,6 +22,7 @@ use crate::error::Fjkw15Error;
 use crate::eviction::{EvictFromC, EvictShape};
 use crate::gc::{GcFromC, GcFromE, GcPairs};
 use crate::layout::TupleLayout;
+use crate::load::{PermFromC, PermFromD, PermShape, initial_share, public_forest};
 use crate::msgs::{
     SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD, WireMessage, XotFromIndicator,
     XotFromSender, receive,
@@ -409,4 +411,66 @@ fn e_evict(
     send(s, pc, &e.evict_move(&es, &share)?)?;
     let c_to_e: XotFromSender = recv(s, pc, &xot)?;
     Ok(e.evict_finish(&es, &c_to_e, &to_e)?)
+}
+
+/// The shared initial load at C ([`crate::load`]): step 2 of the permutation, then C's part
+/// of the refresh pass, one read per item.
+///
+/// # Errors
+/// As [`access_c`]; [`Fjkw15Error::InvalidInput`] unless 1 ≤ `items` ≤ 2^m.
+pub fn load_c(s: &mut Session, c: &mut C, p: &Params, items: u64) -> Result<(), DriverError> {
+    let pd = c.roles().party(Role::D);
+    let shape = PermShape::new(*p, items)?;
+    let from_d: PermFromD = recv(s, pd, &shape)?;
+    send(s, pd, &c.load_perm(&shape, &from_d)?)?;
+    for _ in 0..shape.items() {
+        access_c(s, c, p, false)?;
+    }
+    Ok(())
+}
+
+/// The shared initial load at D ([`crate::load`]) from D's XOR shares of the records
+/// (`records[N]`, d bits in words, for every address N < `items`): the public forest with
+/// D's record shares, steps 1 and 3 of the permutation, D's part of the refresh pass. Returns
+/// D's share of the loaded forest.
+///
+/// # Errors
+/// As [`access_d`]; [`Fjkw15Error::InvalidInput`] for a wrong number or size of records.
+pub fn load_d(
+    s: &mut Session,
+    d: &mut D,
+    p: &Params,
+    records: &[Vec<u64>],
+) -> Result<ForestShare, DriverError> {
+    let pc = d.roles().party(Role::C);
+    let items = records.len() as u64;
+    let shape = PermShape::new(*p, items)?;
+    let mut forest = initial_share(&public_forest(*p, items)?, records, true)?;
+    send(s, pc, &d.load_perm_start(&shape))?;
+    let from_c: PermFromC = recv(s, pc, &shape)?;
+    for n in d.load_perm_finish(&shape, &from_c)? {
+        access_d(s, d, &mut forest, n, None)?;
+    }
+    Ok(forest)
+}
+
+/// The shared initial load at E ([`crate::load`]) from E's XOR shares of the records: the
+/// (public) forest's shape with E's record shares, E's shares of the permuted addresses (no
+/// message), E's part of the refresh pass. Returns E's share of the loaded forest.
+///
+/// # Errors
+/// As [`access_e`]; [`Fjkw15Error::InvalidInput`] for a wrong number or size of records.
+pub fn load_e(
+    s: &mut Session,
+    e: &mut E,
+    p: &Params,
+    records: &[Vec<u64>],
+) -> Result<ForestShare, DriverError> {
+    let items = records.len() as u64;
+    let shape = PermShape::new(*p, items)?;
+    let mut forest = initial_share(&public_forest(*p, items)?, records, false)?;
+    for n in e.load_perm(&shape) {
+        access_e(s, e, &mut forest, n, None)?;
+    }
+    Ok(forest)
 }

@@ -28,14 +28,16 @@
 //!   inputs shared between E and C, evaluated by D;
 //! * [`eviction`]: Eviction\[i\] (Alg. 5): Shift and the bucket permutations, the circuits,
 //!   D's index list from their picks, SS-XOT, the pad ξ and the write-back;
-//! * [`driver`]: the only I/O — setup and one whole access per party over a
+//! * [`load`]: the shared initial load (our design; the paper leaves it open): a public,
+//!   data-independent forest holding D's and E's record shares, then a refresh pass that reads
+//!   every address once in an order π no party knows;
+//! * [`driver`]: the only I/O — setup, the load and one whole access per party over a
 //!   `doram_net::Session`;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: the secret-shared initial load (the paper leaves it open, notes Q15; the
-//! testkit's dealer stands in), pipelining of trees in the driver, the `SharedMemory` backend
-//! and benchmarks over a network.
+//! **Not yet here**: pipelining of trees in the driver, the `SharedMemory` backend and
+//! benchmarks over a network.
 //!
 //! # Figure map
 //!
@@ -55,6 +57,7 @@
 //! | §3, "Yao's Garbled Circuit on Secret-Shared Inputs" | GC\[F\](A = E, B = C, R = D) | [`gc`] |
 //! | §4 and Alg. 5, steps 2–3 (circuits described in prose) | F2FT, F2ET | [`circuits`] |
 //! | Alg. 5 | Eviction\[i\] | [`eviction`] |
+//! | — (open, notes Q15; our design) | the shared initial load | [`load`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -88,6 +91,7 @@ pub mod eviction;
 pub mod gc;
 pub mod ideal;
 pub mod layout;
+pub mod load;
 pub mod msgs;
 pub mod params;
 pub mod party;

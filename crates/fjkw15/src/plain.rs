@@ -422,8 +422,28 @@ impl PlainForest {
     pub fn load<R: RngCore + ?Sized>(
         params: Params,
         items: u64,
-        mut data: impl FnMut(u64) -> Vec<u64>,
+        data: impl FnMut(u64) -> Vec<u64>,
         rng: &mut R,
+    ) -> Result<PlainForest, Overflow> {
+        PlainForest::load_with_labels(params, items, data, |i, _| {
+            uniform_below(rng, params.leaves(i))
+        })
+    }
+
+    /// As [`PlainForest::load`], with the leaf label of prefix N_i in OT_i given by
+    /// `label(i, N_i)` (below 2^d_i), called tree by tree and prefix by prefix in increasing
+    /// order. The shared initial load ([`crate::load`]) builds its public forest this way.
+    ///
+    /// # Errors
+    /// [`Overflow`] if some path fills up.
+    ///
+    /// # Panics
+    /// As [`PlainForest::load`], and if a label is out of range.
+    pub fn load_with_labels(
+        params: Params,
+        items: u64,
+        mut data: impl FnMut(u64) -> Vec<u64>,
+        mut label: impl FnMut(usize, u64) -> u64,
     ) -> Result<PlainForest, Overflow> {
         assert!(items >= 1 && items <= 1 << params.m(), "1 ≤ items ≤ 2^m");
         let h = params.h();
@@ -432,7 +452,11 @@ impl PlainForest {
             .map(|i| match i {
                 0 => Vec::new(),
                 _ => (0..=in_use(i).unwrap_or(0))
-                    .map(|_| uniform_below(rng, params.leaves(i)))
+                    .map(|n| {
+                        let l = label(i, n);
+                        assert!(l < params.leaves(i), "a label of OT_{i} has d_i bits");
+                        l
+                    })
                     .collect(),
             })
             .collect();

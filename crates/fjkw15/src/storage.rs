@@ -12,7 +12,7 @@ use crate::bits::Strings;
 use crate::error::Fjkw15Error;
 use crate::layout::TupleLayout;
 use crate::params::Params;
-use crate::plain::{path_slots, tree_slots};
+use crate::plain::{PlainForest, Tuple, path_slots, tree_slots};
 
 /// One party's share of one tree OT_i, i ≥ 1.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,4 +181,21 @@ impl ForestShare {
         let i = self.check(i)?;
         Ok(&self.trees[i - 1])
     }
+}
+
+/// OT_i of `forest` in the protocols' layout, one row per slot (OT_0: its one tuple).
+pub fn encode_tree(forest: &PlainForest, i: usize) -> Strings {
+    let layout = TupleLayout::new(forest.params(), i);
+    if i == 0 {
+        let root = Tuple {
+            fb: true,
+            n: 0,
+            label: 0,
+            a: forest.root().to_vec(),
+        };
+        return Strings::from_rows(layout.bits(), [layout.encode(&root).as_slice()]);
+    }
+    let tree = forest.tree(i);
+    let slots: Vec<usize> = (0..tree.slots()).collect();
+    layout.encode_slots(tree, &slots)
 }

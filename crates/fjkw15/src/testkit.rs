@@ -1,7 +1,7 @@
 //! **Insecure** fixtures for tests and test benches: a dealer that sees the whole plaintext
 //! forest and XOR-shares it between D and E ([`deal`]), and whole accesses run in one process
-//! from an address the harness knows ([`access_in_process`]). The three-party initial load is
-//! not built yet; the dealer stands in for it where the secret does not matter.
+//! from an address the harness knows ([`access_in_process`]). The secure three-party load is
+//! [`crate::load`]; the dealer is for tests and benchmarks where the secret does not matter.
 
 use rand_core::RngCore;
 
@@ -12,26 +12,11 @@ use crate::eviction::EvictShape;
 use crate::layout::TupleLayout;
 use crate::params::Params;
 use crate::party::{C, D, E};
-use crate::plain::{Op, PlainForest, Tuple, record_fits, words_for};
+use crate::plain::{Op, PlainForest, record_fits, words_for};
 use crate::postprocess::{FreshLabels, PostShape};
 use crate::storage::{ForestShare, TreeShare};
 
-/// OT_i of `forest` in the protocols' layout, one row per slot (OT_0: its one tuple).
-pub fn encode_tree(forest: &PlainForest, i: usize) -> Strings {
-    let layout = TupleLayout::new(forest.params(), i);
-    if i == 0 {
-        let root = Tuple {
-            fb: true,
-            n: 0,
-            label: 0,
-            a: forest.root().to_vec(),
-        };
-        return Strings::from_rows(layout.bits(), [layout.encode(&root).as_slice()]);
-    }
-    let tree = forest.tree(i);
-    let slots: Vec<usize> = (0..tree.slots()).collect();
-    layout.encode_slots(tree, &slots)
-}
+pub use crate::storage::encode_tree;
 
 /// **Insecure**: D's and E's shares of `forest`, a uniformly random XOR-sharing of every tree
 /// in the protocols' layout, dealt by someone who sees it all.
