@@ -18,11 +18,14 @@ use doram_net::{NetError, Session};
 
 use crate::access::{AccessFromD, AccessFromE, AccessShape};
 use crate::bits::{Strings, get_bits};
+use crate::convert::{A2b, A2bFromD, B2a};
 use crate::error::Fjkw15Error;
 use crate::eviction::{EvictFromC, EvictShape};
 use crate::gc::{GcFromC, GcFromE, GcPairs};
 use crate::layout::TupleLayout;
-use crate::load::{PermFromC, PermFromD, PermShape, initial_share, public_forest};
+use crate::load::{
+    InsecureOpenedShares, PermFromC, PermFromD, PermShape, initial_share, public_forest,
+};
 use crate::msgs::{
     SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD, WireMessage, XotFromIndicator,
     XotFromSender, receive,
@@ -473,4 +476,193 @@ pub fn load_e(
         access_e(s, e, &mut forest, n, None)?;
     }
     Ok(forest)
+}
+
+/// A2B at C ([`crate::convert`]): C's additive shares in, nothing out (the XOR shares are D's
+/// and E's).
+///
+/// # Errors
+/// The transport's errors; a peer's malformed message.
+pub fn a2b_c(s: &mut Session, c: &mut C, a: &A2b, x_c: &[u64]) -> Result<(), DriverError> {
+    let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
+    let from_d: A2bFromD = recv(s, pd, &a.values())?;
+    let pairs: GcPairs = recv(s, pe, a.gc_shape())?;
+    send(s, pd, &c.a2b_choose(a, x_c, &from_d, &pairs)?)
+}
+
+/// A2B at D: D's additive shares in, D's XOR shares out.
+///
+/// # Errors
+/// As [`a2b_c`].
+pub fn a2b_d(s: &mut Session, d: &mut D, a: &A2b, x_d: &[u64]) -> Result<Vec<u64>, DriverError> {
+    let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
+    send(s, pc, &d.a2b_send(a, x_d)?)?;
+    let from_e: GcFromE = recv(s, pe, a.gc_shape())?;
+    let from_c: GcFromC = recv(s, pc, a.gc_shape())?;
+    Ok(d.a2b_finish(a, &from_e, &from_c)?)
+}
+
+/// A2B at E: E's additive shares in, E's XOR shares out.
+///
+/// # Errors
+/// As [`a2b_c`].
+pub fn a2b_e(s: &mut Session, e: &mut E, a: &A2b, x_e: &[u64]) -> Result<Vec<u64>, DriverError> {
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
+    let (masks, to_d, to_c) = e.a2b_garble(a, x_e)?;
+    send(s, pd, &to_d)?;
+    send(s, pc, &to_c)?;
+    Ok(masks)
+}
+
+/// B2A at C ([`crate::convert`]): C's XOR shares in, C's additive shares out.
+///
+/// # Errors
+/// As [`a2b_c`].
+pub fn b2a_c(s: &mut Session, c: &mut C, b: &B2a, y_c: &[u64]) -> Result<Vec<u64>, DriverError> {
+    let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
+    let pairs: GcPairs = recv(s, pe, b.gc_shape())?;
+    let (shares, to_d) = c.b2a_choose(b, y_c, &pairs)?;
+    send(s, pd, &to_d)?;
+    Ok(shares)
+}
+
+/// B2A at D: D's additive shares out.
+///
+/// # Errors
+/// As [`a2b_c`].
+pub fn b2a_d(s: &mut Session, d: &mut D, b: &B2a) -> Result<Vec<u64>, DriverError> {
+    let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
+    let from_e: GcFromE = recv(s, pe, b.gc_shape())?;
+    let from_c: GcFromC = recv(s, pc, b.gc_shape())?;
+    Ok(d.b2a_finish(b, &from_e, &from_c)?)
+}
+
+/// B2A at E: E's XOR shares in, E's additive shares out.
+///
+/// # Errors
+/// As [`a2b_c`].
+pub fn b2a_e(s: &mut Session, e: &mut E, b: &B2a, y_e: &[u64]) -> Result<Vec<u64>, DriverError> {
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
+    let (shares, to_d, to_c) = e.b2a_garble(b, y_e)?;
+    send(s, pd, &to_d)?;
+    send(s, pc, &to_c)?;
+    Ok(shares)
+}
+
+/// The largest message one access under `p` sends (payload bytes), over every tree and arrow
+/// of [`access_c`], [`access_d`] and [`access_e`] (reads and writes alike).
+///
+/// # Errors
+/// [`Fjkw15Error::InvalidInput`] if a tree's shapes cannot be built (not for valid `p`).
+pub fn max_access_message(p: &Params) -> Result<usize, Fjkw15Error> {
+    let mut max = FreshLabels::wire_len(p).max(WriteFromD::wire_len(p));
+    for i in 0..=p.h() {
+        let shape = AccessShape::new(*p, i)?;
+        max = max
+            .max(AccessFromD::wire_len(&shape))
+            .max(AccessFromE::wire_len(&shape));
+        if i < p.h() {
+            max = max.max(NextLabel::wire_len(&(*p, i)));
+            let ps = PostShape::new(*p, i)?;
+            max = max
+                .max(PostFromDtoC::wire_len(&ps))
+                .max(PostFromDtoE::wire_len(&ps))
+                .max(PostFromC::wire_len(&ps));
+        }
+        let es = EvictShape::new(*p, i)?;
+        let shift = es.shift_params();
+        max = max
+            .max(ShiftFromD::wire_len(&shift))
+            .max(ShiftFromC::wire_len(&shift))
+            .max(EvictFromC::wire_len(&es));
+        if i > 0 {
+            let xot = es.xot_params();
+            max = max
+                .max(XotFromSender::wire_len(&xot))
+                .max(XotFromIndicator::wire_len(&xot));
+            for g in es.gc_shapes()? {
+                max = max
+                    .max(GcFromE::wire_len(&g))
+                    .max(GcPairs::wire_len(&g))
+                    .max(GcFromC::wire_len(&g));
+            }
+        }
+    }
+    Ok(max)
+}
+
+/// The largest message of the load of `items` addresses under `p` other than its accesses:
+/// the permutation's ([`crate::load`]).
+pub fn max_load_message(p: &Params, items: u64) -> Result<usize, Fjkw15Error> {
+    let shape = PermShape::new(*p, items)?;
+    Ok(PermFromD::wire_len(&shape).max(PermFromC::wire_len(&shape)))
+}
+
+/// The largest message of an A2B `a` or a B2A `b`.
+pub fn max_convert_message(a: &A2b, b: &B2a) -> usize {
+    [a.gc_shape(), b.gc_shape()]
+        .into_iter()
+        .map(|g| {
+            GcFromE::wire_len(g)
+                .max(GcPairs::wire_len(g))
+                .max(GcFromC::wire_len(g))
+        })
+        .max()
+        .unwrap_or(0)
+        .max(A2bFromD::wire_len(&a.values()))
+}
+
+/// **Insecure** load at C ([`InsecureOpenedShares`]): C sends its additive shares (words of
+/// Z/2^64) to D and E.
+///
+/// # Errors
+/// The transport's errors.
+pub fn insecure_dealt_load_c(s: &mut Session, c: &C, x_c: &[u64]) -> Result<(), DriverError> {
+    let msg = InsecureOpenedShares::new(x_c.to_vec());
+    send(s, c.roles().party(Role::D), &msg)?;
+    send(s, c.roles().party(Role::E), &msg)
+}
+
+/// The plaintext words from `own` and the two opened shares, as one-word records.
+fn opened(own: &[u64], a: &InsecureOpenedShares, b: &InsecureOpenedShares) -> Vec<Vec<u64>> {
+    own.iter()
+        .zip(a.words())
+        .zip(b.words())
+        .map(|((x, y), z)| vec![x.wrapping_add(*y).wrapping_add(*z)])
+        .collect()
+}
+
+/// **Insecure** load at D ([`InsecureOpenedShares`]): D opens the memory from the three
+/// parties' additive shares and returns its share of a forest holding it.
+///
+/// # Errors
+/// The transport's errors; a peer's malformed message.
+pub fn insecure_dealt_load_d(
+    s: &mut Session,
+    d: &mut D,
+    p: &Params,
+    x_d: &[u64],
+) -> Result<ForestShare, DriverError> {
+    let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
+    send(s, pe, &InsecureOpenedShares::new(x_d.to_vec()))?;
+    let from_c: InsecureOpenedShares = recv(s, pc, &x_d.len())?;
+    let from_e: InsecureOpenedShares = recv(s, pe, &x_d.len())?;
+    Ok(d.insecure_dealt_share(*p, &opened(x_d, &from_c, &from_e))?)
+}
+
+/// **Insecure** load at E ([`InsecureOpenedShares`]): as [`insecure_dealt_load_d`].
+///
+/// # Errors
+/// As [`insecure_dealt_load_d`].
+pub fn insecure_dealt_load_e(
+    s: &mut Session,
+    e: &mut E,
+    p: &Params,
+    x_e: &[u64],
+) -> Result<ForestShare, DriverError> {
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
+    send(s, pd, &InsecureOpenedShares::new(x_e.to_vec()))?;
+    let from_c: InsecureOpenedShares = recv(s, pc, &x_e.len())?;
+    let from_d: InsecureOpenedShares = recv(s, pd, &x_e.len())?;
+    Ok(e.insecure_dealt_share(*p, &opened(x_e, &from_c, &from_d))?)
 }

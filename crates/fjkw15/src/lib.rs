@@ -31,13 +31,17 @@
 //! * [`load`]: the shared initial load (our design; the paper leaves it open): a public,
 //!   data-independent forest holding D's and E's record shares, then a refresh pass that reads
 //!   every address once in an order π no party knows;
-//! * [`driver`]: the only I/O — setup, the load and one whole access per party over a
-//!   `doram_net::Session`;
+//! * [`convert`]: additive shares of Z/2^64 among the three parties to XOR shares between D
+//!   and E and back (one small garbled adder each; our design);
+//! * [`driver`]: the only I/O — setup, the load, the conversions and one whole access per
+//!   party over a `doram_net::Session`;
+//! * [`backend`]: [`Fjkw15Memory`], the doram shared memory (`doram_oram::SharedMemory`,
+//!   `DistributedOram`, `Protocol`) over words of Z/2^64: conversions around the load and
+//!   every access;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: pipelining of trees in the driver, the `SharedMemory` backend and
-//! benchmarks over a network.
+//! **Not yet here**: pipelining of trees in the driver and benchmarks over a network.
 //!
 //! # Figure map
 //!
@@ -58,6 +62,7 @@
 //! | §4 and Alg. 5, steps 2–3 (circuits described in prose) | F2FT, F2ET | [`circuits`] |
 //! | Alg. 5 | Eviction\[i\] | [`eviction`] |
 //! | — (open, notes Q15; our design) | the shared initial load | [`load`] |
+//! | — (§1 takes XOR-shared inputs; our design) | additive ↔ XOR shares | [`convert`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -83,8 +88,10 @@
 #![deny(missing_docs)]
 
 pub mod access;
+pub mod backend;
 pub mod bits;
 pub mod circuits;
+pub mod convert;
 pub mod driver;
 pub mod error;
 pub mod eviction;
@@ -107,6 +114,7 @@ pub mod storage;
 pub mod testkit;
 pub mod xot;
 
+pub use backend::Fjkw15Memory;
 pub use error::Fjkw15Error;
 pub use params::{Params, ParamsError};
 pub use party::{C, D, E, Role, Roles};

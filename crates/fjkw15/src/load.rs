@@ -369,3 +369,117 @@ mod tests {
         }
     }
 }
+
+/// **Insecure** load for benchmarks of accesses at sizes where the refresh pass is too slow:
+/// every party sends its additive shares of the memory to D and E
+/// ([`InsecureOpenedShares`]), D and E reconstruct it and build the same forest with labels
+/// from their pairwise PRG, D keeps it masked by R and E keeps R (R from the same PRG). D and
+/// E learn the whole memory and the layout: a trusted-dealer stand-in, never for real data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InsecureOpenedShares {
+    words: Vec<u64>,
+}
+
+impl InsecureOpenedShares {
+    /// The message carrying `words`.
+    pub fn new(words: Vec<u64>) -> InsecureOpenedShares {
+        InsecureOpenedShares { words }
+    }
+
+    /// The words carried.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+}
+
+impl WireMessage for InsecureOpenedShares {
+    /// The number of words.
+    type Shape = usize;
+    const WHAT: &'static str = "insecure load: opened additive shares";
+
+    fn wire_len(count: &usize) -> usize {
+        8 * count
+    }
+
+    fn fits(&self, count: &usize) -> bool {
+        self.words.len() == *count
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    fn decode(bytes: &[u8], count: &usize) -> Result<Self, doram_core::CodecError> {
+        crate::msgs::length(bytes, 8 * count)?;
+        let words = bytes
+            .chunks_exact(8)
+            .map(|c| {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(c);
+                u64::from_le_bytes(b)
+            })
+            .collect();
+        Ok(InsecureOpenedShares { words })
+    }
+}
+
+/// **Insecure** ([`InsecureOpenedShares`]): D's (`with_public`) or E's share of a forest
+/// holding the plaintext records `memory`, from one instance of the D–E PRG `pair`.
+fn insecure_dealt_share(
+    params: Params,
+    memory: &[Vec<u64>],
+    pair: &mut doram_prim::AesPrg,
+    with_public: bool,
+) -> Result<ForestShare, Fjkw15Error> {
+    let mut prg = instance(pair);
+    let bits = params.record_bits();
+    if memory.is_empty() || !memory.iter().all(|r| record_fits(r, bits)) {
+        return Err(Fjkw15Error::InvalidInput("one d-bit record per item"));
+    }
+    let forest = PlainForest::load(
+        params,
+        memory.len() as u64,
+        |n| memory[n as usize].clone(),
+        &mut prg,
+    )
+    .map_err(|o| Fjkw15Error::Overflow { tree: o.tree })?;
+    let mut share = |i: usize| {
+        let plain = encode_tree(&forest, i);
+        let mask = Strings::random(plain.count(), plain.width(), &mut prg);
+        if with_public { plain.xor(&mask) } else { mask }
+    };
+    let root = share(0);
+    let trees = (1..=params.h())
+        .map(|i| TreeShare::from_rows(&params, i, share(i)))
+        .collect::<Result<Vec<_>, _>>()?;
+    ForestShare::new(params, root, trees)
+}
+
+impl D {
+    /// **Insecure** load at D ([`InsecureOpenedShares`]): D's share of a forest holding
+    /// `memory`, which D knows.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] for malformed records.
+    pub fn insecure_dealt_share(
+        &mut self,
+        params: Params,
+        memory: &[Vec<u64>],
+    ) -> Result<ForestShare, Fjkw15Error> {
+        insecure_dealt_share(params, memory, &mut self.with_e, true)
+    }
+}
+
+impl E {
+    /// **Insecure** load at E ([`InsecureOpenedShares`]): E's share (the mask R).
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] for malformed records.
+    pub fn insecure_dealt_share(
+        &mut self,
+        params: Params,
+        memory: &[Vec<u64>],
+    ) -> Result<ForestShare, Fjkw15Error> {
+        insecure_dealt_share(params, memory, &mut self.with_d, false)
+    }
+}
