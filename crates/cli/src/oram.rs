@@ -6,6 +6,8 @@ use clap::{Args, ValueEnum};
 use doram_duoram::Duoram;
 use doram_duoram::two_party::Duoram2;
 use doram_field::{Fp, Z64};
+use doram_fjkw15::Fjkw15Memory;
+use doram_fjkw15::backend::InsecureDealtFjkw15;
 use doram_net::{Session, Shaping};
 use doram_oram::bench::{BenchConfig, BenchReport, PartyBench, RunEnv, Totals};
 use doram_oram::{LinearScanOram, Protocol};
@@ -28,6 +30,9 @@ pub enum ProtocolArg {
     Duoram2p,
     /// The linear scan: every access touches every word (Fp or Z64; hides the access type).
     LinearScan,
+    /// FJKW15's three-party tree ORAM (words of Z64; the access type is public); Init is the
+    /// secure shared load (n accesses) unless `--insecure-dealt-load`.
+    Fjkw15,
 }
 
 impl ProtocolArg {
@@ -38,6 +43,7 @@ impl ProtocolArg {
             ProtocolArg::Duoram => "duoram",
             ProtocolArg::Duoram2p => "duoram2p",
             ProtocolArg::LinearScan => "linear-scan",
+            ProtocolArg::Fjkw15 => "fjkw15",
         }
     }
 }
@@ -51,10 +57,18 @@ pub enum WordArg {
     Z64,
 }
 
-/// Runs `$body` with `$P` the protocol type `$proto`/`$word` stand for.
+/// Runs `$body` with `$P` the protocol type `$proto`/`$word`/`$insecure_load` stand for.
 macro_rules! with_protocol {
-    ($proto:expr, $word:expr, $P:ident => $body:expr) => {
+    ($proto:expr, $word:expr, $insecure_load:expr, $P:ident => $body:expr) => {
         match ($proto, $word) {
+            (ProtocolArg::Fjkw15, _) if $insecure_load => {
+                type $P = InsecureDealtFjkw15;
+                $body
+            }
+            (ProtocolArg::Fjkw15, _) => {
+                type $P = Fjkw15Memory;
+                $body
+            }
             (ProtocolArg::Ramen, _) => {
                 type $P = Ramen;
                 $body
@@ -125,6 +139,11 @@ pub struct OramArgs {
     /// Only writes instead of random reads and writes.
     #[arg(long)]
     pub writes_only: bool,
+    /// FJKW15 only, **insecure**: Init opens the memory to two parties, which build the
+    /// forest themselves, instead of the secure shared load (n accesses). For benchmarking
+    /// accesses at large sizes; the report names the protocol `fjkw15-insecure-dealt-load`.
+    #[arg(long)]
+    pub insecure_dealt_load: bool,
 }
 
 impl OramArgs {
@@ -135,19 +154,28 @@ impl OramArgs {
             (ProtocolArg::Duoram2p, Some(WordArg::Z64)) => {
                 bail!("--word: two-party Duoram runs over Fp only")
             }
-            (ProtocolArg::Duoram, None) => Ok(WordArg::Z64),
+            (ProtocolArg::Fjkw15, Some(WordArg::Fp)) => bail!("--word: FJKW15 runs over Z64 only"),
+            (ProtocolArg::Duoram | ProtocolArg::Fjkw15, None) => Ok(WordArg::Z64),
             (_, w) => Ok(w.unwrap_or(WordArg::Fp)),
         }
     }
 
     /// The number of parties of the protocol.
     pub fn parties(&self) -> Result<usize> {
-        Ok(with_protocol!(self.protocol, self.word()?, P => <P as Protocol>::PARTIES))
+        Ok(with_protocol!(
+            self.protocol,
+            self.word()?,
+            self.insecure_dealt_load,
+            P => <P as Protocol>::PARTIES
+        ))
     }
 
     /// The validated configuration.
     pub fn config(&self) -> Result<BenchConfig> {
         self.word()?;
+        if self.insecure_dealt_load && self.protocol != ProtocolArg::Fjkw15 {
+            bail!("--insecure-dealt-load is for --protocol fjkw15 only");
+        }
         if self.threads == 0 {
             bail!("--threads must be at least 1");
         }
@@ -202,6 +230,7 @@ impl OramArgs {
             ("--no-verify", self.no_verify),
             ("--zero-memory", self.zero_memory),
             ("--writes-only", self.writes_only),
+            ("--insecure-dealt-load", self.insecure_dealt_load),
         ] {
             if on {
                 args.push(flag.into());
@@ -242,13 +271,13 @@ pub fn measure(a: &OramArgs, net: Shaping, processes: bool) -> Result<BenchRepor
         let args = a.to_args();
         let parties: Vec<PartyBench> =
             crate::processes::run_n_parties_with(n_parties, "oram", |_| args.clone(), net)?;
-        with_protocol!(a.protocol, word, P => BenchReport::new::<P>(
+        with_protocol!(a.protocol, word, a.insecure_dealt_load, P => BenchReport::new::<P>(
             &cfg,
             RunEnv::new("processes", net),
             parties
         ))
     } else {
-        with_protocol!(a.protocol, word, P => doram_oram::bench::run_local::<P>(&cfg, net)?)
+        with_protocol!(a.protocol, word, a.insecure_dealt_load, P => doram_oram::bench::run_local::<P>(&cfg, net)?)
     };
     Ok(report)
 }
@@ -352,7 +381,7 @@ fn print_party(p: &PartyBench) {
 pub fn party_job(session: Session, a: &OramArgs, json: bool) -> Result<()> {
     let cfg = a.config()?;
     let me = session.me();
-    let p = with_protocol!(a.protocol, a.word()?, P => doram_oram::bench::run_party::<P>(session, &cfg))
+    let p = with_protocol!(a.protocol, a.word()?, a.insecure_dealt_load, P => doram_oram::bench::run_party::<P>(session, &cfg))
         .with_context(|| format!("{me} failed"))?;
     if json {
         print_json(&p)
@@ -396,6 +425,7 @@ pub fn compare_point(
         randomness: args.randomness,
         zero_memory: false,
         writes_only: p != ProtocolArg::Ramen,
+        insecure_dealt_load: false,
     };
     let r = measure(&a, net.shaping, false)?;
     Ok(crate::report::Row {

@@ -62,6 +62,7 @@ impl RamenArgs {
             randomness: self.randomness,
             zero_memory: self.reference_workload,
             writes_only: self.reference_workload,
+            insecure_dealt_load: false,
         }
     }
 }

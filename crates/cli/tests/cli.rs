@@ -1291,6 +1291,52 @@ fn bench_oram_as_processes_over_tls() {
     }
 }
 
+/// Issue 19: FJKW15 through `bench oram`, three processes over TLS, the secure shared load by
+/// default and the insecure dealt load only when asked for, under a name that says so.
+#[test]
+fn bench_oram_runs_fjkw15_as_processes() {
+    for (flag, name) in [
+        (None, "fjkw15"),
+        (Some("--insecure-dealt-load"), "fjkw15-insecure-dealt-load"),
+    ] {
+        let mut args = vec![
+            "bench",
+            "oram",
+            "--protocol",
+            "fjkw15",
+            "--n",
+            "37",
+            "--accesses",
+            "6",
+            "--processes",
+        ];
+        args.extend(flag);
+        let v = run_json(&args);
+        assert_eq!(v["protocol"], name);
+        assert_eq!(
+            (v["word"].as_str(), v["ops"].as_str()),
+            (Some("Z64"), Some("public"))
+        );
+        assert_eq!(v["parties_as"], "processes");
+        assert_eq!(v["verified"], true);
+        assert!(v["per_access"]["online"]["bytes"].as_f64().unwrap() > 0.0);
+    }
+    for args in [
+        vec!["bench", "oram", "--protocol", "fjkw15", "--word", "fp"],
+        vec![
+            "bench",
+            "oram",
+            "--protocol",
+            "duoram",
+            "--insecure-dealt-load",
+        ],
+    ] {
+        let out = doram().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+    }
+}
+
 #[test]
 fn bench_oram_rejects_bad_options() {
     for args in [
