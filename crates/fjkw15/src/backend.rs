@@ -20,6 +20,11 @@
 //!   PRGs and the online messages); [`preprocessed`](doram_oram::SharedMemory::preprocessed)
 //!   is unbounded.
 //!
+//! **Costs** (by message sizes): the conversions add ≈ 8.4 kB to a read and ≈ 16 kB to a
+//! write; `init` costs n accesses plus 2·n·⌈m/8⌉ bytes and ≈ 6 kB per word of A2B, and
+//! `memory` n accesses (docs/notes/fjkw15.md has measurements). [`InsecureDealtFjkw15`]
+//! replaces the load by an opening of the memory to D and E, for benchmarks only.
+//!
 //! **Out-of-range addresses** (≥ n, reduced mod 2^m by the conversion): the address is not in
 //! the forest, C's SS-COT finds no match and C fails with [`Fjkw15Error::Matches`]; the other
 //! parties then fail on the closed or silent link. The instance is poisoned. Programs must keep
