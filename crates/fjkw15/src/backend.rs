@@ -13,16 +13,17 @@
 //!   write, the value become XOR shares between D and E (one A2B), then one FJKW15 access
 //!   ([`crate::driver`]); the record read, XOR-shared by C and E, becomes additive shares of
 //!   all three ([`B2a`]).
-//! * **Memory**: n reads of the public addresses 0..n (D's share is the address, E's is 0: no
-//!   conversion), then B2A of the records in batches. ORAM security hides which path holds
-//!   which address, so the reads reveal only labels, as any reads do.
+//! * **Memory** ([`crate::extract`]): OT_h's rows, shuffled by a permutation no party knows,
+//!   have their full bits and then the full rows' addresses opened; the records of the full
+//!   rows are converted by B2A and put in address order. No access, the forest unchanged.
 //! * **Preprocess**: nothing to do (the paper's pre-computation is folded into the pairwise
 //!   PRGs and the online messages); [`preprocessed`](doram_oram::SharedMemory::preprocessed)
 //!   is unbounded.
 //!
 //! **Costs** (by message sizes): the conversions add ≈ 8.4 kB to a read and ≈ 16 kB to a
-//! write; `init` costs n accesses plus 2·n·⌈m/8⌉ bytes and ≈ 6 kB per word of A2B, and
-//! `memory` n accesses (docs/notes/fjkw15.md has measurements). [`InsecureDealtFjkw15`]
+//! write; `init` costs n accesses plus 2·n·⌈m/8⌉ bytes and ≈ 7 kB per word of A2B, and
+//! `memory` two copies of OT_h, the openings and ≈ 7 kB per word of B2A (docs/notes/fjkw15.md
+//! has measurements). [`InsecureDealtFjkw15`]
 //! replaces the load by an opening of the memory to D and E, for benchmarks only.
 //!
 //! **Out-of-range addresses** (≥ n, reduced mod 2^m by the conversion): the address is not in
@@ -34,7 +35,7 @@
 //! (FJKW15 §2); w = 32 overflows about once in 10^7–10^8 accesses at 2^20 (docs/notes/fjkw15.md,
 //! "Bucket overflow").
 
-use doram_core::{PartyId, Seed};
+use doram_core::Seed;
 use doram_field::Z64;
 use doram_mpc::Additive;
 use doram_net::Session;
@@ -45,6 +46,7 @@ use doram_oram::{
 use crate::convert::{A2b, B2a};
 use crate::driver::{self, DriverError, Party};
 use crate::error::Fjkw15Error;
+use crate::extract::ExtractShape;
 use crate::params::{MAX_ADDRESS_BITS, Params, ParamsError, W_STOCHASTIC};
 use crate::party::Roles;
 use crate::storage::ForestShare;
@@ -308,19 +310,13 @@ impl Fjkw15Memory {
     }
 
     fn read_all(&mut self) -> Result<Vec<u64>, DriverError> {
-        let me = self.session.me();
-        let mut records = Vec::with_capacity(self.n);
-        for k in 0..self.n as u64 {
-            // The public address k: D's XOR share is k, E's is 0.
-            let n = if me == PartyId::P1 { k } else { 0 };
-            records.push(self.access_xor(n, None, false)?);
+        let shape = ExtractShape::new(self.params, self.n)?;
+        let s = &mut self.session;
+        match &mut self.party {
+            Party::C(c) => driver::extract_c(s, c, &shape),
+            Party::D(d) => driver::extract_d(s, d, &shape, Self::forest(&mut self.forest)?),
+            Party::E(e) => driver::extract_e(s, e, &shape, Self::forest(&mut self.forest)?),
         }
-        let mut out = Vec::with_capacity(self.n);
-        for chunk in records.chunks(INIT_BATCH) {
-            let b = B2a::new(chunk.len())?;
-            out.extend(self.b2a(&b, chunk)?);
-        }
-        Ok(out)
     }
 }
 
@@ -399,7 +395,9 @@ impl DistributedOram for Fjkw15Memory {
             Load::Shared => 0,
             Load::InsecureDealt => 8 * self.n,
         };
-        access.max(load).max(convert).max(opened)
+        let extract = ExtractShape::new(self.params, self.n)
+            .map_or(usize::MAX, |s| driver::max_extract_message(&s));
+        access.max(load).max(convert).max(opened).max(extract)
     }
 
     fn session(&self) -> &Session {

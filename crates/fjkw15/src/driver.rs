@@ -21,6 +21,7 @@ use crate::bits::{Strings, get_bits};
 use crate::convert::{A2b, A2bFromD, B2a};
 use crate::error::Fjkw15Error;
 use crate::eviction::{EvictFromC, EvictShape};
+use crate::extract::{ExtractShape, ROWS_PER_MESSAGE, Rows, addresses, full_rows};
 use crate::gc::{GcFromC, GcFromE, GcPairs};
 use crate::layout::TupleLayout;
 use crate::load::{
@@ -665,4 +666,146 @@ pub fn insecure_dealt_load_e(
     let from_c: InsecureOpenedShares = recv(s, pc, &x_e.len())?;
     let from_d: InsecureOpenedShares = recv(s, pd, &x_e.len())?;
     Ok(e.insecure_dealt_share(*p, &opened(x_e, &from_c, &from_d))?)
+}
+
+/// Sends `x` to `to` in [`Rows`] messages of at most [`ROWS_PER_MESSAGE`] rows.
+fn send_rows(s: &mut Session, to: PartyId, x: &Strings) -> Result<(), DriverError> {
+    let mut start = 0;
+    for (count, _) in ExtractShape::chunks(x.count(), x.width()) {
+        let rows: Vec<usize> = (start..start + count).collect();
+        send(s, to, &Rows::new(x.gather(&rows)))?;
+        start += count;
+    }
+    Ok(())
+}
+
+/// Receives `count` rows of `width` bits from `from`, as [`send_rows`] sends them.
+fn recv_rows(
+    s: &mut Session,
+    from: PartyId,
+    count: usize,
+    width: usize,
+) -> Result<Strings, DriverError> {
+    let mut chunks = Vec::new();
+    for shape in ExtractShape::chunks(count, width) {
+        chunks.push(recv::<Rows>(s, from, &shape)?);
+    }
+    Ok(Strings::from_rows(
+        width,
+        chunks
+            .iter()
+            .flat_map(|c| (0..c.rows().count()).map(move |i| c.rows().get(i))),
+    ))
+}
+
+/// `shares[j]` at position `order[j]`.
+fn in_order(order: &[usize], shares: &[u64]) -> Vec<u64> {
+    let mut out = vec![0; order.len()];
+    for (&n, &x) in order.iter().zip(shares) {
+        out[n] = x;
+    }
+    out
+}
+
+/// Get Memory at C ([`crate::extract`]): C's additive shares of the records, by address.
+///
+/// # Errors
+/// The transport's errors; a peer's malformed message; [`Fjkw15Error::Inconsistent`] if the
+/// openings do not fit.
+pub fn extract_c(
+    s: &mut Session,
+    c: &mut C,
+    shape: &ExtractShape,
+) -> Result<Vec<u64>, DriverError> {
+    let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
+    let from_e = recv_rows(s, pe, shape.rows(), shape.width())?;
+    let sh = c.extract_finish(shape, from_e);
+    let fb = sh.full_bits();
+    send_rows(s, pe, &fb)?;
+    send_rows(s, pd, &fb)?;
+    let full = full_rows(shape, &fb, &recv_rows(s, pe, shape.rows(), 1)?)?;
+    let addrs = sh.addresses(shape, &full);
+    send_rows(s, pe, &addrs)?;
+    send_rows(s, pd, &addrs)?;
+    let order = addresses(
+        shape,
+        &addrs,
+        &recv_rows(s, pe, shape.items(), addrs.width())?,
+    )?;
+    let records = sh.records(shape, &full);
+    let mut shares = Vec::with_capacity(records.len());
+    for chunk in records.chunks(crate::backend::INIT_BATCH) {
+        shares.extend(b2a_c(s, c, &B2a::new(chunk.len())?, chunk)?);
+    }
+    Ok(in_order(&order, &shares))
+}
+
+/// Get Memory at D ([`crate::extract`]) from D's share of the forest.
+///
+/// # Errors
+/// As [`extract_c`].
+pub fn extract_d(
+    s: &mut Session,
+    d: &mut D,
+    shape: &ExtractShape,
+    forest: &ForestShare,
+) -> Result<Vec<u64>, DriverError> {
+    let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
+    let x_d = forest.tree(forest.params().h())?.rows();
+    send_rows(s, pe, &d.extract_send(shape, x_d))?;
+    let fb_c = recv_rows(s, pc, shape.rows(), 1)?;
+    let fb_e = recv_rows(s, pe, shape.rows(), 1)?;
+    full_rows(shape, &fb_c, &fb_e)?;
+    let m = forest.params().m() as usize;
+    let a_c = recv_rows(s, pc, shape.items(), m)?;
+    let a_e = recv_rows(s, pe, shape.items(), m)?;
+    let order = addresses(shape, &a_c, &a_e)?;
+    let mut shares = Vec::with_capacity(shape.items());
+    let mut left = shape.items();
+    while left > 0 {
+        let count = left.min(crate::backend::INIT_BATCH);
+        shares.extend(b2a_d(s, d, &B2a::new(count)?)?);
+        left -= count;
+    }
+    Ok(in_order(&order, &shares))
+}
+
+/// Get Memory at E ([`crate::extract`]) from E's share of the forest.
+///
+/// # Errors
+/// As [`extract_c`].
+pub fn extract_e(
+    s: &mut Session,
+    e: &mut E,
+    shape: &ExtractShape,
+    forest: &ForestShare,
+) -> Result<Vec<u64>, DriverError> {
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
+    let x_e = forest.tree(forest.params().h())?.rows();
+    send_rows(s, pc, &e.extract_send(shape, x_e))?;
+    let from_d = recv_rows(s, pd, shape.rows(), shape.width())?;
+    let sh = e.extract_finish(shape, from_d);
+    let fb = sh.full_bits();
+    send_rows(s, pc, &fb)?;
+    send_rows(s, pd, &fb)?;
+    let full = full_rows(shape, &fb, &recv_rows(s, pc, shape.rows(), 1)?)?;
+    let addrs = sh.addresses(shape, &full);
+    send_rows(s, pc, &addrs)?;
+    send_rows(s, pd, &addrs)?;
+    let order = addresses(
+        shape,
+        &addrs,
+        &recv_rows(s, pc, shape.items(), addrs.width())?,
+    )?;
+    let records = sh.records(shape, &full);
+    let mut shares = Vec::with_capacity(records.len());
+    for chunk in records.chunks(crate::backend::INIT_BATCH) {
+        shares.extend(b2a_e(s, e, &B2a::new(chunk.len())?, chunk)?);
+    }
+    Ok(in_order(&order, &shares))
+}
+
+/// The largest message of an extraction ([`crate::extract`]), other than its B2A's.
+pub fn max_extract_message(shape: &ExtractShape) -> usize {
+    Rows::wire_len(&(shape.rows().min(ROWS_PER_MESSAGE), shape.width()))
 }

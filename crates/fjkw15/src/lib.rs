@@ -35,6 +35,8 @@
 //!   and E and back (one small garbled adder each; our design);
 //! * [`driver`]: the only I/O — setup, the load, the conversions and one whole access per
 //!   party over a `doram_net::Session`;
+//! * [`extract`]: Get Memory by a three-party shuffle of OT_h and openings of the full rows'
+//!   addresses (our design);
 //! * [`backend`]: [`Fjkw15Memory`], the doram shared memory (`doram_oram::SharedMemory`,
 //!   `DistributedOram`, `Protocol`) over words of Z/2^64: conversions around the load and
 //!   every access;
@@ -95,6 +97,7 @@ pub mod convert;
 pub mod driver;
 pub mod error;
 pub mod eviction;
+pub mod extract;
 pub mod gc;
 pub mod ideal;
 pub mod layout;
