@@ -248,3 +248,44 @@ impl C {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::party::{Roles, setup_in_process};
+    use doram_core::Entropy;
+
+    #[test]
+    fn the_shuffle_moves_whole_rows_and_the_openings_check_their_counts() {
+        let params = Params::new(6, 3, 4, 64).unwrap();
+        let s = ExtractShape::new(params, 5).unwrap();
+        let (mut c, mut d, mut e) = setup_in_process(Roles::default(), Entropy::InsecureSeed(4));
+        let mut rng = doram_prim::AesPrg::new(doram_core::Seed([7; 16]));
+        let x = Strings::random(s.rows(), s.width(), &mut rng);
+        let x_d = Strings::random(s.rows(), s.width(), &mut rng);
+        let x_e = x.xor(&x_d);
+        let to_c = e.extract_send(&s, &x_e);
+        let to_e = d.extract_send(&s, &x_d);
+        let at_c = c.extract_finish(&s, to_c);
+        let at_e = e.extract_finish(&s, to_e);
+        let mut got: Vec<Vec<u8>> = (0..s.rows())
+            .map(|k| at_c.x.xor(&at_e.x).get(k).to_vec())
+            .collect();
+        let mut want: Vec<Vec<u8>> = (0..s.rows()).map(|k| x.get(k).to_vec()).collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
+        // Random rows are full about half the time, not exactly 5 of them.
+        let fb = (at_c.full_bits(), at_e.full_bits());
+        assert!(matches!(
+            full_rows(&s, &fb.0, &fb.1),
+            Err(Fjkw15Error::Inconsistent(_))
+        ));
+        let twice = Strings::zeros(5, 6);
+        assert!(matches!(
+            addresses(&s, &twice, &twice),
+            Err(Fjkw15Error::Inconsistent(_))
+        ));
+    }
+}
