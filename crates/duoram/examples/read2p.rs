@@ -34,11 +34,7 @@ struct Report {
     outputs: Vec<Fp>,
 }
 
-fn party(
-    mut s: Session,
-    memory: Vec<Fp>,
-    indices: &[u64],
-) -> Result<Report, DuoramError> {
+fn party(mut s: Session, memory: Vec<Fp>, indices: &[u64]) -> Result<Report, DuoramError> {
     let mut rng = doram_twopc::os_rng();
     let mut r = Report::default();
     let n = memory.len();
@@ -55,7 +51,10 @@ fn party(
         r.prep.push(t.elapsed());
         s.set_phase("online");
         let (t, c) = (Instant::now(), thread_cpu_time().unwrap_or_default());
-        let mat = mat.into_iter().next().ok_or(DuoramError::ApiMisuse("no material"))?;
+        let mat = mat
+            .into_iter()
+            .next()
+            .ok_or(DuoramError::ApiMisuse("no material"))?;
         r.outputs.push(read(&mut s, &memory, &mut setup, mat, i)?);
         r.online.push(t.elapsed());
         r.online_cpu += thread_cpu_time().unwrap_or_default() - c;
@@ -126,16 +125,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?
     .into_iter()
     .collect::<Result<Vec<_>, _>>()?;
-    let verified = (0..reads).all(|k| {
-        reports[0].outputs[k] + reports[1].outputs[k] == plain[targets[k] as usize]
-    });
+    let verified = (0..reads)
+        .all(|k| reports[0].outputs[k] + reports[1].outputs[k] == plain[targets[k] as usize]);
     let k = reads.max(1) as f64;
     let per = |c: &dyn Fn(&Report) -> &Comm| -> String {
         reports
             .iter()
             .map(|r| {
                 let c = c(r);
-                format!("{:.0} B/{:.1} rounds", c.bytes as f64 / k, c.rounds as f64 / k)
+                format!(
+                    "{:.0} B/{:.1} rounds",
+                    c.bytes as f64 / k,
+                    c.rounds as f64 / k
+                )
             })
             .collect::<Vec<_>>()
             .join(", ")
@@ -147,7 +149,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "  setup (once): {:.1} ms; sent per party {:?} B",
         ms(reports.iter().map(|r| r.setup).max().unwrap_or_default()),
-        reports.iter().map(|r| r.setup_comm.bytes).collect::<Vec<_>>()
+        reports
+            .iter()
+            .map(|r| r.setup_comm.bytes)
+            .collect::<Vec<_>>()
     );
     println!(
         "  preprocessing / READ: median {:.1} ms; per party [{}]",
@@ -167,10 +172,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let total: Vec<Duration> = (0..reads)
         .map(|i| {
             reports.iter().map(|r| r.prep[i]).max().unwrap_or_default()
-                + reports.iter().map(|r| r.online[i]).max().unwrap_or_default()
+                + reports
+                    .iter()
+                    .map(|r| r.online[i])
+                    .max()
+                    .unwrap_or_default()
         })
         .collect();
-    println!("  preprocessing + online / READ: median {:.1} ms", ms(median(total)));
+    println!(
+        "  preprocessing + online / READ: median {:.1} ms",
+        ms(median(total))
+    );
     if !verified {
         return Err("a READ returned a wrong value".into());
     }
