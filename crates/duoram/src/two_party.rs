@@ -635,6 +635,27 @@ pub fn update(
         .ok_or(DuoramError::ApiMisuse("one UPDATE hands back one material"))
 }
 
+/// The misuse checks of [`update_many`] and [`update_field_many`]: one pair of shares per
+/// material, every material made for the memory's domain. Returns the domain N.
+fn check_materials(
+    memory: &MemoryShare,
+    materials: &[UpdateMaterial],
+    shares: usize,
+) -> Result<usize, DuoramError> {
+    let big = memory.padded_len();
+    if materials.len() != shares {
+        return Err(DuoramError::ApiMisuse(
+            "UPDATEs need one pair of shares per material",
+        ));
+    }
+    if materials.iter().any(|m| m.padded_len() != big) {
+        return Err(DuoramError::ApiMisuse(
+            "UPDATE material was made for another memory size",
+        ));
+    }
+    Ok(big)
+}
+
 /// Several UPDATEs whose indices and values are known together, in one flight ([Duoram §1.2]:
 /// "doing k updates in parallel requires one message being exchanged"): `shares[j]` is this
 /// party's `(i*, δ)` shares for `materials[j]`; one message of `24·k` bytes each way, then the
@@ -652,17 +673,7 @@ pub fn update_many(
     materials: Vec<UpdateMaterial>,
     shares: &[(u64, Fp)],
 ) -> Result<Vec<SpentMaterial>, DuoramError> {
-    let big = memory.padded_len();
-    if materials.len() != shares.len() {
-        return Err(DuoramError::ApiMisuse(
-            "UPDATEs need one pair of shares per material",
-        ));
-    }
-    if materials.iter().any(|m| m.padded_len() != big) {
-        return Err(DuoramError::ApiMisuse(
-            "UPDATE material was made for another memory size",
-        ));
-    }
+    let big = check_materials(memory, &materials, shares.len())?;
     let other = peer(session)?;
     if materials.is_empty() {
         return Ok(Vec::new());
@@ -707,17 +718,7 @@ pub fn update_field_many<R: RngCore + CryptoRng + ?Sized>(
     shares: &[(Fp, Fp)],
     rng: &mut R,
 ) -> Result<Vec<SpentMaterial>, DuoramError> {
-    let big = memory.padded_len();
-    if materials.len() != shares.len() {
-        return Err(DuoramError::ApiMisuse(
-            "UPDATEs need one pair of shares per material",
-        ));
-    }
-    if materials.iter().any(|m| m.padded_len() != big) {
-        return Err(DuoramError::ApiMisuse(
-            "UPDATE material was made for another memory size",
-        ));
-    }
+    let big = check_materials(memory, &materials, shares.len())?;
     let other = peer(session)?;
     if materials.is_empty() {
         return Ok(Vec::new());
