@@ -2,7 +2,7 @@
 # 2P-Duoram (two parties, no helper): READ by SPIR per size and on an emulated slow network,
 # the SharedMemory backend through doram bench oram, and binary search on it beside the
 # two-party scan machine's run of 2026-11-27-two-party (same array).
-# bash run.sh path/to/doram path/to/read2p-example (release builds).
+# bash run.sh path/to/doram path/to/read2p-example path/to/update2p-example (release builds).
 set -e
 D=${1:-doram}
 R=${2:-read2p}
@@ -35,4 +35,13 @@ for b in gkk12 duoram2p; do
   note program-$b
   "$D" --json -q bench program --program binary-search --sizes 255,1023,4095,16383 \
     --backend $b > program-binary-search-$b.json
+done
+# The largest sizes: READ at 2^24, UPDATE at 2^22 and 2^24 (update2p example, 2P only).
+note read-2p24
+"$R" 24 2 > read-2p24.txt
+U=${3:-update2p}
+for p in "22 4" "24 2"; do
+  set -- $p
+  note update-2p$1
+  "$U" $1 $2 --no-3p > update-2p$1.txt
 done
