@@ -16,8 +16,10 @@
 //! [`Duoram::write`], [`Duoram::memory`]) and implements `doram_oram::DistributedOram` with
 //! public operation types; [`Role`] and [`Side`] are the party roles; [`run_local`] /
 //! [`run_party`] run benchmarks ([`BenchOutcome`]); [`DuoramError`] names the peer at fault.
-//! [`two_party`] is 2P-Duoram's UPDATE (§5): two parties, no helper, the DPF keys made between
-//! them by OT (its module documentation has the protocol, its decisions and its costs).
+//! [`two_party`] is 2P-Duoram (§5): two parties, no helper — UPDATE with the DPF keys made
+//! between them by OT, READ by symmetric PIR both ways (`doram-spir`), and the memory backend
+//! [`two_party::Duoram2`] (its module documentation has the protocol, its decisions and its
+//! costs).
 //!
 //! # How it works
 //! * **Preprocessing** ([`Duoram::preprocess`], module `prep`): for every future operation,

@@ -1,5 +1,6 @@
-//! 2P-Duoram ([Duoram §5]), UPDATE here and READ in [`mod@read`]: two parties `P0` and `P1` hold additive F_p shares of a
-//! memory and add a secret-shared δ at a secret-shared index i*, with no third party. "The
+//! 2P-Duoram ([Duoram §5]), UPDATE here, READ in [`mod@read`] and the memory backend in
+//! [`backend`]: two parties `P0` and `P1` hold additive F_p shares of a memory and add a
+//! secret-shared δ at a secret-shared index i*, with no third party. "The
 //! online phase of the 2-party UPDATE protocol is then the same as the online phase of the
 //! 3-party protocol, but without the additional REFRESHBLINDS operation": one flight of two
 //! words each way and O(n) local work, after a preprocessing that makes the DPF keys between
