@@ -2,7 +2,7 @@
 # 2P-Duoram (two parties, no helper): READ by SPIR per size and on an emulated slow network,
 # the SharedMemory backend through doram bench oram, and binary search on it beside the
 # two-party scan machine's run of 2026-11-27-two-party (same array).
-# bash run.sh path/to/doram path/to/read2p-example path/to/update2p-example (release builds).
+# bash run.sh DORAM READ2P UPDATE2P DUORAM_BENCH (release builds of the binary and the examples).
 set -e
 D=${1:-doram}
 R=${2:-read2p}
@@ -44,4 +44,10 @@ for p in "22 4" "24 2"; do
   set -- $p
   note update-2p$1
   "$U" $1 $2 --no-3p > update-2p$1.txt
+done
+# 3P-Duoram's online READ beside it (Z_2^64 words, three parties): the duoram_bench example.
+B=${4:-duoram_bench}
+for l in 16 20; do
+  note read-3p$l
+  "$B" $l 16 reads > read-3p$l.txt
 done
