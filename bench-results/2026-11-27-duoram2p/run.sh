@@ -51,3 +51,4 @@ for l in 16 20; do
   note read-3p$l
   "$B" $l 16 reads > read-3p$l.txt
 done
+# quiet/: the same READ (2^16 once, 2^20 three times) and backend runs with nothing else running.
