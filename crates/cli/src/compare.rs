@@ -135,6 +135,11 @@ pub struct CompareArgs {
     /// Where each party's own secret randomness comes from (the OS by default).
     #[command(flatten)]
     pub randomness: Randomness,
+    /// FJKW15 only, **insecure**: its points build the forest from the memory opened to two
+    /// parties instead of the secure load (n accesses, impractical beyond 2^14); its rows are
+    /// named `fjkw15-insecure-dealt-load`.
+    #[arg(long)]
+    pub insecure_dealt_load: bool,
     /// Directory for compare.csv, compare.json and compare-<net>.svg.
     #[arg(long, default_value = "compare")]
     pub out: PathBuf,
@@ -186,6 +191,11 @@ pub struct Crossover {
     pub summary: String,
 }
 
+/// Whether `r` is a row of protocol `p` (FJKW15's rows carry the name of an insecure load).
+fn row_is(r: &Row, p: Protocol) -> bool {
+    r.protocol == p.name() || (p == Protocol::Fjkw15 && r.protocol == "fjkw15-insecure-dealt-load")
+}
+
 /// The crossovers between the first two protocols of `rows`, per network and metric.
 pub fn crossovers(rows: &[Row], a: Protocol, b: Protocol, nets: &[String]) -> Vec<Crossover> {
     let mut out = Vec::new();
@@ -200,7 +210,7 @@ pub fn crossovers(rows: &[Row], a: Protocol, b: Protocol, nets: &[String]) -> Ve
             };
             let pick = |p: Protocol, log_n: u32| {
                 rows.iter()
-                    .find(|r| r.protocol == p.name() && &r.net == net && r.log_n == log_n)
+                    .find(|r| row_is(r, p) && &r.net == net && r.log_n == log_n)
                     .map(value)
             };
             let mut sizes: Vec<u32> = rows
@@ -373,6 +383,7 @@ fn measure(p: Protocol, log_n: u32, net: &NamedNet, args: &CompareArgs) -> Resul
         verify: args.verify,
         seed: args.seed,
         randomness: args.randomness,
+        insecure_dealt_load: args.insecure_dealt_load,
     };
     crate::oram::compare_point(p, log_n, net, &point)
 }
@@ -402,6 +413,9 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
     }
     if args.accesses == Some(0) {
         bail!("--accesses must be at least 1");
+    }
+    if args.insecure_dealt_load && !protocols.contains(&Protocol::Fjkw15) {
+        bail!("--insecure-dealt-load is for --protocols with fjkw15 only");
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;

@@ -403,6 +403,7 @@ pub fn compare_point(
     args: &crate::report::PointArgs,
 ) -> Result<crate::report::Row> {
     let n = 1usize << log_n;
+    let insecure = args.insecure_dealt_load && p == ProtocolArg::Fjkw15;
     let accesses = match (args.accesses, p) {
         (Some(k), _) => k,
         (None, ProtocolArg::Ramen) => Params::new(n)?.epoch().min(1024),
@@ -414,7 +415,9 @@ pub fn compare_point(
         log_n,
         n: None,
         accesses: Some(accesses),
-        preprocess: true,
+        // 2P-Duoram's UPDATE material is 2N field elements per access (4 GiB per party for
+        // 128 accesses at 2^20): it preprocesses each access just before it instead.
+        preprocess: p != ProtocolArg::Duoram2p,
         threads: if p == ProtocolArg::Ramen {
             args.threads
         } else {
@@ -425,11 +428,15 @@ pub fn compare_point(
         randomness: args.randomness,
         zero_memory: false,
         writes_only: p != ProtocolArg::Ramen,
-        insecure_dealt_load: false,
+        insecure_dealt_load: insecure,
     };
     let r = measure(&a, net.shaping, false)?;
     Ok(crate::report::Row {
-        protocol: p.name(),
+        protocol: if insecure {
+            "fjkw15-insecure-dealt-load"
+        } else {
+            p.name()
+        },
         net: net.name.clone(),
         log_n,
         accesses: r.accesses,

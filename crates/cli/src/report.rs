@@ -267,4 +267,7 @@ pub struct PointArgs {
     pub seed: u64,
     /// Where each party's secret randomness comes from.
     pub randomness: crate::randomness::Randomness,
+    /// FJKW15 only, insecure: build the forest from the opened memory instead of the secure
+    /// load.
+    pub insecure_dealt_load: bool,
 }

@@ -585,6 +585,51 @@ fn bench_compare_runs_the_linear_scan_through_the_same_runner() {
     );
 }
 
+/// The two-party Duoram and FJKW15 (with the insecure dealt load, which its rows name) in one
+/// sweep, every result verified; the flag is refused without FJKW15.
+#[test]
+fn bench_compare_runs_duoram2p_and_fjkw15() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cmp");
+    let v = run_json(&[
+        "--quiet",
+        "bench",
+        "compare",
+        "--protocols",
+        "duoram2p,fjkw15",
+        "--log-n",
+        "5",
+        "--net",
+        "none",
+        "--accesses",
+        "2",
+        "--verify",
+        "--insecure-dealt-load",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().any(|r| r["protocol"] == "duoram2p"));
+    assert!(
+        rows.iter()
+            .any(|r| r["protocol"] == "fjkw15-insecure-dealt-load")
+    );
+    assert!(rows.iter().all(|r| r["verified"] == true));
+    assert_eq!(v["crossovers"].as_array().unwrap().len(), 2);
+    let refused = doram()
+        .args([
+            "bench",
+            "compare",
+            "--protocols",
+            "duoram",
+            "--insecure-dealt-load",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+}
+
 #[test]
 fn bench_compare_rejects_bad_ranges() {
     for args in [
