@@ -36,9 +36,11 @@ use super::read::{ReadMaterial, ReadSetup, prepare_reads, read_field, setup_read
 use super::{MemoryShare, SpentMaterial, UpdateMaterial, prepare_reusing, update_field_many};
 use crate::error::DuoramError;
 
-/// The largest message of the protocol and its engine: a batch of 4096 Gilboa triples
-/// (about 20 MiB) and a chunk of an opened memory (4 MiB) are the largest ones, SPIRAL's public
-/// parameters (2.1–2.3 MB) next.
+/// The frame limit of an instance. Its largest fixed-size message is SPIRAL's public
+/// parameters (2.1–2.4 MB up to 2^26 words); the engine chunks its messages (chosen OTs by
+/// 2^15, 1 MiB; triple corrections by 4096 elements, 64 KiB), and the DPF generation's level
+/// messages grow with the batch, about 32 bytes per key: 32 MiB leaves room for batches of
+/// hundreds of thousands of UPDATEs, far beyond what their material lets a party hold.
 const MAX_MESSAGE: usize = 32 << 20;
 
 /// One party's endpoint of 2P-Duoram ([module documentation](self)). `Debug` shows the sizes.
@@ -144,8 +146,11 @@ impl Duoram2 {
             &mut self.rng,
         )?;
         self.update_mats.extend(updates);
-        let triples = self.engine.pool_len() + k;
-        self.engine.preprocess(&mut self.session, triples)?;
+        // One triple per queued access (the product δ = op·(v − old)).
+        let missing = self.preprocessed().saturating_sub(self.engine.pool_len());
+        if missing > 0 {
+            self.engine.preprocess(&mut self.session, missing)?;
+        }
         Ok(())
     }
 
