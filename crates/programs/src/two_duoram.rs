@@ -6,10 +6,9 @@
 //! * A read is one READ ([`read_field`]); the READs of one call share their preprocessing.
 //! * A write is a READ of the old value (unless the program passes it) and an UPDATE by
 //!   `val − old`; a conditional write multiplies that difference by the condition first (the
-//!   machine's select: two OTs for a comparison result, a Beaver product otherwise). So the
-//!   number of accesses a program makes is public, as on every backend, but a write costs a
-//!   READ and an UPDATE where a read costs a READ ([`Ram::hides_op_type`](crate::Ram) is true
-//!   only in the sense that the program's public access sequence already says which it is).
+//!   machine's select: two OTs for a comparison result, a Beaver product otherwise), so a
+//!   conditional write sends the same messages whatever the condition. A write costs a READ
+//!   and an UPDATE where a read costs a READ; which one a call is, is public in the program.
 //! * Preprocessing runs just before each access (READ: random OTs, the query, its expansion;
 //!   UPDATE: two DPF keys made by OT), so the machine's figures put it in the access.
 //!

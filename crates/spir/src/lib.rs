@@ -19,11 +19,13 @@
 //! q₂ = 2^20 for the response's first row, gadget lengths t_GSW = 8, t_conv = 4,
 //! t_exp = 8 on both sides of the query expansion: the "fast expansion" set of `spiral-rs`'s
 //! own tests, which decoded every record correctly in our runs up to 2^24 records of 16 bytes
-//! (see the crate's tests and `docs/notes/spir.md`). With 8 on the right of the expansion
+//! (the crate's tests up to 2^13 records; the 2P-Duoram READ runs of `docs/notes/duoram2p.md`
+//! up to 2^24, every result checked). With 8 on the right of the expansion
 //! instead of SPIRAL's 56 the public parameters shrink from 6.8 MB to 2.1–2.3 MB and the
 //! expansion runs 1.5–2× faster, at the cost of more noise, which these sizes tolerate. The
-//! database has `2^(ν₁+ν₂)` items: `ν₁ = min(total, 7)` first-dimension items (the expansion's
-//! cost doubles with each more), at least 2, and the rest folded by GSW (`ν₂ ≥ 1`).
+//! database has `2^t` items, `t = max(3, log₂ ⌈records / 512⌉)`: `ν₁ = t − 1` clamped to
+//! `2..=7` first-dimension bits (the expansion's cost doubles with each more) and `ν₂ = t − ν₁
+//! ≥ 1` folded by GSW.
 //!
 //! Sizes: public parameters [`Shape::public_params_len`] (once per pair of parties), query
 //! [`Shape::query_len`] = 16 416 bytes, response [`Shape::response_len`] = 20 480 bytes,
