@@ -45,20 +45,18 @@
 #![deny(missing_docs)]
 
 pub mod masks;
+mod ntt;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, OnceLock};
 
 use spiral_rs::aligned_memory::AlignedMemory64;
-use spiral_rs::arith::recenter_mod;
 use spiral_rs::client::{Client as SpiralClient, PublicParameters, Query};
+use spiral_rs::gadget::gadget_invert;
 use spiral_rs::params::Params;
-use spiral_rs::poly::{PolyMatrix, PolyMatrixNTT, PolyMatrixRaw, from_ntt, to_ntt};
-use spiral_rs::server::{
-    PACKED_OFFSET_2, encode, expand_query, fold_ciphertexts, get_v_folding_neg,
-    multiply_reg_by_database, pack,
-};
+use spiral_rs::poly::{PolyMatrix, PolyMatrixNTT, PolyMatrixRaw, add_into, from_ntt, multiply};
+use spiral_rs::server::{encode, expand_query, get_v_folding_neg, pack};
 use spiral_rs::util::params_from_json;
 
 /// Bytes per record.
@@ -78,7 +76,8 @@ const PER_ITEM: usize = TRIALS * CHUNK_BYTES / RECORD_BYTES;
 /// Records per plaintext polynomial.
 const PER_CHUNK: usize = CHUNK_BYTES / RECORD_BYTES;
 /// Items NTT'd together when encoding (one cache line of the layout).
-const BLOCK: usize = 8;
+/// The width of the coefficient blocks of the database's layout (see [`first_dimension`]).
+const ZW: usize = 64;
 /// First-dimension items at most (2^ν₁).
 const MAX_NU1: usize = 7;
 
@@ -299,7 +298,9 @@ impl std::fmt::Debug for Server {
 
 /// A query expanded by the server (input-independent; a few MB, see [`Server::expand`]).
 pub struct Expanded {
-    reg: AlignedMemory64,
+    /// The first dimension's ciphertexts, `[z block][j][row][z in block]`, each word both CRT
+    /// residues (low and high 32 bits).
+    first: Vec<u64>,
     folding: Vec<PolyMatrixNTT<'static>>,
     folding_neg: Vec<PolyMatrixNTT<'static>>,
 }
@@ -345,7 +346,7 @@ impl Server {
             let (reg, folding) = expand_query(params, &self.pp, &q);
             let folding_neg = get_v_folding_neg(params, &folding);
             Expanded {
-                reg,
+                first: relayout_first(reg.as_slice(), 1 << params.db_dim_1),
                 folding,
                 folding_neg,
             }
@@ -355,6 +356,7 @@ impl Server {
     /// The response to an expanded query over `db` ([`Shape::response_len`] bytes).
     pub fn answer(&self, q: &Expanded, db: &Database) -> Vec<u8> {
         let params = self.shape.params;
+        let ntt = ntt_tables(params);
         let dim0 = 1 << params.db_dim_1;
         let num_per = 1 << params.db_dim_2;
         let slice = dim0 * num_per * POLY_LEN;
@@ -367,22 +369,191 @@ impl Server {
         let mut cts = Vec::with_capacity(TRIALS);
         for trial in 0..TRIALS {
             let cur = &db.data.as_slice()[trial * slice..(trial + 1) * slice];
-            multiply_reg_by_database(
-                &mut intermediate,
-                cur,
-                q.reg.as_slice(),
-                params,
-                dim0,
-                num_per,
-            );
+            first_dimension(ntt, cur, &q.first, dim0, num_per, &mut intermediate);
             for (r, i) in raw.iter_mut().zip(&intermediate) {
                 from_ntt(r, i);
             }
-            fold_ciphertexts(params, &mut raw, &q.folding, &q.folding_neg);
+            fold(ntt, params, &mut raw, &q.folding, &q.folding_neg);
             cts.push(raw[0].clone());
         }
         let packed = pack(params, &cts, &self.pp.v_packing);
         encode(params, &vec![packed.raw()])
+    }
+}
+
+/// `spiral-rs`'s first-dimension ciphertexts (`[z][j][row]`) in [`first_dimension`]'s layout.
+fn relayout_first(reg: &[u64], dim0: usize) -> Vec<u64> {
+    let mut out = vec![0u64; POLY_LEN * dim0 * 2];
+    for z in 0..POLY_LEN {
+        let (zb, zz) = (z / ZW, z % ZW);
+        for j in 0..dim0 {
+            for row in 0..2 {
+                out[((zb * dim0 + j) * 2 + row) * ZW + zz] = reg[(z * dim0 + j) * 2 + row];
+            }
+        }
+    }
+    out
+}
+
+/// Barrett reduction of `x < 2^64` modulo a prime `q < 2^32` (`m = ⌊2^64 / q⌋`).
+#[inline(always)]
+fn reduce_u64(x: u64, q: u64, m: u64) -> u64 {
+    let quot = ((u128::from(x) * u128::from(m)) >> 64) as u64;
+    let r = x - quot * q;
+    if r >= q { r - q } else { r }
+}
+
+/// SPIRAL's first dimension over one plaintext polynomial of every item ([SPIRAL §4], as
+/// `spiral_rs::server::multiply_reg_by_database`): for every fold index `ii`, the
+/// `2^ν₁`-term inner product of the query's first-dimension ciphertexts (2 rows) with the
+/// items `(j, ii)`, coefficient-wise in the NTT domain and per CRT prime. The database's
+/// `[z block][ii][j][z in block]` layout keeps each block of the query in cache; the sums stay
+/// in 64 bits (each product is below 2^56, and at most 2^8 are added).
+fn first_dimension(
+    ntt: &ntt::Ntt,
+    db: &[u64],
+    first: &[u64],
+    dim0: usize,
+    num_per: usize,
+    out: &mut [PolyMatrixNTT],
+) {
+    assert!(dim0 <= 1 << 8, "64-bit sums of at most 2^8 products");
+    let items = dim0 * num_per;
+    let (q0, q1) = (u64::from(ntt.modulus(0)), u64::from(ntt.modulus(1)));
+    let (m0, m1) = (u64::MAX / q0, u64::MAX / q1);
+    for zb in 0..POLY_LEN / ZW {
+        let qb = &first[zb * dim0 * 2 * ZW..(zb + 1) * dim0 * 2 * ZW];
+        for (ii, o) in out.iter_mut().enumerate().take(num_per) {
+            let dbb = &db[(zb * items + ii * dim0) * ZW..][..dim0 * ZW];
+            let data = o.data.as_mut_slice();
+            let acc = inner_products(dbb, qb);
+            // Row r, CRT prime c of coefficient z at (2r + c) · 2048 + z.
+            let z = zb * ZW;
+            for l in 0..ZW {
+                data[z + l] = reduce_u64(acc[0][l], q0, m0);
+                data[POLY_LEN + z + l] = reduce_u64(acc[1][l], q1, m1);
+                data[2 * POLY_LEN + z + l] = reduce_u64(acc[2][l], q0, m0);
+                data[3 * POLY_LEN + z + l] = reduce_u64(acc[3][l], q1, m1);
+            }
+        }
+    }
+}
+
+/// The `[row][CRT prime]` sums over j of one block of [`first_dimension`] (scalar).
+#[cfg_attr(target_feature = "avx2", allow(dead_code))]
+fn inner_products_scalar(dbb: &[u64], qb: &[u64]) -> [[u64; ZW]; 4] {
+    const LOW: u64 = 0xffff_ffff;
+    let mut acc = [[0u64; ZW]; 4];
+    for (d, qj) in dbb.chunks_exact(ZW).zip(qb.chunks_exact(2 * ZW)) {
+        for l in 0..ZW {
+            let (x, r0, r1) = (d[l], qj[l], qj[ZW + l]);
+            let (dl, dh) = (x & LOW, x >> 32);
+            acc[0][l] += dl * (r0 & LOW);
+            acc[1][l] += dh * (r0 >> 32);
+            acc[2][l] += dl * (r1 & LOW);
+            acc[3][l] += dh * (r1 >> 32);
+        }
+    }
+    acc
+}
+
+#[cfg(not(target_feature = "avx2"))]
+use inner_products_scalar as inner_products;
+
+/// [`inner_products_scalar`] on AVX2: `VPMULUDQ` multiplies the low 32 bits of 64-bit lanes,
+/// so each packed word gives its two CRT residues' products with one shift. The database is
+/// read in order; the sums stay in L1.
+#[cfg(target_feature = "avx2")]
+fn inner_products(dbb: &[u64], qb: &[u64]) -> [[u64; ZW]; 4] {
+    use safe_arch::{add_i64_m256i, m256i, mul_u64_low_bits_m256i, shr_imm_u64_m256i};
+    const W: usize = 4;
+    const V: usize = ZW / W;
+    #[inline(always)]
+    fn load(a: &[u64]) -> m256i {
+        let v: [u64; W] = a[..W].try_into().unwrap_or_default();
+        m256i::from(v)
+    }
+    let zero = m256i::from([0u64; W]);
+    let mut acc = [[zero; V]; 4];
+    #[allow(clippy::needless_range_loop)] // Four arrays indexed in step.
+    for (d, qj) in dbb.chunks_exact(ZW).zip(qb.chunks_exact(2 * ZW)) {
+        let (q0, q1) = qj.split_at(ZW);
+        for h in 0..V {
+            let o = h * W;
+            let x = load(&d[o..]);
+            let (r0, r1) = (load(&q0[o..]), load(&q1[o..]));
+            let xh = shr_imm_u64_m256i::<32>(x);
+            let p00 = mul_u64_low_bits_m256i(x, r0);
+            let p01 = mul_u64_low_bits_m256i(xh, shr_imm_u64_m256i::<32>(r0));
+            let p10 = mul_u64_low_bits_m256i(x, r1);
+            let p11 = mul_u64_low_bits_m256i(xh, shr_imm_u64_m256i::<32>(r1));
+            acc[0][h] = add_i64_m256i(acc[0][h], p00);
+            acc[1][h] = add_i64_m256i(acc[1][h], p01);
+            acc[2][h] = add_i64_m256i(acc[2][h], p10);
+            acc[3][h] = add_i64_m256i(acc[3][h], p11);
+        }
+    }
+    acc.map(|row| {
+        let mut out = [0u64; ZW];
+        for (chunk, v) in out.chunks_exact_mut(W).zip(row) {
+            let v: [u64; W] = v.into();
+            chunk.copy_from_slice(&v);
+        }
+        out
+    })
+}
+
+/// SPIRAL's folding of the first dimension's `2^ν₂` outputs by the query's GSW ciphertexts (as
+/// `spiral_rs::server::fold_ciphertexts`, with this crate's NTT for the gadget-decomposed
+/// ciphertexts).
+fn fold(
+    ntt: &ntt::Ntt,
+    params: &'static Params,
+    cts: &mut [PolyMatrixRaw<'static>],
+    folding: &[PolyMatrixNTT<'static>],
+    folding_neg: &[PolyMatrixNTT<'static>],
+) {
+    let dims = cts.len().trailing_zeros() as usize;
+    if dims == 0 {
+        return;
+    }
+    let ell = folding[0].cols / 2;
+    let mut ginv = PolyMatrixRaw::zero(params, 2 * ell, 1);
+    let mut ginv_ntt = PolyMatrixNTT::zero(params, 2 * ell, 1);
+    let mut prod = PolyMatrixNTT::zero(params, 2, 1);
+    let mut sum = PolyMatrixNTT::zero(params, 2, 1);
+    let mut half = cts.len();
+    for dim in 0..dims {
+        half /= 2;
+        for i in 0..half {
+            gadget_invert(&mut ginv, &cts[i]);
+            to_ntt_small(ntt, &mut ginv_ntt, &ginv);
+            multiply(&mut prod, &folding_neg[dims - 1 - dim], &ginv_ntt);
+            gadget_invert(&mut ginv, &cts[half + i]);
+            to_ntt_small(ntt, &mut ginv_ntt, &ginv);
+            multiply(&mut sum, &folding[dims - 1 - dim], &ginv_ntt);
+            add_into(&mut sum, &prod);
+            from_ntt(&mut cts[i], &sum);
+        }
+    }
+}
+
+/// `spiral_rs::poly::to_ntt` for a matrix of small coefficients (below 2^30, as the gadget
+/// digits are), with this crate's NTT.
+fn to_ntt_small(ntt: &ntt::Ntt, out: &mut PolyMatrixNTT, inp: &PolyMatrixRaw) {
+    let mut buf = [0u32; POLY_LEN];
+    for r in 0..inp.rows {
+        let src = inp.get_poly(r, 0);
+        let dst = out.get_poly_mut(r, 0);
+        for c in 0..ntt.primes() {
+            for (b, &x) in buf.iter_mut().zip(src) {
+                *b = x as u32;
+            }
+            ntt.forward(c, &mut buf);
+            for (d, &x) in dst[c * POLY_LEN..(c + 1) * POLY_LEN].iter_mut().zip(&buf) {
+                *d = u64::from(x);
+            }
+        }
     }
 }
 
@@ -419,47 +590,49 @@ impl Database {
     /// the items, are zero). `record` is called once per index, in no particular order.
     pub fn encode(&mut self, mut record: impl FnMut(usize) -> [u8; RECORD_BYTES]) {
         let params = self.shape.params;
+        let ntt = ntt_tables(params);
         let records = self.shape.records;
         let dim0 = 1usize << params.db_dim_1;
         let num_per = 1usize << params.db_dim_2;
         let items = dim0 * num_per;
-        // Centred lifts of the bytes into Z_q.
-        let lift: [u64; 256] =
-            std::array::from_fn(|b| recenter_mod(b as u64, params.pt_modulus, params.modulus));
-        let mut raw = PolyMatrixRaw::zero(params, 1, 1);
-        // A block of items adjacent in the layout (consecutive first-dimension indices j), so
-        // that the transposed writes fill whole cache lines.
-        let block = dim0.min(BLOCK);
-        let mut ntts: Vec<PolyMatrixNTT> = (0..block)
-            .map(|_| PolyMatrixNTT::zero(params, 1, 1))
-            .collect();
+        // Centred lifts of the bytes into Z_q, per CRT prime (as `spiral-rs`'s `recenter_mod`
+        // then reduction: b ≤ p/2 stays, b > p/2 becomes q − p + b).
+        let half = (params.pt_modulus / 2) as u32;
+        let (up0, up1) = (ntt.modulus(0) - 256, ntt.modulus(1) - 256);
+        let mut a0 = [0u32; POLY_LEN];
+        let mut a1 = [0u32; POLY_LEN];
         let out = self.data.as_mut_slice();
         for trial in 0..TRIALS {
+            let slice = &mut out[trial * POLY_LEN * items..(trial + 1) * POLY_LEN * items];
             for ii in 0..num_per {
-                for j0 in (0..dim0).step_by(block) {
-                    for (k, ntt) in ntts.iter_mut().enumerate() {
-                        let item = (j0 + k) * num_per + ii;
-                        let first = item * PER_ITEM + trial * PER_CHUNK;
-                        let coeffs = raw.data.as_mut_slice();
-                        for (r, c) in coeffs.chunks_exact_mut(RECORD_BYTES).enumerate() {
-                            let x = first + r;
-                            if x < records {
-                                for (ci, b) in c.iter_mut().zip(record(x)) {
-                                    *ci = lift[b as usize];
-                                }
-                            } else {
-                                c.fill(0);
-                            }
+                for j in 0..dim0 {
+                    let item = j * num_per + ii;
+                    let first = item * PER_ITEM + trial * PER_CHUNK;
+                    let chunks = a0
+                        .chunks_exact_mut(RECORD_BYTES)
+                        .zip(a1.chunks_exact_mut(RECORD_BYTES));
+                    for (r, (c0, c1)) in chunks.enumerate() {
+                        let x = first + r;
+                        let bytes = if x < records {
+                            record(x)
+                        } else {
+                            [0; RECORD_BYTES]
+                        };
+                        for ((l0, l1), b) in c0.iter_mut().zip(c1.iter_mut()).zip(bytes) {
+                            let (b, neg) = (u32::from(b), u32::from(u32::from(b) > half));
+                            *l0 = b + up0 * neg;
+                            *l1 = b + up1 * neg;
                         }
-                        to_ntt(ntt, &raw);
                     }
-                    // [trial][z][ii][j] over [TRIALS][POLY_LEN][num_per][dim0].
-                    let base = trial * POLY_LEN * items + ii * dim0 + j0;
-                    for z in 0..POLY_LEN {
-                        let row = &mut out[base + z * items..base + z * items + block];
-                        for (o, ntt) in row.iter_mut().zip(&ntts) {
-                            let n = ntt.data.as_slice();
-                            *o = n[z] | (n[POLY_LEN + z] << PACKED_OFFSET_2);
+                    ntt.forward(0, &mut a0);
+                    ntt.forward(1, &mut a1);
+                    // [z block][ii][j][z in block].
+                    let at = ii * dim0 + j;
+                    let runs = a0.chunks_exact(ZW).zip(a1.chunks_exact(ZW));
+                    for (zb, (r0, r1)) in runs.enumerate() {
+                        let dst = &mut slice[(zb * items + at) * ZW..][..ZW];
+                        for ((o, &x0), &x1) in dst.iter_mut().zip(r0).zip(r1) {
+                            *o = u64::from(x0) | (u64::from(x1) << 32);
                         }
                     }
                 }
@@ -468,10 +641,31 @@ impl Database {
     }
 }
 
+/// The NTT tables (the same for every parameter set here: ring dimension 2048 and the same two
+/// CRT primes), made once.
+fn ntt_tables(params: &Params) -> &'static ntt::Ntt {
+    static TABLES: OnceLock<ntt::Ntt> = OnceLock::new();
+    let t = TABLES.get_or_init(|| ntt::Ntt::new(params));
+    debug_assert!((0..t.primes()).all(|c| u64::from(t.modulus(c)) == params.moduli[c]));
+    t
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn inner_products_agree_with_the_scalar_sums() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let dim0 = 256;
+        // Residues below 2^28 in both halves: the largest sums the kernel must hold.
+        let mut word = || rng.random_range(0..1u64 << 28) | (rng.random_range(0..1u64 << 28) << 32);
+        let db: Vec<u64> = (0..dim0 * ZW).map(|_| word()).collect();
+        let q: Vec<u64> = (0..dim0 * 2 * ZW).map(|_| word()).collect();
+        assert_eq!(inner_products(&db, &q), inner_products_scalar(&db, &q));
+    }
 
     #[test]
     fn shapes() {
