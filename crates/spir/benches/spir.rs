@@ -1,5 +1,6 @@
 //! SPIRAL with masks, by parts: query, expansion (input-independent), encoding and answer
-//! (online), decoding. One thread.
+//! (online; `answer_records` is both at once, without storing the encoding), decoding. One
+//! thread.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -23,6 +24,9 @@ fn parts(c: &mut Criterion) {
             b.iter(|| db.encode(|x| (x as u128).to_le_bytes()))
         });
         g.bench_function("answer", |b| b.iter(|| server.answer(&expanded, &db)));
+        g.bench_function("answer_records", |b| {
+            b.iter(|| server.answer_records(&expanded, |x| (x as u128).to_le_bytes()))
+        });
         g.bench_function("decode", |b| {
             b.iter(|| client.decode(&response, 12345).unwrap())
         });

@@ -78,6 +78,8 @@ const PER_CHUNK: usize = CHUNK_BYTES / RECORD_BYTES;
 /// Items NTT'd together when encoding (one cache line of the layout).
 /// The width of the coefficient blocks of the database's layout (see [`first_dimension`]).
 const ZW: usize = 64;
+/// Items encoded at a time by [`Server::answer_records`] (their polynomials stay in L2).
+const FUSED_BLOCK: usize = 16;
 /// First-dimension items at most (2^ν₁).
 const MAX_NU1: usize = 7;
 
@@ -357,9 +359,77 @@ impl Server {
     pub fn answer(&self, q: &Expanded, db: &Database) -> Vec<u8> {
         let params = self.shape.params;
         let ntt = ntt_tables(params);
-        let dim0 = 1 << params.db_dim_1;
-        let num_per = 1 << params.db_dim_2;
+        let (dim0, num_per) = (1 << params.db_dim_1, 1 << params.db_dim_2);
         let slice = dim0 * num_per * POLY_LEN;
+        self.finish(q, |trial, intermediate| {
+            let cur = &db.data.as_slice()[trial * slice..(trial + 1) * slice];
+            first_dimension(ntt, cur, &q.first, dim0, num_per, intermediate);
+        })
+    }
+
+    /// The response to an expanded query over the records `record(x)` (as [`Database::encode`]
+    /// then [`Server::answer`], with the same response, but without storing the encoded
+    /// database: each item is encoded into cache and consumed by the first dimension at once).
+    /// `record` is called once per index, in no particular order.
+    pub fn answer_records(
+        &self,
+        q: &Expanded,
+        mut record: impl FnMut(usize) -> [u8; RECORD_BYTES],
+    ) -> Vec<u8> {
+        let shape = self.shape;
+        let params = shape.params;
+        let ntt = ntt_tables(params);
+        let (dim0, num_per) = (1usize << params.db_dim_1, 1usize << params.db_dim_2);
+        let block = dim0.min(FUSED_BLOCK);
+        let mut poly = ItemPoly::new(params);
+        // `block` items' polynomials in the `[z block][j][z in block]` layout, and the sums.
+        let mut buf = vec![0u64; block * POLY_LEN];
+        let mut acc = vec![[[0u64; ZW]; 4]; POLY_LEN / ZW];
+        let (q0, q1) = (u64::from(ntt.modulus(0)), u64::from(ntt.modulus(1)));
+        let (m0, m1) = (u64::MAX / q0, u64::MAX / q1);
+        self.finish(q, |trial, intermediate| {
+            for (ii, out) in intermediate.iter_mut().enumerate() {
+                acc.iter_mut().for_each(|a| *a = [[0; ZW]; 4]);
+                for j0 in (0..dim0).step_by(block) {
+                    for b in 0..block {
+                        let packed =
+                            poly.encode(shape, (j0 + b) * num_per + ii, trial, &mut record);
+                        for (zb, run) in packed.chunks_exact(ZW).enumerate() {
+                            buf[(zb * block + b) * ZW..][..ZW].copy_from_slice(run);
+                        }
+                    }
+                    for (zb, a) in acc.iter_mut().enumerate() {
+                        let qb = &q.first[(zb * dim0 + j0) * 2 * ZW..][..block * 2 * ZW];
+                        let s = inner_products(&buf[zb * block * ZW..][..block * ZW], qb);
+                        for (ar, sr) in a.iter_mut().zip(&s) {
+                            ar.iter_mut().zip(sr).for_each(|(x, &y)| *x += y);
+                        }
+                    }
+                }
+                let data = out.data.as_mut_slice();
+                for (zb, a) in acc.iter().enumerate() {
+                    let z = zb * ZW;
+                    for l in 0..ZW {
+                        data[z + l] = reduce_u64(a[0][l], q0, m0);
+                        data[POLY_LEN + z + l] = reduce_u64(a[1][l], q1, m1);
+                        data[2 * POLY_LEN + z + l] = reduce_u64(a[2][l], q0, m0);
+                        data[3 * POLY_LEN + z + l] = reduce_u64(a[3][l], q1, m1);
+                    }
+                }
+            }
+        })
+    }
+
+    /// Runs `first(trial, outputs)` (the first dimension of plaintext polynomial `trial` of
+    /// every item, one output per fold index), folds, packs and serialises the response.
+    fn finish(
+        &self,
+        q: &Expanded,
+        mut first: impl FnMut(usize, &mut [PolyMatrixNTT<'static>]),
+    ) -> Vec<u8> {
+        let params = self.shape.params;
+        let ntt = ntt_tables(params);
+        let num_per = 1 << params.db_dim_2;
         let mut intermediate: Vec<PolyMatrixNTT> = (0..num_per)
             .map(|_| PolyMatrixNTT::zero(params, 2, 1))
             .collect();
@@ -368,8 +438,7 @@ impl Server {
             .collect();
         let mut cts = Vec::with_capacity(TRIALS);
         for trial in 0..TRIALS {
-            let cur = &db.data.as_slice()[trial * slice..(trial + 1) * slice];
-            first_dimension(ntt, cur, &q.first, dim0, num_per, &mut intermediate);
+            first(trial, &mut intermediate);
             for (r, i) in raw.iter_mut().zip(&intermediate) {
                 from_ntt(r, i);
             }
@@ -589,55 +658,87 @@ impl Database {
     /// Encodes `record(x)` at every index `x < records` (records beyond, up to the capacity of
     /// the items, are zero). `record` is called once per index, in no particular order.
     pub fn encode(&mut self, mut record: impl FnMut(usize) -> [u8; RECORD_BYTES]) {
-        let params = self.shape.params;
-        let ntt = ntt_tables(params);
-        let records = self.shape.records;
-        let dim0 = 1usize << params.db_dim_1;
-        let num_per = 1usize << params.db_dim_2;
+        let shape = self.shape;
+        let params = shape.params;
+        let (dim0, num_per) = (1usize << params.db_dim_1, 1usize << params.db_dim_2);
         let items = dim0 * num_per;
-        // Centred lifts of the bytes into Z_q, per CRT prime (as `spiral-rs`'s `recenter_mod`
-        // then reduction: b ≤ p/2 stays, b > p/2 becomes q − p + b).
-        let half = (params.pt_modulus / 2) as u32;
-        let (up0, up1) = (ntt.modulus(0) - 256, ntt.modulus(1) - 256);
-        let mut a0 = [0u32; POLY_LEN];
-        let mut a1 = [0u32; POLY_LEN];
+        let mut poly = ItemPoly::new(params);
         let out = self.data.as_mut_slice();
         for trial in 0..TRIALS {
             let slice = &mut out[trial * POLY_LEN * items..(trial + 1) * POLY_LEN * items];
             for ii in 0..num_per {
                 for j in 0..dim0 {
-                    let item = j * num_per + ii;
-                    let first = item * PER_ITEM + trial * PER_CHUNK;
-                    let chunks = a0
-                        .chunks_exact_mut(RECORD_BYTES)
-                        .zip(a1.chunks_exact_mut(RECORD_BYTES));
-                    for (r, (c0, c1)) in chunks.enumerate() {
-                        let x = first + r;
-                        let bytes = if x < records {
-                            record(x)
-                        } else {
-                            [0; RECORD_BYTES]
-                        };
-                        for ((l0, l1), b) in c0.iter_mut().zip(c1.iter_mut()).zip(bytes) {
-                            let (b, neg) = (u32::from(b), u32::from(u32::from(b) > half));
-                            *l0 = b + up0 * neg;
-                            *l1 = b + up1 * neg;
-                        }
-                    }
-                    ntt.forward(0, &mut a0);
-                    ntt.forward(1, &mut a1);
+                    let packed = poly.encode(shape, j * num_per + ii, trial, &mut record);
                     // [z block][ii][j][z in block].
                     let at = ii * dim0 + j;
-                    let runs = a0.chunks_exact(ZW).zip(a1.chunks_exact(ZW));
-                    for (zb, (r0, r1)) in runs.enumerate() {
-                        let dst = &mut slice[(zb * items + at) * ZW..][..ZW];
-                        for ((o, &x0), &x1) in dst.iter_mut().zip(r0).zip(r1) {
-                            *o = u64::from(x0) | (u64::from(x1) << 32);
-                        }
+                    for (zb, run) in packed.chunks_exact(ZW).enumerate() {
+                        slice[(zb * items + at) * ZW..][..ZW].copy_from_slice(run);
                     }
                 }
             }
         }
+    }
+}
+
+/// One plaintext polynomial of an item, lifted and NTT'd, with its buffers.
+struct ItemPoly {
+    ntt: &'static ntt::Ntt,
+    /// `p/2`, and `q_c − p` for each CRT prime: the centred lift of a byte b is b for
+    /// `b ≤ p/2`, else `q_c − p + b` (as `spiral-rs`'s `recenter_mod`, reduced per prime).
+    half: u32,
+    up: [u32; 2],
+    a: [[u32; POLY_LEN]; 2],
+    packed: [u64; POLY_LEN],
+}
+
+impl ItemPoly {
+    fn new(params: &Params) -> ItemPoly {
+        let ntt = ntt_tables(params);
+        let p = params.pt_modulus as u32;
+        ItemPoly {
+            ntt,
+            half: p / 2,
+            up: [ntt.modulus(0) - p, ntt.modulus(1) - p],
+            a: [[0; POLY_LEN]; 2],
+            packed: [0; POLY_LEN],
+        }
+    }
+
+    /// Plaintext polynomial `trial` of item `item` (its 128 records from `record`, zero beyond
+    /// the shape's records) in the NTT domain, both CRT residues packed per coefficient (low
+    /// and high 32 bits).
+    fn encode(
+        &mut self,
+        shape: Shape,
+        item: usize,
+        trial: usize,
+        record: &mut impl FnMut(usize) -> [u8; RECORD_BYTES],
+    ) -> &[u64; POLY_LEN] {
+        let first = item * PER_ITEM + trial * PER_CHUNK;
+        let (half, [up0, up1]) = (self.half, self.up);
+        let [a0, a1] = &mut self.a;
+        let chunks = a0
+            .chunks_exact_mut(RECORD_BYTES)
+            .zip(a1.chunks_exact_mut(RECORD_BYTES));
+        for (r, (c0, c1)) in chunks.enumerate() {
+            let x = first + r;
+            let bytes = if x < shape.records {
+                record(x)
+            } else {
+                [0; RECORD_BYTES]
+            };
+            for ((l0, l1), b) in c0.iter_mut().zip(c1.iter_mut()).zip(bytes) {
+                let (b, neg) = (u32::from(b), u32::from(u32::from(b) > half));
+                *l0 = b + up0 * neg;
+                *l1 = b + up1 * neg;
+            }
+        }
+        self.ntt.forward(0, a0);
+        self.ntt.forward(1, a1);
+        for ((o, &x0), &x1) in self.packed.iter_mut().zip(a0.iter()).zip(a1.iter()) {
+            *o = u64::from(x0) | (u64::from(x1) << 32);
+        }
+        &self.packed
     }
 }
 

@@ -72,3 +72,26 @@ fn malformed_messages_are_errors() {
         Err(SpirError::IndexOutOfRange { .. })
     ));
 }
+
+#[test]
+fn answering_from_records_matches_the_encoded_database() {
+    let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(2);
+    for records in [8usize, 1 << 12, 1 << 15] {
+        let shape = Shape::new(records).unwrap();
+        let (client, pp) = Client::new(shape);
+        let server = Server::new(shape, &pp).unwrap();
+        let index = rng.random_range(0..records);
+        let expanded = server.expand(&client.query(index).unwrap()).unwrap();
+        let mut db = Database::new(shape);
+        db.encode(|x| record_of(x, 9));
+        let stored = server.answer(&expanded, &db);
+        let mut calls = 0;
+        let fused = server.answer_records(&expanded, |x| {
+            calls += 1;
+            record_of(x, 9)
+        });
+        assert_eq!(calls, records, "each record once");
+        assert_eq!(fused, stored);
+        assert_eq!(client.decode(&fused, index).unwrap(), record_of(index, 9));
+    }
+}

@@ -41,9 +41,10 @@
 //!
 //! # Costs (per READ, per party, N = padded domain)
 //! Setup: the public parameters once. Preprocessing: `d` random OTs each way, one query
-//! (16 416 bytes) each way, one query expansion. Online: 8 bytes and one response
-//! (20 480 bytes) each way; encoding and answering over the whole rotated memory (one NTT
-//! of the memory's bytes and SPIRAL's first dimension), `2N` hashes for the masks.
+//! (16 416 bytes) each way, one query expansion, and the N record masks (`2N` hashes; the
+//! material holds them, 16 bytes per word of the memory, until the READ). Online: 8 bytes and
+//! one response (20 480 bytes) each way; encoding and answering over the whole rotated memory
+//! (one NTT per 128 words, consumed at once by SPIRAL's first dimension, and the folding).
 //!
 //! [Duoram §5]: crate
 
@@ -52,7 +53,7 @@ use doram_core::wire::{self, PeerFault};
 use doram_field::Fp;
 use doram_net::Session;
 use doram_prim::aes::Block;
-use doram_spir::{Client, Database, Expanded, RECORD_BYTES, Server, Shape, SpirError, masks};
+use doram_spir::{Client, Expanded, RECORD_BYTES, Server, Shape, SpirError, masks};
 use doram_twopc::arith::Arith2;
 use doram_twopc::driver::{peer, rot_receive, rot_send};
 use rand_core::{CryptoRng, RngCore};
@@ -69,15 +70,12 @@ fn spir_fault(peer: PartyId, what: &'static str, e: SpirError) -> DuoramError {
     DuoramError::Peer(PeerFault::malformed(peer, what, e.to_string()))
 }
 
-/// The per-pair state of 2P-Duoram reads at one party: its own SPIRAL keys, the peer's public
-/// parameters, and the buffers of the encoded database and of the masks. `Debug` shows only
-/// the shape.
+/// The per-pair state of 2P-Duoram reads at one party: its own SPIRAL keys and the peer's
+/// public parameters. `Debug` shows only the shape.
 pub struct ReadSetup {
     shape: Shape,
     client: Client,
     server: Server,
-    db: Database,
-    masks: Vec<Block>,
 }
 
 impl core::fmt::Debug for ReadSetup {
@@ -115,8 +113,6 @@ pub fn setup_reads(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramE
         shape,
         client,
         server,
-        db: Database::new(shape),
-        masks: Vec::new(),
     })
 }
 
@@ -132,8 +128,8 @@ pub struct ReadMaterial {
     chosen: Vec<Block>,
     /// The peer's query, expanded.
     expanded: Expanded,
-    /// `k_{j,0}, k_{j,1}` for the peer's lookup.
-    pairs: Vec<[Block; 2]>,
+    /// The masks of the N records of the peer's lookup, from `k_{j,0}, k_{j,1}`.
+    masks: Vec<Block>,
     /// `r_b`.
     blind: Fp,
 }
@@ -217,12 +213,14 @@ pub fn prepare_reads<R: RngCore + CryptoRng + ?Sized>(
             .server
             .expand(&q)
             .map_err(|e| spir_fault(other, QUERY, e))?;
+        let mut masks = Vec::new();
+        masks::sender_masks(&pairs[k * d..(k + 1) * d], &mut masks);
         out.push(ReadMaterial {
             big,
             ri,
             chosen: chosen[k * d..(k + 1) * d].to_vec(),
             expanded,
-            pairs: pairs[k * d..(k + 1) * d].to_vec(),
+            masks,
             // Step 3.
             blind: Fp::random(rng),
         });
@@ -333,13 +331,11 @@ fn read_inner(
     session.send_bytes(other, mine)?;
     let t = rotation(other, &session.recv_bytes(other)?)?;
     // Online step 2: the peer's lookup, on this party's blinded, rotated, masked share.
-    masks::sender_masks(&material.pairs, &mut setup.masks);
-    let (words, m, blind) = (&memory.words, &setup.masks, material.blind);
-    setup.db.encode(|x| {
+    let (words, m, blind) = (&memory.words, &material.masks, material.blind);
+    let response = setup.server.answer_records(&material.expanded, |x| {
         let w = words[(x + t) & (big - 1)] + blind;
         (u128::from_le_bytes(w.to_le_bytes()) ^ m[x]).to_le_bytes()
     });
-    let response = setup.server.answer(&material.expanded, &setup.db);
     session.send_bytes(other, &response)?;
     // Online step 3.
     let theirs = session.recv_bytes(other)?;
