@@ -1,7 +1,8 @@
-//! `cargo run --release -p doram-duoram --example read2p -- LOG_N READS [LATENCY_MS MBIT]`:
+//! `cargo run --release -p doram-duoram --example read2p -- LOG_N READS [LATENCY_MS MBIT] [u64]`:
 //! 2P-Duoram's READ ([`doram_duoram::two_party::read`]) on a memory of `2^LOG_N` random words
-//! of F_p, two parties as threads of one process over in-process channels (shaped with a
-//! one-way latency and a bandwidth if given).
+//! of F_p (or, with `u64` last, of 64-bit words: [`doram_duoram::two_party::read_u64`]), two
+//! parties as threads of one process over in-process channels (shaped with a one-way latency
+//! and a bandwidth if given).
 //!
 //! After the set-up (engine, SPIRAL keys, public parameters exchanged: reported apart), each
 //! READ is preprocessed on its own (random OTs, the query, its expansion) and then run; both
@@ -12,7 +13,9 @@
 
 use std::time::{Duration, Instant};
 
-use doram_duoram::two_party::{MemoryShare, prepare_reads, read, setup_reads};
+use doram_duoram::two_party::{
+    MemoryShare, prepare_reads, read, read_u64, setup_reads, setup_reads_u64,
+};
 use doram_duoram::{DuoramError, thread_cpu_time};
 use doram_field::Fp;
 use doram_net::{Comm, LocalMesh, Session, Shaping};
@@ -32,17 +35,31 @@ struct Report {
     prep_comm: Comm,
     online_comm: Comm,
     outputs: Vec<Fp>,
+    outputs_u64: Vec<u64>,
 }
 
-fn party(mut s: Session, memory: Vec<Fp>, indices: &[u64]) -> Result<Report, DuoramError> {
+/// One party's share of the memory.
+#[derive(Clone)]
+enum Words {
+    Field(Vec<Fp>),
+    U64(Vec<u64>),
+}
+
+fn party(mut s: Session, memory: Words, indices: &[u64]) -> Result<Report, DuoramError> {
     let mut rng = doram_twopc::os_rng();
     let mut r = Report::default();
-    let n = memory.len();
     s.set_phase("setup");
     let t = Instant::now();
     let mut engine = Arith2::setup(&mut s, &mut rng)?;
-    let memory = MemoryShare::from_shares(memory)?;
-    let mut setup = setup_reads(&mut s, n)?;
+    let (field, words) = match memory {
+        Words::Field(m) => (Some(MemoryShare::from_shares(m)?), None),
+        Words::U64(w) => (None, Some(w)),
+    };
+    let mut setup = match (&field, &words) {
+        (Some(m), _) => setup_reads(&mut s, m.len())?,
+        (_, Some(w)) => setup_reads_u64(&mut s, w.len())?,
+        _ => return Err(DuoramError::ApiMisuse("no memory")),
+    };
     r.setup = t.elapsed();
     for &i in indices {
         s.set_phase("preprocess");
@@ -55,7 +72,11 @@ fn party(mut s: Session, memory: Vec<Fp>, indices: &[u64]) -> Result<Report, Duo
             .into_iter()
             .next()
             .ok_or(DuoramError::ApiMisuse("no material"))?;
-        r.outputs.push(read(&mut s, &memory, &mut setup, mat, i)?);
+        match (&field, &words) {
+            (Some(m), _) => r.outputs.push(read(&mut s, m, &mut setup, mat, i)?),
+            (_, Some(w)) => r.outputs_u64.push(read_u64(&mut s, w, &mut setup, mat, i)?),
+            _ => {}
+        }
         r.online.push(t.elapsed());
         r.online_cpu += thread_cpu_time().unwrap_or_default() - c;
     }
@@ -85,7 +106,12 @@ fn ms(d: Duration) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: read2p LOG_N READS [LATENCY_MS MBIT]";
+    let usage = "usage: read2p LOG_N READS [LATENCY_MS MBIT] [u64]";
+    let mut args = args;
+    let u64_words = args.last().is_some_and(|a| a == "u64");
+    if u64_words {
+        args.pop();
+    }
     let log_n: u32 = args.first().ok_or(usage)?.parse()?;
     let reads: usize = args.get(1).ok_or(usage)?.parse()?;
     let shaping = match (args.get(2), args.get(3)) {
@@ -100,6 +126,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let plain: Vec<Fp> = (0..n).map(|_| Fp::random(&mut g)).collect();
     let share0: Vec<Fp> = (0..n).map(|_| Fp::random(&mut g)).collect();
     let share1: Vec<Fp> = plain.iter().zip(&share0).map(|(x, a)| *x - *a).collect();
+    let plain_u64: Vec<u64> = (0..n).map(|_| g.next_u64()).collect();
+    let w0: Vec<u64> = (0..n).map(|_| g.next_u64()).collect();
+    let w1: Vec<u64> = plain_u64
+        .iter()
+        .zip(&w0)
+        .map(|(x, a)| x.wrapping_sub(*a))
+        .collect();
+    let (m0, m1) = if u64_words {
+        (Words::U64(w0), Words::U64(w1))
+    } else {
+        (Words::Field(share0), Words::Field(share1))
+    };
     let targets: Vec<u64> = (0..reads).map(|_| g.next_u64() % n as u64).collect();
     let i0: Vec<u64> = (0..reads).map(|_| g.next_u64() % n as u64).collect();
     let i1: Vec<u64> = targets
@@ -111,7 +149,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .timeout(Duration::from_secs(600))
         .shaping(shaping)
         .build();
-    let inputs = [(share0, i0), (share1, i1)];
+    let inputs = [(m0, i0), (m1, i1)];
     let reports: Vec<Report> = std::thread::scope(|sc| {
         let handles: Vec<_> = sessions
             .into_iter()
@@ -125,8 +163,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?
     .into_iter()
     .collect::<Result<Vec<_>, _>>()?;
-    let verified = (0..reads)
-        .all(|k| reports[0].outputs[k] + reports[1].outputs[k] == plain[targets[k] as usize]);
+    let verified = (0..reads).all(|k| {
+        let t = targets[k] as usize;
+        if u64_words {
+            reports[0].outputs_u64[k].wrapping_add(reports[1].outputs_u64[k]) == plain_u64[t]
+        } else {
+            reports[0].outputs[k] + reports[1].outputs[k] == plain[t]
+        }
+    });
     let k = reads.max(1) as f64;
     let per = |c: &dyn Fn(&Report) -> &Comm| -> String {
         reports
@@ -143,8 +187,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .join(", ")
     };
     println!(
-        "2P-Duoram READ, n = 2^{log_n}, {reads} reads, net {:?} latency {:?} bit/s, all correct: {verified}",
-        shaping.latency, shaping.bandwidth_bits_per_sec
+        "2P-Duoram READ, n = 2^{log_n} words of {}, {reads} reads, net {:?} latency {:?} bit/s, all correct: {verified}",
+        if u64_words { "64 bits" } else { "F_p" },
+        shaping.latency,
+        shaping.bandwidth_bits_per_sec
     );
     println!(
         "  setup (once): {:.1} ms; sent per party {:?} B",

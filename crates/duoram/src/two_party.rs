@@ -159,7 +159,10 @@ pub mod read;
 
 pub use backend::Duoram2;
 
-pub use read::{ReadMaterial, ReadSetup, prepare_reads, read, read_field, setup_reads};
+pub use read::{
+    ReadMaterial, ReadSetup, prepare_reads, read, read_field, read_u64, setup_reads,
+    setup_reads_u64,
+};
 
 use crate::duoram::MAX_LOG_N;
 use crate::error::DuoramError;

@@ -72,9 +72,7 @@ const TRIALS: usize = 4;
 /// Bytes of one plaintext polynomial (one byte per coefficient).
 const CHUNK_BYTES: usize = POLY_LEN;
 /// Records per item.
-const PER_ITEM: usize = TRIALS * CHUNK_BYTES / RECORD_BYTES;
-/// Records per plaintext polynomial.
-const PER_CHUNK: usize = CHUNK_BYTES / RECORD_BYTES;
+const ITEM_BYTES: usize = TRIALS * CHUNK_BYTES;
 /// Items NTT'd together when encoding (one cache line of the layout).
 /// The width of the coefficient blocks of the database's layout (see [`first_dimension`]).
 const ZW: usize = 64;
@@ -97,6 +95,15 @@ pub enum SpirError {
         /// The number of records.
         records: usize,
     },
+    /// A record width other than 8 or 16 bytes, or a call with records of another width than
+    /// the shape's.
+    #[error("records of {got} bytes where {want} are expected (8 or 16 supported)")]
+    RecordWidth {
+        /// The width asked for.
+        got: usize,
+        /// The shape's width (or 16 for a new shape).
+        want: usize,
+    },
     /// A peer's message of the wrong length or that does not parse.
     #[error("malformed {what}: {reason}")]
     Malformed {
@@ -111,6 +118,7 @@ pub enum SpirError {
 #[derive(Clone, Copy)]
 pub struct Shape {
     records: usize,
+    record_bytes: usize,
     params: &'static Params,
 }
 
@@ -118,6 +126,7 @@ impl std::fmt::Debug for Shape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Shape")
             .field("records", &self.records)
+            .field("record_bytes", &self.record_bytes)
             .field("nu_1", &self.params.db_dim_1)
             .field("nu_2", &self.params.db_dim_2)
             .finish()
@@ -144,15 +153,33 @@ impl Shape {
     /// # Errors
     /// [`SpirError::InvalidSize`] unless `records` is a power of two in `1..=MAX_RECORDS`.
     pub fn new(records: usize) -> Result<Shape, SpirError> {
+        Shape::with_record_bytes(records, RECORD_BYTES)
+    }
+
+    /// The shape for `records` records of `record_bytes` bytes (8 or 16): an item holds
+    /// 8192 / `record_bytes` records, so 8-byte records halve the items, and the work, for the
+    /// same number of records.
+    ///
+    /// # Errors
+    /// [`SpirError::InvalidSize`] unless `records` is a power of two in `1..=MAX_RECORDS`;
+    /// [`SpirError::RecordWidth`] for another width.
+    pub fn with_record_bytes(records: usize, record_bytes: usize) -> Result<Shape, SpirError> {
         if !records.is_power_of_two() || records > MAX_RECORDS {
             return Err(SpirError::InvalidSize(records));
         }
-        let items = records.div_ceil(PER_ITEM);
+        if record_bytes != 8 && record_bytes != 16 {
+            return Err(SpirError::RecordWidth {
+                got: record_bytes,
+                want: RECORD_BYTES,
+            });
+        }
+        let items = records.div_ceil(ITEM_BYTES / record_bytes);
         let total = (items.trailing_zeros() as usize).max(3);
         let nu1 = total.saturating_sub(1).clamp(2, MAX_NU1);
         let nu2 = total - nu1;
         Ok(Shape {
             records,
+            record_bytes,
             params: interned(nu1, nu2),
         })
     }
@@ -167,9 +194,31 @@ impl Shape {
         self.params.num_items()
     }
 
-    /// Records per plaintext item: 512.
+    /// Bytes per record: 8 or 16.
+    pub fn record_bytes(&self) -> usize {
+        self.record_bytes
+    }
+
+    /// Records per plaintext item: 512 of 16 bytes, 1024 of 8.
     pub fn records_per_item(&self) -> usize {
-        PER_ITEM
+        ITEM_BYTES / self.record_bytes
+    }
+
+    /// Records per plaintext polynomial of an item.
+    fn records_per_poly(&self) -> usize {
+        CHUNK_BYTES / self.record_bytes
+    }
+
+    /// [`SpirError::RecordWidth`] unless the shape's records are `B` bytes.
+    fn check_width<const B: usize>(&self) -> Result<(), SpirError> {
+        if B == self.record_bytes {
+            Ok(())
+        } else {
+            Err(SpirError::RecordWidth {
+                got: B,
+                want: self.record_bytes,
+            })
+        }
     }
 
     /// `(ν₁, ν₂)`: log₂ of the first dimension and the number of folded dimensions.
@@ -262,7 +311,10 @@ impl Client {
     /// [`SpirError::IndexOutOfRange`].
     pub fn query(&self, index: usize) -> Result<Vec<u8>, SpirError> {
         self.shape.check_index(index)?;
-        Ok(self.inner.generate_query(index / PER_ITEM).serialize())
+        Ok(self
+            .inner
+            .generate_query(index / self.shape.records_per_item())
+            .serialize())
     }
 
     /// Record `index` from the server's response to this client's query for it.
@@ -271,12 +323,25 @@ impl Client {
     /// [`SpirError::IndexOutOfRange`]; [`SpirError::Malformed`] for a response of the wrong
     /// length or that does not decode.
     pub fn decode(&self, response: &[u8], index: usize) -> Result<[u8; RECORD_BYTES], SpirError> {
+        self.decode_record(response, index)
+    }
+
+    /// [`Client::decode`] for records of `B` bytes (the shape's width).
+    ///
+    /// # Errors
+    /// As [`Client::decode`]; [`SpirError::RecordWidth`] for another width than the shape's.
+    pub fn decode_record<const B: usize>(
+        &self,
+        response: &[u8],
+        index: usize,
+    ) -> Result<[u8; B], SpirError> {
+        self.shape.check_width::<B>()?;
         self.shape.check_index(index)?;
         check_len("SPIR response", response.len(), self.shape.response_len())?;
         let item = guarded("SPIR response", || self.inner.decode_response(response))?;
-        let at = (index % PER_ITEM) * RECORD_BYTES;
-        item.get(at..at + RECORD_BYTES)
-            .and_then(|s| <[u8; RECORD_BYTES]>::try_from(s).ok())
+        let at = (index % self.shape.records_per_item()) * B;
+        item.get(at..at + B)
+            .and_then(|s| <[u8; B]>::try_from(s).ok())
             .ok_or_else(|| SpirError::Malformed {
                 what: "SPIR response",
                 reason: "decoded item too short".into(),
@@ -367,16 +432,20 @@ impl Server {
         })
     }
 
-    /// The response to an expanded query over the records `record(x)` (as [`Database::encode`]
-    /// then [`Server::answer`], with the same response, but without storing the encoded
-    /// database: each item is encoded into cache and consumed by the first dimension at once).
-    /// `record` is called once per index, in no particular order.
-    pub fn answer_records(
+    /// The response to an expanded query over the records `record(x)` of `B` bytes (as
+    /// [`Database::encode`] then [`Server::answer`], with the same response, but without storing
+    /// the encoded database: each item is encoded into cache and consumed by the first
+    /// dimension at once). `record` is called once per index, in no particular order.
+    ///
+    /// # Panics
+    /// If `B` is not the shape's record width (a programming error).
+    pub fn answer_records<const B: usize>(
         &self,
         q: &Expanded,
-        mut record: impl FnMut(usize) -> [u8; RECORD_BYTES],
+        mut record: impl FnMut(usize) -> [u8; B],
     ) -> Vec<u8> {
         let shape = self.shape;
+        assert_eq!(B, shape.record_bytes, "records of the shape's width");
         let params = shape.params;
         let ntt = ntt_tables(params);
         let (dim0, num_per) = (1usize << params.db_dim_1, 1usize << params.db_dim_2);
@@ -657,8 +726,12 @@ impl Database {
 
     /// Encodes `record(x)` at every index `x < records` (records beyond, up to the capacity of
     /// the items, are zero). `record` is called once per index, in no particular order.
-    pub fn encode(&mut self, mut record: impl FnMut(usize) -> [u8; RECORD_BYTES]) {
+    ///
+    /// # Panics
+    /// If `B` is not the shape's record width (a programming error).
+    pub fn encode<const B: usize>(&mut self, mut record: impl FnMut(usize) -> [u8; B]) {
         let shape = self.shape;
+        assert_eq!(B, shape.record_bytes, "records of the shape's width");
         let params = shape.params;
         let (dim0, num_per) = (1usize << params.db_dim_1, 1usize << params.db_dim_2);
         let items = dim0 * num_per;
@@ -704,29 +777,23 @@ impl ItemPoly {
         }
     }
 
-    /// Plaintext polynomial `trial` of item `item` (its 128 records from `record`, zero beyond
+    /// Plaintext polynomial `trial` of item `item` (its 2048 / B records from `record`, zero beyond
     /// the shape's records) in the NTT domain, both CRT residues packed per coefficient (low
     /// and high 32 bits).
-    fn encode(
+    fn encode<const B: usize>(
         &mut self,
         shape: Shape,
         item: usize,
         trial: usize,
-        record: &mut impl FnMut(usize) -> [u8; RECORD_BYTES],
+        record: &mut impl FnMut(usize) -> [u8; B],
     ) -> &[u64; POLY_LEN] {
-        let first = item * PER_ITEM + trial * PER_CHUNK;
+        let first = item * shape.records_per_item() + trial * shape.records_per_poly();
         let (half, [up0, up1]) = (self.half, self.up);
         let [a0, a1] = &mut self.a;
-        let chunks = a0
-            .chunks_exact_mut(RECORD_BYTES)
-            .zip(a1.chunks_exact_mut(RECORD_BYTES));
+        let chunks = a0.chunks_exact_mut(B).zip(a1.chunks_exact_mut(B));
         for (r, (c0, c1)) in chunks.enumerate() {
             let x = first + r;
-            let bytes = if x < shape.records {
-                record(x)
-            } else {
-                [0; RECORD_BYTES]
-            };
+            let bytes = if x < shape.records { record(x) } else { [0; B] };
             for ((l0, l1), b) in c0.iter_mut().zip(c1.iter_mut()).zip(bytes) {
                 let (b, neg) = (u32::from(b), u32::from(u32::from(b) > half));
                 *l0 = b + up0 * neg;

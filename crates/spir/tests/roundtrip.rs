@@ -95,3 +95,36 @@ fn answering_from_records_matches_the_encoded_database() {
         assert_eq!(client.decode(&fused, index).unwrap(), record_of(index, 9));
     }
 }
+
+#[test]
+fn eight_byte_records() {
+    let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(4);
+    assert!(matches!(
+        Shape::with_record_bytes(8, 12),
+        Err(SpirError::RecordWidth { got: 12, .. })
+    ));
+    for records in [1usize, 1 << 10, 1 << 14] {
+        let shape = Shape::with_record_bytes(records, 8).unwrap();
+        assert_eq!(shape.records_per_item(), 1024);
+        assert_eq!(
+            shape.items(),
+            Shape::new(records).unwrap().items().div_ceil(2).max(8)
+        );
+        let (client, pp) = Client::new(shape);
+        let server = Server::new(shape, &pp).unwrap();
+        let value = |x: usize| (x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes();
+        for _ in 0..2 {
+            let index = rng.random_range(0..records);
+            let expanded = server.expand(&client.query(index).unwrap()).unwrap();
+            let response = server.answer_records(&expanded, value);
+            assert_eq!(
+                client.decode_record::<8>(&response, index).unwrap(),
+                value(index)
+            );
+            assert!(matches!(
+                client.decode(&response, index),
+                Err(SpirError::RecordWidth { got: 16, want: 8 })
+            ));
+        }
+    }
+}

@@ -99,11 +99,29 @@ impl ReadSetup {
 /// [`DuoramError::Twopc`] for a session that does not have two parties; transport failures and
 /// the peer's malformed parameters, naming it.
 pub fn setup_reads(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramError> {
+    setup_reads_with(session, n, RECORD_BYTES)
+}
+
+/// [`setup_reads`] for a memory of 64-bit words ([`read_u64`]): SPIRAL over 8-byte records,
+/// 1024 to an item, half the items and half the online work of F_p words.
+///
+/// # Errors
+/// As [`setup_reads`].
+pub fn setup_reads_u64(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramError> {
+    setup_reads_with(session, n, 8)
+}
+
+fn setup_reads_with(
+    session: &mut Session,
+    n: usize,
+    record_bytes: usize,
+) -> Result<ReadSetup, DuoramError> {
     let big = check_size(n)?;
-    let shape = Shape::new(big).map_err(|_| DuoramError::InvalidSize {
-        n,
-        reason: "2P-Duoram reads support n ≤ 2^26",
-    })?;
+    let shape =
+        Shape::with_record_bytes(big, record_bytes).map_err(|_| DuoramError::InvalidSize {
+            n,
+            reason: "2P-Duoram reads support n ≤ 2^26",
+        })?;
     let other = peer(session)?;
     let (client, pp) = Client::new(shape);
     session.send_bytes(other, &pp)?;
@@ -114,6 +132,13 @@ pub fn setup_reads(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramE
         client,
         server,
     })
+}
+
+/// The answering party's blind `r_b` of one READ, in the memory's word type.
+#[derive(Clone, Copy)]
+enum Blind {
+    Field(Fp),
+    Word(u64),
 }
 
 /// One READ's preprocessed material at one party ([module documentation](self)): its random
@@ -130,8 +155,8 @@ pub struct ReadMaterial {
     expanded: Expanded,
     /// The masks of the N records of the peer's lookup, from `k_{j,0}, k_{j,1}`.
     masks: Vec<Block>,
-    /// `r_b`.
-    blind: Fp,
+    /// `r_b`: in F_p, or in Z_2^64 for a 64-bit-word setup ([`setup_reads_u64`]).
+    blind: Blind,
 }
 
 impl core::fmt::Debug for ReadMaterial {
@@ -222,7 +247,11 @@ pub fn prepare_reads<R: RngCore + CryptoRng + ?Sized>(
             expanded,
             masks,
             // Step 3.
-            blind: Fp::random(rng),
+            blind: if setup.shape.record_bytes() == RECORD_BYTES {
+                Blind::Field(Fp::random(rng))
+            } else {
+                Blind::Word(rng.next_u64())
+            },
         });
     }
     Ok(out)
@@ -235,9 +264,9 @@ pub fn prepare_reads<R: RngCore + CryptoRng + ?Sized>(
 ///
 /// # Errors
 /// [`DuoramError::ApiMisuse`] if the material or the setup was made for another domain than
-/// the memory's (before anything is sent); [`DuoramError::Twopc`] for a session that does not
-/// have two parties; transport failures and a malformed peer message ([`DuoramError::Peer`],
-/// naming it).
+/// the memory's, or for 64-bit words (before anything is sent); [`DuoramError::Twopc`] for a
+/// session that does not have two parties; transport failures and a malformed peer message
+/// ([`DuoramError::Peer`], naming it).
 pub fn read(
     session: &mut Session,
     memory: &MemoryShare,
@@ -245,25 +274,67 @@ pub fn read(
     material: ReadMaterial,
     i_share: u64,
 ) -> Result<Fp, DuoramError> {
-    let big = check_domain(memory, setup, &material)?;
+    let big = check_domain(memory.padded_len(), setup, &material)?;
+    let blind = field_blind(&material)?;
     let mine = mod_n(i_share.wrapping_sub(material.ri), big);
-    read_inner(
+    let c: Fp = read_inner(
         session,
-        memory,
         setup,
         material,
         &mine.to_le_bytes(),
-        |other, bytes| {
-            wire::exact_len(other, OFFSET, bytes, 8)?;
-            let mut o = [0u8; 8];
-            o.copy_from_slice(bytes);
-            let theirs = u64::from_le_bytes(o);
-            if theirs >= big as u64 {
-                return Err(PeerFault::malformed(other, OFFSET, "an offset not below N"));
-            }
-            Ok(usize::try_from(mod_n(i_share.wrapping_add(theirs), big)).unwrap_or_default())
-        },
-    )
+        offset_mod_n(i_share, big),
+        |src| (memory.words[src] + blind).to_le_bytes(),
+    )?;
+    Ok(c - blind)
+}
+
+/// [`read`] on a memory of 64-bit words shared additively mod 2^64 (`words`, N of them),
+/// with a setup from [`setup_reads_u64`]; returns this party's share of `D[i*]` mod 2^64.
+///
+/// # Errors
+/// As [`read`]; [`DuoramError::ApiMisuse`] also if `words` is not N long or the setup is for
+/// F_p words.
+pub fn read_u64(
+    session: &mut Session,
+    words: &[u64],
+    setup: &mut ReadSetup,
+    material: ReadMaterial,
+    i_share: u64,
+) -> Result<u64, DuoramError> {
+    let big = check_domain(words.len(), setup, &material)?;
+    let Blind::Word(blind) = material.blind else {
+        return Err(DuoramError::ApiMisuse(
+            "READ material for F_p words used on 64-bit words",
+        ));
+    };
+    let mine = mod_n(i_share.wrapping_sub(material.ri), big);
+    let c: [u8; 8] = read_inner(
+        session,
+        setup,
+        material,
+        &mine.to_le_bytes(),
+        offset_mod_n(i_share, big),
+        |src| words[src].wrapping_add(blind).to_le_bytes(),
+    )?;
+    Ok(u64::from_le_bytes(c).wrapping_sub(blind))
+}
+
+/// The peer's first message for an index shared mod N: its offset `o < N`, giving the rotation
+/// `T = i_share + o mod N`.
+fn offset_mod_n(
+    i_share: u64,
+    big: usize,
+) -> impl FnOnce(PartyId, &[u8]) -> Result<usize, PeerFault> {
+    move |other, bytes| {
+        wire::exact_len(other, OFFSET, bytes, 8)?;
+        let mut o = [0u8; 8];
+        o.copy_from_slice(bytes);
+        let theirs = u64::from_le_bytes(o);
+        if theirs >= big as u64 {
+            return Err(PeerFault::malformed(other, OFFSET, "an offset not below N"));
+        }
+        Ok(usize::try_from(mod_n(i_share.wrapping_add(theirs), big)).unwrap_or_default())
+    }
 }
 
 /// [`read`] for an index shared additively in F_p (as a
@@ -282,11 +353,11 @@ pub fn read_field<R: RngCore + CryptoRng + ?Sized>(
     i_share: Fp,
     rng: &mut R,
 ) -> Result<Fp, DuoramError> {
-    let big = check_domain(memory, setup, &material)?;
+    let big = check_domain(memory.padded_len(), setup, &material)?;
+    let blind = field_blind(&material)?;
     let mine = masked_field_offset(i_share, material.ri, big, rng);
-    read_inner(
+    let c: Fp = read_inner(
         session,
-        memory,
         setup,
         material,
         &mine.to_le_bytes(),
@@ -298,15 +369,16 @@ pub fn read_field<R: RngCore + CryptoRng + ?Sized>(
                 Fp::from_le_bytes(e).map_err(|fault| PeerFault::new(other, OFFSET, fault))?;
             Ok(field_mod_n(i_share + theirs, big))
         },
-    )
+        |src| (memory.words[src] + blind).to_le_bytes(),
+    )?;
+    Ok(c - blind)
 }
 
 fn check_domain(
-    memory: &MemoryShare,
+    big: usize,
     setup: &ReadSetup,
     material: &ReadMaterial,
 ) -> Result<usize, DuoramError> {
-    let big = memory.padded_len();
     if material.big != big || setup.padded_len() != big {
         return Err(DuoramError::ApiMisuse(
             "READ material was made for another memory size",
@@ -315,37 +387,71 @@ fn check_domain(
     Ok(big)
 }
 
+fn field_blind(material: &ReadMaterial) -> Result<Fp, DuoramError> {
+    match material.blind {
+        Blind::Field(r) => Ok(r),
+        Blind::Word(_) => Err(DuoramError::ApiMisuse(
+            "READ material for 64-bit words used on F_p words",
+        )),
+    }
+}
+
+/// Record bytes of a word type the READ carries: F_p (16 bytes) or 64-bit words (8).
+trait Record<const B: usize>: Sized {
+    fn from_record(peer: PartyId, bytes: [u8; B]) -> Result<Self, PeerFault>;
+}
+
+impl Record<RECORD_BYTES> for Fp {
+    fn from_record(peer: PartyId, bytes: [u8; RECORD_BYTES]) -> Result<Fp, PeerFault> {
+        Fp::from_le_bytes(bytes).map_err(|fault| PeerFault::new(peer, RESPONSE, fault))
+    }
+}
+
+impl Record<8> for [u8; 8] {
+    fn from_record(_: PartyId, bytes: [u8; 8]) -> Result<[u8; 8], PeerFault> {
+        Ok(bytes)
+    }
+}
+
 /// The online steps around the offset message `mine`; `rotation` parses the peer's offset
-/// message into the rotation T of this party's share.
-fn read_inner(
+/// message into the rotation T of this party's share, and `blinded(src)` is this party's
+/// blinded word at source index `src` (`D_b[src] + r_b`) as record bytes. Returns
+/// `c_b = D_{1−b}[i*] + r_{1−b}`.
+fn read_inner<T: Record<B>, const B: usize>(
     session: &mut Session,
-    memory: &MemoryShare,
-    setup: &mut ReadSetup,
+    setup: &ReadSetup,
     material: ReadMaterial,
     mine: &[u8],
     rotation: impl FnOnce(PartyId, &[u8]) -> Result<usize, PeerFault>,
-) -> Result<Fp, DuoramError> {
-    let big = memory.padded_len();
+    blinded: impl Fn(usize) -> [u8; B],
+) -> Result<T, DuoramError> {
+    let big = material.big;
     let other = peer(session)?;
     // Online step 1.
     session.send_bytes(other, mine)?;
     let t = rotation(other, &session.recv_bytes(other)?)?;
     // Online step 2: the peer's lookup, on this party's blinded, rotated, masked share.
-    let (words, m, blind) = (&memory.words, &material.masks, material.blind);
+    let m = &material.masks;
     let response = setup.server.answer_records(&material.expanded, |x| {
-        let w = words[(x + t) & (big - 1)] + blind;
-        (u128::from_le_bytes(w.to_le_bytes()) ^ m[x]).to_le_bytes()
+        let mut rec = blinded((x + t) & (big - 1));
+        xor_mask(&mut rec, m[x]);
+        rec
     });
     session.send_bytes(other, &response)?;
     // Online step 3.
     let theirs = session.recv_bytes(other)?;
     let ri = usize::try_from(material.ri).unwrap_or_default();
-    let rec = setup
+    let mut rec: [u8; B] = setup
         .client
-        .decode(&theirs, ri)
+        .decode_record(&theirs, ri)
         .map_err(|e| spir_fault(other, RESPONSE, e))?;
-    let c: [u8; RECORD_BYTES] =
-        (u128::from_le_bytes(rec) ^ masks::receiver_mask(&material.chosen)).to_le_bytes();
-    let c = Fp::from_le_bytes(c).map_err(|fault| PeerFault::new(other, RESPONSE, fault))?;
-    Ok(c - material.blind)
+    xor_mask(&mut rec, masks::receiver_mask(&material.chosen));
+    Ok(T::from_record(other, rec)?)
+}
+
+/// XORs the first `B` bytes of `mask` onto `rec` (a one-time pad; 8-byte records take the
+/// low half of the 16-byte mask).
+fn xor_mask<const B: usize>(rec: &mut [u8; B], mask: Block) {
+    let mask = mask.to_le_bytes();
+    rec.iter_mut().zip(mask).for_each(|(r, k)| *r ^= k);
 }
