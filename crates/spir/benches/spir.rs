@@ -34,5 +34,21 @@ fn parts(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, parts);
+/// The online part for 8-byte records (1024 to an item, half the items).
+fn eight_byte(c: &mut Criterion) {
+    for log in [16u32, 20] {
+        let shape = Shape::with_record_bytes(1 << log, 8).unwrap();
+        let (client, pp) = Client::new(shape);
+        let server = Server::new(shape, &pp).unwrap();
+        let expanded = server.expand(&client.query(12345).unwrap()).unwrap();
+        let mut g = c.benchmark_group(format!("spir_8B_2^{log}"));
+        g.sample_size(10);
+        g.bench_function("answer_records", |b| {
+            b.iter(|| server.answer_records(&expanded, |x| (x as u64).to_le_bytes()))
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, parts, eight_byte);
 criterion_main!(benches);

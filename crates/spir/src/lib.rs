@@ -1,15 +1,16 @@
 //! Single-server symmetric PIR for doram: the SPIRAL scheme (Menon–Wu, IEEE S&P 2022) through
-//! the `spiral-rs` crate, with the database laid out for 16-byte records, and the keys of a
-//! Naor–Pinkas style PIR-to-SPIR transform ([`masks`]) derived from random OTs.
+//! the `spiral-rs` crate, with the database laid out for records of 16 or 8 bytes, and the
+//! keys of a Naor–Pinkas style PIR-to-SPIR transform ([`masks`]) derived from random OTs.
 //!
 //! Brief overview: a [`Shape`] fixes the number of records (a power of two) and the SPIRAL
 //! parameters; the querying party holds a [`Client`] (its secret keys; its public parameters go
 //! to the answering party once), the answering party a [`Server`] built from those public
 //! parameters. Per lookup the client sends [`Client::query`] (input-independent: it depends only
 //! on the index), the server expands it ([`Server::expand`], also input-independent, so both
-//! can run in preprocessing), encodes its current records into a [`Database`] and answers
-//! ([`Server::answer`]); [`Client::decode`] returns the record. SPIRAL alone lets the client
-//! learn the other records of the plaintext item it retrieved (512 records of 16 bytes): the
+//! can run in preprocessing), and answers over its current records: [`Server::answer_records`]
+//! encodes them and answers in one pass, or [`Database::encode`] then [`Server::answer`] keep
+//! the encoding for several answers; [`Client::decode`] returns the record. SPIRAL alone lets
+//! the client learn the other records of the plaintext item it retrieved (8 KiB of them): the
 //! caller masks every record with [`masks::sender_masks`] before encoding, and the client can
 //! remove only its own record's mask ([`masks::receiver_mask`]).
 //!
@@ -23,9 +24,24 @@
 //! up to 2^24, every result checked). With 8 on the right of the expansion
 //! instead of SPIRAL's 56 the public parameters shrink from 6.8 MB to 2.1–2.3 MB and the
 //! expansion runs 1.5–2× faster, at the cost of more noise, which these sizes tolerate. The
-//! database has `2^t` items, `t = max(3, log₂ ⌈records / 512⌉)`: `ν₁ = t − 1` clamped to
-//! `2..=7` first-dimension bits (the expansion's cost doubles with each more) and `ν₂ = t − ν₁
-//! ≥ 1` folded by GSW.
+//! database has `2^t` items, `t = max(3, log₂ ⌈records / records per item⌉)`: `ν₁ = t − 1`
+//! clamped to `2..=7` first-dimension bits (the expansion's cost doubles with each more, for a
+//! small saving in the folding) and
+//! `ν₂ = t − ν₁ ≥ 1` folded by GSW. Records of 8 bytes ([`Shape::with_record_bytes`]; 1024 to an
+//! item) halve the items, and so the online work, for the same number of records.
+//!
+//! # Online work (the answer)
+//! Per answer the server lifts every record byte into both CRT residues, runs a forward NTT
+//! per plaintext polynomial (2048 bytes of records), SPIRAL's first dimension (a `2^ν₁`-term
+//! inner product per coefficient) and the folding. `spiral-rs`'s own kernels for these run
+//! four 64-bit lanes per AVX2 step and its first dimension runs scalar with 128-bit sums, so
+//! this crate has its own: a forward NTT on eight 32-bit lanes (the last three layers by lane
+//! shuffles; it matches `spiral-rs`'s output, tested), and a first dimension with 64-bit sums
+//! (each product of two residues is below 2^56 and at most 2^8 are added) over a database laid
+//! out in blocks of 64 coefficients, so that the query's block stays in cache.
+//! [`Server::answer_records`] encodes 16 items at a time and consumes them at once, never
+//! writing the 8-bytes-per-record-byte encoding to memory. Measurements are in
+//! `docs/notes/duoram2p.md` (`cargo bench -p doram-spir`).
 //!
 //! Sizes: public parameters [`Shape::public_params_len`] (once per pair of parties), query
 //! [`Shape::query_len`] = 16 416 bytes, response [`Shape::response_len`] = 20 480 bytes,
