@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
-use doram_field::Fp;
+use doram_field::{Fp, Z64};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_prim::prg::AesPrg;
@@ -46,7 +46,7 @@ use crate::driver::{
 };
 use crate::gc::{Circuit, Evaluator, Garbler};
 use crate::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
-use crate::triples::{fp_triples, recv_fps, send_fps};
+use crate::triples::{fp_triples, recv_fps, recv_ring, send_fps, send_ring, z64_triples};
 
 /// This party's additive share of a secret x ∈ F_p (x = x₀ + x₁). `Debug` shows no share.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -202,6 +202,8 @@ pub struct Arith2 {
     common: AesPrg,
     rng: AesPrg,
     pool: VecDeque<Triple>,
+    /// Z_2^64 triples `[a, b, c]` ([`Arith2::mul_many_z64`]).
+    pool64: VecDeque<[Z64; 3]>,
     counters: Counters,
     circuits: CircuitSide,
     zero: Block,
@@ -290,6 +292,7 @@ impl Arith2 {
             common,
             rng: AesPrg::new(Seed::random(rng)),
             pool: VecDeque::new(),
+            pool64: VecDeque::new(),
             counters: Counters::default(),
             circuits,
             zero,
@@ -409,6 +412,90 @@ impl Arith2 {
                 Share(z)
             })
             .collect())
+    }
+
+    /// Makes `count` Z_2^64 triples for later [`Arith2::mul_many_z64`]
+    /// ([`crate::triples::z64_triples`]).
+    ///
+    /// # Errors
+    /// As [`z64_triples`].
+    pub fn preprocess_z64(
+        &mut self,
+        session: &mut Session,
+        count: usize,
+    ) -> Result<(), TwopcError> {
+        let t = z64_triples(
+            session,
+            &mut self.sender,
+            &mut self.receiver,
+            count,
+            &mut self.rng,
+        )?;
+        self.counters.triples_made += count as u64;
+        self.pool64
+            .extend((0..count).map(|i| [t.a[i], t.b[i], t.c[i]]));
+        Ok(())
+    }
+
+    /// x·y mod 2^64 for each pair of additive Z_2^64 shares (Beaver, as [`Arith2::mul_many`]):
+    /// one round after the triples, made inline if the pool is short.
+    ///
+    /// # Errors
+    /// Transport failures; the peer's malformed openings.
+    pub fn mul_many_z64(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(Z64, Z64)],
+    ) -> Result<Vec<Z64>, TwopcError> {
+        let m = pairs.len();
+        if m == 0 {
+            return Ok(Vec::new());
+        }
+        if self.pool64.len() < m {
+            self.counters.inline_refills += 1;
+            let missing = m - self.pool64.len();
+            self.preprocess_z64(session, missing)?;
+        }
+        let triples: Vec<[Z64; 3]> = self.pool64.drain(..m).collect();
+        // [Beaver] d = x − a and e = y − b, opened in one round.
+        let mut masked = Vec::with_capacity(2 * m);
+        for (&(x, y), [a, b, _]) in pairs.iter().zip(&triples) {
+            masked.push(x - *a);
+            masked.push(y - *b);
+        }
+        send_ring(session, self.peer, &masked)?;
+        let theirs: Vec<Z64> = recv_ring(session, self.peer, 2 * m, "Beaver openings")?;
+        self.counters.products += m as u64;
+        Ok(triples
+            .iter()
+            .enumerate()
+            .map(|(i, &[a, b, c])| {
+                let d = masked[2 * i] + theirs[2 * i];
+                let e = masked[2 * i + 1] + theirs[2 * i + 1];
+                let mut z = c + d * b + e * a;
+                if self.me == PartyId::P0 {
+                    z += d * e;
+                }
+                z
+            })
+            .collect())
+    }
+
+    /// Opens Z_2^64 shares to both parties: one round.
+    ///
+    /// # Errors
+    /// Transport failures; the peer's malformed shares.
+    pub fn open_many_z64(
+        &mut self,
+        session: &mut Session,
+        xs: &[Z64],
+    ) -> Result<Vec<Z64>, TwopcError> {
+        if xs.is_empty() {
+            return Ok(Vec::new());
+        }
+        send_ring(session, self.peer, xs)?;
+        let theirs: Vec<Z64> = recv_ring(session, self.peer, xs.len(), "opened shares")?;
+        Ok(xs.iter().zip(&theirs).map(|(&a, &b)| a + b).collect())
     }
 
     /// Opens the values to both parties: one round.

@@ -17,12 +17,16 @@
 //!   reduction (statistical distance 2^128 mod p / 2^128 < 2^−58 from uniform), and b is
 //!   Σ b_j 2^j mod p for 128 random bits (the same distance). 128 OTs and 128 elements per
 //!   cross term, so 256 OTs and 4 KiB each way per triple.
+//! * **Z_2^64 triples**, the same product over the ring of 64-bit words ([`GilboaRing`]): F
+//!   takes the low 64 bits of the hashed message (exactly uniform), b is Σ b_j 2^j for 64
+//!   random bits; 64 OTs and 64 words per cross term, so 128 OTs and 512 bytes each way per
+//!   triple.
 //!
 //! Semi-honest, as the OT extension it runs on. Every message's length is fixed by the count.
 
 use doram_core::PartyId;
 use doram_core::wire;
-use doram_field::Fp;
+use doram_field::{Fp, Group, Ring, Z64, decode_vec, encode_vec};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use rand_core::{CryptoRng, RngCore};
@@ -137,24 +141,42 @@ fn bit_triples_from(sent: &RotSender, received: &RotReceiver) -> BitTriples {
     BitTriples { a, b, c }
 }
 
-/// F: a hashed OT message as an F_p element.
-fn to_fp(b: Block) -> Fp {
-    Fp::from_u128(b)
+/// A ring Gilboa's product runs over: F, a hashed OT message as an element, and the number of
+/// bits of the receiver's random factor (one OT each).
+pub trait GilboaRing: Ring {
+    /// Bits of the receiver's factor: OTs per cross term.
+    const BITS: usize;
+    /// F: a hashed OT message as an element.
+    fn from_block(b: Block) -> Self;
+}
+
+impl GilboaRing for Fp {
+    const BITS: usize = FP_BITS;
+    fn from_block(b: Block) -> Fp {
+        Fp::from_u128(b)
+    }
+}
+
+impl GilboaRing for Z64 {
+    const BITS: usize = 64;
+    fn from_block(b: Block) -> Z64 {
+        Z64(b as u64)
+    }
 }
 
 /// \[Gilboa\] The sender's corrections u_j and its share, for its inputs `xs` (one per
-/// product, [`FP_BITS`] OTs each).
-fn gilboa_sender(rot: &RotSender, xs: &[Fp]) -> (Vec<Fp>, Vec<Fp>) {
-    let mut corrections = Vec::with_capacity(xs.len() * FP_BITS);
+/// product, [`GilboaRing::BITS`] OTs each).
+fn gilboa_sender<W: GilboaRing>(rot: &RotSender, xs: &[W]) -> (Vec<W>, Vec<W>) {
+    let mut corrections = Vec::with_capacity(xs.len() * W::BITS);
     let mut shares = Vec::with_capacity(xs.len());
-    for (x, msgs) in xs.iter().zip(rot.msgs.chunks_exact(FP_BITS)) {
-        let mut share = Fp::ZERO;
+    for (x, msgs) in xs.iter().zip(rot.msgs.chunks_exact(W::BITS)) {
+        let mut share = W::ZERO;
         let mut pow = *x;
         for &[s0, s1] in msgs {
-            let (f0, f1) = (to_fp(s0), to_fp(s1));
+            let (f0, f1) = (W::from_block(s0), W::from_block(s1));
             corrections.push(f0 - f1 + pow);
             share -= f0;
-            pow = pow.double();
+            pow = pow + pow;
         }
         shares.push(share);
     }
@@ -162,30 +184,118 @@ fn gilboa_sender(rot: &RotSender, xs: &[Fp]) -> (Vec<Fp>, Vec<Fp>) {
 }
 
 /// \[Gilboa\] The receiver's value b (from its choices) and its share, per product.
-fn gilboa_receiver(rot: &RotReceiver, corrections: &[Fp]) -> (Vec<Fp>, Vec<Fp>) {
+fn gilboa_receiver<W: GilboaRing>(rot: &RotReceiver, corrections: &[W]) -> (Vec<W>, Vec<W>) {
     let mut bs = Vec::new();
     let mut shares = Vec::new();
     for ((choices, msgs), us) in rot
         .choices
-        .chunks_exact(FP_BITS)
-        .zip(rot.msgs.chunks_exact(FP_BITS))
-        .zip(corrections.chunks_exact(FP_BITS))
+        .chunks_exact(W::BITS)
+        .zip(rot.msgs.chunks_exact(W::BITS))
+        .zip(corrections.chunks_exact(W::BITS))
     {
-        let mut b = Fp::ZERO;
-        let mut pow = Fp::ONE;
-        let mut share = Fp::ZERO;
+        let mut b = W::ZERO;
+        let mut pow = W::ONE;
+        let mut share = W::ZERO;
         for ((&c, &m), &u) in choices.iter().zip(msgs).zip(us) {
-            share += to_fp(m);
+            share += W::from_block(m);
             if c {
                 share += u;
                 b += pow;
             }
-            pow = pow.double();
+            pow = pow + pow;
         }
         bs.push(b);
         shares.push(share);
     }
     (bs, shares)
+}
+
+/// Bytes per message of [`send_ring`].
+const RING_BYTES_PER_MSG: usize = 1 << 16;
+
+/// Sends ring elements as raw little-endian bytes in messages of at most 64 KiB.
+pub(crate) fn send_ring<W: Group>(
+    session: &mut Session,
+    to: PartyId,
+    v: &[W],
+) -> Result<(), TwopcError> {
+    for chunk in v.chunks(RING_BYTES_PER_MSG / W::BYTES) {
+        session.send_bytes(to, &encode_vec(chunk))?;
+    }
+    Ok(())
+}
+
+/// Receives `n` elements sent by [`send_ring`]; a message of the wrong length or with a
+/// non-canonical element is a fault of `from`.
+pub(crate) fn recv_ring<W: Group>(
+    session: &mut Session,
+    from: PartyId,
+    n: usize,
+    what: &'static str,
+) -> Result<Vec<W>, TwopcError> {
+    let per = RING_BYTES_PER_MSG / W::BYTES;
+    let mut out = Vec::with_capacity(n);
+    for start in (0..n).step_by(per) {
+        let len = (n - start).min(per);
+        let bytes = session.recv_bytes(from)?;
+        let part = decode_vec::<W>(&bytes, len).map_err(|fault| wire::PeerFault {
+            peer: from,
+            what,
+            fault,
+        })?;
+        out.extend(part);
+    }
+    Ok(out)
+}
+
+/// This party's shares of additively shared triples over a ring: c = a·b.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct RingTriples<W> {
+    /// Shares of a.
+    pub a: Vec<W>,
+    /// Shares of b.
+    pub b: Vec<W>,
+    /// Shares of c.
+    pub c: Vec<W>,
+}
+
+impl<W> core::fmt::Debug for RingTriples<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "RingTriples({} triples, shares redacted)", self.a.len())
+    }
+}
+
+/// `count` additively shared Z_2^64 triples (Gilboa in both directions: 2·64·count random OTs
+/// and 64·count words each way).
+///
+/// # Errors
+/// As [`bit_triples`]; a correction message of the wrong length is a fault of the peer.
+pub fn z64_triples<S, R, G>(
+    session: &mut Session,
+    sender: &mut S,
+    receiver: &mut R,
+    count: usize,
+    rng: &mut G,
+) -> Result<RingTriples<Z64>, TwopcError>
+where
+    S: CotExtSender,
+    R: CotExtReceiver,
+    G: RngCore + CryptoRng + ?Sized,
+{
+    let other = peer(session)?;
+    if count == 0 {
+        return Ok(RingTriples::default());
+    }
+    let (sent, received) = both_directions(session, sender, receiver, count * Z64::BITS, rng)?;
+    let a: Vec<Z64> = (0..count).map(|_| Z64(rng.next_u64())).collect();
+    let (corrections, share_ab) = gilboa_sender(&sent, &a);
+    send_ring(session, other, &corrections)?;
+    let theirs: Vec<Z64> = recv_ring(session, other, corrections.len(), "Gilboa corrections")?;
+    let (b, share_ba) = gilboa_receiver(&received, &theirs);
+    let c = (0..count)
+        .map(|i| a[i] * b[i] + share_ab[i] + share_ba[i])
+        .collect();
+    Ok(RingTriples { a, b, c })
 }
 
 /// Runs the two OT directions: `P0` is the sender first, `P1` the receiver first.
