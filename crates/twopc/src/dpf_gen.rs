@@ -12,7 +12,9 @@
 //! root seeds (the tests check this). [`gen_many`] makes any number of keys on one domain with
 //! the rounds of one; [`gen_many_with_outputs`] also hands back each key's full-domain
 //! evaluation, computed from the leaves the generation ends with (one output conversion per
-//! point instead of a second expansion of the tree).
+//! point instead of a second expansion of the tree). [`gen_many_with_outputs_z64`] makes the
+//! same keys with outputs in Z_2^64 (β additively shared mod 2^64): only the output
+//! correction word's product and opening change ring.
 //!
 //! # The protocol
 //! The notation of [`doram_dpf::bgi`]: node `s | t`, `G(s) = (MMO(s), MMO(s | 1))`, each half a
@@ -92,7 +94,7 @@ use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
 use doram_dpf::bgi::{expand_uncorrected, leaf_sums, outputs_from_leaves};
 use doram_dpf::{BgiKey, MAX_DOMAIN, TwoParty};
-use doram_field::Fp;
+use doram_field::{Fp, Ring, Z64};
 use doram_net::Session;
 use doram_prim::aes::{Block, lsb, mask};
 use rand_core::{CryptoRng, RngCore};
@@ -129,11 +131,10 @@ impl PointShare {
     /// The path bits of an XOR share `alpha_share` of α (its low ⌈log₂ n⌉ bits, most
     /// significant first; higher bits are ignored) for a domain of `domain_size` points.
     pub fn from_xor_share(alpha_share: usize, domain_size: usize, beta: Share) -> PointShare {
-        let d = depth(domain_size);
-        let alpha_bits = (0..d)
-            .map(|i| (alpha_share >> (d - 1 - i)) & 1 == 1)
-            .collect();
-        PointShare { alpha_bits, beta }
+        PointShare {
+            alpha_bits: path_bits(alpha_share, domain_size),
+            beta,
+        }
     }
 
     /// The path bits.
@@ -145,6 +146,15 @@ impl PointShare {
     pub fn beta(&self) -> Share {
         self.beta
     }
+}
+
+/// The path bits of an XOR share `alpha_share` of α (its low ⌈log₂ n⌉ bits, most significant
+/// first; higher bits are ignored) for a domain of `domain_size` points.
+pub fn path_bits(alpha_share: usize, domain_size: usize) -> Vec<bool> {
+    let d = depth(domain_size);
+    (0..d)
+        .map(|i| (alpha_share >> (d - 1 - i)) & 1 == 1)
+        .collect()
 }
 
 /// The tree depth ⌈log₂ n⌉ for a domain of `n ≥ 1` points (0 for n ≤ 1).
@@ -341,9 +351,9 @@ fn correction_word(z: [Block; 2], bits: [[bool; 2]; 2]) -> (Block, bool, bool) {
 }
 
 /// This party's raw contributions to the sign `T₀ − T₁` and to `−C₀ + C₁` from its leaves.
-fn output_terms(party: TwoParty, leaves: &[Block]) -> (Fp, Fp) {
-    let (c, t): (Fp, u64) = leaf_sums(leaves);
-    let t = Fp::from_u64(t);
+fn output_terms<G: Ring>(party: TwoParty, leaves: &[Block]) -> (G, G) {
+    let (c, t): (G, u64) = leaf_sums(leaves);
+    let t = G::from_u64(t);
     match party {
         TwoParty::P0 => (t, -c),
         TwoParty::P1 => (-t, c),
@@ -425,7 +435,7 @@ pub fn gen_many_with_outputs<R: RngCore + CryptoRng + ?Sized>(
 }
 
 /// A key and this party's final leaves of its tree (none for a one-point domain).
-type KeyWithLeaves = (BgiKey<Fp>, Vec<Block>);
+type KeyWithLeaves<G = Fp> = (BgiKey<G>, Vec<Block>);
 
 /// [`gen_many`] with each key's final leaves.
 fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
@@ -435,30 +445,64 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
     domain_size: usize,
     rng: &mut R,
 ) -> Result<Vec<KeyWithLeaves>, TwopcError> {
+    let bits: Vec<&[bool]> = points.iter().map(|p| p.alpha_bits.as_slice()).collect();
+    let betas: Vec<Fp> = points.iter().map(|p| p.beta.raw()).collect();
+    gen_generic(
+        session,
+        engine,
+        &bits,
+        &betas,
+        domain_size,
+        rng,
+        |session, engine, pairs| {
+            let pairs: Vec<(Share, Share)> = pairs
+                .iter()
+                .map(|&(x, y)| (Share::from_raw(x), Share::from_raw(y)))
+                .collect();
+            let products = engine.mul_many(session, &pairs)?;
+            engine.open_many(session, &products)
+        },
+    )
+}
+
+/// The generation over any output group with a ring structure: the tree level by level, then
+/// the output correction word `(T₀ − T₁)·(β − C₀ + C₁)` by `product` (which multiplies pairs
+/// of additive shares and opens the products: one Beaver product and one opening).
+#[allow(clippy::type_complexity)]
+fn gen_generic<G: Ring, R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    alpha_bits: &[&[bool]],
+    betas: &[G],
+    domain_size: usize,
+    rng: &mut R,
+    product: impl FnOnce(&mut Session, &mut Arith2, &[(G, G)]) -> Result<Vec<G>, TwopcError>,
+) -> Result<Vec<KeyWithLeaves<G>>, TwopcError> {
     let other = peer(session)?;
     if domain_size == 0 || domain_size > MAX_DOMAIN {
         return Err(TwopcError::ApiMisuse("DPF domain size must be in 1..=2^62"));
     }
     let d = depth(domain_size);
-    for p in points {
-        same_len("DPF path bits", d, p.alpha_bits.len())?;
+    same_len("DPF shares of β", alpha_bits.len(), betas.len())?;
+    for bits in alpha_bits {
+        same_len("DPF path bits", d, bits.len())?;
     }
     let party = match session.me() {
         PartyId::P0 => TwoParty::P0,
         _ => TwoParty::P1,
     };
-    let k = points.len();
+    let k = alpha_bits.len();
     if k == 0 {
         return Ok(Vec::new());
     }
     if d == 0 {
         // A one-point domain: the key is the share (party 1 outputs its negation).
-        return Ok(points
+        return Ok(betas
             .iter()
-            .map(|p| {
+            .map(|&beta| {
                 let share = match party {
-                    TwoParty::P0 => p.beta.raw(),
-                    TwoParty::P1 => -p.beta.raw(),
+                    TwoParty::P0 => beta,
+                    TwoParty::P1 => -beta,
                 };
                 (BgiKey::from_parts(party, 1, 0, &[], share), Vec::new())
             })
@@ -474,12 +518,13 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
     // All random OTs up front, level-major (OT i·K + j is key j's at level i): this party
     // chooses its bits of α as receiver, and holds the pairs for the peer's bits as sender.
     let choices: Vec<bool> = (0..d)
-        .flat_map(|i| points.iter().map(move |p| p.alpha_bits[i]))
+        .flat_map(|i| alpha_bits.iter().map(move |bits| bits[i]))
         .collect();
     let (sender, receiver) = engine.ots_mut();
     let received = cot_receive(session, receiver, &choices)?.into_random().msgs;
     let sent = cot_send(session, sender, d * k)?.into_random().msgs;
 
+    #[allow(clippy::needless_range_loop)] // i indexes the levels of every key's path bits.
     for i in 0..d {
         let keep = kept(domain_size, d, i + 1);
         let ots = i * k..(i + 1) * k;
@@ -490,7 +535,7 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
             bits: Vec::with_capacity(k),
         };
         for (j, s) in sums.iter().enumerate() {
-            let (y, t) = offer(*s, points[j].alpha_bits[i], sent[j]);
+            let (y, t) = offer(*s, alpha_bits[j][i], sent[j]);
             mine.masked.push(y);
             mine.bits.push(t);
         }
@@ -498,7 +543,7 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
         let theirs = Offer::decode(other, &session.recv_bytes(other)?, k)?;
         let z: Vec<Block> = (0..k)
             .map(|j| {
-                let a = points[j].alpha_bits[i];
+                let a = alpha_bits[j][i];
                 seed_share(sums[j], a, sent[j], received[j], theirs.masked[j])
             })
             .collect();
@@ -513,18 +558,16 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
     }
 
     // The output correction word: (T₀ − T₁)·(β − C₀ + C₁), one product and one opening.
-    let (signs, values): (Vec<Fp>, Vec<Fp>) =
-        trees.iter().map(|t| output_terms(party, &t.level)).unzip();
-    let signs = share_local(&signs);
-    let values = share_local(&values);
-    let pairs: Vec<(Share, Share)> = signs
-        .into_iter()
-        .zip(values)
-        .zip(points)
-        .map(|((s, v), p)| (s, v + p.beta))
+    let pairs: Vec<(G, G)> = trees
+        .iter()
+        .zip(betas)
+        .map(|(t, &beta)| {
+            let (sign, value) = output_terms::<G>(party, &t.level);
+            (sign, value + beta)
+        })
         .collect();
-    let products = engine.mul_many(session, &pairs)?;
-    let ocws = engine.open_many(session, &products)?;
+    let ocws = product(session, engine, &pairs)?;
+    same_len("output correction words", k, ocws.len())?;
     Ok(trees
         .into_iter()
         .zip(ocws)
@@ -535,10 +578,47 @@ fn gen_with_leaves<R: RngCore + CryptoRng + ?Sized>(
         .collect())
 }
 
-/// Each party's local `values` as its additive shares of `Σ_b values_b`: a party's local value
-/// already is its share, so this draws nothing and sends nothing.
-fn share_local(values: &[Fp]) -> Vec<Share> {
-    values.iter().map(|&v| Share::from_raw(v)).collect()
+/// [`gen_many_with_outputs`] for outputs in Z_2^64: `alpha_bits[j]` are this party's XOR
+/// shares of point j's path bits (most significant first), `betas[j]` its additive share of
+/// β_j mod 2^64. The tree and its messages are the same; the output correction word is one
+/// Z_2^64 Beaver product ([`Arith2::mul_many_z64`], with triples made inline if the pool is
+/// short: 128 random OTs and 512 bytes each way per triple) and one opening of 8-byte words.
+///
+/// # Errors
+/// As [`gen_many_with_outputs`]; [`TwopcError::LengthMismatch`] unless there is one share of
+/// β per point.
+pub fn gen_many_with_outputs_z64<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    alpha_bits: &[Vec<bool>],
+    betas: &[Z64],
+    domain_size: usize,
+    outputs: &mut [Vec<Z64>],
+    rng: &mut R,
+) -> Result<Vec<BgiKey<Z64>>, TwopcError> {
+    same_len("DPF output buffers", alpha_bits.len(), outputs.len())?;
+    let bits: Vec<&[bool]> = alpha_bits.iter().map(Vec::as_slice).collect();
+    let keys = gen_generic(
+        session,
+        engine,
+        &bits,
+        betas,
+        domain_size,
+        rng,
+        |session, engine, pairs| {
+            let products = engine.mul_many_z64(session, pairs)?;
+            engine.open_many_z64(session, &products)
+        },
+    )?;
+    Ok(keys
+        .into_iter()
+        .zip(outputs)
+        .map(|((key, leaves), out)| {
+            out.resize(domain_size, Z64::ZERO);
+            outputs_from_leaves(&key, &leaves, out);
+            key
+        })
+        .collect())
 }
 
 #[cfg(test)]
