@@ -14,10 +14,10 @@
 use std::time::{Duration, Instant};
 
 use doram_duoram::two_party::{
-    MemoryShare, prepare_reads, read, read_u64, setup_reads, setup_reads_u64,
+    MemoryShare, MemoryShare64, prepare_reads, read, read_u64, setup_reads, setup_reads_u64,
 };
 use doram_duoram::{DuoramError, thread_cpu_time};
-use doram_field::Fp;
+use doram_field::{Fp, Z64};
 use doram_net::{Comm, LocalMesh, Session, Shaping};
 use doram_prim::AesPrg;
 use doram_twopc::arith::Arith2;
@@ -53,7 +53,12 @@ fn party(mut s: Session, memory: Words, indices: &[u64]) -> Result<Report, Duora
     let mut engine = Arith2::setup(&mut s, &mut rng)?;
     let (field, words) = match memory {
         Words::Field(m) => (Some(MemoryShare::from_shares(m)?), None),
-        Words::U64(w) => (None, Some(w)),
+        Words::U64(w) => (
+            None,
+            Some(MemoryShare64::from_shares(
+                w.into_iter().map(Z64).collect(),
+            )?),
+        ),
     };
     let mut setup = match (&field, &words) {
         (Some(m), _) => setup_reads(&mut s, m.len())?,
@@ -74,7 +79,9 @@ fn party(mut s: Session, memory: Words, indices: &[u64]) -> Result<Report, Duora
             .ok_or(DuoramError::ApiMisuse("no material"))?;
         match (&field, &words) {
             (Some(m), _) => r.outputs.push(read(&mut s, m, &mut setup, mat, i)?),
-            (_, Some(w)) => r.outputs_u64.push(read_u64(&mut s, w, &mut setup, mat, i)?),
+            (_, Some(w)) => r
+                .outputs_u64
+                .push(read_u64(&mut s, w, &mut setup, mat, i)?.0),
             _ => {}
         }
         r.online.push(t.elapsed());

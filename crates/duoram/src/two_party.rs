@@ -17,8 +17,11 @@
 //! [`read()`]); it works on the same [`MemoryShare`].
 //!
 //! # The protocol
-//! Words are in F_p. The memory has `n ≥ 1` words; everything runs on the padded domain
-//! `N = 2^⌈log₂ n⌉` (decision 2).
+//! Words are in F_p ([`MemoryShare`]) or in Z_2^64 ([`MemoryShare64`], the paper's 8-byte
+//! words: [`prepare_u64`] makes keys with Z_2^64 outputs, [`read_u64`] reads over 8-byte SPIR
+//! records); [`update`], [`update_many`] and [`open_memory`] take either ([`TwoPartyWord`]).
+//! The memory has `n ≥ 1` words; everything runs on the padded domain `N = 2^⌈log₂ n⌉`
+//! (decision 2).
 //!
 //! **Preprocessing** ([`prepare`], per UPDATE, all of a batch together):
 //! 1. Each party draws its XOR share `a_b` of a random index `r ∈ [0, N)` (its `log₂ N` bits)
@@ -145,12 +148,14 @@
 
 use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
-use doram_field::Fp;
 use doram_field::fp::add_axpy;
+use doram_field::{Fp, Group, Ring, Z64, decode_vec, encode_vec};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_twopc::arith::{Arith2, Share};
-use doram_twopc::dpf_gen::{PointShare, gen_many_with_outputs};
+use doram_twopc::dpf_gen::{
+    PointShare, gen_many_with_outputs, gen_many_with_outputs_z64, path_bits,
+};
 use doram_twopc::driver::{ot_receive, ot_send, peer};
 use rand_core::{CryptoRng, RngCore};
 
@@ -183,16 +188,112 @@ fn check_size(n: usize) -> Result<usize, DuoramError> {
     Ok(padded_len(n))
 }
 
-/// This party's additive share of a memory of `n` words of F_p, kept on the padded domain N.
-/// `Debug` shows only the sizes.
-#[derive(Clone)]
-pub struct MemoryShare {
-    n: usize,
-    /// `N` words; cells `n..N` are padding.
-    words: Vec<Fp>,
+/// The word rings 2P-Duoram runs over: F_p ([`MemoryShare`], the words of the two-party
+/// engine and of [`Duoram2`]) and Z_2^64 ([`MemoryShare64`], the paper's 8-byte words). Sealed:
+/// implemented for [`Fp`] and [`Z64`] only.
+pub trait TwoPartyWord: Ring + sealed::Sealed {
+    /// A uniformly random word.
+    fn random_word<R: RngCore + ?Sized>(rng: &mut R) -> Self;
+
+    /// This party's share of the constant 1 (`P0` holds it).
+    fn one_share(me: PartyId) -> Self {
+        if me == PartyId::P0 {
+            Self::ONE
+        } else {
+            Self::ZERO
+        }
+    }
+
+    /// `memory[x] += v[x] + f·u[x]` for every x (the three slices of equal length).
+    fn add_axpy(memory: &mut [Self], f: Self, u: &[Self], v: &[Self]);
+
+    /// The UPDATE's two keys per draw (value key β = ρ, unit key β = 1, both at r) with their
+    /// full-domain evaluations into `outputs` ([decision 1](self)).
+    #[doc(hidden)]
+    fn gen_keys<R: RngCore + CryptoRng + ?Sized>(
+        session: &mut Session,
+        engine: &mut Arith2,
+        points: &[(Vec<bool>, Self)],
+        big: usize,
+        outputs: &mut [Vec<Self>],
+        rng: &mut R,
+    ) -> Result<(), DuoramError>;
 }
 
-impl core::fmt::Debug for MemoryShare {
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for doram_field::Fp {}
+    impl Sealed for doram_field::Z64 {}
+}
+
+impl TwoPartyWord for Fp {
+    fn random_word<R: RngCore + ?Sized>(rng: &mut R) -> Fp {
+        Fp::random(rng)
+    }
+
+    fn add_axpy(memory: &mut [Fp], f: Fp, u: &[Fp], v: &[Fp]) {
+        add_axpy(memory, f, u, v);
+    }
+
+    fn gen_keys<R: RngCore + CryptoRng + ?Sized>(
+        session: &mut Session,
+        engine: &mut Arith2,
+        points: &[(Vec<bool>, Fp)],
+        big: usize,
+        outputs: &mut [Vec<Fp>],
+        rng: &mut R,
+    ) -> Result<(), DuoramError> {
+        let points: Vec<PointShare> = points
+            .iter()
+            .map(|(bits, beta)| PointShare::new(bits.clone(), Share::from_raw(*beta)))
+            .collect();
+        gen_many_with_outputs(session, engine, &points, big, outputs, rng)?;
+        Ok(())
+    }
+}
+
+impl TwoPartyWord for Z64 {
+    fn random_word<R: RngCore + ?Sized>(rng: &mut R) -> Z64 {
+        Z64(rng.next_u64())
+    }
+
+    fn add_axpy(memory: &mut [Z64], f: Z64, u: &[Z64], v: &[Z64]) {
+        for ((m, &u), &v) in memory.iter_mut().zip(u).zip(v) {
+            *m = *m + v + f * u;
+        }
+    }
+
+    fn gen_keys<R: RngCore + CryptoRng + ?Sized>(
+        session: &mut Session,
+        engine: &mut Arith2,
+        points: &[(Vec<bool>, Z64)],
+        big: usize,
+        outputs: &mut [Vec<Z64>],
+        rng: &mut R,
+    ) -> Result<(), DuoramError> {
+        let (bits, betas): (Vec<Vec<bool>>, Vec<Z64>) = points.iter().cloned().unzip();
+        gen_many_with_outputs_z64(session, engine, &bits, &betas, big, outputs, rng)?;
+        Ok(())
+    }
+}
+
+/// This party's additive share of a memory of `n` words of `W`, kept on the padded domain N.
+/// `Debug` shows only the sizes.
+#[derive(Clone)]
+pub struct MemoryShareOf<W> {
+    n: usize,
+    /// `N` words; cells `n..N` are padding.
+    words: Vec<W>,
+}
+
+/// A share of a memory of F_p words.
+pub type MemoryShare = MemoryShareOf<Fp>;
+
+/// A share of a memory of 64-bit words (additive mod 2^64): READ by [`read_u64`], UPDATE by
+/// [`update`] with [`prepare_u64`]'s material.
+pub type MemoryShare64 = MemoryShareOf<Z64>;
+
+impl<W> core::fmt::Debug for MemoryShareOf<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
@@ -203,16 +304,16 @@ impl core::fmt::Debug for MemoryShare {
     }
 }
 
-impl MemoryShare {
+impl<W: TwoPartyWord> MemoryShareOf<W> {
     /// A share of the all-zero memory of `n` words (both parties hold zeros).
     ///
     /// # Errors
     /// [`DuoramError::InvalidSize`] unless `1 ≤ n ≤ 2^40`.
-    pub fn zeros(n: usize) -> Result<MemoryShare, DuoramError> {
+    pub fn zeros(n: usize) -> Result<MemoryShareOf<W>, DuoramError> {
         let big = check_size(n)?;
-        Ok(MemoryShare {
+        Ok(MemoryShareOf {
             n,
-            words: vec![Fp::ZERO; big],
+            words: vec![W::ZERO; big],
         })
     }
 
@@ -220,13 +321,15 @@ impl MemoryShare {
     ///
     /// # Errors
     /// [`DuoramError::InvalidSize`] unless `1 ≤ shares.len() ≤ 2^40`.
-    pub fn from_shares(mut shares: Vec<Fp>) -> Result<MemoryShare, DuoramError> {
+    pub fn from_shares(mut shares: Vec<W>) -> Result<MemoryShareOf<W>, DuoramError> {
         let n = shares.len();
         let big = check_size(n)?;
-        shares.resize(big, Fp::ZERO);
-        Ok(MemoryShare { n, words: shares })
+        shares.resize(big, W::ZERO);
+        Ok(MemoryShareOf { n, words: shares })
     }
+}
 
+impl<W> MemoryShareOf<W> {
     /// The memory size n.
     pub fn len(&self) -> usize {
         self.n
@@ -243,7 +346,7 @@ impl MemoryShare {
     }
 
     /// This party's shares of the n words.
-    pub fn words(&self) -> &[Fp] {
+    pub fn words(&self) -> &[W] {
         &self.words[..self.n]
     }
 }
@@ -254,24 +357,30 @@ impl MemoryShare {
 /// `Debug` shows only the domain.
 ///
 /// [Duoram §5]: crate
-pub struct UpdateMaterial {
+pub struct UpdateMaterialOf<W> {
     /// `r_b ∈ [0, N)`.
     r: u64,
     /// `ρ_b`.
-    rho: Fp,
+    rho: W,
     /// `v_b`, N words.
-    v: Vec<Fp>,
+    v: Vec<W>,
     /// `u_b`, N words.
-    u: Vec<Fp>,
+    u: Vec<W>,
 }
 
-impl core::fmt::Debug for UpdateMaterial {
+/// One UPDATE's material for F_p words ([`prepare`]).
+pub type UpdateMaterial = UpdateMaterialOf<Fp>;
+
+/// One UPDATE's material for 64-bit words ([`prepare_u64`]).
+pub type UpdateMaterial64 = UpdateMaterialOf<Z64>;
+
+impl<W> core::fmt::Debug for UpdateMaterialOf<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "UpdateMaterial {{ N: {}, .. }}", self.v.len())
     }
 }
 
-impl UpdateMaterial {
+impl<W> UpdateMaterialOf<W> {
     /// The padded domain N it was made for.
     pub fn padded_len(&self) -> usize {
         self.v.len()
@@ -367,34 +476,38 @@ fn parse_received(peer: PartyId, blocks: &[Block], big: usize) -> Result<Vec<u64
 }
 
 /// What one party draws for one UPDATE before any message.
-struct Draw {
+struct Draw<W> {
     /// XOR share of r.
     a: u64,
     /// Additive share of ρ.
-    rho: Fp,
+    rho: W,
 }
 
 /// The two points of one UPDATE for [`gen_many_with_outputs`]: the value key (`β = ρ`) and
 /// the unit key (`β = 1`), both at r ([decision 1](self)). Path bits are read most significant
 /// first.
-fn key_points(engine: &Arith2, draw: &Draw, big: usize) -> [PointShare; 2] {
+fn key_points<W: TwoPartyWord>(me: PartyId, draw: &Draw<W>, big: usize) -> [(Vec<bool>, W); 2] {
     let a = usize::try_from(draw.a).unwrap_or_default(); // a < N ≤ 2^40 fits
-    [
-        PointShare::from_xor_share(a, big, Share::from_raw(draw.rho)),
-        PointShare::from_xor_share(a, big, engine.constant(Fp::ONE)),
-    ]
+    let bits = path_bits(a, big);
+    [(bits.clone(), draw.rho), (bits, W::one_share(me))]
 }
 
 /// The buffers of a consumed [`UpdateMaterial`], returned by [`update`] and [`update_many`] so
 /// that [`prepare_reusing`] can evaluate the next keys into them: `2N` field elements whose
 /// pages are already mapped (at `N = 2^20`, allocating and first touching 32 MiB takes longer
 /// than the UPDATE itself, and freeing them a third of it). `Debug` shows only the size.
-pub struct SpentMaterial {
-    v: Vec<Fp>,
-    u: Vec<Fp>,
+pub struct SpentMaterialOf<W> {
+    v: Vec<W>,
+    u: Vec<W>,
 }
 
-impl core::fmt::Debug for SpentMaterial {
+/// The buffers of a consumed [`UpdateMaterial`].
+pub type SpentMaterial = SpentMaterialOf<Fp>;
+
+/// The buffers of a consumed [`UpdateMaterial64`].
+pub type SpentMaterial64 = SpentMaterialOf<Z64>;
+
+impl<W> core::fmt::Debug for SpentMaterialOf<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "SpentMaterial {{ N: {} }}", self.v.len())
     }
@@ -434,6 +547,48 @@ pub fn prepare_reusing<R: RngCore + CryptoRng + ?Sized>(
     spare: &mut Vec<SpentMaterial>,
     rng: &mut R,
 ) -> Result<Vec<UpdateMaterial>, DuoramError> {
+    prepare_words(session, engine, count, n, spare, rng)
+}
+
+/// [`prepare`] for a memory of 64-bit words ([`MemoryShare64`]): the same preprocessing with
+/// keys whose outputs are in Z_2^64 ([`gen_many_with_outputs_z64`]); one UPDATE's material is
+/// `2N` words of 8 bytes.
+///
+/// # Errors
+/// As [`prepare`].
+pub fn prepare_u64<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    count: usize,
+    n: usize,
+    rng: &mut R,
+) -> Result<Vec<UpdateMaterial64>, DuoramError> {
+    prepare_words(session, engine, count, n, &mut Vec::new(), rng)
+}
+
+/// [`prepare_reusing`] for 64-bit words.
+///
+/// # Errors
+/// As [`prepare`].
+pub fn prepare_reusing_u64<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    count: usize,
+    n: usize,
+    spare: &mut Vec<SpentMaterial64>,
+    rng: &mut R,
+) -> Result<Vec<UpdateMaterial64>, DuoramError> {
+    prepare_words(session, engine, count, n, spare, rng)
+}
+
+fn prepare_words<W: TwoPartyWord, R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    engine: &mut Arith2,
+    count: usize,
+    n: usize,
+    spare: &mut Vec<SpentMaterialOf<W>>,
+    rng: &mut R,
+) -> Result<Vec<UpdateMaterialOf<W>>, DuoramError> {
     let big = check_size(n)?;
     let other = peer(session)?;
     if count == 0 {
@@ -441,27 +596,28 @@ pub fn prepare_reusing<R: RngCore + CryptoRng + ?Sized>(
     }
     let d = index_bits(big);
     // Step 1.
-    let draws: Vec<Draw> = (0..count)
+    let draws: Vec<Draw<W>> = (0..count)
         .map(|_| Draw {
             a: draw_index_share(rng, big),
-            rho: Fp::random(rng),
+            rho: W::random_word(rng),
         })
         .collect();
     // Step 2: two keys per UPDATE in one batch.
-    let points: Vec<PointShare> = draws
+    let me = session.me();
+    let points: Vec<(Vec<bool>, W)> = draws
         .iter()
-        .flat_map(|dr| key_points(engine, dr, big))
+        .flat_map(|dr| key_points(me, dr, big))
         .collect();
     // The evaluations land in the buffers of consumed material where there are some.
-    let mut outputs: Vec<Vec<Fp>> = Vec::with_capacity(2 * count);
+    let mut outputs: Vec<Vec<W>> = Vec::with_capacity(2 * count);
     for _ in 0..count {
-        let buf = spare.pop().unwrap_or(SpentMaterial {
+        let buf = spare.pop().unwrap_or(SpentMaterialOf {
             v: Vec::new(),
             u: Vec::new(),
         });
         outputs.extend([buf.v, buf.u]);
     }
-    gen_many_with_outputs(session, engine, &points, big, &mut outputs, rng)?;
+    W::gen_keys(session, engine, &points, big, &mut outputs, rng)?;
     // Step 3: one OT per index bit, P0 sending, P1 choosing.
     let shares: Vec<u64> = if d == 0 {
         vec![0; count]
@@ -499,7 +655,7 @@ pub fn prepare_reusing<R: RngCore + CryptoRng + ?Sized>(
     Ok(draws
         .iter()
         .zip(shares)
-        .map(|(dr, r)| UpdateMaterial {
+        .map(|(dr, r)| UpdateMaterialOf {
             r,
             rho: dr.rho,
             v: outputs.next().unwrap_or_default(), // two outputs per draw
@@ -513,12 +669,15 @@ pub fn prepare_reusing<R: RngCore + CryptoRng + ?Sized>(
 ///
 /// [Duoram §5]: crate
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct MaskedUpdate {
+pub struct MaskedUpdateOf<W> {
     offset: u64,
-    delta: Fp,
+    delta: W,
 }
 
-impl core::fmt::Debug for MaskedUpdate {
+/// The online message over F_p words (24 bytes).
+pub type MaskedUpdate = MaskedUpdateOf<Fp>;
+
+impl<W> core::fmt::Debug for MaskedUpdateOf<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("MaskedUpdate(..)")
     }
@@ -526,25 +685,26 @@ impl core::fmt::Debug for MaskedUpdate {
 
 const MASKED_UPDATE: &str = "masked UPDATE (offset and delta)";
 
-impl MaskedUpdate {
-    /// Bytes on the wire.
-    pub const LEN: usize = 24;
-
+impl<W: TwoPartyWord> MaskedUpdateOf<W> {
     /// This party's message for the UPDATE of its shares `i_share` (mod N) and `delta_share`
-    /// with `material`.
-    fn new(material: &UpdateMaterial, i_share: u64, delta_share: Fp) -> MaskedUpdate {
+    /// with `material` (online step 1).
+    fn new(material: &UpdateMaterialOf<W>, i_share: u64, delta_share: W) -> MaskedUpdateOf<W> {
         let big = material.padded_len();
-        MaskedUpdate {
+        MaskedUpdateOf {
             offset: mod_n(i_share.wrapping_sub(material.r), big),
             delta: delta_share - material.rho,
         }
     }
+}
+
+impl MaskedUpdate {
+    /// Bytes on the wire.
+    pub const LEN: usize = 24;
 
     /// The wire bytes.
     pub fn encode(&self) -> [u8; Self::LEN] {
         let mut out = [0u8; Self::LEN];
-        out[..8].copy_from_slice(&self.offset.to_le_bytes());
-        out[8..].copy_from_slice(&self.delta.to_le_bytes());
+        encode_masked(self.offset, self.delta, &mut out);
         out
     }
 
@@ -555,43 +715,44 @@ impl MaskedUpdate {
     /// `big`, or a non-canonical field element.
     pub fn decode(peer: PartyId, bytes: &[u8], big: usize) -> Result<MaskedUpdate, PeerFault> {
         wire::exact_len(peer, MASKED_UPDATE, bytes, Self::LEN)?;
-        let mut o = [0u8; 8];
-        o.copy_from_slice(&bytes[..8]);
-        let offset = u64::from_le_bytes(o);
-        if offset >= big as u64 {
-            return Err(PeerFault::malformed(
-                peer,
-                MASKED_UPDATE,
-                "an offset not below N",
-            ));
-        }
-        let mut e = [0u8; 16];
-        e.copy_from_slice(&bytes[8..]);
-        let delta =
-            Fp::from_le_bytes(e).map_err(|fault| PeerFault::new(peer, MASKED_UPDATE, fault))?;
+        let (offset, delta) = decode_masked(peer, bytes, big)?;
         Ok(MaskedUpdate { offset, delta })
     }
 }
 
-impl MaskedUpdate {
-    /// Parses `peer`'s message of `k` UPDATEs ([`update_many`]): exactly `k` encodings back to
-    /// back.
-    fn decode_many(
-        peer: PartyId,
-        bytes: &[u8],
-        k: usize,
-        big: usize,
-    ) -> Result<Vec<MaskedUpdate>, PeerFault> {
-        wire::exact_len(peer, MASKED_UPDATE, bytes, k * Self::LEN)?;
-        bytes
-            .chunks_exact(Self::LEN)
-            .map(|c| MaskedUpdate::decode(peer, c, big))
-            .collect()
+/// The wire form of one UPDATE's message over words `W`: the offset `i*_b − r_b mod N` (8
+/// bytes, little-endian) and `δ_b − ρ_b` (`W::BYTES`, little-endian), into `out` of exactly
+/// `8 + W::BYTES` bytes.
+fn encode_masked<W: Group>(offset: u64, delta: W, out: &mut [u8]) {
+    out[..8].copy_from_slice(&offset.to_le_bytes());
+    delta.write_le(&mut out[8..]);
+}
+
+/// Parses one UPDATE's message over words `W` (exactly `8 + W::BYTES` bytes): the offset must
+/// be below `big`, the word canonical.
+fn decode_masked<W: Group>(peer: PartyId, bytes: &[u8], big: usize) -> Result<(u64, W), PeerFault> {
+    wire::exact_len(peer, MASKED_UPDATE, bytes, 8 + W::BYTES)?;
+    let mut o = [0u8; 8];
+    o.copy_from_slice(&bytes[..8]);
+    let offset = u64::from_le_bytes(o);
+    if offset >= big as u64 {
+        return Err(PeerFault::malformed(
+            peer,
+            MASKED_UPDATE,
+            "an offset not below N",
+        ));
     }
+    let delta =
+        W::read_le(&bytes[8..]).map_err(|fault| PeerFault::new(peer, MASKED_UPDATE, fault))?;
+    Ok((offset, delta))
 }
 
 /// Online step 2: the public offset `S = Σ(i*_b − r_b) mod N` and `F = Σ(δ_b − ρ_b)`.
-fn combine(mine: MaskedUpdate, theirs: MaskedUpdate, big: usize) -> (usize, Fp) {
+fn combine<W: TwoPartyWord>(
+    mine: MaskedUpdateOf<W>,
+    theirs: MaskedUpdateOf<W>,
+    big: usize,
+) -> (usize, W) {
     let s = mod_n(mine.offset + theirs.offset, big);
     // s < N ≤ 2^40 fits a usize on the supported targets.
     (
@@ -602,14 +763,15 @@ fn combine(mine: MaskedUpdate, theirs: MaskedUpdate, big: usize) -> (usize, Fp) 
 
 /// Online step 3 ([Duoram §4.2.1] shift, §5 update): `D_b[x] += v_b[x − S] + F·u_b[x − S]`
 /// over the two contiguous segments of the shift: memory `S..N` with material `0..N − S`, and
-/// memory `0..S` with material `N − S..N`, one multiply-add with a single reduction per word.
+/// memory `0..S` with material `N − S..N`, one multiply-add per word (one reduction per word
+/// for F_p).
 ///
 /// [Duoram §4.2.1]: crate
-fn apply(memory: &mut [Fp], material: &UpdateMaterial, s: usize, f: Fp) {
+fn apply<W: TwoPartyWord>(memory: &mut [W], material: &UpdateMaterialOf<W>, s: usize, f: W) {
     let big = memory.len();
     let (v, u) = (&material.v, &material.u);
     for (mem, mat) in [(s..big, 0..big - s), (0..s, big - s..big)] {
-        add_axpy(&mut memory[mem], f, &u[mat.clone()], &v[mat]);
+        W::add_axpy(&mut memory[mem], f, &u[mat.clone()], &v[mat]);
     }
 }
 
@@ -626,13 +788,13 @@ fn apply(memory: &mut [Fp], material: &UpdateMaterial, s: usize, f: Fp) {
 /// it). On an error after sending the memory is unchanged, but the parties may be out of step.
 ///
 /// [Duoram §5]: crate
-pub fn update(
+pub fn update<W: TwoPartyWord>(
     session: &mut Session,
-    memory: &mut MemoryShare,
-    material: UpdateMaterial,
+    memory: &mut MemoryShareOf<W>,
+    material: UpdateMaterialOf<W>,
     i_share: u64,
-    delta_share: Fp,
-) -> Result<SpentMaterial, DuoramError> {
+    delta_share: W,
+) -> Result<SpentMaterialOf<W>, DuoramError> {
     let mut spent = update_many(session, memory, vec![material], &[(i_share, delta_share)])?;
     spent
         .pop()
@@ -641,9 +803,9 @@ pub fn update(
 
 /// The misuse checks of [`update_many`] and [`update_field_many`]: one pair of shares per
 /// material, every material made for the memory's domain. Returns the domain N.
-fn check_materials(
-    memory: &MemoryShare,
-    materials: &[UpdateMaterial],
+fn check_materials<W>(
+    memory: &MemoryShareOf<W>,
+    materials: &[UpdateMaterialOf<W>],
     shares: usize,
 ) -> Result<usize, DuoramError> {
     let big = memory.padded_len();
@@ -662,8 +824,9 @@ fn check_materials(
 
 /// Several UPDATEs whose indices and values are known together, in one flight ([Duoram §1.2]:
 /// "doing k updates in parallel requires one message being exchanged"): `shares[j]` is this
-/// party's `(i*, δ)` shares for `materials[j]`; one message of `24·k` bytes each way, then the
-/// UPDATEs applied in order. [`update`] is the case k = 1, with the same message.
+/// party's `(i*, δ)` shares for `materials[j]`; one message of `24·k` bytes each way (`16·k`
+/// for 64-bit words), then the UPDATEs applied in order. [`update`] is the case k = 1, with the
+/// same message.
 ///
 /// # Errors
 /// [`DuoramError::ApiMisuse`] unless there is one pair of shares per material and every
@@ -671,32 +834,46 @@ fn check_materials(
 /// [`update`].
 ///
 /// [Duoram §1.2]: crate
-pub fn update_many(
+pub fn update_many<W: TwoPartyWord>(
     session: &mut Session,
-    memory: &mut MemoryShare,
-    materials: Vec<UpdateMaterial>,
-    shares: &[(u64, Fp)],
-) -> Result<Vec<SpentMaterial>, DuoramError> {
+    memory: &mut MemoryShareOf<W>,
+    materials: Vec<UpdateMaterialOf<W>>,
+    shares: &[(u64, W)],
+) -> Result<Vec<SpentMaterialOf<W>>, DuoramError> {
     let big = check_materials(memory, &materials, shares.len())?;
     let other = peer(session)?;
     if materials.is_empty() {
         return Ok(Vec::new());
     }
-    let mine: Vec<MaskedUpdate> = materials
+    // Online step 1.
+    let mine: Vec<MaskedUpdateOf<W>> = materials
         .iter()
         .zip(shares)
-        .map(|(m, &(i, d))| MaskedUpdate::new(m, i, d))
+        .map(|(m, &(i, d))| MaskedUpdateOf::new(m, i, d))
         .collect();
-    let bytes: Vec<u8> = mine.iter().flat_map(MaskedUpdate::encode).collect();
+    let len = 8 + W::BYTES;
+    let mut bytes = vec![0u8; len * mine.len()];
+    for (m, out) in mine.iter().zip(bytes.chunks_exact_mut(len)) {
+        encode_masked(m.offset, m.delta, out);
+    }
     session.send_bytes(other, &bytes)?;
-    let theirs = MaskedUpdate::decode_many(other, &session.recv_bytes(other)?, mine.len(), big)?;
+    let got = session.recv_bytes(other)?;
+    wire::exact_len(other, MASKED_UPDATE, &got, len * mine.len())?;
+    let theirs: Vec<MaskedUpdateOf<W>> = got
+        .chunks_exact(len)
+        .map(|c| {
+            let (offset, delta) = decode_masked(other, c, big)?;
+            Ok(MaskedUpdateOf { offset, delta })
+        })
+        .collect::<Result<_, PeerFault>>()?;
+    // Online steps 2 and 3.
     Ok(materials
         .into_iter()
         .zip(mine.into_iter().zip(theirs))
         .map(|(material, (a, b))| {
             let (s, f) = combine(a, b, big);
             apply(&mut memory.words, &material, s, f);
-            SpentMaterial {
+            SpentMaterialOf {
                 v: material.v,
                 u: material.u,
             }
@@ -773,21 +950,19 @@ const OPENED: &str = "memory share being opened";
 /// # Errors
 /// [`DuoramError::Twopc`] for a session that does not have two parties; transport failures
 /// and the peer's malformed shares (wrong length, non-canonical elements), naming it.
-pub fn open_memory(session: &mut Session, memory: &MemoryShare) -> Result<Vec<Fp>, DuoramError> {
+pub fn open_memory<W: TwoPartyWord>(
+    session: &mut Session,
+    memory: &MemoryShareOf<W>,
+) -> Result<Vec<W>, DuoramError> {
     let other = peer(session)?;
     let mine = memory.words();
     let mut out = Vec::with_capacity(mine.len());
     for chunk in mine.chunks(OPEN_CHUNK) {
-        let bytes: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
-        session.send_bytes(other, &bytes)?;
+        session.send_bytes(other, &encode_vec(chunk))?;
         let theirs = session.recv_bytes(other)?;
-        wire::exact_len(other, OPENED, &theirs, 16 * chunk.len())?;
-        for (x, c) in chunk.iter().zip(theirs.chunks_exact(16)) {
-            let mut e = [0u8; 16];
-            e.copy_from_slice(c);
-            let y = Fp::from_le_bytes(e).map_err(|fault| PeerFault::new(other, OPENED, fault))?;
-            out.push(*x + y);
-        }
+        let theirs: Vec<W> = decode_vec(&theirs, chunk.len())
+            .map_err(|fault| PeerFault::new(other, OPENED, fault))?;
+        out.extend(chunk.iter().zip(theirs).map(|(&x, y)| x + y));
     }
     Ok(out)
 }
@@ -798,10 +973,10 @@ pub fn open_memory(session: &mut Session, memory: &MemoryShare) -> Result<Vec<Fp
 /// # Errors
 /// [`DuoramError::VerificationFailed`] naming the first cell that differs (or index `n` if
 /// `plain` has another length); as [`open_memory`].
-pub fn check_against_plain(
+pub fn check_against_plain<W: TwoPartyWord>(
     session: &mut Session,
-    memory: &MemoryShare,
-    plain: &[Fp],
+    memory: &MemoryShareOf<W>,
+    plain: &[W],
 ) -> Result<(), DuoramError> {
     let opened = open_memory(session, memory)?;
     let bad = opened

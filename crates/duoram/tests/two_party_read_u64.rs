@@ -1,7 +1,7 @@
 //! 2P-Duoram's READ on 64-bit words (SPIRAL over 8-byte records): every read's shares sum, mod
 //! 2^64, to the plaintext word, on odd and power-of-two sizes and indices near both ends;
 //! transcripts that depend on neither the indices nor the data; F_p material and 64-bit
-//! material not interchangeable.
+//! material not interchangeable, nor material of another size.
 #![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
@@ -9,8 +9,10 @@ use std::time::Duration;
 use doram_core::Seed;
 use doram_duoram::DuoramError;
 use doram_duoram::two_party::{
-    MemoryShare, padded_len, prepare_reads, read, read_u64, setup_reads, setup_reads_u64,
+    MemoryShare, MemoryShare64, padded_len, prepare_reads, read, read_u64, setup_reads,
+    setup_reads_u64,
 };
+use doram_field::Z64;
 use doram_mpc::testkit::test_seed;
 use doram_net::{LocalMesh, Session, Transcript};
 use doram_prim::AesPrg;
@@ -58,12 +60,13 @@ fn party(
     let me = s.me().index() as u64;
     let mut rng = insecure_rng_for_tests(seed.wrapping_mul(2).wrapping_add(me));
     let mut engine = Arith2::setup(&mut s, &mut rng)?;
+    let memory = MemoryShare64::from_shares(words.iter().map(|&w| Z64(w)).collect())?;
     let mut setup = setup_reads_u64(&mut s, words.len())?;
     s.record_transcript(true);
     let mats = prepare_reads(&mut s, &mut engine, &setup, indices.len(), &mut rng)?;
     let mut out = Vec::new();
     for (mat, &i) in mats.into_iter().zip(indices) {
-        out.push(read_u64(&mut s, words, &mut setup, mat, i)?);
+        out.push(read_u64(&mut s, &memory, &mut setup, mat, i)?.0);
     }
     Ok((out, s.take_transcript().unwrap()))
 }
@@ -137,21 +140,17 @@ fn field_and_word_material_are_not_interchangeable() {
             wm.into_iter().next().unwrap(),
             0,
         );
+        let zeros = MemoryShare64::zeros(8).unwrap();
         let b = read_u64(
             &mut s,
-            &[0; 8],
+            &zeros,
             &mut words,
             fm.into_iter().next().unwrap(),
             0,
         );
         let m = prepare_reads(&mut s, &mut engine, &words, 1, &mut rng).unwrap();
-        let c = read_u64(
-            &mut s,
-            &[0; 7],
-            &mut words,
-            m.into_iter().next().unwrap(),
-            0,
-        );
+        let small = MemoryShare64::zeros(3).unwrap();
+        let c = read_u64(&mut s, &small, &mut words, m.into_iter().next().unwrap(), 0);
         [a.err(), b.err(), c.err()]
             .iter()
             .all(|e| matches!(e, Some(DuoramError::ApiMisuse(_))))

@@ -50,7 +50,7 @@
 
 use doram_core::PartyId;
 use doram_core::wire::{self, PeerFault};
-use doram_field::Fp;
+use doram_field::{Fp, Z64};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_spir::{Client, Expanded, RECORD_BYTES, Server, Shape, SpirError, masks};
@@ -58,7 +58,7 @@ use doram_twopc::arith::Arith2;
 use doram_twopc::driver::{peer, rot_receive, rot_send};
 use rand_core::{CryptoRng, RngCore};
 
-use super::{MemoryShare, check_size, field_mod_n, masked_field_offset, mod_n};
+use super::{MemoryShare, MemoryShare64, check_size, field_mod_n, masked_field_offset, mod_n};
 use crate::error::DuoramError;
 
 const PUBLIC_PARAMS: &str = "SPIR public parameters";
@@ -288,20 +288,19 @@ pub fn read(
     Ok(c - blind)
 }
 
-/// [`read`] on a memory of 64-bit words shared additively mod 2^64 (`words`, N of them),
-/// with a setup from [`setup_reads_u64`]; returns this party's share of `D[i*]` mod 2^64.
+/// [`read`] on a memory of 64-bit words shared additively mod 2^64, with a setup from
+/// [`setup_reads_u64`]; returns this party's share of `D[i*]` mod 2^64.
 ///
 /// # Errors
-/// As [`read`]; [`DuoramError::ApiMisuse`] also if `words` is not N long or the setup is for
-/// F_p words.
+/// As [`read`]; [`DuoramError::ApiMisuse`] also if the material is for F_p words.
 pub fn read_u64(
     session: &mut Session,
-    words: &[u64],
+    memory: &MemoryShare64,
     setup: &mut ReadSetup,
     material: ReadMaterial,
     i_share: u64,
-) -> Result<u64, DuoramError> {
-    let big = check_domain(words.len(), setup, &material)?;
+) -> Result<Z64, DuoramError> {
+    let big = check_domain(memory.padded_len(), setup, &material)?;
     let Blind::Word(blind) = material.blind else {
         return Err(DuoramError::ApiMisuse(
             "READ material for F_p words used on 64-bit words",
@@ -314,9 +313,9 @@ pub fn read_u64(
         material,
         &mine.to_le_bytes(),
         offset_mod_n(i_share, big),
-        |src| words[src].wrapping_add(blind).to_le_bytes(),
+        |src| memory.words[src].0.wrapping_add(blind).to_le_bytes(),
     )?;
-    Ok(u64::from_le_bytes(c).wrapping_sub(blind))
+    Ok(Z64(u64::from_le_bytes(c).wrapping_sub(blind)))
 }
 
 /// The peer's first message for an index shared mod N: its offset `o < N`, giving the rotation
