@@ -162,7 +162,7 @@ use rand_core::{CryptoRng, RngCore};
 pub mod backend;
 pub mod read;
 
-pub use backend::Duoram2;
+pub use backend::{BackendWord, Duoram2, Duoram2Of, Duoram2Z64};
 
 pub use read::{
     ReadMaterial, ReadSetup, prepare_reads, read, read_field, read_u64, setup_reads,
@@ -581,7 +581,7 @@ pub fn prepare_reusing_u64<R: RngCore + CryptoRng + ?Sized>(
     prepare_words(session, engine, count, n, spare, rng)
 }
 
-fn prepare_words<W: TwoPartyWord, R: RngCore + CryptoRng + ?Sized>(
+pub(crate) fn prepare_words<W: TwoPartyWord, R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
     engine: &mut Arith2,
     count: usize,

@@ -310,6 +310,11 @@ impl Arith2 {
         self.pool.len()
     }
 
+    /// Z_2^64 triples ready for [`Arith2::mul_many_z64`].
+    pub fn pool_len_z64(&self) -> usize {
+        self.pool64.len()
+    }
+
     /// What the engine has done so far.
     pub fn counters(&self) -> Counters {
         self.counters

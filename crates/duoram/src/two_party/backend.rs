@@ -1,5 +1,5 @@
-//! 2P-Duoram as a [`SharedMemory`] backend ([`Duoram2`]): two parties, F_p words, hidden
-//! operation types, no third party.
+//! 2P-Duoram as a [`SharedMemory`] backend ([`Duoram2`] on F_p words, [`Duoram2Z64`] on the
+//! paper's 64-bit words): two parties, hidden operation types, no third party.
 //!
 //! Every access is one READ ([`read_field`]) of the old value and one UPDATE
 //! ([`update_field_many`]) by `δ = op·(v − old)` — one Beaver product on the two-party engine
@@ -9,10 +9,16 @@
 //! (the READ's two, the product's one, the UPDATE's one).
 //!
 //! Preprocessing ([`SharedMemory::preprocess`]): per access, one READ's material
-//! ([`prepare_reads`]), one UPDATE's ([`prepare`](super::prepare)) and one F_p triple. UPDATE
-//! material holds `2N` field elements (32 MiB at `N = 2^20`), so a driver preprocesses in
-//! batches sized to its memory ([`Protocol::preprocess_upfront`]); an access without material
-//! makes its own inline.
+//! ([`prepare_reads`]), one UPDATE's ([`prepare`](super::prepare)) and one triple of the word
+//! ring. UPDATE material holds `2N` words (32 MiB at `N = 2^20` for F_p, 16 MiB for 64-bit
+//! words), so a driver preprocesses in batches sized to its memory
+//! ([`Protocol::preprocess_upfront`]); an access without material makes its own inline.
+//!
+//! On 64-bit words ([`Duoram2Z64`]) an index shared additively mod 2^64 is already shared mod
+//! N (N divides 2^64), so the READ and the UPDATE send the offset as it is ([`read_u64`],
+//! [`update_many`]); on F_p words they send it under a 2^-40 statistical mask
+//! ([`read_field`], [`update_field_many`]). The READ's records are 8 bytes instead of 16, half
+//! the online work.
 //!
 //! Secrets: the engine's and the indices' randomness come from the setup seed (OS entropy in
 //! real use); SPIRAL's keys and query randomness always come from OS entropy inside
@@ -21,7 +27,7 @@
 use std::collections::VecDeque;
 
 use doram_core::Seed;
-use doram_field::Fp;
+use doram_field::{Fp, Z64};
 use doram_mpc::Additive;
 use doram_net::Session;
 use doram_oram::{
@@ -32,8 +38,13 @@ use doram_twopc::arith::{Arith2, Share};
 use doram_twopc::driver::peer;
 use rand_core::RngCore;
 
-use super::read::{ReadMaterial, ReadSetup, prepare_reads, read_field, setup_reads};
-use super::{MemoryShare, SpentMaterial, UpdateMaterial, prepare_reusing, update_field_many};
+use super::read::{
+    ReadMaterial, ReadSetup, prepare_reads, read_field, read_u64, setup_reads, setup_reads_u64,
+};
+use super::{
+    MemoryShareOf, SpentMaterialOf, TwoPartyWord, UpdateMaterialOf, prepare_words,
+    update_field_many, update_many,
+};
 use crate::error::DuoramError;
 
 /// The frame limit of an instance. Its largest fixed-size message is SPIRAL's public
@@ -43,21 +54,184 @@ use crate::error::DuoramError;
 /// hundreds of thousands of UPDATEs, far beyond what their material lets a party hold.
 const MAX_MESSAGE: usize = 32 << 20;
 
-/// One party's endpoint of 2P-Duoram ([module documentation](self)). `Debug` shows the sizes.
-pub struct Duoram2 {
+/// The word rings of the backend: what a READ, an UPDATE and the product δ = op·(v − old) are
+/// in each ([module documentation](self)). Implemented for [`Fp`] and [`Z64`].
+pub trait BackendWord: TwoPartyWord {
+    /// The protocol's name in reports.
+    const NAME: &'static str;
+
+    /// The READ set-up for this word size.
+    #[doc(hidden)]
+    fn setup_reads(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramError>;
+
+    /// One READ at the shared index `addr`.
+    #[doc(hidden)]
+    fn read(
+        session: &mut Session,
+        memory: &MemoryShareOf<Self>,
+        setup: &mut ReadSetup,
+        material: ReadMaterial,
+        addr: Self,
+        rng: &mut AesPrg,
+    ) -> Result<Self, DuoramError>;
+
+    /// UPDATEs by `(addr, δ)` shares.
+    #[doc(hidden)]
+    fn update(
+        session: &mut Session,
+        memory: &mut MemoryShareOf<Self>,
+        materials: Vec<UpdateMaterialOf<Self>>,
+        shares: &[(Self, Self)],
+        rng: &mut AesPrg,
+    ) -> Result<Vec<SpentMaterialOf<Self>>, DuoramError>;
+
+    /// Triples pooled in the engine for this ring.
+    #[doc(hidden)]
+    fn pooled(engine: &Arith2) -> usize;
+
+    /// Makes `count` triples of this ring.
+    #[doc(hidden)]
+    fn make_triples(
+        engine: &mut Arith2,
+        session: &mut Session,
+        count: usize,
+    ) -> Result<(), DuoramError>;
+
+    /// x·y of shares (one Beaver product).
+    #[doc(hidden)]
+    fn product(
+        engine: &mut Arith2,
+        session: &mut Session,
+        x: Self,
+        y: Self,
+    ) -> Result<Self, DuoramError>;
+}
+
+impl BackendWord for Fp {
+    const NAME: &'static str = "duoram2p";
+
+    fn setup_reads(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramError> {
+        setup_reads(session, n)
+    }
+
+    fn read(
+        session: &mut Session,
+        memory: &MemoryShareOf<Fp>,
+        setup: &mut ReadSetup,
+        material: ReadMaterial,
+        addr: Fp,
+        rng: &mut AesPrg,
+    ) -> Result<Fp, DuoramError> {
+        read_field(session, memory, setup, material, addr, rng)
+    }
+
+    fn update(
+        session: &mut Session,
+        memory: &mut MemoryShareOf<Fp>,
+        materials: Vec<UpdateMaterialOf<Fp>>,
+        shares: &[(Fp, Fp)],
+        rng: &mut AesPrg,
+    ) -> Result<Vec<SpentMaterialOf<Fp>>, DuoramError> {
+        update_field_many(session, memory, materials, shares, rng)
+    }
+
+    fn pooled(engine: &Arith2) -> usize {
+        engine.pool_len()
+    }
+
+    fn make_triples(
+        engine: &mut Arith2,
+        session: &mut Session,
+        count: usize,
+    ) -> Result<(), DuoramError> {
+        Ok(engine.preprocess(session, count)?)
+    }
+
+    fn product(
+        engine: &mut Arith2,
+        session: &mut Session,
+        x: Fp,
+        y: Fp,
+    ) -> Result<Fp, DuoramError> {
+        let z = engine.mul_many(session, &[(Share::from_raw(x), Share::from_raw(y))])?;
+        Ok(z.first().map_or(Fp::ZERO, |d| d.raw()))
+    }
+}
+
+impl BackendWord for Z64 {
+    const NAME: &'static str = "duoram2p-z64";
+
+    fn setup_reads(session: &mut Session, n: usize) -> Result<ReadSetup, DuoramError> {
+        setup_reads_u64(session, n)
+    }
+
+    fn read(
+        session: &mut Session,
+        memory: &MemoryShareOf<Z64>,
+        setup: &mut ReadSetup,
+        material: ReadMaterial,
+        addr: Z64,
+        _rng: &mut AesPrg,
+    ) -> Result<Z64, DuoramError> {
+        read_u64(session, memory, setup, material, addr.0)
+    }
+
+    fn update(
+        session: &mut Session,
+        memory: &mut MemoryShareOf<Z64>,
+        materials: Vec<UpdateMaterialOf<Z64>>,
+        shares: &[(Z64, Z64)],
+        _rng: &mut AesPrg,
+    ) -> Result<Vec<SpentMaterialOf<Z64>>, DuoramError> {
+        let shares: Vec<(u64, Z64)> = shares.iter().map(|&(a, d)| (a.0, d)).collect();
+        update_many(session, memory, materials, &shares)
+    }
+
+    fn pooled(engine: &Arith2) -> usize {
+        engine.pool_len_z64()
+    }
+
+    fn make_triples(
+        engine: &mut Arith2,
+        session: &mut Session,
+        count: usize,
+    ) -> Result<(), DuoramError> {
+        Ok(engine.preprocess_z64(session, count)?)
+    }
+
+    fn product(
+        engine: &mut Arith2,
+        session: &mut Session,
+        x: Z64,
+        y: Z64,
+    ) -> Result<Z64, DuoramError> {
+        let z = engine.mul_many_z64(session, &[(x, y)])?;
+        Ok(z.first().copied().unwrap_or(Z64::ZERO))
+    }
+}
+
+/// One party's endpoint of 2P-Duoram over words `W` ([module documentation](self)). `Debug`
+/// shows the sizes.
+pub struct Duoram2Of<W> {
     session: Session,
     engine: Arith2,
     rng: AesPrg,
     n: usize,
-    memory: Option<MemoryShare>,
+    memory: Option<MemoryShareOf<W>>,
     reads: ReadSetup,
     read_mats: VecDeque<ReadMaterial>,
-    update_mats: VecDeque<UpdateMaterial>,
-    spare: Vec<SpentMaterial>,
+    update_mats: VecDeque<UpdateMaterialOf<W>>,
+    spare: Vec<SpentMaterialOf<W>>,
     poisoned: bool,
 }
 
-impl core::fmt::Debug for Duoram2 {
+/// 2P-Duoram on F_p words (the words of the two-party engine and of its programs).
+pub type Duoram2 = Duoram2Of<Fp>;
+
+/// 2P-Duoram on 64-bit words (additive mod 2^64), the paper's setting.
+pub type Duoram2Z64 = Duoram2Of<Z64>;
+
+impl<W: BackendWord> core::fmt::Debug for Duoram2Of<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
@@ -68,7 +242,7 @@ impl core::fmt::Debug for Duoram2 {
     }
 }
 
-impl Duoram2 {
+impl<W: BackendWord> Duoram2Of<W> {
     /// Sets up this party's endpoint over a session of two parties for a memory of `n` words:
     /// the two-party engine (base OTs, OT extension both ways) and the SPIRAL keys (public
     /// parameters exchanged). `seed` is this party's secret randomness (OS entropy in real use).
@@ -76,7 +250,7 @@ impl Duoram2 {
     /// # Errors
     /// [`DuoramError::InvalidSize`] unless `1 ≤ n ≤ 2^26`; [`DuoramError::Twopc`] for a session
     /// that does not have two parties; transport failures and the peer's malformed messages.
-    pub fn setup(mut session: Session, n: usize, seed: Seed) -> Result<Duoram2, DuoramError> {
+    pub fn setup(mut session: Session, n: usize, seed: Seed) -> Result<Duoram2Of<W>, DuoramError> {
         peer(&session)?;
         let reads_size_ok = (1..=doram_spir::MAX_RECORDS).contains(&n);
         if !reads_size_ok {
@@ -87,8 +261,8 @@ impl Duoram2 {
         }
         let mut rng = AesPrg::new(seed);
         let engine = Arith2::setup(&mut session, &mut rng)?;
-        let reads = setup_reads(&mut session, n)?;
-        Ok(Duoram2 {
+        let reads = W::setup_reads(&mut session, n)?;
+        Ok(Duoram2Of {
             session,
             engine,
             rng,
@@ -113,7 +287,7 @@ impl Duoram2 {
     /// Runs `f`, poisoning the instance if it fails after messages may have been sent.
     fn guarded<T>(
         &mut self,
-        f: impl FnOnce(&mut Duoram2) -> Result<T, DuoramError>,
+        f: impl FnOnce(&mut Duoram2Of<W>) -> Result<T, DuoramError>,
     ) -> Result<T, OramError> {
         self.check()?;
         f(self).map_err(|e| {
@@ -137,7 +311,7 @@ impl Duoram2 {
             &mut self.rng,
         )?;
         self.read_mats.extend(reads);
-        let updates = prepare_reusing(
+        let updates = prepare_words(
             &mut self.session,
             &mut self.engine,
             k,
@@ -147,15 +321,15 @@ impl Duoram2 {
         )?;
         self.update_mats.extend(updates);
         // One triple per queued access (the product δ = op·(v − old)).
-        let missing = self.preprocessed().saturating_sub(self.engine.pool_len());
+        let missing = self.preprocessed().saturating_sub(W::pooled(&self.engine));
         if missing > 0 {
-            self.engine.preprocess(&mut self.session, missing)?;
+            W::make_triples(&mut self.engine, &mut self.session, missing)?;
         }
         Ok(())
     }
 
     /// One access: READ, δ = op·(v − old), UPDATE.
-    fn access_inner(&mut self, op: Additive<Fp>, addr: Fp, value: Fp) -> Result<Fp, DuoramError> {
+    fn access_inner(&mut self, op: Additive<W>, addr: W, value: W) -> Result<W, DuoramError> {
         if self.read_mats.is_empty() || self.update_mats.is_empty() {
             self.prepare_more(1)?;
         }
@@ -164,7 +338,7 @@ impl Duoram2 {
             return Err(DuoramError::ApiMisuse("no material after preprocessing"));
         };
         let memory = self.memory.as_mut().ok_or(DuoramError::NotInitialized)?;
-        let old = read_field(
+        let old = W::read(
             &mut self.session,
             memory,
             &mut self.reads,
@@ -172,12 +346,8 @@ impl Duoram2 {
             addr,
             &mut self.rng,
         )?;
-        let delta = self.engine.mul_many(
-            &mut self.session,
-            &[(Share::from_raw(op.share()), Share::from_raw(value - old))],
-        )?;
-        let delta = delta.first().map_or(Fp::ZERO, |d| d.raw());
-        let spent = update_field_many(
+        let delta = W::product(&mut self.engine, &mut self.session, op.share(), value - old)?;
+        let spent = W::update(
             &mut self.session,
             memory,
             vec![um],
@@ -189,8 +359,8 @@ impl Duoram2 {
     }
 }
 
-impl SharedMemory for Duoram2 {
-    type Word = Fp;
+impl<W: BackendWord> SharedMemory for Duoram2Of<W> {
+    type Word = W;
 
     const OP_VISIBILITY: OpVisibility = OpVisibility::Hidden;
 
@@ -210,7 +380,7 @@ impl SharedMemory for Duoram2 {
         self.read_mats.len().min(self.update_mats.len())
     }
 
-    fn init(&mut self, memory: &[Additive<Fp>]) -> Result<(), OramError> {
+    fn init(&mut self, memory: &[Additive<W>]) -> Result<(), OramError> {
         self.check()?;
         if self.memory.is_some() {
             return Err(OramError::AlreadyInitialized);
@@ -222,11 +392,11 @@ impl SharedMemory for Duoram2 {
             });
         }
         let shares = memory.iter().map(|a| a.share()).collect();
-        self.memory = Some(MemoryShare::from_shares(shares).map_err(OramError::from)?);
+        self.memory = Some(MemoryShareOf::from_shares(shares).map_err(OramError::from)?);
         Ok(())
     }
 
-    fn access(&mut self, ins: &InstructionShare<Fp>) -> Result<Additive<Fp>, OramError> {
+    fn access(&mut self, ins: &InstructionShare<W>) -> Result<Additive<W>, OramError> {
         self.check()?;
         if self.memory.is_none() {
             return Err(OramError::NotInitialized);
@@ -238,7 +408,7 @@ impl SharedMemory for Duoram2 {
             .map(Additive::from_share)
     }
 
-    fn memory(&mut self) -> Result<Vec<Additive<Fp>>, OramError> {
+    fn memory(&mut self) -> Result<Vec<Additive<W>>, OramError> {
         self.check()?;
         if self.memory.is_none() {
             return Err(OramError::NotInitialized);
@@ -260,11 +430,11 @@ impl SharedMemory for Duoram2 {
             };
             let mut mask = AesPrg::new(Seed(seed));
             let sign = s.session.me().index() == 0;
-            let words = s.memory.as_ref().map_or(&[][..], MemoryShare::words);
+            let words = s.memory.as_ref().map_or(&[][..], MemoryShareOf::words);
             Ok(words
                 .iter()
                 .map(|&w| {
-                    let z = Fp::random(&mut mask);
+                    let z = W::random_word(&mut mask);
                     Additive::from_share(if sign { w + z } else { w - z })
                 })
                 .collect())
@@ -272,14 +442,14 @@ impl SharedMemory for Duoram2 {
     }
 
     /// 2P-Duoram's native UPDATE: one flight, one UPDATE's material.
-    fn update(&mut self, addr: Additive<Fp>, delta: Additive<Fp>) -> Result<(), OramError> {
+    fn update(&mut self, addr: Additive<W>, delta: Additive<W>) -> Result<(), OramError> {
         self.check()?;
         if self.memory.is_none() {
             return Err(OramError::NotInitialized);
         }
         self.guarded(|s| {
             if s.update_mats.is_empty() {
-                let u = prepare_reusing(
+                let u = prepare_words(
                     &mut s.session,
                     &mut s.engine,
                     1,
@@ -294,7 +464,7 @@ impl SharedMemory for Duoram2 {
                 .pop_front()
                 .ok_or(DuoramError::ApiMisuse("no UPDATE material"))?;
             let memory = s.memory.as_mut().ok_or(DuoramError::NotInitialized)?;
-            let spent = update_field_many(
+            let spent = W::update(
                 &mut s.session,
                 memory,
                 vec![um],
@@ -307,7 +477,7 @@ impl SharedMemory for Duoram2 {
     }
 }
 
-impl DistributedOram for Duoram2 {
+impl<W: BackendWord> DistributedOram for Duoram2Of<W> {
     fn max_message_bytes(&self) -> usize {
         MAX_MESSAGE
     }
@@ -322,13 +492,13 @@ impl DistributedOram for Duoram2 {
 }
 
 /// 2P-Duoram for the generic drivers (one thread per party; `threads` is ignored).
-impl Protocol for Duoram2 {
-    const NAME: &'static str = "duoram2p";
+impl<W: BackendWord> Protocol for Duoram2Of<W> {
+    const NAME: &'static str = W::NAME;
 
     const PARTIES: usize = 2;
 
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
-        Duoram2::setup(session, n, seed).map_err(Into::into)
+        Duoram2Of::setup(session, n, seed).map_err(Into::into)
     }
 
     /// An access's material is dominated by the UPDATE's `2N` field elements: keep it under
