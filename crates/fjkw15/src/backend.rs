@@ -1,5 +1,23 @@
-//! [`Fjkw15Memory`]: FJKW15 as a doram shared memory (`doram_oram::SharedMemory` and
-//! `DistributedOram`) over words of Z/2^64, one instance per party, owning its session.
+//! [`Fjkw15Oram`]: FJKW15 as a doram shared memory (`doram_oram::SharedMemory` and
+//! `DistributedOram`), one instance per party, owning its session, over words of Z/2^64
+//! ([`Fjkw15Memory`]) or of F_p ([`Fjkw15FpMemory`]).
+//!
+//! # Two word types, one protocol
+//! FJKW15 itself stores bit strings XOR-shared by D and E; the word type only decides the
+//! records' width and the ring of the conversions at the interface ([`crate::convert`],
+//! [`Fjkw15Word`]). Z/2^64: 64-bit records, ripple-carry adders mod 2^64. F_p (the word of
+//! the three-party program machine, whose engine computes in F_p and hands the DORAM additive
+//! F_p shares): 128-bit records (the field's byte width) holding canonical representatives,
+//! and the same garbled circuits with an adder mod p (a + b, then − p unless that borrows:
+//! three ANDs per bit). This is the least invasive way to run every RAM program on FJKW15:
+//! the access protocol is untouched, no value is ever opened, and the conversions stay the
+//! one-circuit A2B/B2A of the Z/2^64 backend. The alternatives cost more: keeping Z/2^64
+//! words under an F_p machine would need an F_p ↔ Z/2^64 conversion in the engine at every
+//! access (a comparison-like protocol per value, see `doram_programs::machine`), and
+//! engine-side bit decomposition of F_p shares would cost more rounds than one garbled
+//! circuit. Costs over F_p: A2B of an address ≈ 512 ANDs (the mod-p sum, its reduction and
+//! the range check below), of a written value ≈ 384, B2A ≈ 384 — about 16 kB more per read
+//! and 28 kB more per write than over Z/2^64 (docs/notes/fjkw15.md has measurements).
 //!
 //! * **Roles**: C = P0, D = P1, E = P2 for the instance's life ([`Roles::default`]).
 //! * **Parameters** ([`Fjkw15Memory::params_for`]): records of 64 bits (one word), buckets of
@@ -26,37 +44,99 @@
 //! has measurements). [`InsecureDealtFjkw15`]
 //! replaces the load by an opening of the memory to D and E, for benchmarks only.
 //!
-//! **Out-of-range addresses** (≥ n, reduced mod 2^m by the conversion): the address is not in
-//! the forest, C's SS-COT finds no match and C fails with [`Fjkw15Error::Matches`]; the other
-//! parties then fail on the closed or silent link. The instance is poisoned. Programs must keep
-//! addresses in range.
+//! **Out-of-range addresses**. Over F_p ([`Fjkw15Word::CHECK_RANGE`]) the address's A2B
+//! circuit also computes [x ≥ n] over the whole reduced address and outputs it to D in
+//! the clear; D sends a one-byte [`RangeStatus`](crate::convert::RangeStatus) to C and E
+//! after every address conversion, and on an out-of-range address all three stop with
+//! [`Fjkw15Error::AddressOutOfRange`] (C before its access, E after its first messages, D at
+//! once; no added round). D learns one bit that is 0 in every correct run; the run stops
+//! when it is 1, so it reveals only that the program was wrong. Over Z/2^64 the address is
+//! reduced mod 2^m by the conversion, without a check: an address in 2^m..n is not in the
+//! forest, C's SS-COT finds no match and C fails with [`Fjkw15Error::Matches`]; the other
+//! parties then fail on the closed or silent link; an address ≥ 2^m aliases its low m bits.
+//! Either way the instance is poisoned.
 //!
 //! **Bucket overflow** ([`Fjkw15Error::Overflow`]) also poisons the instance: there is no stash
 //! (FJKW15 §2); w = 32 overflows about once in 10^7–10^8 accesses at 2^20 (docs/notes/fjkw15.md,
 //! "Bucket overflow").
 
 use doram_core::Seed;
-use doram_field::Z64;
+use doram_field::{Fp, Ring, Z64};
 use doram_mpc::Additive;
 use doram_net::Session;
 use doram_oram::{
     DistributedOram, InstructionShare, Op, OpVisibility, OramError, Protocol, SharedMemory,
 };
 
-use crate::convert::{A2b, B2a};
+use crate::convert::{A2b, B2a, ShareRing};
 use crate::driver::{self, DriverError, Party};
 use crate::error::Fjkw15Error;
 use crate::extract::ExtractShape;
 use crate::params::{MAX_ADDRESS_BITS, Params, ParamsError, W_STOCHASTIC};
-use crate::party::Roles;
+use crate::party::{Role, Roles};
+use crate::plain::words_for;
 use crate::storage::ForestShare;
 
-/// Words converted per A2B (at init) or B2A (in `memory`) message: 256 words make GC
-/// messages of about 1 MB.
+/// Words of Z/2^64 converted per A2B (at init) or B2A (in `memory`) message: 256 words make
+/// GC messages of about 1 MB ([`convert_batch`] for F_p).
 pub const INIT_BATCH: usize = 256;
 
-/// Record bits: one word of Z/2^64.
+/// Record bits of [`Fjkw15Memory`]: one word of Z/2^64.
 pub const RECORD_BITS: usize = 64;
+
+/// Values converted per A2B or B2A message of the load and of `memory` in the ring `R`:
+/// [`INIT_BATCH`] for Z/2^64, half as many for F_p (a value's circuit is about six times
+/// larger there, so messages stay within a few MB).
+pub fn convert_batch<R: ShareRing>() -> usize {
+    INIT_BATCH * 64 / R::BITS
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for doram_field::Z64 {}
+    impl Sealed for doram_field::Fp {}
+}
+
+/// A word type [`Fjkw15Oram`] stores: [`Z64`] or [`Fp`], with the ring its conversions work
+/// in and whether they check the address's range ([module docs](self)).
+pub trait Fjkw15Word: Ring + sealed::Sealed {
+    /// The ring of the conversions ([`crate::convert`]): `u64` for Z/2^64, [`Fp`] for F_p.
+    type Share: ShareRing;
+    /// Whether the address conversion checks the whole address against the memory size, so
+    /// that every party stops with [`Fjkw15Error::AddressOutOfRange`] on an address outside
+    /// it (F_p: yes; Z/2^64: no, see the [module docs](self)).
+    const CHECK_RANGE: bool;
+    /// The word as a ring element.
+    fn to_share(self) -> Self::Share;
+    /// The word of a ring element.
+    fn from_share(x: Self::Share) -> Self;
+}
+
+impl Fjkw15Word for Z64 {
+    type Share = u64;
+    const CHECK_RANGE: bool = false;
+
+    fn to_share(self) -> u64 {
+        self.0
+    }
+
+    fn from_share(x: u64) -> Z64 {
+        Z64(x)
+    }
+}
+
+impl Fjkw15Word for Fp {
+    type Share = Fp;
+    const CHECK_RANGE: bool = true;
+
+    fn to_share(self) -> Fp {
+        self
+    }
+
+    fn from_share(x: Fp) -> Fp {
+        x
+    }
+}
 
 /// Where an instance is.
 enum State {
@@ -77,8 +157,9 @@ enum Load {
     InsecureDealt,
 }
 
-/// One party's instance of the FJKW15 ORAM as a doram shared memory ([module docs](self)).
-pub struct Fjkw15Memory {
+/// One party's instance of the FJKW15 ORAM as a doram shared memory over words `W`
+/// ([module docs](self)): [`Fjkw15Memory`] (Z/2^64) or [`Fjkw15FpMemory`] (F_p).
+pub struct Fjkw15Oram<W: Fjkw15Word> {
     load: Load,
     session: Session,
     params: Params,
@@ -86,14 +167,21 @@ pub struct Fjkw15Memory {
     party: Party,
     forest: Option<ForestShare>,
     state: State,
-    a2b_read: A2b,
-    a2b_write: A2b,
-    b2a_one: B2a,
+    a2b_read: A2b<W::Share>,
+    a2b_write: A2b<W::Share>,
+    b2a_one: B2a<W::Share>,
 }
 
-impl core::fmt::Debug for Fjkw15Memory {
+/// FJKW15 over words of Z/2^64 (records of 64 bits).
+pub type Fjkw15Memory = Fjkw15Oram<Z64>;
+
+/// FJKW15 over words of F_p (records of 128 bits, addresses range-checked): the backend of
+/// the three-party program machine (`doram_programs::Machine`).
+pub type Fjkw15FpMemory = Fjkw15Oram<Fp>;
+
+impl<W: Fjkw15Word> core::fmt::Debug for Fjkw15Oram<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Fjkw15Memory({:?}, n = {}, ..)", self.params, self.n)
+        write!(f, "Fjkw15Oram({:?}, n = {}, ..)", self.params, self.n)
     }
 }
 
@@ -113,9 +201,27 @@ fn size_error(n: usize, e: ParamsError) -> OramError {
     }
 }
 
-impl Fjkw15Memory {
+/// An XOR share of a record as the driver's words.
+fn xor_words<R: ShareRing>(x: R::Xor) -> Vec<u64> {
+    let v: u128 = x.into();
+    (0..words_for(R::BITS))
+        .map(|k| (v >> (64 * k)) as u64)
+        .collect()
+}
+
+/// The XOR share of a record from the driver's words.
+fn xor_of_words<R: ShareRing>(words: &[u64]) -> R::Xor {
+    let v = words
+        .iter()
+        .take(2)
+        .enumerate()
+        .fold(0u128, |v, (k, &w)| v | u128::from(w) << (64 * k));
+    R::xor_of(v)
+}
+
+impl<W: Fjkw15Word> Fjkw15Oram<W> {
     /// The parameters for a memory of `n` words with buckets of `w` tuples ([module
-    /// docs](self)).
+    /// docs](self)); records are the word's bits.
     ///
     /// # Errors
     /// [`ParamsError`] if `n` is 0, above 2^[`MAX_ADDRESS_BITS`] or w < 2.
@@ -126,7 +232,7 @@ impl Fjkw15Memory {
         let bits = usize::BITS - (n - 1).leading_zeros();
         let mut last = ParamsError::AddressBits(bits);
         for m in bits.max(3)..=MAX_ADDRESS_BITS {
-            match Params::smallest_paths(m, w, RECORD_BITS) {
+            match Params::smallest_paths(m, w, W::Share::BITS) {
                 Ok(p) => return Ok(p),
                 Err(e @ ParamsError::NoChunk(_)) => last = e,
                 Err(e) => return Err(e),
@@ -141,30 +247,32 @@ impl Fjkw15Memory {
     /// # Errors
     /// [`OramError::InvalidSize`] for an unsupported `n` (before anything is sent); the
     /// setup round's errors.
-    pub fn setup(session: Session, n: usize, seed: Seed) -> Result<Fjkw15Memory, OramError> {
-        Fjkw15Memory::setup_with(session, n, W_STOCHASTIC, seed)
+    pub fn setup(session: Session, n: usize, seed: Seed) -> Result<Fjkw15Oram<W>, OramError> {
+        Fjkw15Oram::setup_with(session, n, W_STOCHASTIC, seed)
     }
 
-    /// As [`Fjkw15Memory::setup`] with buckets of `w` tuples.
+    /// As [`Fjkw15Oram::setup`] with buckets of `w` tuples.
     ///
     /// # Errors
-    /// As [`Fjkw15Memory::setup`].
+    /// As [`Fjkw15Oram::setup`].
     pub fn setup_with(
         mut session: Session,
         n: usize,
         w: usize,
         seed: Seed,
-    ) -> Result<Fjkw15Memory, OramError> {
-        let params = Fjkw15Memory::params_for(n, w).map_err(|e| size_error(n, e))?;
+    ) -> Result<Fjkw15Oram<W>, OramError> {
+        let params = Fjkw15Oram::<W>::params_for(n, w).map_err(|e| size_error(n, e))?;
         let invalid = |_| OramError::InvalidSize {
             n,
             reason: "the conversion circuits",
         };
-        let a2b_read = A2b::new(&[params.m() as usize]).map_err(invalid)?;
-        let a2b_write = A2b::new(&[params.m() as usize, RECORD_BITS]).map_err(invalid)?;
-        let b2a_one = B2a::new(1).map_err(invalid)?;
+        let m = params.m() as usize;
+        let bound = W::CHECK_RANGE.then_some(n as u128);
+        let a2b_read = A2b::build(&[m], bound).map_err(invalid)?;
+        let a2b_write = A2b::build(&[m, W::Share::BITS], bound).map_err(invalid)?;
+        let b2a_one = B2a::build(1).map_err(invalid)?;
         let party = driver::setup(&mut session, Roles::default(), seed).map_err(oram_error)?;
-        Ok(Fjkw15Memory {
+        Ok(Fjkw15Oram {
             load: Load::Shared,
             session,
             params,
@@ -194,7 +302,7 @@ impl Fjkw15Memory {
     /// Runs `f`, poisoning the instance if it fails.
     fn guarded<T>(
         &mut self,
-        f: impl FnOnce(&mut Fjkw15Memory) -> Result<T, DriverError>,
+        f: impl FnOnce(&mut Fjkw15Oram<W>) -> Result<T, DriverError>,
     ) -> Result<T, OramError> {
         f(self).map_err(|e| {
             self.state = State::Poisoned;
@@ -210,18 +318,36 @@ impl Fjkw15Memory {
             )))
     }
 
-    /// A2B of `x` (this party's additive shares) under `a`: D's and E's XOR shares (C: empty).
-    fn a2b(&mut self, a: &A2b, x: &[u64]) -> Result<Vec<u64>, DriverError> {
+    /// A2B of `x` (this party's additive shares) under `a`: D's and E's XOR shares (C:
+    /// empty). With a range check, D tells C and E the result: C takes it here, E in the
+    /// access ([`driver::access_e_checked`]).
+    fn a2b(
+        &mut self,
+        a: &A2b<W::Share>,
+        x: &[W::Share],
+    ) -> Result<Vec<<W::Share as ShareRing>::Xor>, DriverError> {
         let s = &mut self.session;
+        let checked = a.bound().is_some();
         match &mut self.party {
-            Party::C(c) => driver::a2b_c(s, c, a, x).map(|()| Vec::new()),
+            Party::C(c) => {
+                driver::a2b_c(s, c, a, x)?;
+                if checked {
+                    driver::range_status_recv(s, c.roles().party(Role::D))?;
+                }
+                Ok(Vec::new())
+            }
+            Party::D(d) if checked => driver::a2b_d_checked(s, d, a, x),
             Party::D(d) => driver::a2b_d(s, d, a, x),
             Party::E(e) => driver::a2b_e(s, e, a, x),
         }
     }
 
     /// B2A of `y` (C's and E's XOR shares; D passes nothing) under `b`: additive shares.
-    fn b2a(&mut self, b: &B2a, y: &[u64]) -> Result<Vec<u64>, DriverError> {
+    fn b2a(
+        &mut self,
+        b: &B2a<W::Share>,
+        y: &[<W::Share as ShareRing>::Xor],
+    ) -> Result<Vec<W::Share>, DriverError> {
         let s = &mut self.session;
         match &mut self.party {
             Party::C(c) => driver::b2a_c(s, c, b, y),
@@ -231,39 +357,29 @@ impl Fjkw15Memory {
     }
 
     /// One FJKW15 access with D's and E's XOR shares `n` of the address and `write` of the
-    /// new record; C's and E's XOR shares of the record read (D: 0).
+    /// new record (words); C's and E's XOR shares of the record read (D: 0).
     fn access_xor(
         &mut self,
         n: u64,
-        write: Option<u64>,
+        write: Option<&[u64]>,
         is_write: bool,
-    ) -> Result<u64, DriverError> {
+    ) -> Result<<W::Share as ShareRing>::Xor, DriverError> {
         let (s, p) = (&mut self.session, &self.params);
-        let v = write.map(|v| [v]);
         let record = match &mut self.party {
             Party::C(c) => driver::access_c(s, c, p, is_write)?,
             Party::D(d) => {
-                driver::access_d(
-                    s,
-                    d,
-                    Self::forest(&mut self.forest)?,
-                    n,
-                    v.as_ref().map(|v| &v[..]),
-                )?;
-                vec![0]
+                driver::access_d(s, d, Self::forest(&mut self.forest)?, n, write)?;
+                Vec::new()
             }
-            Party::E(e) => driver::access_e(
-                s,
-                e,
-                Self::forest(&mut self.forest)?,
-                n,
-                v.as_ref().map(|v| &v[..]),
-            )?,
+            Party::E(e) if W::CHECK_RANGE => {
+                driver::access_e_checked(s, e, Self::forest(&mut self.forest)?, n, write)?
+            }
+            Party::E(e) => driver::access_e(s, e, Self::forest(&mut self.forest)?, n, write)?,
         };
-        Ok(record.first().copied().unwrap_or(0))
+        Ok(xor_of_words::<W::Share>(&record))
     }
 
-    fn load(&mut self, memory: &[u64]) -> Result<(), DriverError> {
+    fn load(&mut self, memory: &[W::Share]) -> Result<(), DriverError> {
         if self.load == Load::InsecureDealt {
             let (s, p) = (&mut self.session, &self.params);
             self.forest = match &mut self.party {
@@ -276,10 +392,11 @@ impl Fjkw15Memory {
             };
             return Ok(());
         }
+        let bits = W::Share::BITS;
         let mut xor = Vec::with_capacity(memory.len());
-        for chunk in memory.chunks(INIT_BATCH) {
-            let a = A2b::new(&vec![RECORD_BITS; chunk.len()])?;
-            xor.extend(self.a2b(&a, chunk)?.into_iter().map(|w| vec![w]));
+        for chunk in memory.chunks(convert_batch::<W::Share>()) {
+            let a = A2b::build(&vec![bits; chunk.len()], None)?;
+            xor.extend(self.a2b(&a, chunk)?.into_iter().map(xor_words::<W::Share>));
         }
         let (s, p) = (&mut self.session, &self.params);
         self.forest = match &mut self.party {
@@ -293,23 +410,34 @@ impl Fjkw15Memory {
         Ok(())
     }
 
-    fn access_shares(&mut self, op: Op, addr: u64, value: u64) -> Result<u64, DriverError> {
+    fn access_shares(
+        &mut self,
+        op: Op,
+        addr: W::Share,
+        value: W::Share,
+    ) -> Result<W::Share, DriverError> {
         let a = match op {
             Op::Read => self.a2b_read.clone(),
             Op::Write => self.a2b_write.clone(),
         };
-        let x: &[u64] = match op {
+        let x: &[W::Share] = match op {
             Op::Read => &[addr],
             Op::Write => &[addr, value],
         };
         let xor = self.a2b(&a, x)?;
-        let n = xor.first().copied().unwrap_or(0);
-        let record = self.access_xor(n, xor.get(1).copied(), op == Op::Write)?;
+        // The address has m ≤ MAX_ADDRESS_BITS < 64 bits.
+        let n = xor.first().map_or(0, |&v| Into::<u128>::into(v) as u64);
+        let write = xor.get(1).map(|&v| xor_words::<W::Share>(v));
+        let record = self.access_xor(n, write.as_deref(), op == Op::Write)?;
         let b = self.b2a_one.clone();
-        Ok(self.b2a(&b, &[record])?.first().copied().unwrap_or(0))
+        Ok(self
+            .b2a(&b, &[record])?
+            .first()
+            .copied()
+            .unwrap_or_default())
     }
 
-    fn read_all(&mut self) -> Result<Vec<u64>, DriverError> {
+    fn read_all(&mut self) -> Result<Vec<W::Share>, DriverError> {
         let shape = ExtractShape::new(self.params, self.n)?;
         let s = &mut self.session;
         match &mut self.party {
@@ -320,8 +448,8 @@ impl Fjkw15Memory {
     }
 }
 
-impl SharedMemory for Fjkw15Memory {
-    type Word = Z64;
+impl<W: Fjkw15Word> SharedMemory for Fjkw15Oram<W> {
+    type Word = W;
 
     const OP_VISIBILITY: OpVisibility = OpVisibility::Public;
 
@@ -345,7 +473,7 @@ impl SharedMemory for Fjkw15Memory {
         usize::MAX
     }
 
-    fn init(&mut self, memory: &[Additive<Z64>]) -> Result<(), OramError> {
+    fn init(&mut self, memory: &[Additive<W>]) -> Result<(), OramError> {
         match self.state {
             State::Setup => {}
             State::Ready => return Err(OramError::AlreadyInitialized),
@@ -357,43 +485,46 @@ impl SharedMemory for Fjkw15Memory {
                 got: memory.len(),
             });
         }
-        let words: Vec<u64> = memory.iter().map(|x| x.share().0).collect();
+        let words: Vec<W::Share> = memory.iter().map(|x| x.share().to_share()).collect();
         self.guarded(|o| o.load(&words))?;
         self.state = State::Ready;
         Ok(())
     }
 
-    fn access(&mut self, ins: &InstructionShare<Z64>) -> Result<Additive<Z64>, OramError> {
+    fn access(&mut self, ins: &InstructionShare<W>) -> Result<Additive<W>, OramError> {
         let op = ins.op.public().ok_or(OramError::HiddenOpUnsupported)?;
         self.ready()?;
-        let (addr, value) = (ins.addr.share().0, ins.value.share().0);
+        let (addr, value) = (ins.addr.share().to_share(), ins.value.share().to_share());
         let out = self.guarded(|o| o.access_shares(op, addr, value))?;
-        Ok(Additive::from_share(Z64(out)))
+        Ok(Additive::from_share(W::from_share(out)))
     }
 
-    fn memory(&mut self) -> Result<Vec<Additive<Z64>>, OramError> {
+    fn memory(&mut self) -> Result<Vec<Additive<W>>, OramError> {
         self.ready()?;
-        let out = self.guarded(Fjkw15Memory::read_all)?;
+        let out = self.guarded(Fjkw15Oram::read_all)?;
         Ok(out
             .into_iter()
-            .map(|w| Additive::from_share(Z64(w)))
+            .map(|w| Additive::from_share(W::from_share(w)))
             .collect())
     }
 }
 
-impl DistributedOram for Fjkw15Memory {
+impl<W: Fjkw15Word> DistributedOram for Fjkw15Oram<W> {
     fn max_message_bytes(&self) -> usize {
         let access = driver::max_access_message(&self.params).unwrap_or(usize::MAX);
         let load = driver::max_load_message(&self.params, self.n as u64).unwrap_or(usize::MAX);
-        let batch = INIT_BATCH.min(self.n);
-        let convert = match (A2b::new(&vec![RECORD_BITS; batch]), B2a::new(batch)) {
+        let batch = convert_batch::<W::Share>().min(self.n);
+        let convert = match (
+            A2b::<W::Share>::build(&vec![W::Share::BITS; batch], None),
+            B2a::<W::Share>::build(batch),
+        ) {
             (Ok(a), Ok(b)) => driver::max_convert_message(&a, &b)
                 .max(driver::max_convert_message(&self.a2b_write, &self.b2a_one)),
             _ => usize::MAX,
         };
         let opened = match self.load {
             Load::Shared => 0,
-            Load::InsecureDealt => 8 * self.n,
+            Load::InsecureDealt => W::Share::BYTES * self.n,
         };
         let extract = ExtractShape::new(self.params, self.n)
             .map_or(usize::MAX, |s| driver::max_extract_message(&s));
@@ -410,13 +541,13 @@ impl DistributedOram for Fjkw15Memory {
 }
 
 /// FJKW15 for the generic drivers; it runs one thread per party, so `threads` is ignored.
-impl Protocol for Fjkw15Memory {
+impl<W: Fjkw15Word> Protocol for Fjkw15Oram<W> {
     const NAME: &'static str = "fjkw15";
 
     const SUBLINEAR_ACCESS: bool = true;
 
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
-        Fjkw15Memory::setup(session, n, seed)
+        Fjkw15Oram::setup(session, n, seed)
     }
 }
 
@@ -426,22 +557,29 @@ impl Protocol for Fjkw15Memory {
 /// of [`Fjkw15Memory`]. D and E learn the initial memory and the layout. Its name, in reports
 /// too, says so.
 #[derive(Debug)]
-pub struct InsecureDealtFjkw15(Fjkw15Memory);
+pub struct InsecureDealtFjkw15Oram<W: Fjkw15Word>(Fjkw15Oram<W>);
 
-impl InsecureDealtFjkw15 {
-    /// As [`Fjkw15Memory::setup`], with the insecure load.
+/// The insecure-load variant over words of Z/2^64.
+pub type InsecureDealtFjkw15 = InsecureDealtFjkw15Oram<Z64>;
+
+impl<W: Fjkw15Word> InsecureDealtFjkw15Oram<W> {
+    /// As [`Fjkw15Oram::setup`], with the insecure load.
     ///
     /// # Errors
-    /// As [`Fjkw15Memory::setup`].
-    pub fn setup(session: Session, n: usize, seed: Seed) -> Result<InsecureDealtFjkw15, OramError> {
-        let mut inner = Fjkw15Memory::setup(session, n, seed)?;
+    /// As [`Fjkw15Oram::setup`].
+    pub fn setup(
+        session: Session,
+        n: usize,
+        seed: Seed,
+    ) -> Result<InsecureDealtFjkw15Oram<W>, OramError> {
+        let mut inner = Fjkw15Oram::setup(session, n, seed)?;
         inner.load = Load::InsecureDealt;
-        Ok(InsecureDealtFjkw15(inner))
+        Ok(InsecureDealtFjkw15Oram(inner))
     }
 }
 
-impl SharedMemory for InsecureDealtFjkw15 {
-    type Word = Z64;
+impl<W: Fjkw15Word> SharedMemory for InsecureDealtFjkw15Oram<W> {
+    type Word = W;
 
     const OP_VISIBILITY: OpVisibility = OpVisibility::Public;
 
@@ -462,20 +600,20 @@ impl SharedMemory for InsecureDealtFjkw15 {
     }
 
     /// **Insecure**: D and E learn `memory`'s values ([`InsecureDealtFjkw15`]).
-    fn init(&mut self, memory: &[Additive<Z64>]) -> Result<(), OramError> {
+    fn init(&mut self, memory: &[Additive<W>]) -> Result<(), OramError> {
         self.0.init(memory)
     }
 
-    fn access(&mut self, ins: &InstructionShare<Z64>) -> Result<Additive<Z64>, OramError> {
+    fn access(&mut self, ins: &InstructionShare<W>) -> Result<Additive<W>, OramError> {
         self.0.access(ins)
     }
 
-    fn memory(&mut self) -> Result<Vec<Additive<Z64>>, OramError> {
+    fn memory(&mut self) -> Result<Vec<Additive<W>>, OramError> {
         self.0.memory()
     }
 }
 
-impl DistributedOram for InsecureDealtFjkw15 {
+impl<W: Fjkw15Word> DistributedOram for InsecureDealtFjkw15Oram<W> {
     fn max_message_bytes(&self) -> usize {
         self.0.max_message_bytes()
     }
@@ -490,12 +628,12 @@ impl DistributedOram for InsecureDealtFjkw15 {
 }
 
 /// The insecure-load variant for the generic drivers (`threads` is ignored).
-impl Protocol for InsecureDealtFjkw15 {
+impl<W: Fjkw15Word> Protocol for InsecureDealtFjkw15Oram<W> {
     const NAME: &'static str = "fjkw15-insecure-dealt-load";
 
     const SUBLINEAR_ACCESS: bool = true;
 
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
-        InsecureDealtFjkw15::setup(session, n, seed)
+        InsecureDealtFjkw15Oram::setup(session, n, seed)
     }
 }

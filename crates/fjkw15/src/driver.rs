@@ -18,7 +18,7 @@ use doram_net::{NetError, Session};
 
 use crate::access::{AccessFromD, AccessFromE, AccessShape};
 use crate::bits::{Strings, get_bits};
-use crate::convert::{A2b, A2bFromD, B2a};
+use crate::convert::{A2b, A2bFromD, B2a, RangeStatus, ShareRing};
 use crate::error::Fjkw15Error;
 use crate::eviction::{EvictFromC, EvictShape};
 use crate::extract::{ExtractShape, ROWS_PER_MESSAGE, Rows, addresses, full_rows};
@@ -338,6 +338,33 @@ pub fn access_e(
     n: u64,
     write: Option<&[u64]>,
 ) -> Result<Vec<u64>, DriverError> {
+    access_e_with(s, e, forest, (n, write), false)
+}
+
+/// [`access_e`] after an A2B of the address with a range check ([`A2b::build`]): E takes
+/// D's [`RangeStatus`] after its first messages (which depend on its own shares only) and
+/// before it waits on anyone, so the check adds no round; an out-of-range address stops E
+/// with [`Fjkw15Error::AddressOutOfRange`] as it stops C and D.
+///
+/// # Errors
+/// As [`access_e`]; [`Fjkw15Error::AddressOutOfRange`].
+pub fn access_e_checked(
+    s: &mut Session,
+    e: &mut E,
+    forest: &mut ForestShare,
+    n: u64,
+    write: Option<&[u64]>,
+) -> Result<Vec<u64>, DriverError> {
+    access_e_with(s, e, forest, (n, write), true)
+}
+
+fn access_e_with(
+    s: &mut Session,
+    e: &mut E,
+    forest: &mut ForestShare,
+    (n, write): (u64, Option<&[u64]>),
+    checked: bool,
+) -> Result<Vec<u64>, DriverError> {
     let p = *forest.params();
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     let (e_fresh, to_d) = e.fresh_labels(&p);
@@ -347,6 +374,9 @@ pub fn access_e(
         let shape = AccessShape::new(p, i)?;
         let (at_e, msg) = e.access(&shape, &forest.read_path(i, labels[i])?, n, labels[i])?;
         send(s, pc, &msg)?;
+        if checked && i == 0 {
+            range_status_recv(s, e.roles().party(Role::D))?;
+        }
         outs.push(at_e);
         let next = if i < p.h() {
             recv::<NextLabel>(s, pc, &(p, i))?.value()
@@ -484,9 +514,14 @@ pub fn load_e(
 ///
 /// # Errors
 /// The transport's errors; a peer's malformed message.
-pub fn a2b_c(s: &mut Session, c: &mut C, a: &A2b, x_c: &[u64]) -> Result<(), DriverError> {
+pub fn a2b_c<R: ShareRing>(
+    s: &mut Session,
+    c: &mut C,
+    a: &A2b<R>,
+    x_c: &[R],
+) -> Result<(), DriverError> {
     let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
-    let from_d: A2bFromD = recv(s, pd, &a.values())?;
+    let from_d: A2bFromD<R> = recv(s, pd, &a.values())?;
     let pairs: GcPairs = recv(s, pe, a.gc_shape())?;
     send(s, pd, &c.a2b_choose(a, x_c, &from_d, &pairs)?)
 }
@@ -495,7 +530,12 @@ pub fn a2b_c(s: &mut Session, c: &mut C, a: &A2b, x_c: &[u64]) -> Result<(), Dri
 ///
 /// # Errors
 /// As [`a2b_c`].
-pub fn a2b_d(s: &mut Session, d: &mut D, a: &A2b, x_d: &[u64]) -> Result<Vec<u64>, DriverError> {
+pub fn a2b_d<R: ShareRing>(
+    s: &mut Session,
+    d: &mut D,
+    a: &A2b<R>,
+    x_d: &[R],
+) -> Result<Vec<R::Xor>, DriverError> {
     let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
     send(s, pc, &d.a2b_send(a, x_d)?)?;
     let from_e: GcFromE = recv(s, pe, a.gc_shape())?;
@@ -507,7 +547,12 @@ pub fn a2b_d(s: &mut Session, d: &mut D, a: &A2b, x_d: &[u64]) -> Result<Vec<u64
 ///
 /// # Errors
 /// As [`a2b_c`].
-pub fn a2b_e(s: &mut Session, e: &mut E, a: &A2b, x_e: &[u64]) -> Result<Vec<u64>, DriverError> {
+pub fn a2b_e<R: ShareRing>(
+    s: &mut Session,
+    e: &mut E,
+    a: &A2b<R>,
+    x_e: &[R],
+) -> Result<Vec<R::Xor>, DriverError> {
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     let (masks, to_d, to_c) = e.a2b_garble(a, x_e)?;
     send(s, pd, &to_d)?;
@@ -515,11 +560,50 @@ pub fn a2b_e(s: &mut Session, e: &mut E, a: &A2b, x_e: &[u64]) -> Result<Vec<u64
     Ok(masks)
 }
 
+/// D's half of an A2B with a range check ([`A2b::build`] with a bound): the A2B, then
+/// [`RangeStatus`] to C and E, sent also when the address is out of range, before D fails
+/// with [`Fjkw15Error::AddressOutOfRange`].
+///
+/// # Errors
+/// As [`a2b_c`]; [`Fjkw15Error::AddressOutOfRange`].
+pub fn a2b_d_checked<R: ShareRing>(
+    s: &mut Session,
+    d: &mut D,
+    a: &A2b<R>,
+    x_d: &[R],
+) -> Result<Vec<R::Xor>, DriverError> {
+    let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
+    let out = a2b_d(s, d, a, x_d);
+    let in_range = !matches!(
+        out,
+        Err(DriverError::Protocol(Fjkw15Error::AddressOutOfRange))
+    );
+    if out.is_ok() || !in_range {
+        let status = RangeStatus::new(in_range);
+        send(s, pc, &status)?;
+        send(s, pe, &status)?;
+    }
+    out
+}
+
+/// D's [`RangeStatus`] at C or E.
+///
+/// # Errors
+/// The transport's errors; a malformed status; [`Fjkw15Error::AddressOutOfRange`].
+pub fn range_status_recv(s: &mut Session, d: PartyId) -> Result<(), DriverError> {
+    Ok(recv::<RangeStatus>(s, d, &())?.check()?)
+}
+
 /// B2A at C ([`crate::convert`]): C's XOR shares in, C's additive shares out.
 ///
 /// # Errors
 /// As [`a2b_c`].
-pub fn b2a_c(s: &mut Session, c: &mut C, b: &B2a, y_c: &[u64]) -> Result<Vec<u64>, DriverError> {
+pub fn b2a_c<R: ShareRing>(
+    s: &mut Session,
+    c: &mut C,
+    b: &B2a<R>,
+    y_c: &[R::Xor],
+) -> Result<Vec<R>, DriverError> {
     let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
     let pairs: GcPairs = recv(s, pe, b.gc_shape())?;
     let (shares, to_d) = c.b2a_choose(b, y_c, &pairs)?;
@@ -531,7 +615,7 @@ pub fn b2a_c(s: &mut Session, c: &mut C, b: &B2a, y_c: &[u64]) -> Result<Vec<u64
 ///
 /// # Errors
 /// As [`a2b_c`].
-pub fn b2a_d(s: &mut Session, d: &mut D, b: &B2a) -> Result<Vec<u64>, DriverError> {
+pub fn b2a_d<R: ShareRing>(s: &mut Session, d: &mut D, b: &B2a<R>) -> Result<Vec<R>, DriverError> {
     let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
     let from_e: GcFromE = recv(s, pe, b.gc_shape())?;
     let from_c: GcFromC = recv(s, pc, b.gc_shape())?;
@@ -542,7 +626,12 @@ pub fn b2a_d(s: &mut Session, d: &mut D, b: &B2a) -> Result<Vec<u64>, DriverErro
 ///
 /// # Errors
 /// As [`a2b_c`].
-pub fn b2a_e(s: &mut Session, e: &mut E, b: &B2a, y_e: &[u64]) -> Result<Vec<u64>, DriverError> {
+pub fn b2a_e<R: ShareRing>(
+    s: &mut Session,
+    e: &mut E,
+    b: &B2a<R>,
+    y_e: &[R::Xor],
+) -> Result<Vec<R>, DriverError> {
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     let (shares, to_d, to_c) = e.b2a_garble(b, y_e)?;
     send(s, pd, &to_d)?;
@@ -600,7 +689,7 @@ pub fn max_load_message(p: &Params, items: u64) -> Result<usize, Fjkw15Error> {
 }
 
 /// The largest message of an A2B `a` or a B2A `b`.
-pub fn max_convert_message(a: &A2b, b: &B2a) -> usize {
+pub fn max_convert_message<R: ShareRing>(a: &A2b<R>, b: &B2a<R>) -> usize {
     [a.gc_shape(), b.gc_shape()]
         .into_iter()
         .map(|g| {
@@ -610,27 +699,67 @@ pub fn max_convert_message(a: &A2b, b: &B2a) -> usize {
         })
         .max()
         .unwrap_or(0)
-        .max(A2bFromD::wire_len(&a.values()))
+        .max(A2bFromD::<R>::wire_len(&a.values()))
 }
 
-/// **Insecure** load at C ([`InsecureOpenedShares`]): C sends its additive shares (words of
-/// Z/2^64) to D and E.
+/// **Insecure** load at C ([`InsecureOpenedShares`]): C sends its additive shares (of
+/// Z/2^64 or F_p, [`ShareRing::BITS`]/64 words each) to D and E.
 ///
 /// # Errors
 /// The transport's errors.
-pub fn insecure_dealt_load_c(s: &mut Session, c: &C, x_c: &[u64]) -> Result<(), DriverError> {
-    let msg = InsecureOpenedShares::new(x_c.to_vec());
+pub fn insecure_dealt_load_c<R: ShareRing>(
+    s: &mut Session,
+    c: &C,
+    x_c: &[R],
+) -> Result<(), DriverError> {
+    let msg = InsecureOpenedShares::new(ring_words(x_c));
     send(s, c.roles().party(Role::D), &msg)?;
     send(s, c.roles().party(Role::E), &msg)
 }
 
-/// The plaintext words from `own` and the two opened shares, as one-word records.
-fn opened(own: &[u64], a: &InsecureOpenedShares, b: &InsecureOpenedShares) -> Vec<Vec<u64>> {
-    own.iter()
-        .zip(a.words())
-        .zip(b.words())
-        .map(|((x, y), z)| vec![x.wrapping_add(*y).wrapping_add(*z)])
+/// The words of each element's canonical representative, least significant first.
+fn ring_words<R: ShareRing>(x: &[R]) -> Vec<u64> {
+    x.iter()
+        .flat_map(|v| {
+            let c = v.canonical();
+            (0..words_for(R::BITS)).map(move |k| (c >> (64 * k)) as u64)
+        })
         .collect()
+}
+
+/// The elements [`ring_words`] encodes, from `from`.
+fn ring_of_words<R: ShareRing>(from: PartyId, words: &[u64]) -> Result<Vec<R>, DriverError> {
+    words
+        .chunks_exact(words_for(R::BITS))
+        .map(|w| {
+            let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+            R::read_le(&bytes[..R::BYTES]).map_err(|e| {
+                DriverError::from(doram_core::wire::PeerFault::new(
+                    from,
+                    InsecureOpenedShares::WHAT,
+                    e,
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The plaintext values from `own` and the two opened shares, as records of words.
+fn opened<R: ShareRing>(
+    own: &[R],
+    (pa, a): (PartyId, &InsecureOpenedShares),
+    (pb, b): (PartyId, &InsecureOpenedShares),
+) -> Result<Vec<Vec<u64>>, DriverError> {
+    let (a, b) = (
+        ring_of_words::<R>(pa, a.words())?,
+        ring_of_words::<R>(pb, b.words())?,
+    );
+    Ok(own
+        .iter()
+        .zip(a)
+        .zip(b)
+        .map(|((x, y), z)| ring_words(&[x.plus(y).plus(z)]))
+        .collect())
 }
 
 /// **Insecure** load at D ([`InsecureOpenedShares`]): D opens the memory from the three
@@ -638,34 +767,38 @@ fn opened(own: &[u64], a: &InsecureOpenedShares, b: &InsecureOpenedShares) -> Ve
 ///
 /// # Errors
 /// The transport's errors; a peer's malformed message.
-pub fn insecure_dealt_load_d(
+pub fn insecure_dealt_load_d<R: ShareRing>(
     s: &mut Session,
     d: &mut D,
     p: &Params,
-    x_d: &[u64],
+    x_d: &[R],
 ) -> Result<ForestShare, DriverError> {
     let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
-    send(s, pe, &InsecureOpenedShares::new(x_d.to_vec()))?;
-    let from_c: InsecureOpenedShares = recv(s, pc, &x_d.len())?;
-    let from_e: InsecureOpenedShares = recv(s, pe, &x_d.len())?;
-    Ok(d.insecure_dealt_share(*p, &opened(x_d, &from_c, &from_e))?)
+    send(s, pe, &InsecureOpenedShares::new(ring_words(x_d)))?;
+    let count = x_d.len() * words_for(R::BITS);
+    let from_c: InsecureOpenedShares = recv(s, pc, &count)?;
+    let from_e: InsecureOpenedShares = recv(s, pe, &count)?;
+    let memory = opened(x_d, (pc, &from_c), (pe, &from_e))?;
+    Ok(d.insecure_dealt_share(*p, &memory)?)
 }
 
 /// **Insecure** load at E ([`InsecureOpenedShares`]): as [`insecure_dealt_load_d`].
 ///
 /// # Errors
 /// As [`insecure_dealt_load_d`].
-pub fn insecure_dealt_load_e(
+pub fn insecure_dealt_load_e<R: ShareRing>(
     s: &mut Session,
     e: &mut E,
     p: &Params,
-    x_e: &[u64],
+    x_e: &[R],
 ) -> Result<ForestShare, DriverError> {
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
-    send(s, pd, &InsecureOpenedShares::new(x_e.to_vec()))?;
-    let from_c: InsecureOpenedShares = recv(s, pc, &x_e.len())?;
-    let from_d: InsecureOpenedShares = recv(s, pd, &x_e.len())?;
-    Ok(e.insecure_dealt_share(*p, &opened(x_e, &from_c, &from_d))?)
+    send(s, pd, &InsecureOpenedShares::new(ring_words(x_e)))?;
+    let count = x_e.len() * words_for(R::BITS);
+    let from_c: InsecureOpenedShares = recv(s, pc, &count)?;
+    let from_d: InsecureOpenedShares = recv(s, pd, &count)?;
+    let memory = opened(x_e, (pc, &from_c), (pd, &from_d))?;
+    Ok(e.insecure_dealt_share(*p, &memory)?)
 }
 
 /// Sends `x` to `to` in [`Rows`] messages of at most [`ROWS_PER_MESSAGE`] rows.
@@ -699,8 +832,8 @@ fn recv_rows(
 }
 
 /// `shares[j]` at position `order[j]`.
-fn in_order(order: &[usize], shares: &[u64]) -> Vec<u64> {
-    let mut out = vec![0; order.len()];
+fn in_order<R: ShareRing>(order: &[usize], shares: &[R]) -> Vec<R> {
+    let mut out = vec![R::default(); order.len()];
     for (&n, &x) in order.iter().zip(shares) {
         out[n] = x;
     }
@@ -712,11 +845,11 @@ fn in_order(order: &[usize], shares: &[u64]) -> Vec<u64> {
 /// # Errors
 /// The transport's errors; a peer's malformed message; [`Fjkw15Error::Inconsistent`] if the
 /// openings do not fit.
-pub fn extract_c(
+pub fn extract_c<R: ShareRing>(
     s: &mut Session,
     c: &mut C,
     shape: &ExtractShape,
-) -> Result<Vec<u64>, DriverError> {
+) -> Result<Vec<R>, DriverError> {
     let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
     let from_e = recv_rows(s, pe, shape.rows(), shape.width())?;
     let sh = c.extract_finish(shape, from_e);
@@ -732,10 +865,14 @@ pub fn extract_c(
         &addrs,
         &recv_rows(s, pe, shape.items(), addrs.width())?,
     )?;
-    let records = sh.records(shape, &full);
+    let records: Vec<R::Xor> = sh
+        .records_wide(shape, &full)
+        .into_iter()
+        .map(R::xor_of)
+        .collect();
     let mut shares = Vec::with_capacity(records.len());
-    for chunk in records.chunks(crate::backend::INIT_BATCH) {
-        shares.extend(b2a_c(s, c, &B2a::new(chunk.len())?, chunk)?);
+    for chunk in records.chunks(crate::backend::convert_batch::<R>()) {
+        shares.extend(b2a_c(s, c, &B2a::<R>::build(chunk.len())?, chunk)?);
     }
     Ok(in_order(&order, &shares))
 }
@@ -744,12 +881,12 @@ pub fn extract_c(
 ///
 /// # Errors
 /// As [`extract_c`].
-pub fn extract_d(
+pub fn extract_d<R: ShareRing>(
     s: &mut Session,
     d: &mut D,
     shape: &ExtractShape,
     forest: &ForestShare,
-) -> Result<Vec<u64>, DriverError> {
+) -> Result<Vec<R>, DriverError> {
     let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
     let x_d = forest.tree(forest.params().h())?.rows();
     send_rows(s, pe, &d.extract_send(shape, x_d))?;
@@ -763,8 +900,8 @@ pub fn extract_d(
     let mut shares = Vec::with_capacity(shape.items());
     let mut left = shape.items();
     while left > 0 {
-        let count = left.min(crate::backend::INIT_BATCH);
-        shares.extend(b2a_d(s, d, &B2a::new(count)?)?);
+        let count = left.min(crate::backend::convert_batch::<R>());
+        shares.extend(b2a_d(s, d, &B2a::<R>::build(count)?)?);
         left -= count;
     }
     Ok(in_order(&order, &shares))
@@ -774,12 +911,12 @@ pub fn extract_d(
 ///
 /// # Errors
 /// As [`extract_c`].
-pub fn extract_e(
+pub fn extract_e<R: ShareRing>(
     s: &mut Session,
     e: &mut E,
     shape: &ExtractShape,
     forest: &ForestShare,
-) -> Result<Vec<u64>, DriverError> {
+) -> Result<Vec<R>, DriverError> {
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     let x_e = forest.tree(forest.params().h())?.rows();
     send_rows(s, pc, &e.extract_send(shape, x_e))?;
@@ -797,10 +934,14 @@ pub fn extract_e(
         &addrs,
         &recv_rows(s, pc, shape.items(), addrs.width())?,
     )?;
-    let records = sh.records(shape, &full);
+    let records: Vec<R::Xor> = sh
+        .records_wide(shape, &full)
+        .into_iter()
+        .map(R::xor_of)
+        .collect();
     let mut shares = Vec::with_capacity(records.len());
-    for chunk in records.chunks(crate::backend::INIT_BATCH) {
-        shares.extend(b2a_e(s, e, &B2a::new(chunk.len())?, chunk)?);
+    for chunk in records.chunks(crate::backend::convert_batch::<R>()) {
+        shares.extend(b2a_e(s, e, &B2a::<R>::build(chunk.len())?, chunk)?);
     }
     Ok(in_order(&order, &shares))
 }

@@ -37,6 +37,11 @@ pub enum Fjkw15Error {
         /// The tree.
         tree: usize,
     },
+    /// An address outside the memory, found by the conversion of the address (its whole
+    /// value, not only the bits the forest uses) and reported to every party
+    /// ([`crate::backend`]). The instance is poisoned.
+    #[error("the address is outside the memory")]
+    AddressOutOfRange,
     /// The caller's input is out of range for the parameters.
     #[error("invalid input: {0}")]
     InvalidInput(&'static str),

@@ -159,6 +159,24 @@ impl Shuffled {
         let bits = s.params.record_bits().min(64);
         full.iter().map(|&k| self.x.field(k, off, bits)).collect()
     }
+
+    /// The record shares of the rows `full`, up to their first 128 bits.
+    pub fn records_wide(&self, s: &ExtractShape, full: &[usize]) -> Vec<u128> {
+        let off = s.layout().a_offset();
+        let bits = s.params.record_bits().min(128);
+        let (lo, hi) = (bits.min(64), bits.saturating_sub(64));
+        full.iter()
+            .map(|&k| {
+                let low = u128::from(self.x.field(k, off, lo));
+                let high = if hi > 0 {
+                    u128::from(self.x.field(k, off + 64, hi))
+                } else {
+                    0
+                };
+                low | high << 64
+            })
+            .collect()
+    }
 }
 
 /// Step 2: the full rows from the two openings of the full bits, checked to be n.

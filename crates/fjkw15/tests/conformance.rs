@@ -19,3 +19,21 @@ doram_oram::oram_conformance!(
     sizes = [1, 17, 100],
     ops = 30
 );
+
+// Words of F_p (records of 128 bits, conversions mod p, addresses range-checked): the
+// backend the three-party program machine runs on.
+doram_oram::oram_conformance!(
+    fjkw15_fp,
+    |session, _me, n, seed| doram_fjkw15::backend::Fjkw15FpMemory::setup(session, n, seed),
+    sizes = [1, 2, 5, 17, 100],
+    ops = 40
+);
+
+doram_oram::oram_conformance!(
+    fjkw15_fp_insecure_dealt_load,
+    |session, _me, n, seed| {
+        doram_fjkw15::backend::InsecureDealtFjkw15Oram::<doram_field::Fp>::setup(session, n, seed)
+    },
+    sizes = [17],
+    ops = 20
+);
