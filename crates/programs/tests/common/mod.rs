@@ -18,6 +18,9 @@ pub enum BackendKind {
     Ramen,
     /// `Duoram<Fp>`.
     Duoram,
+    /// `Fjkw15FpMemory` (FJKW15 over F_p words). Not in [`BackendKind::ALL`]: its Init is a
+    /// shared load of n accesses, so tests/fjkw15.rs runs it at small sizes on its own.
+    Fjkw15,
 }
 
 /// Runs `$body` with the type alias `$b` set to the backend `$kind` names.
@@ -34,6 +37,10 @@ macro_rules! with_backend {
             }
             $crate::common::BackendKind::Duoram => {
                 type $b = ::doram_duoram::Duoram<::doram_field::Fp>;
+                $body
+            }
+            $crate::common::BackendKind::Fjkw15 => {
+                type $b = ::doram_fjkw15::backend::Fjkw15FpMemory;
                 $body
             }
         }
