@@ -43,6 +43,9 @@ pub enum Backend {
     Ramen,
     /// A linear scan of the whole memory per access: the baseline for small memories.
     LinearScan,
+    /// FJKW15's three-party tree ORAM over Fp: polylogarithmic work per access, Init by n
+    /// accesses (the secure shared load), reveals reads vs writes.
+    Fjkw15,
     /// Two parties and no third (Gordon et al., CCS 2012): additive shares with OT-made
     /// triples and garbled-circuit comparisons; the memory is held as wire labels and scanned
     /// by a garbled circuit per access (the paper's Yao baseline; at most 2^14 words). Roles
@@ -62,6 +65,7 @@ impl Backend {
             Backend::Duoram => Some(BackendKind::Duoram),
             Backend::Ramen => Some(BackendKind::Ramen),
             Backend::LinearScan => Some(BackendKind::LinearScan),
+            Backend::Fjkw15 => Some(BackendKind::Fjkw15),
             Backend::Gkk12 | Backend::Duoram2p => None,
         }
     }
@@ -85,6 +89,7 @@ impl Backend {
             Backend::Duoram => "duoram",
             Backend::Ramen => "ramen",
             Backend::LinearScan => "linear-scan",
+            Backend::Fjkw15 => "fjkw15",
             Backend::Gkk12 => "gkk12",
             Backend::Duoram2p => "duoram2p",
         }

@@ -1591,3 +1591,66 @@ fn programs_between_two_parties() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("parties 0 or 1"));
 }
+
+/// Issue 19: the RAM programs on FJKW15 (over Fp) through `doram run` (threads, and three
+/// processes over TLS) and `doram bench program`, with the plaintext answers.
+#[test]
+fn programs_run_and_bench_on_fjkw15() {
+    let dir = tempfile::tempdir().unwrap();
+    let sorted: String = (0..40).map(|i| format!("{}\n", 3 * i)).collect();
+    let data = file(dir.path(), "sorted.csv", &sorted);
+    for (flag, key, index, found) in [
+        (None, 42u64, 14u64, true),
+        (Some("--processes"), 43, 15, false),
+    ] {
+        let mut args = vec!["run"];
+        args.extend(flag);
+        let key = key.to_string();
+        args.extend([
+            "binary-search",
+            "--backend",
+            "fjkw15",
+            "--data",
+            &data,
+            "--key",
+            &key,
+        ]);
+        let v = run_json(&args);
+        assert_eq!(v["backend"], "fjkw15", "{v}");
+        assert_eq!(v["output"]["index"], index, "{args:?}");
+        assert_eq!(v["output"]["found"], found, "{args:?}");
+    }
+    let edges = file(dir.path(), "e.csv", "0,1\n1,2\n2,3\n3,0\n4,5\n");
+    let v = run_json(&[
+        "run",
+        "bfs",
+        "--graph",
+        &edges,
+        "--source",
+        "1",
+        "--protocol",
+        "fjkw15",
+    ]);
+    assert_eq!(
+        v["output"]["distances"],
+        serde_json::json!([3, 0, 1, 2, null, null])
+    );
+    for program in ["binary-search", "bfs", "dijkstra", "stable-matching"] {
+        let v = run_json(&[
+            "bench",
+            "program",
+            "--program",
+            program,
+            "--backend",
+            "fjkw15",
+            "--sizes",
+            "5,9",
+        ]);
+        let runs = v["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2, "{program}");
+        for r in runs {
+            assert_eq!(r["backend"], "fjkw15", "{program}");
+            assert_eq!(r["verified"], true, "{program}: {r}");
+        }
+    }
+}

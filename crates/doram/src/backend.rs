@@ -22,14 +22,19 @@ pub enum BackendKind {
     /// [`Duoram<Fp>`](crate::duoram::Duoram): O(log n) communication and O(n) local work per
     /// access, free Init, reveals the op type.
     Duoram,
+    /// [`Fjkw15FpMemory`](crate::fjkw15::backend::Fjkw15FpMemory): FJKW15's tree ORAM,
+    /// polylogarithmic communication and local work per access, Init by n accesses, reveals
+    /// the op type; addresses outside the memory stop every party with a typed error.
+    Fjkw15,
 }
 
 impl BackendKind {
     /// Every backend.
-    pub const ALL: [BackendKind; 3] = [
+    pub const ALL: [BackendKind; 4] = [
         BackendKind::LinearScan,
         BackendKind::Ramen,
         BackendKind::Duoram,
+        BackendKind::Fjkw15,
     ];
 
     /// The name used on command lines and in reports: the backend's
@@ -68,6 +73,10 @@ macro_rules! with_backend {
             }
             $crate::BackendKind::Duoram => {
                 type $b = $crate::duoram::Duoram<$crate::field::Fp>;
+                $body
+            }
+            $crate::BackendKind::Fjkw15 => {
+                type $b = $crate::fjkw15::backend::Fjkw15FpMemory;
                 $body
             }
         }

@@ -34,7 +34,7 @@
 //! crate is generic over the backend; [`BackendKind`] and the functions of [`backend`] choose
 //! one at run time. The layers below are re-exported for direct use: the memory interface
 //! ([`SharedMemory`], [`DistributedOram`], [`PlainMemory`], [`oram`]), the protocols
-//! ([`ramen`], [`duoram`], [`pir`]), DPFs ([`dpf`]), fields ([`field`]) and the transport
+//! ([`ramen`], [`duoram`], [`fjkw15`], [`pir`]), DPFs ([`dpf`]), fields ([`field`]) and the transport
 //! ([`net`]).
 
 pub mod backend;
@@ -65,6 +65,9 @@ pub use doram_ramen as ramen;
 
 /// 3P-Duoram, the three-party DORAM with O(1) online words per access.
 pub use doram_duoram as duoram;
+
+/// FJKW15, the three-party binary-tree ORAM (its F_p variant is a program backend).
+pub use doram_fjkw15 as fjkw15;
 
 /// Three-server PIR with guaranteed output against one malicious server.
 pub use doram_pir as pir;

@@ -15,9 +15,10 @@
 //! words under an F_p machine would need an F_p ↔ Z/2^64 conversion in the engine at every
 //! access (a comparison-like protocol per value, see `doram_programs::machine`), and
 //! engine-side bit decomposition of F_p shares would cost more rounds than one garbled
-//! circuit. Costs over F_p: A2B of an address ≈ 512 ANDs (the mod-p sum, its reduction and
-//! the range check below), of a written value ≈ 384, B2A ≈ 384 — about 16 kB more per read
-//! and 28 kB more per write than over Z/2^64 (docs/notes/fjkw15.md has measurements).
+//! circuit. Costs over F_p: A2B of an address 512 ANDs (the mod-p sum, its reduction and
+//! the range check below), of a written value 384, B2A 384: the conversions send 47 kB per
+//! read and 70 kB per write (all parties, m = 11) where Z/2^64's send 8.4 and 15.5 kB, and
+//! the records in T_h are twice as wide (docs/notes/fjkw15.md has measurements).
 //!
 //! * **Roles**: C = P0, D = P1, E = P2 for the instance's life ([`Roles::default`]).
 //! * **Parameters** ([`Fjkw15Memory::params_for`]): records of 64 bits (one word), buckets of
