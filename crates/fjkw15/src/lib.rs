@@ -31,15 +31,17 @@
 //! * [`load`]: the shared initial load (our design; the paper leaves it open): a public,
 //!   data-independent forest holding D's and E's record shares, then a refresh pass that reads
 //!   every address once in an order π no party knows;
-//! * [`convert`]: additive shares of Z/2^64 among the three parties to XOR shares between D
-//!   and E and back (one small garbled adder each; our design);
+//! * [`convert`]: additive shares of Z/2^64 or F_p among the three parties to XOR shares
+//!   between D and E and back (one small garbled adder each, mod 2^64 or mod p; our design),
+//!   with an optional range check of an address;
 //! * [`driver`]: the only I/O — setup, the load, the conversions and one whole access per
 //!   party over a `doram_net::Session`;
 //! * [`extract`]: Get Memory by a three-party shuffle of OT_h and openings of the full rows'
 //!   addresses (our design);
-//! * [`backend`]: [`Fjkw15Memory`], the doram shared memory (`doram_oram::SharedMemory`,
-//!   `DistributedOram`, `Protocol`) over words of Z/2^64: conversions around the load and
-//!   every access;
+//! * [`backend`]: [`Fjkw15Oram`], the doram shared memory (`doram_oram::SharedMemory`,
+//!   `DistributedOram`, `Protocol`) over words of Z/2^64 ([`Fjkw15Memory`]) or of F_p
+//!   ([`Fjkw15FpMemory`], the three-party program machine's backend, addresses
+//!   range-checked): conversions around the load and every access;
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
@@ -64,7 +66,7 @@
 //! | §4 and Alg. 5, steps 2–3 (circuits described in prose) | F2FT, F2ET | [`circuits`] |
 //! | Alg. 5 | Eviction\[i\] | [`eviction`] |
 //! | — (open, notes Q15; our design) | the shared initial load | [`load`] |
-//! | — (§1 takes XOR-shared inputs; our design) | additive ↔ XOR shares | [`convert`] |
+//! | — (§1 takes XOR-shared inputs; our design) | additive ↔ XOR shares (Z/2^64, F_p) | [`convert`] |
 //!
 //! Every step is marked in the code with its algorithm and line, e.g.
 //! `// [FJKW15 Alg. 1, line 2]`, so `grep 'FJKW15 Alg. 1'` lists SS-COT step by step.
@@ -117,7 +119,7 @@ pub mod storage;
 pub mod testkit;
 pub mod xot;
 
-pub use backend::Fjkw15Memory;
+pub use backend::{Fjkw15FpMemory, Fjkw15Memory, Fjkw15Oram};
 pub use error::Fjkw15Error;
 pub use params::{Params, ParamsError};
 pub use party::{C, D, E, Role, Roles};

@@ -33,7 +33,8 @@
 //!
 //! # Word type
 //! The engine computes in F_p, so every backend is used with words of F_p: Ramen natively,
-//! [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), and Duoram as the generic `Duoram<Fp>`.
+//! [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), Duoram as the generic `Duoram<Fp>`,
+//! and FJKW15 as `Fjkw15FpMemory` (128-bit records, conversions by garbled adders mod p).
 //! Using the backend over F_p, rather than Duoram over Z_2^64 with a share conversion at every
 //! access, keeps every access conversion-free (a Z_2^64 → F_p conversion needs a
 //! comparison-like protocol per value).
