@@ -13,7 +13,7 @@
 //! | [`Machine`] | one party's secure machine: engine + one DORAM memory of arrays; per-part costs |
 //! | [`PlainRam`] | the plaintext machine: the same program in the clear, with bound checks and access counts |
 //! | [`OArray`] | an array in the machine's memory, indexed by secrets |
-//! | [`Backend`] | the DORAMs a machine runs on: any [`Protocol`](doram_oram::Protocol) over F_p words — [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), Ramen, `Duoram<Fp>` |
+//! | [`Backend`] | the DORAMs a machine runs on: any [`Protocol`](doram_oram::Protocol) over F_p words — [`LinearScanOram<Fp>`](doram_oram::LinearScanOram), Ramen, `Duoram<Fp>`, `Fjkw15FpMemory` |
 //! | [`binary_search`], [`bfs`], [`dijkstra`], [`matching`] | the programs: plaintext reference, cost [`Plan`], the program over any [`Ram`], `run_plain`; binary search also for a batch of keys over one setup ([`binary_search::run_many_with`]) |
 //! | [`Program`], [`run_party`], [`run_local`] | one shape of entry points: each program is a type ([`BinarySearch`], [`Bfs`], [`Dijkstra`], [`StableMatching`], [`LinearSearch`]) run by the same functions, generic over the backend |
 //! | [`input`] | parsers for sorted arrays, edge lists and preference lists |
@@ -158,6 +158,11 @@
 //!   over 2^20 entries expensive.
 //! * **Linear scan** ([`LinearScanOram<Fp>`](doram_oram::LinearScanOram)): O(n) per access,
 //!   2 online rounds; the baseline and second oracle for small memories.
+//! * **FJKW15** (`Fjkw15FpMemory`, the three-party tree ORAM over F_p words): polylogarithmic
+//!   communication and work per access (a few ms and a few hundred kB at 2^10–2^12), no
+//!   preprocessing, the op type public; Init is a secure shared load of n accesses, which
+//!   dominates a single program run (docs/notes/fjkw15.md). An address outside the memory
+//!   stops every party with a typed error.
 //!
 //! Stable [`matching`] makes no DORAM access (its arrays live in the engine, indexed by
 //! one-hot vectors), so its cost is the same whichever backend is named.
