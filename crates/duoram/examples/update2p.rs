@@ -1,7 +1,8 @@
-//! `cargo run --release -p doram-duoram --example update2p -- LOG_N UPDATES [--no-3p]`:
-//! 2P-Duoram's UPDATE ([`doram_duoram::two_party`]) on a memory of `2^LOG_N` words of F_p,
-//! two parties as threads of one process over in-process channels, and beside it 3P-Duoram's
-//! online UPDATE at the same size and word (three threads, [`doram_duoram::Duoram`]`<Fp>`).
+//! `cargo run --release -p doram-duoram --example update2p -- LOG_N UPDATES [--no-3p] [--u64]`:
+//! 2P-Duoram's UPDATE ([`doram_duoram::two_party`]) on a memory of `2^LOG_N` words of F_p (or
+//! 64-bit words with `--u64`), two parties as threads of one process over in-process channels,
+//! and beside it 3P-Duoram's online UPDATE at the same size and word (three threads,
+//! [`doram_duoram::Duoram`] over the same ring).
 //!
 //! 2P: UPDATEs are preprocessed in batches of `max(1, 2^21 / n)` (the material of one UPDATE is
 //! `2n` field elements), each batch then applied; the memory is opened at the end and checked
@@ -15,10 +16,11 @@ use std::time::{Duration, Instant};
 
 use doram_core::Seed;
 use doram_duoram::two_party::{
-    MemoryShare, check_against_plain, padded_len, prepare_reusing, update,
+    MemoryShareOf, SpentMaterialOf, TwoPartyWord, UpdateMaterialOf, check_against_plain,
+    padded_len, prepare_reusing, prepare_reusing_u64, update,
 };
-use doram_duoram::{Duoram, DuoramError, thread_cpu_time};
-use doram_field::Fp;
+use doram_duoram::{DuoWord, Duoram, DuoramError, thread_cpu_time};
+use doram_field::{Fp, Z64};
 use doram_mpc::Additive;
 use doram_net::{Comm, LocalMesh, Session};
 use doram_prim::AesPrg;
@@ -28,11 +30,52 @@ use rand_core::RngCore;
 /// The public workload's seed.
 const WORKLOAD_SEED: [u8; 16] = *b"update2p-example";
 
+/// The two word rings, with their preprocessing.
+trait Word: TwoPartyWord + DuoWord {
+    const NAME: &'static str;
+    fn prepare(
+        s: &mut Session,
+        engine: &mut Arith2,
+        count: usize,
+        n: usize,
+        spare: &mut Vec<SpentMaterialOf<Self>>,
+        rng: &mut AesPrg,
+    ) -> Result<Vec<UpdateMaterialOf<Self>>, DuoramError>;
+}
+
+impl Word for Fp {
+    const NAME: &'static str = "F_p";
+    fn prepare(
+        s: &mut Session,
+        engine: &mut Arith2,
+        count: usize,
+        n: usize,
+        spare: &mut Vec<SpentMaterialOf<Fp>>,
+        rng: &mut AesPrg,
+    ) -> Result<Vec<UpdateMaterialOf<Fp>>, DuoramError> {
+        prepare_reusing(s, engine, count, n, spare, rng)
+    }
+}
+
+impl Word for Z64 {
+    const NAME: &'static str = "Z_2^64";
+    fn prepare(
+        s: &mut Session,
+        engine: &mut Arith2,
+        count: usize,
+        n: usize,
+        spare: &mut Vec<SpentMaterialOf<Z64>>,
+        rng: &mut AesPrg,
+    ) -> Result<Vec<UpdateMaterialOf<Z64>>, DuoramError> {
+        prepare_reusing_u64(s, engine, count, n, spare, rng)
+    }
+}
+
 /// One UPDATE in the clear.
 #[derive(Clone, Copy)]
-struct Op {
+struct Op<W> {
     index: u64,
-    delta: Fp,
+    delta: W,
 }
 
 /// What one party of either protocol reports.
@@ -54,12 +97,12 @@ fn cpu() -> Duration {
     thread_cpu_time().unwrap_or_default()
 }
 
-/// Random shares of the operations, `P0`'s uniform: index shares mod N, delta shares in F_p.
-fn share_ops(ops: &[Op], big: u64, g: &mut AesPrg) -> [Vec<(u64, Fp)>; 2] {
+/// Random shares of the operations, `P0`'s uniform: index shares mod N, delta shares in W.
+fn share_ops<W: Word>(ops: &[Op<W>], big: u64, g: &mut AesPrg) -> [Vec<(u64, W)>; 2] {
     let mut out = [Vec::new(), Vec::new()];
     for op in ops {
         let i0 = g.next_u64() & (big - 1);
-        let d0 = Fp::random(g);
+        let d0 = W::random_word(g);
         out[0].push((i0, d0));
         out[1].push((op.index.wrapping_sub(i0) & (big - 1), op.delta - d0));
     }
@@ -68,22 +111,23 @@ fn share_ops(ops: &[Op], big: u64, g: &mut AesPrg) -> [Vec<(u64, Fp)>; 2] {
 
 /// One party of 2P-Duoram: set-up, batches of preprocessing and UPDATEs, the memory opened
 /// and compared with the plaintext array `want`.
-fn party_2p(
+fn party_2p<W: Word>(
     mut s: Session,
     n: usize,
     batch: usize,
-    mine: &[(u64, Fp)],
-    want: &[Fp],
+    mine: &[(u64, W)],
+    want: &[W],
 ) -> Result<Report, DuoramError> {
-    let mut rng = doram_twopc::os_rng();
+    let mut os = doram_twopc::os_rng();
+    let mut rng = AesPrg::new(Seed::random(&mut os));
     let mut engine = Arith2::setup(&mut s, &mut rng)?;
-    let mut memory = MemoryShare::zeros(n)?;
+    let mut memory = MemoryShareOf::<W>::zeros(n)?;
     let mut r = Report::default();
     let mut spare = Vec::new();
     for chunk in mine.chunks(batch) {
         s.set_phase("preprocess");
         let t = Instant::now();
-        let mats = prepare_reusing(&mut s, &mut engine, chunk.len(), n, &mut spare, &mut rng)?;
+        let mats = W::prepare(&mut s, &mut engine, chunk.len(), n, &mut spare, &mut rng)?;
         r.prep += t.elapsed();
         s.set_phase("online");
         for (mat, &(i, d)) in mats.into_iter().zip(chunk) {
@@ -105,14 +149,14 @@ fn party_2p(
     Ok(r)
 }
 
-/// One party of 3P-Duoram over F_p: set-up, Init of a zero memory, then per UPDATE one
-/// operation preprocessed (untimed) and the UPDATE (timed).
-fn party_3p(s: Session, n: usize, ops: &[Op]) -> Result<Report, DuoramError> {
+/// One party of 3P-Duoram over the same ring: set-up, Init of a zero memory, then per UPDATE
+/// one operation preprocessed (untimed) and the UPDATE (timed).
+fn party_3p<W: Word>(s: Session, n: usize, ops: &[Op<W>]) -> Result<Report, DuoramError> {
     let me = s.me();
     let mut seed = [0u8; 16];
     doram_twopc::os_rng().fill_bytes(&mut seed);
-    let mut o = Duoram::<Fp>::setup(s, n, Seed(seed))?;
-    let zero = Additive::public(Fp::ZERO, me);
+    let mut o = Duoram::<W>::setup(s, n, Seed(seed))?;
+    let zero = Additive::public(W::ZERO, me);
     o.init(&vec![zero; n])?;
     let mut r = Report::default();
     for op in ops {
@@ -121,7 +165,7 @@ fn party_3p(s: Session, n: usize, ops: &[Op]) -> Result<Report, DuoramError> {
         o.preprocess(1)?;
         r.prep += t.elapsed();
         o.session_mut().set_phase("online");
-        let addr = Additive::public(Fp::from_u64(op.index), me);
+        let addr = Additive::public(W::from_u64(op.index), me);
         let delta = Additive::public(op.delta, me);
         let (t, c) = (Instant::now(), cpu());
         o.update(addr, delta)?;
@@ -228,22 +272,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let log_n: u32 = args.first().map_or(Ok(16), |a| a.parse())?;
     let count: usize = args.get(1).map_or(Ok(16), |a| a.parse())?;
     let with_3p = !args.iter().any(|a| a == "--no-3p");
+    if args.iter().any(|a| a == "--u64") {
+        run::<Z64>(log_n, count, with_3p)
+    } else {
+        run::<Fp>(log_n, count, with_3p)
+    }
+}
+
+fn run<W: Word>(log_n: u32, count: usize, with_3p: bool) -> Result<(), Box<dyn std::error::Error>> {
     let n = 1usize << log_n;
     let big = padded_len(n) as u64;
     let batch = ((1usize << 21) / n).clamp(1, count.max(1));
 
     let mut g = AesPrg::new(Seed(WORKLOAD_SEED));
-    let ops: Vec<Op> = (0..count)
+    let ops: Vec<Op<W>> = (0..count)
         .map(|_| Op {
             index: g.next_u64() % n as u64,
-            delta: Fp::random(&mut g),
+            delta: W::random_word(&mut g),
         })
         .collect();
     let shares = share_ops(&ops, big, &mut g);
 
     let mesh = |k: usize| LocalMesh::new(k).timeout(Duration::from_secs(600)).build();
-    println!("n = 2^{log_n}, {count} UPDATEs, words in F_p; 2P batches of {batch}");
-    let mut want = vec![Fp::ZERO; n];
+    println!(
+        "n = 2^{log_n}, {count} UPDATEs, words in {}; 2P batches of {batch}",
+        W::NAME
+    );
+    let mut want = vec![W::ZERO; n];
     for op in &ops {
         want[usize::try_from(op.index)?] += op.delta;
     }
