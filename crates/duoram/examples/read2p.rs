@@ -6,7 +6,8 @@
 //!
 //! After the set-up (engine, SPIRAL keys, public parameters exchanged: reported apart), each
 //! READ is preprocessed on its own (random OTs, the query, its expansion) and then run; both
-//! are timed, per READ, as the slowest party's wall-clock time, and the figures are medians
+//! are timed, per READ, as the slowest party's wall-clock time (the online step from a
+//! one-byte exchange that lines the two parties up after the preprocessing), and the figures are medians
 //! over the READs, with the per-party CPU time of the online step beside them. Every READ's
 //! two output shares are opened at the end and compared with the plaintext memory. Bytes and
 //! rounds are per party, from the sessions' counters.
@@ -71,6 +72,13 @@ fn party(mut s: Session, memory: Words, indices: &[u64]) -> Result<Report, Duora
         let t = Instant::now();
         let mat = prepare_reads(&mut s, &mut engine, &setup, 1, &mut rng)?;
         r.prep.push(t.elapsed());
+        // Both parties start the online step together: the preprocessing ends at slightly
+        // different times at the two parties (the query expansion runs on a thread pool), and
+        // that skew is not the READ's.
+        s.set_phase("sync");
+        let other = s.peers().next().ok_or(DuoramError::ApiMisuse("no peer"))?;
+        s.send_bytes(other, &[0])?;
+        s.recv_bytes(other)?;
         s.set_phase("online");
         let (t, c) = (Instant::now(), thread_cpu_time().unwrap_or_default());
         let mat = mat
