@@ -45,5 +45,5 @@ for p in "16 64" "20 16"; do
 done
 for l in 12 16 20; do
   note oram-2p$l-z64
-  "$D" --json -q bench oram --protocol duoram2p --word z64 --log-n $l --accesses 8 > oram-2p$l-z64.json
+  "$D" --json -q bench oram --protocol duoram2p-z64 --log-n $l --accesses 8 > oram-2p$l-z64.json
 done

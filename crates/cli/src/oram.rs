@@ -25,10 +25,12 @@ pub enum ProtocolArg {
     Ramen,
     /// Three-party Duoram (words of Z64 or Fp; the access type is public).
     Duoram,
-    /// Two-party Duoram, no helper (words of Fp, or Z64 with `--word z64`: the paper's 8-byte
-    /// words, half the READ's work; hides the access type).
+    /// Two-party Duoram, no helper (words of Fp; hides the access type).
     #[value(name = "duoram2p")]
     Duoram2p,
+    /// Two-party Duoram on words of Z64, the paper's 8-byte words: half the READ's work.
+    #[value(name = "duoram2p-z64")]
+    Duoram2pZ64,
     /// The linear scan: every access touches every word (Fp or Z64; hides the access type).
     LinearScan,
     /// FJKW15's three-party tree ORAM (words of Z64; the access type is public); Init is the
@@ -43,6 +45,7 @@ impl ProtocolArg {
             ProtocolArg::Ramen => "ramen",
             ProtocolArg::Duoram => "duoram",
             ProtocolArg::Duoram2p => "duoram2p",
+            ProtocolArg::Duoram2pZ64 => "duoram2p-z64",
             ProtocolArg::LinearScan => "linear-scan",
             ProtocolArg::Fjkw15 => "fjkw15",
         }
@@ -82,11 +85,11 @@ macro_rules! with_protocol {
                 type $P = Duoram<Fp>;
                 $body
             }
-            (ProtocolArg::Duoram2p, WordArg::Fp) => {
+            (ProtocolArg::Duoram2p, _) => {
                 type $P = Duoram2;
                 $body
             }
-            (ProtocolArg::Duoram2p, WordArg::Z64) => {
+            (ProtocolArg::Duoram2pZ64, _) => {
                 type $P = Duoram2Z64;
                 $body
             }
@@ -108,8 +111,8 @@ pub struct OramArgs {
     /// The protocol.
     #[arg(long, value_enum)]
     pub protocol: ProtocolArg,
-    /// The word ring (default: Fp for Ramen, the linear scan and two-party Duoram, Z64 for
-    /// Duoram and FJKW15; Ramen only runs over Fp, FJKW15 over Z64).
+    /// The word ring (default: Fp for Ramen and the linear scan, Z64 for Duoram; Ramen and
+    /// duoram2p only run over Fp, FJKW15 and duoram2p-z64 over Z64).
     #[arg(long, value_enum)]
     pub word: Option<WordArg>,
     /// Memory of 2^N words.
@@ -156,8 +159,16 @@ impl OramArgs {
     fn word(&self) -> Result<WordArg> {
         match (self.protocol, self.word) {
             (ProtocolArg::Ramen, Some(WordArg::Z64)) => bail!("--word: Ramen runs over Fp only"),
+            (ProtocolArg::Duoram2p, Some(WordArg::Z64)) => {
+                bail!("--word: duoram2p runs over Fp only (duoram2p-z64 is the 64-bit version)")
+            }
+            (ProtocolArg::Duoram2pZ64, Some(WordArg::Fp)) => {
+                bail!("--word: duoram2p-z64 runs over Z64 only")
+            }
             (ProtocolArg::Fjkw15, Some(WordArg::Fp)) => bail!("--word: FJKW15 runs over Z64 only"),
-            (ProtocolArg::Duoram | ProtocolArg::Fjkw15, None) => Ok(WordArg::Z64),
+            (ProtocolArg::Duoram | ProtocolArg::Fjkw15 | ProtocolArg::Duoram2pZ64, None) => {
+                Ok(WordArg::Z64)
+            }
             (_, w) => Ok(w.unwrap_or(WordArg::Fp)),
         }
     }
@@ -419,7 +430,7 @@ pub fn compare_point(
         accesses: Some(accesses),
         // 2P-Duoram's UPDATE material is 2N field elements per access (4 GiB per party for
         // 128 accesses at 2^20): it preprocesses each access just before it instead.
-        preprocess: p != ProtocolArg::Duoram2p,
+        preprocess: !matches!(p, ProtocolArg::Duoram2p | ProtocolArg::Duoram2pZ64),
         threads: if p == ProtocolArg::Ramen {
             args.threads
         } else {
