@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use doram_core::wire::PeerFault;
 use doram_core::{PartyId, Seed};
-use doram_field::{Fp, Z64};
+use doram_field::{Fp, Ring, Z64};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_prim::prg::AesPrg;
@@ -174,14 +174,6 @@ impl DualBit {
     }
 }
 
-/// One Beaver triple's shares.
-#[derive(Clone, Copy)]
-struct Triple {
-    a: Fp,
-    b: Fp,
-    c: Fp,
-}
-
 /// What the engine has done; all counts follow from the public call sequence.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -201,7 +193,8 @@ pub struct Arith2 {
     receiver: SoftSpokenReceiver,
     common: AesPrg,
     rng: AesPrg,
-    pool: VecDeque<Triple>,
+    /// F_p triples `[a, b, c]`.
+    pool: VecDeque<[Fp; 3]>,
     /// Z_2^64 triples `[a, b, c]` ([`Arith2::mul_many_z64`]).
     pool64: VecDeque<[Z64; 3]>,
     counters: Counters,
@@ -251,6 +244,34 @@ impl core::fmt::Debug for Arith2 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Arith2({}, {} triples pooled)", self.me, self.pool.len())
     }
+}
+
+/// \[Beaver\] This party's openings `d = x − a`, `e = y − b` for each pair, interleaved.
+fn beaver_masked<W: Ring>(pairs: impl Iterator<Item = (W, W)>, triples: &[[W; 3]]) -> Vec<W> {
+    let mut masked = Vec::with_capacity(2 * triples.len());
+    for ((x, y), [a, b, _]) in pairs.zip(triples) {
+        masked.push(x - *a);
+        masked.push(y - *b);
+    }
+    masked
+}
+
+/// \[Beaver\] This party's shares `c + d·b + e·a` (and `d·e` at `P0`) of the products, from
+/// both parties' openings.
+fn beaver_products<W: Ring>(me: PartyId, triples: &[[W; 3]], mine: &[W], theirs: &[W]) -> Vec<W> {
+    triples
+        .iter()
+        .enumerate()
+        .map(|(i, &[a, b, c])| {
+            let d = mine[2 * i] + theirs[2 * i];
+            let e = mine[2 * i + 1] + theirs[2 * i + 1];
+            let mut z = c + d * b + e * a;
+            if me == PartyId::P0 {
+                z += d * e;
+            }
+            z
+        })
+        .collect()
 }
 
 impl Arith2 {
@@ -368,11 +389,8 @@ impl Arith2 {
             &mut self.rng,
         )?;
         self.counters.triples_made += count as u64;
-        self.pool.extend((0..count).map(|i| Triple {
-            a: t.a[i],
-            b: t.b[i],
-            c: t.c[i],
-        }));
+        self.pool
+            .extend((0..count).map(|i| [t.a[i], t.b[i], t.c[i]]));
         Ok(())
     }
 
@@ -394,28 +412,14 @@ impl Arith2 {
             let missing = m - self.pool.len();
             self.preprocess(session, missing)?;
         }
-        let triples: Vec<Triple> = self.pool.drain(..m).collect();
-        // [Beaver] d = x − a and e = y − b, opened in one round.
-        let mut masked = Vec::with_capacity(2 * m);
-        for (&(x, y), t) in pairs.iter().zip(&triples) {
-            masked.push(x.0 - t.a);
-            masked.push(y.0 - t.b);
-        }
+        let triples: Vec<[Fp; 3]> = self.pool.drain(..m).collect();
+        let masked = beaver_masked(pairs.iter().map(|&(x, y)| (x.0, y.0)), &triples);
         send_fps(session, self.peer, &masked)?;
         let theirs = recv_fps(session, self.peer, 2 * m, "Beaver openings")?;
         self.counters.products += m as u64;
-        Ok(triples
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let d = masked[2 * i] + theirs[2 * i];
-                let e = masked[2 * i + 1] + theirs[2 * i + 1];
-                let mut z = t.c + d * t.b + e * t.a;
-                if self.me == PartyId::P0 {
-                    z += d * e;
-                }
-                Share(z)
-            })
+        Ok(beaver_products(self.me, &triples, &masked, &theirs)
+            .into_iter()
+            .map(Share)
             .collect())
     }
 
@@ -462,28 +466,11 @@ impl Arith2 {
             self.preprocess_z64(session, missing)?;
         }
         let triples: Vec<[Z64; 3]> = self.pool64.drain(..m).collect();
-        // [Beaver] d = x − a and e = y − b, opened in one round.
-        let mut masked = Vec::with_capacity(2 * m);
-        for (&(x, y), [a, b, _]) in pairs.iter().zip(&triples) {
-            masked.push(x - *a);
-            masked.push(y - *b);
-        }
+        let masked = beaver_masked(pairs.iter().copied(), &triples);
         send_ring(session, self.peer, &masked)?;
         let theirs: Vec<Z64> = recv_ring(session, self.peer, 2 * m, "Beaver openings")?;
         self.counters.products += m as u64;
-        Ok(triples
-            .iter()
-            .enumerate()
-            .map(|(i, &[a, b, c])| {
-                let d = masked[2 * i] + theirs[2 * i];
-                let e = masked[2 * i + 1] + theirs[2 * i + 1];
-                let mut z = c + d * b + e * a;
-                if self.me == PartyId::P0 {
-                    z += d * e;
-                }
-                z
-            })
-            .collect())
+        Ok(beaver_products(self.me, &triples, &masked, &theirs))
     }
 
     /// Opens Z_2^64 shares to both parties: one round.
