@@ -4,9 +4,10 @@
 //! material not interchangeable, nor material of another size.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::time::Duration;
 
-use doram_core::Seed;
 use doram_duoram::DuoramError;
 use doram_duoram::two_party::{
     MemoryShare, MemoryShare64, padded_len, prepare_reads, read, read_u64, setup_reads,
@@ -19,13 +20,6 @@ use doram_prim::AesPrg;
 use doram_twopc::arith::Arith2;
 use doram_twopc::insecure_rng_for_tests;
 use rand_core::RngCore;
-
-fn workload_rng(seed: u64, tag: u64) -> AesPrg {
-    let mut s = [0u8; 16];
-    s[..8].copy_from_slice(&seed.to_le_bytes());
-    s[8..].copy_from_slice(&tag.to_le_bytes());
-    AesPrg::new(Seed(s))
-}
 
 fn mesh() -> LocalMesh {
     LocalMesh::new(2).timeout(Duration::from_secs(60))
@@ -72,7 +66,7 @@ fn party(
 }
 
 fn run(seed: u64, memory: &[u64], indices: &[usize], tag: u64) -> (Vec<u64>, [Transcript; 2]) {
-    let mut g = workload_rng(seed, tag);
+    let mut g = common::rng(seed, tag);
     let shares = share(memory, indices, &mut g);
     let outs = doram_net::testkit::run(mesh().build(), |s| {
         let (words, idx) = &shares[s.me().index()];
@@ -93,7 +87,7 @@ fn run(seed: u64, memory: &[u64], indices: &[usize], tag: u64) -> (Vec<u64>, [Tr
 fn reads_match_a_plaintext_array() {
     let seed = test_seed();
     for (n, count) in [(1usize, 2usize), (5, 3), (1000, 4), (5000, 3)] {
-        let mut g = workload_rng(seed, 100 + n as u64);
+        let mut g = common::rng(seed, 100 + n as u64);
         let memory: Vec<u64> = (0..n).map(|_| g.next_u64()).collect();
         let indices: Vec<usize> = (0..count)
             .map(|k| match k {
@@ -112,7 +106,7 @@ fn reads_match_a_plaintext_array() {
 fn transcripts_do_not_depend_on_indices_or_data() {
     let seed = test_seed();
     let n = 2000;
-    let mut g = workload_rng(seed, 7);
+    let mut g = common::rng(seed, 7);
     let a: Vec<u64> = (0..n).map(|_| g.next_u64()).collect();
     let b: Vec<u64> = (0..n).map(|k| k as u64).collect();
     let (ra, ta) = run(seed, &a, &[3, 1999, 0], 1);

@@ -4,9 +4,11 @@
 //! that depend on neither indices nor data; a damaged UPDATE message named.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::time::Duration;
 
-use doram_core::{PartyId, Seed};
+use doram_core::PartyId;
 use doram_duoram::DuoramError;
 use doram_duoram::two_party::{
     MemoryShare64, check_against_plain, padded_len, prepare_reads, prepare_u64, read_u64,
@@ -19,13 +21,6 @@ use doram_prim::AesPrg;
 use doram_twopc::arith::Arith2;
 use doram_twopc::insecure_rng_for_tests;
 use rand_core::RngCore;
-
-fn workload_rng(seed: u64, tag: u64) -> AesPrg {
-    let mut s = [0u8; 16];
-    s[..8].copy_from_slice(&seed.to_le_bytes());
-    s[8..].copy_from_slice(&tag.to_le_bytes());
-    AesPrg::new(Seed(s))
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -125,7 +120,7 @@ fn run(
     ops: &[Op],
     tag: u64,
 ) -> [Result<(Vec<u64>, Transcript), DuoramError>; 2] {
-    let mut g = workload_rng(seed, tag);
+    let mut g = common::rng(seed, tag);
     let inputs = share(initial, ops, &mut g);
     let (_, expect) = plain(initial, ops);
     let outs = doram_net::testkit::run(mesh.build(), |s| {
@@ -156,7 +151,7 @@ fn random_ops(n: usize, count: usize, g: &mut AesPrg) -> Vec<Op> {
 fn reads_and_updates_match_a_plaintext_array() {
     let seed = test_seed();
     for (n, count) in [(1usize, 4usize), (6, 7), (1000, 8), (4096, 5)] {
-        let mut g = workload_rng(seed, 500 + n as u64);
+        let mut g = common::rng(seed, 500 + n as u64);
         let initial: Vec<u64> = (0..n).map(|_| g.next_u64()).collect();
         let ops = random_ops(n, count, &mut g);
         let [o0, o1] = run(mesh(), seed, &initial, &ops, n as u64);
@@ -180,7 +175,7 @@ fn transcripts_do_not_depend_on_indices_or_data() {
     let n = 50;
     let mut transcripts = Vec::new();
     for tag in [1u64, 2] {
-        let mut g = workload_rng(seed ^ tag, tag);
+        let mut g = common::rng(seed ^ tag, tag);
         let initial: Vec<u64> = (0..n).map(|_| g.next_u64()).collect();
         let ops: Vec<Op> = (0..4)
             .map(|k| {
