@@ -47,3 +47,16 @@ for l in 12 16 20; do
   note oram-2p$l-z64
   "$D" --json -q bench oram --protocol duoram2p-z64 --log-n $l --accesses 8 > oram-2p$l-z64.json
 done
+# Larger UPDATEs on 64-bit words, 2P only.
+for p in "22 4" "24 2"; do
+  set -- $p
+  note update-2p$1-u64
+  "$U" $1 $2 --u64 --no-3p > update-2p$1-u64.txt
+done
+# Binary search by backend and size: where 2P-Duoram (F_p words, the two-party machine's)
+# overtakes the two-party scan machine, now with the faster READ.
+for b in gkk12 duoram2p; do
+  note program-$b
+  "$D" --json -q bench program --program binary-search --sizes 255,1023,4095,16383 \
+    --backend $b > program-binary-search-$b.json
+done
