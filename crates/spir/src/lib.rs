@@ -465,6 +465,7 @@ impl Server {
         let params = shape.params;
         let ntt = ntt_tables(params);
         let (dim0, num_per) = (1usize << params.db_dim_1, 1usize << params.db_dim_2);
+        assert!(dim0 <= 1 << 8, "64-bit sums of at most 2^8 products");
         let block = dim0.min(FUSED_BLOCK);
         let mut poly = ItemPoly::new(params);
         // `block` items' polynomials in the `[z block][j][z in block]` layout, and the sums.
