@@ -46,7 +46,9 @@ use crate::driver::{
 };
 use crate::gc::{Circuit, Evaluator, Garbler};
 use crate::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
-use crate::triples::{fp_triples, recv_fps, recv_ring, send_fps, send_ring, z64_triples};
+use crate::triples::{GilboaRing, recv_ring, ring_triples, send_ring};
+#[cfg(doc)]
+use crate::triples::{fp_triples, z64_triples};
 
 /// This party's additive share of a secret x ∈ F_p (x = x₀ + x₁). `Debug` shows no share.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -246,6 +248,24 @@ impl core::fmt::Debug for Arith2 {
     }
 }
 
+/// The rings the engine keeps a triple pool for.
+trait PooledRing: GilboaRing {
+    /// The engine's pool of this ring's triples `[a, b, c]`.
+    fn pool(engine: &mut Arith2) -> &mut VecDeque<[Self; 3]>;
+}
+
+impl PooledRing for Fp {
+    fn pool(engine: &mut Arith2) -> &mut VecDeque<[Fp; 3]> {
+        &mut engine.pool
+    }
+}
+
+impl PooledRing for Z64 {
+    fn pool(engine: &mut Arith2) -> &mut VecDeque<[Z64; 3]> {
+        &mut engine.pool64
+    }
+}
+
 /// \[Beaver\] This party's openings `d = x − a`, `e = y − b` for each pair, interleaved.
 fn beaver_masked<W: Ring>(pairs: impl Iterator<Item = (W, W)>, triples: &[[W; 3]]) -> Vec<W> {
     let mut masked = Vec::with_capacity(2 * triples.len());
@@ -381,17 +401,7 @@ impl Arith2 {
     /// # Errors
     /// As [`fp_triples`].
     pub fn preprocess(&mut self, session: &mut Session, count: usize) -> Result<(), TwopcError> {
-        let t = fp_triples(
-            session,
-            &mut self.sender,
-            &mut self.receiver,
-            count,
-            &mut self.rng,
-        )?;
-        self.counters.triples_made += count as u64;
-        self.pool
-            .extend((0..count).map(|i| [t.a[i], t.b[i], t.c[i]]));
-        Ok(())
+        self.preprocess_ring::<Fp>(session, count)
     }
 
     /// x·y for each pair: one round after the triples (made inline if the pool is short).
@@ -403,21 +413,9 @@ impl Arith2 {
         session: &mut Session,
         pairs: &[(Share, Share)],
     ) -> Result<Vec<Share>, TwopcError> {
-        let m = pairs.len();
-        if m == 0 {
-            return Ok(Vec::new());
-        }
-        if self.pool.len() < m {
-            self.counters.inline_refills += 1;
-            let missing = m - self.pool.len();
-            self.preprocess(session, missing)?;
-        }
-        let triples: Vec<[Fp; 3]> = self.pool.drain(..m).collect();
-        let masked = beaver_masked(pairs.iter().map(|&(x, y)| (x.0, y.0)), &triples);
-        send_fps(session, self.peer, &masked)?;
-        let theirs = recv_fps(session, self.peer, 2 * m, "Beaver openings")?;
-        self.counters.products += m as u64;
-        Ok(beaver_products(self.me, &triples, &masked, &theirs)
+        let raw: Vec<(Fp, Fp)> = pairs.iter().map(|&(x, y)| (x.0, y.0)).collect();
+        Ok(self
+            .mul_ring(session, &raw)?
             .into_iter()
             .map(Share)
             .collect())
@@ -433,17 +431,7 @@ impl Arith2 {
         session: &mut Session,
         count: usize,
     ) -> Result<(), TwopcError> {
-        let t = z64_triples(
-            session,
-            &mut self.sender,
-            &mut self.receiver,
-            count,
-            &mut self.rng,
-        )?;
-        self.counters.triples_made += count as u64;
-        self.pool64
-            .extend((0..count).map(|i| [t.a[i], t.b[i], t.c[i]]));
-        Ok(())
+        self.preprocess_ring::<Z64>(session, count)
     }
 
     /// x·y mod 2^64 for each pair of additive Z_2^64 shares (Beaver, as [`Arith2::mul_many`]):
@@ -456,19 +444,46 @@ impl Arith2 {
         session: &mut Session,
         pairs: &[(Z64, Z64)],
     ) -> Result<Vec<Z64>, TwopcError> {
+        self.mul_ring(session, pairs)
+    }
+
+    /// `count` triples of `W` into its pool.
+    fn preprocess_ring<W: PooledRing>(
+        &mut self,
+        session: &mut Session,
+        count: usize,
+    ) -> Result<(), TwopcError> {
+        let t = ring_triples::<W, _, _, _>(
+            session,
+            &mut self.sender,
+            &mut self.receiver,
+            count,
+            &mut self.rng,
+        )?;
+        self.counters.triples_made += count as u64;
+        W::pool(self).extend((0..count).map(|i| [t.a[i], t.b[i], t.c[i]]));
+        Ok(())
+    }
+
+    /// \[Beaver\] x·y for each pair of shares of `W`, triples made inline if the pool is short.
+    fn mul_ring<W: PooledRing>(
+        &mut self,
+        session: &mut Session,
+        pairs: &[(W, W)],
+    ) -> Result<Vec<W>, TwopcError> {
         let m = pairs.len();
         if m == 0 {
             return Ok(Vec::new());
         }
-        if self.pool64.len() < m {
+        let pooled = W::pool(self).len();
+        if pooled < m {
             self.counters.inline_refills += 1;
-            let missing = m - self.pool64.len();
-            self.preprocess_z64(session, missing)?;
+            self.preprocess_ring::<W>(session, m - pooled)?;
         }
-        let triples: Vec<[Z64; 3]> = self.pool64.drain(..m).collect();
+        let triples: Vec<[W; 3]> = W::pool(self).drain(..m).collect();
         let masked = beaver_masked(pairs.iter().copied(), &triples);
         send_ring(session, self.peer, &masked)?;
-        let theirs: Vec<Z64> = recv_ring(session, self.peer, 2 * m, "Beaver openings")?;
+        let theirs: Vec<W> = recv_ring(session, self.peer, 2 * m, "Beaver openings")?;
         self.counters.products += m as u64;
         Ok(beaver_products(self.me, &triples, &masked, &theirs))
     }
@@ -503,8 +518,8 @@ impl Arith2 {
             return Ok(Vec::new());
         }
         let mine: Vec<Fp> = xs.iter().map(|s| s.0).collect();
-        send_fps(session, self.peer, &mine)?;
-        let theirs = recv_fps(session, self.peer, xs.len(), "opened shares")?;
+        send_ring(session, self.peer, &mine)?;
+        let theirs: Vec<Fp> = recv_ring(session, self.peer, xs.len(), "opened shares")?;
         Ok(mine.iter().zip(&theirs).map(|(&a, &b)| a + b).collect())
     }
 
@@ -527,12 +542,12 @@ impl Arith2 {
         }
         let mine: Vec<Fp> = xs.iter().map(|s| s.0).collect();
         if receiver == self.me {
-            let theirs = recv_fps(session, self.peer, xs.len(), "output shares")?;
+            let theirs: Vec<Fp> = recv_ring(session, self.peer, xs.len(), "output shares")?;
             Ok(Some(
                 mine.iter().zip(&theirs).map(|(&a, &b)| a + b).collect(),
             ))
         } else {
-            send_fps(session, self.peer, &mine)?;
+            send_ring(session, self.peer, &mine)?;
             Ok(None)
         }
     }

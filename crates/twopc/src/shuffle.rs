@@ -76,7 +76,7 @@ use crate::TwopcError;
 use crate::driver::{cot_receive, cot_send, peer};
 use crate::error::same_len;
 use crate::ot_ext::{CotExtReceiver, CotExtSender};
-use crate::triples::{recv_fps, send_fps};
+use crate::triples::{recv_ring, send_ring};
 
 /// The bit each stage of the network on 2^k positions swaps across.
 pub fn stage_bits(k: u32) -> Vec<u32> {
@@ -383,7 +383,7 @@ fn hold_pass(
         for (&(b, _), keys) in batch.iter().zip(keys.chunks_exact(half)) {
             msg.clear();
             hold_stage(w, width, b, keys, &mut msg);
-            send_fps(session, to, &msg)?;
+            send_ring(session, to, &msg)?;
         }
     }
     Ok(())
@@ -407,7 +407,7 @@ fn permute_pass(
             .collect();
         let keys = cot_receive(session, receiver, &choices)?.into_random().msgs;
         for (&(b, j), keys) in batch.iter().zip(keys.chunks_exact(half)) {
-            let msg = recv_fps(session, from, size * width, "switch corrections")?;
+            let msg: Vec<Fp> = recv_ring(session, from, size * width, "switch corrections")?;
             permute_stage(a, width, b, &controls[j], keys, &msg);
         }
     }

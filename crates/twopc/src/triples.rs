@@ -26,7 +26,7 @@
 
 use doram_core::PartyId;
 use doram_core::wire;
-use doram_field::{Fp, Group, Ring, Z64, decode_vec, encode_vec};
+use doram_field::{Fp, Group, Ring, Z64, decode_vec};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use rand_core::{CryptoRng, RngCore};
@@ -38,43 +38,6 @@ use crate::ot_ext::{CotExtReceiver, CotExtSender};
 
 /// Bits of an F_p element's representative: the OTs per cross term of an F_p triple.
 pub const FP_BITS: usize = 128;
-
-/// F_p elements per message of Gilboa's corrections (64 KiB).
-const FP_PER_MSG: usize = 4096;
-
-/// Sends F_p elements in messages of at most [`FP_PER_MSG`].
-pub(crate) fn send_fps(session: &mut Session, to: PartyId, v: &[Fp]) -> Result<(), TwopcError> {
-    for chunk in v.chunks(FP_PER_MSG) {
-        session.send_elems(to, chunk)?;
-    }
-    Ok(())
-}
-
-/// Receives `n` F_p elements sent by [`send_fps`]; a message of the wrong length or with a
-/// non-canonical element is a fault of `from`.
-pub(crate) fn recv_fps(
-    session: &mut Session,
-    from: PartyId,
-    n: usize,
-    what: &'static str,
-) -> Result<Vec<Fp>, TwopcError> {
-    let mut out = Vec::with_capacity(n);
-    for start in (0..n).step_by(FP_PER_MSG) {
-        let len = (n - start).min(FP_PER_MSG);
-        let bytes = session.recv_bytes(from)?;
-        wire::exact_len(from, what, &bytes, len * 16)?;
-        for e in bytes.chunks_exact(16) {
-            let mut le = [0u8; 16];
-            le.copy_from_slice(e);
-            out.push(Fp::from_le_bytes(le).map_err(|fault| wire::PeerFault {
-                peer: from,
-                what,
-                fault,
-            })?);
-        }
-    }
-    Ok(out)
-}
 
 /// This party's shares of XOR-shared AND triples: a = a₀ ⊕ a₁, b = b₀ ⊕ b₁, c = a·b.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -148,6 +111,8 @@ pub trait GilboaRing: Ring {
     const BITS: usize;
     /// F: a hashed OT message as an element.
     fn from_block(b: Block) -> Self;
+    /// A uniformly random element (a triple's `a`).
+    fn random_elem<R: RngCore + ?Sized>(rng: &mut R) -> Self;
 }
 
 impl GilboaRing for Fp {
@@ -155,12 +120,18 @@ impl GilboaRing for Fp {
     fn from_block(b: Block) -> Fp {
         Fp::from_u128(b)
     }
+    fn random_elem<R: RngCore + ?Sized>(rng: &mut R) -> Fp {
+        Fp::random(rng)
+    }
 }
 
 impl GilboaRing for Z64 {
     const BITS: usize = 64;
     fn from_block(b: Block) -> Z64 {
         Z64(b as u64)
+    }
+    fn random_elem<R: RngCore + ?Sized>(rng: &mut R) -> Z64 {
+        Z64(rng.next_u64())
     }
 }
 
@@ -210,17 +181,17 @@ fn gilboa_receiver<W: GilboaRing>(rot: &RotReceiver, corrections: &[W]) -> (Vec<
     (bs, shares)
 }
 
-/// Bytes per message of [`send_ring`].
+/// Bytes per message of [`send_ring`] (64 KiB: 4096 F_p elements).
 const RING_BYTES_PER_MSG: usize = 1 << 16;
 
-/// Sends ring elements as raw little-endian bytes in messages of at most 64 KiB.
+/// Sends group elements as raw little-endian bytes in messages of at most 64 KiB.
 pub(crate) fn send_ring<W: Group>(
     session: &mut Session,
     to: PartyId,
     v: &[W],
 ) -> Result<(), TwopcError> {
     for chunk in v.chunks(RING_BYTES_PER_MSG / W::BYTES) {
-        session.send_bytes(to, &encode_vec(chunk))?;
+        session.send_elems(to, chunk)?;
     }
     Ok(())
 }
@@ -282,15 +253,38 @@ where
     R: CotExtReceiver,
     G: RngCore + CryptoRng + ?Sized,
 {
+    ring_triples(session, sender, receiver, count, rng)
+}
+
+/// `count` additively shared triples over `W` (Gilboa in both directions:
+/// `2·W::BITS·count` random OTs and `W::BITS·count` elements each way).
+pub(crate) fn ring_triples<W, S, R, G>(
+    session: &mut Session,
+    sender: &mut S,
+    receiver: &mut R,
+    count: usize,
+    rng: &mut G,
+) -> Result<RingTriples<W>, TwopcError>
+where
+    W: GilboaRing,
+    S: CotExtSender,
+    R: CotExtReceiver,
+    G: RngCore + CryptoRng + ?Sized,
+{
     let other = peer(session)?;
     if count == 0 {
-        return Ok(RingTriples::default());
+        return Ok(RingTriples {
+            a: Vec::new(),
+            b: Vec::new(),
+            c: Vec::new(),
+        });
     }
-    let (sent, received) = both_directions(session, sender, receiver, count * Z64::BITS, rng)?;
-    let a: Vec<Z64> = (0..count).map(|_| Z64(rng.next_u64())).collect();
+    let (sent, received) = both_directions(session, sender, receiver, count * W::BITS, rng)?;
+    let a: Vec<W> = (0..count).map(|_| W::random_elem(rng)).collect();
+    // This party's a against the peer's b, and the peer's a against this party's b.
     let (corrections, share_ab) = gilboa_sender(&sent, &a);
     send_ring(session, other, &corrections)?;
-    let theirs: Vec<Z64> = recv_ring(session, other, corrections.len(), "Gilboa corrections")?;
+    let theirs: Vec<W> = recv_ring(session, other, corrections.len(), "Gilboa corrections")?;
     let (b, share_ba) = gilboa_receiver(&received, &theirs);
     let c = (0..count)
         .map(|i| a[i] * b[i] + share_ab[i] + share_ba[i])
@@ -365,21 +359,12 @@ where
     R: CotExtReceiver,
     G: RngCore + CryptoRng + ?Sized,
 {
-    let other = peer(session)?;
-    if count == 0 {
-        return Ok(FpTriples::default());
-    }
-    let (sent, received) = both_directions(session, sender, receiver, count * FP_BITS, rng)?;
-    let a: Vec<Fp> = (0..count).map(|_| Fp::random(rng)).collect();
-    // This party's a against the peer's b, and the peer's a against this party's b.
-    let (corrections, share_ab) = gilboa_sender(&sent, &a);
-    send_fps(session, other, &corrections)?;
-    let theirs = recv_fps(session, other, corrections.len(), "Gilboa corrections")?;
-    let (b, share_ba) = gilboa_receiver(&received, &theirs);
-    let c = (0..count)
-        .map(|i| a[i] * b[i] + share_ab[i] + share_ba[i])
-        .collect();
-    Ok(FpTriples { a, b, c })
+    let t = ring_triples(session, sender, receiver, count, rng)?;
+    Ok(FpTriples {
+        a: t.a,
+        b: t.b,
+        c: t.c,
+    })
 }
 
 #[cfg(test)]
