@@ -242,12 +242,35 @@ pub struct AccessAtC {
     pub path: Option<Strings>,
 }
 
-/// (σ, δ, ρ) and p, drawn by D and E from a fresh sub-seed of their PRG.
-fn shared_pre(pair: &mut doram_prim::AesPrg, s: &AccessShape) -> (Rotation, Strings) {
+/// Access\[i\]'s pre-computation at D and E (Alg. 3, "D & E's input"): (σ, δ, ρ) and the pad
+/// p, drawn from a fresh sub-seed of their PRG ([`D::access_pre`], [`E::access_pre`]).
+#[derive(Clone, Debug)]
+pub struct AccessPre {
+    rotation: Rotation,
+    pad: Strings,
+}
+
+impl AccessPre {
+    /// (σ, δ, ρ).
+    pub fn rotation(&self) -> &Rotation {
+        &self.rotation
+    }
+}
+
+fn shared_pre(pair: &mut doram_prim::AesPrg, s: &AccessShape) -> AccessPre {
     let mut prg = instance(pair);
     let rotation = Rotation::random(&s.params, s.i, &mut prg);
-    let p = Strings::random(s.tuples(), s.tuple_bits(), &mut prg);
-    (rotation, p)
+    let pad = Strings::random(s.tuples(), s.tuple_bits(), &mut prg);
+    AccessPre { rotation, pad }
+}
+
+fn check_pre(s: &AccessShape, pre: &AccessPre) -> Result<(), Fjkw15Error> {
+    if pre.pad.count() != s.tuples() || pre.pad.width() != s.tuple_bits() {
+        return Err(Fjkw15Error::InvalidInput(
+            "Access pre-computation of another tree",
+        ));
+    }
+    Ok(())
 }
 
 /// [FJKW15 Alg. 3, step 1] Rot[σ, δ, ρ](share ⊕ p).
@@ -320,8 +343,30 @@ impl D {
         n: u64,
     ) -> Result<(AccessAtD, AccessFromD), Fjkw15Error> {
         check_inputs(s, path, n)?;
+        let pre = self.access_pre(s);
+        self.access_with(s, pre, path, n)
+    }
+
+    /// Access\[i\]'s pre-computation at D: (σ, δ, ρ) and p from the D–E PRG.
+    pub fn access_pre(&mut self, s: &AccessShape) -> AccessPre {
+        shared_pre(&mut self.with_e, s)
+    }
+
+    /// [`D::access`] with its pre-computation `pre` ([`D::access_pre`]) drawn earlier.
+    ///
+    /// # Errors
+    /// As [`D::access`]; [`Fjkw15Error::InvalidInput`] if `pre` is of another tree.
+    pub fn access_with(
+        &mut self,
+        s: &AccessShape,
+        pre: AccessPre,
+        path: &Strings,
+        n: u64,
+    ) -> Result<(AccessAtD, AccessFromD), Fjkw15Error> {
+        check_inputs(s, path, n)?;
+        check_pre(s, &pre)?;
         let (p, i) = (&s.params, s.i);
-        let (rotation, pad) = shared_pre(&mut self.with_e, s);
+        let AccessPre { rotation, pad } = pre;
         // [FJKW15 Alg. 3, step 1] s_D[Rot[σ, δ, ρ](P_{L_i})] from s_D[P_{L_i}] ⊕ p.
         let rotated = rotate(&rotation, &pad, path);
         // [FJKW15 Alg. 3, step 3] b_t = s_D[fb_t | N_t] ⊕ [1 | s_D[N_i]].
@@ -370,11 +415,37 @@ impl E {
         label: u64,
     ) -> Result<(AccessAtE, AccessFromE), Fjkw15Error> {
         check_inputs(s, path, n)?;
+        if label >= s.params.leaves(s.i) {
+            return Err(Fjkw15Error::InvalidInput("L_i has d_i bits"));
+        }
+        let pre = self.access_pre(s);
+        self.access_with(s, pre, path, n, label)
+    }
+
+    /// Access\[i\]'s pre-computation at E: (σ, δ, ρ) and p from the D–E PRG.
+    pub fn access_pre(&mut self, s: &AccessShape) -> AccessPre {
+        shared_pre(&mut self.with_d, s)
+    }
+
+    /// [`E::access`] with its pre-computation `pre` ([`E::access_pre`]) drawn earlier.
+    ///
+    /// # Errors
+    /// As [`E::access`]; [`Fjkw15Error::InvalidInput`] if `pre` is of another tree.
+    pub fn access_with(
+        &mut self,
+        s: &AccessShape,
+        pre: AccessPre,
+        path: &Strings,
+        n: u64,
+        label: u64,
+    ) -> Result<(AccessAtE, AccessFromE), Fjkw15Error> {
+        check_inputs(s, path, n)?;
+        check_pre(s, &pre)?;
         let (p, i) = (&s.params, s.i);
         if label >= p.leaves(i) {
             return Err(Fjkw15Error::InvalidInput("L_i has d_i bits"));
         }
-        let (rotation, pad) = shared_pre(&mut self.with_d, s);
+        let AccessPre { rotation, pad } = pre;
         // [FJKW15 Alg. 3, step 1] s_E[Rot[σ, δ, ρ](P_{L_i})] from s_E[P_{L_i}] ⊕ p.
         let rotated = rotate(&rotation, &pad, path);
         let a = a_fields(s, &rotated);

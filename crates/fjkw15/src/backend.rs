@@ -78,6 +78,22 @@ use crate::party::{Role, Roles};
 use crate::plain::words_for;
 use crate::storage::ForestShare;
 
+/// The session phase that pre-computation is counted under (the label `doram_oram`'s bench
+/// and the other backends use for preprocessing).
+const PREPROCESS_PHASE: &str = "preprocess";
+
+/// Bytes of pre-computed material one party may hold for accesses preprocessed up front.
+const UPFRONT_BYTES: usize = 1 << 28;
+
+/// Whether `accesses` pre-computed accesses of an `n`-word memory of words `W` fit
+/// [`UPFRONT_BYTES`] (the material is about the pre-computation's messages).
+fn upfront<W: Fjkw15Word>(n: usize, accesses: usize) -> bool {
+    Fjkw15Oram::<W>::params_for(n, W_STOCHASTIC)
+        .ok()
+        .and_then(|p| driver::precompute_bytes(&p).ok())
+        .is_some_and(|b| b.saturating_mul(accesses) <= UPFRONT_BYTES)
+}
+
 /// Words of Z/2^64 converted per A2B (at init) or B2A (in `memory`) message: 256 words make
 /// GC messages of about 1 MB ([`convert_batch`] for F_p).
 pub const INIT_BATCH: usize = 256;
@@ -171,6 +187,8 @@ pub struct Fjkw15Oram<W: Fjkw15Word> {
     a2b_read: A2b<W::Share>,
     a2b_write: A2b<W::Share>,
     b2a_one: B2a<W::Share>,
+    /// Pre-computed accesses ([`driver::precompute`]), oldest first.
+    pre: std::collections::VecDeque<driver::Pre>,
 }
 
 /// FJKW15 over words of Z/2^64 (records of 64 bits).
@@ -284,6 +302,7 @@ impl<W: Fjkw15Word> Fjkw15Oram<W> {
             a2b_read,
             a2b_write,
             b2a_one,
+            pre: std::collections::VecDeque::new(),
         })
     }
 
@@ -365,17 +384,29 @@ impl<W: Fjkw15Word> Fjkw15Oram<W> {
         write: Option<&[u64]>,
         is_write: bool,
     ) -> Result<<W::Share as ShareRing>::Xor, DriverError> {
+        let pre = self
+            .pre
+            .pop_front()
+            .ok_or(DriverError::Protocol(Fjkw15Error::InvalidInput(
+                "an access needs its pre-computation",
+            )))?;
         let (s, p) = (&mut self.session, &self.params);
-        let record = match &mut self.party {
-            Party::C(c) => driver::access_c(s, c, p, is_write)?,
-            Party::D(d) => {
-                driver::access_d(s, d, Self::forest(&mut self.forest)?, n, write)?;
+        let record = match (&mut self.party, pre) {
+            (Party::C(c), driver::Pre::C(pre)) => driver::access_c_with(s, c, p, is_write, pre)?,
+            (Party::D(d), driver::Pre::D(pre)) => {
+                let forest = Self::forest(&mut self.forest)?;
+                driver::access_d_with(s, d, forest, (n, write), pre)?;
                 Vec::new()
             }
-            Party::E(e) if W::CHECK_RANGE => {
-                driver::access_e_checked(s, e, Self::forest(&mut self.forest)?, n, write)?
+            (Party::E(e), driver::Pre::E(pre)) => {
+                let forest = Self::forest(&mut self.forest)?;
+                driver::access_e_with(s, e, forest, (n, write), (pre, W::CHECK_RANGE))?
             }
-            Party::E(e) => driver::access_e(s, e, Self::forest(&mut self.forest)?, n, write)?,
+            _ => {
+                return Err(DriverError::Protocol(Fjkw15Error::InvalidInput(
+                    "pre-computation of another role",
+                )));
+            }
         };
         Ok(xor_of_words::<W::Share>(&record))
     }
@@ -425,6 +456,15 @@ impl<W: Fjkw15Word> Fjkw15Oram<W> {
             Op::Read => &[addr],
             Op::Write => &[addr, value],
         };
+        if self.pre.is_empty() {
+            // An access without material pre-computes it inline, labelled as such; before the
+            // conversion, whose range status E takes inside the access.
+            let phase = self.session.phase().to_owned();
+            self.session.set_phase(PREPROCESS_PHASE);
+            let r = self.precompute_one();
+            self.session.set_phase(&phase);
+            r?;
+        }
         let xor = self.a2b(&a, x)?;
         // The address has m ≤ MAX_ADDRESS_BITS < 64 bits.
         let n = xor.first().map_or(0, |&v| Into::<u128>::into(v) as u64);
@@ -436,6 +476,12 @@ impl<W: Fjkw15Word> Fjkw15Oram<W> {
             .first()
             .copied()
             .unwrap_or_default())
+    }
+
+    fn precompute_one(&mut self) -> Result<(), DriverError> {
+        let pre = driver::precompute(&mut self.session, &mut self.party, &self.params)?;
+        self.pre.push_back(pre);
+        Ok(())
     }
 
     fn read_all(&mut self) -> Result<Vec<W::Share>, DriverError> {
@@ -463,15 +509,18 @@ impl<W: Fjkw15Word> SharedMemory for Fjkw15Oram<W> {
     }
 
     /// Nothing to preprocess ([module docs](self)).
-    fn preprocess(&mut self, _accesses: usize) -> Result<(), OramError> {
-        match self.state {
-            State::Poisoned => Err(OramError::Poisoned),
-            _ => Ok(()),
+    /// Pre-computes `accesses` accesses ([`driver::precompute`]: the garbled pick circuits,
+    /// Shift's and the XOT's pre-computation messages); an access without material does its
+    /// own first.
+    fn preprocess(&mut self, accesses: usize) -> Result<(), OramError> {
+        if matches!(self.state, State::Poisoned) {
+            return Err(OramError::Poisoned);
         }
+        self.guarded(|o| (0..accesses).try_for_each(|_| o.precompute_one()))
     }
 
     fn preprocessed(&self) -> usize {
-        usize::MAX
+        self.pre.len()
     }
 
     fn init(&mut self, memory: &[Additive<W>]) -> Result<(), OramError> {
@@ -549,6 +598,10 @@ impl<W: Fjkw15Word> Protocol for Fjkw15Oram<W> {
 
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
         Fjkw15Oram::setup(session, n, seed)
+    }
+
+    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
+        upfront::<W>(n, accesses)
     }
 }
 
@@ -636,5 +689,9 @@ impl<W: Fjkw15Word> Protocol for InsecureDealtFjkw15Oram<W> {
 
     fn setup(session: Session, n: usize, _threads: usize, seed: Seed) -> Result<Self, OramError> {
         InsecureDealtFjkw15Oram::setup(session, n, seed)
+    }
+
+    fn preprocess_upfront(n: usize, accesses: usize) -> bool {
+        upfront::<W>(n, accesses)
     }
 }

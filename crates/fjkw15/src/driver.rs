@@ -16,13 +16,13 @@
 use doram_core::{PartyId, Seed};
 use doram_net::{NetError, Session};
 
-use crate::access::{AccessFromD, AccessFromE, AccessShape};
+use crate::access::{AccessFromD, AccessFromE, AccessPre, AccessShape};
 use crate::bits::{Strings, get_bits};
 use crate::convert::{A2b, A2bFromD, B2a, RangeStatus, ShareRing};
 use crate::error::Fjkw15Error;
-use crate::eviction::{EvictFromC, EvictShape};
+use crate::eviction::{EvictFromC, EvictPreC, EvictPreD, EvictPreE, EvictShape};
 use crate::extract::{ExtractShape, ROWS_PER_MESSAGE, Rows, addresses, full_rows};
-use crate::gc::{GcFromC, GcFromE, GcPairs};
+use crate::gc::{GcFromC, GcFromE, GcLate, GcPairs, GcTables};
 use crate::layout::TupleLayout;
 use crate::load::{
     InsecureOpenedShares, PermFromC, PermFromD, PermShape, initial_share, public_forest,
@@ -198,31 +198,179 @@ fn c_evict(
     s: &mut Session,
     c: &mut C,
     p: &Params,
-    i: usize,
+    (i, pre): (usize, &EvictPreC),
     (path, tuple): (&Strings, &Strings),
 ) -> Result<(), DriverError> {
     let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
     let es = EvictShape::new(*p, i)?;
-    let (share, u) = c.evict_shift(&es, path, tuple)?;
-    send(s, pe, &u)?;
+    send(s, pe, &c.evict_shift(&es, pre, path, tuple)?)?;
     let new = if i == 0 {
-        c.evict_root(&es, &share)?
+        c.evict_root(&es, pre)?
     } else {
-        let shapes = es.gc_shapes()?;
-        let pairs = shapes
-            .iter()
-            .map(|g| recv::<GcPairs>(s, pe, g))
-            .collect::<Result<Vec<_>, _>>()?;
-        for m in c.evict_choose(&es, &share, &pairs)? {
-            send(s, pd, &m)?;
-        }
         let xot = es.xot_params();
         let to_c: XotFromIndicator = recv(s, pd, &xot)?;
-        send(s, pe, &c.evict_move(&es, &share)?)?;
         let e_to_c: XotFromSender = recv(s, pe, &xot)?;
         c.evict_finish(&es, &e_to_c, &to_c)?
     };
     send(s, pd, &new)
+}
+
+/// C's pre-computation of one access ([`precompute_c`]).
+#[derive(Debug)]
+pub struct PreC {
+    evict: Vec<EvictPreC>,
+}
+
+/// D's pre-computation of one access ([`precompute_d`]).
+#[derive(Debug)]
+pub struct PreD {
+    access: Vec<AccessPre>,
+    evict: Vec<EvictPreD>,
+}
+
+/// E's pre-computation of one access ([`precompute_e`]).
+#[derive(Debug)]
+pub struct PreE {
+    access: Vec<AccessPre>,
+    evict: Vec<EvictPreE>,
+}
+
+/// The pre-computation of one access at C (FJKW15 §1: "a pre-computation (off-line) phase";
+/// which steps run here is our scheduling, [`crate::eviction`]): per tree, C's labels of the
+/// pick circuits (to D) and the XOT on its shares (to E). C only sends. Its material serves
+/// the next access run with it ([`access_c_with`]); parties must pre-compute the same
+/// number of accesses at the same points.
+///
+/// # Errors
+/// The transport's.
+pub fn precompute_c(s: &mut Session, c: &mut C, p: &Params) -> Result<PreC, DriverError> {
+    let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
+    let mut evict = Vec::with_capacity(p.h() + 1);
+    for i in 0..=p.h() {
+        let (pre, labels, xot) = c.evict_pre(&EvictShape::new(*p, i)?)?;
+        for m in &labels {
+            send(s, pd, m)?;
+        }
+        if let Some(x) = &xot {
+            send(s, pe, x)?;
+        }
+        evict.push(pre);
+    }
+    Ok(PreC { evict })
+}
+
+/// The pre-computation of one access at D: per tree, Access's rotation and pad, Shift's
+/// message to E and the XOT pads; then E's garbled circuits and C's labels.
+///
+/// # Errors
+/// The transport's; a peer's malformed message.
+pub fn precompute_d(s: &mut Session, d: &mut D, p: &Params) -> Result<PreD, DriverError> {
+    let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
+    let (mut access, mut pending) = (Vec::new(), Vec::new());
+    for i in 0..=p.h() {
+        let pre = d.access_pre(&AccessShape::new(*p, i)?);
+        let (pend, shift) = d.evict_pre(&EvictShape::new(*p, i)?, pre.rotation())?;
+        send(s, pe, &shift)?;
+        access.push(pre);
+        pending.push(pend);
+    }
+    let mut evict = Vec::with_capacity(pending.len());
+    for (i, pend) in pending.into_iter().enumerate() {
+        let shapes = EvictShape::new(*p, i)?.gc_shapes()?;
+        let tables = shapes
+            .iter()
+            .map(|g| recv::<GcTables>(s, pe, g))
+            .collect::<Result<Vec<_>, _>>()?;
+        let labels = shapes
+            .iter()
+            .map(|g| recv::<GcFromC>(s, pc, g))
+            .collect::<Result<Vec<_>, _>>()?;
+        evict.push(pend.finish(tables, labels));
+    }
+    Ok(PreD { access, evict })
+}
+
+/// The pre-computation of one access at E: per tree, Access's rotation and pad, the
+/// buckets' permutations and the garbled pick circuits (to D); then D's Shift messages and
+/// C's XOT messages.
+///
+/// # Errors
+/// The transport's; a peer's malformed message.
+pub fn precompute_e(s: &mut Session, e: &mut E, p: &Params) -> Result<PreE, DriverError> {
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
+    let (mut access, mut pending) = (Vec::new(), Vec::new());
+    for i in 0..=p.h() {
+        let pre = e.access_pre(&AccessShape::new(*p, i)?);
+        let (pend, tables) = e.evict_pre(&EvictShape::new(*p, i)?)?;
+        for t in &tables {
+            send(s, pd, t)?;
+        }
+        access.push(pre);
+        pending.push(pend);
+    }
+    let mut evict = Vec::with_capacity(pending.len());
+    for (i, pend) in pending.into_iter().enumerate() {
+        let es = EvictShape::new(*p, i)?;
+        let shift: ShiftFromD = recv(s, pd, &es.shift_params())?;
+        let xot = if i > 0 {
+            Some(recv::<XotFromSender>(s, pc, &es.xot_params())?)
+        } else {
+            None
+        };
+        evict.push(pend.finish(shift, xot));
+    }
+    Ok(PreE { access, evict })
+}
+
+/// One party's pre-computation of one access, in its role.
+#[derive(Debug)]
+pub enum Pre {
+    /// C's.
+    C(PreC),
+    /// D's.
+    D(PreD),
+    /// E's.
+    E(PreE),
+}
+
+/// The pre-computation of one access at `party` ([`precompute_c`], [`precompute_d`],
+/// [`precompute_e`]).
+///
+/// # Errors
+/// As those.
+pub fn precompute(s: &mut Session, party: &mut Party, p: &Params) -> Result<Pre, DriverError> {
+    Ok(match party {
+        Party::C(c) => Pre::C(precompute_c(s, c, p)?),
+        Party::D(d) => Pre::D(precompute_d(s, d, p)?),
+        Party::E(e) => Pre::E(precompute_e(s, e, p)?),
+    })
+}
+
+/// Payload bytes of one access's pre-computation under `p`, over all parties.
+///
+/// # Errors
+/// [`Fjkw15Error::InvalidInput`] if a tree's shapes cannot be built (not for valid `p`).
+pub fn precompute_bytes(p: &Params) -> Result<usize, Fjkw15Error> {
+    let mut bytes = 0;
+    for i in 0..=p.h() {
+        let es = EvictShape::new(*p, i)?;
+        bytes += ShiftFromD::wire_len(&es.shift_params());
+        if i > 0 {
+            bytes += XotFromSender::wire_len(&es.xot_params());
+            for g in es.gc_shapes()? {
+                bytes += GcTables::wire_len(&g) + GcFromC::wire_len(&g);
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+fn mismatch(p: &Params, trees: usize) -> Result<(), DriverError> {
+    if trees == p.h() + 1 {
+        Ok(())
+    } else {
+        Err(Fjkw15Error::InvalidInput("pre-computation of another forest").into())
+    }
 }
 
 /// One access at C. Returns C's share of the record read.
@@ -235,6 +383,22 @@ pub fn access_c(
     p: &Params,
     write: bool,
 ) -> Result<Vec<u64>, DriverError> {
+    let pre = precompute_c(s, c, p)?;
+    access_c_with(s, c, p, write, pre)
+}
+
+/// [`access_c`] on material pre-computed earlier ([`precompute_c`]).
+///
+/// # Errors
+/// As [`access_c`]; [`Fjkw15Error::InvalidInput`] for material of another forest.
+pub fn access_c_with(
+    s: &mut Session,
+    c: &mut C,
+    p: &Params,
+    write: bool,
+    pre: PreC,
+) -> Result<Vec<u64>, DriverError> {
+    mismatch(p, pre.evict.len())?;
     let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
     let c_fresh = c.fresh_labels(p);
     let (outs, labels) = c_access(s, c, p)?;
@@ -260,9 +424,9 @@ pub fn access_c(
         let l = (labels[i], labels[i + 1]);
         tuples.push(c.post_finish(&ps, &to_c, j2, &out.tuple, l, (share(i), c_fresh[i]))?);
     }
-    for (i, (out, t)) in outs.iter().zip(&tuples).enumerate() {
+    for (i, ((out, t), pre)) in outs.iter().zip(&tuples).zip(&pre.evict).enumerate() {
         let empty = Strings::zeros(0, p.tuple_bits(i));
-        c_evict(s, c, p, i, (out.path.as_ref().unwrap_or(&empty), t))?;
+        c_evict(s, c, p, (i, pre), (out.path.as_ref().unwrap_or(&empty), t))?;
     }
     Ok(record)
 }
@@ -278,15 +442,31 @@ pub fn access_d(
     n: u64,
     write: Option<&[u64]>,
 ) -> Result<(), DriverError> {
+    let pre = precompute_d(s, d, forest.params())?;
+    access_d_with(s, d, forest, (n, write), pre)
+}
+
+/// [`access_d`] on material pre-computed earlier ([`precompute_d`]).
+///
+/// # Errors
+/// As [`access_c`].
+pub fn access_d_with(
+    s: &mut Session,
+    d: &mut D,
+    forest: &mut ForestShare,
+    (n, write): (u64, Option<&[u64]>),
+    pre: PreD,
+) -> Result<(), DriverError> {
     let p = *forest.params();
+    mismatch(&p, pre.access.len())?;
+    mismatch(&p, pre.evict.len())?;
     let (pc, pe) = (d.roles().party(Role::C), d.roles().party(Role::E));
     let fresh: FreshLabels = recv(s, pe, &p)?;
-    let (mut rotations, mut labels) = (Vec::new(), vec![0u64]);
-    for i in 0..=p.h() {
+    let mut labels = vec![0u64];
+    for (i, ap) in pre.access.into_iter().enumerate() {
         let shape = AccessShape::new(p, i)?;
-        let (at_d, msg) = d.access(&shape, &forest.read_path(i, labels[i])?, n)?;
+        let (_, msg) = d.access_with(&shape, ap, &forest.read_path(i, labels[i])?, n)?;
         send(s, pc, &msg)?;
-        rotations.push(at_d.rotation);
         let next = if i < p.h() {
             recv::<NextLabel>(s, pc, &(p, i))?.value()
         } else {
@@ -302,21 +482,16 @@ pub fn access_d(
     if let Some(v_d) = write {
         send(s, pc, &d.write_send(&p, v_d)?)?;
     }
-    for (i, rotation) in rotations.iter().enumerate() {
+    for (i, ev) in pre.evict.iter().enumerate() {
         let es = EvictShape::new(p, i)?;
-        send(s, pe, &d.evict_shift(&es, rotation)?)?;
         if i > 0 {
-            let shapes = es.gc_shapes()?;
-            let from_e = shapes
+            let late = es
+                .gc_shapes()?
                 .iter()
-                .map(|g| recv::<GcFromE>(s, pe, g))
+                .map(|g| recv::<GcLate>(s, pe, g))
                 .collect::<Result<Vec<_>, _>>()?;
-            let from_c = shapes
-                .iter()
-                .map(|g| recv::<GcFromC>(s, pc, g))
-                .collect::<Result<Vec<_>, _>>()?;
-            let picks = d.evict_picks(&es, &from_e, &from_c)?;
-            let (to_e, to_c) = d.evict_move(&es, &picks)?;
+            let picks = d.evict_picks(&es, ev, &late)?;
+            let (to_e, to_c) = d.evict_move(&es, ev, &picks)?;
             send(s, pe, &to_e)?;
             send(s, pc, &to_c)?;
         }
@@ -338,7 +513,8 @@ pub fn access_e(
     n: u64,
     write: Option<&[u64]>,
 ) -> Result<Vec<u64>, DriverError> {
-    access_e_with(s, e, forest, (n, write), false)
+    let pre = precompute_e(s, e, forest.params())?;
+    access_e_with(s, e, forest, (n, write), (pre, false))
 }
 
 /// [`access_e`] after an A2B of the address with a range check ([`A2b::build`]): E takes
@@ -355,24 +531,33 @@ pub fn access_e_checked(
     n: u64,
     write: Option<&[u64]>,
 ) -> Result<Vec<u64>, DriverError> {
-    access_e_with(s, e, forest, (n, write), true)
+    let pre = precompute_e(s, e, forest.params())?;
+    access_e_with(s, e, forest, (n, write), (pre, true))
 }
 
-fn access_e_with(
+/// [`access_e`] (`checked` false) or [`access_e_checked`] (true) on material pre-computed
+/// earlier ([`precompute_e`]).
+///
+/// # Errors
+/// As [`access_e_checked`]; [`Fjkw15Error::InvalidInput`] for material of another forest.
+pub fn access_e_with(
     s: &mut Session,
     e: &mut E,
     forest: &mut ForestShare,
     (n, write): (u64, Option<&[u64]>),
-    checked: bool,
+    (pre, checked): (PreE, bool),
 ) -> Result<Vec<u64>, DriverError> {
     let p = *forest.params();
+    mismatch(&p, pre.access.len())?;
+    mismatch(&p, pre.evict.len())?;
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     let (e_fresh, to_d) = e.fresh_labels(&p);
     send(s, pd, &to_d)?;
     let (mut outs, mut labels) = (Vec::new(), vec![0u64]);
-    for i in 0..=p.h() {
+    for (i, ap) in pre.access.into_iter().enumerate() {
         let shape = AccessShape::new(p, i)?;
-        let (at_e, msg) = e.access(&shape, &forest.read_path(i, labels[i])?, n, labels[i])?;
+        let path = forest.read_path(i, labels[i])?;
+        let (at_e, msg) = e.access_with(&shape, ap, &path, n, labels[i])?;
         send(s, pc, &msg)?;
         if checked && i == 0 {
             range_status_recv(s, e.roles().party(Role::D))?;
@@ -403,13 +588,13 @@ fn access_e_with(
         };
         tuples.push(t);
     }
-    for (i, (out, t)) in outs.iter().zip(&tuples).enumerate() {
+    for (i, ((out, t), ev)) in outs.iter().zip(&tuples).zip(&pre.evict).enumerate() {
         let empty = Strings::zeros(0, p.tuple_bits(i));
         let new = e_evict(
             s,
             e,
             (&p, i, labels[i]),
-            out,
+            (out, ev),
             (out.path.as_ref().unwrap_or(&empty), t),
         )?;
         forest.write_path(i, labels[i], &new)?;
@@ -421,30 +606,22 @@ fn e_evict(
     s: &mut Session,
     e: &mut E,
     (p, i, label): (&Params, usize, u64),
-    out: &crate::access::AccessAtE,
+    (out, pre): (&crate::access::AccessAtE, &EvictPreE),
     (path, tuple): (&Strings, &Strings),
 ) -> Result<Strings, DriverError> {
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     let es = EvictShape::new(*p, i)?;
-    let shift = es.shift_params();
-    let pre: ShiftFromD = recv(s, pd, &shift)?;
-    let u: ShiftFromC = recv(s, pc, &shift)?;
-    let share = e.evict_shift(&es, &out.rotation, (path, tuple), &pre, &u)?;
+    let u: ShiftFromC = recv(s, pc, &es.shift_params())?;
+    let share = e.evict_shift(&es, &out.rotation, pre, (path, tuple), &u)?;
     if i == 0 {
         return Ok(e.evict_root(&es, &share)?);
     }
-    let (to_d, to_c) = e.evict_garble(&es, label, &share)?;
-    for m in &to_d {
-        send(s, pd, m)?;
+    for m in e.evict_late(&es, label, pre, &share)? {
+        send(s, pd, &m)?;
     }
-    for m in &to_c {
-        send(s, pc, m)?;
-    }
-    let xot = es.xot_params();
-    let to_e: XotFromIndicator = recv(s, pd, &xot)?;
     send(s, pc, &e.evict_move(&es, &share)?)?;
-    let c_to_e: XotFromSender = recv(s, pc, &xot)?;
-    Ok(e.evict_finish(&es, &c_to_e, &to_e)?)
+    let to_e: XotFromIndicator = recv(s, pd, &es.xot_params())?;
+    Ok(e.evict_finish(&es, pre, &to_e)?)
 }
 
 /// The shared initial load at C ([`crate::load`]): step 2 of the permutation, then C's part
@@ -640,7 +817,8 @@ pub fn b2a_e<R: ShareRing>(
 }
 
 /// The largest message one access under `p` sends (payload bytes), over every tree and arrow
-/// of [`access_c`], [`access_d`] and [`access_e`] (reads and writes alike).
+/// of [`access_c`], [`access_d`] and [`access_e`] and their pre-computation (reads and writes
+/// alike).
 ///
 /// # Errors
 /// [`Fjkw15Error::InvalidInput`] if a tree's shapes cannot be built (not for valid `p`).
@@ -672,8 +850,8 @@ pub fn max_access_message(p: &Params) -> Result<usize, Fjkw15Error> {
                 .max(XotFromIndicator::wire_len(&xot));
             for g in es.gc_shapes()? {
                 max = max
-                    .max(GcFromE::wire_len(&g))
-                    .max(GcPairs::wire_len(&g))
+                    .max(GcTables::wire_len(&g))
+                    .max(GcLate::wire_len(&g))
                     .max(GcFromC::wire_len(&g));
             }
         }

@@ -22,14 +22,14 @@ use doram_prim::AesPrg;
 
 use crate::bits::Strings;
 use crate::error::Fjkw15Error;
-use crate::gc::{GcFromC, GcFromE, GcPairs, GcShape};
+use crate::gc::{GcFromC, GcLate, GcLateKeys, GcShape, GcTables};
 use crate::msgs::{ShiftFromC, ShiftFromD, XotFromIndicator, XotFromSender};
 use crate::params::{LEAF_BUCKETS, Params};
-use crate::party::{C, D, E, instance};
+use crate::party::{C, D, E, Role, instance};
 use crate::rotation::Rotation;
 use crate::sample::permutation;
-use crate::shift::{ShiftMap, ShiftParams};
-use crate::xot::XotParams;
+use crate::shift::{ShiftKeys, ShiftMap, ShiftParams};
+use crate::xot::{XotPads, XotParams};
 
 /// The public parameters of Eviction\[i\].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,20 +156,22 @@ fn joined(s: &EvictShape, path: &Strings, tuple: &Strings) -> Result<Strings, Fj
     Ok(Strings::from_rows(s.bits(), rows))
 }
 
-/// Splits the shifted sequence and applies π_j to every bucket of the path (C–E PRG).
-fn permute(s: &EvictShape, shifted: &Strings, pair: &mut AesPrg) -> EvictShare {
-    let k = s.tuples();
+/// π_j for every bucket of the path as one gather order over P* (C–E PRG, a fresh sub-seed).
+fn bucket_order(s: &EvictShape, pair: &mut AesPrg) -> Vec<usize> {
     let mut prg = instance(pair);
-    let mut order: Vec<usize> = Vec::with_capacity(k);
-    if s.i > 0 {
-        for g in s.groups() {
-            let pi = permutation(g.len(), &mut prg);
-            order.extend(pi.into_iter().map(|p| g.start + p));
-        }
+    let mut order: Vec<usize> = Vec::with_capacity(s.tuples());
+    for g in s.groups() {
+        let pi = permutation(g.len(), &mut prg);
+        order.extend(pi.into_iter().map(|p| g.start + p));
     }
+    order
+}
+
+/// Splits the shifted sequence P* ‖ (T_i)′ and applies the buckets' π_j (`order`) to P*.
+fn split(s: &EvictShape, shifted: &Strings, order: &[usize]) -> EvictShare {
     EvictShare {
-        path: shifted.gather(&order),
-        tuple: shifted.gather(&[k]),
+        path: shifted.gather(order),
+        tuple: shifted.gather(&[s.tuples()]),
     }
 }
 
@@ -272,67 +274,132 @@ fn no_moves(s: &EvictShape) -> Result<(), Fjkw15Error> {
     Ok(())
 }
 
-impl D {
-    /// FJKW15 Alg. 5, step 1, at H = D: Shift's pre-computation message Π(q) ⊕ q′ for E, Π
-    /// the inverse of Access's `rotation` on P* ‖ (T_i)′.
-    ///
-    /// # Errors
-    /// [`Fjkw15Error::InvalidInput`] if `rotation` is not of OT_i.
-    pub fn evict_shift(
-        &mut self,
-        s: &EvictShape,
-        rotation: &Rotation,
-    ) -> Result<ShiftFromD, Fjkw15Error> {
-        self.shift_prepare(&s.shift(), &shift_map(s, rotation))
-    }
+/// C's pre-computation of Eviction\[i\] ([`C::evict_pre`]): the Shift correlation, whose q′
+/// is C's share of P** before its buckets' π_j.
+#[derive(Clone, Debug)]
+pub struct EvictPreC {
+    keys: ShiftKeys,
+}
 
-    /// FJKW15 Alg. 5, steps 4 and 6, at D: β from the circuits' `picks`, then SS-XOT's
-    /// indicator messages (to E, to C).
-    ///
-    /// # Errors
-    /// [`Fjkw15Error::InvalidInput`] for i = 0 or picks that are not two distinct slots per
-    /// bucket.
-    pub fn evict_move(
-        &mut self,
-        s: &EvictShape,
-        picks: &Picks,
-    ) -> Result<(XotFromIndicator, XotFromIndicator), Fjkw15Error> {
-        no_moves(s)?;
-        let beta = beta(s, picks, &mut self.local)?;
-        self.ss_xot_index(&s.xot(), &beta)
+/// D's pre-computation of Eviction\[i\] before its peers' messages ([`D::evict_pre`]).
+#[derive(Clone, Debug)]
+pub struct EvictPreDPending {
+    xot: Option<XotPads>,
+}
+
+/// D's pre-computation of Eviction\[i\]: the pads of the XOT on C's shares, the garbled
+/// circuits and C's labels.
+#[derive(Clone, Debug)]
+pub struct EvictPreD {
+    xot: Option<XotPads>,
+    tables: Vec<GcTables>,
+    c_labels: Vec<GcFromC>,
+}
+
+impl EvictPreDPending {
+    /// D's pre-computation with E's garbled circuits and C's labels, bucket by bucket (none
+    /// for i = 0); their shapes are checked where D evaluates them.
+    pub fn finish(self, tables: Vec<GcTables>, c_labels: Vec<GcFromC>) -> EvictPreD {
+        EvictPreD {
+            xot: self.xot,
+            tables,
+            c_labels,
+        }
     }
 }
 
+/// E's pre-computation of Eviction\[i\] before its peers' messages ([`E::evict_pre`]).
+#[derive(Clone, Debug)]
+pub struct EvictPreEPending {
+    order: Vec<usize>,
+    keys: Vec<GcLateKeys>,
+}
+
+/// E's pre-computation of Eviction\[i\]: the buckets' π_j, the keys of its online labels,
+/// D's Shift message and C's XOT message.
+#[derive(Clone, Debug)]
+pub struct EvictPreE {
+    order: Vec<usize>,
+    keys: Vec<GcLateKeys>,
+    shift: ShiftFromD,
+    xot: Option<XotFromSender>,
+}
+
+impl EvictPreEPending {
+    /// E's pre-computation with D's Shift message and C's XOT message (none for i = 0).
+    pub fn finish(self, shift: ShiftFromD, xot: Option<XotFromSender>) -> EvictPreE {
+        EvictPreE {
+            order: self.order,
+            keys: self.keys,
+            shift,
+            xot,
+        }
+    }
+}
+
+/// A malformed count of pre-computed messages from `role`.
+fn count_fault(roles: &crate::party::Roles, role: Role, what: &'static str) -> Fjkw15Error {
+    doram_core::wire::PeerFault::malformed(roles.party(role), what, "one instance per bucket")
+        .into()
+}
+
 impl C {
-    /// FJKW15 Alg. 5, step 1, at A = C: Shift's message u for E; C's new shares, with every
-    /// bucket permuted by π_j (P**). `path` is s_C\[P*\] (no rows for i = 0), `tuple` is
-    /// s_C[(T_i)′].
+    /// FJKW15 Alg. 5 at C, pre-computation (our scheduling; [module docs](self)): the Shift
+    /// correlation (C–D PRG), whose q′ is C's share of P* ‖ (T_i)′ after step 1; with the
+    /// buckets' π_j (C–E PRG) that fixes C's circuit inputs, so C's labels go to D now
+    /// (steps 2–3); and C's share as SS-XOT's items, so the XOT on C's shares sends now
+    /// (steps 5–6, C → E). Returns (the material, C's labels for D bucket by bucket, the XOT
+    /// message for E); none of the messages for i = 0.
+    ///
+    /// # Errors
+    /// Never for a valid shape.
+    pub fn evict_pre(
+        &mut self,
+        s: &EvictShape,
+    ) -> Result<(EvictPreC, Vec<GcFromC>, Option<XotFromSender>), Fjkw15Error> {
+        let keys = self.shift_keys(&s.shift());
+        if s.i == 0 {
+            return Ok((EvictPreC { keys }, Vec::new(), None));
+        }
+        let order = bucket_order(s, &mut self.with_e);
+        let share = split(s, keys.share(), &order);
+        let [(_, ft_shape), (_, et_shape)] = circuits(s)?;
+        let (d, w) = (s.params.depth(s.i) as usize, s.params.w());
+        let mut ce = instance(&mut self.with_e);
+        let mut labels = Vec::with_capacity(d + 1);
+        for j in 0..=d {
+            let (slots, shape) = if j < d {
+                (w * j..w * (j + 1), &ft_shape)
+            } else {
+                (w * d..w * (d + LEAF_BUCKETS), &et_shape)
+            };
+            let bits: Vec<bool> = slots
+                .flat_map(|t| {
+                    let (fb, dir) = slot_bits(s, &share.path, t, (j < d).then_some(j));
+                    if j < d { vec![fb, dir] } else { vec![fb] }
+                })
+                .collect();
+            labels.push(self.gc_prelabels(shape, &bits, &mut ce)?);
+        }
+        let items = items(&share, &mut self.local);
+        let xot = self.ss_xot_send(&s.xot(), &items)?;
+        Ok((EvictPreC { keys }, labels, Some(xot)))
+    }
+
+    /// FJKW15 Alg. 5, step 1, online at A = C: Shift's message u for E from C's shares of
+    /// P* (no rows for i = 0) and (T_i)′.
     ///
     /// # Errors
     /// [`Fjkw15Error::InvalidInput`] if the shares have the wrong shape.
     pub fn evict_shift(
-        &mut self,
+        &self,
         s: &EvictShape,
+        pre: &EvictPreC,
         path: &Strings,
         tuple: &Strings,
-    ) -> Result<(EvictShare, ShiftFromC), Fjkw15Error> {
+    ) -> Result<ShiftFromC, Fjkw15Error> {
         let x = joined(s, path, tuple)?;
-        let (q_prime, u) = self.shift_send(&s.shift(), &x)?;
-        Ok((permute(s, &q_prime, &mut self.with_e), u))
-    }
-
-    /// FJKW15 Alg. 5, steps 5–6, at C: SS-XOT's sender message (to E) on C's items.
-    ///
-    /// # Errors
-    /// [`Fjkw15Error::InvalidInput`] for i = 0.
-    pub fn evict_move(
-        &mut self,
-        s: &EvictShape,
-        share: &EvictShare,
-    ) -> Result<XotFromSender, Fjkw15Error> {
-        no_moves(s)?;
-        let items = items(share, &mut self.local);
-        self.ss_xot_send(&s.xot(), &items)
+        self.shift_send_keyed(&s.shift(), &pre.keys, &x)
     }
 
     /// FJKW15 Alg. 5, steps 6–7, at C: its share of P′ (SS-XOT output ⊕ ξ), for D.
@@ -353,27 +420,158 @@ impl C {
         })
     }
 
-    /// Eviction\[0\], step 7: C's share of the new OT_0 tuple, s_C[(T_0)′] ⊕ ξ, for D.
+    /// Eviction\[0\], step 7: C's share of the new OT_0 tuple, q′ ⊕ ξ, for D.
     ///
     /// # Errors
     /// [`Fjkw15Error::InvalidInput`] unless i = 0.
     pub fn evict_root(
         &mut self,
         s: &EvictShape,
-        share: &EvictShare,
+        pre: &EvictPreC,
     ) -> Result<EvictFromC, Fjkw15Error> {
         if s.i != 0 {
             return Err(Fjkw15Error::InvalidInput("evict_root is Eviction[0]"));
         }
+        let share = split(s, pre.keys.share(), &[]);
         Ok(EvictFromC {
             path: share.tuple.xor(&xi(s, &mut self.with_e)),
         })
     }
 }
 
+impl D {
+    /// FJKW15 Alg. 5 at D, pre-computation: Shift's message Π(q) ⊕ q′ for E (step 1, Π the
+    /// inverse of Access's `rotation` on P* ‖ (T_i)′), and the pads of the XOT on C's shares
+    /// (steps 5–6); both from the C–D PRG.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `rotation` is not of OT_i.
+    pub fn evict_pre(
+        &mut self,
+        s: &EvictShape,
+        rotation: &Rotation,
+    ) -> Result<(EvictPreDPending, ShiftFromD), Fjkw15Error> {
+        let shift = self.shift_prepare(&s.shift(), &shift_map(s, rotation))?;
+        let xot = if s.i > 0 {
+            Some(self.xot_pads(&s.xot(), Role::C)?)
+        } else {
+            None
+        };
+        Ok((EvictPreDPending { xot }, shift))
+    }
+
+    /// FJKW15 Alg. 5, steps 2–3, at the evaluator D: α¹_j, α²_j per bucket, the two output
+    /// wires of each circuit that carry 1, from the pre-computed circuits and C's labels and
+    /// E's online labels `late`.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::Overflow`] if a circuit has fewer than two 1s (the bucket has no room);
+    /// [`Fjkw15Error::Peer`] for messages of the wrong count or shape;
+    /// [`Fjkw15Error::Inconsistent`] for more than two 1s.
+    pub fn evict_picks(
+        &self,
+        s: &EvictShape,
+        pre: &EvictPreD,
+        late: &[GcLate],
+    ) -> Result<Picks, Fjkw15Error> {
+        no_moves(s)?;
+        let [(ft, ft_shape), (et, et_shape)] = circuits(s)?;
+        let d = s.params.depth(s.i) as usize;
+        if pre.tables.len() != d + 1 || late.len() != d + 1 {
+            return Err(count_fault(&self.roles, Role::E, "GC messages"));
+        }
+        if pre.c_labels.len() != d + 1 {
+            return Err(count_fault(&self.roles, Role::C, "GC labels"));
+        }
+        let two = |j: usize| -> Result<[usize; 2], Fjkw15Error> {
+            let (c, shape) = if j < d {
+                (&ft, &ft_shape)
+            } else {
+                (&et, &et_shape)
+            };
+            let out =
+                self.gc_evaluate_pre(c, shape, (&pre.tables[j], &pre.c_labels[j]), &late[j])?;
+            let ones: Vec<usize> = (0..out.len()).filter(|&k| out[k]).collect();
+            match ones.len() {
+                2 => Ok([ones[0], ones[1]]),
+                0 | 1 => Err(Fjkw15Error::Overflow { tree: s.i }),
+                _ => Err(Fjkw15Error::Inconsistent(
+                    "a pick circuit gave more than two slots",
+                )),
+            }
+        };
+        let internal = (0..d).map(two).collect::<Result<Vec<_>, _>>()?;
+        let leaf = two(d)?;
+        Ok(Picks { internal, leaf })
+    }
+
+    /// FJKW15 Alg. 5, steps 4 and 6, at D: β from the circuits' `picks`, then SS-XOT's
+    /// indicator messages (to E, to C).
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] for i = 0 or picks that are not two distinct slots per
+    /// bucket.
+    pub fn evict_move(
+        &mut self,
+        s: &EvictShape,
+        pre: &EvictPreD,
+        picks: &Picks,
+    ) -> Result<(XotFromIndicator, XotFromIndicator), Fjkw15Error> {
+        no_moves(s)?;
+        let pads = pre
+            .xot
+            .as_ref()
+            .ok_or(Fjkw15Error::InvalidInput("Eviction[i ≥ 1] pre-computation"))?;
+        let beta = beta(s, picks, &mut self.local)?;
+        self.ss_xot_index_with(&s.xot(), pads, &beta)
+    }
+}
+
 impl E {
-    /// FJKW15 Alg. 5, step 1, at B = E: its new shares Π(u ⊕ X_E) ⊕ Π(q) ⊕ q′, every bucket
-    /// permuted by π_j (P**). `path` is s_E\[P*\] (no rows for i = 0), `tuple` s_E[(T_i)′].
+    /// FJKW15 Alg. 5 at E, pre-computation: the buckets' π_j (C–E PRG), and one garbled
+    /// GC\[F2FT\] per internal bucket and GC\[F2ET\] for the leaf node (steps 2–3), each
+    /// with E's random offsets λ_0, λ_1 as early inputs; E's shares are its late inputs.
+    /// Returns the material and the circuits for D, bucket by bucket (none for i = 0).
+    ///
+    /// # Errors
+    /// Never for a valid shape.
+    pub fn evict_pre(
+        &mut self,
+        s: &EvictShape,
+    ) -> Result<(EvictPreEPending, Vec<GcTables>), Fjkw15Error> {
+        if s.i == 0 {
+            let pending = EvictPreEPending {
+                order: Vec::new(),
+                keys: Vec::new(),
+            };
+            return Ok((pending, Vec::new()));
+        }
+        let order = bucket_order(s, &mut self.with_c);
+        let [(ft, ft_shape), (et, et_shape)] = circuits(s)?;
+        let (d, w) = (s.params.depth(s.i) as usize, s.params.w());
+        let mut ce = instance(&mut self.with_c);
+        let (mut tables, mut keys) = (Vec::with_capacity(d + 1), Vec::with_capacity(d + 1));
+        for j in 0..=d {
+            let (n, circuit, shape) = if j < d {
+                (w, &ft, &ft_shape)
+            } else {
+                (LEAF_BUCKETS * w, &et, &et_shape)
+            };
+            let mut early = Vec::with_capacity(2 * n);
+            for _ in 0..2 {
+                let lambda = crate::sample::uniform_below(&mut self.local, n as u64) as usize;
+                early.extend(crate::circuits::one_hot(lambda, n));
+            }
+            let (t, k) = self.gc_pregarble(circuit, shape, &early, &mut ce)?;
+            tables.push(t);
+            keys.push(k);
+        }
+        Ok((EvictPreEPending { order, keys }, tables))
+    }
+
+    /// FJKW15 Alg. 5, step 1, online at B = E: its new shares Π(u ⊕ X_E) ⊕ Π(q) ⊕ q′, every
+    /// bucket permuted by π_j (P**). `path` is s_E\[P*\] (no rows for i = 0), `tuple`
+    /// s_E[(T_i)′].
     ///
     /// # Errors
     /// [`Fjkw15Error::InvalidInput`] for shares of the wrong shape; [`Fjkw15Error::Peer`] for
@@ -382,13 +580,61 @@ impl E {
         &mut self,
         s: &EvictShape,
         rotation: &Rotation,
+        pre: &EvictPreE,
         (path, tuple): (&Strings, &Strings),
-        from_d: &ShiftFromD,
         from_c: &ShiftFromC,
     ) -> Result<EvictShare, Fjkw15Error> {
         let x = joined(s, path, tuple)?;
-        let shifted = self.shift_finish(&s.shift(), &shift_map(s, rotation), &x, from_d, from_c)?;
-        Ok(permute(s, &shifted, &mut self.with_c))
+        let map = shift_map(s, rotation);
+        let shifted = self.shift_finish(&s.shift(), &map, &x, &pre.shift, from_c)?;
+        if pre.order.len() != s.tuples() {
+            return Err(Fjkw15Error::InvalidInput(
+                "Eviction pre-computation of another tree",
+            ));
+        }
+        Ok(split(s, &shifted, &pre.order))
+    }
+
+    /// FJKW15 Alg. 5, steps 2–3, online at the garbler E: the labels of its shares s_E\[fb\]
+    /// and B = s_E\[L\[j+1\]\] ⊕ 1 ⊕ L_i\[j+1\] for every circuit, bucket by bucket, for D.
+    /// `label` is L_i.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] for i = 0 or material of another tree.
+    pub fn evict_late(
+        &self,
+        s: &EvictShape,
+        label: u64,
+        pre: &EvictPreE,
+        share: &EvictShare,
+    ) -> Result<Vec<GcLate>, Fjkw15Error> {
+        no_moves(s)?;
+        let (d, w) = (s.params.depth(s.i) as usize, s.params.w());
+        if pre.keys.len() != d + 1 {
+            return Err(Fjkw15Error::InvalidInput(
+                "Eviction pre-computation of another tree",
+            ));
+        }
+        (0..=d)
+            .map(|j| {
+                let slots = if j < d {
+                    w * j..w * (j + 1)
+                } else {
+                    w * d..w * (d + LEAF_BUCKETS)
+                };
+                let mut bits = Vec::with_capacity(2 * slots.len());
+                for t in slots {
+                    let (fb, dir) = slot_bits(s, &share.path, t, (j < d).then_some(j));
+                    bits.push(fb);
+                    if j < d {
+                        // B = s_E[L[j+1]] ⊕ 1 ⊕ L_i[j+1].
+                        let path_bit = (label >> (d - 1 - j)) & 1 == 1;
+                        bits.push(dir ^ true ^ path_bit);
+                    }
+                }
+                self.gc_late(&pre.keys[j], &bits)
+            })
+            .collect()
     }
 
     /// FJKW15 Alg. 5, steps 5–6, at E: SS-XOT's sender message (to C) on E's items.
@@ -405,17 +651,23 @@ impl E {
         self.ss_xot_send(&s.xot(), &items)
     }
 
-    /// FJKW15 Alg. 5, steps 6–7, at E: its share of P′ (SS-XOT output ⊕ ξ), to write back.
+    /// FJKW15 Alg. 5, steps 6–7, at E: its share of P′ (the output of the XOT on C's shares,
+    /// whose message came in pre-computation, ⊕ ξ), to write back.
     ///
     /// # Errors
-    /// As [`C::evict_finish`].
+    /// [`Fjkw15Error::Peer`] for messages of the wrong shape; [`Fjkw15Error::InvalidInput`]
+    /// for i = 0.
     pub fn evict_finish(
         &mut self,
         s: &EvictShape,
-        from_c: &XotFromSender,
+        pre: &EvictPreE,
         from_d: &XotFromIndicator,
     ) -> Result<Strings, Fjkw15Error> {
         no_moves(s)?;
+        let from_c = pre
+            .xot
+            .as_ref()
+            .ok_or(Fjkw15Error::InvalidInput("Eviction[i ≥ 1] pre-computation"))?;
         let out = self.ss_xot_finish(&s.xot(), from_c, from_d)?;
         Ok(out.xor(&xi(s, &mut self.with_c)))
     }
@@ -444,8 +696,10 @@ fn circuits(s: &EvictShape) -> Result<[(doram_twopc::Circuit, GcShape); 2], Fjkw
     let et = crate::circuits::f2et(LEAF_BUCKETS * w);
     let ft_c: Vec<usize> = (0..w).flat_map(|l| [4 * l + 1, 4 * l + 3]).collect();
     let et_c: Vec<usize> = (0..LEAF_BUCKETS * w).map(|l| 2 * l + 1).collect();
-    let ft_shape = GcShape::new(&ft, &ft_c)?;
-    let et_shape = GcShape::new(&et, &et_c)?;
+    let ft_late: Vec<usize> = (0..w).flat_map(|l| [4 * l, 4 * l + 2]).collect();
+    let et_late: Vec<usize> = (0..LEAF_BUCKETS * w).map(|l| 2 * l).collect();
+    let ft_shape = GcShape::pregarbled(&ft, &ft_c, &ft_late)?;
+    let et_shape = GcShape::pregarbled(&et, &et_c, &et_late)?;
     Ok([(ft, ft_shape), (et, et_shape)])
 }
 
@@ -456,148 +710,4 @@ fn slot_bits(s: &EvictShape, path: &Strings, t: usize, j: Option<usize>) -> (boo
     let fb = path.field(t, 0, 1) == 1;
     let dir = j.is_some_and(|j| (path.field(t, layout.label_offset(), d) >> (d - 1 - j)) & 1 == 1);
     (fb, dir)
-}
-
-impl E {
-    /// FJKW15 Alg. 5, steps 2–3, at the garbler E: one GC\[F2FT\] per internal bucket of P**
-    /// on E's shares s_E\[fb\] and B = s_E\[L\[j+1\]\] ⊕ 1 ⊕ L_i\[j+1\] and its random offsets
-    /// λ_0, λ_1, then one GC\[F2ET\] for the leaf node. Returns the messages to D and to C,
-    /// bucket by bucket. `label` is L_i.
-    ///
-    /// # Errors
-    /// [`Fjkw15Error::InvalidInput`] for i = 0.
-    pub fn evict_garble(
-        &mut self,
-        s: &EvictShape,
-        label: u64,
-        share: &EvictShare,
-    ) -> Result<(Vec<GcFromE>, Vec<GcPairs>), Fjkw15Error> {
-        no_moves(s)?;
-        let [(ft, ft_shape), (et, et_shape)] = circuits(s)?;
-        let (d, w) = (s.params.depth(s.i) as usize, s.params.w());
-        let mut out = (Vec::with_capacity(d + 1), Vec::with_capacity(d + 1));
-        for j in 0..=d {
-            let (slots, circuit, shape) = if j < d {
-                (w * j..w * (j + 1), &ft, &ft_shape)
-            } else {
-                (w * d..w * (d + LEAF_BUCKETS), &et, &et_shape)
-            };
-            let n = slots.len();
-            let mut bits = Vec::with_capacity(3 * n);
-            for t in slots {
-                let (fb, dir) = slot_bits(s, &share.path, t, (j < d).then_some(j));
-                bits.push(fb);
-                if j < d {
-                    // B = s_E[L[j+1]] ⊕ 1 ⊕ L_i[j+1].
-                    let path_bit = (label >> (d - 1 - j)) & 1 == 1;
-                    bits.push(dir ^ true ^ path_bit);
-                }
-            }
-            for _ in 0..2 {
-                let lambda = crate::sample::uniform_below(&mut self.local, n as u64) as usize;
-                bits.extend(crate::circuits::one_hot(lambda, n));
-            }
-            let (to_d, to_c) = self.gc_garble(circuit, shape, &bits)?;
-            out.0.push(to_d);
-            out.1.push(to_c);
-        }
-        Ok(out)
-    }
-}
-
-impl C {
-    /// FJKW15 Alg. 5, steps 2–3, at C: its labels for every circuit, from its shares
-    /// s_C\[fb\] and s_C\[L\[j+1\]\] of P**.
-    ///
-    /// # Errors
-    /// [`Fjkw15Error::InvalidInput`] for i = 0; [`Fjkw15Error::Peer`] naming E for messages of
-    /// the wrong count or shape.
-    pub fn evict_choose(
-        &self,
-        s: &EvictShape,
-        share: &EvictShare,
-        pairs: &[GcPairs],
-    ) -> Result<Vec<GcFromC>, Fjkw15Error> {
-        no_moves(s)?;
-        let [(_, ft_shape), (_, et_shape)] = circuits(s)?;
-        let (d, w) = (s.params.depth(s.i) as usize, s.params.w());
-        if pairs.len() != d + 1 {
-            let e = self.roles.party(crate::party::Role::E);
-            return Err(doram_core::wire::PeerFault::malformed(
-                e,
-                "GC label pairs",
-                "one instance per bucket",
-            )
-            .into());
-        }
-        (0..=d)
-            .map(|j| {
-                let (slots, shape) = if j < d {
-                    (w * j..w * (j + 1), &ft_shape)
-                } else {
-                    (w * d..w * (d + LEAF_BUCKETS), &et_shape)
-                };
-                let bits: Vec<bool> = slots
-                    .flat_map(|t| {
-                        let (fb, dir) = slot_bits(s, &share.path, t, (j < d).then_some(j));
-                        if j < d { vec![fb, dir] } else { vec![fb] }
-                    })
-                    .collect();
-                self.gc_choose(shape, &pairs[j], &bits)
-            })
-            .collect()
-    }
-}
-
-impl D {
-    /// FJKW15 Alg. 5, steps 2–3, at the evaluator D: α¹_j, α²_j per bucket, the two output
-    /// wires of each circuit that carry 1.
-    ///
-    /// # Errors
-    /// [`Fjkw15Error::Overflow`] if a circuit has fewer than two 1s (the bucket has no room);
-    /// [`Fjkw15Error::Peer`] for messages of the wrong count or shape;
-    /// [`Fjkw15Error::Inconsistent`] for more than two 1s.
-    pub fn evict_picks(
-        &self,
-        s: &EvictShape,
-        from_e: &[GcFromE],
-        from_c: &[GcFromC],
-    ) -> Result<Picks, Fjkw15Error> {
-        no_moves(s)?;
-        let [(ft, ft_shape), (et, et_shape)] = circuits(s)?;
-        let d = s.params.depth(s.i) as usize;
-        for (n, peer) in [
-            (from_e.len(), crate::party::Role::E),
-            (from_c.len(), crate::party::Role::C),
-        ] {
-            if n != d + 1 {
-                let p = self.roles.party(peer);
-                return Err(doram_core::wire::PeerFault::malformed(
-                    p,
-                    "GC messages",
-                    "one instance per bucket",
-                )
-                .into());
-            }
-        }
-        let mut two = |j: usize| -> Result<[usize; 2], Fjkw15Error> {
-            let (c, shape) = if j < d {
-                (&ft, &ft_shape)
-            } else {
-                (&et, &et_shape)
-            };
-            let out = self.gc_evaluate(c, shape, &from_e[j], &from_c[j])?;
-            let ones: Vec<usize> = (0..out.len()).filter(|&k| out[k]).collect();
-            match ones.len() {
-                2 => Ok([ones[0], ones[1]]),
-                0 | 1 => Err(Fjkw15Error::Overflow { tree: s.i }),
-                _ => Err(Fjkw15Error::Inconsistent(
-                    "a pick circuit gave more than two slots",
-                )),
-            }
-        };
-        let internal = (0..d).map(&mut two).collect::<Result<Vec<_>, _>>()?;
-        let leaf = two(d)?;
-        Ok(Picks { internal, leaf })
-    }
 }

@@ -32,6 +32,7 @@ pub struct GcShape {
     and_gates: usize,
     outputs: usize,
     c_wire: Vec<bool>,
+    late: Vec<bool>,
 }
 
 impl GcShape {
@@ -58,7 +59,40 @@ impl GcShape {
             and_gates,
             outputs,
             c_wire,
+            late: vec![false; inputs],
         })
+    }
+
+    /// As [`GcShape::new`] for a circuit garbled in pre-computation ([`E::gc_pregarble`]):
+    /// `late_wires`, E's wires whose bits E learns only online, get their labels online
+    /// ([`GcLate`]); E's other wires get theirs with the tables, C's with [`GcFromC`].
+    ///
+    /// # Errors
+    /// As [`GcShape::new`]; [`Fjkw15Error::InvalidInput`] if a late wire is C's or not an
+    /// input.
+    pub fn pregarbled(
+        circuit: &Circuit,
+        c_wires: &[usize],
+        late_wires: &[usize],
+    ) -> Result<GcShape, Fjkw15Error> {
+        let mut s = GcShape::new(circuit, c_wires)?;
+        for &w in late_wires {
+            if w >= s.inputs || s.c_wire[w] {
+                return Err(Fjkw15Error::InvalidInput(
+                    "GC on shared inputs: late wires are E's inputs",
+                ));
+            }
+            s.late[w] = true;
+        }
+        Ok(s)
+    }
+
+    fn late_count(&self) -> usize {
+        self.late.iter().filter(|&&l| l).count()
+    }
+
+    fn early_count(&self) -> usize {
+        self.e_count() - self.late_count()
     }
 
     fn c_count(&self) -> usize {
@@ -188,6 +222,98 @@ impl WireMessage for GcFromC {
     }
 }
 
+/// E → D in pre-computation ([`E::gc_pregarble`]): the garbled tables, the output decoding
+/// bits and the labels of E's early wires (those whose bits E knows then).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GcTables {
+    tables: Vec<u8>,
+    decoding: Vec<bool>,
+    labels: Vec<u128>,
+}
+
+/// E → D online: the labels of E's late wires ([`E::gc_late`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GcLate {
+    labels: Vec<u128>,
+}
+
+/// What E keeps of a pre-garbled instance for its online message: Δ and the zero labels of
+/// its late wires, in input order.
+#[derive(Clone, Debug)]
+pub struct GcLateKeys {
+    delta: u128,
+    zero: Vec<u128>,
+}
+
+impl WireMessage for GcTables {
+    type Shape = GcShape;
+    const WHAT: &'static str = "GC tables, decoding bits and E's early labels";
+
+    fn wire_len(s: &GcShape) -> usize {
+        s.and_gates * doram_twopc::gc::AND_TABLE_BYTES
+            + s.outputs.div_ceil(8)
+            + 16 * s.early_count()
+    }
+
+    fn fits(&self, s: &GcShape) -> bool {
+        self.tables.len() == s.and_gates * doram_twopc::gc::AND_TABLE_BYTES
+            && self.decoding.len() == s.outputs
+            && self.labels.len() == s.early_count()
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        GcFromE {
+            tables: self.tables.clone(),
+            decoding: self.decoding.clone(),
+            labels: self.labels.clone(),
+        }
+        .encode()
+    }
+
+    fn decode(bytes: &[u8], s: &GcShape) -> Result<Self, doram_core::CodecError> {
+        length(bytes, Self::wire_len(s))?;
+        let (tables, rest) = bytes.split_at(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
+        let (bits, labels) = rest.split_at(s.outputs.div_ceil(8));
+        if !s.outputs.is_multiple_of(8) && bits[bits.len() - 1] >> (s.outputs % 8) != 0 {
+            return Err(doram_core::CodecError::OutOfRange {
+                what: "decoding bits beyond the outputs",
+            });
+        }
+        let decoding = (0..s.outputs)
+            .map(|k| (bits[k / 8] >> (k % 8)) & 1 == 1)
+            .collect();
+        Ok(GcTables {
+            tables: tables.to_vec(),
+            decoding,
+            labels: decode_blocks(labels),
+        })
+    }
+}
+
+impl WireMessage for GcLate {
+    type Shape = GcShape;
+    const WHAT: &'static str = "GC labels of E's late wires";
+
+    fn wire_len(s: &GcShape) -> usize {
+        16 * s.late_count()
+    }
+
+    fn fits(&self, s: &GcShape) -> bool {
+        self.labels.len() == s.late_count()
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        self.labels.iter().flat_map(|l| l.to_le_bytes()).collect()
+    }
+
+    fn decode(bytes: &[u8], s: &GcShape) -> Result<Self, doram_core::CodecError> {
+        length(bytes, Self::wire_len(s))?;
+        Ok(GcLate {
+            labels: decode_blocks(bytes),
+        })
+    }
+}
+
 fn misfit(_: doram_twopc::TwopcError) -> Fjkw15Error {
     Fjkw15Error::InvalidInput("the circuit does not fit its shape")
 }
@@ -295,6 +421,156 @@ impl D {
         ev.eval_batch(circuit.gates(), &from_e.tables, &mut pos)
             .map_err(misfit)?;
         ev.decode(circuit.outputs(), &from_e.decoding)
+            .map_err(misfit)
+    }
+}
+
+/// GC\[F\] with the garbling in pre-computation (our scheduling of FJKW15 §3's GC on shared
+/// inputs, which sends the garbled circuit "off-line"): E and C draw Δ and the zero labels of
+/// C's wires from a fresh sub-seed of their PRG (`ce`), so E sends C no label pairs; C, whose
+/// bits are known in pre-computation too, sends D its labels then ([`C::gc_prelabels`]); E
+/// sends D the tables with the labels of its early wires ([`E::gc_pregarble`]) and, online,
+/// those of its late wires ([`E::gc_late`]). C knows Δ, as when E sends it both labels of its
+/// wires ([`E::gc_garble`]); D's view is the same as there.
+impl E {
+    /// Pre-computation at A = E: garbles `circuit` under Δ from `ce`, with C's zero labels
+    /// from `ce` and E's from its own PRG; returns the message to D (tables, decoding bits,
+    /// the labels of `early_bits` on E's early wires, in input order) and what E keeps for
+    /// [`E::gc_late`].
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `early_bits` has not one bit per early wire.
+    pub fn gc_pregarble(
+        &mut self,
+        circuit: &Circuit,
+        s: &GcShape,
+        early_bits: &[bool],
+        ce: &mut doram_prim::AesPrg,
+    ) -> Result<(GcTables, GcLateKeys), Fjkw15Error> {
+        if early_bits.len() != s.early_count() || circuit.garbler_inputs() != s.inputs {
+            return Err(Fjkw15Error::InvalidInput("one bit per early wire of E's"));
+        }
+        let delta = random_delta(ce);
+        let zero: Vec<u128> = s
+            .c_wire
+            .iter()
+            .map(|&is_c| {
+                if is_c {
+                    ce.next_u128()
+                } else {
+                    self.local.next_u128()
+                }
+            })
+            .collect();
+        let mut g = Garbler::new(delta, circuit.wires()).map_err(misfit)?;
+        g.set_input_labels(&zero).map_err(misfit)?;
+        let mut tables = Vec::with_capacity(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
+        g.garble_batch(circuit.gates(), &mut tables)
+            .map_err(misfit)?;
+        let decoding = g.decoding_bits(circuit.outputs()).map_err(misfit)?;
+        let mut early = early_bits.iter();
+        let (mut labels, mut late) = (Vec::new(), Vec::new());
+        for (w, (&is_c, &is_late)) in s.c_wire.iter().zip(&s.late).enumerate() {
+            if is_late {
+                late.push(zero[w]);
+            } else if !is_c && let Some(&bit) = early.next() {
+                labels.push(if bit { zero[w] ^ delta } else { zero[w] });
+            }
+        }
+        Ok((
+            GcTables {
+                tables,
+                decoding,
+                labels,
+            },
+            GcLateKeys { delta, zero: late },
+        ))
+    }
+
+    /// Online at A = E: the labels of `late_bits` on E's late wires, for D.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `late_bits` has not one bit per late wire.
+    pub fn gc_late(&self, keys: &GcLateKeys, late_bits: &[bool]) -> Result<GcLate, Fjkw15Error> {
+        if late_bits.len() != keys.zero.len() {
+            return Err(Fjkw15Error::InvalidInput("one bit per late wire of E's"));
+        }
+        let labels = keys
+            .zero
+            .iter()
+            .zip(late_bits)
+            .map(|(&z, &b)| if b { z ^ keys.delta } else { z })
+            .collect();
+        Ok(GcLate { labels })
+    }
+}
+
+impl C {
+    /// Pre-computation at B = C: the label of each of its wires that `c_bits` selects, from
+    /// Δ and the zero labels drawn from `ce` as [`E::gc_pregarble`] draws them.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `c_bits` has not one bit per wire of C's.
+    pub fn gc_prelabels(
+        &self,
+        s: &GcShape,
+        c_bits: &[bool],
+        ce: &mut doram_prim::AesPrg,
+    ) -> Result<GcFromC, Fjkw15Error> {
+        if c_bits.len() != s.c_count() {
+            return Err(Fjkw15Error::InvalidInput("one bit per wire of C's"));
+        }
+        let delta = random_delta(ce);
+        let labels = c_bits
+            .iter()
+            .map(|&b| {
+                let z = ce.next_u128();
+                if b { z ^ delta } else { z }
+            })
+            .collect();
+        Ok(GcFromC { labels })
+    }
+}
+
+impl D {
+    /// Online at R = D: evaluates a pre-garbled `circuit` on the labels of C's wires and E's
+    /// early wires (pre-computation) and of E's late wires (online), and decodes the output.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::Peer`] naming E or C for messages of the wrong shape.
+    pub fn gc_evaluate_pre(
+        &self,
+        circuit: &Circuit,
+        s: &GcShape,
+        (tables, from_c): (&GcTables, &GcFromC),
+        late: &GcLate,
+    ) -> Result<Vec<bool>, Fjkw15Error> {
+        let e = self.roles.party(Role::E);
+        check(tables, e, s)?;
+        check(late, e, s)?;
+        check(from_c, self.roles.party(Role::C), s)?;
+        let (mut early, mut c, mut l) = (
+            tables.labels.iter(),
+            from_c.labels.iter(),
+            late.labels.iter(),
+        );
+        let inputs: Vec<u128> = s
+            .c_wire
+            .iter()
+            .zip(&s.late)
+            .filter_map(|(&is_c, &is_late)| match (is_c, is_late) {
+                (true, _) => c.next(),
+                (false, true) => l.next(),
+                (false, false) => early.next(),
+            })
+            .copied()
+            .collect();
+        let mut ev = Evaluator::new(circuit.wires());
+        ev.set_input_labels(&inputs).map_err(misfit)?;
+        let mut pos = 0;
+        ev.eval_batch(circuit.gates(), &tables.tables, &mut pos)
+            .map_err(misfit)?;
+        ev.decode(circuit.outputs(), &tables.decoding)
             .map_err(misfit)
     }
 }

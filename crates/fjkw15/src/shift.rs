@@ -244,6 +244,48 @@ impl E {
     }
 }
 
+/// C's Shift correlation (q, q′), drawn in pre-computation ([`C::shift_keys`]) for an online
+/// [`C::shift_send_keyed`]; q′ is C's new share.
+#[derive(Clone, Debug)]
+pub struct ShiftKeys {
+    q: Strings,
+    q_prime: Strings,
+}
+
+impl ShiftKeys {
+    /// q′, C's share after the Shift.
+    pub fn share(&self) -> &Strings {
+        &self.q_prime
+    }
+}
+
+impl C {
+    /// Shift, pre-computation at A = C: draws (q, q′) as [`C::shift_send`] would, from the
+    /// same sub-seed of the C–D PRG that [`D::shift_prepare`] takes.
+    pub fn shift_keys(&mut self, params: &ShiftParams) -> ShiftKeys {
+        let (q, q_prime) = correlated(instance(&mut self.with_d), params);
+        ShiftKeys { q, q_prime }
+    }
+
+    /// Shift, online at A = C with pre-computed `keys`: the message u = X_C ⊕ q for E.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `x_c` or `keys` does not have the shape of `params`.
+    pub fn shift_send_keyed(
+        &self,
+        params: &ShiftParams,
+        keys: &ShiftKeys,
+        x_c: &Strings,
+    ) -> Result<ShiftFromC, Fjkw15Error> {
+        check_share(params, x_c)?;
+        check_share(params, &keys.q)?;
+        // [FJKW15 §3, Shift (our design), step 2] C → E: u = X_C ⊕ q; C keeps q′.
+        Ok(ShiftFromC {
+            x: x_c.xor(&keys.q),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

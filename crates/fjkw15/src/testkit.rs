@@ -104,7 +104,8 @@ fn postprocess_trees(
     Ok(tuples)
 }
 
-/// FJKW15 Alg. 5 on every tree, written back into `fd`, `fe`.
+/// FJKW15 Alg. 5 on every tree, written back into `fd`, `fe`: the pre-computation of every
+/// tree first (as the driver runs it before the access), then the online steps.
 fn evict_trees(
     (c, d, e): &mut (C, D, E),
     (fd, fe): (&mut ForestShare, &mut ForestShare),
@@ -112,26 +113,36 @@ fn evict_trees(
     tuples: &[(Strings, Strings)],
 ) -> Result<(), Fjkw15Error> {
     let p = *fd.params();
-    for (i, ((at_c, at_d, at_e), (t_c, t_e))) in outs.iter().zip(tuples).enumerate() {
+    let mut pres = Vec::with_capacity(outs.len());
+    for (i, (_, at_d, _)) in outs.iter().enumerate() {
+        let s = EvictShape::new(p, i)?;
+        let (pre_d, shift) = d.evict_pre(&s, &at_d.rotation)?;
+        let (pre_c, c_labels, xot) = c.evict_pre(&s)?;
+        let (pre_e, tables) = e.evict_pre(&s)?;
+        pres.push((
+            pre_c,
+            pre_d.finish(tables, c_labels),
+            pre_e.finish(shift, xot),
+        ));
+    }
+    for (i, ((at_c, _, at_e), (t_c, t_e))) in outs.iter().zip(tuples).enumerate() {
+        let (pre_c, pre_d, pre_e) = &pres[i];
         let s = EvictShape::new(p, i)?;
         let empty = Strings::zeros(0, p.tuple_bits(i));
         let path_c = at_c.path.as_ref().unwrap_or(&empty);
         let path_e = at_e.path.as_ref().unwrap_or(&empty);
-        let pre = d.evict_shift(&s, &at_d.rotation)?;
-        let (share_c, u) = c.evict_shift(&s, path_c, t_c)?;
-        let share_e = e.evict_shift(&s, &at_e.rotation, (path_e, t_e), &pre, &u)?;
+        let u = c.evict_shift(&s, pre_c, path_c, t_c)?;
+        let share_e = e.evict_shift(&s, &at_e.rotation, pre_e, (path_e, t_e), &u)?;
         let (new_c, new_e) = if i == 0 {
-            (c.evict_root(&s, &share_c)?, e.evict_root(&s, &share_e)?)
+            (c.evict_root(&s, pre_c)?, e.evict_root(&s, &share_e)?)
         } else {
             // [FJKW15 Alg. 5, steps 2–3] GC[F2FT] per internal bucket, GC[F2ET] for the leaf.
-            let (gc_to_d, gc_to_c) = e.evict_garble(&s, labels[i], &share_e)?;
-            let gc_from_c = c.evict_choose(&s, &share_c, &gc_to_c)?;
-            let picks = d.evict_picks(&s, &gc_to_d, &gc_from_c)?;
-            let (to_e, to_c) = d.evict_move(&s, &picks)?;
-            let c_to_e = c.evict_move(&s, &share_c)?;
+            let late = e.evict_late(&s, labels[i], pre_e, &share_e)?;
+            let picks = d.evict_picks(&s, pre_d, &late)?;
+            let (to_e, to_c) = d.evict_move(&s, pre_d, &picks)?;
             let e_to_c = e.evict_move(&s, &share_e)?;
             let new_c = c.evict_finish(&s, &e_to_c, &to_c)?;
-            (new_c, e.evict_finish(&s, &c_to_e, &to_e)?)
+            (new_c, e.evict_finish(&s, pre_e, &to_e)?)
         };
         fd.write_path(i, labels[i], new_c.path())?;
         fe.write_path(i, labels[i], &new_e)?;

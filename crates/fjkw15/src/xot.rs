@@ -70,6 +70,7 @@ impl XotParams {
 }
 
 /// What S and I share in pre-computation: π and r_1..r_N.
+#[derive(Clone, Debug)]
 struct Pads {
     pi: Vec<usize>,
     r: Strings,
@@ -298,6 +299,63 @@ impl D {
         check_indices(params, i)?;
         let delta = Strings::random(params.k, params.msg_bits, &mut self.local);
         let to_e = self.xot_index(params, Role::C, i, &delta)?;
+        let to_c = self.xot_index(params, Role::E, i, &delta)?;
+        Ok((to_e, to_c))
+    }
+}
+
+/// I's share of one XOT instance's pre-computation (π and the pads), drawn ahead of the
+/// online round ([`D::xot_pads`]).
+#[derive(Clone, Debug)]
+pub struct XotPads {
+    params: XotParams,
+    pads: Pads,
+}
+
+impl D {
+    /// XOT pre-computation at I = D for the instance whose sender is `sender`: draws π and
+    /// the pads from the same sub-seed of the D–sender PRG that the sender's
+    /// [`C::xot_send`] or [`E::xot_send`] takes, for a later [`D::ss_xot_index_with`].
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::InvalidInput`] if `sender` is D.
+    pub fn xot_pads(&mut self, params: &XotParams, sender: Role) -> Result<XotPads, Fjkw15Error> {
+        let pair = match sender {
+            Role::C => &mut self.with_c,
+            Role::E => &mut self.with_e,
+            Role::D => {
+                return Err(Fjkw15Error::InvalidInput(
+                    "the XOT sender is C or E, never the indicator D",
+                ));
+            }
+        };
+        Ok(XotPads {
+            params: *params,
+            pads: Pads::draw(instance(pair), params),
+        })
+    }
+
+    /// SS-XOT at I = D (as [`D::ss_xot_index`]) with the instance on C's shares pre-computed
+    /// (`c_pads`, from [`D::xot_pads`]); the instance on E's shares draws its sub-seed now.
+    /// Returns (message to E, message to C).
+    ///
+    /// # Errors
+    /// As [`D::xot_index`]; [`Fjkw15Error::InvalidInput`] if `c_pads` is of other parameters.
+    pub fn ss_xot_index_with(
+        &mut self,
+        params: &XotParams,
+        c_pads: &XotPads,
+        i: &[usize],
+    ) -> Result<(XotFromIndicator, XotFromIndicator), Fjkw15Error> {
+        check_indices(params, i)?;
+        if c_pads.params != *params {
+            return Err(Fjkw15Error::InvalidInput(
+                "XOT pads of another instance's parameters",
+            ));
+        }
+        // [FJKW15 §3, SS-XOT] "The indicator I first chooses a sequence of random masks δ".
+        let delta = Strings::random(params.k, params.msg_bits, &mut self.local);
+        let to_e = indicator(&c_pads.pads, i, &delta);
         let to_c = self.xot_index(params, Role::E, i, &delta)?;
         Ok((to_e, to_c))
     }
