@@ -10,8 +10,10 @@
 //! * D and E keep the rotation (σ, δ, ρ) for Eviction's Shift.
 //!
 //! Pre-computation: D and E draw (σ, δ, ρ) and the pad p of |P^i_L| bits from a fresh sub-seed
-//! of their PRG; E draws the pad y of |A_i| bits from its own. Then the SS-COT (i ≥ 1) and the
-//! SS-IOT (i < h) instances take their sub-seeds, in that order.
+//! of their PRG ([`AccessPre`], which the driver draws with the rest of an access's
+//! pre-computation); E draws the pad y of |A_i| bits from its own. Then the SS-COT (i ≥ 1) and
+//! the SS-IOT (i < h) instances take their sub-seeds, in that order. The SS-COT is the tagged
+//! variant of [`crate::ss_cot`] (24 bytes per tuple besides e_t, against 48 in Alg. 1).
 //!
 //! Boundary cases (FJKW15 §4, "Boundary Cases"): for i = 0 the path is OT_0's one tuple, σ and
 //! δ are 0, SS-COT is skipped, and C's and E's shares of A_0 are D's and E's rotated shares
@@ -21,11 +23,12 @@
 use crate::bits::{Strings, get_bits};
 use crate::error::Fjkw15Error;
 use crate::layout::TupleLayout;
-use crate::msgs::{CotFromD, CotFromE, IotFromD, IotFromE, WireMessage, check, length};
+use crate::msgs::{IotFromD, IotFromE, WireMessage, check, length};
 use crate::params::Params;
 use crate::party::{C, D, E, Role, instance};
 use crate::rotation::Rotation;
 use crate::ss_cot::CotParams;
+use crate::ss_cot::{TagCotFromD, TagCotFromE};
 use crate::ss_iot::IotParams;
 
 /// The public parameters of Access\[i\]: the forest's and the tree index.
@@ -88,14 +91,14 @@ pub struct AccessFromD {
     path: Strings,
     prefix: u64,
     prefix_bytes: usize,
-    cot: Option<CotFromD>,
+    cot: Option<TagCotFromD>,
     iot: Option<IotFromD>,
 }
 
 /// FJKW15 Alg. 3, steps 3–4: E → C, E's SS-COT (i ≥ 1) and SS-IOT (i < h) messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessFromE {
-    cot: Option<CotFromE>,
+    cot: Option<TagCotFromE>,
     iot: Option<IotFromE>,
 }
 
@@ -132,7 +135,7 @@ impl WireMessage for AccessFromD {
     fn wire_len(s: &AccessShape) -> usize {
         s.tuples() * s.tuple_bits().div_ceil(8)
             + s.prefix_bits().div_ceil(8)
-            + part_len::<CotFromD>(s.cot().as_ref())
+            + part_len::<TagCotFromD>(s.cot().as_ref())
             + part_len::<IotFromD>(s.iot().as_ref())
     }
 
@@ -169,7 +172,7 @@ impl WireMessage for AccessFromD {
                 what: "an address prefix share has bits above (i+1)τ",
             });
         }
-        let cot = take::<CotFromD>(&mut rest, s.cot().as_ref())?;
+        let cot = take::<TagCotFromD>(&mut rest, s.cot().as_ref())?;
         let iot = take::<IotFromD>(&mut rest, s.iot().as_ref())?;
         Ok(AccessFromD {
             path,
@@ -186,7 +189,7 @@ impl WireMessage for AccessFromE {
     const WHAT: &'static str = "Access (Alg. 3, steps 3–4) from E";
 
     fn wire_len(s: &AccessShape) -> usize {
-        part_len::<CotFromE>(s.cot().as_ref()) + part_len::<IotFromE>(s.iot().as_ref())
+        part_len::<TagCotFromE>(s.cot().as_ref()) + part_len::<IotFromE>(s.iot().as_ref())
     }
 
     fn fits(&self, s: &AccessShape) -> bool {
@@ -202,7 +205,7 @@ impl WireMessage for AccessFromE {
     fn decode(bytes: &[u8], s: &AccessShape) -> Result<Self, doram_core::CodecError> {
         length(bytes, Self::wire_len(s))?;
         let mut rest = bytes;
-        let cot = take::<CotFromE>(&mut rest, s.cot().as_ref())?;
+        let cot = take::<TagCotFromE>(&mut rest, s.cot().as_ref())?;
         let iot = take::<IotFromE>(&mut rest, s.iot().as_ref())?;
         Ok(AccessFromE { cot, iot })
     }
@@ -377,7 +380,7 @@ impl D {
                 let b: Vec<u128> = (0..s.tuples())
                     .map(|t| layout.key(rotated.get(t)) ^ mine)
                     .collect();
-                Some(self.cot_help(&cot, &b)?)
+                Some(self.cot_help_tagged(&cot, &b)?)
             }
             None => None,
         };
@@ -463,7 +466,7 @@ impl E {
                 let keys: Vec<u128> = (0..s.tuples())
                     .map(|t| layout.key(rotated.get(t)) ^ mine)
                     .collect();
-                (y, Some(self.cot_send(&cot, &m, &keys)?))
+                (y, Some(self.cot_send_tagged(&cot, &m, &keys)?))
             }
             // [FJKW15 Alg. 3, boundary case i = 0] E's share of Rot[ρ](A_0) plays y.
             None => (a.gather(&[0]), None),
@@ -509,7 +512,7 @@ impl C {
         // tuple (i = 0: z is D's share of Rot[ρ](A_0)).
         let (j1, z) = match (s.cot(), &from_e.cot, &from_d.cot) {
             (Some(cot), Some(e), Some(d)) => {
-                let (j1, e_bar) = self.cot_receive_one(&cot, e, d)?;
+                let (j1, e_bar) = self.cot_receive_tagged_one(&cot, e, d)?;
                 let mut z = Strings::from_rows(d_a.width(), [e_bar.as_slice()]);
                 z.xor_row(0, d_a.get(j1));
                 (j1, z)

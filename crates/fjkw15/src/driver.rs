@@ -28,8 +28,7 @@ use crate::load::{
     InsecureOpenedShares, PermFromC, PermFromD, PermShape, initial_share, public_forest,
 };
 use crate::msgs::{
-    SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD, WireMessage, XotFromIndicator,
-    XotFromSender, receive,
+    SeedCtoD, SeedDtoE, SeedEtoC, ShiftFromC, ShiftFromD, WireMessage, XotFromSender, receive,
 };
 use crate::params::Params;
 use crate::party::{C, D, E, Role, Roles};
@@ -38,6 +37,7 @@ use crate::postprocess::{
     FreshLabels, PostFromC, PostFromDtoC, PostFromDtoE, PostShape, WriteFromD,
 };
 use crate::storage::ForestShare;
+use crate::xot::XotIndices;
 
 /// A failed access: the transport, or the protocol.
 #[derive(Debug, thiserror::Error)]
@@ -208,7 +208,7 @@ fn c_evict(
         c.evict_root(&es, pre)?
     } else {
         let xot = es.xot_params();
-        let to_c: XotFromIndicator = recv(s, pd, &xot)?;
+        let to_c: XotIndices = recv(s, pd, &xot)?;
         let e_to_c: XotFromSender = recv(s, pe, &xot)?;
         c.evict_finish(&es, &e_to_c, &to_c)?
     };
@@ -484,6 +484,7 @@ pub fn access_d_with(
     }
     for (i, ev) in pre.evict.iter().enumerate() {
         let es = EvictShape::new(p, i)?;
+        let mut share = None;
         if i > 0 {
             let late = es
                 .gc_shapes()?
@@ -491,12 +492,13 @@ pub fn access_d_with(
                 .map(|g| recv::<GcLate>(s, pe, g))
                 .collect::<Result<Vec<_>, _>>()?;
             let picks = d.evict_picks(&es, ev, &late)?;
-            let (to_e, to_c) = d.evict_move(&es, ev, &picks)?;
+            let (to_e, to_c, mine) = d.evict_move(&es, ev, &picks)?;
             send(s, pe, &to_e)?;
             send(s, pc, &to_c)?;
+            share = Some(mine);
         }
         let new_c: EvictFromC = recv(s, pc, &es)?;
-        forest.write_path(i, labels[i], new_c.path())?;
+        forest.write_path(i, labels[i], &d.evict_write(&es, share.as_ref(), &new_c)?)?;
     }
     Ok(())
 }
@@ -620,7 +622,7 @@ fn e_evict(
         send(s, pd, &m)?;
     }
     send(s, pc, &e.evict_move(&es, &share)?)?;
-    let to_e: XotFromIndicator = recv(s, pd, &es.xot_params())?;
+    let to_e: XotIndices = recv(s, pd, &es.xot_params())?;
     Ok(e.evict_finish(&es, pre, &to_e)?)
 }
 
@@ -847,7 +849,7 @@ pub fn max_access_message(p: &Params) -> Result<usize, Fjkw15Error> {
             let xot = es.xot_params();
             max = max
                 .max(XotFromSender::wire_len(&xot))
-                .max(XotFromIndicator::wire_len(&xot));
+                .max(XotIndices::wire_len(&xot));
             for g in es.gc_shapes()? {
                 max = max
                     .max(GcTables::wire_len(&g))

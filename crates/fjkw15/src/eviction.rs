@@ -23,13 +23,13 @@ use doram_prim::AesPrg;
 use crate::bits::Strings;
 use crate::error::Fjkw15Error;
 use crate::gc::{GcFromC, GcLate, GcLateKeys, GcShape, GcTables};
-use crate::msgs::{ShiftFromC, ShiftFromD, XotFromIndicator, XotFromSender};
+use crate::msgs::{ShiftFromC, ShiftFromD, XotFromSender, check};
 use crate::params::{LEAF_BUCKETS, Params};
 use crate::party::{C, D, E, Role, instance};
 use crate::rotation::Rotation;
 use crate::sample::permutation;
 use crate::shift::{ShiftKeys, ShiftMap, ShiftParams};
-use crate::xot::{XotPads, XotParams};
+use crate::xot::{XotIndices, XotPads, XotParams};
 
 /// The public parameters of Eviction\[i\].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -337,6 +337,11 @@ impl EvictPreEPending {
     }
 }
 
+/// D's share of the moved path between its SS-XOT round and C's write-back
+/// ([`D::evict_move`], [`D::evict_write`]).
+#[derive(Clone, Debug)]
+pub struct EvictShareD(Strings);
+
 /// A malformed count of pre-computed messages from `role`.
 fn count_fault(roles: &crate::party::Roles, role: Role, what: &'static str) -> Fjkw15Error {
     doram_core::wire::PeerFault::malformed(roles.party(role), what, "one instance per bucket")
@@ -402,7 +407,7 @@ impl C {
         self.shift_send_keyed(&s.shift(), &pre.keys, &x)
     }
 
-    /// FJKW15 Alg. 5, steps 6–7, at C: its share of P′ (SS-XOT output ⊕ ξ), for D.
+    /// FJKW15 Alg. 5, steps 6–7, at C: its part of P′ (its SS-XOT output ⊕ ξ), for D.
     ///
     /// # Errors
     /// [`Fjkw15Error::Peer`] for messages of the wrong shape; [`Fjkw15Error::InvalidInput`]
@@ -411,10 +416,10 @@ impl C {
         &mut self,
         s: &EvictShape,
         from_e: &XotFromSender,
-        from_d: &XotFromIndicator,
+        from_d: &XotIndices,
     ) -> Result<EvictFromC, Fjkw15Error> {
         no_moves(s)?;
-        let out = self.ss_xot_finish(&s.xot(), from_e, from_d)?;
+        let out = self.xot_receive_positions(&s.xot(), from_e, from_d)?;
         Ok(EvictFromC {
             path: out.xor(&xi(s, &mut self.with_e)),
         })
@@ -505,8 +510,9 @@ impl D {
         Ok(Picks { internal, leaf })
     }
 
-    /// FJKW15 Alg. 5, steps 4 and 6, at D: β from the circuits' `picks`, then SS-XOT's
-    /// indicator messages (to E, to C).
+    /// FJKW15 Alg. 5, steps 4 and 6, at D: β from the circuits' `picks`, then the unmasked
+    /// SS-XOT's positions (to E, to C; [`crate::xot`]) and D's share of the moved path, which
+    /// [`D::evict_write`] folds into C's write-back.
     ///
     /// # Errors
     /// [`Fjkw15Error::InvalidInput`] for i = 0 or picks that are not two distinct slots per
@@ -516,14 +522,37 @@ impl D {
         s: &EvictShape,
         pre: &EvictPreD,
         picks: &Picks,
-    ) -> Result<(XotFromIndicator, XotFromIndicator), Fjkw15Error> {
+    ) -> Result<(XotIndices, XotIndices, EvictShareD), Fjkw15Error> {
         no_moves(s)?;
         let pads = pre
             .xot
             .as_ref()
             .ok_or(Fjkw15Error::InvalidInput("Eviction[i ≥ 1] pre-computation"))?;
         let beta = beta(s, picks, &mut self.local)?;
-        self.ss_xot_index_with(&s.xot(), pads, &beta)
+        let (to_e, to_c, share) = self.ss_xot_positions(&s.xot(), pads, &beta)?;
+        Ok((to_e, to_c, EvictShareD(share)))
+    }
+
+    /// FJKW15 Alg. 5, step 7, at D: its new share of P′ (OT_0's tuple for i = 0), C's
+    /// write-back with D's SS-XOT share folded in (none for i = 0).
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::Peer`] naming C for a write-back of the wrong shape;
+    /// [`Fjkw15Error::InvalidInput`] for a share of another tree.
+    pub fn evict_write(
+        &self,
+        s: &EvictShape,
+        share: Option<&EvictShareD>,
+        from_c: &EvictFromC,
+    ) -> Result<Strings, Fjkw15Error> {
+        check(from_c, self.roles.party(Role::C), s)?;
+        match share {
+            None if s.i == 0 => Ok(from_c.path.clone()),
+            Some(EvictShareD(x)) if s.i > 0 && x.count() == s.tuples() => Ok(from_c.path.xor(x)),
+            _ => Err(Fjkw15Error::InvalidInput(
+                "D's SS-XOT share of another tree",
+            )),
+        }
     }
 }
 
@@ -661,14 +690,14 @@ impl E {
         &mut self,
         s: &EvictShape,
         pre: &EvictPreE,
-        from_d: &XotFromIndicator,
+        from_d: &XotIndices,
     ) -> Result<Strings, Fjkw15Error> {
         no_moves(s)?;
         let from_c = pre
             .xot
             .as_ref()
             .ok_or(Fjkw15Error::InvalidInput("Eviction[i ≥ 1] pre-computation"))?;
-        let out = self.ss_xot_finish(&s.xot(), from_c, from_d)?;
+        let out = self.xot_receive_positions(&s.xot(), from_c, from_d)?;
         Ok(out.xor(&xi(s, &mut self.with_c)))
     }
 

@@ -133,18 +133,23 @@ fn evict_trees(
         let path_e = at_e.path.as_ref().unwrap_or(&empty);
         let u = c.evict_shift(&s, pre_c, path_c, t_c)?;
         let share_e = e.evict_shift(&s, &at_e.rotation, pre_e, (path_e, t_e), &u)?;
-        let (new_c, new_e) = if i == 0 {
-            (c.evict_root(&s, pre_c)?, e.evict_root(&s, &share_e)?)
+        let (new_d, new_e) = if i == 0 {
+            let new_c = c.evict_root(&s, pre_c)?;
+            (
+                d.evict_write(&s, None, &new_c)?,
+                e.evict_root(&s, &share_e)?,
+            )
         } else {
             // [FJKW15 Alg. 5, steps 2–3] GC[F2FT] per internal bucket, GC[F2ET] for the leaf.
             let late = e.evict_late(&s, labels[i], pre_e, &share_e)?;
             let picks = d.evict_picks(&s, pre_d, &late)?;
-            let (to_e, to_c) = d.evict_move(&s, pre_d, &picks)?;
+            let (to_e, to_c, share_d) = d.evict_move(&s, pre_d, &picks)?;
             let e_to_c = e.evict_move(&s, &share_e)?;
             let new_c = c.evict_finish(&s, &e_to_c, &to_c)?;
-            (new_c, e.evict_finish(&s, pre_e, &to_e)?)
+            let new_d = d.evict_write(&s, Some(&share_d), &new_c)?;
+            (new_d, e.evict_finish(&s, pre_e, &to_e)?)
         };
-        fd.write_path(i, labels[i], new_c.path())?;
+        fd.write_path(i, labels[i], &new_d)?;
         fe.write_path(i, labels[i], &new_e)?;
     }
     Ok(())

@@ -16,6 +16,15 @@
 //! Pre-computation: S and I share the permutation π and the pads r_1..r_N, drawn (π first)
 //! from a fresh sub-seed of the S–D PRG; no message. Indices count from 0 here.
 //!
+//! **SS-XOT with the pads as D's share** (our variant, used by Eviction): I sends each R only
+//! the positions j_σ, and R outputs a_{j_σ} = m_{i_σ} ⊕ r_{j_σ}, masked by the S–I pads instead
+//! of by δ. Each pad row is known to I and to that instance's S only, so the two outputs
+//! s_C[m_{i_σ}] ⊕ r¹_{j_σ} (at E) and s_E[m_{i_σ}] ⊕ r²_{j′_σ} (at C) and I's
+//! r¹_{j_σ} ⊕ r²_{j′_σ} are a three-way XOR sharing of m_{i_σ}, each share uniform to the
+//! others as with δ; Eviction folds I's into the write-back. It saves both pad vectors: two
+//! messages of k indices ([`XotIndices`]) instead of k·(4 + ⌈ℓ/8⌉) bytes each
+//! ([`D::ss_xot_positions`], [`C::xot_receive_positions`], [`E::xot_receive_positions`]).
+//!
 //! The indices given to I must be distinct (notes §4.4, \[INF\]): R sees the positions
 //! j_σ = π^−1(i_σ), which are a uniformly random k-subset's arrangement only then; a repeated
 //! index would show R which outputs are equal. [`D::xot_index`] refuses repeats.
@@ -24,7 +33,9 @@ use doram_prim::AesPrg;
 
 use crate::bits::Strings;
 use crate::error::Fjkw15Error;
-use crate::msgs::{XotFromIndicator, XotFromSender, check};
+use doram_core::CodecError;
+
+use crate::msgs::{WireMessage, XotFromIndicator, XotFromSender, check, length};
 use crate::party::{C, D, E, Role, instance};
 use crate::sample::{inverse, permutation};
 
@@ -315,7 +326,7 @@ pub struct XotPads {
 impl D {
     /// XOT pre-computation at I = D for the instance whose sender is `sender`: draws π and
     /// the pads from the same sub-seed of the D–sender PRG that the sender's
-    /// [`C::xot_send`] or [`E::xot_send`] takes, for a later [`D::ss_xot_index_with`].
+    /// [`C::xot_send`] or [`E::xot_send`] takes, for a later [`D::ss_xot_positions`].
     ///
     /// # Errors
     /// [`Fjkw15Error::InvalidInput`] if `sender` is D.
@@ -334,29 +345,138 @@ impl D {
             pads: Pads::draw(instance(pair), params),
         })
     }
+}
 
-    /// SS-XOT at I = D (as [`D::ss_xot_index`]) with the instance on C's shares pre-computed
-    /// (`c_pads`, from [`D::xot_pads`]); the instance on E's shares draws its sub-seed now.
-    /// Returns (message to E, message to C).
+/// Bytes per position on the wire: the fewest that hold N − 1.
+fn index_bytes(n: usize) -> usize {
+    (usize::BITS - n.saturating_sub(1).leading_zeros())
+        .div_ceil(8)
+        .max(1) as usize
+}
+
+/// The unmasked SS-XOT's I → R message ([module docs](self)): the positions j_σ = π^−1(i_σ),
+/// σ = 1..k, each in the fewest bytes that hold N − 1, little-endian.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XotIndices {
+    j: Vec<u32>,
+    width: usize,
+}
+
+impl WireMessage for XotIndices {
+    type Shape = XotParams;
+    const WHAT: &'static str = "SS-XOT positions j";
+
+    fn wire_len(p: &XotParams) -> usize {
+        p.k * index_bytes(p.n)
+    }
+
+    fn fits(&self, p: &XotParams) -> bool {
+        self.j.len() == p.k
+            && self.width == index_bytes(p.n)
+            && self.j.iter().all(|&j| (j as usize) < p.n)
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        self.j
+            .iter()
+            .flat_map(|j| j.to_le_bytes().into_iter().take(self.width))
+            .collect()
+    }
+
+    fn decode(bytes: &[u8], p: &XotParams) -> Result<Self, CodecError> {
+        length(bytes, Self::wire_len(p))?;
+        let w = index_bytes(p.n);
+        let j: Vec<u32> = bytes
+            .chunks_exact(w)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..w].copy_from_slice(c);
+                u32::from_le_bytes(b)
+            })
+            .collect();
+        if j.iter().any(|&j| j as usize >= p.n) {
+            return Err(CodecError::OutOfRange {
+                what: "an XOT position is not below N",
+            });
+        }
+        Ok(XotIndices { j, width: w })
+    }
+}
+
+/// R's output of the unmasked XOT: a_{j_σ} = m_{i_σ} ⊕ r_{j_σ}.
+fn gather_positions(from_s: &XotFromSender, idx: &XotIndices) -> Strings {
+    let j: Vec<usize> = idx.j.iter().map(|&j| j as usize).collect();
+    from_s.a.gather(&j)
+}
+
+impl D {
+    /// Unmasked SS-XOT at I = D ([module docs](self)) with the instance on C's shares
+    /// pre-computed (`c_pads`, [`D::xot_pads`]; the instance on E's shares draws its sub-seed
+    /// now): the positions for E and for C, and D's share r¹_{j_σ} ⊕ r²_{j′_σ} of the output.
     ///
     /// # Errors
-    /// As [`D::xot_index`]; [`Fjkw15Error::InvalidInput`] if `c_pads` is of other parameters.
-    pub fn ss_xot_index_with(
+    /// [`Fjkw15Error::InvalidInput`] if the indices are not k distinct values below N or
+    /// `c_pads` is of other parameters; nothing is consumed then.
+    pub fn ss_xot_positions(
         &mut self,
         params: &XotParams,
         c_pads: &XotPads,
         i: &[usize],
-    ) -> Result<(XotFromIndicator, XotFromIndicator), Fjkw15Error> {
+    ) -> Result<(XotIndices, XotIndices, Strings), Fjkw15Error> {
         check_indices(params, i)?;
         if c_pads.params != *params {
             return Err(Fjkw15Error::InvalidInput(
                 "XOT pads of another instance's parameters",
             ));
         }
-        // [FJKW15 §3, SS-XOT] "The indicator I first chooses a sequence of random masks δ".
-        let delta = Strings::random(params.k, params.msg_bits, &mut self.local);
-        let to_e = indicator(&c_pads.pads, i, &delta);
-        let to_c = self.xot_index(params, Role::E, i, &delta)?;
-        Ok((to_e, to_c))
+        let e_pads = Pads::draw(instance(&mut self.with_e), params);
+        let positions = |pads: &Pads| -> Vec<usize> {
+            let pi_inv = inverse(&pads.pi);
+            i.iter().map(|&i| pi_inv[i]).collect()
+        };
+        let (j1, j2) = (positions(&c_pads.pads), positions(&e_pads));
+        let mut share = c_pads.pads.r.gather(&j1);
+        share.xor_assign(&e_pads.r.gather(&j2));
+        let width = index_bytes(params.n);
+        // Every position is below N < 2^32 (XotParams::new).
+        let msg = |j: Vec<usize>| XotIndices {
+            j: j.into_iter().map(|j| j as u32).collect(),
+            width,
+        };
+        Ok((msg(j1), msg(j2), share))
+    }
+}
+
+impl C {
+    /// Unmasked XOT at R = C (E the sender): a_{j_σ} = s_E[m_{i_σ}] ⊕ r²_{j_σ}.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::Peer`] naming E or D for a message of the wrong shape.
+    pub fn xot_receive_positions(
+        &self,
+        params: &XotParams,
+        from_e: &XotFromSender,
+        from_d: &XotIndices,
+    ) -> Result<Strings, Fjkw15Error> {
+        check(from_e, self.roles.party(Role::E), params)?;
+        check(from_d, self.roles.party(Role::D), params)?;
+        Ok(gather_positions(from_e, from_d))
+    }
+}
+
+impl E {
+    /// Unmasked XOT at R = E (C the sender): a_{j_σ} = s_C[m_{i_σ}] ⊕ r¹_{j_σ}.
+    ///
+    /// # Errors
+    /// [`Fjkw15Error::Peer`] naming C or D for a message of the wrong shape.
+    pub fn xot_receive_positions(
+        &self,
+        params: &XotParams,
+        from_c: &XotFromSender,
+        from_d: &XotIndices,
+    ) -> Result<Strings, Fjkw15Error> {
+        check(from_c, self.roles.party(Role::C), params)?;
+        check(from_d, self.roles.party(Role::D), params)?;
+        Ok(gather_positions(from_c, from_d))
     }
 }
