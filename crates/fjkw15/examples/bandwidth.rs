@@ -1,13 +1,17 @@
 //! Bytes per access of the whole protocol (doram-net's per-link counters: payload bytes,
-//! without frame headers), per party and in total, against the paper's 1.18 MB at m = 18,
+//! without frame headers), per party and in total, online and in pre-computation (each access
+//! pre-computes just before it runs, counted apart), against the paper's 1.18 MB at m = 18,
 //! w = 128, d = 4 B (FJKW15 §1), and the time per access after set-up (the slowest party's
-//! median). On an in-process mesh, or with a fifth argument `tls` over mutually authenticated
-//! TLS on loopback. The forest is dealt by the testkit's insecure dealer. Usage:
+//! median, online and pre-computation apart). On an in-process mesh, or with a fifth argument
+//! `tls` over mutually authenticated TLS on loopback. The forest is dealt by the testkit's
+//! insecure dealer. Usage:
 //! `cargo run --release -p doram-fjkw15 --example bandwidth -- M TAU W ACCESSES [tls]`
 
 use doram_core::{Entropy, PartyId};
 use doram_fjkw15::Params;
-use doram_fjkw15::driver::{Party, access_c, access_d, access_e, setup};
+use doram_fjkw15::driver::{
+    Party, Pre, access_c_with, access_d_with, access_e_with, precompute, setup,
+};
 use doram_fjkw15::party::Roles;
 use doram_fjkw15::plain::PlainForest;
 use doram_fjkw15::testkit::deal;
@@ -36,7 +40,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         LocalMesh::new(3).build()
     };
     let start = std::time::Instant::now();
-    let results: Vec<(u64, Vec<std::time::Duration>)> = std::thread::scope(|scope| {
+    type Times = Vec<(std::time::Duration, std::time::Duration)>;
+    let results: Vec<([u64; 2], Times, u64)> = std::thread::scope(|scope| {
         let handles: Vec<_> = sessions
             .into_iter()
             .map(|mut s| {
@@ -53,28 +58,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let mut times = Vec::new();
                     for _ in 0..accesses {
                         let t = std::time::Instant::now();
+                        s.set_phase("pre");
+                        let pre = precompute(&mut s, &mut party, &params).expect("pre");
+                        let t_pre = t.elapsed();
+                        s.set_phase("online");
+                        let t = std::time::Instant::now();
                         // Reads of random addresses; D's share of the address is 0 here.
                         let addr = rng.random_range(0..items);
-                        match &mut party {
-                            Party::C(c) => drop(access_c(&mut s, c, &params, false).expect("C")),
-                            Party::D(d) => {
-                                access_d(&mut s, d, forest.as_mut().expect("D's share"), 0, None)
-                                    .expect("D")
+                        match (&mut party, pre) {
+                            (Party::C(c), Pre::C(pre)) => {
+                                drop(access_c_with(&mut s, c, &params, false, pre).expect("C"))
                             }
-                            Party::E(e) => drop(
-                                access_e(
-                                    &mut s,
-                                    e,
-                                    forest.as_mut().expect("E's share"),
-                                    addr,
-                                    None,
+                            (Party::D(d), Pre::D(pre)) => {
+                                let f = forest.as_mut().expect("D's share");
+                                access_d_with(&mut s, d, f, (0, None), pre).expect("D")
+                            }
+                            (Party::E(e), Pre::E(pre)) => {
+                                let f = forest.as_mut().expect("E's share");
+                                drop(
+                                    access_e_with(&mut s, e, f, (addr, None), (pre, false))
+                                        .expect("E"),
                                 )
-                                .expect("E"),
-                            ),
+                            }
+                            _ => unreachable!("one role per party"),
                         }
-                        times.push(t.elapsed());
+                        times.push((t_pre, t.elapsed()));
                     }
-                    (s.stats().total().sum().bytes_sent, times)
+                    let sent = |ph: &str| s.stats().phase(ph).map_or(0, |p| p.sum().bytes_sent);
+                    let rounds = s.stats().phase("online").map_or(0, |p| p.rounds);
+                    ([sent("pre"), sent("online")], times, rounds)
                 })
             })
             .collect();
@@ -84,26 +96,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect()
     });
     std::fs::remove_dir_all(&dir).ok();
-    let sent: Vec<u64> = results.iter().map(|r| r.0).collect();
     // Per access, the slowest party's time; then the median over the accesses.
-    let mut per_access: Vec<std::time::Duration> = (0..accesses as usize)
-        .map(|i| results.iter().map(|r| r.1[i]).max().unwrap_or_default())
-        .collect();
-    per_access.sort();
-    let median = per_access
-        .get(per_access.len() / 2)
-        .copied()
-        .unwrap_or_default();
-    let per = |b: u64| b as f64 / accesses as f64 / 1e6;
+    let median = |pick: fn(&(std::time::Duration, std::time::Duration)) -> std::time::Duration| {
+        let mut v: Vec<std::time::Duration> = (0..accesses as usize)
+            .map(|i| {
+                results
+                    .iter()
+                    .map(|r| pick(&r.1[i]))
+                    .max()
+                    .unwrap_or_default()
+            })
+            .collect();
+        v.sort();
+        v.get(v.len() / 2).copied().unwrap_or_default()
+    };
+    let per = |b: u64| b as f64 / accesses as f64 / 1e3;
+    let (pre, on) = (median(|t| t.0), median(|t| t.1));
+    let rounds = results.iter().map(|r| r.2).max().unwrap_or(0) as f64 / accesses as f64;
     println!(
-        "{params:?} ({}): {accesses} reads in {:.2?}, median {median:.2?} per read; MB sent per access: C {:.3}, D {:.3}, E {:.3}, total {:.3}; P = {:.3} MB",
+        "{params:?} ({}): {accesses} reads in {:.2?}; median per read: online {on:.2?}, pre-computation {pre:.2?}",
         if tls { "TLS" } else { "in-process" },
         start.elapsed(),
-        per(sent[0]),
-        per(sent[1]),
-        per(sent[2]),
-        per(sent.iter().sum()),
-        params.total_path_bits() as f64 / 8e6
+    );
+    for (k, what) in [(1, "online"), (0, "pre-computation")] {
+        let sent: Vec<u64> = results.iter().map(|r| r.0[k]).collect();
+        println!(
+            "  {what}: kB sent per access: C {:.1}, D {:.1}, E {:.1}, total {:.1}",
+            per(sent[0]),
+            per(sent[1]),
+            per(sent[2]),
+            per(sent.iter().sum()),
+        );
+    }
+    println!(
+        "  online rounds per access (largest party): {rounds:.1}; P = {:.1} kB",
+        params.total_path_bits() as f64 / 8e3
     );
     Ok(())
 }
