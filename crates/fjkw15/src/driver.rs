@@ -3,8 +3,12 @@
 //! round functions in a fixed order; and the shared initial load ([`load_c`], [`load_d`],
 //! [`load_e`]; [`crate::load`]).
 //!
-//! Per tree i, in order: Access\[i\] (D → C, E → C, then C → D, E: L_{i+1}); then
-//! PostProcessT for every tree and the write; then Eviction for every tree. Sends never wait,
+//! An access starts from its pre-computation ([`precompute_c`], [`precompute_d`],
+//! [`precompute_e`]: C → D, E and E → D, then D → E; it depends on no input, so it may run
+//! any time before, e.g. for many accesses ahead); [`access_c`] and its siblings run it just
+//! before, [`access_c_with`] and its siblings take it made earlier. Then, per tree i, in
+//! order: Access\[i\] (D → C, E → C, then C → D, E: L_{i+1}); PostProcessT for every tree and
+//! the write; Eviction for every tree. Sends never wait,
 //! and every party sends what a peer needs before it waits on that peer, so the order has no
 //! cycle. Trees are handled one after the other; pipelining PostProcess and Eviction across
 //! trees (notes Q12) is left to a later step.

@@ -1,22 +1,26 @@
-//! Eviction\[i\] (FJKW15 §4, Algorithm 5; notes §5.5) without its garbled circuits: the data
-//! movement around them, as round functions of C, D and E.
+//! Eviction\[i\] (FJKW15 §4, Algorithm 5; notes §5.5) as round functions of C, D and E, split
+//! into a pre-computation and an online part (FJKW15 §1: "a pre-computation (off-line) phase
+//! generates correlated randomness, PRF keys, permutations and garbled circuits"; which steps
+//! move there is our scheduling, possible because C's share after the Shift is its own PRG
+//! output q′):
 //!
-//! 1. Shift (C, E, D) undoes Access's rotation on the path P* and on (T_i)′ together (buckets
-//!    back by σ, tuples back by δ, A fields flipped back by ρ; notes Q1); C and E then permute
-//!    every internal bucket by π_j and the leaf node's 4w tuples by π_{d_i+1} (drawn from their
-//!    shared PRG), giving P** ([`D::evict_shift`], [`C::evict_shift`], [`E::evict_shift`]).
-//! 2. (Alg. 5, steps 2–3) D learns two slots per internal bucket (F2FT) and two empty slots of
-//!    the leaf node (F2ET). **The garbled circuits that compute them are not built yet**: D's
-//!    round function takes the picks ([`Picks`]) as its input, the output those circuits will
-//!    give it; tests compute them with [`plain::f2ft`](crate::plain::f2ft) on the opened path.
-//! 3. (Steps 4–6) D turns the picks into the index list β and runs SS-XOT\[k+2 choose k\] on
-//!    C's and E's items (P** rows, (T_i)′, an empty dummy); C and E XOR a shared pad ξ
-//!    ([`D::evict_move`], [`C::evict_move`], [`E::evict_move`], `*::evict_finish`).
-//! 4. (Step 7) C sends its share of the new path to D; D and E write their shares back.
+//! * **Pre-computation** ([`C::evict_pre`], [`D::evict_pre`], [`E::evict_pre`]): D's Shift
+//!   message Π(q) ⊕ q′ (Π from Access's rotation, drawn in pre-computation too); the buckets'
+//!   permutations π_j (C–E PRG); E's garbled F2FT per internal bucket and F2ET for the leaf
+//!   node, with its random offsets λ as early inputs, and C's labels for its share bits
+//!   (π_j(q′)), both sent to D ([`crate::gc`]); C's SS-XOT sender message on its items, sent to
+//!   E, and D's pads of that instance.
+//! * **Online**: (step 1) C's Shift message u = X_C ⊕ q; E's new share Π(X) ⊕ q′ and its
+//!   buckets permuted by π_j (P**); (steps 2–3) E's labels for its share bits, D evaluates and
+//!   learns two slots per internal bucket and two empty slots of the leaf node ([`Picks`]);
+//!   (steps 4–6) D's index list β and the SS-XOT on E's items, in the pad-free form of
+//!   [`crate::xot`] (D keeps the pads as its share of the moved path); (step 7) C's part, with
+//!   the pad ξ C and E share, goes to D, which folds in its own ([`D::evict_write`]); D and E
+//!   write back.
 //!
-//! For i = 0 only the last step runs (FJKW15 §4: "For i = 0 protocol Eviction\[i\] skips all
-//! the steps in Algorithm 5 except the last one"), after a Shift of (T_0)′ alone that flips
-//! its A field back by ρ_0.
+//! For i = 0 only the Shift of (T_0)′ (flipping its A field back by ρ_0) and the write-back run
+//! (FJKW15 §4: "For i = 0 protocol Eviction\[i\] skips all the steps in Algorithm 5 except the
+//! last one").
 
 use doram_prim::AesPrg;
 

@@ -15,8 +15,12 @@
 //! other labels; one passive corruption). No OT is needed either way. E draws Δ and every input
 //! label from its own PRG, per instance.
 //!
-//! Messages: E → C the label pairs and E → D the tables, decoding bits and E's active labels
-//! (pre-computation, except the active labels); C → D the chosen labels (online).
+//! Messages: E → C the label pairs and E → D the tables, decoding bits and E's active labels;
+//! C → D the chosen labels ([`E::gc_garble`], [`C::gc_choose`], [`D::gc_evaluate`]; the
+//! conversions of [`crate::convert`] run it so). Eviction runs it garbled ahead
+//! ([`E::gc_pregarble`]): C and E draw Δ and C's zero labels from their shared PRG, so no
+//! pairs are sent; the tables with the labels of E's early inputs and C's labels go to D in
+//! pre-computation, and only the labels of E's late inputs (its share bits) go online.
 
 use doram_twopc::{Circuit, Evaluator, Garbler, gc::random_delta};
 

@@ -45,7 +45,8 @@
 //! * [`ideal`]: the sub-protocols' functionalities in plaintext, for tests; `testkit` (feature
 //!   `testkit`): an insecure dealer that shares a plaintext forest between D and E.
 //!
-//! **Not yet here**: pipelining of trees in the driver and benchmarks over a network.
+//! **Not yet here**: pipelining of trees in the driver (notes Q12): the trees' Access rounds
+//! run one after the other, then PostProcess and Eviction tree by tree.
 //!
 //! # Figure map
 //!
