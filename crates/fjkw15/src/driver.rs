@@ -897,8 +897,35 @@ pub fn insecure_dealt_load_c<R: ShareRing>(
     x_c: &[R],
 ) -> Result<(), DriverError> {
     let msg = InsecureOpenedShares::new(ring_words(x_c));
-    send(s, c.roles().party(Role::D), &msg)?;
-    send(s, c.roles().party(Role::E), &msg)
+    let pd = c.roles().party(Role::D);
+    send(s, pd, &msg)?;
+    send(s, c.roles().party(Role::E), &msg)?;
+    built_recv(s, pd, x_c.len())
+}
+
+/// How long a party may wait on D's [`built_send`] for a forest of `items` items, beyond the
+/// session's timeout: building it is silent (20 µs per item: 5.6 min at 2^24; measured about
+/// 2 µs per item).
+fn build_allowance(items: usize) -> std::time::Duration {
+    std::time::Duration::from_micros(20u64.saturating_mul(items as u64))
+}
+
+/// D → C, E after building its share of a dealt forest: an empty message, so that the others,
+/// idle meanwhile, wait with a timeout that allows for the building.
+fn built_send(s: &mut Session, d: &D) -> Result<(), DriverError> {
+    let done = InsecureOpenedShares::new(Vec::new());
+    send(s, d.roles().party(Role::C), &done)?;
+    send(s, d.roles().party(Role::E), &done)
+}
+
+/// Waits on D's [`built_send`] for `items` items, the session's timeout extended by
+/// [`build_allowance`] meanwhile.
+fn built_recv(s: &mut Session, d: PartyId, items: usize) -> Result<(), DriverError> {
+    let timeout = s.timeout();
+    s.set_timeout(timeout.saturating_add(build_allowance(items)));
+    let r = recv::<InsecureOpenedShares>(s, d, &0);
+    s.set_timeout(timeout);
+    r.map(drop)
 }
 
 /// The words of each element's canonical representative, least significant first.
@@ -947,7 +974,8 @@ fn opened<R: ShareRing>(
 }
 
 /// **Insecure** load at D ([`InsecureOpenedShares`]): D opens the memory from the three
-/// parties' additive shares and returns its share of a forest holding it.
+/// parties' additive shares and returns its share of a forest holding it, then tells C and E
+/// it has built it (an empty message: they wait with a timeout that allows for the building).
 ///
 /// # Errors
 /// The transport's errors; a peer's malformed message.
@@ -963,7 +991,9 @@ pub fn insecure_dealt_load_d<R: ShareRing>(
     let from_c: InsecureOpenedShares = recv(s, pc, &count)?;
     let from_e: InsecureOpenedShares = recv(s, pe, &count)?;
     let memory = opened(x_d, (pc, &from_c), (pe, &from_e))?;
-    Ok(d.insecure_dealt_share(*p, &memory)?)
+    let share = d.insecure_dealt_share(*p, &memory)?;
+    built_send(s, d)?;
+    Ok(share)
 }
 
 /// **Insecure** load at E ([`InsecureOpenedShares`]): as [`insecure_dealt_load_d`].
@@ -982,7 +1012,9 @@ pub fn insecure_dealt_load_e<R: ShareRing>(
     let from_c: InsecureOpenedShares = recv(s, pc, &count)?;
     let from_d: InsecureOpenedShares = recv(s, pd, &count)?;
     let memory = opened(x_e, (pc, &from_c), (pd, &from_d))?;
-    Ok(e.insecure_dealt_share(*p, &memory)?)
+    let share = e.insecure_dealt_share(*p, &memory)?;
+    built_recv(s, pd, x_e.len())?;
+    Ok(share)
 }
 
 /// Sends `x` to `to` in [`Rows`] messages of at most [`ROWS_PER_MESSAGE`] rows.
