@@ -81,6 +81,13 @@ pub enum BenchWhat {
     ///
     /// Example: `doram bench gkk12 --log-n 16,20 --payload-bits 512 --searches 3`.
     Gkk12(crate::gkk12::BenchGkk12Args),
+    /// The FJKW15 access itself on XOR-shared records of d bytes (the setting of the authors'
+    /// Java implementation): three parties over the transport, a forest dealt insecurely, then
+    /// reads with each one's pre-computation timed and counted apart, every record checked;
+    /// the anchors beside at w = 32 with 4-byte records.
+    ///
+    /// Example: `doram bench fjkw15 --log-n 12,20,24 --record-bytes 4,8`.
+    Fjkw15(crate::fjkw15::BenchFjkw15Args),
 }
 
 /// Single-point DPF constructions.
@@ -157,6 +164,7 @@ pub fn run(args: &BenchArgs, json: bool, quiet: bool) -> Result<()> {
         BenchWhat::Ot(a) => crate::twopc::bench_ot(a, json),
         BenchWhat::Gc(a) => crate::twopc::bench_gc(a, json),
         BenchWhat::Gkk12(a) => crate::gkk12::bench(a, json),
+        BenchWhat::Fjkw15(a) => crate::fjkw15::bench(a, json),
     }
 }
 

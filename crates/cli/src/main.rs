@@ -9,6 +9,7 @@ mod compare;
 mod demo;
 mod duoram;
 mod figures;
+mod fjkw15;
 mod gkk12;
 mod netarg;
 mod oram;
