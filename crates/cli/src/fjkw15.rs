@@ -16,7 +16,7 @@ use doram_fjkw15::Params;
 use doram_fjkw15::driver::{
     self, Party, Pre, access_c_with, access_d_with, access_e_with, precompute,
 };
-use doram_fjkw15::party::Roles;
+use doram_fjkw15::party::{Role, Roles};
 use doram_fjkw15::plain::words_for;
 use doram_net::{Session, run_parties};
 use doram_prim::prg::AesPrg;
@@ -276,6 +276,23 @@ fn party_side(
         Party::D(d) => Some(d.insecure_dealt_share(*params, memory)?),
         Party::E(e) => Some(e.insecure_dealt_share(*params, memory)?),
     };
+    // Building a share is silent for long at 2^24 (about 30 s): D says when it is done, and
+    // C and E wait for that with a timeout that allows for it (20 µs per record).
+    let d = Roles::default().party(Role::D);
+    if s.me() == d {
+        for peer in [Role::C, Role::E] {
+            s.send_bytes(Roles::default().party(peer), &[])?;
+        }
+    } else {
+        let timeout = s.timeout();
+        let allowance = Duration::from_micros(20 * memory.len() as u64);
+        s.set_timeout(timeout + allowance);
+        let done = s.recv_bytes(d);
+        s.set_timeout(timeout);
+        if !done?.is_empty() {
+            bail!("D's end-of-deal message is not empty");
+        }
+    }
     let dealt = deal_start.elapsed();
     s.reset_stats();
     let (mut times, mut records) = (Vec::new(), Vec::new());
