@@ -8,10 +8,10 @@
 //! any time before, e.g. for many accesses ahead); [`access_c`] and its siblings run it just
 //! before, [`access_c_with`] and its siblings take it made earlier. Then, per tree i, in
 //! order: Access\[i\] (D → C, E → C, then C → D, E: L_{i+1}); PostProcessT for every tree and
-//! the write; Eviction for every tree. Sends never wait,
+//! the write; Eviction of all trees at once (notes Q12: they are independent), each step for
+//! every tree before the next. Sends never wait,
 //! and every party sends what a peer needs before it waits on that peer, so the order has no
-//! cycle. Trees are handled one after the other; pipelining PostProcess and Eviction across
-//! trees (notes Q12) is left to a later step.
+//! cycle. Access is sequential over the trees (each needs the previous tree's label).
 //!
 //! Inputs: D and E hold their shares of the forest ([`ForestShare`]), of the address N and,
 //! for a write, of the new record. Outputs: C and E get their shares of the record read
@@ -198,25 +198,34 @@ fn c_access(s: &mut Session, c: &mut C, p: &Params) -> Result<AtC, DriverError> 
     Ok((outs, labels))
 }
 
-fn c_evict(
+/// Eviction at C for every tree at once (notes Q12: the trees' evictions are independent): the
+/// Shift messages of all trees, OT_0's write-back, then per tree its SS-XOT output and
+/// write-back.
+fn c_evict_all(
     s: &mut Session,
     c: &mut C,
     p: &Params,
-    (i, pre): (usize, &EvictPreC),
-    (path, tuple): (&Strings, &Strings),
+    pre: &[EvictPreC],
+    shares: &[(&Strings, &Strings)],
 ) -> Result<(), DriverError> {
     let (pd, pe) = (c.roles().party(Role::D), c.roles().party(Role::E));
-    let es = EvictShape::new(*p, i)?;
-    send(s, pe, &c.evict_shift(&es, pre, path, tuple)?)?;
-    let new = if i == 0 {
-        c.evict_root(&es, pre)?
-    } else {
-        let xot = es.xot_params();
-        let to_c: XotIndices = recv(s, pd, &xot)?;
-        let e_to_c: XotFromSender = recv(s, pe, &xot)?;
-        c.evict_finish(&es, &e_to_c, &to_c)?
-    };
-    send(s, pd, &new)
+    for (i, (pre, &(path, tuple))) in pre.iter().zip(shares).enumerate() {
+        let es = EvictShape::new(*p, i)?;
+        send(s, pe, &c.evict_shift(&es, pre, path, tuple)?)?;
+    }
+    for (i, pre) in pre.iter().enumerate() {
+        let es = EvictShape::new(*p, i)?;
+        let new = if i == 0 {
+            c.evict_root(&es, pre)?
+        } else {
+            let xot = es.xot_params();
+            let to_c: XotIndices = recv(s, pd, &xot)?;
+            let e_to_c: XotFromSender = recv(s, pe, &xot)?;
+            c.evict_finish(&es, &e_to_c, &to_c)?
+        };
+        send(s, pd, &new)?;
+    }
+    Ok(())
 }
 
 /// C's pre-computation of one access ([`precompute_c`]).
@@ -428,10 +437,16 @@ pub fn access_c_with(
         let l = (labels[i], labels[i + 1]);
         tuples.push(c.post_finish(&ps, &to_c, j2, &out.tuple, l, (share(i), c_fresh[i]))?);
     }
-    for (i, ((out, t), pre)) in outs.iter().zip(&tuples).zip(&pre.evict).enumerate() {
-        let empty = Strings::zeros(0, p.tuple_bits(i));
-        c_evict(s, c, p, (i, pre), (out.path.as_ref().unwrap_or(&empty), t))?;
-    }
+    let empty: Vec<Strings> = (0..=p.h())
+        .map(|i| Strings::zeros(0, p.tuple_bits(i)))
+        .collect();
+    let shares: Vec<(&Strings, &Strings)> = outs
+        .iter()
+        .zip(&tuples)
+        .enumerate()
+        .map(|(i, (out, t))| (out.path.as_ref().unwrap_or(&empty[i]), t))
+        .collect();
+    c_evict_all(s, c, p, &pre.evict, &shares)?;
     Ok(record)
 }
 
@@ -486,21 +501,24 @@ pub fn access_d_with(
     if let Some(v_d) = write {
         send(s, pc, &d.write_send(&p, v_d)?)?;
     }
-    for (i, ev) in pre.evict.iter().enumerate() {
+    // Eviction of every tree at once (notes Q12): the picks and SS-XOT positions of all trees,
+    // then every tree's write-back.
+    let mut mine = vec![None];
+    for (i, ev) in pre.evict.iter().enumerate().skip(1) {
         let es = EvictShape::new(p, i)?;
-        let mut share = None;
-        if i > 0 {
-            let late = es
-                .gc_shapes()?
-                .iter()
-                .map(|g| recv::<GcLate>(s, pe, g))
-                .collect::<Result<Vec<_>, _>>()?;
-            let picks = d.evict_picks(&es, ev, &late)?;
-            let (to_e, to_c, mine) = d.evict_move(&es, ev, &picks)?;
-            send(s, pe, &to_e)?;
-            send(s, pc, &to_c)?;
-            share = Some(mine);
-        }
+        let late = es
+            .gc_shapes()?
+            .iter()
+            .map(|g| recv::<GcLate>(s, pe, g))
+            .collect::<Result<Vec<_>, _>>()?;
+        let picks = d.evict_picks(&es, ev, &late)?;
+        let (to_e, to_c, share) = d.evict_move(&es, ev, &picks)?;
+        send(s, pe, &to_e)?;
+        send(s, pc, &to_c)?;
+        mine.push(Some(share));
+    }
+    for (i, share) in mine.iter().enumerate() {
+        let es = EvictShape::new(p, i)?;
         let new_c: EvictFromC = recv(s, pc, &es)?;
         forest.write_path(i, labels[i], &d.evict_write(&es, share.as_ref(), &new_c)?)?;
     }
@@ -594,40 +612,30 @@ pub fn access_e_with(
         };
         tuples.push(t);
     }
+    // Eviction of every tree at once (notes Q12): Shift, the circuits' labels and the SS-XOT
+    // message of all trees, then every tree's SS-XOT output.
+    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     for (i, ((out, t), ev)) in outs.iter().zip(&tuples).zip(&pre.evict).enumerate() {
+        let es = EvictShape::new(p, i)?;
         let empty = Strings::zeros(0, p.tuple_bits(i));
-        let new = e_evict(
-            s,
-            e,
-            (&p, i, labels[i]),
-            (out, ev),
-            (out.path.as_ref().unwrap_or(&empty), t),
-        )?;
-        forest.write_path(i, labels[i], &new)?;
+        let u: ShiftFromC = recv(s, pc, &es.shift_params())?;
+        let path = out.path.as_ref().unwrap_or(&empty);
+        let share = e.evict_shift(&es, &out.rotation, ev, (path, t), &u)?;
+        if i == 0 {
+            forest.write_path(0, labels[0], &e.evict_root(&es, &share)?)?;
+            continue;
+        }
+        for m in e.evict_late(&es, labels[i], ev, &share)? {
+            send(s, pd, &m)?;
+        }
+        send(s, pc, &e.evict_move(&es, &share)?)?;
+    }
+    for (i, ev) in pre.evict.iter().enumerate().skip(1) {
+        let es = EvictShape::new(p, i)?;
+        let to_e: XotIndices = recv(s, pd, &es.xot_params())?;
+        forest.write_path(i, labels[i], &e.evict_finish(&es, ev, &to_e)?)?;
     }
     Ok(record)
-}
-
-fn e_evict(
-    s: &mut Session,
-    e: &mut E,
-    (p, i, label): (&Params, usize, u64),
-    (out, pre): (&crate::access::AccessAtE, &EvictPreE),
-    (path, tuple): (&Strings, &Strings),
-) -> Result<Strings, DriverError> {
-    let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
-    let es = EvictShape::new(*p, i)?;
-    let u: ShiftFromC = recv(s, pc, &es.shift_params())?;
-    let share = e.evict_shift(&es, &out.rotation, pre, (path, tuple), &u)?;
-    if i == 0 {
-        return Ok(e.evict_root(&es, &share)?);
-    }
-    for m in e.evict_late(&es, label, pre, &share)? {
-        send(s, pd, &m)?;
-    }
-    send(s, pc, &e.evict_move(&es, &share)?)?;
-    let to_e: XotIndices = recv(s, pd, &es.xot_params())?;
-    Ok(e.evict_finish(&es, pre, &to_e)?)
 }
 
 /// The shared initial load at C ([`crate::load`]): step 2 of the permutation, then C's part
