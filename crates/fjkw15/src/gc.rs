@@ -143,34 +143,48 @@ impl WireMessage for GcFromE {
     }
 
     fn encode(&self) -> Vec<u8> {
-        let mut out = self.tables.clone();
-        let mut bits = vec![0u8; self.decoding.len().div_ceil(8)];
-        for (k, &d) in self.decoding.iter().enumerate() {
-            bits[k / 8] |= u8::from(d) << (k % 8);
-        }
-        out.extend_from_slice(&bits);
-        out.extend(self.labels.iter().flat_map(|l| l.to_le_bytes()));
-        out
+        encode_tables(&self.tables, &self.decoding, &self.labels)
     }
 
     fn decode(bytes: &[u8], s: &GcShape) -> Result<Self, doram_core::CodecError> {
         length(bytes, Self::wire_len(s))?;
-        let (tables, rest) = bytes.split_at(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
-        let (bits, labels) = rest.split_at(s.outputs.div_ceil(8));
-        if !s.outputs.is_multiple_of(8) && bits[bits.len() - 1] >> (s.outputs % 8) != 0 {
-            return Err(doram_core::CodecError::OutOfRange {
-                what: "decoding bits beyond the outputs",
-            });
-        }
-        let decoding = (0..s.outputs)
-            .map(|k| (bits[k / 8] >> (k % 8)) & 1 == 1)
-            .collect();
+        let (tables, decoding, labels) = decode_tables(bytes, s)?;
         Ok(GcFromE {
-            tables: tables.to_vec(),
+            tables,
             decoding,
-            labels: decode_blocks(labels),
+            labels,
         })
     }
+}
+
+/// Tables, then the decoding bits packed little-endian, then 16-byte labels.
+fn encode_tables(tables: &[u8], decoding: &[bool], labels: &[u128]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(tables.len() + decoding.len().div_ceil(8) + 16 * labels.len());
+    out.extend_from_slice(tables);
+    let mut bits = vec![0u8; decoding.len().div_ceil(8)];
+    for (k, &d) in decoding.iter().enumerate() {
+        bits[k / 8] |= u8::from(d) << (k % 8);
+    }
+    out.extend_from_slice(&bits);
+    out.extend(labels.iter().flat_map(|l| l.to_le_bytes()));
+    out
+}
+
+/// The parts [`encode_tables`] joins, for a shape whose length the caller has checked.
+type TableParts = (Vec<u8>, Vec<bool>, Vec<u128>);
+
+fn decode_tables(bytes: &[u8], s: &GcShape) -> Result<TableParts, doram_core::CodecError> {
+    let (tables, rest) = bytes.split_at(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
+    let (bits, labels) = rest.split_at(s.outputs.div_ceil(8));
+    if !s.outputs.is_multiple_of(8) && bits[bits.len() - 1] >> (s.outputs % 8) != 0 {
+        return Err(doram_core::CodecError::OutOfRange {
+            what: "decoding bits beyond the outputs",
+        });
+    }
+    let decoding = (0..s.outputs)
+        .map(|k| (bits[k / 8] >> (k % 8)) & 1 == 1)
+        .collect();
+    Ok((tables.to_vec(), decoding, decode_blocks(labels)))
 }
 
 impl WireMessage for GcPairs {
@@ -266,30 +280,16 @@ impl WireMessage for GcTables {
     }
 
     fn encode(&self) -> Vec<u8> {
-        GcFromE {
-            tables: self.tables.clone(),
-            decoding: self.decoding.clone(),
-            labels: self.labels.clone(),
-        }
-        .encode()
+        encode_tables(&self.tables, &self.decoding, &self.labels)
     }
 
     fn decode(bytes: &[u8], s: &GcShape) -> Result<Self, doram_core::CodecError> {
         length(bytes, Self::wire_len(s))?;
-        let (tables, rest) = bytes.split_at(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
-        let (bits, labels) = rest.split_at(s.outputs.div_ceil(8));
-        if !s.outputs.is_multiple_of(8) && bits[bits.len() - 1] >> (s.outputs % 8) != 0 {
-            return Err(doram_core::CodecError::OutOfRange {
-                what: "decoding bits beyond the outputs",
-            });
-        }
-        let decoding = (0..s.outputs)
-            .map(|k| (bits[k / 8] >> (k % 8)) & 1 == 1)
-            .collect();
+        let (tables, decoding, labels) = decode_tables(bytes, s)?;
         Ok(GcTables {
-            tables: tables.to_vec(),
+            tables,
             decoding,
-            labels: decode_blocks(labels),
+            labels,
         })
     }
 }
