@@ -29,3 +29,5 @@ load "start compare-24"
 "$target/release/doram" -q bench compare --protocols fjkw15 \
   --log-n 24 --net lan --insecure-dealt-load --out "$out/compare-24" > "$out/compare-24.txt"
 load "end"
+# Paths in the reports relative to the checkout, not this machine.
+find "$out" -name "compare*.txt" -o -name compare.json | xargs sed -i "s|$PWD/||g"
