@@ -247,10 +247,17 @@ pub struct AccessAtC {
 
 /// Access\[i\]'s pre-computation at D and E (Alg. 3, "D & E's input"): (σ, δ, ρ) and the pad
 /// p, drawn from a fresh sub-seed of their PRG ([`D::access_pre`], [`E::access_pre`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct AccessPre {
     rotation: Rotation,
     pad: Strings,
+}
+
+impl core::fmt::Debug for AccessPre {
+    /// Shape only: (σ, δ, ρ) and p are secret from C.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "AccessPre({:?}, ..)", self.pad)
+    }
 }
 
 impl AccessPre {

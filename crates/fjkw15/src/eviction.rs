@@ -313,7 +313,7 @@ impl EvictPreDPending {
 }
 
 /// E's pre-computation of Eviction\[i\] before its peers' messages ([`E::evict_pre`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EvictPreEPending {
     order: Vec<usize>,
     keys: Vec<GcLateKeys>,
@@ -321,7 +321,7 @@ pub struct EvictPreEPending {
 
 /// E's pre-computation of Eviction\[i\]: the buckets' π_j, the keys of its online labels,
 /// D's Shift message and C's XOT message.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EvictPreE {
     order: Vec<usize>,
     keys: Vec<GcLateKeys>,
@@ -345,6 +345,20 @@ impl EvictPreEPending {
 /// ([`D::evict_move`], [`D::evict_write`]).
 #[derive(Clone, Debug)]
 pub struct EvictShareD(Strings);
+
+impl core::fmt::Debug for EvictPreEPending {
+    /// Shape only: the permutations and keys are secret.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "EvictPreEPending({} circuits, ..)", self.keys.len())
+    }
+}
+
+impl core::fmt::Debug for EvictPreE {
+    /// Shape only: the permutations and keys are secret.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "EvictPreE({} circuits, ..)", self.keys.len())
+    }
+}
 
 /// A malformed count of pre-computed messages from `role`.
 fn count_fault(roles: &crate::party::Roles, role: Role, what: &'static str) -> Fjkw15Error {

@@ -257,10 +257,17 @@ pub struct GcLate {
 
 /// What E keeps of a pre-garbled instance for its online message: Δ and the zero labels of
 /// its late wires, in input order.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GcLateKeys {
     delta: u128,
     zero: Vec<u128>,
+}
+
+impl core::fmt::Debug for GcLateKeys {
+    /// Shape only: Δ and the labels are secret.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "GcLateKeys({} late wires, ..)", self.zero.len())
+    }
 }
 
 impl WireMessage for GcTables {
