@@ -145,12 +145,12 @@ pub struct CompareArgs {
     pub out: PathBuf,
 }
 
-const CSV_HEADER: &str = "protocol,net,log_n,accesses,online_ms,preprocessing_ms,total_ms,online_bytes,total_bytes,online_rounds,verified";
+const CSV_HEADER: &str = "protocol,net,log_n,accesses,online_ms,preprocessing_ms,total_ms,online_bytes,total_bytes,online_rounds,online_messages,verified";
 
 impl Row {
     fn csv(&self) -> String {
         format!(
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.1},{:.1},{:.2},{}",
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.1},{:.1},{:.2},{:.1},{}",
             self.protocol,
             csv_field(&self.net),
             self.log_n,
@@ -161,6 +161,7 @@ impl Row {
             self.online_bytes,
             self.total_bytes,
             self.online_rounds,
+            self.online_messages,
             self.verified
         )
     }
@@ -475,19 +476,20 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
             report.randomness, report.dealer
         );
         println!(
-            "{:<8} {:<10} {:>5} {:>12} {:>12} {:>14} {:>8}",
-            "protocol", "net", "log n", "online ms", "total ms", "online B/acc", "rounds"
+            "{:<8} {:<10} {:>5} {:>12} {:>12} {:>14} {:>8} {:>8}",
+            "protocol", "net", "log n", "online ms", "total ms", "online B/acc", "rounds", "msgs"
         );
         for r in &rows {
             println!(
-                "{:<8} {:<10} {:>5} {:>12.3} {:>12.3} {:>14.0} {:>8.1}",
+                "{:<8} {:<10} {:>5} {:>12.3} {:>12.3} {:>14.0} {:>8.1} {:>8.1}",
                 r.protocol,
                 r.net,
                 r.log_n,
                 r.online_ms,
                 r.total_ms,
                 r.online_bytes,
-                r.online_rounds
+                r.online_rounds,
+                r.online_messages
             );
         }
         for c in &cross {
@@ -521,6 +523,7 @@ mod tests {
             online_bytes: 1.0,
             total_bytes: 2.0,
             online_rounds: 1.0,
+            online_messages: 2.0,
             verified: false,
         }
     }

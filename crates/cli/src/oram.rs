@@ -459,6 +459,7 @@ pub fn compare_point(
         online_bytes: r.per_access.online.bytes,
         total_bytes: r.per_access.bytes,
         online_rounds: r.per_access.online.rounds,
+        online_messages: r.per_access.online.messages,
         verified: r.verified,
     })
 }

@@ -250,6 +250,8 @@ pub struct Row {
     pub total_bytes: f64,
     /// Online rounds per access (the most of any party).
     pub online_rounds: f64,
+    /// Online messages per access, all parties.
+    pub online_messages: f64,
     /// Whether every result was checked against the plaintext mirror.
     pub verified: bool,
 }
