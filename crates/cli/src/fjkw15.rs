@@ -95,6 +95,8 @@ struct PointReport {
     /// The anchors at this point, if any: (ms, kB).
     anchor_ms: Option<f64>,
     anchor_kb: Option<f64>,
+    /// From generating the records to the end of the deal (setup included), the slowest
+    /// party, ms.
     deal_ms: f64,
     peak_memory_bytes: Option<u64>,
     verified: bool,

@@ -325,6 +325,23 @@ impl WireMessage for GcLate {
     }
 }
 
+/// Garbles `circuit` under `delta` with the input zero labels `zero`: its tables and output
+/// decoding bits.
+fn garble(
+    circuit: &Circuit,
+    s: &GcShape,
+    delta: u128,
+    zero: &[u128],
+) -> Result<(Vec<u8>, Vec<bool>), Fjkw15Error> {
+    let mut g = Garbler::new(delta, circuit.wires()).map_err(misfit)?;
+    g.set_input_labels(zero).map_err(misfit)?;
+    let mut tables = Vec::with_capacity(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
+    g.garble_batch(circuit.gates(), &mut tables)
+        .map_err(misfit)?;
+    let decoding = g.decoding_bits(circuit.outputs()).map_err(misfit)?;
+    Ok((tables, decoding))
+}
+
 fn misfit(_: doram_twopc::TwopcError) -> Fjkw15Error {
     Fjkw15Error::InvalidInput("the circuit does not fit its shape")
 }
@@ -346,13 +363,8 @@ impl E {
             return Err(Fjkw15Error::InvalidInput("one bit per wire of E's"));
         }
         let delta = random_delta(&mut self.local);
-        let mut g = Garbler::new(delta, circuit.wires()).map_err(misfit)?;
         let zero: Vec<u128> = (0..s.inputs).map(|_| self.local.next_u128()).collect();
-        g.set_input_labels(&zero).map_err(misfit)?;
-        let mut tables = Vec::with_capacity(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
-        g.garble_batch(circuit.gates(), &mut tables)
-            .map_err(misfit)?;
-        let decoding = g.decoding_bits(circuit.outputs()).map_err(misfit)?;
+        let (tables, decoding) = garble(circuit, s, delta, &zero)?;
         let mut e_bits = e_bits.iter();
         let (mut labels, mut pairs) = (Vec::new(), Vec::new());
         for (w, &is_c) in s.c_wire.iter().enumerate() {
@@ -473,12 +485,7 @@ impl E {
                 }
             })
             .collect();
-        let mut g = Garbler::new(delta, circuit.wires()).map_err(misfit)?;
-        g.set_input_labels(&zero).map_err(misfit)?;
-        let mut tables = Vec::with_capacity(s.and_gates * doram_twopc::gc::AND_TABLE_BYTES);
-        g.garble_batch(circuit.gates(), &mut tables)
-            .map_err(misfit)?;
-        let decoding = g.decoding_bits(circuit.outputs()).map_err(misfit)?;
+        let (tables, decoding) = garble(circuit, s, delta, &zero)?;
         let mut early = early_bits.iter();
         let (mut labels, mut late) = (Vec::new(), Vec::new());
         for (w, (&is_c, &is_late)) in s.c_wire.iter().zip(&s.late).enumerate() {

@@ -104,13 +104,18 @@ fn sender(pads: &Pads, m: &Strings) -> XotFromSender {
 
 /// [FJKW15 Alg. 2, line 2] I: j_σ = π^−1(i_σ) and p_σ = r_{j_σ} ⊕ δ_σ.
 fn indicator(pads: &Pads, i: &[usize], delta: &Strings) -> XotFromIndicator {
-    let pi_inv = inverse(&pads.pi);
-    let j: Vec<usize> = i.iter().map(|&i| pi_inv[i]).collect();
+    let j = positions(pads, i);
     let mut p = pads.r.gather(&j);
     p.xor_assign(delta);
     // Every j_σ < N < 2^32 (XotParams::new).
     let j = j.into_iter().map(|j| j as u32).collect();
     XotFromIndicator { j, p }
+}
+
+/// j_σ = π^−1(i_σ), the positions of the indices in S's permuted messages.
+fn positions(pads: &Pads, i: &[usize]) -> Vec<usize> {
+    let pi_inv = inverse(&pads.pi);
+    i.iter().map(|&i| pi_inv[i]).collect()
 }
 
 /// [FJKW15 Alg. 2, line 3] R: z_σ = a_{j_σ} ⊕ p_σ.
@@ -437,11 +442,7 @@ impl D {
             ));
         }
         let e_pads = Pads::draw(instance(&mut self.with_e), params);
-        let positions = |pads: &Pads| -> Vec<usize> {
-            let pi_inv = inverse(&pads.pi);
-            i.iter().map(|&i| pi_inv[i]).collect()
-        };
-        let (j1, j2) = (positions(&c_pads.pads), positions(&e_pads));
+        let (j1, j2) = (positions(&c_pads.pads, i), positions(&e_pads, i));
         let mut share = c_pads.pads.r.gather(&j1);
         share.xor_assign(&e_pads.r.gather(&j2));
         let width = index_bytes(params.n);
