@@ -576,15 +576,16 @@ pub fn access_e_with(
     mismatch(&p, pre.evict.len())?;
     let (pc, pd) = (e.roles().party(Role::C), e.roles().party(Role::D));
     let (e_fresh, to_d) = e.fresh_labels(&p);
-    send(s, pd, &to_d)?;
+    send_before_status(s, pd, &to_d, checked.then_some(pd))?;
     let (mut outs, mut labels) = (Vec::new(), vec![0u64]);
     for (i, ap) in pre.access.into_iter().enumerate() {
         let shape = AccessShape::new(p, i)?;
         let path = forest.read_path(i, labels[i])?;
         let (at_e, msg) = e.access_with(&shape, ap, &path, n, labels[i])?;
-        send(s, pc, &msg)?;
-        if checked && i == 0 {
-            range_status_recv(s, e.roles().party(Role::D))?;
+        let pending = (checked && i == 0).then_some(pd);
+        send_before_status(s, pc, &msg, pending)?;
+        if pending.is_some() {
+            range_status_recv(s, pd)?;
         }
         outs.push(at_e);
         let next = if i < p.h() {
@@ -775,6 +776,29 @@ pub fn a2b_d_checked<R: ShareRing>(
         send(s, pe, &status)?;
     }
     out
+}
+
+/// E's send of a message it makes before it takes D's [`RangeStatus`] (`status` names D, or
+/// is `None` when there is none to take). On an out-of-range address, D — and C, once it has
+/// the status — stop as soon as they know, so they may have closed their links before E's
+/// message goes out; a failed send then takes D's status, which D sent before it stopped, and
+/// fails with [`Fjkw15Error::AddressOutOfRange`] if that is what it says. Any other failure is
+/// the send's own.
+fn send_before_status<M: WireMessage>(
+    s: &mut Session,
+    to: PartyId,
+    m: &M,
+    status: Option<PartyId>,
+) -> Result<(), DriverError> {
+    match (send(s, to, m), status) {
+        (Err(err), Some(d)) => match range_status_recv(s, d) {
+            Err(out_of_range @ DriverError::Protocol(Fjkw15Error::AddressOutOfRange)) => {
+                Err(out_of_range)
+            }
+            _ => Err(err),
+        },
+        (r, _) => r,
+    }
 }
 
 /// D's [`RangeStatus`] at C or E.
