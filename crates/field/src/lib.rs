@@ -1,5 +1,5 @@
-//! Arithmetic for doram: the prime field `Fp` with p = 2^128 − 28·2^64 + 1, the ring Z_2^64,
-//! single bits under XOR, and fixed-length vectors of these.
+//! Arithmetic for doram: the prime field `Fp` with p = 2^128 − 28·2^64 + 1, the rings Z_2^64
+//! and Z_2^32, single bits under XOR, and fixed-length vectors of these.
 //!
 //! Brief overview: every DPF output type and every share type implements [`Group`]; [`Ring`]
 //! adds multiplication. Elements are encoded as raw little-endian bytes (see [`Group::BYTES`]),
@@ -10,6 +10,7 @@
 //! | --- | --- | --- |
 //! | [`Fp`] | the prime field, p = 2^128 − 28·2^64 + 1 | 16 |
 //! | [`Z64`] | the ring Z/2^64 | 8 |
+//! | [`Z32`] | the ring Z/2^32 | 4 |
 //! | [`Fp64`] | the prime field, p = 2^64 − 59 | 8 |
 //! | [`Bit`] | GF(2): XOR and AND | 1 |
 //! | [`Bits128`] | GF(2)^128: XOR and AND | 16 |
@@ -26,6 +27,7 @@ pub mod fp;
 pub mod fp64;
 pub mod legendre;
 pub mod vector;
+pub mod z32;
 pub mod z64;
 
 pub use bit::{Bit, Bits128};
@@ -33,6 +35,7 @@ pub use fp::Fp;
 pub use fp64::{Fp64, Fp64Acc};
 pub use legendre::legendre_batch_vartime;
 pub use vector::Vector;
+pub use z32::Z32;
 pub use z64::Z64;
 
 use core::fmt::Debug;
