@@ -1,11 +1,13 @@
 //! [`Fjkw15Oram`]: FJKW15 as a doram shared memory (`doram_oram::SharedMemory` and
 //! `DistributedOram`), one instance per party, owning its session, over words of Z/2^64
-//! ([`Fjkw15Memory`]) or of F_p ([`Fjkw15FpMemory`]).
+//! ([`Fjkw15Memory`]), of Z/2^32 ([`Fjkw15Z32Memory`], the 4-byte records of the authors'
+//! implementation) or of F_p ([`Fjkw15FpMemory`]).
 //!
-//! # Two word types, one protocol
+//! # Three word types, one protocol
 //! FJKW15 itself stores bit strings XOR-shared by D and E; the word type only decides the
 //! records' width and the ring of the conversions at the interface ([`crate::convert`],
-//! [`Fjkw15Word`]). Z/2^64: 64-bit records, ripple-carry adders mod 2^64. F_p (the word of
+//! [`Fjkw15Word`]). Z/2^64 and Z/2^32: 64- or 32-bit records, ripple-carry adders mod 2^64 or
+//! 2^32. F_p (the word of
 //! the three-party program machine, whose engine computes in F_p and hands the DORAM additive
 //! F_p shares): 128-bit records (the field's byte width) holding canonical representatives,
 //! and the same garbled circuits with an adder mod p (a + b, then − p unless that borrows:
@@ -21,7 +23,7 @@
 //! the records in T_h are twice as wide (docs/notes/fjkw15.md has measurements).
 //!
 //! * **Roles**: C = P0, D = P1, E = P2 for the instance's life ([`Roles::default`]).
-//! * **Parameters** ([`Fjkw15Memory::params_for`]): records of 64 bits (one word), buckets of
+//! * **Parameters** ([`Fjkw15Memory::params_for`]): records of one word, buckets of
 //!   [`W_STOCHASTIC`] = 32 tuples unless told otherwise, and the smallest m ≥ max(3,
 //!   ⌈log₂ n⌉) with a chunk length τ in 3..=6 ([`Params::smallest_paths`]); the forest holds
 //!   only the n addresses in use.
@@ -35,9 +37,11 @@
 //! * **Memory** ([`crate::extract`]): OT_h's rows, shuffled by a permutation no party knows,
 //!   have their full bits and then the full rows' addresses opened; the records of the full
 //!   rows are converted by B2A and put in address order. No access, the forest unchanged.
-//! * **Preprocess**: nothing to do (the paper's pre-computation is folded into the pairwise
-//!   PRGs and the online messages); [`preprocessed`](doram_oram::SharedMemory::preprocessed)
-//!   is unbounded.
+//! * **Preprocess**: each access's input-independent part ahead of it
+//!   ([`driver::precompute`]: Access's rotation and pad, Shift's and the SS-XOT's messages,
+//!   the buckets' permutations, E's garbled F2FT/F2ET circuits and C's labels for them);
+//!   an access without such material computes its own first, counted under the
+//!   `preprocess` phase. The conversions' circuits still run online.
 //!
 //! **Costs** (by message sizes): the conversions add ≈ 8.4 kB to a read and ≈ 16 kB to a
 //! write; `init` costs n accesses plus 2·n·⌈m/8⌉ bytes and ≈ 7 kB per word of A2B, and
@@ -51,18 +55,18 @@
 //! after every address conversion, and on an out-of-range address all three stop with
 //! [`Fjkw15Error::AddressOutOfRange`] (C before its access, E after its first messages, D at
 //! once; no added round). D learns one bit that is 0 in every correct run; the run stops
-//! when it is 1, so it reveals only that the program was wrong. Over Z/2^64 the address is
-//! reduced mod 2^m by the conversion, without a check: an address in 2^m..n is not in the
-//! forest, C's SS-COT finds no match and C fails with [`Fjkw15Error::Matches`]; the other
-//! parties then fail on the closed or silent link; an address ≥ 2^m aliases its low m bits.
-//! Either way the instance is poisoned.
+//! when it is 1, so it reveals only that the program was wrong. Over Z/2^64 and Z/2^32 the
+//! address is reduced mod 2^m by the conversion, without a check: an address in 2^m..n is
+//! not in the forest, C's SS-COT finds no match and C fails with [`Fjkw15Error::Matches`];
+//! the other parties then fail on the closed or silent link; an address ≥ 2^m aliases its
+//! low m bits. Either way the instance is poisoned.
 //!
 //! **Bucket overflow** ([`Fjkw15Error::Overflow`]) also poisons the instance: there is no stash
 //! (FJKW15 §2); w = 32 overflows about once in 10^7–10^8 accesses at 2^20 (docs/notes/fjkw15.md,
 //! "Bucket overflow").
 
 use doram_core::Seed;
-use doram_field::{Fp, Ring, Z64};
+use doram_field::{Fp, Ring, Z32, Z64};
 use doram_mpc::Additive;
 use doram_net::Session;
 use doram_oram::{
@@ -110,15 +114,21 @@ pub fn convert_batch<R: ShareRing>() -> usize {
 
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for doram_field::Z32 {}
     impl Sealed for doram_field::Z64 {}
     impl Sealed for doram_field::Fp {}
 }
 
-/// A word type [`Fjkw15Oram`] stores: [`Z64`] or [`Fp`], with the ring its conversions work
-/// in and whether they check the address's range ([module docs](self)).
+/// A word type [`Fjkw15Oram`] stores: [`Z32`], [`Z64`] or [`Fp`], with the ring its
+/// conversions work in and whether they check the address's range ([module docs](self)).
 pub trait Fjkw15Word: Ring + sealed::Sealed {
-    /// The ring of the conversions ([`crate::convert`]): `u64` for Z/2^64, [`Fp`] for F_p.
+    /// The ring of the conversions ([`crate::convert`]): `u32` for Z/2^32, `u64` for Z/2^64,
+    /// [`Fp`] for F_p.
     type Share: ShareRing;
+    /// The protocol's name in reports: `fjkw15`, or `fjkw15-z32` for 4-byte words.
+    const NAME: &'static str;
+    /// The name of the insecure-load variant ([`InsecureDealtFjkw15Oram`]).
+    const INSECURE_NAME: &'static str;
     /// Whether the address conversion checks the whole address against the memory size, so
     /// that every party stops with [`Fjkw15Error::AddressOutOfRange`] on an address outside
     /// it (F_p: yes; Z/2^64: no, see the [module docs](self)).
@@ -129,8 +139,25 @@ pub trait Fjkw15Word: Ring + sealed::Sealed {
     fn from_share(x: Self::Share) -> Self;
 }
 
+impl Fjkw15Word for Z32 {
+    type Share = u32;
+    const NAME: &'static str = "fjkw15-z32";
+    const INSECURE_NAME: &'static str = "fjkw15-z32-insecure-dealt-load";
+    const CHECK_RANGE: bool = false;
+
+    fn to_share(self) -> u32 {
+        self.0
+    }
+
+    fn from_share(x: u32) -> Z32 {
+        Z32(x)
+    }
+}
+
 impl Fjkw15Word for Z64 {
     type Share = u64;
+    const NAME: &'static str = "fjkw15";
+    const INSECURE_NAME: &'static str = "fjkw15-insecure-dealt-load";
     const CHECK_RANGE: bool = false;
 
     fn to_share(self) -> u64 {
@@ -144,6 +171,8 @@ impl Fjkw15Word for Z64 {
 
 impl Fjkw15Word for Fp {
     type Share = Fp;
+    const NAME: &'static str = "fjkw15";
+    const INSECURE_NAME: &'static str = "fjkw15-insecure-dealt-load";
     const CHECK_RANGE: bool = true;
 
     fn to_share(self) -> Fp {
@@ -198,6 +227,10 @@ pub type Fjkw15Memory = Fjkw15Oram<Z64>;
 /// the three-party program machine (`doram_programs::Machine`).
 pub type Fjkw15FpMemory = Fjkw15Oram<Fp>;
 
+/// FJKW15 over words of Z/2^32 (records of 32 bits): the 4-byte records of the authors'
+/// implementation.
+pub type Fjkw15Z32Memory = Fjkw15Oram<Z32>;
+
 impl<W: Fjkw15Word> core::fmt::Debug for Fjkw15Oram<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Fjkw15Oram({:?}, n = {}, ..)", self.params, self.n)
@@ -243,14 +276,17 @@ impl<W: Fjkw15Word> Fjkw15Oram<W> {
     /// docs](self)); records are the word's bits.
     ///
     /// # Errors
-    /// [`ParamsError`] if `n` is 0, above 2^[`MAX_ADDRESS_BITS`] or w < 2.
+    /// [`ParamsError`] if `n` is 0, above 2^[`MAX_ADDRESS_BITS`] (2^32 over Z/2^32) or
+    /// w < 2.
     pub fn params_for(n: usize, w: usize) -> Result<Params, ParamsError> {
         if n == 0 {
             return Err(ParamsError::AddressBits(0));
         }
         let bits = usize::BITS - (n - 1).leading_zeros();
         let mut last = ParamsError::AddressBits(bits);
-        for m in bits.max(3)..=MAX_ADDRESS_BITS {
+        // An address is one word: at most 32 bits over Z/2^32.
+        let top = MAX_ADDRESS_BITS.min(W::Share::BITS as u32);
+        for m in bits.max(3)..=top {
             match Params::smallest_paths(m, w, W::Share::BITS) {
                 Ok(p) => return Ok(p),
                 Err(e @ ParamsError::NoChunk(_)) => last = e,
@@ -508,7 +544,6 @@ impl<W: Fjkw15Word> SharedMemory for Fjkw15Oram<W> {
         self.n
     }
 
-    /// Nothing to preprocess ([module docs](self)).
     /// Pre-computes `accesses` accesses ([`driver::precompute`]: the garbled pick circuits,
     /// Shift's and the XOT's pre-computation messages); an access without material does its
     /// own first.
@@ -592,7 +627,7 @@ impl<W: Fjkw15Word> DistributedOram for Fjkw15Oram<W> {
 
 /// FJKW15 for the generic drivers; it runs one thread per party, so `threads` is ignored.
 impl<W: Fjkw15Word> Protocol for Fjkw15Oram<W> {
-    const NAME: &'static str = "fjkw15";
+    const NAME: &'static str = W::NAME;
 
     const SUBLINEAR_ACCESS: bool = true;
 
@@ -683,7 +718,7 @@ impl<W: Fjkw15Word> DistributedOram for InsecureDealtFjkw15Oram<W> {
 
 /// The insecure-load variant for the generic drivers (`threads` is ignored).
 impl<W: Fjkw15Word> Protocol for InsecureDealtFjkw15Oram<W> {
-    const NAME: &'static str = "fjkw15-insecure-dealt-load";
+    const NAME: &'static str = W::INSECURE_NAME;
 
     const SUBLINEAR_ACCESS: bool = true;
 

@@ -108,12 +108,13 @@ fn less_than(bld: &mut Builder, x: &[Bit], c: u128) -> Bit {
 
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for u32 {}
     impl Sealed for u64 {}
     impl Sealed for doram_field::Fp {}
 }
 
-/// A ring of the three parties' additive shares that [`A2b`] and [`B2a`] convert: Z/2^64
-/// (`u64`, wrapping) or F_p ([`Fp`], p = 2^128 − 28·2^64 + 1). Elements are handled by their
+/// A ring of the three parties' additive shares that [`A2b`] and [`B2a`] convert: Z/2^32
+/// (`u32`, wrapping), Z/2^64 (`u64`, wrapping) or F_p ([`Fp`], p = 2^128 − 28·2^64 + 1). Elements are handled by their
 /// canonical representatives, [`BITS`](ShareRing::BITS) bits wide; XOR shares of them are
 /// [`Xor`](ShareRing::Xor) bit strings.
 pub trait ShareRing:
@@ -130,7 +131,7 @@ pub trait ShareRing:
         + Send
         + Sync
         + 'static;
-    /// Bits of a canonical representative: 64 or 128.
+    /// Bits of a canonical representative: 32, 64 or 128.
     const BITS: usize;
     /// Bytes of an element on the wire (little endian).
     const BYTES: usize;
@@ -157,7 +158,7 @@ pub trait ShareRing:
     /// [`CodecError`] for a wrong length or a non-canonical value.
     fn read_le(bytes: &[u8]) -> Result<Self, CodecError>;
     /// How many low bits of the shares A2B's circuit needs for the low `k` bits of the sum:
-    /// `k` in Z/2^64, all 128 in F_p (the reduction mod p depends on every bit).
+    /// `k` in Z/2^32 and Z/2^64, all 128 in F_p (the reduction mod p depends on every bit).
     fn input_bits(k: usize) -> usize;
     /// The circuit of a + b in the ring on `input_bits` bits (canonical inputs): the low
     /// `a.len()` bits of the sum.
@@ -167,6 +168,70 @@ pub trait ShareRing:
     /// B2A's circuit: y − r in the ring from y ([`BITS`](ShareRing::BITS) bits) and E's input
     /// [`b2a_input`](ShareRing::b2a_input)(r).
     fn b2a_circuit(bld: &mut Builder, y: &[Bit], e_in: &[Bit]) -> Vec<Bit>;
+}
+
+/// Z/2^32: the ring of doram's `Z32` words (4-byte records).
+impl ShareRing for u32 {
+    type Xor = u32;
+    const BITS: usize = 32;
+    const BYTES: usize = 4;
+
+    fn plus(self, o: u32) -> u32 {
+        self.wrapping_add(o)
+    }
+
+    fn minus(self, o: u32) -> u32 {
+        self.wrapping_sub(o)
+    }
+
+    fn draw<G: RngCore + ?Sized>(rng: &mut G) -> u32 {
+        rng.next_u32()
+    }
+
+    fn canonical(self) -> u128 {
+        u128::from(self)
+    }
+
+    fn from_bits(v: u128) -> u32 {
+        v as u32
+    }
+
+    fn xor_of(v: u128) -> u32 {
+        v as u32
+    }
+
+    fn draw_mask<G: RngCore + ?Sized>(rng: &mut G, k: usize) -> u128 {
+        u128::from(u64::from(rng.next_u32()) & mask(k))
+    }
+
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+
+    fn read_le(bytes: &[u8]) -> Result<u32, CodecError> {
+        length(bytes, 4)?;
+        let mut b = [0u8; 4];
+        b.copy_from_slice(bytes);
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn input_bits(k: usize) -> usize {
+        k
+    }
+
+    fn sum_circuit(bld: &mut Builder, a: &[Bit], b: &[Bit]) -> Vec<Bit> {
+        ripple_add(bld, a, b, Bit::ZERO)
+    }
+
+    fn b2a_input(r: u32) -> u128 {
+        u128::from(r)
+    }
+
+    fn b2a_circuit(bld: &mut Builder, y: &[Bit], r: &[Bit]) -> Vec<Bit> {
+        // y − r = y + ¬r + 1.
+        let not_r: Vec<Bit> = r.iter().map(|&b| bld.not(b)).collect();
+        ripple_add(bld, y, &not_r, Bit::ONE)
+    }
 }
 
 /// Z/2^64: the ring of doram's `Z64` words.
@@ -786,6 +851,42 @@ mod tests {
             let b = B2a::new(x.len()).unwrap();
             let y_c: Vec<u64> = x.iter().map(|_| rng.next_u64()).collect();
             let y_e: Vec<u64> = x.iter().zip(&y_c).map(|(a, b)| a ^ b).collect();
+            let (s_e, gc_d, pairs) = e.b2a_garble(&b, &y_e).unwrap();
+            let (s_c, gc_c) = c.b2a_choose(&b, &y_c, &pairs).unwrap();
+            let s_d = d.b2a_finish(&b, &gc_d, &gc_c).unwrap();
+            for v in 0..x.len() {
+                let sum = s_c[v].wrapping_add(s_d[v]).wrapping_add(s_e[v]);
+                assert_eq!(sum, x[v], "{widths:?}, value {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn a2b_then_b2a_round_trip_over_z32() {
+        let (mut c, mut d, mut e) = setup_in_process(Roles::default(), Entropy::InsecureSeed(4));
+        let mut rng = doram_prim::AesPrg::new(doram_core::Seed([6; 16]));
+        for widths in [vec![32], vec![5, 32], vec![1, 13, 31, 32]] {
+            let a = A2b::<u32>::build(&widths, None).unwrap();
+            let edge = [u32::MAX, 0, 1 << 31];
+            let x: Vec<u32> = (0..widths.len())
+                .map(|v| edge.get(v).copied().unwrap_or_else(|| rng.next_u32()))
+                .collect();
+            let x_c: Vec<u32> = x.iter().map(|_| rng.next_u32()).collect();
+            let x_d: Vec<u32> = x.iter().map(|_| rng.next_u32()).collect();
+            let x_e: Vec<u32> = (0..x.len())
+                .map(|v| x[v].wrapping_sub(x_c[v]).wrapping_sub(x_d[v]))
+                .collect();
+            let to_c = d.a2b_send(&a, &x_d).unwrap();
+            let (at_e, gc_d, pairs) = e.a2b_garble(&a, &x_e).unwrap();
+            let gc_c = c.a2b_choose(&a, &x_c, &to_c, &pairs).unwrap();
+            let at_d = d.a2b_finish(&a, &gc_d, &gc_c).unwrap();
+            for (v, &k) in widths.iter().enumerate() {
+                let want = u64::from(x[v]) & mask(k);
+                assert_eq!(u64::from(at_d[v] ^ at_e[v]), want, "{widths:?}, {v}");
+            }
+            let b = B2a::<u32>::build(x.len()).unwrap();
+            let y_c: Vec<u32> = x.iter().map(|_| rng.next_u32()).collect();
+            let y_e: Vec<u32> = x.iter().zip(&y_c).map(|(a, b)| a ^ b).collect();
             let (s_e, gc_d, pairs) = e.b2a_garble(&b, &y_e).unwrap();
             let (s_c, gc_c) = c.b2a_choose(&b, &y_c, &pairs).unwrap();
             let s_d = d.b2a_finish(&b, &gc_d, &gc_c).unwrap();

@@ -120,7 +120,7 @@ pub mod storage;
 pub mod testkit;
 pub mod xot;
 
-pub use backend::{Fjkw15FpMemory, Fjkw15Memory, Fjkw15Oram};
+pub use backend::{Fjkw15FpMemory, Fjkw15Memory, Fjkw15Oram, Fjkw15Z32Memory};
 pub use error::Fjkw15Error;
 pub use params::{Params, ParamsError};
 pub use party::{C, D, E, Role, Roles};
