@@ -137,7 +137,7 @@ pub struct CompareArgs {
     pub randomness: Randomness,
     /// FJKW15 only, **insecure**: its points build the forest from the memory opened to two
     /// parties instead of the secure load (n accesses, impractical beyond 2^14); its rows are
-    /// named `fjkw15-insecure-dealt-load`.
+    /// named `fjkw15-insecure-dealt-load` (`fjkw15-z32-insecure-dealt-load`).
     #[arg(long)]
     pub insecure_dealt_load: bool,
     /// Directory for compare.csv, compare.json and compare-<net>.svg.
@@ -194,7 +194,7 @@ pub struct Crossover {
 
 /// Whether `r` is a row of protocol `p` (FJKW15's rows carry the name of an insecure load).
 fn row_is(r: &Row, p: Protocol) -> bool {
-    r.protocol == p.name() || (p == Protocol::Fjkw15 && r.protocol == "fjkw15-insecure-dealt-load")
+    r.protocol == p.name() || p.insecure_name() == Some(r.protocol)
 }
 
 /// The crossovers between the first two protocols of `rows`, per network and metric.
@@ -415,8 +415,8 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
     if args.accesses == Some(0) {
         bail!("--accesses must be at least 1");
     }
-    if args.insecure_dealt_load && !protocols.contains(&Protocol::Fjkw15) {
-        bail!("--insecure-dealt-load is for --protocols with fjkw15 only");
+    if args.insecure_dealt_load && !protocols.iter().any(|p| p.is_fjkw15()) {
+        bail!("--insecure-dealt-load is for --protocols with fjkw15 or fjkw15-z32 only");
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;

@@ -5,9 +5,9 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use doram_duoram::Duoram;
 use doram_duoram::two_party::{Duoram2, Duoram2Z64};
-use doram_field::{Fp, Z64};
-use doram_fjkw15::Fjkw15Memory;
-use doram_fjkw15::backend::InsecureDealtFjkw15;
+use doram_field::{Fp, Z32, Z64};
+use doram_fjkw15::backend::{InsecureDealtFjkw15, InsecureDealtFjkw15Oram};
+use doram_fjkw15::{Fjkw15Memory, Fjkw15Z32Memory};
 use doram_net::{Session, Shaping};
 use doram_oram::bench::{BenchConfig, BenchReport, PartyBench, RunEnv, Totals};
 use doram_oram::{LinearScanOram, Protocol};
@@ -36,6 +36,9 @@ pub enum ProtocolArg {
     /// FJKW15's three-party tree ORAM (words of Z64; the access type is public); Init is the
     /// secure shared load (n accesses) unless `--insecure-dealt-load`.
     Fjkw15,
+    /// FJKW15 on words of Z/2^32: the 4-byte records of the authors' implementation.
+    #[value(name = "fjkw15-z32")]
+    Fjkw15Z32,
 }
 
 impl ProtocolArg {
@@ -48,6 +51,21 @@ impl ProtocolArg {
             ProtocolArg::Duoram2pZ64 => "duoram2p-z64",
             ProtocolArg::LinearScan => "linear-scan",
             ProtocolArg::Fjkw15 => "fjkw15",
+            ProtocolArg::Fjkw15Z32 => "fjkw15-z32",
+        }
+    }
+
+    /// Whether this is FJKW15 (on either word), the protocol with an insecure dealt load.
+    pub fn is_fjkw15(self) -> bool {
+        matches!(self, ProtocolArg::Fjkw15 | ProtocolArg::Fjkw15Z32)
+    }
+
+    /// The name of its rows with `--insecure-dealt-load`.
+    pub fn insecure_name(self) -> Option<&'static str> {
+        match self {
+            ProtocolArg::Fjkw15 => Some("fjkw15-insecure-dealt-load"),
+            ProtocolArg::Fjkw15Z32 => Some("fjkw15-z32-insecure-dealt-load"),
+            _ => None,
         }
     }
 }
@@ -71,6 +89,14 @@ macro_rules! with_protocol {
             }
             (ProtocolArg::Fjkw15, _) => {
                 type $P = Fjkw15Memory;
+                $body
+            }
+            (ProtocolArg::Fjkw15Z32, _) if $insecure_load => {
+                type $P = InsecureDealtFjkw15Oram<Z32>;
+                $body
+            }
+            (ProtocolArg::Fjkw15Z32, _) => {
+                type $P = Fjkw15Z32Memory;
                 $body
             }
             (ProtocolArg::Ramen, _) => {
@@ -149,7 +175,8 @@ pub struct OramArgs {
     pub writes_only: bool,
     /// FJKW15 only, **insecure**: Init opens the memory to two parties, which build the
     /// forest themselves, instead of the secure shared load (n accesses). For benchmarking
-    /// accesses at large sizes; the report names the protocol `fjkw15-insecure-dealt-load`.
+    /// accesses at large sizes; the report names the protocol `fjkw15-insecure-dealt-load`
+    /// (`fjkw15-z32-insecure-dealt-load`).
     #[arg(long)]
     pub insecure_dealt_load: bool,
 }
@@ -166,6 +193,11 @@ impl OramArgs {
                 bail!("--word: duoram2p-z64 runs over Z64 only")
             }
             (ProtocolArg::Fjkw15, Some(WordArg::Fp)) => bail!("--word: FJKW15 runs over Z64 only"),
+            (ProtocolArg::Fjkw15Z32, Some(_)) => {
+                bail!("--word: fjkw15-z32 runs over Z/2^32 only (fjkw15 is the 64-bit version)")
+            }
+            // Not read for fjkw15-z32: its word is in its name.
+            (ProtocolArg::Fjkw15Z32, None) => Ok(WordArg::Z64),
             (ProtocolArg::Duoram | ProtocolArg::Fjkw15 | ProtocolArg::Duoram2pZ64, None) => {
                 Ok(WordArg::Z64)
             }
@@ -186,8 +218,8 @@ impl OramArgs {
     /// The validated configuration.
     pub fn config(&self) -> Result<BenchConfig> {
         self.word()?;
-        if self.insecure_dealt_load && self.protocol != ProtocolArg::Fjkw15 {
-            bail!("--insecure-dealt-load is for --protocol fjkw15 only");
+        if self.insecure_dealt_load && !self.protocol.is_fjkw15() {
+            bail!("--insecure-dealt-load is for --protocol fjkw15 or fjkw15-z32 only");
         }
         if self.threads == 0 {
             bail!("--threads must be at least 1");
@@ -416,7 +448,7 @@ pub fn compare_point(
     args: &crate::report::PointArgs,
 ) -> Result<crate::report::Row> {
     let n = 1usize << log_n;
-    let insecure = args.insecure_dealt_load && p == ProtocolArg::Fjkw15;
+    let insecure = args.insecure_dealt_load && p.is_fjkw15();
     let accesses = match (args.accesses, p) {
         (Some(k), _) => k,
         (None, ProtocolArg::Ramen) => Params::new(n)?.epoch().min(1024),
@@ -445,10 +477,9 @@ pub fn compare_point(
     };
     let r = measure(&a, net.shaping, false)?;
     Ok(crate::report::Row {
-        protocol: if insecure {
-            "fjkw15-insecure-dealt-load"
-        } else {
-            p.name()
+        protocol: match p.insecure_name() {
+            Some(name) if insecure => name,
+            _ => p.name(),
         },
         net: net.name.clone(),
         log_n,
