@@ -609,7 +609,7 @@ impl<W: Fjkw15Word> DistributedOram for Fjkw15Oram<W> {
         };
         let opened = match self.load {
             Load::Shared => 0,
-            Load::InsecureDealt => W::Share::BYTES * self.n,
+            Load::InsecureDealt => driver::insecure_opened_bytes::<W::Share>(self.n),
         };
         let extract = ExtractShape::new(self.params, self.n)
             .map_or(usize::MAX, |s| driver::max_extract_message(&s));

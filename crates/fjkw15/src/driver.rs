@@ -960,6 +960,12 @@ fn built_recv(s: &mut Session, d: PartyId, items: usize) -> Result<(), DriverErr
     r.map(drop)
 }
 
+/// The size of C's [`InsecureOpenedShares`] message of `items` elements of `R` in
+/// [`insecure_dealt_load_c`] (each element as whole 64-bit words, [`ring_words`]).
+pub fn insecure_opened_bytes<R: ShareRing>(items: usize) -> usize {
+    8 * words_for(R::BITS) * items
+}
+
 /// The words of each element's canonical representative, least significant first.
 fn ring_words<R: ShareRing>(x: &[R]) -> Vec<u64> {
     x.iter()
@@ -1197,4 +1203,22 @@ pub fn extract_e<R: ShareRing>(
 /// The largest message of an extraction ([`crate::extract`]), other than its B2A's.
 pub fn max_extract_message(shape: &ExtractShape) -> usize {
     Rows::wire_len(&(shape.rows().min(ROWS_PER_MESSAGE), shape.width()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The frame bound of the insecure dealt load is the size of the message C sends, for
+    /// every ring (a Z/2^32 element goes as one 64-bit word, not as 4 bytes).
+    #[test]
+    fn insecure_opened_bytes_is_the_message_size() {
+        fn check<R: ShareRing>(x: &[R]) {
+            let msg = InsecureOpenedShares::new(ring_words(x));
+            assert_eq!(msg.encode().len(), insecure_opened_bytes::<R>(x.len()));
+        }
+        check::<u32>(&[1, u32::MAX, 7]);
+        check::<u64>(&[1, u64::MAX]);
+        check::<doram_field::Fp>(&[doram_field::Fp::ONE; 5]);
+    }
 }
