@@ -1,6 +1,7 @@
 //! `doram bench compare`: one sweep of several DORAM protocols over memory sizes and network
 //! settings, written as CSV and JSON, drawn as one SVG per network setting (online and total
-//! time per access against log n, like Ramen's Fig. 10), with the crossover sizes named.
+//! time per access against log n, like Ramen's Fig. 10), with the crossover sizes of every
+//! pair of protocols named.
 //!
 //! Every point runs the three parties as threads of this process over in-process channels with
 //! the network setting's shaping on every link, every protocol on the one bench runner of
@@ -197,7 +198,7 @@ fn row_is(r: &Row, p: Protocol) -> bool {
     r.protocol == p.name() || p.insecure_name() == Some(r.protocol)
 }
 
-/// The crossovers between the first two protocols of `rows`, per network and metric.
+/// The crossovers between protocols `a` and `b` in `rows`, per network and metric.
 pub fn crossovers(rows: &[Row], a: Protocol, b: Protocol, nets: &[String]) -> Vec<Crossover> {
     let mut out = Vec::new();
     for net in nets {
@@ -397,6 +398,7 @@ struct CompareReport<'a> {
     /// How the inputs were shared.
     dealer: &'static str,
     rows: &'a [Row],
+    /// Every pair of protocols, per network and metric.
     crossovers: &'a [Crossover],
     files: Vec<String>,
 }
@@ -446,11 +448,13 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
         }
     }
     let nets: Vec<String> = args.net.0.iter().map(|n| n.name.clone()).collect();
-    let cross = if protocols.len() >= 2 {
-        crossovers(&rows, protocols[0], protocols[1], &nets)
-    } else {
-        Vec::new()
-    };
+    // Every pair of protocols, in the order of `protocols`.
+    let mut cross = Vec::new();
+    for (i, &a) in protocols.iter().enumerate() {
+        for &b in &protocols[i + 1..] {
+            cross.extend(crossovers(&rows, a, b, &nets));
+        }
+    }
     let mut files = vec![csv_path.display().to_string()];
     for net in &nets {
         let path = args.out.join(format!("compare-{}.svg", file_stem(net)));
@@ -475,13 +479,19 @@ pub fn run(args: &CompareArgs, json: bool, quiet: bool) -> Result<()> {
             "randomness: {}; inputs: {}",
             report.randomness, report.dealer
         );
+        let w = rows
+            .iter()
+            .map(|r| r.protocol.len())
+            .max()
+            .unwrap_or(0)
+            .max(8);
         println!(
-            "{:<8} {:<10} {:>5} {:>12} {:>12} {:>14} {:>8} {:>8}",
+            "{:<w$} {:<10} {:>5} {:>12} {:>12} {:>14} {:>8} {:>8}",
             "protocol", "net", "log n", "online ms", "total ms", "online B/acc", "rounds", "msgs"
         );
         for r in &rows {
             println!(
-                "{:<8} {:<10} {:>5} {:>12.3} {:>12.3} {:>14.0} {:>8.1} {:>8.1}",
+                "{:<w$} {:<10} {:>5} {:>12.3} {:>12.3} {:>14.0} {:>8.1} {:>8.1}",
                 r.protocol,
                 r.net,
                 r.log_n,
