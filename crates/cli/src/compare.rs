@@ -5,9 +5,11 @@
 //!
 //! Every point runs the three parties as threads of this process over in-process channels with
 //! the network setting's shaping on every link, every protocol on the one bench runner of
-//! `doram-oram` with preprocessing first, so that online and total (preprocessing + online,
-//! amortised; Init apart) time per access are measured separately. Results are appended to the CSV as they come, so an
-//! interrupted sweep keeps what it measured.
+//! `doram-oram` with preprocessing apart (up front, or per access where the protocol's
+//! material for all accesses would exceed its bound), so that online and total
+//! (preprocessing + online, amortised; Init apart) time per access are measured separately.
+//! Results are appended to the CSV as they come, so an interrupted sweep keeps what it
+//! measured.
 
 use crate::randomness::Randomness;
 use anyhow::{Context, Result, bail};

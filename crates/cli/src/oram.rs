@@ -437,7 +437,8 @@ pub fn party_job(session: Session, a: &OramArgs, json: bool) -> Result<()> {
 }
 
 /// One point of `doram bench compare`: protocol `p` at 2^`log_n` words on `net`, preprocessing
-/// first. Ramen runs one epoch of random reads and writes (at most 1024 accesses); Duoram and
+/// first where the protocol's material for all the accesses fits its bound, else each access's
+/// just before it (timed apart either way). Ramen runs one epoch of random reads and writes (at most 1024 accesses); Duoram and
 /// the linear scan run 128 writes (a Duoram write is a READ then an UPDATE, the operation
 /// Ramen's comparison measured, since a Ramen access is both). `args.accesses` overrides the
 /// count.
@@ -454,15 +455,13 @@ pub fn compare_point(
         (None, ProtocolArg::Ramen) => Params::new(n)?.epoch().min(1024),
         (None, _) => 128,
     };
-    let a = OramArgs {
+    let mut a = OramArgs {
         protocol: p,
         word: None,
         log_n,
         n: None,
         accesses: Some(accesses),
-        // 2P-Duoram's UPDATE material is 2N field elements per access (4 GiB per party for
-        // 128 accesses at 2^20): it preprocesses each access just before it instead.
-        preprocess: !matches!(p, ProtocolArg::Duoram2p | ProtocolArg::Duoram2pZ64),
+        preprocess: false,
         threads: if p == ProtocolArg::Ramen {
             args.threads
         } else {
@@ -475,6 +474,13 @@ pub fn compare_point(
         writes_only: p != ProtocolArg::Ramen,
         insecure_dealt_load: insecure,
     };
+    // Up front where the protocol's material for all the accesses stays within its bound
+    // (`Protocol::preprocess_upfront`: 3P-Duoram's and 2P-Duoram's material is O(n) words
+    // per access, about 100 GiB for 128 accesses at 2^24); otherwise each access is
+    // preprocessed just before it, timed apart all the same.
+    a.preprocess = with_protocol!(p, a.word()?, insecure, P => {
+        <P as Protocol>::preprocess_upfront(n, accesses)
+    });
     let r = measure(&a, net.shaping, false)?;
     Ok(crate::report::Row {
         protocol: match p.insecure_name() {
