@@ -1,6 +1,10 @@
 //! The circuits of Eviction (FJKW15 Alg. 5, steps 2–3; notes §5.6): F2FT, which picks two
 //! moveable-or-empty slots of an internal bucket, and F2ET, which picks two empty slots of the
-//! leaf node, by the rule [`plain::f2ft`](crate::plain::f2ft) states in plaintext.
+//! leaf node. [`f2ft`] and [`f2et`] follow the paper's rule
+//! ([`plain::f2ft`](crate::plain::f2ft)); Eviction garbles [`f2ft_uniform`] and
+//! [`f2et_uniform`], whose pick 2 restarts from a third offset when the second lands on pick 1
+//! ([`plain::f2ft_uniform`](crate::plain::f2ft_uniform)), so that the pair D sees is uniformly
+//! random whatever the bucket holds (2w more AND gates).
 //!
 //! Every input is a garbler input (E knows both labels of every input wire; see
 //! [`crate::gc`] for how C's shares reach the evaluator D). Per slot ℓ the inputs are E's and
@@ -86,6 +90,88 @@ fn two_picks(
         .zip(&second)
         .map(|(&x, &y)| b.xor(x, y))
         .collect()
+}
+
+/// Both picks by the rule of [`plain::f2ft_uniform`](crate::plain::f2ft_uniform): as
+/// [`two_picks`], but pick 2's scan starts at λ_2 instead of λ_1 when λ_1 is pick 1's slot.
+/// Whether it is costs one AND per slot (both are one-hot, so the XOR of the products is their
+/// OR), the choice of start one more.
+fn two_picks_uniform(
+    b: &mut Builder,
+    preferred: &[Bit],
+    fallback: &[Bit],
+    starts: [&[Bit]; 3],
+) -> Vec<Bit> {
+    let first = pick(b, preferred, fallback, starts[0]);
+    let pref2 = without(b, preferred, &first);
+    let fall2 = without(b, fallback, &first);
+    let mut same = Bit::ZERO;
+    for (&l, &f) in starts[1].iter().zip(&first) {
+        let hit = b.and(l, f);
+        same = b.xor(same, hit);
+    }
+    let start2: Vec<Bit> = starts[1]
+        .iter()
+        .zip(starts[2])
+        .map(|(&l1, &l2)| b.mux_bit(same, l1, l2))
+        .collect();
+    let second = pick(b, &pref2, &fall2, &start2);
+    first
+        .iter()
+        .zip(&second)
+        .map(|(&x, &y)| b.xor(x, y))
+        .collect()
+}
+
+/// F2FT by the rule with exactly uniform picks ([`plain::f2ft_uniform`](crate::plain::f2ft_uniform)),
+/// the one Eviction garbles: inputs as [`f2ft`], then λ_0, λ_1 and λ_2 one-hot (λ_2 ≠ λ_1);
+/// outputs: w bits. 15w AND gates at most.
+///
+/// # Panics
+/// Never for w ≥ 1.
+pub fn f2ft_uniform(w: usize) -> Circuit {
+    let mut b = Builder::new();
+    let inputs = b.garbler_bits(F2FT_SLOT_INPUTS * w);
+    let starts = [b.garbler_bits(w), b.garbler_bits(w), b.garbler_bits(w)];
+    let mut moveable = Vec::with_capacity(w);
+    let mut empty = Vec::with_capacity(w);
+    for slot in inputs.chunks_exact(F2FT_SLOT_INPUTS) {
+        let fb = b.xor(slot[0], slot[1]);
+        let agree = b.xor(slot[2], slot[3]);
+        moveable.push(b.and(fb, agree));
+        empty.push(b.not(fb));
+    }
+    let out = two_picks_uniform(
+        &mut b,
+        &moveable,
+        &empty,
+        [&starts[0], &starts[1], &starts[2]],
+    );
+    b.output_bits(&out);
+    b.finish().expect("a circuit with inputs")
+}
+
+/// F2ET by the rule with exactly uniform picks ([`plain::f2et_uniform`](crate::plain::f2et_uniform)),
+/// the one Eviction garbles: inputs as [`f2et`], then λ_0, λ_1 and λ_2 one-hot (λ_2 ≠ λ_1);
+/// outputs: n bits.
+///
+/// # Panics
+/// Never for n ≥ 1.
+pub fn f2et_uniform(n: usize) -> Circuit {
+    let mut b = Builder::new();
+    let inputs = b.garbler_bits(F2ET_SLOT_INPUTS * n);
+    let starts = [b.garbler_bits(n), b.garbler_bits(n), b.garbler_bits(n)];
+    let empty: Vec<Bit> = inputs
+        .chunks_exact(F2ET_SLOT_INPUTS)
+        .map(|slot| {
+            let fb = b.xor(slot[0], slot[1]);
+            b.not(fb)
+        })
+        .collect();
+    let none = vec![Bit::ZERO; n];
+    let out = two_picks_uniform(&mut b, &none, &empty, [&starts[0], &starts[1], &starts[2]]);
+    b.output_bits(&out);
+    b.finish().expect("a circuit with inputs")
 }
 
 /// F2FT for a bucket of `w` slots (inputs: [`F2FT_SLOT_INPUTS`] per slot, slot by slot, then
@@ -184,6 +270,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn uniform_circuits_match_the_plaintext_rule_and_cost_15w() {
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(23);
+        for w in [2usize, 3, 5, 8, 32] {
+            let ft = f2ft_uniform(w);
+            assert!(ft.and_gates() <= 15 * w, "w = {w}: {}", ft.and_gates());
+            let et = f2et_uniform(w);
+            for _ in 0..200 {
+                let fb: Vec<bool> = (0..w).map(|_| rng.random_bool(0.6)).collect();
+                let agree: Vec<bool> = (0..w).map(|_| rng.random_bool(0.4)).collect();
+                let l1 = rng.random_range(0..w);
+                let lambda = [
+                    rng.random_range(0..w),
+                    l1,
+                    (l1 + 1 + rng.random_range(0..w - 1)) % w,
+                ];
+                let mut input = Vec::new();
+                for l in 0..w {
+                    let (e_fb, e_dir) = (rng.random_bool(0.5), rng.random_bool(0.5));
+                    input.extend([e_fb, fb[l] ^ e_fb, e_dir, agree[l] ^ e_dir]);
+                }
+                for &x in &lambda {
+                    input.extend(one_hot(x, w));
+                }
+                let moveable: Vec<bool> = fb.iter().zip(&agree).map(|(&f, &a)| f && a).collect();
+                let empty: Vec<bool> = fb.iter().map(|&f| !f).collect();
+                let got = ft.eval_plain(&input, &[]).unwrap();
+                match plain::f2ft_uniform(&moveable, &empty, lambda) {
+                    Some(p) => assert_eq!(ones(&got), sorted(p), "w = {w}"),
+                    None => assert!(ones(&got).len() < 2),
+                }
+                let mut input = Vec::new();
+                for &f in &fb {
+                    let e_fb = rng.random_bool(0.5);
+                    input.extend([e_fb, f ^ e_fb]);
+                }
+                for &x in &lambda {
+                    input.extend(one_hot(x, w));
+                }
+                let got = et.eval_plain(&input, &[]).unwrap();
+                match plain::f2et_uniform(&empty, lambda) {
+                    Some(p) => assert_eq!(ones(&got), sorted(p), "w = {w}"),
+                    None => assert!(ones(&got).len() < 2),
+                }
+            }
+        }
+    }
+
+    fn sorted(p: [usize; 2]) -> Vec<usize> {
+        let mut v = p.to_vec();
+        v.sort_unstable();
+        v
     }
 
     #[test]

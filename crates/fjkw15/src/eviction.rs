@@ -7,7 +7,8 @@
 //! * **Pre-computation** ([`C::evict_pre`], [`D::evict_pre`], [`E::evict_pre`]): D's Shift
 //!   message Π(q) ⊕ q′ (Π from Access's rotation, drawn in pre-computation too); the buckets'
 //!   permutations π_j (C–E PRG); E's garbled F2FT per internal bucket and F2ET for the leaf
-//!   node, with its random offsets λ as early inputs, and C's labels for its share bits
+//!   node by the uniform pick rule ([`crate::plain::f2ft_uniform`]), with its random offsets
+//!   λ_0, λ_1, λ_2 as early inputs, and C's labels for its share bits
 //!   (π_j(q′)), both sent to D ([`crate::gc`]); C's SS-XOT sender message on its items, sent to
 //!   E, and D's pads of that instance.
 //! * **Online**: (step 1) C's Shift message u = X_C ⊕ q; E's new share Π(X) ⊕ q′ and its
@@ -577,7 +578,7 @@ impl D {
 impl E {
     /// FJKW15 Alg. 5 at E, pre-computation: the buckets' π_j (C–E PRG), and one garbled
     /// GC\[F2FT\] per internal bucket and GC\[F2ET\] for the leaf node (steps 2–3), each
-    /// with E's random offsets λ_0, λ_1 as early inputs; E's shares are its late inputs.
+    /// with E's random offsets λ_0, λ_1, λ_2 as early inputs; E's shares are its late inputs.
     /// Returns the material and the circuits for D, bucket by bucket (none for i = 0).
     ///
     /// # Errors
@@ -604,9 +605,8 @@ impl E {
             } else {
                 (LEAF_BUCKETS * w, &et, &et_shape)
             };
-            let mut early = Vec::with_capacity(2 * n);
-            for _ in 0..2 {
-                let lambda = crate::sample::uniform_below(&mut self.local, n as u64) as usize;
+            let mut early = Vec::with_capacity(3 * n);
+            for lambda in crate::plain::uniform_offsets(n, &mut self.local) {
                 early.extend(crate::circuits::one_hot(lambda, n));
             }
             let (t, k) = self.gc_pregarble(circuit, shape, &early, &mut ce)?;
@@ -739,8 +739,8 @@ impl E {
 /// internal buckets, F2ET for the leaf node.
 fn circuits(s: &EvictShape) -> Result<[(doram_twopc::Circuit, GcShape); 2], Fjkw15Error> {
     let w = s.params.w();
-    let ft = crate::circuits::f2ft(w);
-    let et = crate::circuits::f2et(LEAF_BUCKETS * w);
+    let ft = crate::circuits::f2ft_uniform(w);
+    let et = crate::circuits::f2et_uniform(LEAF_BUCKETS * w);
     let ft_c: Vec<usize> = (0..w).flat_map(|l| [4 * l + 1, 4 * l + 3]).collect();
     let et_c: Vec<usize> = (0..LEAF_BUCKETS * w).map(|l| 2 * l + 1).collect();
     let ft_late: Vec<usize> = (0..w).flat_map(|l| [4 * l, 4 * l + 2]).collect();

@@ -144,8 +144,11 @@ pub struct PlainTree {
     stats: EvictStats,
 }
 
-/// The two offsets λ_0, λ_1 of one bucket.
+/// The offsets λ_0, λ_1 of one bucket (the paper's rule).
 type Offsets = [usize; 2];
+
+/// The offsets λ_0, λ_1, λ_2 (λ_2 ≠ λ_1) of one bucket ([`f2ft_uniform`]).
+type UniformOffsets = [usize; 3];
 
 impl PlainTree {
     /// An empty tree of height `d` with buckets of `w` tuples and `words` words of A per
@@ -294,17 +297,17 @@ impl PlainTree {
         for j in 0..self.d {
             let slots: Vec<usize> = self.bucket(j, leaf).collect();
             self.shuffle(&slots, rng);
-            let lambda = offsets(slots.len(), rng);
+            let lambda = uniform_offsets(slots.len(), rng);
             let moveable: Vec<bool> = slots.iter().map(|&s| self.moveable(s, j, leaf)).collect();
             let empty: Vec<bool> = slots.iter().map(|&s| !self.fb[s]).collect();
-            let pick = f2ft(&moveable, &empty, lambda).ok_or(OverflowAt::Internal(j))?;
+            let pick = f2ft_uniform(&moveable, &empty, lambda).ok_or(OverflowAt::Internal(j))?;
             picks.push(pick.map(|k| slots[k]));
         }
         let slots: Vec<usize> = self.leaf_node(leaf).collect();
         self.shuffle(&slots, rng);
-        let lambda = offsets(slots.len(), rng);
+        let lambda = uniform_offsets(slots.len(), rng);
         let empty: Vec<bool> = slots.iter().map(|&s| !self.fb[s]).collect();
-        let pick = f2et(&empty, lambda).ok_or(OverflowAt::Leaf)?;
+        let pick = f2et_uniform(&empty, lambda).ok_or(OverflowAt::Leaf)?;
         picks.push(pick.map(|k| slots[k]));
         Ok(picks)
     }
@@ -358,9 +361,49 @@ impl Tuple {
     }
 }
 
-/// λ_0, λ_1, uniform below `len`.
-fn offsets<R: RngCore + ?Sized>(len: usize, rng: &mut R) -> Offsets {
-    [0, 1].map(|_| uniform_below(rng, len as u64) as usize)
+/// λ_0, λ_1 uniform below `len` (≥ 2) and λ_2 uniform below `len` other than λ_1: the
+/// offsets of [`f2ft_uniform`] and [`f2et_uniform`].
+pub fn uniform_offsets<R: RngCore + ?Sized>(len: usize, rng: &mut R) -> UniformOffsets {
+    let l0 = uniform_below(rng, len as u64) as usize;
+    let l1 = uniform_below(rng, len as u64) as usize;
+    let l2 = (l1 + 1 + uniform_below(rng, len as u64 - 1) as usize) % len;
+    [l0, l1, l2]
+}
+
+/// The pick rule Eviction runs (notes §5.6, with its caveat resolved): pick 1 as in
+/// [`f2ft`], from λ_0; pick 2 the first moveable slot other than pick 1 cyclically at or
+/// after λ_1 — or after λ_2 (≠ λ_1) if λ_1 is pick 1's slot — else the first such empty one.
+/// With λ_0, λ_1 uniform, λ_2 uniform other than λ_1 ([`uniform_offsets`]) and the bucket's
+/// slots in a uniformly random order (π_j), the two picked positions are a uniformly random
+/// pair of slots whatever the bucket holds: D, who sees them, learns nothing of how many
+/// slots were moveable or empty. The paper's rule ([`f2ft`]) makes some pairs more likely
+/// than others: adjacent ones when every slot is a candidate, and pick 2's start on pick 1
+/// favours the slot after it. `None` (an overflow) as [`f2ft`].
+pub fn f2ft_uniform(
+    moveable: &[bool],
+    empty: &[bool],
+    lambda: UniformOffsets,
+) -> Option<[usize; 2]> {
+    pick_two_uniform(moveable, empty, lambda)
+}
+
+/// [`f2ft_uniform`] in the leaf node: two empty slots.
+pub fn f2et_uniform(empty: &[bool], lambda: UniformOffsets) -> Option<[usize; 2]> {
+    pick_two_uniform(&vec![false; empty.len()], empty, lambda)
+}
+
+fn pick_two_uniform(
+    preferred: &[bool],
+    fallback: &[bool],
+    [l0, l1, l2]: UniformOffsets,
+) -> Option<[usize; 2]> {
+    let pick = |start, skip| {
+        first_from(preferred, start, skip).or_else(|| first_from(fallback, start, skip))
+    };
+    let first = pick(l0, None)?;
+    let start = if l1 == first { l2 } else { l1 };
+    let second = pick(start, Some(first))?;
+    Some([first, second])
 }
 
 /// The first slot cyclically at or after `start` that `want` marks, other than `skip`.
@@ -370,11 +413,12 @@ fn first_from(want: &[bool], start: usize, skip: Option<usize>) -> Option<usize>
         .find(|&s| want[s] && Some(s) != skip)
 }
 
-/// F2FT, the choice the garbled circuit of FJKW15 Alg. 5, step 2 makes in one internal
-/// bucket (notes §5.6), in plaintext: pick 1 is the first moveable slot cyclically at or after
-/// λ_0, else the first empty one; pick 2 likewise from λ_1, other than pick 1. `None` (an
-/// overflow) if the bucket has fewer than two moveable-or-empty slots. The reference for the
-/// circuit.
+/// F2FT by the paper's rule (FJKW15 Alg. 5, step 2, notes §5.6) in one internal bucket, in
+/// plaintext: pick 1 is the first moveable slot cyclically at or after λ_0, else the first
+/// empty one; pick 2 likewise from λ_1, other than pick 1. `None` (an overflow) if the bucket
+/// has fewer than two moveable-or-empty slots. The reference for
+/// [`circuits::f2ft`](crate::circuits::f2ft); Eviction runs [`f2ft_uniform`], whose picks D
+/// cannot tell apart.
 pub fn f2ft(moveable: &[bool], empty: &[bool], lambda: [usize; 2]) -> Option<[usize; 2]> {
     pick_two(moveable, empty, lambda)
 }
