@@ -21,7 +21,11 @@
 //!    - a. the server sends the eviction schedule it drew, the nonces of the buckets the step
 //!      lists (the path, then the three buckets of each eviction: (h + 1) + 6h entries, a
 //!      bucket listed again reusing the labels computed for it) and the first nonce it will
-//!      write under;
+//!      write under. A bucket never written has nonce 0, a zero pad and a zero ciphertext
+//!      ([`EncTree`]): it reads as the empty bucket. Write nonces are never 0 (the client
+//!      refuses a first write nonce not above every nonce written before, which starts at 0);
+//!      which buckets were never written is no news to either party, since the server sees
+//!      every nonce and the client the nonces of what it reads;
 //!    - b. the client computes the pads; they enter by correlated OT, one OT per bit, and
 //!      the server folds its ciphertext bits into the zero labels (`Q ⊕ c·Δ`), so the
 //!      client's labels are the plaintext's: no garbled input, no decryption gates;
@@ -615,7 +619,7 @@ pub struct ServerState {
     pub base: Vec<Block>,
     /// The zero label of a constant-0 wire (the client holds the same label).
     pub zero: Block,
-    /// The next nonce to write under.
+    /// The next nonce to write under (at least 1: nonce 0 marks a bucket never written).
     pub next_nonce: u64,
 }
 
@@ -629,7 +633,7 @@ pub struct ClientState {
     pub base: Vec<Block>,
     /// The label of a constant-0 wire.
     pub zero: Block,
-    /// The largest nonce written so far.
+    /// The largest nonce written so far (0 if none).
     pub last_nonce: u64,
 }
 
@@ -649,7 +653,8 @@ impl<S: CotExtSender> Server<S> {
             garbler: Garbler::new(ot.delta(), 0)?,
             ot,
             rng,
-            next_nonce: state.next_nonce,
+            // Nonce 0 marks a bucket never written (storage.rs): no write uses it.
+            next_nonce: state.next_nonce.max(1),
             poisoned: false,
         })
     }
@@ -1063,6 +1068,7 @@ impl<R: CotExtReceiver> Client<R> {
         let n = entries.buckets.len();
         let mut nonces = u64s(peer, "bucket nonces", nonces, n + 1)?;
         let first_new = nonces.pop().unwrap_or(0);
+        // Above every nonce written so far, hence never 0 (the nonce of buckets never written).
         if first_new <= self.last_nonce {
             let e = PeerFault::malformed(peer, "bucket nonces", "a write nonce used before");
             return Err(e.into());
