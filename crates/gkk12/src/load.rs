@@ -27,8 +27,12 @@
 //! 2. Helper → client: `L2`, `Δ = L2(a) ⊕ b` and the client's shares of what the helper knows.
 //! 3. Server → client: `y = L1(x) ⊕ a`; the client computes `L2(y) ⊕ Δ = L2(L1(x)) ⊕ b`, its
 //!    share of the laid-out array; the server's is `b`.
-//! 4. Client → server: every bucket of every tree as its share XOR its pad; the server adds its
-//!    share, which gives `Enc(m; r)` under the client's key.
+//! 4. Client → server: every bucket of each tree's placement level as its share XOR its pad
+//!    (nonces 1, 2, … in order); the server adds its share, which gives `Enc(m; r)` under the
+//!    client's key. Every other bucket holds no item and stays never written: nonce 0, which
+//!    [`EncTree`] reads as the empty bucket (zero pad, zero ciphertext) without storing it.
+//!    Both parties know which buckets those are from the public parameters, so this reveals
+//!    nothing; only the placement levels are sent and kept in memory.
 //! 5. Server and client alone ([`ServerLoad::finish`], [`ClientLoad::finish`]): the base map's
 //!    bits become wire labels by one correlated OT per bit.
 //!
@@ -37,8 +41,8 @@
 //! on an overflow.
 //!
 //! Messages: 64 bytes to the server; to the client 4 + ⌈d/8⌉ bytes per slot of the data tree's
-//! level, plus the header shares; `⌈d/8⌉` bytes per slot from server to client; every tree's
-//! ciphertexts from client to server. Sizes depend on the parameters only.
+//! level, plus the header shares; `⌈d/8⌉` bytes per slot from server to client; the placement
+//! levels' ciphertexts from client to server. Sizes depend on the parameters only.
 
 use doram_core::{PartyId, Seed, wire};
 use doram_net::Session;
@@ -149,6 +153,65 @@ pub fn log2_overflow(items: u64, level: u32, bucket: usize) -> f64 {
     let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let ln_tail = top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln();
     (ln_tail / std::f64::consts::LN_2 + f64::from(level)).min(0.0)
+}
+
+/// What a load and the accesses after it make resident, in bytes: estimates for a caller that
+/// must refuse sizes this host cannot hold before anything runs. Only the placement levels are
+/// ever written by the load; every other bucket stays unallocated until an access writes it
+/// ([`EncTree`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// The server's ciphertexts right after the load: every tree's placement level.
+    pub placement: u64,
+    /// The load's peak with its three parties in one process, the placement levels included.
+    pub load_peak: u64,
+    /// What one access can add at most: a page (4 KiB) or more for every bucket it writes that
+    /// no access wrote before, and the page of its nonce.
+    pub per_access: u64,
+}
+
+/// Page size assumed by [`memory`].
+const PAGE: u64 = 4096;
+
+/// [`Memory`] for `params`.
+///
+/// The load's peak counts: the placement levels twice (the server's trees and, at worst, the
+/// client's ciphertext messages queued before the server reads them); the data tree's routed
+/// array (⌈d/8⌉ bytes a slot of its placement level) three times (the server's share `b`, the
+/// client's `u`, and the helper's `Δ` or the server's `y` on their way); its slot maps (4
+/// bytes a slot) three times (`L2` at the helper, on its way and at the client); the known-bit
+/// and base-map shares twice; 12 bytes per item of every tree (the helper's leaves and slots);
+/// every tree's nonces (8 bytes a bucket).
+pub fn memory(params: &Params) -> Memory {
+    let mut placement_bytes = 0u64;
+    let mut shares = packed(base_len(params)) as u64;
+    let mut items = 0u64;
+    let mut nonces = 0u64;
+    let mut per_access = 0u64;
+    for i in 0..params.trees() {
+        let g = params.tree(i);
+        let pl = placement(&g);
+        let bucket_bytes = (g.bucket * SlotCodec::new(params, i).slot_bits()).div_ceil(8) as u64;
+        placement_bytes += pl.buckets as u64 * bucket_bytes;
+        shares += packed(pl.slots() * known_bits(params, i)) as u64;
+        items += g.items;
+        nonces += 8 * g.buckets() as u64;
+        // The path and three buckets per eviction: (h + 1) + 6h writes.
+        let writes = 7 * u64::from(g.height) + 1;
+        per_access += writes * (bucket_bytes.div_ceil(PAGE) + 2) * PAGE;
+    }
+    let slots = placement(&params.tree(0)).slots() as u64;
+    let routed = slots * params.payload_bits().div_ceil(8) as u64;
+    Memory {
+        placement: placement_bytes,
+        load_peak: 2 * placement_bytes
+            + 3 * routed
+            + 3 * 4 * slots
+            + 2 * shares
+            + 12 * items
+            + nonces,
+        per_access,
+    }
 }
 
 /// The helper's draw for one tree: each item's leaf and its slot in the placement level.
@@ -496,27 +559,46 @@ fn packed(bits: usize) -> usize {
     bits.div_ceil(8)
 }
 
-/// Each tree's share of its placement level, bucket after bucket (`bucket_bytes` each), from
-/// the known-bit shares in `known` and, for the data tree, the payload shares in `payload`
-/// (⌈d/8⌉ bytes a slot).
-fn region_share(params: &Params, i: usize, known: &[u8], payload: Option<&[u8]>) -> Vec<u8> {
-    let g = params.tree(i);
-    let pl = placement(&g);
-    let s = SlotCodec::new(params, i).slot_bits();
-    let bucket_bytes = (g.bucket * s).div_ceil(8);
-    let k = known_bits(params, i);
-    let d = params.payload_bits();
-    let db = d.div_ceil(8);
-    let mut out = vec![0u8; pl.buckets * bucket_bytes];
-    for slot in 0..pl.slots() {
-        let (b, j) = (slot / g.bucket, slot % g.bucket);
-        let bucket = &mut out[b * bucket_bytes..(b + 1) * bucket_bytes];
-        xor_bits(bucket, j * s, known, slot * k, k);
-        if let Some(p) = payload {
-            xor_bits(bucket, j * s + k, &p[slot * db..(slot + 1) * db], 0, d);
+/// One party's share of tree `i`'s placement level, bucket by bucket: from the known-bit
+/// shares `known` and, for the data tree, the payload shares `payload` (⌈d/8⌉ bytes a slot).
+/// Computed a bucket at a time, so that neither side holds a second copy of the level.
+struct Region<'a> {
+    /// Slots per bucket.
+    bucket: usize,
+    /// Bits per slot.
+    slot_bits: usize,
+    /// Known bits per slot.
+    known_bits: usize,
+    /// Payload bits per slot (data tree).
+    payload_bits: usize,
+    known: &'a [u8],
+    payload: Option<&'a [u8]>,
+}
+
+impl<'a> Region<'a> {
+    fn new(params: &Params, i: usize, known: &'a [u8], payload: Option<&'a [u8]>) -> Region<'a> {
+        Region {
+            bucket: params.tree(i).bucket,
+            slot_bits: SlotCodec::new(params, i).slot_bits(),
+            known_bits: known_bits(params, i),
+            payload_bits: params.payload_bits(),
+            known,
+            payload,
         }
     }
-    out
+
+    /// XORs the share of the level's bucket `r` into `bucket` (one bucket's bytes).
+    fn xor_into(&self, r: usize, bucket: &mut [u8]) {
+        let (s, k, d) = (self.slot_bits, self.known_bits, self.payload_bits);
+        let db = d.div_ceil(8);
+        for j in 0..self.bucket {
+            let slot = r * self.bucket + j;
+            xor_bits(bucket, j * s, self.known, slot * k, k);
+            if let Some(p) = self.payload {
+                xor_bits(bucket, j * s + k, &p[slot * db..(slot + 1) * db], 0, d);
+            }
+        }
+    }
 }
 
 /// The server's part of a load, before the base map's labels ([`ServerLoad::finish`]).
@@ -547,7 +629,7 @@ impl std::fmt::Debug for ClientLoad {
     }
 }
 
-/// The buckets of one ciphertext message starting at bucket `first` of a tree of `buckets`.
+/// The buckets of one ciphertext message starting at bucket `first` of a level of `buckets`.
 fn chunk_buckets(bucket_bytes: usize, first: usize, buckets: usize) -> usize {
     (CHUNK / bucket_bytes.max(1)).max(1).min(buckets - first)
 }
@@ -566,18 +648,39 @@ pub fn serve(
     let slots = placement(&g0).slots();
     let d = params.payload_bits();
     let db = d.div_ceil(8);
-    // [step 3] y = L1(x) ⊕ a.
+    // [step 3] y = L1(x) ⊕ a, slot after slot, sent as it is computed.
     let l1 = permutation(seeds.l1, slots);
-    let mut y = stream(&mut AesPrg::new(seeds.a), slots * db);
+    let mut item_at = vec![u32::MAX; slots];
     for (v, &to) in l1.iter().take(g0.items as usize).enumerate() {
-        let words = data(v as u64);
-        let at = to as usize * db;
-        for (k, byte) in y[at..at + db].iter_mut().enumerate() {
-            *byte ^= (words.get(k / 8).copied().unwrap_or(0) >> (8 * (k % 8))) as u8;
+        item_at[to as usize] = v as u32;
+    }
+    drop(l1);
+    let mut a = AesPrg::new(seeds.a);
+    let mut yj = vec![0u8; db];
+    let mut msg = Vec::with_capacity(CHUNK.min(slots * db));
+    for &v in &item_at {
+        a.fill(&mut yj);
+        if v != u32::MAX {
+            let words = data(u64::from(v));
+            for (k, byte) in yj.iter_mut().enumerate() {
+                *byte ^= (words.get(k / 8).copied().unwrap_or(0) >> (8 * (k % 8))) as u8;
+            }
+        }
+        let mut rest = &yj[..];
+        while !rest.is_empty() {
+            let take = (CHUNK - msg.len()).min(rest.len());
+            msg.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if msg.len() == CHUNK {
+                session.send_bytes(CLIENT, &msg)?;
+                msg.clear();
+            }
         }
     }
-    send_chunked(session, CLIENT, &y)?;
-    drop(y);
+    if !msg.is_empty() {
+        session.send_bytes(CLIENT, &msg)?;
+    }
+    drop(item_at);
     let b = stream(&mut AesPrg::new(seeds.b), slots * db);
     let mut shares = AesPrg::new(seeds.shares);
     let mut trees = Vec::with_capacity(params.trees());
@@ -586,7 +689,7 @@ pub fn serve(
         let k = known_bits(params, i);
         let pl = placement(&params.tree(i));
         let known = stream(&mut shares, packed(pl.slots() * k));
-        let region = region_share(params, i, &known, (i == 0).then_some(&b[..]));
+        let region = Region::new(params, i, &known, (i == 0).then_some(&b[..]));
         trees.push(receive_tree(session, params, i, &region, &mut nonce)?);
     }
     let base_share = stream(&mut shares, packed(base_len(params)));
@@ -603,12 +706,13 @@ fn base_len(params: &Params) -> usize {
     params.base_entries() as usize * params.base_entry_bits() as usize
 }
 
-/// `[step 4]` tree `i` from the client's masked shares and the server's `region` share.
+/// `[step 4]` tree `i` from the client's masked shares of its placement level and the
+/// server's share `region`; every other bucket stays never written (nonce 0, the empty bucket).
 fn receive_tree(
     session: &mut Session,
     params: &Params,
     i: usize,
-    region: &[u8],
+    region: &Region<'_>,
     nonce: &mut u64,
 ) -> Result<EncTree, Gkk12Error> {
     let g = params.tree(i);
@@ -617,20 +721,16 @@ fn receive_tree(
     let bucket_bytes = bucket_bits.div_ceil(8);
     let mut tree = EncTree::new(g.buckets(), bucket_bits);
     let mut first = 0;
-    while first < g.buckets() {
-        let m = chunk_buckets(bucket_bytes, first, g.buckets());
-        let mut c = session.recv_bytes(CLIENT)?;
+    while first < pl.buckets {
+        let m = chunk_buckets(bucket_bytes, first, pl.buckets);
+        let c = session.recv_bytes(CLIENT)?;
         wire::exact_len(CLIENT, "masked buckets", &c, m * bucket_bytes)?;
-        for (j, bucket) in c.chunks_mut(bucket_bytes).enumerate() {
-            let b = first + j;
-            if (pl.first_bucket..pl.first_bucket + pl.buckets).contains(&b) {
-                let r = b - pl.first_bucket;
-                for (x, y) in bucket.iter_mut().zip(&region[r * bucket_bytes..]) {
-                    *x ^= y;
-                }
-            }
+        for (j, masked) in c.chunks(bucket_bytes.max(1)).enumerate() {
+            let r = first + j;
             *nonce += 1;
-            tree.store(b, *nonce, bucket);
+            let bucket = tree.bucket_mut(pl.first_bucket + r, *nonce);
+            bucket.copy_from_slice(masked);
+            region.xor_into(r, bucket);
         }
         first += m;
     }
@@ -667,17 +767,28 @@ pub fn fetch<R: RngCore + ?Sized>(
         )?);
     }
     let base_share = recv_chunked(session, HELPER, "base shares", packed(base_len(params)))?;
-    let y = recv_chunked(session, SERVER, "masked array", slots * db)?;
-    for (j, &to) in l2.iter().enumerate() {
-        let at = to as usize * db;
-        for (x, z) in u[at..at + db].iter_mut().zip(&y[j * db..(j + 1) * db]) {
-            *x ^= z;
+    // y arrives in messages of CHUNK bytes; each slot is routed as soon as it is whole.
+    let len = slots * db;
+    let (mut got, mut j) = (0, 0);
+    let mut pending: Vec<u8> = Vec::new();
+    while got < len {
+        let c = session.recv_bytes(SERVER)?;
+        wire::exact_len(SERVER, "masked array", &c, CHUNK.min(len - got))?;
+        got += c.len();
+        pending.extend_from_slice(&c);
+        let whole = pending.len() / db * db;
+        for y in pending[..whole].chunks_exact(db) {
+            let at = l2[j] as usize * db;
+            for (x, z) in u[at..at + db].iter_mut().zip(y) {
+                *x ^= z;
+            }
+            j += 1;
         }
+        pending.drain(..whole);
     }
-    drop(y);
     let mut nonce = 0u64;
     for (i, known) in known.iter().enumerate() {
-        let region = region_share(params, i, known, (i == 0).then_some(&u[..]));
+        let region = Region::new(params, i, known, (i == 0).then_some(&u[..]));
         send_tree(session, params, i, &key, &region, &mut nonce)?;
     }
     Ok(ClientLoad {
@@ -707,14 +818,15 @@ fn read_permutation(session: &mut Session, slots: usize) -> Result<Vec<u32>, Gkk
     Ok(l2)
 }
 
-/// `[step 4]` every bucket of tree `i`: the client's share (`region` on the placement level,
-/// zero elsewhere) XOR its pad.
+/// `[step 4]` the placement level's buckets of tree `i`, each the client's share (`region`)
+/// XOR its pad under the next nonce. The other buckets are never written: nonce 0, which both
+/// parties know from the public parameters.
 fn send_tree(
     session: &mut Session,
     params: &Params,
     i: usize,
     key: &PadKey,
-    region: &[u8],
+    region: &Region<'_>,
     nonce: &mut u64,
 ) -> Result<(), Gkk12Error> {
     let g = params.tree(i);
@@ -722,20 +834,15 @@ fn send_tree(
     let bucket_bits = g.bucket * SlotCodec::new(params, i).slot_bits();
     let bucket_bytes = bucket_bits.div_ceil(8);
     let mut first = 0;
-    let mut pad = Vec::new();
-    while first < g.buckets() {
-        let m = chunk_buckets(bucket_bytes, first, g.buckets());
+    let mut pad = Vec::with_capacity(bucket_bytes);
+    while first < pl.buckets {
+        let m = chunk_buckets(bucket_bytes, first, pl.buckets);
         let mut msg = Vec::with_capacity(m * bucket_bytes);
-        for b in first..first + m {
+        for r in first..first + m {
             *nonce += 1;
             pad.clear();
             key.pad_bytes(i, *nonce, bucket_bits, &mut pad);
-            if (pl.first_bucket..pl.first_bucket + pl.buckets).contains(&b) {
-                let r = b - pl.first_bucket;
-                for (p, x) in pad.iter_mut().zip(&region[r * bucket_bytes..]) {
-                    *p ^= x;
-                }
-            }
+            region.xor_into(r, &mut pad);
             msg.extend_from_slice(&pad);
         }
         session.send_bytes(SERVER, &msg)?;

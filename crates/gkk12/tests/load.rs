@@ -155,7 +155,8 @@ fn run_threads_takes_three_sessions_and_counts_each_party() {
     assert!(load::run_threads(two, &params, |v| vec![v], rng).is_err());
     let three = doram_net::LocalMesh::new(3).build();
     let (_, _, sent) = load::run_threads(three, &params, |v| vec![v], rng).unwrap();
-    // The helper deals, the server sends its masked array, the client every tree.
+    // The helper deals, the server sends its masked array, the client the placement levels
+    // (whole slots: more than the server's payloads).
     assert!(sent.iter().all(|&b| b > 0), "{sent:?}");
-    assert!(sent[1] > sent[0] && sent[1] > sent[2], "{sent:?}");
+    assert!(sent[1] > sent[0], "{sent:?}");
 }
