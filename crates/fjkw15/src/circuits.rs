@@ -82,9 +82,21 @@ fn two_picks(
     starts: [&[Bit]; 2],
 ) -> Vec<Bit> {
     let first = pick(b, preferred, fallback, starts[0]);
-    let pref2 = without(b, preferred, &first);
-    let fall2 = without(b, fallback, &first);
-    let second = pick(b, &pref2, &fall2, starts[1]);
+    with_second(b, preferred, fallback, &first, starts[1])
+}
+
+/// `first` and the pick other than it from `start`, as one output vector (they are distinct,
+/// so XOR is their union).
+fn with_second(
+    b: &mut Builder,
+    preferred: &[Bit],
+    fallback: &[Bit],
+    first: &[Bit],
+    start: &[Bit],
+) -> Vec<Bit> {
+    let pref2 = without(b, preferred, first);
+    let fall2 = without(b, fallback, first);
+    let second = pick(b, &pref2, &fall2, start);
     first
         .iter()
         .zip(&second)
@@ -103,8 +115,6 @@ fn two_picks_uniform(
     starts: [&[Bit]; 3],
 ) -> Vec<Bit> {
     let first = pick(b, preferred, fallback, starts[0]);
-    let pref2 = without(b, preferred, &first);
-    let fall2 = without(b, fallback, &first);
     let mut same = Bit::ZERO;
     for (&l, &f) in starts[1].iter().zip(&first) {
         let hit = b.and(l, f);
@@ -115,107 +125,106 @@ fn two_picks_uniform(
         .zip(starts[2])
         .map(|(&l1, &l2)| b.mux_bit(same, l1, l2))
         .collect();
-    let second = pick(b, &pref2, &fall2, &start2);
-    first
-        .iter()
-        .zip(&second)
-        .map(|(&x, &y)| b.xor(x, y))
-        .collect()
+    with_second(b, preferred, fallback, &first, &start2)
 }
 
-/// F2FT by the rule with exactly uniform picks ([`plain::f2ft_uniform`](crate::plain::f2ft_uniform)),
-/// the one Eviction garbles: inputs as [`f2ft`], then λ_0, λ_1 and λ_2 one-hot (λ_2 ≠ λ_1);
-/// outputs: w bits. 15w AND gates at most.
+/// The pick rule a circuit follows: the paper's two offsets, or the uniform rule's three.
+#[derive(Clone, Copy)]
+enum Rule {
+    Paper,
+    Uniform,
+}
+
+impl Rule {
+    fn offsets(self) -> usize {
+        match self {
+            Rule::Paper => 2,
+            Rule::Uniform => 3,
+        }
+    }
+
+    /// Both picks from the offsets' one-hot inputs `starts`.
+    fn picks(self, b: &mut Builder, pref: &[Bit], fall: &[Bit], starts: &[Vec<Bit>]) -> Vec<Bit> {
+        match self {
+            Rule::Paper => two_picks(b, pref, fall, [&starts[0], &starts[1]]),
+            Rule::Uniform => two_picks_uniform(b, pref, fall, [&starts[0], &starts[1], &starts[2]]),
+        }
+    }
+}
+
+/// F2FT over `w` slots by `rule`.
+fn f2ft_by(w: usize, rule: Rule) -> Circuit {
+    let mut b = Builder::new();
+    let inputs = b.garbler_bits(F2FT_SLOT_INPUTS * w);
+    let starts: Vec<Vec<Bit>> = (0..rule.offsets()).map(|_| b.garbler_bits(w)).collect();
+    let mut moveable = Vec::with_capacity(w);
+    let mut empty = Vec::with_capacity(w);
+    for slot in inputs.chunks_exact(F2FT_SLOT_INPUTS) {
+        let fb = b.xor(slot[0], slot[1]);
+        let agree = b.xor(slot[2], slot[3]);
+        moveable.push(b.and(fb, agree));
+        empty.push(b.not(fb));
+    }
+    let out = rule.picks(&mut b, &moveable, &empty, &starts);
+    b.output_bits(&out);
+    b.finish().expect("a circuit with inputs")
+}
+
+/// F2ET over `n` slots by `rule`.
+fn f2et_by(n: usize, rule: Rule) -> Circuit {
+    let mut b = Builder::new();
+    let inputs = b.garbler_bits(F2ET_SLOT_INPUTS * n);
+    let starts: Vec<Vec<Bit>> = (0..rule.offsets()).map(|_| b.garbler_bits(n)).collect();
+    let empty: Vec<Bit> = inputs
+        .chunks_exact(F2ET_SLOT_INPUTS)
+        .map(|slot| {
+            let fb = b.xor(slot[0], slot[1]);
+            b.not(fb)
+        })
+        .collect();
+    let none = vec![Bit::ZERO; n];
+    let out = rule.picks(&mut b, &none, &empty, &starts);
+    b.output_bits(&out);
+    b.finish().expect("a circuit with inputs")
+}
+
+/// F2FT by the rule with exactly uniform picks
+/// ([`plain::f2ft_uniform`](crate::plain::f2ft_uniform)), the one Eviction garbles: inputs as
+/// [`f2ft`], then λ_0, λ_1 and λ_2 one-hot (λ_2 ≠ λ_1); outputs: w bits. 15w AND gates at
+/// most.
 ///
 /// # Panics
 /// Never for w ≥ 1.
 pub fn f2ft_uniform(w: usize) -> Circuit {
-    let mut b = Builder::new();
-    let inputs = b.garbler_bits(F2FT_SLOT_INPUTS * w);
-    let starts = [b.garbler_bits(w), b.garbler_bits(w), b.garbler_bits(w)];
-    let mut moveable = Vec::with_capacity(w);
-    let mut empty = Vec::with_capacity(w);
-    for slot in inputs.chunks_exact(F2FT_SLOT_INPUTS) {
-        let fb = b.xor(slot[0], slot[1]);
-        let agree = b.xor(slot[2], slot[3]);
-        moveable.push(b.and(fb, agree));
-        empty.push(b.not(fb));
-    }
-    let out = two_picks_uniform(
-        &mut b,
-        &moveable,
-        &empty,
-        [&starts[0], &starts[1], &starts[2]],
-    );
-    b.output_bits(&out);
-    b.finish().expect("a circuit with inputs")
+    f2ft_by(w, Rule::Uniform)
 }
 
-/// F2ET by the rule with exactly uniform picks ([`plain::f2et_uniform`](crate::plain::f2et_uniform)),
-/// the one Eviction garbles: inputs as [`f2et`], then λ_0, λ_1 and λ_2 one-hot (λ_2 ≠ λ_1);
-/// outputs: n bits.
+/// F2ET by the rule with exactly uniform picks
+/// ([`plain::f2et_uniform`](crate::plain::f2et_uniform)), the one Eviction garbles: inputs as
+/// [`f2et`], then λ_0, λ_1 and λ_2 one-hot (λ_2 ≠ λ_1); outputs: n bits.
 ///
 /// # Panics
 /// Never for n ≥ 1.
 pub fn f2et_uniform(n: usize) -> Circuit {
-    let mut b = Builder::new();
-    let inputs = b.garbler_bits(F2ET_SLOT_INPUTS * n);
-    let starts = [b.garbler_bits(n), b.garbler_bits(n), b.garbler_bits(n)];
-    let empty: Vec<Bit> = inputs
-        .chunks_exact(F2ET_SLOT_INPUTS)
-        .map(|slot| {
-            let fb = b.xor(slot[0], slot[1]);
-            b.not(fb)
-        })
-        .collect();
-    let none = vec![Bit::ZERO; n];
-    let out = two_picks_uniform(&mut b, &none, &empty, [&starts[0], &starts[1], &starts[2]]);
-    b.output_bits(&out);
-    b.finish().expect("a circuit with inputs")
+    f2et_by(n, Rule::Uniform)
 }
 
-/// F2FT for a bucket of `w` slots (inputs: [`F2FT_SLOT_INPUTS`] per slot, slot by slot, then
-/// λ_0 and λ_1 one-hot; outputs: w bits).
+/// F2FT for a bucket of `w` slots by the paper's rule (inputs: [`F2FT_SLOT_INPUTS`] per slot,
+/// slot by slot, then λ_0 and λ_1 one-hot; outputs: w bits).
 ///
 /// # Panics
 /// Never for w ≥ 1 (the circuit has inputs, so its outputs are wires).
 pub fn f2ft(w: usize) -> Circuit {
-    let mut b = Builder::new();
-    let inputs = b.garbler_bits(F2FT_SLOT_INPUTS * w);
-    let starts = [b.garbler_bits(w), b.garbler_bits(w)];
-    let mut moveable = Vec::with_capacity(w);
-    let mut empty = Vec::with_capacity(w);
-    for slot in inputs.chunks_exact(F2FT_SLOT_INPUTS) {
-        let fb = b.xor(slot[0], slot[1]);
-        let agree = b.xor(slot[2], slot[3]);
-        moveable.push(b.and(fb, agree));
-        empty.push(b.not(fb));
-    }
-    let out = two_picks(&mut b, &moveable, &empty, [&starts[0], &starts[1]]);
-    b.output_bits(&out);
-    b.finish().expect("a circuit with inputs")
+    f2ft_by(w, Rule::Paper)
 }
 
-/// F2ET for a leaf node of `n` = 4w slots (inputs: [`F2ET_SLOT_INPUTS`] per slot, then λ_0
-/// and λ_1 one-hot; outputs: n bits).
+/// F2ET for a leaf node of `n` = 4w slots by the paper's rule (inputs: [`F2ET_SLOT_INPUTS`]
+/// per slot, then λ_0 and λ_1 one-hot; outputs: n bits).
 ///
 /// # Panics
 /// Never for n ≥ 1.
 pub fn f2et(n: usize) -> Circuit {
-    let mut b = Builder::new();
-    let inputs = b.garbler_bits(F2ET_SLOT_INPUTS * n);
-    let starts = [b.garbler_bits(n), b.garbler_bits(n)];
-    let empty: Vec<Bit> = inputs
-        .chunks_exact(F2ET_SLOT_INPUTS)
-        .map(|slot| {
-            let fb = b.xor(slot[0], slot[1]);
-            b.not(fb)
-        })
-        .collect();
-    let none = vec![Bit::ZERO; n];
-    let out = two_picks(&mut b, &none, &empty, [&starts[0], &starts[1]]);
-    b.output_bits(&out);
-    b.finish().expect("a circuit with inputs")
+    f2et_by(n, Rule::Paper)
 }
 
 /// The one-hot encoding of `start` among `n` slots.

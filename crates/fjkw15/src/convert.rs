@@ -170,133 +170,88 @@ pub trait ShareRing:
     fn b2a_circuit(bld: &mut Builder, y: &[Bit], e_in: &[Bit]) -> Vec<Bit>;
 }
 
-/// Z/2^32: the ring of doram's `Z32` words (4-byte records).
-impl ShareRing for u32 {
-    type Xor = u32;
-    const BITS: usize = 32;
-    const BYTES: usize = 4;
+/// Z/2^k for an unsigned integer type of k bits, wrapping: the rings of doram's `Z32` and
+/// `Z64` words.
+macro_rules! wrapping_share_ring {
+    ($t:ty, $bits:expr, $draw:ident, $doc:literal) => {
+        #[doc = $doc]
+        impl ShareRing for $t {
+            type Xor = $t;
+            const BITS: usize = $bits;
+            const BYTES: usize = $bits / 8;
 
-    fn plus(self, o: u32) -> u32 {
-        self.wrapping_add(o)
-    }
+            fn plus(self, o: $t) -> $t {
+                self.wrapping_add(o)
+            }
 
-    fn minus(self, o: u32) -> u32 {
-        self.wrapping_sub(o)
-    }
+            fn minus(self, o: $t) -> $t {
+                self.wrapping_sub(o)
+            }
 
-    fn draw<G: RngCore + ?Sized>(rng: &mut G) -> u32 {
-        rng.next_u32()
-    }
+            fn draw<G: RngCore + ?Sized>(rng: &mut G) -> $t {
+                rng.$draw()
+            }
 
-    fn canonical(self) -> u128 {
-        u128::from(self)
-    }
+            fn canonical(self) -> u128 {
+                u128::from(self)
+            }
 
-    fn from_bits(v: u128) -> u32 {
-        v as u32
-    }
+            fn from_bits(v: u128) -> $t {
+                v as $t
+            }
 
-    fn xor_of(v: u128) -> u32 {
-        v as u32
-    }
+            fn xor_of(v: u128) -> $t {
+                v as $t
+            }
 
-    fn draw_mask<G: RngCore + ?Sized>(rng: &mut G, k: usize) -> u128 {
-        u128::from(u64::from(rng.next_u32()) & mask(k))
-    }
+            fn draw_mask<G: RngCore + ?Sized>(rng: &mut G, k: usize) -> u128 {
+                u128::from(u64::from(rng.$draw()) & mask(k))
+            }
 
-    fn write_le(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
+            fn write_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
 
-    fn read_le(bytes: &[u8]) -> Result<u32, CodecError> {
-        length(bytes, 4)?;
-        let mut b = [0u8; 4];
-        b.copy_from_slice(bytes);
-        Ok(u32::from_le_bytes(b))
-    }
+            fn read_le(bytes: &[u8]) -> Result<$t, CodecError> {
+                length(bytes, $bits / 8)?;
+                let mut b = [0u8; $bits / 8];
+                b.copy_from_slice(bytes);
+                Ok(<$t>::from_le_bytes(b))
+            }
 
-    fn input_bits(k: usize) -> usize {
-        k
-    }
+            fn input_bits(k: usize) -> usize {
+                k
+            }
 
-    fn sum_circuit(bld: &mut Builder, a: &[Bit], b: &[Bit]) -> Vec<Bit> {
-        ripple_add(bld, a, b, Bit::ZERO)
-    }
+            fn sum_circuit(bld: &mut Builder, a: &[Bit], b: &[Bit]) -> Vec<Bit> {
+                ripple_add(bld, a, b, Bit::ZERO)
+            }
 
-    fn b2a_input(r: u32) -> u128 {
-        u128::from(r)
-    }
+            fn b2a_input(r: $t) -> u128 {
+                u128::from(r)
+            }
 
-    fn b2a_circuit(bld: &mut Builder, y: &[Bit], r: &[Bit]) -> Vec<Bit> {
-        // y − r = y + ¬r + 1.
-        let not_r: Vec<Bit> = r.iter().map(|&b| bld.not(b)).collect();
-        ripple_add(bld, y, &not_r, Bit::ONE)
-    }
+            fn b2a_circuit(bld: &mut Builder, y: &[Bit], r: &[Bit]) -> Vec<Bit> {
+                // y − r = y + ¬r + 1.
+                let not_r: Vec<Bit> = r.iter().map(|&b| bld.not(b)).collect();
+                ripple_add(bld, y, &not_r, Bit::ONE)
+            }
+        }
+    };
 }
 
-/// Z/2^64: the ring of doram's `Z64` words.
-impl ShareRing for u64 {
-    type Xor = u64;
-    const BITS: usize = 64;
-    const BYTES: usize = 8;
-
-    fn plus(self, o: u64) -> u64 {
-        self.wrapping_add(o)
-    }
-
-    fn minus(self, o: u64) -> u64 {
-        self.wrapping_sub(o)
-    }
-
-    fn draw<G: RngCore + ?Sized>(rng: &mut G) -> u64 {
-        rng.next_u64()
-    }
-
-    fn canonical(self) -> u128 {
-        u128::from(self)
-    }
-
-    fn from_bits(v: u128) -> u64 {
-        v as u64
-    }
-
-    fn xor_of(v: u128) -> u64 {
-        v as u64
-    }
-
-    fn draw_mask<G: RngCore + ?Sized>(rng: &mut G, k: usize) -> u128 {
-        u128::from(rng.next_u64() & mask(k))
-    }
-
-    fn write_le(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-
-    fn read_le(bytes: &[u8]) -> Result<u64, CodecError> {
-        length(bytes, 8)?;
-        let mut b = [0u8; 8];
-        b.copy_from_slice(bytes);
-        Ok(u64::from_le_bytes(b))
-    }
-
-    fn input_bits(k: usize) -> usize {
-        k
-    }
-
-    fn sum_circuit(bld: &mut Builder, a: &[Bit], b: &[Bit]) -> Vec<Bit> {
-        ripple_add(bld, a, b, Bit::ZERO)
-    }
-
-    fn b2a_input(r: u64) -> u128 {
-        u128::from(r)
-    }
-
-    fn b2a_circuit(bld: &mut Builder, y: &[Bit], r: &[Bit]) -> Vec<Bit> {
-        // y − r = y + ¬r + 1.
-        let not_r: Vec<Bit> = r.iter().map(|&b| bld.not(b)).collect();
-        ripple_add(bld, y, &not_r, Bit::ONE)
-    }
-}
+wrapping_share_ring!(
+    u32,
+    32,
+    next_u32,
+    "Z/2^32: the ring of doram's `Z32` words (4-byte records)."
+);
+wrapping_share_ring!(
+    u64,
+    64,
+    next_u64,
+    "Z/2^64: the ring of doram's `Z64` words."
+);
 
 /// F_p: the field of doram's `Fp` words (the three-party program machine's).
 impl ShareRing for Fp {
