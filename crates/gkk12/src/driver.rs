@@ -840,9 +840,10 @@ impl<S: CotExtSender> Server<S> {
             .iter()
             .zip(q.chunks(bits.max(1)))
             .map(|(&b, q)| {
+                let c = tree.bucket(b);
                 q.iter()
                     .enumerate()
-                    .map(|(k, &w)| if tree.bit(b, k) { w ^ delta } else { w })
+                    .map(|(k, &w)| if bit(c, k) { w ^ delta } else { w })
                     .collect()
             })
             .collect();
