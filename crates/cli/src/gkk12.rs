@@ -30,7 +30,8 @@ use crate::report::{peak_memory_bytes, print_json};
 /// Arguments of `doram bench gkk12`.
 #[derive(Debug, Args)]
 pub struct BenchGkk12Args {
-    /// Sizes: 2^N entries, a comma-separated list (2^20 × 512 bits needs about 11 GB).
+    /// Sizes: 2^N entries, a comma-separated list (a size whose estimated memory exceeds
+    /// what the host has available is refused before anything runs).
     #[arg(long, value_delimiter = ',', default_value = "16",
           value_parser = clap::value_parser!(u32).range(1..=22))]
     pub log_n: Vec<u32>,
@@ -104,6 +105,8 @@ struct SizeReport {
     search_bytes: [f64; 2],
     reads_per_search: usize,
     peak_memory_bytes: Option<u64>,
+    /// The estimate the size was checked against before it ran (bytes).
+    memory_needed_bytes: u64,
     /// Every read and search result was checked against the array (a wrong one fails the
     /// command, so a report says `true`).
     verified: bool,
@@ -171,15 +174,24 @@ fn entry(v: u64, words: usize) -> Vec<u64> {
     vec![v; words]
 }
 
-/// Bytes of the server's encrypted trees.
-fn tree_bytes(params: &Params) -> u64 {
-    (0..params.trees())
-        .map(|i| {
-            let g = params.tree(i);
-            let bits = g.bucket * doram_gkk12::circuits::SlotCodec::new(params, i).slot_bits();
-            g.buckets() as u64 * bits.div_ceil(8) as u64
-        })
-        .sum()
+/// Memory besides the ORAM's state: both parties' circuits, the garbled tables on their way,
+/// the process itself.
+const MARGIN: u64 = 1 << 30;
+
+/// What a run at `params` makes resident at its peak, in bytes, and what for: the load (its
+/// three parties in one process) or the access phase (the placement levels and every bucket
+/// `accesses` accesses write), whichever is larger, plus [`MARGIN`].
+fn memory_needed(params: &Params, accesses: u64) -> (u64, String) {
+    let m = load::memory(params);
+    let access_phase = m.placement + accesses * m.per_access;
+    if m.load_peak >= access_phase {
+        let why = "during the load: the trees' placement levels and the load's buffers";
+        (m.load_peak + MARGIN, why.into())
+    } else {
+        let why =
+            format!("after {accesses} reads: the trees' placement levels and the buckets written");
+        (access_phase + MARGIN, why)
+    }
 }
 
 /// Memory the system says is available (`MemAvailable`), if it says.
@@ -192,14 +204,16 @@ fn available_memory() -> Option<u64> {
 
 fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
     let params = Params::paper(1 << log_n, a.payload_bits as usize)?;
-    // The load's peak is about twice the trees (measured: 11 GB at 2^20 for 5.9 GB of trees).
-    let need = 2 * tree_bytes(&params);
+    // Only the placement levels and the buckets accesses write become resident (the trees'
+    // other buckets are never allocated): refuse what cannot fit before anything runs.
+    let reads = u64::from(a.accesses) + u64::from(a.searches) * (u64::from(log_n) + 1);
+    let (need, when) = memory_needed(&params, reads);
     if let Some(have) = available_memory()
         && need > have
     {
         bail!(
-            "2^{log_n} entries of {} bits need about {:.1} GB (the server's trees twice over, \
-             during the load); this host has {:.1} GB available",
+            "2^{log_n} entries of {} bits need about {:.1} GB at their peak ({when}, and 1 GiB \
+             for circuits); this host has {:.1} GB available",
             a.payload_bits,
             need as f64 / 1e9,
             have as f64 / 1e9
@@ -266,6 +280,7 @@ fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
         ],
         reads_per_search: doram_gkk12::search::steps(n),
         peak_memory_bytes: peak_memory_bytes(),
+        memory_needed_bytes: need,
         verified: true,
     })
 }
