@@ -634,11 +634,45 @@ fn chunk_buckets(bucket_bytes: usize, first: usize, buckets: usize) -> usize {
     (CHUNK / bucket_bytes.max(1)).max(1).min(buckets - first)
 }
 
-/// The server's side of a load of `data(v)` (payload words of address `v`).
+/// The server's side of a load of `data(v)` (payload words of address `v`). It waits on a
+/// silent peer for the session's timeout plus an allowance for the others' bulk work (5 µs
+/// per placement slot of the data tree).
 ///
 /// # Errors
 /// Transport failures; a peer's message of the wrong size.
 pub fn serve(
+    session: &mut Session,
+    params: &Params,
+    data: impl FnMut(u64) -> Vec<u64>,
+) -> Result<ServerLoad, Gkk12Error> {
+    with_allowance(session, params, |s| serve_within(s, params, data))
+}
+
+/// How long a party of the load may wait on a silent peer beyond the session's timeout: the
+/// helper draws and routes every tree's layout, and the client routes the server's array,
+/// before either sends on (the server waits on the client's first ciphertexts meanwhile).
+/// 5 µs per slot of the data tree's placement level: 46 s at 2^20, 3.8 min at 2^22 entries,
+/// where that silent stretch outlasted the 30 s default.
+fn load_allowance(params: &Params) -> std::time::Duration {
+    let slots = placement(&params.tree(0)).slots() as u64;
+    std::time::Duration::from_micros(slots.saturating_mul(5))
+}
+
+/// Runs `f` with the session's receive timeout extended by [`load_allowance`], then restores
+/// it.
+fn with_allowance<T>(
+    session: &mut Session,
+    params: &Params,
+    f: impl FnOnce(&mut Session) -> Result<T, Gkk12Error>,
+) -> Result<T, Gkk12Error> {
+    let timeout = session.timeout();
+    session.set_timeout(timeout.saturating_add(load_allowance(params)));
+    let r = f(session);
+    session.set_timeout(timeout);
+    r
+}
+
+fn serve_within(
     session: &mut Session,
     params: &Params,
     mut data: impl FnMut(u64) -> Vec<u64>,
@@ -737,12 +771,21 @@ fn receive_tree(
     Ok(tree)
 }
 
-/// The client's side of a load; its pad key comes from `rng`.
+/// The client's side of a load; its pad key comes from `rng`. It waits on a silent peer as
+/// [`serve`] does.
 ///
 /// # Errors
 /// Transport failures; a peer's message of the wrong size; a helper's `L2` that is not a
 /// permutation.
 pub fn fetch<R: RngCore + ?Sized>(
+    session: &mut Session,
+    params: &Params,
+    rng: &mut R,
+) -> Result<ClientLoad, Gkk12Error> {
+    with_allowance(session, params, |s| fetch_within(s, params, rng))
+}
+
+fn fetch_within<R: RngCore + ?Sized>(
     session: &mut Session,
     params: &Params,
     rng: &mut R,
