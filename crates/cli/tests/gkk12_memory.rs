@@ -2,7 +2,6 @@
 //! trees' placement levels, the load's buffers and what the accesses write, not whole trees.
 
 use assert_cmd::Command;
-use std::time::{Duration, Instant};
 
 fn doram() -> Command {
     Command::cargo_bin("doram").expect("the doram binary is built with the tests")
@@ -25,14 +24,14 @@ fn a_size_that_cannot_fit_is_refused_before_anything_runs() {
         // This host could hold it; the check is not what would stop it.
         return;
     }
-    let t = Instant::now();
     let out = doram()
         .args(["bench", "gkk12", "--log-n", "22", "--payload-bits", "4096"])
         .args(["--accesses", "1", "--searches", "0"])
         .output()
         .expect("doram runs");
     assert!(!out.status.success());
-    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    // Refused before setting anything up: no report, and no progress of a load.
+    assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     for part in ["2^22", "GB", "during the load", "available"] {
         assert!(err.contains(part), "{part}: {err}");
