@@ -3,25 +3,9 @@
 //! anchors appear only at their own parameters.
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
+mod common;
 
-fn doram() -> Command {
-    Command::cargo_bin("doram").expect("the doram binary is built with the tests")
-}
-
-fn run_json(args: &[&str]) -> serde_json::Value {
-    let out = doram()
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("doram runs");
-    assert!(
-        out.status.success(),
-        "doram {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
+use common::{doram, run_json};
 
 #[test]
 fn bench_fjkw15_reads_with_pre_computation_apart() {

@@ -2,41 +2,30 @@
 //! JSON and as a CSV column.
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
+mod common;
+
+use common::run_json;
 
 #[test]
 fn bench_compare_reports_online_messages() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("cmp");
-    let run = Command::cargo_bin("doram")
-        .unwrap()
-        .args([
-            "--json",
-            "--quiet",
-            "bench",
-            "compare",
-            "--protocols",
-            "duoram,fjkw15",
-        ])
-        .args([
-            "--log-n",
-            "4",
-            "--net",
-            "none",
-            "--accesses",
-            "4",
-            "--insecure-dealt-load",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let v = run_json(&[
+        "--quiet",
+        "bench",
+        "compare",
+        "--protocols",
+        "duoram,fjkw15",
+        "--log-n",
+        "4",
+        "--net",
+        "none",
+        "--accesses",
+        "4",
+        "--insecure-dealt-load",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     for r in rows {

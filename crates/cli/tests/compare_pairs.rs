@@ -2,27 +2,30 @@
 //! the first two.
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
+mod common;
+
+use common::run_json;
 
 #[test]
 fn bench_compare_reports_crossovers_for_every_pair() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("cmp");
-    let run = Command::cargo_bin("doram")
-        .unwrap()
-        .args(["--json", "--quiet", "bench", "compare"])
-        .args(["--protocols", "ramen,duoram,fjkw15", "--log-n", "4..5"])
-        .args(["--net", "none", "--accesses", "3", "--insecure-dealt-load"])
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let v = run_json(&[
+        "--quiet",
+        "bench",
+        "compare",
+        "--protocols",
+        "ramen,duoram,fjkw15",
+        "--log-n",
+        "4..5",
+        "--net",
+        "none",
+        "--accesses",
+        "3",
+        "--insecure-dealt-load",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let cross = v["crossovers"].as_array().unwrap();
     // Three pairs × {online, total} on one network.
     assert_eq!(cross.len(), 6, "{cross:?}");

@@ -2,21 +2,9 @@
 //! three processes over TLS, and as its own series in `bench compare`.
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
+mod common;
 
-fn doram() -> Command {
-    Command::cargo_bin("doram").unwrap()
-}
-
-fn run_json(args: &[&str]) -> serde_json::Value {
-    let out = doram().arg("--json").args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use common::{doram, run_json};
 
 #[test]
 fn bench_oram_runs_fjkw15_on_4_byte_words_as_processes() {
