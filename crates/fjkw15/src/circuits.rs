@@ -288,6 +288,7 @@ mod tests {
             let ft = f2ft_uniform(w);
             assert!(ft.and_gates() <= 15 * w, "w = {w}: {}", ft.and_gates());
             let et = f2et_uniform(w);
+            assert!(et.and_gates() <= 7 * w, "n = {w}: {}", et.and_gates());
             for _ in 0..200 {
                 let fb: Vec<bool> = (0..w).map(|_| rng.random_bool(0.6)).collect();
                 let agree: Vec<bool> = (0..w).map(|_| rng.random_bool(0.4)).collect();
