@@ -11,7 +11,9 @@ use doram_twopc::TwopcError;
 use doram_twopc::builder::GateCounts;
 use rand_core::RngCore;
 
-use crate::circuits::{SlotCodec, StepCircuit, base_circuit, evict_circuit, lookup_circuit, value};
+use crate::circuits::{
+    SlotCodec, StepCircuit, base_circuit, evict_circuit, lookup_circuit_with, value,
+};
 use crate::params::Params;
 use crate::plain::{AccessError, Op, Overflow, PlainTreeOram, check_access, words_for};
 use crate::tree::{eviction_schedule, path, uniform_below};
@@ -33,10 +35,19 @@ impl Circuits {
     /// # Errors
     /// Only if a circuit cannot be built (more than 2^32 wires).
     pub fn new(params: &Params) -> Result<Circuits, TwopcError> {
+        Circuits::with_sparse(params, false)
+    }
+
+    /// The circuits of an ORAM whose blocks may be absent if `sparse`
+    /// ([`lookup_circuit_with`]); [`Circuits::new`] otherwise.
+    ///
+    /// # Errors
+    /// As [`Circuits::new`].
+    pub fn with_sparse(params: &Params, sparse: bool) -> Result<Circuits, TwopcError> {
         let mut lookup = Vec::with_capacity(params.trees());
         let mut evict = Vec::with_capacity(params.trees());
         for i in 0..params.trees() {
-            lookup.push(lookup_circuit(params, i)?);
+            lookup.push(lookup_circuit_with(params, i, sparse)?);
             let g = params.tree(i);
             evict.push(
                 (0..g.height)

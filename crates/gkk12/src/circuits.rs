@@ -329,6 +329,24 @@ pub fn base_circuit(params: &Params) -> Result<StepCircuit, TwopcError> {
 /// # Errors
 /// Only if the circuit cannot be built.
 pub fn lookup_circuit(params: &Params, tree: usize) -> Result<StepCircuit, TwopcError> {
+    lookup_circuit_with(params, tree, false)
+}
+
+/// [`lookup_circuit`] for an ORAM whose blocks may be absent (`sparse`: it started empty,
+/// [`crate::empty`]). A position-map tree's circuit then takes one more input, `default` (the
+/// payload's bits, fresh random bits neither party knows), and reads it in place of the
+/// block's payload when no slot on the path holds the block: a block never written reads as
+/// 16 fresh uniform leaves, so the leaf revealed next is uniform whether or not the block
+/// existed. Cost: one multiplexer per payload bit (the hits are exclusive, so whether one
+/// happened is their XOR, free). The data tree's absent item reads as 0, as before.
+///
+/// # Errors
+/// Only if the circuit cannot be built.
+pub fn lookup_circuit_with(
+    params: &Params,
+    tree: usize,
+    sparse: bool,
+) -> Result<StepCircuit, TwopcError> {
     let g = params.tree(tree);
     let h = g.height as usize;
     let s = g.slot_bits();
@@ -336,24 +354,37 @@ pub fn lookup_circuit(params: &Params, tree: usize) -> Result<StepCircuit, Twopc
     let path_bits = io.input("path", g.path_slots() * s);
     let addr = io.input("addr", h);
     let fresh = io.input("fresh", h);
-    let (entry, below, write, data) = if tree > 0 {
+    let (entry, below, default, write, data) = if tree > 0 {
         let e = io.input("entry", 4);
         let w = params.tree(tree - 1).height as usize;
-        (e, io.input("below", w), Vec::new(), Vec::new())
+        let below = io.input("below", w);
+        let default = if sparse {
+            Some(io.input("default", g.payload_bits))
+        } else {
+            None
+        };
+        (e, below, default, Vec::new(), Vec::new())
     } else {
         let wr = io.input("write", 1);
         let d = io.input("data", g.payload_bits);
-        (Vec::new(), Vec::new(), wr, d)
+        (Vec::new(), Vec::new(), None, wr, d)
     };
     let b = &mut io.b;
     let mut path: Vec<SlotWires> = path_bits.chunks(s).map(|c| SlotWires::of(c, h)).collect();
     // Take the item out: at most one slot matches.
     let mut item_payload = vec![Bit::ZERO; g.payload_bits];
+    let mut found = Bit::ZERO;
     for slot in &mut path {
         let same = eq_bits(b, &slot.addr, &addr);
         let hit = b.and(slot.valid, same);
         accumulate(b, &mut item_payload, hit, &slot.payload);
         slot.valid = b.xor(slot.valid, hit);
+        if default.is_some() {
+            found = b.xor(found, hit);
+        }
+    }
+    if let Some(default) = &default {
+        item_payload = mux_bits(b, found, default, &item_payload);
     }
     let (new_payload, out_name, out_bits) = if tree > 0 {
         // [step 5b, 5c]: read entry `entry`, replace it by `below`.

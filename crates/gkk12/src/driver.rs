@@ -383,6 +383,8 @@ struct LookupRest<'a> {
     addr: Vec<Block>,
     fresh: &'a [Block],
     below: Option<(Vec<Block>, &'a [Block])>,
+    /// A sparse ORAM's default payload of a position-map block.
+    default: Option<&'a [Block]>,
     write: Block,
     data: &'a [Block],
 }
@@ -395,6 +397,9 @@ impl LookupRest<'_> {
             Some((entry, below)) => {
                 out.extend_from_slice(entry);
                 out.extend_from_slice(below);
+                if let Some(d) = self.default {
+                    out.extend_from_slice(d);
+                }
             }
             None => {
                 out.push(self.write);
@@ -423,6 +428,19 @@ fn fresh_slices(params: &Params) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// Slices the default payloads of position-map trees 1, 2, … (a sparse ORAM's) out of the
+/// fresh labels, from `from` on.
+fn default_slices(params: &Params, from: usize) -> Vec<std::ops::Range<usize>> {
+    let mut at = from;
+    (1..params.trees())
+        .map(|i| {
+            let d = params.tree(i).payload_bits;
+            at += d;
+            at - d..at
+        })
+        .collect()
+}
+
 fn fresh_bits(params: &Params) -> usize {
     (0..params.trees())
         .map(|i| params.tree(i).height as usize)
@@ -433,6 +451,7 @@ fn fresh_bits(params: &Params) -> usize {
 /// share.
 trait Side {
     fn params(&self) -> Params;
+    fn sparse(&self) -> bool;
     fn zero(&self) -> Block;
     fn poisoned(&mut self) -> &mut bool;
     /// Step 1: `n` fresh random bits neither party knows, as labels.
@@ -464,7 +483,15 @@ fn drive_access<P: Side>(
     *p.poisoned() = true;
     let last = params.trees() - 1;
     let zero = p.zero();
-    let fresh = p.fresh(session, fresh_bits(&params))?;
+    let leaf_bits = fresh_bits(&params);
+    // A sparse ORAM's default payloads of the position-map trees follow the fresh leaves.
+    let defaults = if p.sparse() {
+        default_slices(&params, leaf_bits)
+    } else {
+        Vec::new()
+    };
+    let total = defaults.last().map_or(leaf_bits, |r| r.end);
+    let fresh = p.fresh(session, total)?;
     let slices = fresh_slices(&params);
     let mut tail = addr_bits(
         &input.addr,
@@ -484,6 +511,7 @@ fn drive_access<P: Side>(
             addr: addr_bits(&input.addr, zero, 4 * i, params.tree(i).height as usize),
             fresh: &fresh[slices[i].clone()],
             below,
+            default: (i > 0 && !defaults.is_empty()).then(|| &fresh[defaults[i - 1].clone()]),
             write: input.write,
             data: &input.data,
         };
@@ -501,6 +529,9 @@ fn drive_access<P: Side>(
 impl<S: CotExtSender> Side for Server<S> {
     fn params(&self) -> Params {
         self.params
+    }
+    fn sparse(&self) -> bool {
+        self.sparse
     }
     fn zero(&self) -> Block {
         self.zero
@@ -533,6 +564,9 @@ impl<S: CotExtSender> Side for Server<S> {
 impl<R: CotExtReceiver> Side for Client<R> {
     fn params(&self) -> Params {
         self.params
+    }
+    fn sparse(&self) -> bool {
+        self.sparse
     }
     fn zero(&self) -> Block {
         self.zero
@@ -567,6 +601,7 @@ impl<R: CotExtReceiver> Side for Client<R> {
 /// The server: stores the encrypted trees and garbles.
 pub struct Server<S> {
     params: Params,
+    sparse: bool,
     circuits: Circuits,
     trees: Vec<EncTree>,
     base: Vec<Block>,
@@ -581,6 +616,7 @@ pub struct Server<S> {
 /// The client: holds the pad key and evaluates.
 pub struct Client<R> {
     params: Params,
+    sparse: bool,
     circuits: Circuits,
     key: PadKey,
     base: Vec<Block>,
@@ -621,6 +657,10 @@ pub struct ServerState {
     pub zero: Block,
     /// The next nonce to write under (at least 1: nonce 0 marks a bucket never written).
     pub next_nonce: u64,
+    /// Whether blocks may be absent: the ORAM started empty ([`crate::empty`]), and a
+    /// position-map block never written reads as fresh random leaves
+    /// ([`lookup_circuit_with`](crate::circuits::lookup_circuit_with)). Both parties agree.
+    pub sparse: bool,
 }
 
 /// The client's part of a loaded ORAM.
@@ -635,6 +675,8 @@ pub struct ClientState {
     pub zero: Block,
     /// The largest nonce written so far (0 if none).
     pub last_nonce: u64,
+    /// As [`ServerState::sparse`].
+    pub sparse: bool,
 }
 
 impl<S: CotExtSender> Server<S> {
@@ -643,9 +685,10 @@ impl<S: CotExtSender> Server<S> {
     /// # Errors
     /// [`Gkk12Error::Twopc`] if a circuit cannot be built.
     pub fn new(state: ServerState, ot: S, rng: AesPrg) -> Result<Server<S>, Gkk12Error> {
-        let circuits = Circuits::new(&state.params)?;
+        let circuits = Circuits::with_sparse(&state.params, state.sparse)?;
         Ok(Server {
             params: state.params,
+            sparse: state.sparse,
             circuits,
             trees: state.trees,
             base: state.base,
@@ -898,9 +941,10 @@ impl<R: CotExtReceiver> Client<R> {
     /// # Errors
     /// [`Gkk12Error::Twopc`] if a circuit cannot be built.
     pub fn new(state: ClientState, ot: R, rng: AesPrg) -> Result<Client<R>, Gkk12Error> {
-        let circuits = Circuits::new(&state.params)?;
+        let circuits = Circuits::with_sparse(&state.params, state.sparse)?;
         Ok(Client {
             params: state.params,
+            sparse: state.sparse,
             circuits,
             key: state.key,
             base: state.base,

@@ -17,19 +17,22 @@
 //!   stays in wire labels between circuits;
 //! * [`load`]: the secure initial load, with a setup helper that never sees the data: every
 //!   item starts on a uniformly random leaf that neither the server nor the client knows;
+//! * [`empty`]: an ORAM that starts empty, set up by the two parties alone (every address
+//!   reads 0 until written; GKK12's Figure 1 then loads an array by one write per item);
 //! * [`scan`]: the paper's baseline, a linear scan over a memory held as labels;
 //! * [`shuffle`]: permuting a shared vector by one party's secret permutation (a Beneš
 //!   network of OT-resharing switches).
 //!
-//! The two-party RAM machine that runs the shared RAM programs (`doram_programs::two`, `doram
-//! run --backend gkk12`) uses [`scan`] as its memory. **Not yet here**: a load by the two parties
-//! alone (docs/notes/gkk12.md weighs the options), without which that machine cannot hold its
-//! memory in the tree ORAM. `testkit`'s dealer, which sees every secret, remains for tests
-//! only.
+//! The two-party RAM machine that runs the shared RAM programs (`doram_programs::two`) holds
+//! its memory in [`scan`] (`doram run --backend gkk12`) or in the tree ORAM started [`empty`]
+//! (`--backend gkk12-tree`). **Not yet here**: a fast load of a large array by the two parties
+//! alone (docs/notes/gkk12.md weighs the options); [`load`] needs its helper. `testkit`'s
+//! dealer, which sees every secret, remains for tests only.
 
 pub mod bits;
 pub mod circuits;
 pub mod driver;
+pub mod empty;
 pub mod load;
 pub mod params;
 pub mod plain;

@@ -938,6 +938,7 @@ impl ServerLoad {
             base,
             zero,
             next_nonce: self.next_nonce,
+            sparse: false,
         })
     }
 }
@@ -970,6 +971,7 @@ impl ClientLoad {
             base,
             zero,
             last_nonce: self.last_nonce,
+            sparse: false,
         })
     }
 }

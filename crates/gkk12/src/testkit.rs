@@ -64,6 +64,7 @@ pub fn deal_insecurely<R: RngCore + ?Sized>(
             base: server_base,
             zero,
             next_nonce: nonce + 1,
+            sparse: false,
         },
         ClientState {
             params,
@@ -71,6 +72,7 @@ pub fn deal_insecurely<R: RngCore + ?Sized>(
             base: client_base,
             zero,
             last_nonce: nonce,
+            sparse: false,
         },
     )
 }
@@ -208,6 +210,7 @@ pub fn deal_random_insecurely<R: RngCore + ?Sized>(
             base: server_base,
             zero,
             next_nonce: nonce + 1,
+            sparse: false,
         },
         ClientState {
             params,
@@ -215,6 +218,7 @@ pub fn deal_random_insecurely<R: RngCore + ?Sized>(
             base: client_base,
             zero,
             last_nonce: nonce,
+            sparse: false,
         },
     ))
 }
