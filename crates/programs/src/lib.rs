@@ -186,6 +186,7 @@ pub mod ram;
 pub mod roles;
 pub mod two;
 pub mod two_duoram;
+pub mod two_tree;
 
 pub use bfs::{Bfs, BfsDense, BfsQueue};
 pub use binary_search::{BinarySearch, LinearSearch};
@@ -203,3 +204,4 @@ pub use roles::{
 };
 pub use two::{Machine2, Machine2With, Memory2, ScanMemory};
 pub use two_duoram::{DuoramMemory, Machine2Duoram};
+pub use two_tree::{Machine2Tree, TreeMemory};

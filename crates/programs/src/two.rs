@@ -123,6 +123,21 @@ pub trait Memory2: Sized {
     /// A memory the backend does not support; transport and engine failures.
     fn boot(ctx: &mut Ctx<'_>, cells: Vec<Share>, accesses: usize) -> Result<Self, ProgramError>;
 
+    /// [`boot`](Memory2::boot), told which cells are publicly 0 (`public_zero[i]`: cell `i`
+    /// was allocated as the public value 0), which a memory may then leave out of its load.
+    ///
+    /// # Errors
+    /// As [`boot`](Memory2::boot).
+    fn boot_cells(
+        ctx: &mut Ctx<'_>,
+        cells: Vec<Share>,
+        public_zero: &[bool],
+        accesses: usize,
+    ) -> Result<Self, ProgramError> {
+        let _ = public_zero;
+        Self::boot(ctx, cells, accesses)
+    }
+
     /// The number of words.
     fn len(&self) -> usize;
 
@@ -182,6 +197,8 @@ pub struct Machine2With<M: Memory2> {
     session: Session,
     rng: AesPrg,
     cells: Vec<Share>,
+    /// Whether each cell was allocated as the public value 0.
+    public_zero: Vec<bool>,
     memory: Option<M>,
     meter: Meter,
     counters: Counters,
@@ -222,6 +239,7 @@ impl<M: Memory2> Machine2With<M> {
             session,
             rng: prg,
             cells: Vec::new(),
+            public_zero: Vec::new(),
             memory: None,
             meter: Meter::default(),
             counters: Counters::default(),
@@ -367,11 +385,22 @@ impl<M: Memory2> Machine2With<M> {
     // Memory layout (before boot).
 
     fn alloc(&mut self, shares: Vec<Share>) -> Result<OArray, ProgramError> {
+        let secret = vec![false; shares.len()];
+        self.alloc_marked(shares, secret)
+    }
+
+    /// [`alloc`](Machine2With::alloc) with which cells are the public value 0.
+    fn alloc_marked(
+        &mut self,
+        shares: Vec<Share>,
+        public_zero: Vec<bool>,
+    ) -> Result<OArray, ProgramError> {
         if self.is_booted() {
             return Err(ProgramError::Misuse("arrays must be allocated before boot"));
         }
         let a = OArray::new(self.cells.len(), shares.len());
         self.cells.extend(shares);
+        self.public_zero.extend(public_zero);
         Ok(a)
     }
 
@@ -384,11 +413,11 @@ impl<M: Memory2> Machine2With<M> {
         values: impl IntoIterator<Item = u64>,
     ) -> Result<OArray, ProgramError> {
         let me = self.me;
-        let shares = values
+        let (shares, zero): (Vec<Share>, Vec<bool>) = values
             .into_iter()
-            .map(|v| Share::public(Fp::from_u64(v), me))
-            .collect();
-        self.alloc(shares)
+            .map(|v| (Share::public(Fp::from_u64(v), me), v == 0))
+            .unzip();
+        self.alloc_marked(shares, zero)
     }
 
     /// A new array of `len` copies of the public `value`.
@@ -441,9 +470,10 @@ impl<M: Memory2> Machine2With<M> {
             return Err(ProgramError::Misuse("boot runs once"));
         }
         let cells = std::mem::take(&mut self.cells);
+        let public_zero = std::mem::take(&mut self.public_zero);
         let memory = self.run(Part::Init, 0, |m| {
             let mut ctx = m.ctx();
-            M::boot(&mut ctx, cells, accesses)
+            M::boot_cells(&mut ctx, cells, &public_zero, accesses)
         })?;
         self.memory = Some(memory);
         Ok(())

@@ -1,0 +1,185 @@
+//! Every program between two parties on GKK12's tree ORAM ([`Machine2Tree`]) against its
+//! plaintext reference, the ORAM started empty by the two parties alone and loaded by one write
+//! per cell that is not publicly 0; transcripts that depend neither on the data nor on the
+//! key.
+#![allow(clippy::unwrap_used)]
+
+use doram_core::{Entropy, PartyId};
+use doram_mpc::testkit::test_seed;
+use doram_net::LocalMesh;
+use doram_programs::input::{Edge, Prefs};
+use doram_programs::{
+    BfsDense, BfsQueue, BinarySearch, Dijkstra, Host, LinearSearch, Machine2Tree, Part, Program,
+    Roles, StableMatching, run_local_host,
+};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
+
+/// Runs `P` on the host `H` between two parties and checks the receiver's output against the
+/// plaintext reference; returns the messages each party sent while loading the memory.
+fn check<P: Program, H: Host>(roles: Roles, data: P::Data<'_>, query: P::Query, seed: u64) -> u64
+where
+    P::Output: Clone + PartialEq + std::fmt::Debug,
+{
+    let runs = run_local_host::<P, H>(
+        LocalMesh::new(2),
+        roles,
+        data,
+        query,
+        Entropy::InsecureSeed(seed),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", P::NAME));
+    assert_eq!(runs.len(), 2);
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r.output.is_some(), i == roles.receiver.index());
+    }
+    let got = runs[roles.receiver.index()].output.clone().unwrap();
+    assert_eq!(got, P::reference(data, query), "{}", P::NAME);
+    runs[0].meter.get(Part::Init).msgs_sent
+}
+
+#[test]
+fn programs_match_plaintext_on_the_tree_oram() {
+    let seed = test_seed();
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let flipped = Roles {
+        owner: PartyId::P1,
+        querier: PartyId::P0,
+        receiver: PartyId::P0,
+    };
+    for (n, roles) in [
+        (1usize, Roles::two_party()),
+        (7, flipped),
+        (70, Roles::two_party()),
+    ] {
+        let mut data: Vec<u64> = (0..n).map(|_| rng.random_range(0..200)).collect();
+        data.sort_unstable();
+        for key in [data[n / 2], 201] {
+            check::<BinarySearch, Machine2Tree>(roles, &data, key, seed);
+        }
+        check::<LinearSearch, Machine2Tree>(roles, &data, data[0], seed);
+    }
+    let edge = |rng: &mut ChaCha12Rng, v: u64, w: u64| Edge {
+        from: rng.random_range(0..v),
+        to: rng.random_range(0..v),
+        weight: rng.random_range(0..=w),
+    };
+    let v = 6u64;
+    let unit: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 1)).collect();
+    let weighted: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 9)).collect();
+    check::<BfsQueue, Machine2Tree>(Roles::two_party(), (v, &unit), 0, seed);
+    check::<BfsDense, Machine2Tree>(Roles::two_party(), (v, &unit), 1, seed);
+    check::<Dijkstra, Machine2Tree>(Roles::two_party(), (v, &weighted), 2, seed);
+    let k = 3usize;
+    let mut list = |_| {
+        let mut l: Vec<u64> = (0..k as u64).collect();
+        l.shuffle(&mut rng);
+        l
+    };
+    let prefs = Prefs {
+        proposers: (0..k).map(&mut list).collect(),
+        acceptors: (0..k).map(&mut list).collect(),
+    };
+    check::<StableMatching, Machine2Tree>(Roles::two_party(), &prefs, (), seed);
+}
+
+/// Each party's transcript of one binary search on the tree ORAM.
+fn transcripts(data: &[u64], key: u64) -> Vec<doram_net::Transcript> {
+    let roles = Roles::two_party();
+    let seed = test_seed();
+    let runs = doram_net::run_parties(LocalMesh::new(2).build(), "program", |mut session| {
+        session.record_transcript(true);
+        let me = session.me();
+        let s = Entropy::InsecureSeed(seed).party_seed(me, "program");
+        let d = (me == roles.owner).then_some(data);
+        let q = (me == roles.querier).then_some(key);
+        BinarySearch::run_on::<Machine2Tree>(session, s, roles, d, q).unwrap()
+    });
+    runs.into_iter()
+        .map(|r| r.unwrap().transcript.unwrap())
+        .collect()
+}
+
+#[test]
+fn tree_binary_search_transcripts_do_not_depend_on_the_data_or_key() {
+    let a = transcripts(&[1, 5, 9, 12, 40, 41, 90, 91, 95], 0);
+    let b = transcripts(&[0, 0, 0, 3, 3, 70, 99, 99, 99], 99);
+    assert_eq!(a, b);
+}
+
+/// Random reads, writes and conditional writes at secret addresses on the tree memory,
+/// against a plain array; odd sizes, and one of 5 003 words (two trees, so position-map blocks
+/// that do not exist yet are read) that is mostly the public 0 and so costs almost no load;
+/// the owned array compared at the end (a snapshot reads every word it returns).
+#[test]
+fn tree_memory_matches_an_array() {
+    use doram_field::Fp;
+    use doram_programs::Ram;
+    let seed = test_seed();
+    for (zeros, owned) in [(0usize, 1usize), (0, 2), (0, 65), (5000, 3)] {
+        let n = zeros + owned;
+        let mut rng = ChaCha12Rng::seed_from_u64(seed ^ n as u64);
+        let init: Vec<u64> = (0..owned).map(|_| rng.random()).collect();
+        // (op, address, value, condition): 0 read, 1 write, 2 conditional write.
+        let ops: Vec<(u8, usize, u64, bool)> = (0..30)
+            .map(|_| {
+                (
+                    rng.random_range(0..3),
+                    rng.random_range(0..n),
+                    rng.random(),
+                    rng.random(),
+                )
+            })
+            .collect();
+        let mut plain = vec![0u64; zeros];
+        plain.extend_from_slice(&init);
+        let mut want_reads = Vec::new();
+        for &(op, a, v, c) in &ops {
+            match op {
+                0 => want_reads.push(Fp::from_u64(plain[a])),
+                1 => plain[a] = v,
+                _ if c => plain[a] = v,
+                _ => {}
+            }
+        }
+        let runs = doram_net::run_parties(doram_net::LocalMesh::new(2).build(), "mem", |s| {
+            let me = s.me();
+            let mut m =
+                Machine2Tree::setup(s, Entropy::InsecureSeed(seed).party_seed(me, "mem")).unwrap();
+            m.alloc_fill(zeros, 0).unwrap();
+            let own = (me == PartyId::P0).then_some(&init[..]);
+            let array = m.alloc_input(PartyId::P0, own, owned).unwrap();
+            m.boot().unwrap();
+            let load = m.meter().get(Part::Init);
+            // Addresses and values are P1's secret inputs.
+            let flat: Vec<u64> = ops.iter().flat_map(|&(_, a, v, _)| [a as u64, v]).collect();
+            let mine = (me == PartyId::P1).then_some(&flat[..]);
+            let secret = m.input_vector(PartyId::P1, mine, flat.len()).unwrap();
+            let mut reads = Vec::new();
+            for (k, &(op, _, _, c)) in ops.iter().enumerate() {
+                let (addr, val) = (secret[2 * k], secret[2 * k + 1]);
+                match op {
+                    0 => reads.push(m.read_addr(addr).unwrap()),
+                    1 => m.write_addr(addr, val).unwrap(),
+                    _ => {
+                        let c = m.public_bit(c);
+                        m.cond_write_addr(addr, c, val, None).unwrap();
+                    }
+                }
+            }
+            let all = m.snapshot(&[array]).unwrap().remove(0);
+            reads.extend(all);
+            (m.open_to(PartyId::P1, &reads).unwrap(), load)
+        });
+        let mut runs = runs.into_iter().map(Result::unwrap);
+        let (_, load0) = runs.next().unwrap();
+        let (got, _) = runs.next().unwrap();
+        let mut want = want_reads;
+        want.extend(plain[zeros..].iter().map(|&x| Fp::from_u64(x)));
+        assert_eq!(got.unwrap(), want, "n = {n}");
+        // The load wrote the owned cells only: its messages grow with them, not with the
+        // zeros (a write is a few dozen messages; 5 000 writes would be far above this).
+        assert!(load0.msgs_sent < 200 * (owned as u64 + 1), "{load0:?}");
+    }
+}
