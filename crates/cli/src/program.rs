@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use doram::backend::bench_program;
 use doram_programs::bench::{BenchConfig, BenchReport, Program};
 use doram_programs::machine::Part;
-use doram_programs::{Machine2, Machine2Duoram, Roles};
+use doram_programs::{Machine2, Machine2Duoram, Machine2Tree, Roles};
 use serde_json::{Value, json};
 
 use crate::report::{human_bytes, print_json};
@@ -124,6 +124,9 @@ pub fn run(a: &BenchProgramArgs, json: bool, quiet: bool) -> Result<()> {
             Some(kind) => bench_program(kind, c),
             None if a.backend == crate::run::Backend::Duoram2p => {
                 doram_programs::bench::run_on::<Machine2Duoram>(c)
+            }
+            None if a.backend == crate::run::Backend::Gkk12Tree => {
+                doram_programs::bench::run_on::<Machine2Tree>(c)
             }
             None => doram_programs::bench::run_on::<Machine2>(c),
         };

@@ -24,7 +24,8 @@ use doram_programs::input::{
 };
 use doram_programs::machine::Part;
 use doram_programs::{
-    Bfs, Dijkstra, Host, Machine, Machine2, Machine2Duoram, Program as _, StableMatching,
+    Bfs, Dijkstra, Host, Machine, Machine2, Machine2Duoram, Machine2Tree, Program as _,
+    StableMatching,
 };
 use doram_programs::{PartyRun, Roles};
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,12 @@ pub enum Backend {
     /// parties 0 and 1.
     #[value(name = "duoram2p")]
     Duoram2p,
+    /// Two parties and no third, the memory in GKK12's binary-tree ORAM (polylogarithmic
+    /// accesses): started empty by the two parties alone and loaded by one ORAM write per word
+    /// that is not publicly 0 (GKK12's Figure 1); the CPU step as for `gkk12`. Roles name
+    /// parties 0 and 1.
+    #[value(name = "gkk12-tree")]
+    Gkk12Tree,
 }
 
 impl Backend {
@@ -66,7 +73,7 @@ impl Backend {
             Backend::Ramen => Some(BackendKind::Ramen),
             Backend::LinearScan => Some(BackendKind::LinearScan),
             Backend::Fjkw15 => Some(BackendKind::Fjkw15),
-            Backend::Gkk12 | Backend::Duoram2p => None,
+            Backend::Gkk12 | Backend::Duoram2p | Backend::Gkk12Tree => None,
         }
     }
 
@@ -75,6 +82,7 @@ impl Backend {
         match self.kind() {
             Some(k) => k.name(),
             None if self == Backend::Duoram2p => <Machine2Duoram as Host>::BACKEND,
+            None if self == Backend::Gkk12Tree => <Machine2Tree as Host>::BACKEND,
             None => <Machine2 as Host>::BACKEND,
         }
     }
@@ -92,6 +100,7 @@ impl Backend {
             Backend::Fjkw15 => "fjkw15",
             Backend::Gkk12 => "gkk12",
             Backend::Duoram2p => "duoram2p",
+            Backend::Gkk12Tree => "gkk12-tree",
         }
     }
 }
@@ -662,6 +671,9 @@ pub(crate) fn run_one(
         }),
         None if program.common().backend == Backend::Duoram2p => {
             run_one_on::<Machine2Duoram>(session, seed, program, inputs)
+        }
+        None if program.common().backend == Backend::Gkk12Tree => {
+            run_one_on::<Machine2Tree>(session, seed, program, inputs)
         }
         None => run_one_on::<Machine2>(session, seed, program, inputs),
     }
