@@ -20,7 +20,8 @@
 //!
 //! Memories up to [`MAX_SCAN_WORDS`] words; the scan's cost grows with the memory, so the
 //! dense programs (Dijkstra, dense BFS), which keep their data in the engine rather than in
-//! memory, are the ones that run at practical sizes on two parties.
+//! memory, are the ones that run at practical sizes on it. The same machine holds its memory
+//! in 2P-Duoram ([`crate::two_duoram`]) or in GKK12's tree ORAM ([`crate::two_tree`]).
 //!
 //! # Shuffles
 //! [`Ram::shuffle`] composes two permutations, one drawn by each party, each applied through a
@@ -109,7 +110,8 @@ impl Ctx<'_> {
 
 /// The memory of a [`Machine2`]: how it is loaded, read and written between the two parties.
 /// [`ScanMemory`] (wire labels and a garbled linear scan, GKK12's baseline) and
-/// [`crate::two_duoram::DuoramMemory`] (2P-Duoram) implement it.
+/// [`crate::two_duoram::DuoramMemory`] (2P-Duoram) and [`crate::two_tree::TreeMemory`] (GKK12's
+/// tree ORAM) implement it.
 pub trait Memory2: Sized {
     /// The backend's name in reports.
     const BACKEND: &'static str;
@@ -190,7 +192,8 @@ pub type Machine2 = Machine2With<ScanMemory>;
 
 /// One party's two-party RAM machine: see the [module documentation](self). `M` is its memory:
 /// the garbled linear scan ([`Machine2`]) or 2P-Duoram
-/// ([`crate::two_duoram::Machine2Duoram`]).
+/// ([`crate::two_duoram::Machine2Duoram`]) or GKK12's tree ORAM
+/// ([`crate::two_tree::Machine2Tree`]).
 pub struct Machine2With<M: Memory2> {
     me: PartyId,
     arith: Arith2,
