@@ -13,7 +13,9 @@
 //! 1. Fresh leaves for every tree, random bits neither party knows: the client's random
 //!    choices enter by correlated OT and the server adds its own random bits to the zero
 //!    labels (spec P2: the paper lets the server pick them, which would let it recognise a
-//!    leaf when it comes back).
+//!    leaf when it comes back). An ORAM started empty ([`crate::empty`]) draws, the same way,
+//!    the default payload of every position-map tree's lookup: what a block that was never
+//!    written reads as.
 //! 2. [GKK12 §4.1, step 4] The base map circuit; the last tree's leaf is revealed to both.
 //!    (The client learns which buckets it decrypts anyway, by the nonces, as in the paper,
 //!    §4.2 footnote 2; a leaf is uniform and fresh for each access, like the server's view.)
