@@ -4,39 +4,25 @@
 //! key.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use doram_core::{Entropy, PartyId};
 use doram_mpc::testkit::test_seed;
-use doram_net::LocalMesh;
 use doram_programs::input::{Edge, Prefs};
 use doram_programs::{
-    BfsDense, BfsQueue, BinarySearch, Dijkstra, Host, LinearSearch, Machine2Tree, Part, Program,
-    Roles, StableMatching, run_local_host,
+    BfsDense, BfsQueue, BinarySearch, Dijkstra, LinearSearch, Machine2Tree, Part, Program, Roles,
+    StableMatching,
 };
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 
-/// Runs `P` on the host `H` between two parties and checks the receiver's output against the
-/// plaintext reference; returns the messages each party sent while loading the memory.
-fn check<P: Program, H: Host>(roles: Roles, data: P::Data<'_>, query: P::Query, seed: u64) -> u64
+/// Runs `P` on the tree memory and checks it against the plaintext reference.
+fn check<P: Program>(roles: Roles, data: P::Data<'_>, query: P::Query, seed: u64)
 where
     P::Output: Clone + PartialEq + std::fmt::Debug,
 {
-    let runs = run_local_host::<P, H>(
-        LocalMesh::new(2),
-        roles,
-        data,
-        query,
-        Entropy::InsecureSeed(seed),
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", P::NAME));
-    assert_eq!(runs.len(), 2);
-    for (i, r) in runs.iter().enumerate() {
-        assert_eq!(r.output.is_some(), i == roles.receiver.index());
-    }
-    let got = runs[roles.receiver.index()].output.clone().unwrap();
-    assert_eq!(got, P::reference(data, query), "{}", P::NAME);
-    runs[0].meter.get(Part::Init).msgs_sent
+    common::check_two::<P, Machine2Tree>(roles, data, query, seed);
 }
 
 #[test]
@@ -56,9 +42,9 @@ fn programs_match_plaintext_on_the_tree_oram() {
         let mut data: Vec<u64> = (0..n).map(|_| rng.random_range(0..200)).collect();
         data.sort_unstable();
         for key in [data[n / 2], 201] {
-            check::<BinarySearch, Machine2Tree>(roles, &data, key, seed);
+            check::<BinarySearch>(roles, &data, key, seed);
         }
-        check::<LinearSearch, Machine2Tree>(roles, &data, data[0], seed);
+        check::<LinearSearch>(roles, &data, data[0], seed);
     }
     let edge = |rng: &mut ChaCha12Rng, v: u64, w: u64| Edge {
         from: rng.random_range(0..v),
@@ -68,9 +54,9 @@ fn programs_match_plaintext_on_the_tree_oram() {
     let v = 6u64;
     let unit: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 1)).collect();
     let weighted: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 9)).collect();
-    check::<BfsQueue, Machine2Tree>(Roles::two_party(), (v, &unit), 0, seed);
-    check::<BfsDense, Machine2Tree>(Roles::two_party(), (v, &unit), 1, seed);
-    check::<Dijkstra, Machine2Tree>(Roles::two_party(), (v, &weighted), 2, seed);
+    check::<BfsQueue>(Roles::two_party(), (v, &unit), 0, seed);
+    check::<BfsDense>(Roles::two_party(), (v, &unit), 1, seed);
+    check::<Dijkstra>(Roles::two_party(), (v, &weighted), 2, seed);
     let k = 3usize;
     let mut list = |_| {
         let mut l: Vec<u64> = (0..k as u64).collect();
@@ -81,24 +67,11 @@ fn programs_match_plaintext_on_the_tree_oram() {
         proposers: (0..k).map(&mut list).collect(),
         acceptors: (0..k).map(&mut list).collect(),
     };
-    check::<StableMatching, Machine2Tree>(Roles::two_party(), &prefs, (), seed);
+    check::<StableMatching>(Roles::two_party(), &prefs, (), seed);
 }
 
-/// Each party's transcript of one binary search on the tree ORAM.
 fn transcripts(data: &[u64], key: u64) -> Vec<doram_net::Transcript> {
-    let roles = Roles::two_party();
-    let seed = test_seed();
-    let runs = doram_net::run_parties(LocalMesh::new(2).build(), "program", |mut session| {
-        session.record_transcript(true);
-        let me = session.me();
-        let s = Entropy::InsecureSeed(seed).party_seed(me, "program");
-        let d = (me == roles.owner).then_some(data);
-        let q = (me == roles.querier).then_some(key);
-        BinarySearch::run_on::<Machine2Tree>(session, s, roles, d, q).unwrap()
-    });
-    runs.into_iter()
-        .map(|r| r.unwrap().transcript.unwrap())
-        .collect()
+    common::binary_search_transcripts_two::<Machine2Tree>(data, key, test_seed())
 }
 
 #[test]
@@ -182,4 +155,21 @@ fn tree_memory_matches_an_array() {
         // zeros (a write is a few dozen messages; 5 000 writes would be far above this).
         assert!(load0.msgs_sent < 200 * (owned as u64 + 1), "{load0:?}");
     }
+}
+
+/// A frame one byte short at several points of a binary search on the tree memory (the ORAM's
+/// set-up, its load and its accesses), in each direction: the receiving party's run ends
+/// with an error naming the sender (or the closed link), never a panic, a hang or an output.
+#[test]
+fn a_short_frame_in_the_tree_memory_is_named() {
+    let sorted = [1u64, 3, 3, 12, 40, 41, 90, 91, 95];
+    let roles = Roles::two_party();
+    let cases = common::short_frames_two(&[5, 10, 25, 50, 80], |session| {
+        let me = session.me();
+        let s = Entropy::InsecureSeed(9).party_seed(me, "program");
+        let d = (me == roles.owner).then_some(&sorted[..]);
+        let q = (me == roles.querier).then_some(12);
+        BinarySearch::run_on::<Machine2Tree>(session, s, roles, d, q).map(|r| r.output.is_some())
+    });
+    assert_eq!(cases, 10);
 }

@@ -132,3 +132,105 @@ pub fn transcripts<T>(
     })
     .map(|r| r.expect("run"))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Two parties.
+
+/// Runs `P` on the two-party host `H` between two threads and checks the receiver's output
+/// (and only the receiver's) against the plaintext reference; returns both parties' runs.
+pub fn check_two<P: Program, H: doram_programs::Host>(
+    roles: Roles,
+    data: P::Data<'_>,
+    query: P::Query,
+    seed: u64,
+) -> Vec<PartyRun<P::Output>>
+where
+    P::Output: Clone + PartialEq + std::fmt::Debug,
+{
+    let runs = doram_programs::run_local_host::<P, H>(
+        doram_net::LocalMesh::new(2),
+        roles,
+        data,
+        query,
+        Entropy::InsecureSeed(seed),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", P::NAME));
+    assert_eq!(runs.len(), 2);
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r.output.is_some(), i == roles.receiver.index());
+    }
+    let got = runs[roles.receiver.index()]
+        .output
+        .clone()
+        .expect("the receiver's output");
+    assert_eq!(got, P::reference(data, query), "{}", P::NAME);
+    runs
+}
+
+/// Each party's transcript of one binary search of `key` in `data` on the two-party host `H`
+/// (owner `P0`, querier and receiver `P1`).
+pub fn binary_search_transcripts_two<H: doram_programs::Host>(
+    data: &[u64],
+    key: u64,
+    seed: u64,
+) -> Vec<Transcript> {
+    let roles = Roles::two_party();
+    let runs = doram_net::run_parties(doram_net::LocalMesh::new(2).build(), "program", |mut s| {
+        s.record_transcript(true);
+        let me = s.me();
+        let ps = Entropy::InsecureSeed(seed).party_seed(me, "program");
+        let d = (me == roles.owner).then_some(data);
+        let q = (me == roles.querier).then_some(key);
+        doram_programs::BinarySearch::run_on::<H>(s, ps, roles, d, q).expect("the search runs")
+    });
+    runs.into_iter()
+        .map(|r| r.expect("no panic").transcript.expect("recording"))
+        .collect()
+}
+
+/// Runs `party` between two threads once per (direction, frame) with that frame one byte
+/// short; where the frame exists, the receiving party's run must end with an error naming the
+/// sender (or the closed link), never a panic, a hang or an output. Returns how many cases hit
+/// a frame.
+pub fn short_frames_two(
+    frames: &[u64],
+    party: impl Fn(Session) -> Result<bool, ProgramError> + Sync,
+) -> usize {
+    use doram_core::PartyId;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut cases = 0;
+    for (from, to) in [(PartyId::P0, PartyId::P1), (PartyId::P1, PartyId::P0)] {
+        for &frame in frames {
+            let hit = Arc::new(AtomicBool::new(false));
+            let seen = Arc::clone(&hit);
+            let mesh = doram_net::LocalMesh::new(2)
+                .timeout(std::time::Duration::from_secs(10))
+                .tamper(move |a, b, seq, payload| {
+                    if a == from && b == to && seq == frame && !payload.is_empty() {
+                        payload.pop();
+                        seen.store(true, Ordering::SeqCst);
+                    }
+                    doram_net::Tamper::Pass
+                });
+            let runs = doram_net::run_parties(mesh.build(), "program", &party);
+            if !hit.load(Ordering::SeqCst) {
+                continue;
+            }
+            cases += 1;
+            let at_receiver = runs
+                .into_iter()
+                .nth(to.index())
+                .expect("two parties")
+                .expect("no panic");
+            match at_receiver {
+                Err(err) => assert!(
+                    err.peer() == Some(from) || matches!(err, ProgramError::Net(_)),
+                    "{from}→{to} frame {frame}: {err}"
+                ),
+                Ok(_) => panic!("{from}→{to} frame {frame}: a short frame went unnoticed"),
+            }
+        }
+    }
+    cases
+}
