@@ -791,7 +791,8 @@ impl Memory2 for ScanMemory {
         let len = cells.len().max(1);
         if len > MAX_SCAN_WORDS {
             return Err(ProgramError::Misuse(
-                "the two-party machine's memory holds at most 2^14 words (MAX_SCAN_WORDS)",
+                "the scanned memory holds at most 2^14 words (MAX_SCAN_WORDS); GKK12's tree \
+                 ORAM (backend gkk12-tree) or 2P-Duoram (duoram2p) holds more",
             ));
         }
         let addr_bits = address_bits(len);
