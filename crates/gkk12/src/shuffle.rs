@@ -6,7 +6,11 @@
 //! The Beneš network on n = 2^k positions (2k − 1 stages), its routing by the looping
 //! algorithm ([`route`]), its stages ([`stage_bits`]) and its plain application
 //! ([`apply_plain`]) are those of [`doram_twopc::shuffle`], re-exported here; that module also
-//! runs the same switch over additive F_p shares.
+//! runs the same switch over additive F_p shares. [`hold_blocks`] and [`permute_blocks`] run
+//! independent networks on consecutive blocks of one vector (settings by [`route_blocks`]), all
+//! blocks' switches of a stage in one message: a batch of small shuffles in the rounds of one,
+//! as the merge-splits of a bucket oblivious sort need them (docs/notes/gkk12.md, "Two parties
+//! alone").
 //!
 //! # One switch, shared
 //! The vector is shared as `w ⊕ a` (holder's `w`, permuter's `a`). For the pair `(x, x')` with
@@ -48,6 +52,40 @@ fn xor_into(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// Blocks of `block` entries (a power of two, at least 1) tile `n` entries exactly.
+fn check_blocks(n: usize, block: usize) -> Result<(), Gkk12Error> {
+    if !block.is_power_of_two() || !n.is_multiple_of(block) {
+        return Err(Gkk12Error::Misuse(
+            "Beneš blocks must be a power of two that divides the size",
+        ));
+    }
+    Ok(())
+}
+
+/// The settings of independent networks on consecutive blocks, `dests[j]` the permutation of
+/// block j (each of the same power-of-two size), stage by stage in the order
+/// [`hold_blocks`] and [`permute_blocks`] take them (block 0's switches of a stage first).
+///
+/// # Errors
+/// [`Gkk12Error::Misuse`] unless every block is a permutation of the same power-of-two size.
+pub fn route_blocks(dests: &[Vec<usize>]) -> Result<Vec<Vec<bool>>, Gkk12Error> {
+    let m = dests.first().map_or(1, Vec::len);
+    let mut out: Vec<Vec<bool>> = Vec::new();
+    for d in dests {
+        if d.len() != m {
+            return Err(Gkk12Error::Misuse("blocks of different sizes"));
+        }
+        let c = route(d).map_err(|_| Gkk12Error::Misuse("a block that is not a permutation"))?;
+        if out.is_empty() {
+            out = vec![Vec::with_capacity(dests.len() * m / 2); c.len()];
+        }
+        for (stage, bits) in out.iter_mut().zip(c) {
+            stage.extend(bits);
+        }
+    }
+    Ok(out)
+}
+
 /// Entries of `bytes` bytes each in one flat vector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shares {
@@ -82,14 +120,32 @@ pub fn hold(
     w: &mut Shares,
     inverse: bool,
 ) -> Result<(), Gkk12Error> {
-    let peer = peer(session)?;
     let n = w.len();
     if !n.is_power_of_two() {
         return Err(Gkk12Error::Misuse(
             "a Beneš network needs a power-of-two size",
         ));
     }
-    let mut bits = stage_bits(n.trailing_zeros());
+    hold_blocks(session, ot, w, n, inverse)
+}
+
+/// [`hold`] for independent networks on consecutive blocks of `block` entries (a power of
+/// two dividing the size), all blocks' switches of a stage in one message: what a batch of
+/// small shuffles (a bucket sort's merge-splits) needs, in the rounds of one.
+///
+/// # Errors
+/// As [`hold`]; [`Gkk12Error::Misuse`] if `block` does not divide the size.
+pub fn hold_blocks(
+    session: &mut Session,
+    ot: &mut impl CotExtSender,
+    w: &mut Shares,
+    block: usize,
+    inverse: bool,
+) -> Result<(), Gkk12Error> {
+    let peer = peer(session)?;
+    let n = w.len();
+    check_blocks(n, block)?;
+    let mut bits = stage_bits(block.trailing_zeros());
     if inverse {
         bits.reverse();
     }
@@ -133,16 +189,36 @@ pub fn permute(
     controls: &[Vec<bool>],
     inverse: bool,
 ) -> Result<(), Gkk12Error> {
+    let n = a.len();
+    if !n.is_power_of_two() {
+        return Err(Gkk12Error::Misuse(
+            "switch settings that do not fit the network",
+        ));
+    }
+    permute_blocks(session, ot, a, n, controls, inverse)
+}
+
+/// [`permute`] for independent networks on consecutive blocks of `block` entries, pairing with
+/// [`hold_blocks`]; `controls` from [`route_blocks`].
+///
+/// # Errors
+/// As [`permute`]; [`Gkk12Error::Misuse`] if `block` does not divide the size.
+pub fn permute_blocks(
+    session: &mut Session,
+    ot: &mut impl CotExtReceiver,
+    a: &mut Shares,
+    block: usize,
+    controls: &[Vec<bool>],
+    inverse: bool,
+) -> Result<(), Gkk12Error> {
     let peer = peer(session)?;
     let n = a.len();
-    let mut stages: Vec<(u32, &Vec<bool>)> = stage_bits(n.trailing_zeros())
+    check_blocks(n, block)?;
+    let mut stages: Vec<(u32, &Vec<bool>)> = stage_bits(block.trailing_zeros())
         .into_iter()
         .zip(controls)
         .collect();
-    if !n.is_power_of_two()
-        || controls.len() != stages.len()
-        || controls.iter().any(|c| c.len() != n / 2)
-    {
+    if controls.len() != stages.len() || controls.iter().any(|c| c.len() != n / 2) {
         return Err(Gkk12Error::Misuse(
             "switch settings that do not fit the network",
         ));
