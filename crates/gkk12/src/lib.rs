@@ -21,7 +21,10 @@
 //!   reads 0 until written; GKK12's Figure 1 then loads an array by one write per item);
 //! * [`scan`]: the paper's baseline, a linear scan over a memory held as labels;
 //! * [`shuffle`]: permuting a shared vector by one party's secret permutation (a Beneš
-//!   network of OT-resharing switches).
+//!   network of OT-resharing switches);
+//! * [`binsort`]: oblivious bin placement of shared records by secret labels (bucket
+//!   oblivious sort's butterfly, merge-splits from a small garbled circuit and OT shuffles),
+//!   the core of a fast two-party load.
 //!
 //! The two-party RAM machine that runs the shared RAM programs (`doram_programs::two`) holds
 //! its memory in [`scan`] (`doram run --backend gkk12`) or in the tree ORAM started [`empty`]
@@ -29,6 +32,7 @@
 //! alone (docs/notes/gkk12.md weighs the options); [`load`] needs its helper. `testkit`'s
 //! dealer, which sees every secret, remains for tests only.
 
+pub mod binsort;
 pub mod bits;
 pub mod circuits;
 pub mod driver;

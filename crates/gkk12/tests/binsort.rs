@@ -1,0 +1,163 @@
+//! Oblivious bin placement (`doram_gkk12::binsort`) against the plain grouping by label:
+//! every real record lands in its label's bin exactly once, every other slot is an all-zero
+//! dummy; the transcripts do not depend on the labels or the data; an overflowing bin is an
+//! error at both parties.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::run2;
+use doram_gkk12::binsort::{Layout, Role, place};
+use doram_gkk12::driver::Gkk12Error;
+use doram_gkk12::shuffle::Shares;
+use doram_net::{Session, Transcript};
+use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
+use doram_twopc::gc::{Evaluator, Garbler, random_delta};
+use doram_twopc::insecure_rng_for_tests;
+use doram_twopc::softspoken::ChunkBits;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
+
+type Out = (Result<Shares, Gkk12Error>, Transcript);
+
+/// Records with bit 0 set (real), `labels[i]` in bits 1.., random bytes after; shared and
+/// placed by the two parties.
+fn run(layout: Layout, labels: &[u64], seed: u64) -> (Vec<u8>, Out, Out) {
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let rb = layout.bytes;
+    let mut v = vec![0u8; labels.len() * rb];
+    for (i, &l) in labels.iter().enumerate() {
+        let r = &mut v[i * rb..(i + 1) * rb];
+        rng.fill(r);
+        let x = 1 | (l << 1);
+        // Bits 0 ..= L: valid and label; random bits above.
+        let keep = (1u64 << (layout.log_bins + 1)) - 1;
+        let mut head = u64::from_le_bytes(r[..8].try_into().unwrap());
+        head = (head & !keep) | x;
+        r[..8].copy_from_slice(&head.to_le_bytes());
+    }
+    let w: Vec<u8> = (0..v.len()).map(|_| rng.random()).collect();
+    let a: Vec<u8> = v.iter().zip(&w).map(|(x, y)| x ^ y).collect();
+    let delta = random_delta(&mut insecure_rng_for_tests(seed));
+    let (p0, p1) = run2(
+        move |mut s: Session| {
+            let mut rng = insecure_rng_for_tests(seed + 1);
+            let mut send =
+                softspoken_sender_setup(&mut s, ChunkBits::default(), delta, &mut rng).unwrap();
+            let mut recv =
+                softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
+            let mut garbler = Garbler::new(delta, 0).unwrap();
+            s.record_transcript(true);
+            let shares = Shares { bytes: rb, data: w };
+            let out = place(
+                &mut s,
+                Role::Garbler(&mut garbler),
+                &mut send,
+                &mut recv,
+                &shares,
+                &layout,
+                0,
+                &mut rng,
+            );
+            (out, s.take_transcript().unwrap())
+        },
+        move |mut s: Session| {
+            let mut rng = insecure_rng_for_tests(seed + 2);
+            let mut recv =
+                softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
+            let mut send = softspoken_sender_setup(
+                &mut s,
+                ChunkBits::default(),
+                random_delta(&mut rng),
+                &mut rng,
+            )
+            .unwrap();
+            let mut evaluator = Evaluator::new(0);
+            s.record_transcript(true);
+            let shares = Shares { bytes: rb, data: a };
+            let out = place(
+                &mut s,
+                Role::Evaluator(&mut evaluator),
+                &mut send,
+                &mut recv,
+                &shares,
+                &layout,
+                0,
+                &mut rng,
+            );
+            (out, s.take_transcript().unwrap())
+        },
+    );
+    (v, p0, p1)
+}
+
+fn layout(log_bins: u32, log_slots: u32, bytes: usize) -> Layout {
+    Layout {
+        log_bins,
+        log_slots,
+        bytes,
+        valid: 0,
+        label: 1,
+    }
+}
+
+#[test]
+fn every_record_lands_in_its_labels_bin() {
+    let mut rng = ChaCha12Rng::seed_from_u64(11);
+    for (log_bins, log_slots, bytes, n) in
+        [(0, 2, 9, 3), (1, 2, 9, 5), (3, 3, 12, 20), (5, 4, 26, 100)]
+    {
+        let l = layout(log_bins, log_slots, bytes);
+        let labels: Vec<u64> = (0..n)
+            .map(|_| rng.random_range(0..1u64 << log_bins))
+            .collect();
+        let (v, (r0, _), (r1, _)) = run(l, &labels, 40 + n as u64);
+        let (s0, s1) = (r0.unwrap(), r1.unwrap());
+        let open: Vec<u8> = s0.data.iter().zip(&s1.data).map(|(x, y)| x ^ y).collect();
+        let z = l.slots();
+        assert_eq!(open.len(), l.bins() * z * bytes);
+        for b in 0..l.bins() {
+            let mut got: Vec<&[u8]> = Vec::new();
+            for slot in 0..z {
+                let e = &open[(b * z + slot) * bytes..(b * z + slot + 1) * bytes];
+                if e[0] & 1 == 1 {
+                    got.push(e);
+                } else {
+                    assert!(e.iter().all(|&x| x == 0), "a dummy that is not zero");
+                }
+            }
+            let mut want: Vec<&[u8]> = (0..n)
+                .filter(|&i| labels[i] == b as u64)
+                .map(|i| &v[i * bytes..(i + 1) * bytes])
+                .collect();
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "bin {b} of {}", l.bins());
+        }
+    }
+}
+
+#[test]
+fn the_transcripts_do_not_depend_on_labels_or_data() {
+    let l = layout(3, 3, 12);
+    let a: Vec<u64> = (0..20).map(|i| i % 8).collect();
+    let b: Vec<u64> = (0..20).map(|i| (i * 5 + 3) % 8).collect();
+    let (_, (ra, ta0), (_, ta1)) = run(l, &a, 1);
+    let (_, (rb, tb0), (_, tb1)) = run(l, &b, 2);
+    assert!(ra.is_ok() && rb.is_ok());
+    assert_eq!(ta0, tb0, "P0");
+    assert_eq!(ta1, tb1, "P1");
+}
+
+#[test]
+fn an_overflowing_bin_is_an_error_at_both_parties() {
+    // Twelve records all labelled 0, bins of four slots.
+    let l = layout(2, 2, 9);
+    let (_, (r0, _), (r1, _)) = run(l, &[0; 12], 3);
+    for r in [r0, r1] {
+        assert!(
+            matches!(r, Err(Gkk12Error::LoadOverflow { tree: 0 })),
+            "{r:?}"
+        );
+    }
+}
