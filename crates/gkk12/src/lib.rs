@@ -24,7 +24,9 @@
 //!   network of OT-resharing switches);
 //! * [`binsort`]: oblivious bin placement of shared records by secret labels (bucket
 //!   oblivious sort's butterfly, merge-splits from a small garbled circuit and OT shuffles),
-//!   the core of a fast two-party load.
+//!   the core of a fast two-party load;
+//! * [`sortload`]: the initial load by the two parties alone, every tree placed by
+//!   [`binsort`].
 //!
 //! The two-party RAM machine that runs the shared RAM programs (`doram_programs::two`) holds
 //! its memory in [`scan`] (`doram run --backend gkk12`) or in the tree ORAM started [`empty`]
@@ -43,6 +45,7 @@ pub mod plain;
 pub mod scan;
 pub mod search;
 pub mod shuffle;
+pub mod sortload;
 pub mod storage;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

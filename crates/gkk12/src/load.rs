@@ -398,7 +398,11 @@ fn xor_bits(dst: &mut [u8], dst_at: usize, src: &[u8], src_at: usize, n: usize) 
 }
 
 /// Sends `bytes` to `to` in messages of at most [`CHUNK`] bytes.
-fn send_chunked(session: &mut Session, to: PartyId, bytes: &[u8]) -> Result<(), Gkk12Error> {
+pub(crate) fn send_chunked(
+    session: &mut Session,
+    to: PartyId,
+    bytes: &[u8],
+) -> Result<(), Gkk12Error> {
     for c in bytes.chunks(CHUNK) {
         session.send_bytes(to, c)?;
     }
@@ -406,7 +410,7 @@ fn send_chunked(session: &mut Session, to: PartyId, bytes: &[u8]) -> Result<(), 
 }
 
 /// Receives `len` bytes from `from`, sent by [`send_chunked`].
-fn recv_chunked(
+pub(crate) fn recv_chunked(
     session: &mut Session,
     from: PartyId,
     what: &'static str,

@@ -1,0 +1,330 @@
+//! The initial load by the two parties alone, in O(n log n) garbled AND gates and
+//! O(n log n log B) OT-switched bits rather than GKK12 Figure 1's n accesses (each O(log² n)
+//! gates times the slot width): every item of every tree gets a leaf of random bits neither
+//! party knows and is placed by [`crate::binsort`] into the bucket of its leaf's path at
+//! one level of the tree, among dummies, so that neither party learns a leaf, a bucket's load or
+//! where an item went.
+//!
+//! # Steps, tree by tree (data tree first)
+//! 1. Each party draws its XOR share of every item's leaf (h bits): the leaf is uniform and
+//!    unknown to both.
+//! 2. Each party builds its share of every item's slot (valid ‖ address ‖ leaf ‖ payload, as
+//!    [`SlotCodec`] lays it out): the valid bit and the address are public (the server holds
+//!    them, the client zeros), the payload is this party's share of the item's data (data
+//!    tree) or of the 16 leaves of the tree below (position-map trees).
+//! 3. [`binsort::place`] puts each slot into the bin of its leaf's top ℓ bits, ℓ the
+//!    placement level (the shallowest whose bins of Z slots, Z the largest power of two up to
+//!    the bucket size, overflow with probability at most 2^−64); an overflow (opened; it
+//!    depends on the fresh leaves only) draws the tree's leaves again.
+//! 4. The client sends every bucket of that level as its share XOR its pad (nonces 1, 2, … in
+//!    order), the server adds its share: `Enc(m; r)` under the client's key, the rest of the
+//!    bucket's slots empty, every other bucket never written.
+//!
+//! Then the top tree's leaves become the base map's labels under the ORAM's Δ (one correlated
+//! OT per bit), and the server sends the constant 0's label.
+//!
+//! What either party sees: OT messages, garbled tables, uniformly random opened permutations,
+//! the overflow bits and, at the server, ciphertexts. Sizes follow from the parameters.
+
+use doram_core::wire;
+use doram_net::Session;
+use doram_prim::aes::Block;
+use doram_twopc::driver::{cot_receive, cot_send, peer};
+use doram_twopc::gc::{Evaluator, Garbler};
+use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
+use rand_core::{CryptoRng, RngCore};
+
+use crate::binsort::{self, Layout, Role};
+use crate::circuits::SlotCodec;
+use crate::driver::{ClientState, Gkk12Error, ServerState};
+use crate::load::{log2_overflow, recv_chunked, send_chunked};
+use crate::params::{Params, RADIX, TreeGeometry};
+use crate::shuffle::Shares;
+use crate::storage::{EncTree, PadKey};
+use crate::tree::bucket_at;
+
+/// How unlikely an overflow of a bin must be, in bits.
+const OVERFLOW_BITS: f64 = 64.0;
+
+/// How often a tree's leaves are drawn again after an overflow before giving up.
+const RETRIES: usize = 16;
+
+/// Where tree `g`'s items are placed: (level ℓ, log₂ Z).
+pub fn sort_placement(g: &TreeGeometry) -> (u32, u32) {
+    let log_slots = (usize::BITS - 1 - g.bucket.max(1).leading_zeros()).min(7);
+    let z = 1usize << log_slots;
+    let level = (0..=g.height)
+        .find(|&t| {
+            log2_overflow(g.items, t, z) <= -OVERFLOW_BITS && g.items.div_ceil(1 << t) <= z as u64
+        })
+        .unwrap_or(g.height);
+    (level, log_slots)
+}
+
+fn put_bits(dst: &mut [u8], at: usize, v: u64, n: usize) {
+    for k in 0..n {
+        if (v >> k) & 1 == 1 {
+            dst[(at + k) / 8] ^= 1 << ((at + k) % 8);
+        }
+    }
+}
+
+fn copy_bits(dst: &mut [u8], dst_at: usize, src: &[u8], n: usize) {
+    for k in 0..n {
+        if (src[k / 8] >> (k % 8)) & 1 == 1 {
+            dst[(dst_at + k) / 8] ^= 1 << ((dst_at + k) % 8);
+        }
+    }
+}
+
+fn random_below<R: RngCore + ?Sized>(rng: &mut R, bits: u32) -> u64 {
+    if bits == 0 {
+        0
+    } else {
+        rng.next_u64() >> (64 - bits)
+    }
+}
+
+/// Which side of the load this party is, with what it holds.
+enum Side<'a> {
+    Server(&'a mut Garbler),
+    Client(&'a mut Evaluator, &'a PadKey),
+}
+
+/// This party's share of every slot of tree `i`: `payload(item)` its share of the item's
+/// payload bits (packed), `leaves` its share of every item's leaf.
+fn records(
+    params: &Params,
+    i: usize,
+    server: bool,
+    leaves: &[u64],
+    payload: &dyn Fn(u64) -> Vec<u8>,
+) -> Shares {
+    let g = params.tree(i);
+    let h = g.height as usize;
+    let bits = SlotCodec::new(params, i).slot_bits();
+    let bytes = bits.div_ceil(8);
+    let mut data = vec![0u8; g.items as usize * bytes];
+    for (v, rec) in data.chunks_exact_mut(bytes).enumerate() {
+        if server {
+            put_bits(rec, 0, 1, 1);
+            put_bits(rec, 1, v as u64, h);
+        }
+        put_bits(rec, 1 + h, leaves[v], h);
+        copy_bits(rec, 1 + 2 * h, &payload(v as u64), g.payload_bits);
+    }
+    Shares { bytes, data }
+}
+
+/// One party's side of the load: the trees (server) or the pad key's nonces (client), and the
+/// top tree's leaf shares.
+#[allow(clippy::too_many_arguments)]
+fn run<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    params: &Params,
+    data: &[u8],
+    side: &mut Side<'_>,
+    send: &mut impl CotExtSender,
+    recv: &mut impl CotExtReceiver,
+    rng: &mut R,
+) -> Result<(Vec<EncTree>, u64, Vec<u64>), Gkk12Error> {
+    let p = peer(session)?;
+    let db = params.payload_bits().div_ceil(8);
+    if data.len() != params.items() as usize * db {
+        return Err(Gkk12Error::Misuse("one payload share per item"));
+    }
+    let server = matches!(side, Side::Server(_));
+    let mut trees = Vec::with_capacity(params.trees());
+    let mut nonce = 0u64;
+    let mut lower: Vec<u64> = Vec::new();
+    for i in 0..params.trees() {
+        let g = params.tree(i);
+        let h = g.height;
+        let codec = SlotCodec::new(params, i);
+        let sb = codec.slot_bits();
+        let (level, log_slots) = sort_placement(&g);
+        let layout = Layout {
+            log_bins: level,
+            log_slots,
+            bytes: sb.div_ceil(8),
+            valid: 0,
+            label: 1 + 2 * h as usize - level as usize,
+        };
+        let entry = params.tree(i.saturating_sub(1)).height as usize;
+        let payload = |v: u64| -> Vec<u8> {
+            if i == 0 {
+                data[v as usize * db..(v as usize + 1) * db].to_vec()
+            } else {
+                let mut out = vec![0u8; g.payload_bits.div_ceil(8)];
+                for j in 0..RADIX {
+                    if let Some(&l) = lower.get(v as usize * RADIX + j) {
+                        put_bits(&mut out, j * entry, l, entry);
+                    }
+                }
+                out
+            }
+        };
+        let mut placed = None;
+        let mut leaves = Vec::new();
+        for _ in 0..RETRIES {
+            leaves = (0..g.items).map(|_| random_below(rng, h)).collect();
+            let recs = records(params, i, server, &leaves, &payload);
+            let role = match side {
+                Side::Server(gb) => Role::Garbler(gb),
+                Side::Client(ev, _) => Role::Evaluator(ev),
+            };
+            match binsort::place(session, role, send, recv, &recs, &layout, i, rng) {
+                Ok(b) => {
+                    placed = Some(b);
+                    break;
+                }
+                Err(Gkk12Error::LoadOverflow { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let bins = placed.ok_or(Gkk12Error::LoadOverflow { tree: i })?;
+        // [4] The placement level's buckets, encrypted under the client's pads.
+        let bucket_bits = g.bucket * sb;
+        let bucket_bytes = bucket_bits.div_ceil(8);
+        let z = layout.slots();
+        let rb = layout.bytes;
+        let mut level_bytes = vec![0u8; layout.bins() * bucket_bytes];
+        for (b, out) in level_bytes.chunks_exact_mut(bucket_bytes).enumerate() {
+            for s in 0..z {
+                let rec = &bins.data[(b * z + s) * rb..(b * z + s + 1) * rb];
+                copy_bits(out, s * sb, rec, sb);
+            }
+        }
+        let mut tree = EncTree::new(g.buckets(), bucket_bits);
+        let first = nonce + 1;
+        nonce += layout.bins() as u64;
+        match side {
+            Side::Client(_, key) => {
+                let mut pad = Vec::with_capacity(bucket_bytes);
+                for (b, out) in level_bytes.chunks_exact_mut(bucket_bytes).enumerate() {
+                    pad.clear();
+                    key.pad_bytes(i, first + b as u64, bucket_bits, &mut pad);
+                    for (o, x) in out.iter_mut().zip(&pad) {
+                        *o ^= x;
+                    }
+                }
+                send_chunked(session, p, &level_bytes)?;
+            }
+            Side::Server(_) => {
+                let theirs = recv_chunked(session, p, "encrypted buckets", level_bytes.len())?;
+                for (b, (mine, t)) in level_bytes
+                    .chunks_exact(bucket_bytes)
+                    .zip(theirs.chunks_exact(bucket_bytes))
+                    .enumerate()
+                {
+                    if !bucket_bits.is_multiple_of(8)
+                        && t.last().is_some_and(|&x| x >> (bucket_bits % 8) != 0)
+                    {
+                        let e = wire::PeerFault::malformed(p, "encrypted bucket", "padding bits");
+                        return Err(e.into());
+                    }
+                    let cipher: Vec<u8> = mine.iter().zip(t).map(|(x, y)| x ^ y).collect();
+                    tree.store(bucket_at(level, b as u64), first + b as u64, &cipher);
+                }
+            }
+        }
+        trees.push(tree);
+        lower = leaves;
+    }
+    Ok((trees, nonce, lower))
+}
+
+/// The base map's labels (its bits XOR-shared as `shares`): the server's zero labels and the
+/// client's active labels under the ORAM's Δ, one correlated OT per bit.
+fn base_bits(params: &Params, top: &[u64]) -> Vec<bool> {
+    let w = params.base_entry_bits() as usize;
+    top.iter()
+        .flat_map(|&l| (0..w).map(move |k| (l >> k) & 1 == 1))
+        .collect()
+}
+
+/// The server's side of the load: `data` its XOR share of every item's payload
+/// (`⌈d/8⌉` bytes each; the array itself when the server holds it and the client passes zeros),
+/// `oram_ot` the ORAM's OT extension (its Δ is the ORAM garbler's: pass it to
+/// [`Server::new`](crate::driver::Server::new)), `send`/`recv` the load's own OT extensions
+/// with the client (`send`'s Δ fresh: the load garbles under it). Pairs with [`load_client`].
+///
+/// # Errors
+/// Transport failures; the client's malformed messages; [`Gkk12Error::LoadOverflow`] if a
+/// tree's bins keep overflowing; [`Gkk12Error::Misuse`] for a payload of the wrong size.
+#[allow(clippy::too_many_arguments)]
+pub fn load_server<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    params: &Params,
+    data: &[u8],
+    oram_ot: &mut impl CotExtSender,
+    send: &mut impl CotExtSender,
+    recv: &mut impl CotExtReceiver,
+    rng: &mut R,
+) -> Result<ServerState, Gkk12Error> {
+    let mut garbler = Garbler::new(send.delta(), 0)?;
+    let mut side = Side::Server(&mut garbler);
+    let (trees, nonce, top) = run(session, params, data, &mut side, send, recv, rng)?;
+    let bits = base_bits(params, &top);
+    let delta = oram_ot.delta();
+    let base = if bits.is_empty() {
+        Vec::new()
+    } else {
+        cot_send(session, oram_ot, bits.len())?
+            .q
+            .into_iter()
+            .zip(&bits)
+            .map(|(q, &b)| if b { q ^ delta } else { q })
+            .collect()
+    };
+    let zero: Block = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+    session.send_bytes(peer(session)?, &zero.to_le_bytes())?;
+    Ok(ServerState {
+        params: *params,
+        trees,
+        base,
+        zero,
+        next_nonce: nonce + 1,
+        sparse: false,
+    })
+}
+
+/// The client's side of the load (see [`load_server`]): a fresh pad key from `rng`.
+///
+/// # Errors
+/// As [`load_server`].
+#[allow(clippy::too_many_arguments)]
+pub fn load_client<R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    params: &Params,
+    data: &[u8],
+    oram_ot: &mut impl CotExtReceiver,
+    send: &mut impl CotExtSender,
+    recv: &mut impl CotExtReceiver,
+    rng: &mut R,
+) -> Result<ClientState, Gkk12Error> {
+    let mut key = [0u8; 16];
+    rng.fill_bytes(&mut key);
+    let key = PadKey::new(key);
+    let mut evaluator = Evaluator::new(0);
+    let mut side = Side::Client(&mut evaluator, &key);
+    let (_, nonce, top) = run(session, params, data, &mut side, send, recv, rng)?;
+    let bits = base_bits(params, &top);
+    let base = if bits.is_empty() {
+        Vec::new()
+    } else {
+        cot_receive(session, oram_ot, &bits)?.t
+    };
+    let from = peer(session)?;
+    let z = session.recv_bytes(from)?;
+    wire::exact_len(from, "constant-zero label", &z, 16)?;
+    let zero = Block::from_le_bytes(z.try_into().unwrap_or([0; 16]));
+    Ok(ClientState {
+        params: *params,
+        key,
+        base,
+        zero,
+        last_nonce: nonce,
+        sparse: false,
+    })
+}
