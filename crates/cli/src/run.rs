@@ -58,9 +58,9 @@ pub enum Backend {
     #[value(name = "duoram2p")]
     Duoram2p,
     /// Two parties and no third, the memory in GKK12's binary-tree ORAM (polylogarithmic
-    /// accesses): started empty by the two parties alone and loaded by one ORAM write per word
-    /// that is not publicly 0 (GKK12's Figure 1); the CPU step as for `gkk12`. Roles name
-    /// parties 0 and 1.
+    /// accesses), loaded by the two parties alone (an oblivious bin sort of every word, or one
+    /// ORAM write per word into an empty ORAM when few words are not publicly 0); the CPU step
+    /// as for `gkk12`. Roles name parties 0 and 1.
     #[value(name = "gkk12-tree")]
     Gkk12Tree,
 }

@@ -4,11 +4,15 @@
 //! polylogarithmic (GKK12 §4).
 //!
 //! # Load
-//! The two parties start the ORAM **empty** ([`doram_gkk12::empty`]: every address reads 0,
-//! nobody placed anything, so nobody knows where anything is) and then write every cell that
-//! is not publicly 0, one ORAM access each: GKK12's own initialisation (Figure 1), so the load
-//! costs as many accesses as the memory has such cells. Arrays filled with 0 cost nothing.
-//! The faster load of [`doram_gkk12::load`] needs a third party; see docs/notes/gkk12.md.
+//! By the two parties alone, in one of two ways:
+//! * **Sorted** ([`doram_gkk12::sortload`]), when more than [`FIGURE1_MAX_WRITES`] cells are
+//!   not publicly 0: every cell's word becomes XOR shares (A2B), every item of every tree gets
+//!   a leaf of random bits neither party knows, and an oblivious bin placement
+//!   ([`doram_gkk12::binsort`]) puts it into the bucket of its leaf's path at one level, among
+//!   dummies. O(n log n) small garbled gates and OT-switched bits.
+//! * **GKK12 Figure 1** otherwise: the ORAM starts empty ([`doram_gkk12::empty`]: every
+//!   address reads 0, nobody placed anything) and every cell that is not publicly 0 is written,
+//!   one ORAM access each; arrays filled with 0 cost nothing.
 //!
 //! # One access
 //! The machine's words are additive F_p shares under its engine ([`doram_twopc::arith`]),
@@ -34,7 +38,7 @@
 use doram_core::PartyId;
 use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
-use doram_gkk12::empty;
+use doram_gkk12::{empty, sortload};
 use doram_prim::aes::Block;
 use doram_twopc::arith::Share;
 use doram_twopc::driver::{
@@ -56,6 +60,10 @@ const WORD_BITS: usize = 128;
 
 /// Words converted per batch while the memory is loaded (bounds the labels in flight).
 const LOAD_CHUNK: usize = 1024;
+
+/// The most words GKK12 Figure 1 loads (one ORAM write each, into an ORAM started empty);
+/// a memory with more words not publicly 0 is loaded by the sorted load instead.
+pub const FIGURE1_MAX_WRITES: usize = 64;
 
 /// This party's side of the ORAM.
 enum Side {
@@ -169,6 +177,49 @@ impl TreeMemory {
             .collect()
     }
 
+    /// The sorted load ([`doram_gkk12::sortload`]) of every cell: its XOR shares (A2B in
+    /// batches), the load's own OT extensions both ways (the load garbles under a fresh Δ),
+    /// and the ORAM's.
+    fn sorted(ctx: &mut Ctx<'_>, cells: &[Share], params: Params) -> Result<Self, ProgramError> {
+        let len = params.items() as usize;
+        let mut data = vec![0u8; len * WORD_BITS / 8];
+        for (k, chunk) in cells.chunks(LOAD_CHUNK).enumerate() {
+            let bits = TreeMemory::xor_shares(ctx, chunk, WORD_BITS)?;
+            let at = k * LOAD_CHUNK * WORD_BITS / 8;
+            for (j, &b) in bits.iter().enumerate() {
+                if b {
+                    data[at + j / 8] |= 1 << (j % 8);
+                }
+            }
+        }
+        let (arith, session, rng) = ctx.parts();
+        let side = if arith.me() == PartyId::P0 {
+            let mut ot =
+                softspoken_sender_setup(session, ChunkBits::default(), random_delta(rng), rng)?;
+            let mut send =
+                softspoken_sender_setup(session, ChunkBits::default(), random_delta(rng), rng)?;
+            let mut recv = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
+            let state =
+                sortload::load_server(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
+            let prg = doram_prim::AesPrg::new(rng.next_seed());
+            Side::Server(Box::new(Server::new(state, ot, prg)?))
+        } else {
+            let mut ot = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
+            let mut recv = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
+            let mut send =
+                softspoken_sender_setup(session, ChunkBits::default(), random_delta(rng), rng)?;
+            let state =
+                sortload::load_client(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
+            let prg = doram_prim::AesPrg::new(rng.next_seed());
+            Side::Client(Box::new(Client::new(state, ot, prg)?))
+        };
+        Ok(TreeMemory {
+            side,
+            len,
+            addr_bits: params.address_bits(),
+        })
+    }
+
     /// Reads the words at the addresses whose XOR shares are `addr_shares`, in order.
     fn read_shared(
         &mut self,
@@ -210,6 +261,12 @@ impl Memory2 for TreeMemory {
         let len = cells.len().max(1);
         let params = Params::paper(len as u64, WORD_BITS)
             .map_err(|_| ProgramError::Misuse("the tree ORAM holds at most 2^32 words"))?;
+        let written: Vec<usize> = (0..cells.len())
+            .filter(|&i| !public_zero.get(i).copied().unwrap_or(false))
+            .collect();
+        if written.len() > FIGURE1_MAX_WRITES {
+            return TreeMemory::sorted(ctx, &cells, params);
+        }
         let (arith, session, rng) = ctx.parts();
         let side = if arith.me() == PartyId::P0 {
             let delta = random_delta(rng);
@@ -228,9 +285,6 @@ impl Memory2 for TreeMemory {
             len,
             addr_bits: params.address_bits(),
         };
-        let written: Vec<usize> = (0..cells.len())
-            .filter(|&i| !public_zero.get(i).copied().unwrap_or(false))
-            .collect();
         let write = TreeMemory::public(ctx, true);
         for chunk in written.chunks(LOAD_CHUNK) {
             let values: Vec<Share> = chunk.iter().map(|&i| cells[i]).collect();
