@@ -29,10 +29,10 @@
 //!   [`binsort`].
 //!
 //! The two-party RAM machine that runs the shared RAM programs (`doram_programs::two`) holds
-//! its memory in [`scan`] (`doram run --backend gkk12`) or in the tree ORAM started [`empty`]
-//! (`--backend gkk12-tree`). **Not yet here**: a fast load of a large array by the two parties
-//! alone (docs/notes/gkk12.md weighs the options); [`load`] needs its helper. `testkit`'s
-//! dealer, which sees every secret, remains for tests only.
+//! its memory in [`scan`] (`doram run --backend gkk12`) or in the tree ORAM (`--backend
+//! gkk12-tree`), loaded by [`sortload`] or, for few words, started [`empty`] and written word by
+//! word. [`load`] (with its helper) remains the fastest load and the one `doram bench gkk12`
+//! measures. `testkit`'s dealer, which sees every secret, remains for tests only.
 
 pub mod binsort;
 pub mod bits;
