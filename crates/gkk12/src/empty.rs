@@ -37,6 +37,24 @@ fn block<R: RngCore + ?Sized>(rng: &mut R) -> Block {
     (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())
 }
 
+/// The server's label of the constant 0, drawn and sent to the client ([`recv_zero`]).
+pub(crate) fn send_zero<R: RngCore + ?Sized>(
+    session: &mut Session,
+    rng: &mut R,
+) -> Result<Block, Gkk12Error> {
+    let zero = block(rng);
+    session.send_bytes(peer(session)?, &zero.to_le_bytes())?;
+    Ok(zero)
+}
+
+/// The client's label of the constant 0, from the server ([`send_zero`]).
+pub(crate) fn recv_zero(session: &mut Session) -> Result<Block, Gkk12Error> {
+    let from = peer(session)?;
+    let z = session.recv_bytes(from)?;
+    wire::exact_len(from, "constant-zero label", &z, 16)?;
+    Ok(Block::from_le_bytes(z.try_into().unwrap_or([0; 16])))
+}
+
 /// Bits of the base map.
 fn base_len(params: &Params) -> usize {
     params.base_entries() as usize * params.base_entry_bits() as usize
@@ -84,8 +102,7 @@ pub fn server_state<S: CotExtSender, R: RngCore + CryptoRng + ?Sized>(
             })
             .collect()
     };
-    let zero = block(rng);
-    session.send_bytes(peer(session)?, &zero.to_le_bytes())?;
+    let zero = send_zero(session, rng)?;
     Ok(ServerState {
         params: *params,
         trees: empty_trees(params),
@@ -116,10 +133,7 @@ pub fn client_state<O: CotExtReceiver, R: RngCore + CryptoRng + ?Sized>(
         let choices: Vec<bool> = (0..n).map(|_| rng.next_u32() & 1 == 1).collect();
         cot_receive(session, ot, &choices)?.t
     };
-    let from = peer(session)?;
-    let z = session.recv_bytes(from)?;
-    wire::exact_len(from, "constant-zero label", &z, 16)?;
-    let zero = Block::from_le_bytes(z.try_into().unwrap_or([0; 16]));
+    let zero = recv_zero(session)?;
     Ok(ClientState {
         params: *params,
         key: PadKey::new(key),

@@ -28,7 +28,6 @@
 
 use doram_core::wire;
 use doram_net::Session;
-use doram_prim::aes::Block;
 use doram_twopc::driver::{cot_receive, cot_send, peer};
 use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
@@ -37,6 +36,7 @@ use rand_core::{CryptoRng, RngCore};
 use crate::binsort::{self, Layout, Role};
 use crate::circuits::SlotCodec;
 use crate::driver::{ClientState, Gkk12Error, ServerState};
+use crate::empty::{recv_zero, send_zero};
 use crate::load::{log2_overflow, recv_chunked, send_chunked};
 use crate::params::{Params, RADIX, TreeGeometry};
 use crate::shuffle::Shares;
@@ -277,8 +277,7 @@ pub fn load_server<R: RngCore + CryptoRng + ?Sized>(
             .map(|(q, &b)| if b { q ^ delta } else { q })
             .collect()
     };
-    let zero: Block = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
-    session.send_bytes(peer(session)?, &zero.to_le_bytes())?;
+    let zero = send_zero(session, rng)?;
     Ok(ServerState {
         params: *params,
         trees,
@@ -315,10 +314,7 @@ pub fn load_client<R: RngCore + CryptoRng + ?Sized>(
     } else {
         cot_receive(session, oram_ot, &bits)?.t
     };
-    let from = peer(session)?;
-    let z = session.recv_bytes(from)?;
-    wire::exact_len(from, "constant-zero label", &z, 16)?;
-    let zero = Block::from_le_bytes(z.try_into().unwrap_or([0; 16]));
+    let zero = recv_zero(session)?;
     Ok(ClientState {
         params: *params,
         key,

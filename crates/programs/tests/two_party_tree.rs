@@ -8,66 +8,13 @@ mod common;
 
 use doram_core::{Entropy, PartyId};
 use doram_mpc::testkit::test_seed;
-use doram_programs::input::{Edge, Prefs};
-use doram_programs::{
-    BfsDense, BfsQueue, BinarySearch, Dijkstra, LinearSearch, Machine2Tree, Part, Program, Roles,
-    StableMatching,
-};
-use rand::seq::SliceRandom;
+use doram_programs::{BinarySearch, Machine2Tree, Part, Program as _, Roles};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
 
-/// Runs `P` on the tree memory and checks it against the plaintext reference.
-fn check<P: Program>(roles: Roles, data: P::Data<'_>, query: P::Query, seed: u64)
-where
-    P::Output: Clone + PartialEq + std::fmt::Debug,
-{
-    common::check_two::<P, Machine2Tree>(roles, data, query, seed);
-}
-
 #[test]
 fn programs_match_plaintext_on_the_tree_oram() {
-    let seed = test_seed();
-    let mut rng = ChaCha12Rng::seed_from_u64(seed);
-    let flipped = Roles {
-        owner: PartyId::P1,
-        querier: PartyId::P0,
-        receiver: PartyId::P0,
-    };
-    for (n, roles) in [
-        (1usize, Roles::two_party()),
-        (7, flipped),
-        (70, Roles::two_party()),
-    ] {
-        let mut data: Vec<u64> = (0..n).map(|_| rng.random_range(0..200)).collect();
-        data.sort_unstable();
-        for key in [data[n / 2], 201] {
-            check::<BinarySearch>(roles, &data, key, seed);
-        }
-        check::<LinearSearch>(roles, &data, data[0], seed);
-    }
-    let edge = |rng: &mut ChaCha12Rng, v: u64, w: u64| Edge {
-        from: rng.random_range(0..v),
-        to: rng.random_range(0..v),
-        weight: rng.random_range(0..=w),
-    };
-    let v = 6u64;
-    let unit: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 1)).collect();
-    let weighted: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 9)).collect();
-    check::<BfsQueue>(Roles::two_party(), (v, &unit), 0, seed);
-    check::<BfsDense>(Roles::two_party(), (v, &unit), 1, seed);
-    check::<Dijkstra>(Roles::two_party(), (v, &weighted), 2, seed);
-    let k = 3usize;
-    let mut list = |_| {
-        let mut l: Vec<u64> = (0..k as u64).collect();
-        l.shuffle(&mut rng);
-        l
-    };
-    let prefs = Prefs {
-        proposers: (0..k).map(&mut list).collect(),
-        acceptors: (0..k).map(&mut list).collect(),
-    };
-    check::<StableMatching>(Roles::two_party(), &prefs, (), seed);
+    common::every_program_two::<Machine2Tree>(&[1, 7, 70], test_seed());
 }
 
 fn transcripts(data: &[u64], key: u64) -> Vec<doram_net::Transcript> {

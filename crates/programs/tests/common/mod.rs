@@ -234,3 +234,54 @@ pub fn short_frames_two(
     }
     cases
 }
+
+/// Every program on the two-party host `H` against its plaintext reference, on random inputs
+/// from `seed`: binary and linear search on sorted arrays of each of `search_sizes` entries
+/// (the middle key and one above every entry; with the roles flipped for the second size),
+/// BFS in both forms, Dijkstra and stable matching.
+pub fn every_program_two<H: doram_programs::Host>(search_sizes: &[usize], seed: u64) {
+    use doram_core::PartyId;
+    use doram_programs::input::{Edge, Prefs};
+    use doram_programs::{
+        BfsDense, BfsQueue, BinarySearch, Dijkstra, LinearSearch, StableMatching,
+    };
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(seed);
+    let flipped = Roles {
+        owner: PartyId::P1,
+        querier: PartyId::P0,
+        receiver: PartyId::P0,
+    };
+    for (k, &n) in search_sizes.iter().enumerate() {
+        let roles = if k == 1 { flipped } else { Roles::two_party() };
+        let mut data: Vec<u64> = (0..n).map(|_| rng.random_range(0..200)).collect();
+        data.sort_unstable();
+        for key in [data[n / 2], 201] {
+            check_two::<BinarySearch, H>(roles, &data, key, seed);
+        }
+        check_two::<LinearSearch, H>(roles, &data, data[0], seed);
+    }
+    let edge = |rng: &mut rand_chacha::ChaCha12Rng, v: u64, w: u64| Edge {
+        from: rng.random_range(0..v),
+        to: rng.random_range(0..v),
+        weight: rng.random_range(0..=w),
+    };
+    let v = 6u64;
+    let unit: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 1)).collect();
+    let weighted: Vec<Edge> = (0..9).map(|_| edge(&mut rng, v, 9)).collect();
+    check_two::<BfsQueue, H>(Roles::two_party(), (v, &unit), 0, seed);
+    check_two::<BfsDense, H>(Roles::two_party(), (v, &unit), 1, seed);
+    check_two::<Dijkstra, H>(Roles::two_party(), (v, &weighted), 2, seed);
+    let k = 3usize;
+    let mut list = |_| {
+        let mut l: Vec<u64> = (0..k as u64).collect();
+        l.shuffle(&mut rng);
+        l
+    };
+    let prefs = Prefs {
+        proposers: (0..k).map(&mut list).collect(),
+        acceptors: (0..k).map(&mut list).collect(),
+    };
+    check_two::<StableMatching, H>(Roles::two_party(), &prefs, (), seed);
+}
