@@ -29,11 +29,12 @@
 //!
 //! Every access reads and writes back, the write bit an input of the circuits, so the
 //! operation type stays hidden ([`Ram::hides_op_type`](crate::Ram::hides_op_type) is true).
-//! Sizes, message counts and rounds follow from the memory's size alone.
+//! Sizes, message counts and rounds follow from the memory's size and from which cells are
+//! publicly 0 (both public).
 //!
 //! Addresses must lie below the memory's length, as for every memory of the machine: the ORAM
-//! covers addresses up to the next power of two, but an access beyond the length reads 0 and,
-//! past the base map's last entry, reveals the leaf 0 instead of a random one.
+//! covers addresses up to the next power of two, but an access beyond the length reads 0 and
+//! may reveal the leaf 0 instead of a random one, which tells that it was out of range.
 
 use doram_core::PartyId;
 use doram_gkk12::Params;
