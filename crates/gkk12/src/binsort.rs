@@ -199,7 +199,7 @@ fn merge_split_circuit(log_slots: u32) -> Result<Circuit, Gkk12Error> {
 #[allow(clippy::too_many_arguments)]
 pub fn place<R: RngCore + ?Sized>(
     session: &mut Session,
-    role: Role<'_>,
+    mut role: Role<'_>,
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     records: &Shares,
@@ -214,6 +214,15 @@ pub fn place<R: RngCore + ?Sized>(
         ));
     }
     layout.check(n)?;
+    if let Role::Garbler(g) = &role
+        && g.delta() != ot_send.delta()
+    {
+        // The evaluator's input labels come by OT under `ot_send`'s Δ: any other Δ would
+        // garble circuits whose outputs decode to garbage.
+        return Err(Gkk12Error::Misuse(
+            "the garbler's Δ must be its OT sender's",
+        ));
+    }
     let (bins, z, rb) = (layout.bins(), layout.slots(), layout.bytes);
     // One byte more per entry for the destination's share.
     let eb = rb + 1;
@@ -225,7 +234,6 @@ pub fn place<R: RngCore + ?Sized>(
     }
     let circuit = merge_split_circuit(layout.log_slots)?;
     let p = peer(session)?;
-    let mut role = role;
     for s in 0..layout.log_bins {
         // Blocks: bins b and b + 2^s for every b with bit s clear, in increasing b.
         let order: Vec<usize> = (0..bins)

@@ -30,12 +30,9 @@ use rand_core::{CryptoRng, RngCore};
 
 use crate::circuits::SlotCodec;
 use crate::driver::{ClientState, Gkk12Error, ServerState};
+use crate::load::block;
 use crate::params::Params;
 use crate::storage::{EncTree, PadKey};
-
-fn block<R: RngCore + ?Sized>(rng: &mut R) -> Block {
-    (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())
-}
 
 /// The server's label of the constant 0, drawn and sent to the client ([`recv_zero`]).
 pub(crate) fn send_zero<R: RngCore + ?Sized>(

@@ -1042,7 +1042,8 @@ pub fn run_threads(
     }
 }
 
-fn block<R: RngCore + ?Sized>(rng: &mut R) -> Block {
+/// A random 128-bit block.
+pub(crate) fn block<R: RngCore + ?Sized>(rng: &mut R) -> Block {
     (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64())
 }
 

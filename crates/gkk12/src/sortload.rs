@@ -116,8 +116,8 @@ fn records(
     Shares { bytes, data }
 }
 
-/// One party's side of the load: the trees (server) or the pad key's nonces (client), and the
-/// top tree's leaf shares.
+/// One party's side of the load: the trees (the server's; none at the client), the last
+/// nonce and the top tree's leaf shares.
 #[allow(clippy::too_many_arguments)]
 fn run<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
@@ -195,7 +195,6 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                 copy_bits(out, s * sb, rec, sb);
             }
         }
-        let mut tree = EncTree::new(g.buckets(), bucket_bits);
         let first = nonce + 1;
         nonce += layout.bins() as u64;
         match side {
@@ -211,6 +210,8 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                 send_chunked(session, p, &level_bytes)?;
             }
             Side::Server(_) => {
+                // Only the server stores trees.
+                let mut tree = EncTree::new(g.buckets(), bucket_bits);
                 let theirs = recv_chunked(session, p, "encrypted buckets", level_bytes.len())?;
                 for (b, (mine, t)) in level_bytes
                     .chunks_exact(bucket_bytes)
@@ -226,9 +227,9 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                     let cipher: Vec<u8> = mine.iter().zip(t).map(|(x, y)| x ^ y).collect();
                     tree.store(bucket_at(level, b as u64), first + b as u64, &cipher);
                 }
+                trees.push(tree);
             }
         }
-        trees.push(tree);
         lower = leaves;
     }
     Ok((trees, nonce, lower))

@@ -161,3 +161,43 @@ fn an_overflowing_bin_is_an_error_at_both_parties() {
         );
     }
 }
+
+#[test]
+fn a_garbler_under_another_delta_is_refused_before_sending() {
+    let l = layout(1, 2, 9);
+    let ((err, bytes), ()) = run2(
+        |mut s: Session| {
+            let mut rng = insecure_rng_for_tests(30);
+            let delta = random_delta(&mut rng);
+            let mut send =
+                softspoken_sender_setup(&mut s, ChunkBits::default(), delta, &mut rng).unwrap();
+            let mut recv =
+                softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
+            let mut garbler = Garbler::new(random_delta(&mut rng), 0).unwrap();
+            let before = s.stats().total().sum().bytes_sent;
+            let shares = Shares {
+                bytes: 9,
+                data: vec![0; 18],
+            };
+            let r = place(
+                &mut s,
+                Role::Garbler(&mut garbler),
+                &mut send,
+                &mut recv,
+                &shares,
+                &l,
+                0,
+                &mut rng,
+            );
+            (r.unwrap_err(), s.stats().total().sum().bytes_sent - before)
+        },
+        |mut s: Session| {
+            let mut rng = insecure_rng_for_tests(31);
+            softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
+            let delta = random_delta(&mut rng);
+            softspoken_sender_setup(&mut s, ChunkBits::default(), delta, &mut rng).unwrap();
+        },
+    );
+    assert!(matches!(err, Gkk12Error::Misuse(_)), "{err:?}");
+    assert_eq!(bytes, 0);
+}
