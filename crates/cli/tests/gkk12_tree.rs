@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{doram, run_json};
+use common::run_json;
 
 fn json_of(bytes: &[u8]) -> serde_json::Value {
     serde_json::from_slice(bytes).expect("one JSON document")
@@ -62,17 +62,7 @@ fn run_binary_search_and_bfs_on_the_tree_oram() {
 #[test]
 fn party_run_on_the_tree_oram_as_two_processes() {
     let dir = tempfile::tempdir().unwrap();
-    let out = doram()
-        .args(["--json", "certs", "--parties", "2", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let config = json_of(&out.stdout)["config"].as_str().unwrap().to_string();
+    let config = common::certs(dir.path(), 2);
     let data = dir.path().join("sorted.csv");
     std::fs::write(&data, "2\n3\n5\n7\n11\n13\n17\n19\n23\n").unwrap();
     let bin = assert_cmd::cargo::cargo_bin("doram");

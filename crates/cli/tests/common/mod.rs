@@ -22,3 +22,15 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("one JSON document")
 }
+
+/// Runs `doram certs --parties N --out DIR`, which must succeed; returns the config's path.
+pub fn certs(dir: &std::path::Path, parties: usize) -> String {
+    let v = run_json(&[
+        "certs",
+        "--parties",
+        &parties.to_string(),
+        "--out",
+        dir.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    v["config"].as_str().expect("the config's path").to_string()
+}
