@@ -52,6 +52,8 @@ use doram_prim::prg::AesPrg;
 use doram_twopc::driver::{cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer};
 use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
+use std::io::Write;
+
 use doram_twopc::{Circuit, TwopcError};
 use rand_core::RngCore;
 use thiserror::Error;
@@ -59,6 +61,7 @@ use thiserror::Error;
 use crate::bits::Circuits;
 use crate::circuits::{SlotCodec, StepCircuit};
 use crate::params::Params;
+use crate::persist::{Role, SavedClient, SavedServer, StateError, StateWriter};
 use crate::storage::{EncTree, PadKey, bit};
 use crate::tree::{eviction_schedule, path};
 
@@ -704,6 +707,44 @@ impl<S: CotExtSender> Server<S> {
         })
     }
 
+    /// Resumes a server from its saved state ([`read_server`](crate::persist::read_server)) with a fresh OT
+    /// extension `ot` set up under the saved Δ ([`SavedServer::delta`]); the AND counter runs
+    /// on from the saved one, so no tweak is used twice under Δ.
+    ///
+    /// # Errors
+    /// [`Gkk12Error::Misuse`] if `ot`'s Δ is not the saved one; as [`Server::new`].
+    pub fn resume(saved: SavedServer, ot: S, rng: AesPrg) -> Result<Server<S>, Gkk12Error> {
+        if ot.delta() != saved.delta {
+            return Err(Gkk12Error::Misuse(
+                "a resumed server's OT extension must use the saved Δ",
+            ));
+        }
+        let mut server = Server::new(saved.state, ot, rng)?;
+        server.garbler.resume_at(saved.and_gates);
+        Ok(server)
+    }
+
+    /// Writes this party's state to `out` ([`crate::persist`]'s format) so that a later run resumes
+    /// it ([`Server::resume`]); the server may go on with accesses after saving.
+    ///
+    /// # Errors
+    /// [`StateError::Poisoned`] after a failed access; write failures.
+    pub fn save(&self, out: &mut dyn Write) -> Result<(), StateError> {
+        if self.poisoned {
+            return Err(StateError::Poisoned);
+        }
+        let mut w = StateWriter::new(out, Role::Server, &self.params, self.sparse)?;
+        w.block(self.delta())?;
+        w.u64(self.garbler.and_gates())?;
+        w.u64(self.next_nonce)?;
+        w.block(self.zero)?;
+        w.blocks(&self.base)?;
+        for t in &self.trees {
+            t.write_state(&mut w)?;
+        }
+        Ok(w.finish()?)
+    }
+
     /// The parameters.
     pub fn params(&self) -> &Params {
         &self.params
@@ -957,6 +998,35 @@ impl<R: CotExtReceiver> Client<R> {
             last_nonce: state.last_nonce,
             poisoned: false,
         })
+    }
+
+    /// Resumes a client from its saved state ([`read_client`](crate::persist::read_client)) with a fresh OT
+    /// extension `ot`; the AND counter runs on from the saved one, as the server's does.
+    ///
+    /// # Errors
+    /// As [`Client::new`].
+    pub fn resume(saved: SavedClient, ot: R, rng: AesPrg) -> Result<Client<R>, Gkk12Error> {
+        let mut client = Client::new(saved.state, ot, rng)?;
+        client.evaluator.resume_at(saved.and_gates);
+        Ok(client)
+    }
+
+    /// Writes this party's state to `out` ([`crate::persist`]'s format) so that a later run resumes
+    /// it ([`Client::resume`]).
+    ///
+    /// # Errors
+    /// [`StateError::Poisoned`] after a failed access; write failures.
+    pub fn save(&self, out: &mut dyn Write) -> Result<(), StateError> {
+        if self.poisoned {
+            return Err(StateError::Poisoned);
+        }
+        let mut w = StateWriter::new(out, Role::Client, &self.params, self.sparse)?;
+        w.bytes(&self.key.key_bytes())?;
+        w.u64(self.evaluator.and_gates())?;
+        w.u64(self.last_nonce)?;
+        w.block(self.zero)?;
+        w.blocks(&self.base)?;
+        Ok(w.finish()?)
     }
 
     /// The parameters.

@@ -26,7 +26,9 @@
 //!   oblivious sort's butterfly, merge-splits from a small garbled circuit and OT shuffles),
 //!   the core of a fast two-party load;
 //! * [`sortload`]: the initial load by the two parties alone, every tree placed by
-//!   [`binsort`].
+//!   [`binsort`];
+//! * [`persist`]: each party's state written to a file and resumed in a later run, so that
+//!   one load serves many programs.
 //!
 //! The two-party RAM machine that runs the shared RAM programs (`doram_programs::two`) holds
 //! its memory in [`scan`] (`doram run --backend gkk12`) or in the tree ORAM (`--backend
@@ -41,6 +43,7 @@ pub mod driver;
 pub mod empty;
 pub mod load;
 pub mod params;
+pub mod persist;
 pub mod plain;
 pub mod scan;
 pub mod search;

@@ -12,6 +12,8 @@
 
 use doram_prim::aes::{Aes128Cipher, Block};
 
+use crate::persist::{StateError, StateReader, StateWriter};
+
 /// Largest allocation of a tree's ciphertexts, in bytes: a tree is stored in chunks of whole
 /// buckets, each allocated (zeroed) when a bucket in it is first written.
 pub const CHUNK_BYTES: usize = 1 << 26;
@@ -129,10 +131,65 @@ impl EncTree {
     pub fn allocated_bytes(&self) -> usize {
         self.chunks.iter().map(Vec::len).sum()
     }
+
+    /// Writes the tree to a state file: its nonces, then each chunk (a flag, and its bytes if
+    /// allocated).
+    pub(crate) fn write_state(&self, w: &mut StateWriter<'_>) -> std::io::Result<()> {
+        w.u64(self.buckets as u64)?;
+        w.u64(self.bucket_bits as u64)?;
+        let mut buf = Vec::with_capacity(8 * 4096);
+        for ns in self.nonce.chunks(4096) {
+            buf.clear();
+            for n in ns {
+                buf.extend_from_slice(&n.to_le_bytes());
+            }
+            w.bytes(&buf)?;
+        }
+        for chunk in &self.chunks {
+            w.u8(u8::from(!chunk.is_empty()))?;
+            w.bytes(chunk)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a tree written by [`write_state`](EncTree::write_state), which must have
+    /// `buckets` buckets of `bucket_bits` bits, every nonce below `next_nonce`.
+    pub(crate) fn read_state(
+        r: &mut StateReader<'_>,
+        buckets: usize,
+        bucket_bits: usize,
+        next_nonce: u64,
+    ) -> Result<EncTree, StateError> {
+        if r.u64()? != buckets as u64 || r.u64()? != bucket_bits as u64 {
+            return Err(StateError::Corrupt("a tree's shape is not its parameters'"));
+        }
+        let mut tree = EncTree::new(0, bucket_bits);
+        tree.buckets = buckets;
+        tree.nonce = r.u64_vec(buckets)?;
+        if tree.nonce.iter().any(|&n| n >= next_nonce.max(1)) {
+            return Err(StateError::Corrupt(
+                "a bucket's nonce is not below the next nonce",
+            ));
+        }
+        tree.chunks = Vec::new();
+        let count = buckets.div_ceil(tree.per_chunk);
+        for c in 0..count {
+            let first = c * tree.per_chunk;
+            let here = tree.per_chunk.min(buckets - first);
+            tree.chunks.push(match r.u8()? {
+                0 if tree.nonce[first..first + here].iter().all(|&n| n == 0) => Vec::new(),
+                0 => return Err(StateError::Corrupt("a written bucket has no ciphertext")),
+                1 => r.byte_vec(here * tree.bucket_bytes)?,
+                _ => return Err(StateError::Corrupt("a chunk flag is neither 0 nor 1")),
+            });
+        }
+        Ok(tree)
+    }
 }
 
 /// The client's pad function F_K.
 pub struct PadKey {
+    key: [u8; 16],
     cipher: Aes128Cipher,
 }
 
@@ -146,8 +203,14 @@ impl PadKey {
     /// The pad function under key `key` (from OS entropy in any real use).
     pub fn new(key: [u8; 16]) -> PadKey {
         PadKey {
+            key,
             cipher: Aes128Cipher::new(key),
         }
+    }
+
+    /// The key, for the client's state file ([`crate::persist`]).
+    pub(crate) fn key_bytes(&self) -> [u8; 16] {
+        self.key
     }
 
     /// Appends the `bits`-bit pad of tree `tree`'s bucket written under `nonce`, packed

@@ -318,6 +318,18 @@ impl Garbler {
         self.delta
     }
 
+    /// AND gates garbled so far: the next gate's tweak index.
+    pub fn and_gates(&self) -> u64 {
+        self.next_and
+    }
+
+    /// Continues the AND counter from `next_and`, for a Δ that has garbled `next_and` gates
+    /// before (in an earlier run): every gate under one Δ needs a tweak of its own, or two
+    /// garbled tables of the same input labels may reveal Δ.
+    pub fn resume_at(&mut self, next_and: u64) {
+        self.next_and = next_and;
+    }
+
     /// Starts a new circuit of `wires` wires with the same Δ; the AND counter runs on. Labels
     /// left from an earlier circuit are not cleared (a well-formed circuit writes every wire
     /// before reading it), so starting many circuits costs nothing per wire.
@@ -493,6 +505,17 @@ impl Evaluator {
             labels: vec![0; wires],
             next_and: 0,
         }
+    }
+
+    /// AND gates evaluated so far (equal to the garbler's [`Garbler::and_gates`]).
+    pub fn and_gates(&self) -> u64 {
+        self.next_and
+    }
+
+    /// Continues the AND counter from `next_and`, as the garbler does
+    /// ([`Garbler::resume_at`]).
+    pub fn resume_at(&mut self, next_and: u64) {
+        self.next_and = next_and;
     }
 
     /// Starts a new circuit of `wires` wires; the AND counter runs on, as the garbler's does.
