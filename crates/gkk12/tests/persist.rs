@@ -23,12 +23,7 @@ type Files = (Vec<u8>, Vec<u8>);
 
 /// One run: the server and client resumed from `files` (or started empty), `ops` applied,
 /// the states saved again. Returns the results and the new files.
-fn run_once(
-    params: Params,
-    files: Option<Files>,
-    ops: &[Op],
-    seed: u64,
-) -> (Vec<Vec<u64>>, Files) {
+fn run_once(params: Params, files: Option<Files>, ops: &[Op], seed: u64) -> (Vec<Vec<u64>>, Files) {
     let n_ops = ops.len();
     let (sf, cf) = match files {
         Some((s, c)) => (Some(s), Some(c)),

@@ -576,7 +576,7 @@ fn check_inputs(
 }
 
 /// The batched search's checks at this party before anything is sent.
-fn check_batch_inputs(
+pub(crate) fn check_batch_inputs(
     me: PartyId,
     roles: &Roles,
     data: Option<&[u64]>,
@@ -661,7 +661,7 @@ fn run_on<H: Host>(
 
 /// The owner's probe tables of the `t` first probes, input to the engine in one round: the
 /// owner passes `Some(sorted entries)`, the others `None`.
-fn input_tables<H: Host>(
+pub(crate) fn input_tables<H: Host>(
     m: &mut H,
     owner: PartyId,
     data: Option<&[u64]>,

@@ -61,6 +61,10 @@ pub enum ProgramError {
     /// The two-party memory failed (e.g. a bucket overflow of the tree ORAM).
     #[error(transparent)]
     Gkk12(doram_gkk12::driver::Gkk12Error),
+    /// A binary-search database kept between runs cannot be used: missing, damaged, not
+    /// the peer's, or left by a run that did not finish ([`crate::stored`]).
+    #[error("stored database: {0}")]
+    Store(String),
     /// The roles name a party outside the session (P0–P2 with three parties, P0–P1 with
     /// two).
     #[error("roles must name parties of the session (P0, P1, and P2 with three parties)")]

@@ -184,6 +184,7 @@ pub mod matching;
 pub mod program;
 pub mod ram;
 pub mod roles;
+pub mod stored;
 pub mod two;
 pub mod two_duoram;
 pub mod two_tree;

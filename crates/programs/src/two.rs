@@ -482,6 +482,29 @@ impl<M: Memory2> Machine2With<M> {
         Ok(())
     }
 
+    /// Installs a memory made by `resume` (a state kept from an earlier run) in place of
+    /// [`boot`](Machine2With::boot): nothing may be allocated before. Returns the whole
+    /// memory as one array.
+    pub(crate) fn boot_resumed(
+        &mut self,
+        resume: impl FnOnce(&mut Ctx<'_>) -> Result<M, ProgramError>,
+    ) -> Result<OArray, ProgramError> {
+        if self.is_booted() || !self.cells.is_empty() {
+            return Err(ProgramError::Misuse(
+                "a resumed memory replaces every allocation and the boot",
+            ));
+        }
+        let memory = self.run(Part::Init, 0, |m| resume(&mut m.ctx()))?;
+        let array = OArray::new(0, memory.len());
+        self.memory = Some(memory);
+        Ok(array)
+    }
+
+    /// The booted memory.
+    pub(crate) fn memory(&self) -> Option<&M> {
+        self.memory.as_ref()
+    }
+
     fn ctx(&mut self) -> Ctx<'_> {
         Ctx {
             arith: &mut self.arith,

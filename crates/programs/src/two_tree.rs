@@ -39,6 +39,7 @@
 use doram_core::PartyId;
 use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
+use doram_gkk12::persist::{StateError, read_client, read_server};
 use doram_gkk12::{empty, sortload};
 use doram_prim::aes::Block;
 use doram_twopc::arith::Share;
@@ -217,6 +218,57 @@ impl TreeMemory {
         Ok(TreeMemory {
             side,
             len,
+            addr_bits: params.address_bits(),
+        })
+    }
+
+    /// Writes this party's side of the ORAM ([`doram_gkk12::persist`]).
+    pub(crate) fn save(&self, out: &mut dyn std::io::Write) -> Result<(), StateError> {
+        match &self.side {
+            Side::Server(s) => s.save(out),
+            Side::Client(c) => c.save(out),
+        }
+    }
+
+    /// The ORAM of `len` words resumed from this party's saved side in `input`, over fresh OT
+    /// extensions (`P0`'s under the saved Δ).
+    ///
+    /// # Errors
+    /// [`ProgramError::Store`] for a state that does not read or is not an ORAM of `len`
+    /// words; transport failures.
+    pub(crate) fn resume(
+        ctx: &mut Ctx<'_>,
+        input: &mut dyn std::io::Read,
+        len: usize,
+    ) -> Result<TreeMemory, ProgramError> {
+        let params = Params::paper(len.max(1) as u64, WORD_BITS)
+            .map_err(|_| ProgramError::Misuse("the tree ORAM holds at most 2^32 words"))?;
+        let store = |e: StateError| ProgramError::Store(format!("the ORAM's state: {e}"));
+        let (arith, session, rng) = ctx.parts();
+        let side = if arith.me() == PartyId::P0 {
+            let saved = read_server(input).map_err(store)?;
+            if *saved.params() != params {
+                return Err(ProgramError::Store(
+                    "the ORAM's size is not the database's".into(),
+                ));
+            }
+            let ot = softspoken_sender_setup(session, ChunkBits::default(), saved.delta(), rng)?;
+            let prg = doram_prim::AesPrg::new(rng.next_seed());
+            Side::Server(Box::new(Server::resume(saved, ot, prg)?))
+        } else {
+            let saved = read_client(input).map_err(store)?;
+            if *saved.params() != params {
+                return Err(ProgramError::Store(
+                    "the ORAM's size is not the database's".into(),
+                ));
+            }
+            let ot = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
+            let prg = doram_prim::AesPrg::new(rng.next_seed());
+            Side::Client(Box::new(Client::resume(saved, ot, prg)?))
+        };
+        Ok(TreeMemory {
+            side,
+            len: len.max(1),
             addr_bits: params.address_bits(),
         })
     }
