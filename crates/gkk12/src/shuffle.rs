@@ -8,9 +8,17 @@
 //! ([`apply_plain`]) are those of [`doram_twopc::shuffle`], re-exported here; that module also
 //! runs the same switch over additive F_p shares. [`hold_blocks`] and [`permute_blocks`] run
 //! independent networks on consecutive blocks of one vector (settings by [`route_blocks`]), all
-//! blocks' switches of a stage in one message: a batch of small shuffles in the rounds of one,
+//! blocks' switches of a stage in one batch: a batch of small shuffles in the rounds of one,
 //! as the merge-splits of a bucket oblivious sort need them (docs/notes/gkk12.md, "Two parties
 //! alone").
+//!
+//! # Frames
+//! A stage's corrections (`2s` bits per switch) go as frames of at most [`FRAME_BYTES`] bytes
+//! (or the `frame` of [`hold_blocks_framed`] and [`permute_blocks_framed`]), back to back in
+//! one direction, so a stage still costs one round whatever the batch's size. How many frames
+//! and how long each is follow from the size, the entry size and the frame size alone; the
+//! permuter checks every frame's exact length and routes each switch as soon as its
+//! corrections are in.
 //!
 //! # One switch, shared
 //! The vector is shared as `w ⊕ a` (holder's `w`, permuter's `a`). For the pair `(x, x')` with
@@ -23,7 +31,7 @@
 //! by G(k_(1−c)), which it does not know. Cost per switch: one OT and 2s bits for s-bit
 //! entries.
 
-use doram_core::wire;
+use doram_core::{PartyId, wire};
 use doram_net::Session;
 use doram_prim::aes::{Block, fixed_key};
 use doram_twopc::driver::{cot_receive, cot_send, peer};
@@ -32,6 +40,64 @@ use doram_twopc::shuffle::switches;
 pub use doram_twopc::shuffle::{apply_plain, route, stage_bits};
 
 use crate::driver::Gkk12Error;
+
+/// The largest message of a shuffle stage, and of the bin sort's other batches
+/// ([`crate::binsort`]): a larger batch goes as several frames of this many bytes, the last
+/// one shorter, in order. 8 MiB, the size of the chunks in which the loads send buckets
+/// ([`crate::load`], [`crate::sortload`]), so that the sorted load's largest message is 8 MiB
+/// whatever its size (its OT extension messages and garbled tables are at most 1 MiB): a
+/// transport cap of 8 MiB or more, such as the default 256 MiB, always lets it through, while
+/// a frame's fixed costs (a 12-byte header, one send and one receive) are negligible next to
+/// its payload.
+pub const FRAME_BYTES: usize = 8 << 20;
+
+/// A frame size must be at least one byte.
+pub(crate) fn check_frame(frame: usize) -> Result<(), Gkk12Error> {
+    if frame == 0 {
+        return Err(Gkk12Error::Misuse("frames of zero bytes"));
+    }
+    Ok(())
+}
+
+/// The lengths of the frames that carry `len` bytes in frames of at most `frame` bytes (not
+/// zero): all full but the last, and one empty frame for no bytes. Public sizes only.
+pub(crate) fn frame_sizes(len: usize, frame: usize) -> impl Iterator<Item = usize> {
+    let count = len.div_ceil(frame).max(1);
+    (0..count).map(move |i| (len - i * frame).min(frame))
+}
+
+/// Sends `bytes` to `to` as the frames of [`frame_sizes`], in order.
+pub(crate) fn send_framed(
+    session: &mut Session,
+    to: PartyId,
+    bytes: &[u8],
+    frame: usize,
+) -> Result<(), Gkk12Error> {
+    let mut at = 0;
+    for k in frame_sizes(bytes.len(), frame) {
+        session.send_bytes(to, &bytes[at..at + k])?;
+        at += k;
+    }
+    Ok(())
+}
+
+/// Receives the `len` bytes `what` from `from`, sent by [`send_framed`]: every frame must be
+/// exactly as long as [`frame_sizes`] says, or it is `from`'s fault.
+pub(crate) fn recv_framed(
+    session: &mut Session,
+    from: PartyId,
+    what: &'static str,
+    len: usize,
+    frame: usize,
+) -> Result<Vec<u8>, Gkk12Error> {
+    let mut out = Vec::with_capacity(len);
+    for k in frame_sizes(len, frame) {
+        let c = session.recv_bytes(from)?;
+        wire::exact_len(from, what, &c, k)?;
+        out.extend_from_slice(&c);
+    }
+    Ok(out)
+}
 
 /// G ‖ G' of a switch key: `2·bytes` bytes from fixed-key AES in counter mode on the key.
 fn expand(key: Block, bytes: usize, out: &mut Vec<u8>) {
@@ -130,8 +196,9 @@ pub fn hold(
 }
 
 /// [`hold`] for independent networks on consecutive blocks of `block` entries (a power of
-/// two dividing the size), all blocks' switches of a stage in one message: what a batch of
-/// small shuffles (a bucket sort's merge-splits) needs, in the rounds of one.
+/// two dividing the size), all blocks' switches of a stage in one batch of frames of at most
+/// [`FRAME_BYTES`] bytes: what a batch of small shuffles (a bucket sort's merge-splits) needs,
+/// in the rounds of one.
 ///
 /// # Errors
 /// As [`hold`]; [`Gkk12Error::Misuse`] if `block` does not divide the size.
@@ -142,19 +209,38 @@ pub fn hold_blocks(
     block: usize,
     inverse: bool,
 ) -> Result<(), Gkk12Error> {
+    hold_blocks_framed(session, ot, w, block, inverse, FRAME_BYTES)
+}
+
+/// [`hold_blocks`] with frames of at most `frame` bytes ([module docs](self), "Frames"); the
+/// permuter must use the same `frame`.
+///
+/// # Errors
+/// As [`hold_blocks`]; [`Gkk12Error::Misuse`] if `frame` is zero.
+pub fn hold_blocks_framed(
+    session: &mut Session,
+    ot: &mut impl CotExtSender,
+    w: &mut Shares,
+    block: usize,
+    inverse: bool,
+    frame: usize,
+) -> Result<(), Gkk12Error> {
     let peer = peer(session)?;
     let n = w.len();
     check_blocks(n, block)?;
+    check_frame(frame)?;
     let mut bits = stage_bits(block.trailing_zeros());
     if inverse {
         bits.reverse();
     }
     let sb = w.bytes;
+    let total = n * sb;
     let mut e0 = Vec::with_capacity(2 * sb);
     let mut e1 = Vec::with_capacity(2 * sb);
+    let mut msg = Vec::with_capacity(frame.min(total) + 2 * sb);
     for b in bits {
         let keys = cot_send(session, ot, n / 2)?.into_random().msgs;
-        let mut msg = Vec::with_capacity(n * sb);
+        msg.clear();
         for (x, [k0, k1]) in switches(n, b).zip(keys) {
             e0.clear();
             e1.clear();
@@ -170,8 +256,16 @@ pub fn hold_blocks(
             }
             xor_into(wx, &e0[..sb]);
             xor_into(wy, &e0[sb..]);
+            // Every full frame goes as soon as it is: the stream cut every `frame` bytes.
+            while msg.len() >= frame {
+                session.send_bytes(peer, &msg[..frame])?;
+                msg.drain(..frame);
+            }
         }
-        session.send_bytes(peer, &msg)?;
+        // The short last frame, or the one empty frame of a stage without switches.
+        if !msg.is_empty() || total == 0 {
+            session.send_bytes(peer, &msg)?;
+        }
     }
     Ok(())
 }
@@ -211,9 +305,28 @@ pub fn permute_blocks(
     controls: &[Vec<bool>],
     inverse: bool,
 ) -> Result<(), Gkk12Error> {
+    permute_blocks_framed(session, ot, a, block, controls, inverse, FRAME_BYTES)
+}
+
+/// [`permute_blocks`] with frames of at most `frame` bytes, pairing with
+/// [`hold_blocks_framed`] on the same `frame`: every frame must be exactly as long as the
+/// sizes say ([module docs](self), "Frames"), or it is the holder's fault.
+///
+/// # Errors
+/// As [`permute_blocks`]; [`Gkk12Error::Misuse`] if `frame` is zero.
+pub fn permute_blocks_framed(
+    session: &mut Session,
+    ot: &mut impl CotExtReceiver,
+    a: &mut Shares,
+    block: usize,
+    controls: &[Vec<bool>],
+    inverse: bool,
+    frame: usize,
+) -> Result<(), Gkk12Error> {
     let peer = peer(session)?;
     let n = a.len();
     check_blocks(n, block)?;
+    check_frame(frame)?;
     let mut stages: Vec<(u32, &Vec<bool>)> = stage_bits(block.trailing_zeros())
         .into_iter()
         .zip(controls)
@@ -227,23 +340,43 @@ pub fn permute_blocks(
         stages.reverse();
     }
     let sb = a.bytes;
+    let total = n * sb;
     let mut e = Vec::with_capacity(2 * sb);
+    // The corrections not yet used; `base` is the offset of `buf[0]` in the stage's stream.
+    let mut buf: Vec<u8> = Vec::with_capacity(frame.min(total) + 2 * sb);
     for (b, c) in stages {
         let keys = cot_receive(session, ot, c)?.into_random().msgs;
-        let msg = session.recv_bytes(peer)?;
-        wire::exact_len(peer, "switch corrections", &msg, n * sb)?;
+        let mut sizes = frame_sizes(total, frame);
+        buf.clear();
+        let mut base = 0;
         for ((t, x), (&swap, k)) in switches(n, b).enumerate().zip(c.iter().zip(keys)) {
+            let (start, end) = (2 * t * sb, (2 * t + 2) * sb);
+            while base + buf.len() < end {
+                let want = sizes
+                    .next()
+                    .ok_or(Gkk12Error::Misuse("more switches than the network has"))?;
+                let msg = session.recv_bytes(peer)?;
+                wire::exact_len(peer, "switch corrections", &msg, want)?;
+                buf.drain(..start - base);
+                base = start;
+                buf.extend_from_slice(&msg);
+            }
             e.clear();
             expand(k, sb, &mut e);
             let (ax, ay) = a.pair(x, x | (1 << b));
             if swap {
                 ax.swap_with_slice(ay);
-                let u = &msg[2 * t * sb..(2 * t + 2) * sb];
+                let u = &buf[start - base..end - base];
                 xor_into(ax, &u[..sb]);
                 xor_into(ay, &u[sb..]);
             }
             xor_into(ax, &e[..sb]);
             xor_into(ay, &e[sb..]);
+        }
+        // The frames no switch needed: the one empty frame of a stage without switches.
+        for want in sizes {
+            let msg = session.recv_bytes(peer)?;
+            wire::exact_len(peer, "switch corrections", &msg, want)?;
         }
     }
     Ok(())
