@@ -31,12 +31,15 @@
 //!    labels. Both parties move their shares by it.
 //!
 //! Every block of a stage goes through each step together: a stage costs the rounds of one
-//! block. Messages depend on n, the record size, L and Z only.
+//! block. Messages depend on n, the record size, L and Z only, and none is longer than
+//! [`FRAME_BYTES`] (or the `frame` of [`place_framed`]): a batch longer than that (a shuffle
+//! stage's corrections, the opened destinations, the overflow bits) goes as several frames
+//! back to back, every one checked to be of its exact length.
 //!
 //! Semi-honest: a peer's opened destinations are checked to be a permutation of each block
 //! before they are used; anything else is refused, not trusted.
 
-use doram_core::wire::{self, PeerFault};
+use doram_core::wire::PeerFault;
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_twopc::Circuit;
@@ -47,7 +50,10 @@ use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
 use rand_core::RngCore;
 
 use crate::driver::Gkk12Error;
-use crate::shuffle::{Shares, hold_blocks, permute_blocks, route_blocks};
+use crate::shuffle::{
+    FRAME_BYTES, Shares, check_frame, hold_blocks_framed, permute_blocks_framed, recv_framed,
+    route_blocks, send_framed,
+};
 
 /// Where the bins go and what a record holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,7 +205,7 @@ fn merge_split_circuit(log_slots: u32) -> Result<Circuit, Gkk12Error> {
 #[allow(clippy::too_many_arguments)]
 pub fn place<R: RngCore + ?Sized>(
     session: &mut Session,
-    mut role: Role<'_>,
+    role: Role<'_>,
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     records: &Shares,
@@ -207,6 +213,37 @@ pub fn place<R: RngCore + ?Sized>(
     tree: usize,
     rng: &mut R,
 ) -> Result<Shares, Gkk12Error> {
+    place_framed(
+        session,
+        role,
+        ot_send,
+        ot_recv,
+        records,
+        layout,
+        tree,
+        rng,
+        FRAME_BYTES,
+    )
+}
+
+/// [`place`] with messages of at most `frame` bytes (not zero; [`place`] uses
+/// [`FRAME_BYTES`]); the peer must use the same `frame`.
+///
+/// # Errors
+/// As [`place`]; [`Gkk12Error::Misuse`] if `frame` is zero.
+#[allow(clippy::too_many_arguments)]
+pub fn place_framed<R: RngCore + ?Sized>(
+    session: &mut Session,
+    mut role: Role<'_>,
+    ot_send: &mut impl CotExtSender,
+    ot_recv: &mut impl CotExtReceiver,
+    records: &Shares,
+    layout: &Layout,
+    tree: usize,
+    rng: &mut R,
+    frame: usize,
+) -> Result<Shares, Gkk12Error> {
+    check_frame(frame)?;
     let n = records.data.len().checked_div(records.bytes).unwrap_or(0);
     if records.bytes != layout.bytes {
         return Err(Gkk12Error::Misuse(
@@ -256,6 +293,7 @@ pub fn place<R: RngCore + ?Sized>(
             s,
             tree,
             rng,
+            frame,
         )?;
         for (k, &b) in order.iter().enumerate() {
             v[b * z * eb..(b + 1) * z * eb].copy_from_slice(&blocks[k * z * eb..(k + 1) * z * eb]);
@@ -268,7 +306,8 @@ pub fn place<R: RngCore + ?Sized>(
     Ok(Shares { bytes: rb, data })
 }
 
-/// One stage on `blocks` (consecutive blocks of 2Z entries of `bytes + 1` bytes).
+/// One stage on `blocks` (consecutive blocks of 2Z entries of `bytes + 1` bytes), in
+/// messages of at most `frame` bytes.
 #[allow(clippy::too_many_arguments)]
 fn stage<R: RngCore + ?Sized>(
     session: &mut Session,
@@ -282,6 +321,7 @@ fn stage<R: RngCore + ?Sized>(
     s: u32,
     tree: usize,
     rng: &mut R,
+    frame: usize,
 ) -> Result<(), Gkk12Error> {
     let z = layout.slots();
     let m = 2 * z;
@@ -327,9 +367,9 @@ fn stage<R: RngCore + ?Sized>(
         overflow.push(out[m * dbits] & 1 == 1);
     }
     // [2] The overflow bits, opened.
-    session.send_bytes(p, &crate::storage::pack(overflow.iter().copied()))?;
-    let theirs = session.recv_bytes(p)?;
-    wire::exact_len(p, "overflow bits", &theirs, count.div_ceil(8))?;
+    let packed = crate::storage::pack(overflow.iter().copied());
+    send_framed(session, p, &packed, frame)?;
+    let theirs = recv_framed(session, p, "overflow bits", count.div_ceil(8), frame)?;
     if (0..count).any(|k| overflow[k] ^ bit_of(&theirs, k)) {
         return Err(Gkk12Error::LoadOverflow { tree });
     }
@@ -343,16 +383,15 @@ fn stage<R: RngCore + ?Sized>(
         if me_permutes {
             let dests: Vec<Vec<usize>> = (0..count).map(|_| random_perm(m, rng)).collect();
             let controls = route_blocks(&dests)?;
-            permute_blocks(session, ot_recv, &mut shares, m, &controls, false)?;
+            permute_blocks_framed(session, ot_recv, &mut shares, m, &controls, false, frame)?;
         } else {
-            hold_blocks(session, ot_send, &mut shares, m, false)?;
+            hold_blocks_framed(session, ot_send, &mut shares, m, false, frame)?;
         }
     }
     // [4] Open the destinations and move.
     let my_dest: Vec<u8> = shares.data.chunks_exact(eb).map(|e| e[eb - 1]).collect();
-    session.send_bytes(p, &my_dest)?;
-    let their = session.recv_bytes(p)?;
-    wire::exact_len(p, "destination shares", &their, entries)?;
+    send_framed(session, p, &my_dest, frame)?;
+    let their = recv_framed(session, p, "destination shares", entries, frame)?;
     for k in 0..count {
         let mut seen = vec![false; m];
         let mut moved = vec![0u8; m * eb];
