@@ -202,6 +202,7 @@ fn binary_search(
         data: Some(data_path),
         key: Some(key),
         keys: None,
+        store: None,
         query: Querier { querier: 1 },
         common: Common {
             backend: crate::run::Backend::Duoram,
@@ -218,6 +219,7 @@ fn binary_search(
             let own = Inputs::Search {
                 data: (me == PartyId::P0).then(|| data.clone()),
                 keys: (me == PartyId::P1).then(|| vec![key]),
+                store: None,
             };
             let s = crate::run::party_seed(&randomness, me);
             crate::run::run_one(session, s, &program, &own)

@@ -23,6 +23,7 @@ use doram_programs::input::{
     parse_named_edges, parse_prefs, parse_sorted, vertices_of,
 };
 use doram_programs::machine::Part;
+use doram_programs::stored::{Store, run_search};
 use doram_programs::{
     Bfs, Dijkstra, Host, Machine, Machine2, Machine2Duoram, Machine2Tree, Program as _,
     StableMatching,
@@ -240,6 +241,14 @@ pub struct SearchArgs {
     /// `#` comments are skipped as in `--data`; at most 4096 keys.
     #[arg(long, value_name = "FILE", value_parser = crate::existing_file)]
     pub keys: Option<PathBuf>,
+    /// Keeps the database between runs (backend gkk12-tree): the first run loads `--data`
+    /// and each party stores its side of the ORAM; later runs give no `--data` and search
+    /// the stored database, each run saving the next state. With `doram run` the parties'
+    /// stores are DIR/p0 and DIR/p1; with `doram party run`, DIR is this party's own. A run
+    /// that stops midway leaves the stores refused (resuming them could reveal again what
+    /// the ORAM revealed); load again into empty stores then.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
     #[command(flatten)]
     pub query: Querier,
     #[command(flatten)]
@@ -365,6 +374,8 @@ pub(crate) enum Inputs {
     Search {
         data: Option<Vec<u64>>,
         keys: Option<Vec<u64>>,
+        /// This party's store (`--store`), if the database is kept between runs.
+        store: Option<PathBuf>,
     },
     Graph {
         graph: Option<(u64, Vec<Edge>)>,
@@ -448,7 +459,14 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
     };
     Ok(match program {
         Program::BinarySearch(a) => {
-            need(a.data.is_some(), roles.owner, "--data")?;
+            if a.store.is_some() && a.common.backend != Backend::Gkk12Tree {
+                bail!("--store keeps GKK12's tree ORAM between runs: give --backend gkk12-tree");
+            }
+            if a.store.is_none() {
+                need(a.data.is_some(), roles.owner, "--data")?;
+            } else if a.data.is_some() && !holds(roles.owner) {
+                bail!("--data is held by {}, not by this party", roles.owner);
+            }
             need(
                 a.key.is_some() || a.keys.is_some(),
                 roles.querier,
@@ -471,7 +489,11 @@ fn inputs(program: &Program, me: Option<PartyId>) -> Result<Inputs> {
                 }
                 (None, key) => key.map(|k| vec![k]),
             };
-            Inputs::Search { data, keys }
+            Inputs::Search {
+                data,
+                keys,
+                store: a.store.clone(),
+            }
         }
         Program::Bfs(a) | Program::Dijkstra(DijkstraArgs { graph: a, .. }) => {
             need(a.graph.is_some(), roles.owner, "--graph")?;
@@ -690,7 +712,25 @@ fn run_one_on<H: Host>(
     let roles = program.roles()?;
     let fail = || format!("{me}: {} failed", program.name());
     Ok(match inputs {
-        Inputs::Search { data, keys } => {
+        Inputs::Search {
+            data,
+            keys,
+            store: Some(dir),
+        } => {
+            let store = Store::open(dir).with_context(fail)?;
+            let r = run_search(
+                session,
+                seed,
+                roles,
+                &store,
+                data.as_deref(),
+                keys.as_deref(),
+            )
+            .with_context(fail)?;
+            let out = r.output.as_deref().map(search_json);
+            outcome(me, program, &r, out)
+        }
+        Inputs::Search { data, keys, .. } => {
             let r = run_many_on::<H>(session, seed, roles, data.as_deref(), keys.as_deref())
                 .with_context(fail)?;
             let out = r.output.as_deref().map(search_json);
@@ -762,9 +802,10 @@ pub fn run(a: &LocalRunArgs, json: bool) -> Result<()> {
         // Each party thread gets only its own role's inputs.
         let mine = |me: PartyId| -> Inputs {
             match &inputs {
-                Inputs::Search { data, keys } => Inputs::Search {
+                Inputs::Search { data, keys, store } => Inputs::Search {
                     data: data.clone().filter(|_| me == roles.owner),
                     keys: keys.clone().filter(|_| me == roles.querier),
+                    store: store.as_ref().map(|d| party_store(d, me)),
                 },
                 Inputs::Graph {
                     graph,
@@ -840,6 +881,11 @@ fn print_outcomes(program: &Program, outcomes: &[PartyOutcome]) {
     }
 }
 
+/// Party `me`'s store under the directory given to `doram run --store`.
+fn party_store(dir: &Path, me: PartyId) -> PathBuf {
+    dir.join(format!("p{}", me.index()))
+}
+
 /// `doram run --processes`: three `doram party … run …` processes over TLS, each given only
 /// its own role's input files and values.
 pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
@@ -858,8 +904,12 @@ pub(crate) fn run_processes(program: &Program) -> Result<Vec<PartyOutcome>> {
         args.extend(program.common_args());
         match program {
             Program::BinarySearch(a) => {
-                if me == roles.owner {
+                if me == roles.owner && (a.data.is_some() || a.store.is_none()) {
                     args.extend(["--data".into(), path(&a.data)?]);
+                }
+                if let Some(dir) = &a.store {
+                    let dir = party_store(dir, me);
+                    args.extend(["--store".into(), dir.display().to_string()]);
                 }
                 if me == roles.querier {
                     match (&a.keys, a.key) {
