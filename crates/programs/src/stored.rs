@@ -331,15 +331,16 @@ impl Status {
 
 /// What the run does, decided alike at both parties from the two statuses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Plan {
+enum Decision {
     /// Load the owner's array, then store generation 1.
     Load,
     /// Resume the stored generation.
     Resume,
 }
 
-/// [Decision] The same at both parties: the statuses are exchanged whole.
-fn decide(me: PartyId, ours: &Status, theirs: &Status, owner: PartyId) -> Result<Plan, String> {
+/// What to do with the two statuses: both parties hold both whole, so both decide alike (and
+/// both refuse alike).
+fn decide(me: PartyId, ours: &Status, theirs: &Status, owner: PartyId) -> Result<Decision, String> {
     let (p0, p1) = if me == PartyId::P0 {
         (ours, theirs)
     } else {
@@ -362,7 +363,7 @@ fn decide(me: PartyId, ours: &Status, theirs: &Status, owner: PartyId) -> Result
         }
     }
     match (p0.stored, p1.stored) {
-        (false, false) if owner_has_data => Ok(Plan::Load),
+        (false, false) if owner_has_data => Ok(Decision::Load),
         (false, false) => Err("no database is stored and the owner gives no array".into()),
         (true, true) if (p0.id, p0.generation, p0.n) == (p1.id, p1.generation, p1.n) => {
             if owner_has_data {
@@ -372,7 +373,7 @@ fn decide(me: PartyId, ours: &Status, theirs: &Status, owner: PartyId) -> Result
                         .into(),
                 )
             } else {
-                Ok(Plan::Resume)
+                Ok(Decision::Resume)
             }
         }
         (true, true) if p0.id != p1.id => Err("P0 and P1 store different databases".into()),
@@ -386,7 +387,7 @@ fn decide(me: PartyId, ours: &Status, theirs: &Status, owner: PartyId) -> Result
     }
 }
 
-/// [Exchange] Sends this party's status and receives the peer's: one round.
+/// Sends this party's status and receives the peer's: one round.
 fn exchange(session: &mut Session, ours: &Status) -> Result<Status, ProgramError> {
     let peer = if session.me() == PartyId::P0 {
         PartyId::P1
@@ -447,9 +448,9 @@ pub fn run_search(
         nonce,
     };
     let theirs = exchange(&mut session, &ours)?;
-    let plan = decide(me, &ours, &theirs, roles.owner).map_err(store_err)?;
-    let (id, generation, n) = match (&plan, &header) {
-        (Plan::Resume, Some(h)) => (h.id, h.generation, h.n as usize),
+    let decision = decide(me, &ours, &theirs, roles.owner).map_err(store_err)?;
+    let (id, generation, n) = match (&decision, &header) {
+        (Decision::Resume, Some(h)) => (h.id, h.generation, h.n as usize),
         _ => {
             let n = announce_size(
                 &mut session,
@@ -488,8 +489,8 @@ pub fn run_search(
     m.preprocess_bits(p.bits)?;
     let keys = Host::input_vector(&mut m, roles.querier, keys, k)?;
     let levels = engine_levels(n);
-    let (tables, array) = match (plan, header) {
-        (Plan::Resume, Some(h)) => {
+    let (tables, array) = match (decision, header) {
+        (Decision::Resume, Some(h)) => {
             if h.tables.len() != (1 << levels) - 1 {
                 return Err(store_err("the stored probe tables do not fit the database"));
             }
