@@ -12,7 +12,8 @@
 //!   and each stores the new state: generation + 1.
 //! * Anything else is refused at both parties before an access: one party without a
 //!   database, different databases or generations, the owner giving an array while one is
-//!   stored, or a store left marked in use.
+//!   stored, a store left marked in use, or a store another run holds (each run takes an OS
+//!   lock on its store's `lock` file for its whole length; the OS drops it with the process).
 //!
 //! # Why a store is never used twice from the same generation
 //! An access reveals to `P0` the leaf its item was mapped to, then maps it to a fresh one. A
@@ -58,6 +59,8 @@ const MAGIC: &[u8; 16] = b"doram-search-db1";
 const FILE: &str = "search.db";
 const NEW_FILE: &str = "search.db.new";
 const IN_USE: &str = "in-use";
+/// Locked (an OS file lock, released when the process ends) while a run uses the store.
+const LOCK: &str = "lock";
 /// Bytes of a status message: flags, identity, generation, n, nonce.
 const STATUS_BYTES: usize = 1 + 16 + 8 + 8 + 16;
 
@@ -84,6 +87,8 @@ struct Status {
     in_use: bool,
     /// The store holds the other party's side.
     foreign: bool,
+    /// Another run holds the store's lock.
+    busy: bool,
     has_data: bool,
     id: [u8; 16],
     generation: u64,
@@ -147,6 +152,24 @@ impl Store {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
+    /// Takes the store's lock for this run: `None` if another run holds it. The OS releases
+    /// it when the file is closed or the process ends, so a crash leaves no stale lock.
+    fn lock(&self) -> Result<Option<File>, ProgramError> {
+        let path = self.path(LOCK);
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| io_err(&path, e))?;
+        match f.try_lock() {
+            Ok(()) => Ok(Some(f)),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(e)) => Err(io_err(&path, e)),
         }
     }
 
@@ -292,7 +315,8 @@ impl Status {
         b[0] = u8::from(self.stored)
             | u8::from(self.in_use) << 1
             | u8::from(self.has_data) << 2
-            | u8::from(self.foreign) << 3;
+            | u8::from(self.foreign) << 3
+            | u8::from(self.busy) << 4;
         b[1..17].copy_from_slice(&self.id);
         b[17..25].copy_from_slice(&self.generation.to_le_bytes());
         b[25..33].copy_from_slice(&self.n.to_le_bytes());
@@ -305,7 +329,7 @@ impl Status {
         if b.len() != STATUS_BYTES {
             return Err(bad("wrong length").into());
         }
-        if b[0] >> 4 != 0 {
+        if b[0] >> 5 != 0 {
             return Err(bad("unknown flags").into());
         }
         let mut id = [0u8; 16];
@@ -321,6 +345,7 @@ impl Status {
             in_use: b[0] & 2 == 2,
             has_data: b[0] & 4 == 4,
             foreign: b[0] & 8 == 8,
+            busy: b[0] & 16 == 16,
             id,
             generation: u64::from_le_bytes(g),
             n: u64::from_le_bytes(n),
@@ -352,6 +377,9 @@ fn decide(me: PartyId, ours: &Status, theirs: &Status, owner: PartyId) -> Result
         p1.has_data
     };
     for (p, s) in [("P0", p0), ("P1", p1)] {
+        if s.busy {
+            return Err(format!("{p}'s store is in use by another run"));
+        }
         if s.foreign {
             return Err(format!("{p}'s store holds the other party's side"));
         }
@@ -426,7 +454,10 @@ pub fn run_search(
         return Err(store_err("a stored database holds at least one entry"));
     }
     agree_on_run(&mut session, STORED_NAME, Machine2Tree::BACKEND, &roles)?;
-    let header = store.header()?;
+    // Held until the run returns: no other run reads or writes the store meanwhile.
+    let lock = store.lock()?;
+    let busy = lock.is_none();
+    let header = if busy { None } else { store.header()? };
     let foreign = header.as_ref().is_some_and(|h| h.me != me);
     // Public: a one-way function of the seed, apart from everything the machine draws.
     let mut nonce = [0u8; 16];
@@ -439,8 +470,9 @@ pub fn run_search(
     );
     let ours = Status {
         stored: header.is_some(),
-        in_use: store.in_use(),
+        in_use: !busy && store.in_use(),
         foreign,
+        busy,
         has_data: data.is_some(),
         id: header.as_ref().map_or([0; 16], |h| h.id),
         generation: header.as_ref().map_or(0, |h| h.generation),

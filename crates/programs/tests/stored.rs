@@ -159,6 +159,12 @@ fn inconsistent_stores_are_refused_at_both_parties() {
         "different generations",
     );
 
+    // A store another run holds.
+    let held = std::fs::File::open(stores.1.join("lock")).unwrap();
+    held.try_lock().unwrap();
+    refused(run(&stores, roles, None, &k, 11), "in use by another run");
+    drop(held);
+
     // The stores swapped.
     refused(
         run(&(stores.1.clone(), stores.0.clone()), roles, None, &k, 9),
