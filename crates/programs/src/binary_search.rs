@@ -735,12 +735,26 @@ pub fn run_many_on<H: Host>(
     let array = m.alloc_input(roles.owner, data, n)?;
     m.boot(p.accesses)?;
     let results = search_many(&mut m, array, &keys, &tables)?;
+    let output = open_many_output(&mut m, roles.receiver, n, &results)?;
+    Ok(m.finish(output))
+}
+
+/// Opens a batch's results (index, found) to `receiver`, who gets one output per key, each
+/// checked to be in range for an array of `n` entries.
+///
+/// # Errors
+/// [`ProgramError::BadOutput`] for an opened value out of range; the machine's errors.
+pub(crate) fn open_many_output<H: Host>(
+    m: &mut H,
+    receiver: PartyId,
+    n: usize,
+    results: &[(H::Word, H::Bit)],
+) -> Result<Option<Vec<SearchOutput>>, ProgramError> {
     let flat: Vec<H::Word> = results
         .iter()
         .flat_map(|&(index, found)| [index, H::value(found)])
         .collect();
-    let out = m.open_to(roles.receiver, &flat)?;
-    let output = out
+    m.open_to(receiver, &flat)?
         .map(|v| {
             v.chunks(2)
                 .map(|c| {
@@ -751,8 +765,7 @@ pub fn run_many_on<H: Host>(
                 })
                 .collect::<Result<Vec<_>, ProgramError>>()
         })
-        .transpose()?;
-    Ok(m.finish(output))
+        .transpose()
 }
 
 /// The name the parties agree on for the batched search ([`run_many_with`]).

@@ -42,12 +42,11 @@ use doram_net::Session;
 use doram_twopc::arith::Share;
 
 use crate::binary_search::{
-    MAX_KEYS, MAX_N, SearchOutput, check_batch_inputs, engine_levels, input_tables, plan_many,
-    search_many,
+    MAX_KEYS, MAX_N, SearchOutput, check_batch_inputs, engine_levels, input_tables,
+    open_many_output, plan_many, search_many,
 };
 use crate::error::ProgramError;
 use crate::host::Host;
-use crate::machine::to_int;
 use crate::ram::Ram;
 use crate::roles::{PartyRun, Roles, agree_on_run, announce_size};
 use crate::two_tree::{Machine2Tree, TreeMemory};
@@ -549,23 +548,7 @@ pub fn run_search(
         }
     };
     let results = search_many(&mut m, array, &keys, &tables)?;
-    let flat: Vec<Share> = results
-        .iter()
-        .flat_map(|&(index, found)| [index, found.value()])
-        .collect();
-    let out = m.open_to(roles.receiver, &flat)?;
-    let output = out
-        .map(|v| {
-            v.chunks(2)
-                .map(|c| {
-                    Ok(SearchOutput {
-                        index: to_int(c[0], n as u128 + 1, "search index")?,
-                        found: to_int(c[1], 2, "found bit")? == 1,
-                    })
-                })
-                .collect::<Result<Vec<_>, ProgramError>>()
-        })
-        .transpose()?;
+    let output = open_many_output(&mut m, roles.receiver, n, &results)?;
     let header = Header {
         me,
         id,
