@@ -6,13 +6,13 @@
 
 mod common;
 
-use common::run2;
+use common::{layout, place_records, run2};
 use doram_gkk12::binsort::{Layout, Role, place};
 use doram_gkk12::driver::Gkk12Error;
-use doram_gkk12::shuffle::Shares;
+use doram_gkk12::shuffle::{FRAME_BYTES, Shares};
 use doram_net::{Session, Transcript};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
-use doram_twopc::gc::{Evaluator, Garbler, random_delta};
+use doram_twopc::gc::{Garbler, random_delta};
 use doram_twopc::insecure_rng_for_tests;
 use doram_twopc::softspoken::ChunkBits;
 use rand::{Rng, SeedableRng};
@@ -21,84 +21,10 @@ use rand_chacha::ChaCha12Rng;
 type Out = (Result<Shares, Gkk12Error>, Transcript);
 
 /// Records with bit 0 set (real), `labels[i]` in bits 1.., random bytes after; shared and
-/// placed by the two parties.
+/// placed by the two parties (`common::place_records`, frames of the default size).
 fn run(layout: Layout, labels: &[u64], seed: u64) -> (Vec<u8>, Out, Out) {
-    let mut rng = ChaCha12Rng::seed_from_u64(seed);
-    let rb = layout.bytes;
-    let mut v = vec![0u8; labels.len() * rb];
-    for (i, &l) in labels.iter().enumerate() {
-        let r = &mut v[i * rb..(i + 1) * rb];
-        rng.fill(r);
-        let x = 1 | (l << 1);
-        // Bits 0 ..= L: valid and label; random bits above.
-        let keep = (1u64 << (layout.log_bins + 1)) - 1;
-        let mut head = u64::from_le_bytes(r[..8].try_into().unwrap());
-        head = (head & !keep) | x;
-        r[..8].copy_from_slice(&head.to_le_bytes());
-    }
-    let w: Vec<u8> = (0..v.len()).map(|_| rng.random()).collect();
-    let a: Vec<u8> = v.iter().zip(&w).map(|(x, y)| x ^ y).collect();
-    let delta = random_delta(&mut insecure_rng_for_tests(seed));
-    let (p0, p1) = run2(
-        move |mut s: Session| {
-            let mut rng = insecure_rng_for_tests(seed + 1);
-            let mut send =
-                softspoken_sender_setup(&mut s, ChunkBits::default(), delta, &mut rng).unwrap();
-            let mut recv =
-                softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
-            let mut garbler = Garbler::new(delta, 0).unwrap();
-            s.record_transcript(true);
-            let shares = Shares { bytes: rb, data: w };
-            let out = place(
-                &mut s,
-                Role::Garbler(&mut garbler),
-                &mut send,
-                &mut recv,
-                &shares,
-                &layout,
-                0,
-                &mut rng,
-            );
-            (out, s.take_transcript().unwrap())
-        },
-        move |mut s: Session| {
-            let mut rng = insecure_rng_for_tests(seed + 2);
-            let mut recv =
-                softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
-            let mut send = softspoken_sender_setup(
-                &mut s,
-                ChunkBits::default(),
-                random_delta(&mut rng),
-                &mut rng,
-            )
-            .unwrap();
-            let mut evaluator = Evaluator::new(0);
-            s.record_transcript(true);
-            let shares = Shares { bytes: rb, data: a };
-            let out = place(
-                &mut s,
-                Role::Evaluator(&mut evaluator),
-                &mut send,
-                &mut recv,
-                &shares,
-                &layout,
-                0,
-                &mut rng,
-            );
-            (out, s.take_transcript().unwrap())
-        },
-    );
-    (v, p0, p1)
-}
-
-fn layout(log_bins: u32, log_slots: u32, bytes: usize) -> Layout {
-    Layout {
-        log_bins,
-        log_slots,
-        bytes,
-        valid: 0,
-        label: 1,
-    }
+    let (v, (r0, t0, _), (r1, t1, _)) = place_records(layout, labels, FRAME_BYTES, seed);
+    (v, (r0, t0), (r1, t1))
 }
 
 #[test]

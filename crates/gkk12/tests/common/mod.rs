@@ -5,16 +5,22 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use doram_gkk12::Params;
+use doram_gkk12::binsort::{Layout, Role, place_framed};
 use doram_gkk12::driver::{AccessLabels, Client, Gkk12Error, Server};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::plain::words_for;
+use doram_gkk12::shuffle::Shares;
 use doram_gkk12::testkit::open_insecurely;
 use doram_gkk12::tree::{Slot, path};
 use doram_net::Transcript;
 use doram_net::{LocalMesh, Session};
+use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
+use doram_twopc::gc::{Evaluator, Garbler, random_delta};
 use doram_twopc::insecure_rng_for_tests;
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
-use rand::Rng;
+use doram_twopc::softspoken::ChunkBits;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
 
 /// Every tree's slots, opened: `(slot, payload)` each.
 pub type Opened = Vec<Vec<(Slot, Vec<u64>)>>;
@@ -232,4 +238,98 @@ pub fn load3(
         help.into_inner().unwrap().unwrap(),
         [t.next().unwrap(), t.next().unwrap(), t.next().unwrap()],
     )
+}
+
+/// One party's side of a bin placement: its shares, its transcript, the rounds it took.
+pub type Placed = (Result<Shares, Gkk12Error>, Transcript, u64);
+
+/// Records with bit 0 set (real), `labels[i]` in bits 1.., random bytes after; shared and
+/// placed by the two parties in frames of `frame` bytes. The records, then both sides.
+pub fn place_records(
+    layout: Layout,
+    labels: &[u64],
+    frame: usize,
+    seed: u64,
+) -> (Vec<u8>, Placed, Placed) {
+    let mut rng = ChaCha12Rng::seed_from_u64(seed);
+    let rb = layout.bytes;
+    let mut v = vec![0u8; labels.len() * rb];
+    for (i, &l) in labels.iter().enumerate() {
+        let r = &mut v[i * rb..(i + 1) * rb];
+        rng.fill(r);
+        let keep = (1u64 << (layout.log_bins + 1)) - 1;
+        let mut head = u64::from_le_bytes(r[..8].try_into().unwrap());
+        head = (head & !keep) | 1 | (l << 1);
+        r[..8].copy_from_slice(&head.to_le_bytes());
+    }
+    let w: Vec<u8> = (0..v.len()).map(|_| rng.random()).collect();
+    let a: Vec<u8> = v.iter().zip(&w).map(|(x, y)| x ^ y).collect();
+    let delta = random_delta(&mut insecure_rng_for_tests(seed));
+    let (p0, p1) = run2(
+        move |mut s: Session| {
+            let mut rng = insecure_rng_for_tests(seed + 1);
+            let mut send =
+                softspoken_sender_setup(&mut s, ChunkBits::default(), delta, &mut rng).unwrap();
+            let mut recv =
+                softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
+            let mut garbler = Garbler::new(delta, 0).unwrap();
+            s.record_transcript(true);
+            let before = s.rounds();
+            let shares = Shares { bytes: rb, data: w };
+            let out = place_framed(
+                &mut s,
+                Role::Garbler(&mut garbler),
+                &mut send,
+                &mut recv,
+                &shares,
+                &layout,
+                0,
+                &mut rng,
+                frame,
+            );
+            let rounds = s.rounds() - before;
+            (out, s.take_transcript().unwrap(), rounds)
+        },
+        move |mut s: Session| {
+            let mut rng = insecure_rng_for_tests(seed + 2);
+            let mut recv =
+                softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut rng).unwrap();
+            let mut send = softspoken_sender_setup(
+                &mut s,
+                ChunkBits::default(),
+                random_delta(&mut rng),
+                &mut rng,
+            )
+            .unwrap();
+            let mut evaluator = Evaluator::new(0);
+            s.record_transcript(true);
+            let before = s.rounds();
+            let shares = Shares { bytes: rb, data: a };
+            let out = place_framed(
+                &mut s,
+                Role::Evaluator(&mut evaluator),
+                &mut send,
+                &mut recv,
+                &shares,
+                &layout,
+                0,
+                &mut rng,
+                frame,
+            );
+            let rounds = s.rounds() - before;
+            (out, s.take_transcript().unwrap(), rounds)
+        },
+    );
+    (v, p0, p1)
+}
+
+/// A bin layout whose records hold the valid bit at bit 0 and the label from bit 1.
+pub fn layout(log_bins: u32, log_slots: u32, bytes: usize) -> Layout {
+    Layout {
+        log_bins,
+        log_slots,
+        bytes,
+        valid: 0,
+        label: 1,
+    }
 }
