@@ -17,7 +17,8 @@
 //! # Format
 //! Little-endian: a 16-byte magic with the role, the parameters, the role's fields, the trees
 //! (server), then a BLAKE3 digest of everything before it. Reading checks every size against
-//! the parameters before allocating, the digest, and that nothing follows.
+//! the parameters, the digest, and that nothing follows; vectors grow piece by piece as the
+//! file delivers them, so a damaged header cannot reserve more than the file holds.
 
 use std::io::{self, Read, Write};
 
@@ -141,14 +142,10 @@ pub(crate) struct StateReader<'a> {
     hash: blake3::Hasher,
 }
 
-/// An allocation that fails with [`StateError::TooLarge`] instead of aborting.
-fn alloc<T: Clone>(len: usize, fill: T, what: &'static str) -> Result<Vec<T>, StateError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| StateError::TooLarge { what })?;
-    v.resize(len, fill);
-    Ok(v)
-}
+/// Values read per piece: a vector read from a file grows piece by piece as the file delivers
+/// them, so sizes the file does not back (a damaged header) allocate at most one piece more
+/// than it holds before the read fails.
+const PIECE_BYTES: usize = 1 << 20;
 
 impl<'a> StateReader<'a> {
     /// Opens `role`'s file: the magic, then the parameters and whether the ORAM is sparse.
@@ -228,40 +225,51 @@ impl<'a> StateReader<'a> {
                 "the base map's size is not its parameters'",
             ));
         }
-        let mut out = alloc(len, 0, "the base map")?;
-        let mut buf = vec![0u8; 16 * 4096];
-        for c in out.chunks_mut(4096) {
-            let b = &mut buf[..16 * c.len()];
-            self.fill(b)?;
-            for (x, bytes) in c.iter_mut().zip(b.chunks_exact(16)) {
-                let mut a = [0u8; 16];
-                a.copy_from_slice(bytes);
-                *x = Block::from_le_bytes(a);
-            }
-        }
-        Ok(out)
+        self.values(len, "the base map", Block::from_le_bytes)
     }
 
     /// `len` numbers.
     pub(crate) fn u64_vec(&mut self, len: usize) -> Result<Vec<u64>, StateError> {
-        let mut out = alloc(len, 0u64, "a tree's nonces")?;
-        let mut buf = vec![0u8; 8 * 4096];
-        for c in out.chunks_mut(4096) {
-            let b = &mut buf[..8 * c.len()];
-            self.fill(b)?;
-            for (x, bytes) in c.iter_mut().zip(b.chunks_exact(8)) {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(bytes);
-                *x = u64::from_le_bytes(a);
-            }
-        }
-        Ok(out)
+        self.values(len, "a tree's nonces", u64::from_le_bytes)
     }
 
     /// `len` bytes.
     pub(crate) fn byte_vec(&mut self, len: usize) -> Result<Vec<u8>, StateError> {
-        let mut out = alloc(len, 0u8, "a tree's ciphertexts")?;
-        self.fill(&mut out)?;
+        let mut out: Vec<u8> = Vec::new();
+        while out.len() < len {
+            let k = PIECE_BYTES.min(len - out.len());
+            out.try_reserve(k).map_err(|_| StateError::TooLarge {
+                what: "a tree's ciphertexts",
+            })?;
+            let at = out.len();
+            out.resize(at + k, 0);
+            self.fill(&mut out[at..])?;
+        }
+        Ok(out)
+    }
+
+    /// `len` values of `W` bytes each, decoded by `decode`, read piece by piece.
+    fn values<const W: usize, T>(
+        &mut self,
+        len: usize,
+        what: &'static str,
+        decode: impl Fn([u8; W]) -> T,
+    ) -> Result<Vec<T>, StateError> {
+        let per = PIECE_BYTES / W;
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; W * per.min(len)];
+        while out.len() < len {
+            let k = per.min(len - out.len());
+            let b = &mut buf[..W * k];
+            self.fill(b)?;
+            out.try_reserve(k)
+                .map_err(|_| StateError::TooLarge { what })?;
+            out.extend(b.chunks_exact(W).map(|c| {
+                let mut a = [0u8; W];
+                a.copy_from_slice(c);
+                decode(a)
+            }));
+        }
         Ok(out)
     }
 

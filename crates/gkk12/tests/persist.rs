@@ -187,3 +187,27 @@ fn damaged_state_files_are_refused() {
         assert!(read(&g).is_err(), "a byte appended");
     }
 }
+
+#[test]
+fn a_header_claiming_more_than_the_file_holds_fails_without_reserving_it() {
+    // A header that claims an ORAM of 2^30 items (a base map of about 27 GB) over a file
+    // that ends after the count: the read fails for the missing bytes, having allocated
+    // at most a piece of them, instead of reserving what the header claims.
+    let params = Params::new(1 << 30, 16, 4, 2).unwrap();
+    let base = params.base_entries() * u64::from(params.base_entry_bits());
+    let mut f = b"doram-gkk12-srv1".to_vec();
+    for x in [1u64 << 30, 16, 4, 2] {
+        f.extend_from_slice(&x.to_le_bytes());
+    }
+    f.push(0); // not sparse
+    f.extend_from_slice(&3u128.to_le_bytes()); // Δ, lowest bit set
+    f.extend_from_slice(&0u64.to_le_bytes()); // AND gates
+    f.extend_from_slice(&1u64.to_le_bytes()); // next nonce
+    f.extend_from_slice(&0u128.to_le_bytes()); // zero label
+    f.extend_from_slice(&base.to_le_bytes());
+    f.extend_from_slice(&[7u8; 4096]);
+    match read_server(&mut &f[..]) {
+        Err(StateError::Corrupt(m)) => assert!(m.contains("ends early"), "{m}"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
