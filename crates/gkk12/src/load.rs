@@ -55,6 +55,7 @@ use rand_core::RngCore;
 use crate::circuits::SlotCodec;
 use crate::driver::{ClientState, Gkk12Error, ServerState};
 use crate::params::{Params, RADIX, TreeGeometry};
+use crate::shuffle::{recv_framed, send_framed};
 use crate::storage::{EncTree, PadKey};
 use crate::tree::{Slot, bucket_at, path, uniform_below};
 
@@ -65,8 +66,8 @@ pub const CLIENT: PartyId = PartyId::P1;
 /// The helper's role in a load.
 pub const HELPER: PartyId = PartyId::P2;
 
-/// Largest message of a load, in bytes.
-const CHUNK: usize = 8 << 20;
+/// Largest message of a load, in bytes: the frame of the sorted load's shuffles.
+const CHUNK: usize = crate::shuffle::FRAME_BYTES;
 
 /// How unlikely an overflow of the placement level must be, in bits.
 const OVERFLOW_BITS: f64 = 64.0;
@@ -397,16 +398,16 @@ fn xor_bits(dst: &mut [u8], dst_at: usize, src: &[u8], src_at: usize, n: usize) 
     }
 }
 
-/// Sends `bytes` to `to` in messages of at most [`CHUNK`] bytes.
+/// Sends `bytes` to `to` in messages of at most [`CHUNK`] bytes (none for no bytes).
 pub(crate) fn send_chunked(
     session: &mut Session,
     to: PartyId,
     bytes: &[u8],
 ) -> Result<(), Gkk12Error> {
-    for c in bytes.chunks(CHUNK) {
-        session.send_bytes(to, c)?;
+    if bytes.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    send_framed(session, to, bytes, CHUNK)
 }
 
 /// Receives `len` bytes from `from`, sent by [`send_chunked`].
@@ -416,13 +417,10 @@ pub(crate) fn recv_chunked(
     what: &'static str,
     len: usize,
 ) -> Result<Vec<u8>, Gkk12Error> {
-    let mut out = Vec::with_capacity(len);
-    while out.len() < len {
-        let c = session.recv_bytes(from)?;
-        wire::exact_len(from, what, &c, CHUNK.min(len - out.len()))?;
-        out.extend_from_slice(&c);
+    if len == 0 {
+        return Ok(Vec::new());
     }
-    Ok(out)
+    recv_framed(session, from, what, len, CHUNK)
 }
 
 /// `n` bytes of the stream `prg`.
