@@ -30,6 +30,13 @@
 //! c = 1. The holder learns nothing (its view is OT messages); the permuter sees u, u' masked
 //! by G(k_(1−c)), which it does not know. Cost per switch: one OT and 2s bits for s-bit
 //! entries.
+//!
+//! The same switch works in any group: with `+` and `−` for `⊕`, the holder's new shares are
+//! `w_x + G(k0)`, `w_x' + G'(k0)`, it sends `u = w_x' − w_x − G(k0) + G(k1)` and
+//! `u' = w_x − w_x' − G'(k0) + G'(k1)`, and the permuter's new shares are `a_x − G(k0)`,
+//! `a_x' − G'(k0)` or `a_x' + u − G(k1)`, `a_x + u' − G'(k1)`. The bin sort keeps its
+//! destinations as additive shares modulo 256 in the last byte of each entry and moves them
+//! this way, with the rest of the entry XOR-shared.
 
 use doram_core::{PartyId, wire};
 use doram_net::Session;
@@ -99,22 +106,69 @@ pub(crate) fn recv_framed(
     Ok(out)
 }
 
-/// G ‖ G' of a switch key: `2·bytes` bytes from fixed-key AES in counter mode on the key.
-fn expand(key: Block, bytes: usize, out: &mut Vec<u8>) {
-    let blocks = (2 * bytes).div_ceil(16);
-    let tweaks: Vec<Block> = (0..blocks as u128).collect();
-    let mut xs = vec![key; blocks];
-    fixed_key().tccr_in_place(&tweaks, &mut xs);
-    let start = out.len();
-    for x in xs {
-        out.extend_from_slice(&x.to_le_bytes());
+/// Switches whose keys are expanded together: one pass of the cipher over all their blocks
+/// keeps its pipeline full, and the scratch space stays small (a few hundred KB).
+const EXPAND_BATCH: usize = 1024;
+
+/// G ‖ G' of each of `keys`, `len` bytes each, one after another in `out`. A key is a random
+/// OT's message (the hash of an OT extension row), uniform to the party that did not receive
+/// it, so when `len` fits in one block a key's bytes are its own; longer outputs come from
+/// fixed-key AES as a PRG, block i the correlation-robust hash (MMO) of `key ⊕ i`. `tmp` is
+/// scratch space, kept by the caller across batches so that nothing is allocated per switch.
+fn expand(keys: impl Iterator<Item = Block>, len: usize, tmp: &mut Vec<Block>, out: &mut Vec<u8>) {
+    out.clear();
+    if len <= 16 {
+        for k in keys {
+            out.extend_from_slice(&k.to_le_bytes()[..len]);
+        }
+        return;
     }
-    out.truncate(start + 2 * bytes);
+    let blocks = len.div_ceil(16);
+    tmp.clear();
+    for k in keys {
+        tmp.extend((0..blocks as u128).map(|i| k ^ i));
+    }
+    fixed_key().cr_in_place(tmp);
+    for key in tmp.chunks(blocks) {
+        let at = out.len();
+        for x in key {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        out.truncate(at + len);
+    }
 }
 
 fn xor_into(dst: &mut [u8], src: &[u8]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d ^= s;
+    }
+}
+
+/// An entry's bytes: the first `xor` are XOR-shared, the rest additive shares modulo 256
+/// each (the bin sort's destinations, [`crate::binsort`]). A switch re-shares both kinds the
+/// same way, with the group's own addition and subtraction ([module docs](self)).
+#[derive(Clone, Copy)]
+struct Mixed {
+    xor: usize,
+}
+
+impl Mixed {
+    /// `dst += src`.
+    fn add(self, dst: &mut [u8], src: &[u8]) {
+        let (dx, da) = dst.split_at_mut(self.xor.min(dst.len()));
+        xor_into(dx, src);
+        for (d, s) in da.iter_mut().zip(&src[self.xor..]) {
+            *d = d.wrapping_add(*s);
+        }
+    }
+
+    /// `dst −= src`.
+    fn sub(self, dst: &mut [u8], src: &[u8]) {
+        let (dx, da) = dst.split_at_mut(self.xor.min(dst.len()));
+        xor_into(dx, src);
+        for (d, s) in da.iter_mut().zip(&src[self.xor..]) {
+            *d = d.wrapping_sub(*s);
+        }
     }
 }
 
@@ -225,6 +279,21 @@ pub fn hold_blocks_framed(
     inverse: bool,
     frame: usize,
 ) -> Result<(), Gkk12Error> {
+    let xor = w.bytes;
+    hold_mixed(session, ot, w, block, inverse, frame, xor)
+}
+
+/// [`hold_blocks_framed`] on entries whose bytes from `xor` on are additive shares modulo 256
+/// ([`Mixed`]); the permuter must run [`permute_mixed`] with the same `xor`.
+pub(crate) fn hold_mixed(
+    session: &mut Session,
+    ot: &mut impl CotExtSender,
+    w: &mut Shares,
+    block: usize,
+    inverse: bool,
+    frame: usize,
+    xor: usize,
+) -> Result<(), Gkk12Error> {
     let peer = peer(session)?;
     let n = w.len();
     check_blocks(n, block)?;
@@ -234,32 +303,36 @@ pub fn hold_blocks_framed(
         bits.reverse();
     }
     let sb = w.bytes;
+    let mix = Mixed { xor };
     let total = n * sb;
-    let mut e0 = Vec::with_capacity(2 * sb);
-    let mut e1 = Vec::with_capacity(2 * sb);
+    let (mut tmp, mut pads) = (Vec::new(), Vec::new());
     let mut msg = Vec::with_capacity(frame.min(total) + 2 * sb);
     for b in bits {
         let keys = cot_send(session, ot, n / 2)?.into_random().msgs;
         msg.clear();
-        for (x, [k0, k1]) in switches(n, b).zip(keys) {
-            e0.clear();
-            e1.clear();
-            expand(k0, sb, &mut e0);
-            expand(k1, sb, &mut e1);
-            let (wx, wy) = w.pair(x, x | (1 << b));
-            for half in 0..2 {
-                let at = msg.len();
-                msg.extend_from_slice(wx);
-                xor_into(&mut msg[at..], wy);
-                xor_into(&mut msg[at..], &e0[half * sb..(half + 1) * sb]);
-                xor_into(&mut msg[at..], &e1[half * sb..(half + 1) * sb]);
-            }
-            xor_into(wx, &e0[..sb]);
-            xor_into(wy, &e0[sb..]);
-            // Every full frame goes as soon as it is: the stream cut every `frame` bytes.
-            while msg.len() >= frame {
-                session.send_bytes(peer, &msg[..frame])?;
-                msg.drain(..frame);
+        let mut xs = switches(n, b);
+        for batch in keys.chunks(EXPAND_BATCH) {
+            // G(k0) ‖ G'(k0) ‖ G(k1) ‖ G'(k1) for every switch of the batch.
+            expand(batch.iter().flatten().copied(), 2 * sb, &mut tmp, &mut pads);
+            // The pads first: `zip` then stops without taking a switch from `xs`.
+            for (g, x) in pads.chunks_exact(4 * sb).zip(xs.by_ref()) {
+                let (e0, e1) = g.split_at(2 * sb);
+                let (wx, wy) = w.pair(x, x | (1 << b));
+                // u = w_y − w_x − G(k0) + G(k1), u' = w_x − w_y − G'(k0) + G'(k1).
+                for (to, from, half) in [(&*wy, &*wx, 0), (&*wx, &*wy, 1)] {
+                    let at = msg.len();
+                    msg.extend_from_slice(to);
+                    mix.sub(&mut msg[at..], from);
+                    mix.sub(&mut msg[at..], &e0[half * sb..(half + 1) * sb]);
+                    mix.add(&mut msg[at..], &e1[half * sb..(half + 1) * sb]);
+                }
+                mix.add(wx, &e0[..sb]);
+                mix.add(wy, &e0[sb..]);
+                // Every full frame goes as soon as it is: the stream cut every `frame` bytes.
+                while msg.len() >= frame {
+                    session.send_bytes(peer, &msg[..frame])?;
+                    msg.drain(..frame);
+                }
             }
         }
         // The short last frame, or the one empty frame of a stage without switches.
@@ -323,6 +396,23 @@ pub fn permute_blocks_framed(
     inverse: bool,
     frame: usize,
 ) -> Result<(), Gkk12Error> {
+    let xor = a.bytes;
+    permute_mixed(session, ot, a, block, controls, inverse, frame, xor)
+}
+
+/// [`permute_blocks_framed`] on entries whose bytes from `xor` on are additive shares modulo
+/// 256, pairing with [`hold_mixed`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn permute_mixed(
+    session: &mut Session,
+    ot: &mut impl CotExtReceiver,
+    a: &mut Shares,
+    block: usize,
+    controls: &[Vec<bool>],
+    inverse: bool,
+    frame: usize,
+    xor: usize,
+) -> Result<(), Gkk12Error> {
     let peer = peer(session)?;
     let n = a.len();
     check_blocks(n, block)?;
@@ -340,8 +430,9 @@ pub fn permute_blocks_framed(
         stages.reverse();
     }
     let sb = a.bytes;
+    let mix = Mixed { xor };
     let total = n * sb;
-    let mut e = Vec::with_capacity(2 * sb);
+    let (mut tmp, mut pads) = (Vec::new(), Vec::new());
     // The corrections not yet used; `base` is the offset of `buf[0]` in the stage's stream.
     let mut buf: Vec<u8> = Vec::with_capacity(frame.min(total) + 2 * sb);
     for (b, c) in stages {
@@ -349,29 +440,31 @@ pub fn permute_blocks_framed(
         let mut sizes = frame_sizes(total, frame);
         buf.clear();
         let mut base = 0;
-        for ((t, x), (&swap, k)) in switches(n, b).enumerate().zip(c.iter().zip(keys)) {
-            let (start, end) = (2 * t * sb, (2 * t + 2) * sb);
-            while base + buf.len() < end {
-                let want = sizes
-                    .next()
-                    .ok_or(Gkk12Error::Misuse("more switches than the network has"))?;
-                let msg = session.recv_bytes(peer)?;
-                wire::exact_len(peer, "switch corrections", &msg, want)?;
-                buf.drain(..start - base);
-                base = start;
-                buf.extend_from_slice(&msg);
+        let mut xs = switches(n, b).zip(c.iter()).enumerate();
+        for batch in keys.chunks(EXPAND_BATCH) {
+            expand(batch.iter().copied(), 2 * sb, &mut tmp, &mut pads);
+            for (e, (t, (x, &swap))) in pads.chunks_exact(2 * sb).zip(xs.by_ref()) {
+                let (start, end) = (2 * t * sb, (2 * t + 2) * sb);
+                while base + buf.len() < end {
+                    let want = sizes
+                        .next()
+                        .ok_or(Gkk12Error::Misuse("more switches than the network has"))?;
+                    let msg = session.recv_bytes(peer)?;
+                    wire::exact_len(peer, "switch corrections", &msg, want)?;
+                    buf.drain(..start - base);
+                    base = start;
+                    buf.extend_from_slice(&msg);
+                }
+                let (ax, ay) = a.pair(x, x | (1 << b));
+                if swap {
+                    ax.swap_with_slice(ay);
+                    let u = &buf[start - base..end - base];
+                    mix.add(ax, &u[..sb]);
+                    mix.add(ay, &u[sb..]);
+                }
+                mix.sub(ax, &e[..sb]);
+                mix.sub(ay, &e[sb..]);
             }
-            e.clear();
-            expand(k, sb, &mut e);
-            let (ax, ay) = a.pair(x, x | (1 << b));
-            if swap {
-                ax.swap_with_slice(ay);
-                let u = &buf[start - base..end - base];
-                xor_into(ax, &u[..sb]);
-                xor_into(ay, &u[sb..]);
-            }
-            xor_into(ax, &e[..sb]);
-            xor_into(ay, &e[sb..]);
         }
         // The frames no switch needed: the one empty frame of a stage without switches.
         for want in sizes {
