@@ -40,6 +40,18 @@
 //!    composed with a uniform permutation nobody knows, so a uniform permutation whatever the
 //!    labels. Both parties move their shares by it.
 //!
+//! # Phases
+//! The layout's bins are sized for the tree's buckets and are mostly dummies (at 2^20 items
+//! of 128 bits, 2^19 bins of 32 slots for a mean load of 2), and every stage moves every
+//! slot. Larger bins can be fuller and still overflow with probability at most 2^−64, so the
+//! records may first go through butterflies of fewer, larger bins ([`phases`]): after a phase
+//! ending at 2^ℓ bins, each bin holds the records whose label's low ℓ bits are its own; its
+//! slots are dealt round-robin over the 2^d bins it splits into in the next phase, and that
+//! phase's stages run on every bin's bins side by side, sorting by the next d bits. At 2^20
+//! items the phases end at (2^12 bins of 512), (2^15 of 128), (2^17 of 64) and the layout's
+//! (2^19 of 32): 2.5·10^9 slot moves through switch layers instead of 7.0·10^9. Destinations
+//! take two bytes when a phase's bins have more than 128 slots.
+//!
 //! Every block of a stage goes through each step together: a stage costs the rounds of one
 //! block. Messages depend on n, the record size, L and Z only, and none is longer than
 //! [`FRAME_BYTES`] (or the `frame` of [`place_framed`]): a batch longer than that (a shuffle
@@ -167,6 +179,14 @@ fn overflow_circuit(log_slots: u32, blocks: usize) -> Result<Circuit, Gkk12Error
     Ok(compact_wires(&b.finish()?))
 }
 
+/// The butterflies `n` records go through when placed into `layout`, each as (log₂ of its
+/// bins, log₂ of their slots), the last the layout's own: one when they go straight into the
+/// layout's bins, more when larger bins first save work ([module docs](self), "Phases").
+/// Both parties derive it from public sizes.
+pub fn phases(n: usize, layout: &Layout) -> Vec<(u32, u32)> {
+    Plan::new(n, layout).phases
+}
+
 /// Places `records` (this party's XOR shares, `layout.bytes` each) into `2^L` bins of Z slots
 /// ([module docs](self)); returns this party's shares of the bins, bin after bin. `ot_send`
 /// and `ot_recv` are this party's OT extensions with the peer in each direction (`P0`'s sender
@@ -207,7 +227,7 @@ pub fn place<R: RngCore + ?Sized>(
 #[allow(clippy::too_many_arguments)]
 pub fn place_framed<R: RngCore + ?Sized>(
     session: &mut Session,
-    mut role: Role<'_>,
+    role: Role<'_>,
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     records: &Shares,
@@ -233,95 +253,294 @@ pub fn place_framed<R: RngCore + ?Sized>(
             "the garbler's Δ must be its OT sender's",
         ));
     }
-    let (bins, z, rb) = (layout.bins(), layout.slots(), layout.bytes);
-    // One byte more per entry for the destination's share.
-    let eb = rb + 1;
-    let mut v = vec![0u8; bins * z * eb];
-    for i in 0..n {
-        let (bin, slot) = (i % bins, i / bins);
-        let at = (bin * z + slot) * eb;
-        v[at..at + rb].copy_from_slice(&records.data[i * rb..(i + 1) * rb]);
-    }
-    let circuit = overflow_circuit(layout.log_slots, (bins / 2).clamp(1, OVERFLOW_BATCH))?;
     let p = peer(session)?;
-    for s in 0..layout.log_bins {
-        // Blocks: bins b and b + 2^s for every b with bit s clear, in increasing b.
-        let order: Vec<usize> = (0..bins)
-            .filter(|b| (b >> s) & 1 == 0)
-            .flat_map(|b| [b, b | (1 << s)])
+    let mut ctx = Ctx {
+        session,
+        p,
+        role,
+        tree,
+        frame,
+    };
+    let rb = layout.bytes;
+    // `recs`: the records of the last pass, bin after bin; `labels[g]`: the label bits its bin
+    // `g` stands for so far.
+    let (mut recs, mut labels, mut prev) = (Vec::new(), vec![0usize], (0u32, 0u32));
+    for (k, &(level, log_slots)) in Plan::new(n, layout).phases.iter().enumerate() {
+        let pass = Pass::new(layout, log_slots, prev.0, level - prev.0);
+        let mut v = if k == 0 {
+            pass.start(&records.data, n)
+        } else {
+            pass.spread(&recs, prev.1)
+        };
+        pass.run(&mut ctx, ot_send, ot_recv, &mut v, rng)?;
+        recs = pass.finish(&v);
+        // Bin g·2^d + j stands for its large bin's bits and then bits j.
+        let d = level - prev.0;
+        labels = labels
+            .iter()
+            .flat_map(|&l| (0..1usize << d).map(move |j| l | (j << prev.0)))
             .collect();
-        let mut blocks = Vec::with_capacity(v.len());
-        for &b in &order {
-            blocks.extend_from_slice(&v[b * z * eb..(b + 1) * z * eb]);
-        }
-        stage(
-            session,
-            p,
-            &mut role,
-            ot_send,
-            ot_recv,
-            &circuit,
-            &mut blocks,
-            layout,
-            s,
-            tree,
-            rng,
-            frame,
-        )?;
-        for (k, &b) in order.iter().enumerate() {
-            v[b * z * eb..(b + 1) * z * eb].copy_from_slice(&blocks[k * z * eb..(k + 1) * z * eb]);
-        }
+        prev = (level, log_slots);
     }
-    let data = v
-        .chunks_exact(eb)
-        .flat_map(|e| e[..rb].iter().copied())
-        .collect();
-    Ok(Shares { bytes: rb, data })
+    let run = layout.slots() * rb;
+    let mut out = vec![0u8; recs.len()];
+    for (bin, &label) in recs.chunks_exact(run).zip(&labels) {
+        out[label * run..(label + 1) * run].copy_from_slice(bin);
+    }
+    Ok(Shares {
+        bytes: rb,
+        data: out,
+    })
 }
 
-/// One stage on `blocks` (consecutive blocks of 2Z entries of `bytes + 1` bytes), in
-/// messages of at most `frame` bytes.
+/// What every stage needs besides its data.
+struct Ctx<'s, 'r> {
+    session: &'s mut Session,
+    p: doram_core::PartyId,
+    role: Role<'r>,
+    tree: usize,
+    frame: usize,
+}
+
+/// How the records are placed: a sequence of butterflies (phases), each ending at
+/// `(level, log₂ slots)`: 2^level bins of 2^log_slots slots, sorted by the label's low `level`
+/// bits. The last is the layout's own bins.
+///
+/// The layout's bins are sized for the tree's buckets and are mostly dummies (at 2^20 items of
+/// 128 bits, 2^19 bins of 32 slots for a mean load of 2), and every stage of a butterfly moves
+/// every slot. Larger bins can be fuller and still overflow with probability at most 2^−64
+/// (2^12 bins of 512 slots for a mean of 256): the first stages run on those, and only the
+/// last ones on the layout's bins. Phases are chosen by their cost, stages times slots times
+/// switch layers per slot (`4 log₂(2Z) − 2`, two Beneš networks), over every sequence whose
+/// bins never overflow (a binomial tail with a union bound over bins and stages) and where a
+/// bin's slots, dealt round-robin over the bins it splits into, fit there.
+struct Plan {
+    phases: Vec<Phase>,
+}
+
+/// Where a phase ends: (log₂ of its bins, log₂ of their slots).
+type Phase = (u32, u32);
+
+/// Bins of a phase before the last overflow with probability at most 2^−OVERFLOW_BITS.
+const OVERFLOW_BITS: f64 = 64.0;
+
+/// The largest bins of a phase: destinations in two bytes, counts in the overflow circuit's
+/// 16-bit adders.
+const MAX_LOG_SLOTS: u32 = 14;
+
+impl Plan {
+    fn new(n: usize, layout: &Layout) -> Plan {
+        let (l, lz) = (layout.log_bins, layout.log_slots);
+        let direct = Plan {
+            phases: vec![(l, lz)],
+        };
+        if l == 0 {
+            return direct;
+        }
+        let cost = |stages: u32, level: u32, log_slots: u32| {
+            let slots = (1u64 << (level + log_slots)) as f64;
+            f64::from(stages) * slots * f64::from(4 * (log_slots + 1) - 2)
+        };
+        // A phase may end at (level, log_slots) with that many stages.
+        let safe = |level: u32, log_slots: u32, stages: u32| {
+            (level, log_slots) == (l, lz)
+                || (log_slots <= MAX_LOG_SLOTS
+                    && crate::load::log2_overflow(n as u64, level, 1 << log_slots)
+                        + f64::from(stages).log2()
+                        <= -OVERFLOW_BITS)
+        };
+        let states = |level: u32| {
+            let top = if level == l {
+                lz..=lz
+            } else {
+                1..=MAX_LOG_SLOTS
+            };
+            top.map(move |z| (level, z))
+        };
+        // best[(level, z)]: the cheapest cost and the phase before.
+        // An ordered map: both parties must break ties between equal costs alike.
+        let mut best: std::collections::BTreeMap<Phase, (f64, Option<Phase>)> =
+            std::collections::BTreeMap::new();
+        for level in 1..=l {
+            for (lv, z) in states(level) {
+                let mut here: Option<(f64, Option<Phase>)> = None;
+                if n.div_ceil(1 << lv) <= 1 << z && safe(lv, z, lv) {
+                    here = Some((cost(lv, lv, z), None));
+                }
+                for (&(pl, pz), &(pc, _)) in best.iter().filter(|(k, _)| k.0 < lv) {
+                    let stages = lv - pl;
+                    if (1u64 << pz) <= 1u64 << (stages + z) && safe(lv, z, stages) {
+                        let c = pc + cost(stages, lv, z);
+                        if here.is_none_or(|(h, _)| c < h) {
+                            here = Some((c, Some((pl, pz))));
+                        }
+                    }
+                }
+                if let Some(h) = here {
+                    best.insert((lv, z), h);
+                }
+            }
+        }
+        let mut phases = Vec::new();
+        let mut at = Some((l, lz));
+        while let Some(k) = at {
+            let Some(&(_, before)) = best.get(&k) else {
+                return direct;
+            };
+            phases.push(k);
+            at = before;
+        }
+        phases.reverse();
+        Plan { phases }
+    }
+}
+
+/// One butterfly: `stages` stages over 2^log_bins bins of 2^log_slots entries, stage s moving
+/// each record by its bit `label + s` ([module docs](self)). Entries are the record's bytes
+/// and then `db` bytes of the destination's share.
+struct Pass {
+    log_slots: u32,
+    bins: usize,
+    stages: u32,
+    rb: usize,
+    db: usize,
+    eb: usize,
+    valid: usize,
+    label: usize,
+}
+
+impl Pass {
+    /// A pass over the layout's records, sorting by label bits `first ..` for `stages` stages
+    /// into bins of 2^log_slots (2^(first + stages) of them: the bins of several independent
+    /// butterflies side by side when `first > 0`).
+    fn new(layout: &Layout, log_slots: u32, first: u32, stages: u32) -> Pass {
+        let db = if log_slots >= 8 { 2 } else { 1 };
+        Pass {
+            log_slots,
+            bins: 1 << (first + stages),
+            stages,
+            rb: layout.bytes,
+            db,
+            eb: layout.bytes + db,
+            valid: layout.valid,
+            label: layout.label + first as usize,
+        }
+    }
+
+    fn slots(&self) -> usize {
+        1 << self.log_slots
+    }
+
+    /// The entries with record `i` in bin `i mod bins`, slot `i / bins`.
+    fn start(&self, records: &[u8], n: usize) -> Vec<u8> {
+        let (z, eb, rb) = (self.slots(), self.eb, self.rb);
+        let mut v = vec![0u8; self.bins * z * eb];
+        for i in 0..n {
+            let (bin, slot) = (i % self.bins, i / self.bins);
+            let at = (bin * z + slot) * eb;
+            v[at..at + rb].copy_from_slice(&records[i * rb..(i + 1) * rb]);
+        }
+        v
+    }
+
+    /// The entries from the records of a previous phase (`recs`, its bins of 2^log_slots
+    /// slots one after another): large bin c's slot k in bin `c·2^d + (k mod 2^d)`, slot
+    /// `k / 2^d`, with 2^d = this pass's bins over the previous phase's.
+    fn spread(&self, recs: &[u8], log_slots: u32) -> Vec<u8> {
+        let (z, eb, rb) = (self.slots(), self.eb, self.rb);
+        let d = self.stages;
+        let big = 1usize << log_slots;
+        let mut v = vec![0u8; self.bins * z * eb];
+        for (i, rec) in recs.chunks_exact(rb).enumerate() {
+            let (c, k) = (i / big, i % big);
+            let (bin, slot) = ((c << d) + k % (1 << d), k >> d);
+            let at = (bin * z + slot) * eb;
+            v[at..at + rb].copy_from_slice(rec);
+        }
+        v
+    }
+
+    /// The records of `v`, without their destination bytes.
+    fn finish(&self, v: &[u8]) -> Vec<u8> {
+        v.chunks_exact(self.eb)
+            .flat_map(|e| e[..self.rb].iter().copied())
+            .collect()
+    }
+
+    fn run<R: RngCore + ?Sized>(
+        &self,
+        ctx: &mut Ctx<'_, '_>,
+        ot_send: &mut impl CotExtSender,
+        ot_recv: &mut impl CotExtReceiver,
+        v: &mut [u8],
+        rng: &mut R,
+    ) -> Result<(), Gkk12Error> {
+        let (bins, eb) = (self.bins, self.eb);
+        let run = self.slots() * eb;
+        let circuit = overflow_circuit(self.log_slots, (bins / 2).clamp(1, OVERFLOW_BATCH))?;
+        for s in 0..self.stages {
+            // Blocks: bins b and b + 2^s for every b with bit s clear, in increasing b.
+            let order: Vec<usize> = (0..bins)
+                .filter(|b| (b >> s) & 1 == 0)
+                .flat_map(|b| [b, b | (1 << s)])
+                .collect();
+            let mut blocks = Vec::with_capacity(v.len());
+            for &b in &order {
+                blocks.extend_from_slice(&v[b * run..(b + 1) * run]);
+            }
+            stage(
+                ctx,
+                ot_send,
+                ot_recv,
+                &circuit,
+                &mut blocks,
+                self,
+                self.label + s as usize,
+                rng,
+            )?;
+            for (k, &b) in order.iter().enumerate() {
+                v[b * run..(b + 1) * run].copy_from_slice(&blocks[k * run..(k + 1) * run]);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One stage of `pass` on `blocks` (consecutive blocks of 2Z entries), moving records by
+/// their bit `bit`.
 #[allow(clippy::too_many_arguments)]
 fn stage<R: RngCore + ?Sized>(
-    session: &mut Session,
-    p: doram_core::PartyId,
-    role: &mut Role<'_>,
+    ctx: &mut Ctx<'_, '_>,
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     circuit: &Circuit,
     blocks: &mut [u8],
-    layout: &Layout,
-    s: u32,
-    tree: usize,
+    pass: &Pass,
+    bit: usize,
     rng: &mut R,
-    frame: usize,
 ) -> Result<(), Gkk12Error> {
-    let z = layout.slots();
-    let m = 2 * z;
-    let eb = layout.bytes + 1;
+    let (session, p, frame) = (&mut *ctx.session, ctx.p, ctx.frame);
+    let role = &mut ctx.role;
+    let m = 2 * pass.slots();
+    let (eb, db) = (pass.eb, pass.db);
     let entries = blocks.len() / eb;
     let count = entries / m;
     // [1] This party's shares of (valid, label bit s) of every entry.
     let bits: Vec<(bool, bool)> = blocks
         .chunks_exact(eb)
-        .map(|e| {
-            (
-                bit_of(e, layout.valid),
-                bit_of(e, layout.label + s as usize),
-            )
-        })
+        .map(|e| (bit_of(e, pass.valid), bit_of(e, bit)))
         .collect();
     let garbler = matches!(role, Role::Garbler(_));
     let (dests, totals) = if garbler {
-        destinations_p0(session, p, ot_send, ot_recv, &bits, m, rng, frame)?
+        destinations_p0(session, p, ot_send, ot_recv, &bits, m, db, rng, frame)?
     } else {
-        destinations_p1(session, p, ot_send, ot_recv, &bits, m, rng, frame)?
+        destinations_p1(session, p, ot_send, ot_recv, &bits, m, db, rng, frame)?
     };
     for (e, d) in blocks.chunks_exact_mut(eb).zip(dests) {
-        e[eb - 1] = d;
+        e[eb - db..].copy_from_slice(&d.to_le_bytes()[..db]);
     }
     // [2] Whether a block overflows, a bit per batch of blocks, opened.
-    let w = layout.log_slots as usize + 2;
+    let w = pass.log_slots as usize + 2;
     let mine: Vec<bool> = totals
         .iter()
         .flat_map(|&(zero, one)| {
@@ -372,9 +591,9 @@ fn stage<R: RngCore + ?Sized>(
     send_framed(session, p, &packed, frame)?;
     let theirs = recv_framed(session, p, "overflow bits", batches.div_ceil(8), frame)?;
     if (0..batches).any(|k| overflow[k] ^ bit_of(&theirs, k)) {
-        return Err(Gkk12Error::LoadOverflow { tree });
+        return Err(Gkk12Error::LoadOverflow { tree: ctx.tree });
     }
-    // [3] P0's permutations, then P1's; the destinations (the last byte) stay additive.
+    // [3] P0's permutations, then P1's; the destinations (the last `db` bytes) stay additive.
     let mut shares = Shares {
         bytes: eb,
         data: blocks.to_vec(),
@@ -392,21 +611,34 @@ fn stage<R: RngCore + ?Sized>(
                 &controls,
                 false,
                 frame,
-                eb - 1,
+                eb - db,
             )?;
         } else {
-            hold_mixed(session, ot_send, &mut shares, m, false, frame, eb - 1)?;
+            hold_mixed(session, ot_send, &mut shares, m, false, frame, eb - db)?;
         }
     }
     // [4] Open the destinations and move.
-    let my_dest: Vec<u8> = shares.data.chunks_exact(eb).map(|e| e[eb - 1]).collect();
+    let my_dest: Vec<u8> = shares
+        .data
+        .chunks_exact(eb)
+        .flat_map(|e| e[eb - db..].iter().copied())
+        .collect();
     send_framed(session, p, &my_dest, frame)?;
-    let their = recv_framed(session, p, "destination shares", entries, frame)?;
+    let their = recv_framed(session, p, "destination shares", entries * db, frame)?;
+    let dest = |j: usize| {
+        let mut x = [0u8; 2];
+        x[..db].copy_from_slice(&my_dest[j * db..(j + 1) * db]);
+        let mut y = [0u8; 2];
+        y[..db].copy_from_slice(&their[j * db..(j + 1) * db]);
+        let sum = u16::from_le_bytes(x).wrapping_add(u16::from_le_bytes(y));
+        usize::from(if db == 1 { sum & 0xff } else { sum })
+    };
+    let mut seen = vec![false; m];
+    let mut moved = vec![0u8; m * eb];
     for k in 0..count {
-        let mut seen = vec![false; m];
-        let mut moved = vec![0u8; m * eb];
+        seen.fill(false);
         for j in 0..m {
-            let d = usize::from(my_dest[k * m + j].wrapping_add(their[k * m + j]));
+            let d = dest(k * m + j);
             if d >= m || std::mem::replace(&mut seen[d], true) {
                 return Err(PeerFault::malformed(p, "destinations", "not a permutation").into());
             }
@@ -426,13 +658,6 @@ fn classes(valid: bool, bit: bool) -> [u16; 3] {
         u16::from(!valid),
         u16::from(valid && bit),
     ]
-}
-
-/// `len` bytes of a random OT's message from byte `at`: the mask one message of a
-/// one-out-of-four OT takes from one of its two random OTs (every slice of a key masks one
-/// message only).
-fn key_bytes(key: Block, at: usize, len: usize) -> impl Iterator<Item = u8> {
-    key.to_le_bytes().into_iter().skip(at).take(len)
 }
 
 /// This party's shares of the counts of each class before every entry of its block of `m`,
@@ -460,35 +685,50 @@ fn prefix_counts(shares: &[[u16; 3]], m: usize) -> Counts {
 /// goes to `U`, a dummy to `T_U + V`, a real record with bit 1 to `2Z − 1 − W`; written as
 /// `U + v·A + w·B` with `A = T_U + V − U` and `B = 2Z − 1 − W − U`, this party's shares of
 /// `A` and `B` (`P0` adds the constant).
-fn offsets(before: [u16; 3], total_zero: u16, constant: u16) -> (u8, u8) {
+fn offsets(before: [u16; 3], total_zero: u16, constant: u16) -> (u16, u16) {
     let [u, v, w] = before;
     let a = total_zero.wrapping_add(v).wrapping_sub(u);
     let b = constant.wrapping_sub(w).wrapping_sub(u);
-    (a as u8, b as u8)
+    (a, b)
 }
 
-/// `v·A + w·B − y` modulo 256 for the classes `[_, v, w]`.
-fn product(classes: [u16; 3], a: u8, b: u8, y: u8) -> u8 {
+/// `v·A + w·B − y` modulo 2^16 for the classes `[_, v, w]`.
+fn product(classes: [u16; 3], a: u16, b: u16, y: u16) -> u16 {
     let [_, v, w] = classes;
-    (v as u8)
-        .wrapping_mul(a)
-        .wrapping_add((w as u8).wrapping_mul(b))
+    v.wrapping_mul(a)
+        .wrapping_add(w.wrapping_mul(b))
         .wrapping_sub(y)
 }
 
-/// This party's additive shares modulo 256 of every entry's destination, and of each
-/// block's counts of real records with bit 0 and with bit 1 (modulo 2^16).
-type Destinations = (Vec<u8>, Vec<(u16, u16)>);
+/// XORs into `out` the mask of one answer of a one-out-of-four OT: `out.len()` bytes of
+/// each of its two keys, from `at1` and `at2`.
+fn unmask(out: &mut [u8], k1: Block, at1: usize, k2: Block, at2: usize) {
+    let (k1, k2) = (k1.to_le_bytes(), k2.to_le_bytes());
+    for (j, o) in out.iter_mut().enumerate() {
+        *o ^= k1[at1 + j] ^ k2[at2 + j];
+    }
+}
 
-/// `P0`'s side of the destinations ([module docs](self), step 1): its additive shares modulo
-/// 256 of every entry's destination, and of each block's counts of real records with bit 0
-/// and with bit 1 (modulo 2^16).
+/// A value modulo 2^(8·db) from its `db` little-endian bytes.
+fn from_le(bytes: &[u8]) -> u16 {
+    let mut x = [0u8; 2];
+    x[..bytes.len()].copy_from_slice(bytes);
+    u16::from_le_bytes(x)
+}
+
+/// This party's additive shares of every entry's destination (modulo 2^(8·db)), and of each
+/// block's counts of real records with bit 0 and with bit 1 (modulo 2^16).
+type Destinations = (Vec<u16>, Vec<(u16, u16)>);
+
+/// `P0`'s side of the destinations ([module docs](self), step 1), in blocks of `m` entries,
+/// destinations in `db` bytes.
 ///
 /// 1. `P1`'s bits (valid, label bit) choose in two random OTs per entry; `P0` sends, for each
 ///    of the four choices, `P1`'s share of the entry's classes (real with bit 0, real with bit
 ///    1, as `P0`'s random shares subtracted from the classes that choice gives) and `P1`'s
-///    share of `v·A₀ + w·B₀` (`P0`'s `A₀`, `B₀`, [`offsets`]), each message masked by a slice of
-///    each of the two keys it is chosen by: a one-out-of-four OT.
+///    share of `v·A₀ + w·B₀` (`P0`'s `A₀`, `B₀`, [`offsets`]), each answer masked by a slice of
+///    each of the two keys it is chosen by (every slice masks one answer only): a
+///    one-out-of-four OT.
 /// 2. The same the other way round for `v·A₁ + w·B₁`, `P0`'s bits choosing.
 ///
 /// Both parties' counts are linear in their shares of the classes, so they cost nothing.
@@ -500,10 +740,12 @@ fn destinations_p0<R: RngCore + ?Sized>(
     ot_recv: &mut impl CotExtReceiver,
     bits: &[(bool, bool)],
     m: usize,
+    db: usize,
     rng: &mut R,
     frame: usize,
 ) -> Result<Destinations, Gkk12Error> {
     let n = bits.len();
+    let ab = 4 + db;
     let keys = cot_send(session, ot_send, 2 * n)?.into_random().msgs;
     let mine: Vec<[u16; 3]> = (0..n)
         .map(|_| {
@@ -512,50 +754,39 @@ fn destinations_p0<R: RngCore + ?Sized>(
         })
         .collect();
     let (before, totals) = prefix_counts(&mine, m);
-    let mut y = vec![0u8; n];
-    rng.fill_bytes(&mut y);
-    let mut msg = Vec::with_capacity(20 * n);
+    let y: Vec<u16> = (0..n).map(|_| rng.next_u32() as u16).collect();
+    let mut msg = Vec::with_capacity(4 * ab * n);
     for e in 0..n {
         let (r0, c0) = bits[e];
         let [xu, _, xw] = mine[e];
         let (a0, b0) = offsets(before[e], totals[e / m][0], (m - 1) as u16);
         let ([k10, k11], [k20, k21]) = (keys[2 * e], keys[2 * e + 1]);
-        for (b1, k1) in [(false, k10), (true, k11)] {
-            for (b2, k2) in [(false, k20), (true, k21)] {
-                let cl = classes(r0 ^ b1, c0 ^ b2);
-                let mut out = [0u8; 5];
+        for (b1, k1) in [(0, k10), (1, k11)] {
+            for (b2, k2) in [(0, k20), (1, k21)] {
+                let cl = classes(r0 ^ (b1 == 1), c0 ^ (b2 == 1));
+                let mut out = [0u8; 6];
                 out[..2].copy_from_slice(&cl[0].wrapping_sub(xu).to_le_bytes());
                 out[2..4].copy_from_slice(&cl[2].wrapping_sub(xw).to_le_bytes());
-                out[4] = product(cl, a0, b0, y[e]);
-                let masks = key_bytes(k1, 5 * usize::from(b2), 5).zip(key_bytes(
-                    k2,
-                    5 * usize::from(b1),
-                    5,
-                ));
-                for (o, (x1, x2)) in out.iter_mut().zip(masks) {
-                    *o ^= x1 ^ x2;
-                }
-                msg.extend_from_slice(&out);
+                out[4..].copy_from_slice(&product(cl, a0, b0, y[e]).to_le_bytes());
+                unmask(&mut out[..ab], k1, ab * b2, k2, ab * b1);
+                msg.extend_from_slice(&out[..ab]);
             }
         }
     }
     send_framed(session, p, &msg, frame)?;
     let choices: Vec<bool> = bits.iter().flat_map(|&(r, c)| [r, c]).collect();
     let got = cot_receive(session, ot_recv, &choices)?.into_random().msgs;
-    let theirs = recv_framed(session, p, "destination messages", 4 * n, frame)?;
+    let theirs = recv_framed(session, p, "destination messages", 4 * db * n, frame)?;
     let dests = (0..n)
         .map(|e| {
-            let (r0, c0) = bits[e];
-            let at = 2 * usize::from(r0) + usize::from(c0);
-            let mut z = theirs[4 * e + at];
-            for (x1, x2) in key_bytes(got[2 * e], usize::from(c0), 1).zip(key_bytes(
-                got[2 * e + 1],
-                usize::from(r0),
-                1,
-            )) {
-                z ^= x1 ^ x2;
-            }
-            (before[e][0] as u8).wrapping_add(y[e]).wrapping_add(z)
+            let (r0, c0) = (usize::from(bits[e].0), usize::from(bits[e].1));
+            let at = (4 * e + 2 * r0 + c0) * db;
+            let mut z = [0u8; 2];
+            z[..db].copy_from_slice(&theirs[at..at + db]);
+            unmask(&mut z[..db], got[2 * e], db * c0, got[2 * e + 1], db * r0);
+            before[e][0]
+                .wrapping_add(y[e])
+                .wrapping_add(from_le(&z[..db]))
         })
         .collect();
     Ok((dests, totals.iter().map(|t| (t[0], t[2])).collect()))
@@ -570,57 +801,48 @@ fn destinations_p1<R: RngCore + ?Sized>(
     ot_recv: &mut impl CotExtReceiver,
     bits: &[(bool, bool)],
     m: usize,
+    db: usize,
     rng: &mut R,
     frame: usize,
 ) -> Result<Destinations, Gkk12Error> {
     let n = bits.len();
+    let ab = 4 + db;
     let choices: Vec<bool> = bits.iter().flat_map(|&(r, c)| [r, c]).collect();
     let got = cot_receive(session, ot_recv, &choices)?.into_random().msgs;
-    let theirs = recv_framed(session, p, "destination messages", 20 * n, frame)?;
+    let theirs = recv_framed(session, p, "destination messages", 4 * ab * n, frame)?;
     let mut mine = Vec::with_capacity(n);
     let mut t0 = Vec::with_capacity(n);
     for e in 0..n {
-        let (r1, c1) = bits[e];
-        let at = 20 * e + 5 * (2 * usize::from(r1) + usize::from(c1));
-        let mut out = [0u8; 5];
-        out.copy_from_slice(&theirs[at..at + 5]);
-        let masks = key_bytes(got[2 * e], 5 * usize::from(c1), 5).zip(key_bytes(
-            got[2 * e + 1],
-            5 * usize::from(r1),
-            5,
-        ));
-        for (o, (x1, x2)) in out.iter_mut().zip(masks) {
-            *o ^= x1 ^ x2;
-        }
+        let (r1, c1) = (usize::from(bits[e].0), usize::from(bits[e].1));
+        let at = (4 * e + 2 * r1 + c1) * ab;
+        let mut out = [0u8; 6];
+        out[..ab].copy_from_slice(&theirs[at..at + ab]);
+        unmask(&mut out[..ab], got[2 * e], ab * c1, got[2 * e + 1], ab * r1);
         let u = u16::from_le_bytes([out[0], out[1]]);
         let w = u16::from_le_bytes([out[2], out[3]]);
         mine.push([u, 0u16.wrapping_sub(u).wrapping_sub(w), w]);
-        t0.push(out[4]);
+        t0.push(from_le(&out[4..ab]));
     }
     let (before, totals) = prefix_counts(&mine, m);
     let keys = cot_send(session, ot_send, 2 * n)?.into_random().msgs;
-    let mut y = vec![0u8; n];
-    rng.fill_bytes(&mut y);
-    let mut msg = Vec::with_capacity(4 * n);
+    let y: Vec<u16> = (0..n).map(|_| rng.next_u32() as u16).collect();
+    let mut msg = Vec::with_capacity(4 * db * n);
     for e in 0..n {
         let (r1, c1) = bits[e];
         let (a1, b1) = offsets(before[e], totals[e / m][0], 0);
         let ([k10, k11], [k20, k21]) = (keys[2 * e], keys[2 * e + 1]);
-        for (s0, k1) in [(false, k10), (true, k11)] {
-            for (s1, k2) in [(false, k20), (true, k21)] {
-                let mut t = product(classes(s0 ^ r1, s1 ^ c1), a1, b1, y[e]);
-                for (x1, x2) in
-                    key_bytes(k1, usize::from(s1), 1).zip(key_bytes(k2, usize::from(s0), 1))
-                {
-                    t ^= x1 ^ x2;
-                }
-                msg.push(t);
+        for (s0, k1) in [(0, k10), (1, k11)] {
+            for (s1, k2) in [(0, k20), (1, k21)] {
+                let t = product(classes(r1 ^ (s0 == 1), c1 ^ (s1 == 1)), a1, b1, y[e]);
+                let mut out = t.to_le_bytes();
+                unmask(&mut out[..db], k1, db * s1, k2, db * s0);
+                msg.extend_from_slice(&out[..db]);
             }
         }
     }
     send_framed(session, p, &msg, frame)?;
     let dests = (0..n)
-        .map(|e| (before[e][0] as u8).wrapping_add(t0[e]).wrapping_add(y[e]))
+        .map(|e| before[e][0].wrapping_add(t0[e]).wrapping_add(y[e]))
         .collect();
     Ok((dests, totals.iter().map(|t| (t[0], t[2])).collect()))
 }

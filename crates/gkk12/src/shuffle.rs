@@ -35,8 +35,8 @@
 //! `w_x + G(k0)`, `w_x' + G'(k0)`, it sends `u = w_x' − w_x − G(k0) + G(k1)` and
 //! `u' = w_x − w_x' − G'(k0) + G'(k1)`, and the permuter's new shares are `a_x − G(k0)`,
 //! `a_x' − G'(k0)` or `a_x' + u − G(k1)`, `a_x + u' − G'(k1)`. The bin sort keeps its
-//! destinations as additive shares modulo 256 in the last byte of each entry and moves them
-//! this way, with the rest of the entry XOR-shared.
+//! destinations as additive shares in the last byte or two of each entry and moves them this
+//! way, with the rest of the entry XOR-shared.
 
 use doram_core::{PartyId, wire};
 use doram_net::Session;
@@ -138,36 +138,83 @@ fn expand(keys: impl Iterator<Item = Block>, len: usize, tmp: &mut Vec<Block>, o
     }
 }
 
-fn xor_into(dst: &mut [u8], src: &[u8]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d ^= s;
-    }
-}
-
-/// An entry's bytes: the first `xor` are XOR-shared, the rest additive shares modulo 256
-/// each (the bin sort's destinations, [`crate::binsort`]). A switch re-shares both kinds the
-/// same way, with the group's own addition and subtraction ([module docs](self)).
+/// An entry's bytes: the first `xor` are XOR-shared, the rest (at most eight) one additive
+/// share of a little-endian integer modulo 2^(8·(len − xor)) (the bin sort's destinations,
+/// [`crate::binsort`]). A switch re-shares both kinds the same way, with the group's own
+/// addition and subtraction ([module docs](self)).
 #[derive(Clone, Copy)]
 struct Mixed {
     xor: usize,
 }
 
 impl Mixed {
-    /// `dst += src`.
-    fn add(self, dst: &mut [u8], src: &[u8]) {
-        let (dx, da) = dst.split_at_mut(self.xor.min(dst.len()));
-        xor_into(dx, src);
-        for (d, s) in da.iter_mut().zip(&src[self.xor..]) {
-            *d = d.wrapping_add(*s);
+    /// The additive tail of `x` as an integer, `t` bytes (at most eight) little-endian.
+    fn tail(x: &[u8]) -> u64 {
+        match *x {
+            [] => 0,
+            [a] => u64::from(a),
+            [a, b] => u64::from(u16::from_le_bytes([a, b])),
+            _ => {
+                let mut w = [0u8; 8];
+                w[..x.len()].copy_from_slice(x);
+                u64::from_le_bytes(w)
+            }
         }
     }
 
-    /// `dst −= src`.
-    fn sub(self, dst: &mut [u8], src: &[u8]) {
-        let (dx, da) = dst.split_at_mut(self.xor.min(dst.len()));
-        xor_into(dx, src);
-        for (d, s) in da.iter_mut().zip(&src[self.xor..]) {
-            *d = d.wrapping_sub(*s);
+    fn put_tail(dst: &mut [u8], v: u64) {
+        let bytes = v.to_le_bytes();
+        for (d, b) in dst.iter_mut().zip(bytes) {
+            *d = b;
+        }
+    }
+
+    /// Appends `to − from − g0 + g1` to `out` (a switch's correction).
+    fn correction(self, out: &mut Vec<u8>, to: &[u8], from: &[u8], g0: &[u8], g1: &[u8]) {
+        let x = self.xor;
+        out.extend(
+            to[..x]
+                .iter()
+                .zip(&from[..x])
+                .zip(&g0[..x])
+                .zip(&g1[..x])
+                .map(|(((a, b), c), d)| a ^ b ^ c ^ d),
+        );
+        let v = Self::tail(&to[x..])
+            .wrapping_sub(Self::tail(&from[x..]))
+            .wrapping_sub(Self::tail(&g0[x..]))
+            .wrapping_add(Self::tail(&g1[x..]));
+        let at = out.len();
+        out.resize(at + to.len() - x, 0);
+        Self::put_tail(&mut out[at..], v);
+    }
+
+    /// `dst = dst + plus − minus` (`plus` none: `dst − minus`; `minus` none: `dst + plus`).
+    fn update(self, dst: &mut [u8], plus: Option<&[u8]>, minus: Option<&[u8]>) {
+        let x = self.xor;
+        let (dx, da) = dst.split_at_mut(x);
+        match (plus, minus) {
+            (Some(p), Some(m)) => {
+                for ((d, a), b) in dx.iter_mut().zip(&p[..x]).zip(&m[..x]) {
+                    *d ^= a ^ b;
+                }
+            }
+            (Some(o), None) | (None, Some(o)) => {
+                for (d, a) in dx.iter_mut().zip(&o[..x]) {
+                    *d ^= a;
+                }
+            }
+            (None, None) => {}
+        }
+        if !da.is_empty() {
+            let mut v = Self::tail(da);
+            if let Some(p) = plus {
+                v = v.wrapping_add(Self::tail(&p[x..]));
+            }
+            if let Some(m) = minus {
+                v = v.wrapping_sub(Self::tail(&m[x..]));
+            }
+            Self::put_tail(da, v);
         }
     }
 }
@@ -319,15 +366,12 @@ pub(crate) fn hold_mixed(
                 let (e0, e1) = g.split_at(2 * sb);
                 let (wx, wy) = w.pair(x, x | (1 << b));
                 // u = w_y − w_x − G(k0) + G(k1), u' = w_x − w_y − G'(k0) + G'(k1).
-                for (to, from, half) in [(&*wy, &*wx, 0), (&*wx, &*wy, 1)] {
-                    let at = msg.len();
-                    msg.extend_from_slice(to);
-                    mix.sub(&mut msg[at..], from);
-                    mix.sub(&mut msg[at..], &e0[half * sb..(half + 1) * sb]);
-                    mix.add(&mut msg[at..], &e1[half * sb..(half + 1) * sb]);
-                }
-                mix.add(wx, &e0[..sb]);
-                mix.add(wy, &e0[sb..]);
+                let (g0, g0p) = e0.split_at(sb);
+                let (g1, g1p) = e1.split_at(sb);
+                mix.correction(&mut msg, wy, wx, g0, g1);
+                mix.correction(&mut msg, wx, wy, g0p, g1p);
+                mix.update(wx, Some(g0), None);
+                mix.update(wy, Some(g0p), None);
                 // Every full frame goes as soon as it is: the stream cut every `frame` bytes.
                 while msg.len() >= frame {
                     session.send_bytes(peer, &msg[..frame])?;
@@ -456,14 +500,16 @@ pub(crate) fn permute_mixed(
                     buf.extend_from_slice(&msg);
                 }
                 let (ax, ay) = a.pair(x, x | (1 << b));
+                let (g, gp) = e.split_at(sb);
                 if swap {
                     ax.swap_with_slice(ay);
-                    let u = &buf[start - base..end - base];
-                    mix.add(ax, &u[..sb]);
-                    mix.add(ay, &u[sb..]);
+                    let (u, up) = buf[start - base..end - base].split_at(sb);
+                    mix.update(ax, Some(u), Some(g));
+                    mix.update(ay, Some(up), Some(gp));
+                } else {
+                    mix.update(ax, None, Some(g));
+                    mix.update(ay, None, Some(gp));
                 }
-                mix.sub(ax, &e[..sb]);
-                mix.sub(ay, &e[sb..]);
             }
         }
         // The frames no switch needed: the one empty frame of a stage without switches.

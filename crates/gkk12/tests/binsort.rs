@@ -6,8 +6,8 @@
 
 mod common;
 
-use common::{layout, place_records, run2};
-use doram_gkk12::binsort::{Layout, Role, place};
+use common::{check_bins, layout, place_records, run2};
+use doram_gkk12::binsort::{Layout, Role, phases, place};
 use doram_gkk12::driver::Gkk12Error;
 use doram_gkk12::shuffle::{FRAME_BYTES, Shares};
 use doram_net::{Session, Transcript};
@@ -126,4 +126,36 @@ fn a_garbler_under_another_delta_is_refused_before_sending() {
     );
     assert!(matches!(err, Gkk12Error::Misuse(_)), "{err:?}");
     assert_eq!(bytes, 0);
+}
+
+#[test]
+fn records_through_several_phases_land_in_their_labels_bin() {
+    // 1000 records into 2^8 bins of 32: butterflies on fewer, larger bins first save work.
+    let mut rng = ChaCha12Rng::seed_from_u64(17);
+    let (l, n) = (layout(8, 5, 12), 1000);
+    let plan = phases(n, &l);
+    assert!(plan.len() > 1 && plan[0].1 > 5, "{plan:?}");
+    assert_eq!(plan.last(), Some(&(8, 5)));
+    let a: Vec<u64> = (0..n).map(|_| rng.random_range(0..1u64 << 8)).collect();
+    let b: Vec<u64> = (0..n).map(|_| rng.random_range(0..1u64 << 8)).collect();
+    let (va, (ra, ta0), (sa, ta1)) = run(l, &a, 5);
+    check_bins(&l, &va, &a, &ra.unwrap(), &sa.unwrap());
+    let (vb, (rb, tb0), (sb, tb1)) = run(l, &b, 6);
+    check_bins(&l, &vb, &b, &rb.unwrap(), &sb.unwrap());
+    assert_eq!(ta0, tb0, "P0");
+    assert_eq!(ta1, tb1, "P1");
+}
+
+#[test]
+fn an_overflow_in_a_first_phase_is_an_error_at_both_parties() {
+    // 1000 records all labelled 0: the first phase's bin 0 gets all of them.
+    let l = layout(8, 5, 12);
+    assert!(phases(1000, &l).len() > 1);
+    let (_, (r0, _), (r1, _)) = run(l, &[0; 1000], 7);
+    for r in [r0, r1] {
+        assert!(
+            matches!(r, Err(Gkk12Error::LoadOverflow { tree: 0 })),
+            "{r:?}"
+        );
+    }
 }

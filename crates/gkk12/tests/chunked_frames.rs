@@ -10,9 +10,8 @@ mod common;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{layout, place_records as place, run2};
+use common::{check_bins, layout, place_records as place, run2};
 use doram_core::{CodecError, PartyId};
-use doram_gkk12::binsort::Layout;
 use doram_gkk12::driver::Gkk12Error;
 use doram_gkk12::shuffle::{
     FRAME_BYTES, Shares, hold_blocks, hold_blocks_framed, permute_blocks, permute_blocks_framed,
@@ -236,33 +235,6 @@ fn frames_of_zero_bytes_are_refused_before_sending() {
         permuted.map(|_| ())
     );
     assert!(th.is_empty() && tp.is_empty());
-}
-
-/// Every real record of `v` is in its label's bin of the opened `s0 ⊕ s1`, every other slot
-/// is an all-zero dummy.
-fn check_bins(l: &Layout, v: &[u8], labels: &[u64], s0: &Shares, s1: &Shares) {
-    let bytes = l.bytes;
-    let open: Vec<u8> = s0.data.iter().zip(&s1.data).map(|(x, y)| x ^ y).collect();
-    let z = l.slots();
-    assert_eq!(open.len(), l.bins() * z * bytes);
-    for b in 0..l.bins() {
-        let mut got: Vec<&[u8]> = Vec::new();
-        for slot in 0..z {
-            let e = &open[(b * z + slot) * bytes..(b * z + slot + 1) * bytes];
-            if e[0] & 1 == 1 {
-                got.push(e);
-            } else {
-                assert!(e.iter().all(|&x| x == 0), "a dummy that is not zero");
-            }
-        }
-        let mut want: Vec<&[u8]> = (0..labels.len())
-            .filter(|&i| labels[i] == b as u64)
-            .map(|i| &v[i * bytes..(i + 1) * bytes])
-            .collect();
-        got.sort();
-        want.sort();
-        assert_eq!(got, want, "bin {b} of {}", l.bins());
-    }
 }
 
 #[test]

@@ -323,6 +323,33 @@ pub fn place_records(
     (v, p0, p1)
 }
 
+/// Every real record of `v` is in its label's bin of the opened `s0 ⊕ s1`, every other slot
+/// is an all-zero dummy.
+pub fn check_bins(l: &Layout, v: &[u8], labels: &[u64], s0: &Shares, s1: &Shares) {
+    let bytes = l.bytes;
+    let open: Vec<u8> = s0.data.iter().zip(&s1.data).map(|(x, y)| x ^ y).collect();
+    let z = l.slots();
+    assert_eq!(open.len(), l.bins() * z * bytes);
+    for b in 0..l.bins() {
+        let mut got: Vec<&[u8]> = Vec::new();
+        for slot in 0..z {
+            let e = &open[(b * z + slot) * bytes..(b * z + slot + 1) * bytes];
+            if e[0] & 1 == 1 {
+                got.push(e);
+            } else {
+                assert!(e.iter().all(|&x| x == 0), "a dummy that is not zero");
+            }
+        }
+        let mut want: Vec<&[u8]> = (0..labels.len())
+            .filter(|&i| labels[i] == b as u64)
+            .map(|i| &v[i * bytes..(i + 1) * bytes])
+            .collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "bin {b} of {}", l.bins());
+    }
+}
+
 /// A bin layout whose records hold the valid bit at bit 0 and the label from bit 1.
 pub fn layout(log_bins: u32, log_slots: u32, bytes: usize) -> Layout {
     Layout {
