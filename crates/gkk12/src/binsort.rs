@@ -634,7 +634,6 @@ fn stage<R: RngCore + ?Sized>(
         usize::from(if db == 1 { sum & 0xff } else { sum })
     };
     let mut seen = vec![false; m];
-    let mut moved = vec![0u8; m * eb];
     for k in 0..count {
         seen.fill(false);
         for j in 0..m {
@@ -642,10 +641,11 @@ fn stage<R: RngCore + ?Sized>(
             if d >= m || std::mem::replace(&mut seen[d], true) {
                 return Err(PeerFault::malformed(p, "destinations", "not a permutation").into());
             }
-            let from = (k * m + j) * eb;
-            moved[d * eb..(d + 1) * eb].copy_from_slice(&shares.data[from..from + eb]);
         }
-        blocks[k * m * eb..(k + 1) * m * eb].copy_from_slice(&moved);
+        for j in 0..m {
+            let (from, to) = ((k * m + j) * eb, (k * m + dest(k * m + j)) * eb);
+            blocks[to..to + eb].copy_from_slice(&shares.data[from..from + eb]);
+        }
     }
     Ok(())
 }
