@@ -1,7 +1,8 @@
 //! Times the secure load and two-party accesses or binary searches:
-//! `cargo run --release -p doram-gkk12 --example access -- LOG_N D COUNT [load|dealer] [read|search]`.
-//! `load` (the default) runs the three-party load (server, client, helper); `dealer` builds the
-//! state with the **insecure** test dealer instead, for comparison. `read` (the default) times
+//! `cargo run --release -p doram-gkk12 --example access -- LOG_N D COUNT [load|sorted|dealer] [read|search]`.
+//! `load` (the default) runs the three-party load (server, client, helper); `sorted` the load
+//! by the two parties alone (`doram_gkk12::sortload`, the server holding the data); `dealer`
+//! builds the state with the **insecure** test dealer instead, for comparison. `read` (the default) times
 //! COUNT reads of random addresses, `search` COUNT binary searches for random keys (entry v
 //! holds the key v); every result is checked. The parties run as threads of this process over
 //! in-memory links.
@@ -13,6 +14,7 @@ use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, ClientState, Server, ServerState};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::search::{lower_bound, serve_search};
+use doram_gkk12::sortload::{load_client, load_server};
 use doram_gkk12::testkit::deal_random_insecurely;
 use doram_net::{LocalMesh, Session};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
@@ -21,10 +23,12 @@ use doram_twopc::os_rng;
 use doram_twopc::softspoken::ChunkBits;
 use rand::{Rng, SeedableRng};
 
-/// One party's starting point: a dealt state, or its part of the secure load.
+/// One party's starting point: a dealt state, its part of the three-party load, or the load
+/// by the two parties alone, still to run.
 enum Start<D, L> {
     Dealt(D),
     Loaded(L),
+    Sorted,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,9 +39,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|a| a.parse())
         .collect::<Result<_, _>>()?;
     let [log_n, d, accesses] = nums[..] else {
-        return Err("usage: access LOG_N D COUNT [load|dealer] [read|search]".into());
+        return Err("usage: access LOG_N D COUNT [load|sorted|dealer] [read|search]".into());
     };
     let dealer = args.get(3).is_some_and(|m| m == "dealer");
+    let sorted = args.get(3).is_some_and(|m| m == "sorted");
     let search = args.get(4).is_some_and(|m| m == "search");
     let params = Params::paper(1 << log_n, d as usize)?;
     println!(
@@ -48,7 +53,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let words = (d as usize).div_ceil(64);
     let delta = random_delta(&mut os_rng());
-    let (ss, cs) = if dealer {
+    let (ss, cs) = if sorted {
+        (Start::Sorted, Start::Sorted)
+    } else if dealer {
         let (ss, cs) = deal_random_insecurely(params, |v| vec![v; words], delta, &mut rng)?;
         println!(
             "dealt (insecure dealer) in {:.1} s",
@@ -72,10 +79,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = doram_net::testkit::run(mesh.build(), |mut s: Session| -> Vec<f64> {
         if s.me().index() == 0 {
             let start = ss.lock().expect("lock").take().expect("state");
-            run_server(&mut s, start, delta, addrs.len(), search)
+            run_server(&mut s, start, &params, words, delta, addrs.len(), search)
         } else {
             let start = cs.lock().expect("lock").take().expect("state");
-            run_client(&mut s, start, &addrs, search);
+            run_client(&mut s, start, &params, &addrs, search);
             Vec::new()
         }
     });
@@ -96,6 +103,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn run_server(
     s: &mut Session,
     start: Start<ServerState, ServerLoad>,
+    params: &Params,
+    words: usize,
     delta: u128,
     n: usize,
     search: bool,
@@ -105,6 +114,43 @@ fn run_server(
     let state = match start {
         Start::Dealt(state) => state,
         Start::Loaded(l) => l.finish(s, &mut ot, &mut os_rng()).expect("finish"),
+        Start::Sorted => {
+            let t = Instant::now();
+            let before = s.stats().total().sum().bytes_sent;
+            let load_delta = random_delta(&mut os_rng());
+            let mut send =
+                softspoken_sender_setup(s, ChunkBits::default(), load_delta, &mut os_rng())
+                    .expect("setup");
+            let mut recv =
+                softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
+            // The server holds the data, item v the words (v, v, …).
+            let db = params.payload_bits().div_ceil(8);
+            let data: Vec<u8> = (0..params.items())
+                .flat_map(|v| {
+                    let mut bytes: Vec<u8> = std::iter::repeat_n(v, words)
+                        .flat_map(u64::to_le_bytes)
+                        .collect();
+                    bytes.resize(db, 0);
+                    bytes
+                })
+                .collect();
+            let state = load_server(
+                s,
+                params,
+                &data,
+                &mut ot,
+                &mut send,
+                &mut recv,
+                &mut os_rng(),
+            )
+            .expect("load");
+            println!(
+                "loaded (two parties alone) in {:.1} s; server sent {} bytes",
+                t.elapsed().as_secs_f64(),
+                s.stats().total().sum().bytes_sent - before
+            );
+            state
+        }
     };
     let mut server = Server::new(state, ot, os_rng()).expect("server");
     let (abits, bits) = (
@@ -140,11 +186,46 @@ fn run_server(
 
 /// The client: finishes its state, then reads `addrs` (or searches for them), checking each
 /// result.
-fn run_client(s: &mut Session, start: Start<ClientState, ClientLoad>, addrs: &[u64], search: bool) {
+fn run_client(
+    s: &mut Session,
+    start: Start<ClientState, ClientLoad>,
+    params: &Params,
+    addrs: &[u64],
+    search: bool,
+) {
     let mut ot = softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
     let state = match start {
         Start::Dealt(state) => state,
         Start::Loaded(l) => l.finish(s, &mut ot).expect("finish"),
+        Start::Sorted => {
+            let before = s.stats().total().sum().bytes_sent;
+            let mut recv =
+                softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
+            let mut send = softspoken_sender_setup(
+                s,
+                ChunkBits::default(),
+                random_delta(&mut os_rng()),
+                &mut os_rng(),
+            )
+            .expect("setup");
+            // The client's share of the data: zeros.
+            let zeros = vec![0u8; params.items() as usize * params.payload_bits().div_ceil(8)];
+            let state = load_client(
+                s,
+                params,
+                &zeros,
+                &mut ot,
+                &mut send,
+                &mut recv,
+                &mut os_rng(),
+            )
+            .expect("load");
+            println!(
+                "client sent {} bytes in the load",
+                s.stats().total().sum().bytes_sent - before
+            );
+            state
+        }
     };
     let mut client = Client::new(state, ot, os_rng()).expect("client");
     let (abits, bits) = (
