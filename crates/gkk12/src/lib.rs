@@ -23,8 +23,8 @@
 //! * [`shuffle`]: permuting a shared vector by one party's secret permutation (a Beneš
 //!   network of OT-resharing switches);
 //! * [`binsort`]: oblivious bin placement of shared records by secret labels (bucket
-//!   oblivious sort's butterfly, merge-splits from a small garbled circuit and OT shuffles),
-//!   the core of a fast two-party load;
+//!   oblivious sort's butterfly in phases of shrinking bins, merge-splits from OTs and OT
+//!   shuffles), the core of a fast two-party load;
 //! * [`sortload`]: the initial load by the two parties alone, every tree placed by
 //!   [`binsort`];
 //! * [`persist`]: each party's state written to a file and resumed in a later run, so that

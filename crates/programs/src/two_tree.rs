@@ -9,7 +9,7 @@
 //!   not publicly 0: every cell's word becomes XOR shares (A2B), every item of every tree gets
 //!   a leaf of random bits neither party knows, and an oblivious bin placement
 //!   ([`doram_gkk12::binsort`]) puts it into the bucket of its leaf's path at one level, among
-//!   dummies. O(n log n) small garbled gates and OT-switched bits.
+//!   dummies. O(n log n) random OTs and OT-switched bits.
 //! * **GKK12 Figure 1** otherwise: the ORAM starts empty ([`doram_gkk12::empty`]: every
 //!   address reads 0, nobody placed anything) and every cell that is not publicly 0 is written,
 //!   one ORAM access each; arrays filled with 0 cost nothing.
