@@ -28,7 +28,8 @@
 //!    `A = T_U + V − U` and `B = 2Z − 1 − W − U`, the products of a party's shares of `A` and
 //!    `B` with the classes are again one-out-of-four OTs, one each way. The destinations are
 //!    additive shares modulo 256 (2Z ≤ 256). About 34 bytes and four random OTs an entry,
-//!    where a garbled circuit for the same took about 60 AND gates (1.9 KB).
+//!    where a garbled circuit for the same took about 60 AND gates (1.9 KB). Blocks go in
+//!    batches of about 2^18 entries, so that the OT keys held at once stay bounded.
 //! 2. **Overflow.** A garbled circuit per batch of blocks adds the two parties' shares of
 //!    each block's two counts and outputs whether any exceeds Z; the bit is opened. It
 //!    depends only on the labels, which are fresh random bits; the caller draws new ones on
@@ -52,8 +53,8 @@
 //! (2^19 of 32): 2.5·10^9 slot moves through switch layers instead of 7.0·10^9. Destinations
 //! take two bytes when a phase's bins have more than 128 slots.
 //!
-//! Every block of a stage goes through each step together: a stage costs the rounds of one
-//! block. Messages depend on n, the record size, L and Z only, and none is longer than
+//! Every block of a stage goes through each step together (step 1 in batches): a stage costs
+//! the rounds of one block, and two more round trips per batch of step 1 beyond the first. Messages depend on n, the record size, L and Z only, and none is longer than
 //! [`FRAME_BYTES`] (or the `frame` of [`place_framed`]): a batch longer than that (a shuffle
 //! stage's corrections, the opened destinations, the overflow bits) goes as several frames
 //! back to back, every one checked to be of its exact length.
@@ -147,6 +148,9 @@ fn add(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
         })
         .collect()
 }
+
+/// Entries whose destinations are computed together (whole blocks; one block if larger).
+const DEST_BATCH: usize = 1 << 18;
 
 /// Blocks per overflow circuit: its garbled tables (about 3(log₂ Z + 2) AND gates a block)
 /// stay under 32 KiB.
@@ -531,13 +535,20 @@ fn stage<R: RngCore + ?Sized>(
         .map(|e| (bit_of(e, pass.valid), bit_of(e, bit)))
         .collect();
     let garbler = matches!(role, Role::Garbler(_));
-    let (dests, totals) = if garbler {
-        destinations_p0(session, p, ot_send, ot_recv, &bits, m, db, rng, frame)?
-    } else {
-        destinations_p1(session, p, ot_send, ot_recv, &bits, m, db, rng, frame)?
-    };
-    for (e, d) in blocks.chunks_exact_mut(eb).zip(dests) {
-        e[eb - db..].copy_from_slice(&d.to_le_bytes()[..db]);
+    // In batches of whole blocks, so that a batch's OT keys (about 100 bytes an entry at
+    // either party) stay small whatever the stage's size.
+    let batch = (DEST_BATCH / m).max(1) * m;
+    let mut totals = Vec::with_capacity(count);
+    for (bits, entries) in bits.chunks(batch).zip(blocks.chunks_mut(batch * eb)) {
+        let (dests, t) = if garbler {
+            destinations_p0(session, p, ot_send, ot_recv, bits, m, db, rng, frame)?
+        } else {
+            destinations_p1(session, p, ot_send, ot_recv, bits, m, db, rng, frame)?
+        };
+        for (e, d) in entries.chunks_exact_mut(eb).zip(dests) {
+            e[eb - db..].copy_from_slice(&d.to_le_bytes()[..db]);
+        }
+        totals.extend(t);
     }
     // [2] Whether a block overflows, a bit per batch of blocks, opened.
     let w = pass.log_slots as usize + 2;

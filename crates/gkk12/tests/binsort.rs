@@ -159,3 +159,14 @@ fn an_overflow_in_a_first_phase_is_an_error_at_both_parties() {
         );
     }
 }
+
+#[test]
+fn a_stage_in_several_batches_of_destinations_places_every_record() {
+    // 2^14 bins of 32: the last phase's stages hold 2^19 entries, two batches of 2^18.
+    let mut rng = ChaCha12Rng::seed_from_u64(19);
+    let (l, n) = (layout(14, 5, 9), 1 << 15);
+    assert_eq!(phases(n, &l).last(), Some(&(14, 5)));
+    let labels: Vec<u64> = (0..n).map(|_| rng.random_range(0..1u64 << 14)).collect();
+    let (v, (r0, _), (r1, _)) = run(l, &labels, 8);
+    check_bins(&l, &v, &labels, &r0.unwrap(), &r1.unwrap());
+}
