@@ -330,8 +330,9 @@ pub fn hold_blocks_framed(
     hold_mixed(session, ot, w, block, inverse, frame, xor)
 }
 
-/// [`hold_blocks_framed`] on entries whose bytes from `xor` on are additive shares modulo 256
-/// ([`Mixed`]); the permuter must run [`permute_mixed`] with the same `xor`.
+/// [`hold_blocks_framed`] on entries whose bytes from `xor` on are an additive share of a
+/// little-endian integer ([`Mixed`]); the permuter must run [`permute_mixed`] with the same
+/// `xor`.
 pub(crate) fn hold_mixed(
     session: &mut Session,
     ot: &mut impl CotExtSender,
@@ -444,8 +445,8 @@ pub fn permute_blocks_framed(
     permute_mixed(session, ot, a, block, controls, inverse, frame, xor)
 }
 
-/// [`permute_blocks_framed`] on entries whose bytes from `xor` on are additive shares modulo
-/// 256, pairing with [`hold_mixed`].
+/// [`permute_blocks_framed`] on entries whose bytes from `xor` on are an additive share of a
+/// little-endian integer ([`Mixed`]), pairing with [`hold_mixed`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn permute_mixed(
     session: &mut Session,
