@@ -27,8 +27,8 @@
 //!    bit 1 from the end, a permutation of the block. As `U + v·A + w·B` with
 //!    `A = T_U + V − U` and `B = 2Z − 1 − W − U`, the products of a party's shares of `A` and
 //!    `B` with the classes are again one-out-of-four OTs, one each way. The destinations are
-//!    additive shares modulo 2^8 (2Z ≤ 256) or 2^16. About 34 bytes and four random OTs an entry,
-//!    where a garbled circuit for the same took about 60 AND gates (1.9 KB). Blocks go in
+//!    additive shares modulo 2^8 (2Z ≤ 256) or 2^16. Four random OTs and 24 bytes of answers an
+//!    entry (32 with two-byte destinations), where a garbled circuit for the same took about 60 AND gates (1.9 KB). Blocks go in
 //!    batches of about 2^18 entries, so that the OT keys held at once stay bounded.
 //! 2. **Overflow.** A garbled circuit per batch of blocks adds the two parties' shares of
 //!    each block's two counts and outputs whether any exceeds Z; the bit is opened. It
