@@ -38,28 +38,7 @@ fn every_record_lands_in_its_labels_bin() {
             .map(|_| rng.random_range(0..1u64 << log_bins))
             .collect();
         let (v, (r0, _), (r1, _)) = run(l, &labels, 40 + n as u64);
-        let (s0, s1) = (r0.unwrap(), r1.unwrap());
-        let open: Vec<u8> = s0.data.iter().zip(&s1.data).map(|(x, y)| x ^ y).collect();
-        let z = l.slots();
-        assert_eq!(open.len(), l.bins() * z * bytes);
-        for b in 0..l.bins() {
-            let mut got: Vec<&[u8]> = Vec::new();
-            for slot in 0..z {
-                let e = &open[(b * z + slot) * bytes..(b * z + slot + 1) * bytes];
-                if e[0] & 1 == 1 {
-                    got.push(e);
-                } else {
-                    assert!(e.iter().all(|&x| x == 0), "a dummy that is not zero");
-                }
-            }
-            let mut want: Vec<&[u8]> = (0..n)
-                .filter(|&i| labels[i] == b as u64)
-                .map(|i| &v[i * bytes..(i + 1) * bytes])
-                .collect();
-            got.sort();
-            want.sort();
-            assert_eq!(got, want, "bin {b} of {}", l.bins());
-        }
+        check_bins(&l, &v, &labels, &r0.unwrap(), &r1.unwrap());
     }
 }
 
