@@ -69,11 +69,22 @@ fn put_bits(dst: &mut [u8], at: usize, v: u64, n: usize) {
     }
 }
 
+/// XORs bits `0..n` of `src` into `dst` from bit `dst_at` on, a byte of `src` at a time.
 fn copy_bits(dst: &mut [u8], dst_at: usize, src: &[u8], n: usize) {
-    for k in 0..n {
-        if (src[k / 8] >> (k % 8)) & 1 == 1 {
-            dst[(dst_at + k) / 8] ^= 1 << ((dst_at + k) % 8);
+    let (full, rest) = (n / 8, n % 8);
+    let (at, sh) = (dst_at / 8, (dst_at % 8) as u32);
+    let mut put = |k: usize, x: u8| {
+        let wide = u16::from(x) << sh;
+        dst[at + k] ^= wide as u8;
+        if wide >> 8 != 0 {
+            dst[at + k + 1] ^= (wide >> 8) as u8;
         }
+    };
+    for (k, &x) in src[..full].iter().enumerate() {
+        put(k, x);
+    }
+    if rest > 0 {
+        put(full, src[full] & ((1u8 << rest) - 1));
     }
 }
 
@@ -324,4 +335,27 @@ pub fn load_client<R: RngCore + CryptoRng + ?Sized>(
         last_nonce: nonce,
         sparse: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_bits;
+
+    #[test]
+    fn bits_land_where_one_at_a_time_puts_them() {
+        let src: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(97) ^ 0x5a).collect();
+        for at in [0usize, 1, 3, 7, 8, 13] {
+            for n in [0usize, 1, 5, 8, 9, 100, 317] {
+                let mut fast = vec![0xa5u8; 48];
+                let mut slow = fast.clone();
+                copy_bits(&mut fast, at, &src, n);
+                for k in 0..n {
+                    if (src[k / 8] >> (k % 8)) & 1 == 1 {
+                        slow[(at + k) / 8] ^= 1 << ((at + k) % 8);
+                    }
+                }
+                assert_eq!(fast, slow, "at {at}, {n} bits");
+            }
+        }
+    }
 }
