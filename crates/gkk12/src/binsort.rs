@@ -35,11 +35,16 @@
 //!    depends only on the labels, which are fresh random bits; the caller draws new ones on
 //!    an overflow ([`Gkk12Error::LoadOverflow`]).
 //! 3. **Shuffle.** Each block, with its destinations, goes through a random permutation drawn
-//!    by `P0` and then one drawn by `P1` (the switches of [`crate::shuffle`], with the
-//!    destination byte re-shared additively): neither party knows the composition.
+//!    by `P0` and then one drawn by `P1` (Beneš networks of OT switches run block by block,
+//!    one correction per switch, the destination bytes re-shared additively:
+//!    `shuffle::BlockNet`): neither party knows the composition.
 //! 4. **Open and move.** The shuffled destinations are opened: the order of the block
 //!    composed with a uniform permutation nobody knows, so a uniform permutation whatever the
 //!    labels. Both parties move their shares by it.
+//!
+//! Steps 3 and 4 run in batches of whole blocks (about 2^14 switches), pipelined so that both
+//! parties compute at once: `P0` works on batch b's networks while `P1` already holds batch
+//! b + 1 through `P0`'s.
 //!
 //! # Phases
 //! The layout's bins are sized for the tree's buckets and are mostly dummies (at 2^20 items
@@ -53,8 +58,9 @@
 //! (2^19 of 32): 2.5·10^9 slot moves through switch layers instead of 7.0·10^9. Destinations
 //! take two bytes when a phase's bins have more than 128 slots.
 //!
-//! Every block of a stage goes through each step together (step 1 in batches): a stage costs
-//! the rounds of one block, and two more round trips per batch of step 1 beyond the first. Messages depend on n, the record size, L and Z only, and none is longer than
+//! Every block of a stage goes through steps 1 and 2 together (step 1 in batches of about 2^18
+//! entries, two round trips each), then through steps 3 and 4 batch by batch. Messages depend
+//! on n, the record size, L and Z only, and none is longer than
 //! [`FRAME_BYTES`] (or the `frame` of [`place_framed`]): a batch longer than that (a shuffle
 //! stage's corrections, the opened destinations, the overflow bits) goes as several frames
 //! back to back, every one checked to be of its exact length.
@@ -74,8 +80,7 @@ use rand_core::RngCore;
 
 use crate::driver::Gkk12Error;
 use crate::shuffle::{
-    FRAME_BYTES, Shares, check_frame, hold_mixed, permute_mixed, recv_framed, route_blocks,
-    send_framed,
+    BlockNet, FRAME_BYTES, NetScratch, Shares, check_frame, recv_framed, route_blocks, send_framed,
 };
 
 /// Where the bins go and what a record holds.
@@ -604,61 +609,217 @@ fn stage<R: RngCore + ?Sized>(
     if (0..batches).any(|k| overflow[k] ^ bit_of(&theirs, k)) {
         return Err(Gkk12Error::LoadOverflow { tree: ctx.tree });
     }
-    // [3] P0's permutations, then P1's; the destinations (the last `db` bytes) stay additive.
-    let mut shares = Shares {
-        bytes: eb,
-        data: blocks.to_vec(),
+    // [3] and [4]: P0's permutations, then P1's, then open the destinations and move.
+    shuffle_and_move(ctx, ot_send, ot_recv, blocks, m, eb, db, rng)
+}
+
+/// Switches per batch of a stage's networks: a batch is whole blocks, their OTs one
+/// extension and their corrections one message (about 1 MB for 64-byte entries).
+const NET_BATCH: usize = 1 << 14;
+
+/// Steps 3 and 4 of a stage on `blocks` (blocks of `m` entries of `eb` bytes, the last `db`
+/// the destination's additive share): every block through a random permutation drawn by `P0`
+/// (network A) and one drawn by `P1` (network B), both [`BlockNet`]s, then the destinations
+/// opened and every block moved by them.
+///
+/// In batches of whole blocks, pipelined so that both parties work at once: `P0` permutes
+/// batch b through A and holds it through B while `P1` holds batch b + 1 through A; each party
+/// sends a batch's destination shares as soon as they are final and moves the batch when the
+/// peer's arrive (`P0` one batch later, so that it never waits for them); each permuter's OT
+/// extension for batch b + 1 goes before it works on batch b. Every message's size follows
+/// from the sizes alone.
+#[allow(clippy::too_many_arguments)]
+fn shuffle_and_move<R: RngCore + ?Sized>(
+    ctx: &mut Ctx<'_, '_>,
+    ot_send: &mut impl CotExtSender,
+    ot_recv: &mut impl CotExtReceiver,
+    blocks: &mut [u8],
+    m: usize,
+    eb: usize,
+    db: usize,
+    rng: &mut R,
+) -> Result<(), Gkk12Error> {
+    let net = BlockNet::new(m, eb, eb - db)?;
+    let per = net.switches();
+    let blk = m * eb;
+    let count = blocks.len() / blk;
+    let bpb = (NET_BATCH / per.max(1)).max(1);
+    let batches = count.div_ceil(bpb);
+    let span = |b: usize| (b * bpb * blk)..((b + 1) * bpb).min(count) * blk;
+    let mut run = Batches {
+        session: &mut *ctx.session,
+        p: ctx.p,
+        frame: ctx.frame,
+        net,
+        m,
+        eb,
+        db,
+        scratch: NetScratch::default(),
+        out: Vec::new(),
     };
-    for permuter_is_p0 in [true, false] {
-        let me_permutes = matches!(role, Role::Garbler(_)) == permuter_is_p0;
-        if me_permutes {
-            let dests: Vec<Vec<usize>> = (0..count).map(|_| random_perm(m, rng)).collect();
-            let controls = route_blocks(&dests)?;
-            permute_mixed(
-                session,
-                ot_recv,
-                &mut shares,
-                m,
-                &controls,
-                false,
-                frame,
-                eb - db,
-            )?;
-        } else {
-            hold_mixed(session, ot_send, &mut shares, m, false, frame, eb - db)?;
-        }
-    }
-    // [4] Open the destinations and move.
-    let my_dest: Vec<u8> = shares
-        .data
-        .chunks_exact(eb)
-        .flat_map(|e| e[eb - db..].iter().copied())
-        .collect();
-    send_framed(session, p, &my_dest, frame)?;
-    let their = recv_framed(session, p, "destination shares", entries * db, frame)?;
-    let dest = |j: usize| {
-        let mut x = [0u8; 2];
-        x[..db].copy_from_slice(&my_dest[j * db..(j + 1) * db]);
-        let mut y = [0u8; 2];
-        y[..db].copy_from_slice(&their[j * db..(j + 1) * db]);
-        let sum = u16::from_le_bytes(x).wrapping_add(u16::from_le_bytes(y));
-        usize::from(if db == 1 { sum & 0xff } else { sum })
-    };
-    let mut seen = vec![false; m];
-    for k in 0..count {
-        seen.fill(false);
-        for j in 0..m {
-            let d = dest(k * m + j);
-            if d >= m || std::mem::replace(&mut seen[d], true) {
-                return Err(PeerFault::malformed(p, "destinations", "not a permutation").into());
+    if matches!(ctx.role, Role::Garbler(_)) {
+        let mut keys = run.extend(ot_recv, span(0).len() / blk, rng)?;
+        for b in 0..batches {
+            let next = if b + 1 < batches {
+                Some(run.extend(ot_recv, span(b + 1).len() / blk, rng)?)
+            } else {
+                None
+            };
+            let region = &mut blocks[span(b)];
+            run.permute(&keys, region)?;
+            run.hold(ot_send, region)?;
+            let mine = run.dests(region);
+            send_framed(run.session, run.p, &mine, run.frame)?;
+            if b > 0 {
+                run.open_and_move(&mut blocks[span(b - 1)])?;
+            }
+            if let Some(k) = next {
+                keys = k;
             }
         }
-        for j in 0..m {
-            let (from, to) = ((k * m + j) * eb, (k * m + dest(k * m + j)) * eb);
-            blocks[to..to + eb].copy_from_slice(&shares.data[from..from + eb]);
+        if batches > 0 {
+            run.open_and_move(&mut blocks[span(batches - 1)])?;
+        }
+    } else {
+        // What P1 sends is in the order P0 takes it: A's corrections of a batch, then B's
+        // extension for it, then the destination shares of the batch before.
+        if batches > 0 {
+            run.hold(ot_send, &mut blocks[span(0)])?;
+        }
+        let mut keys = run.extend(ot_recv, span(0).len() / blk, rng)?;
+        for b in 0..batches {
+            let next = if b + 1 < batches {
+                run.hold(ot_send, &mut blocks[span(b + 1)])?;
+                Some(run.extend(ot_recv, span(b + 1).len() / blk, rng)?)
+            } else {
+                None
+            };
+            let region = &mut blocks[span(b)];
+            run.permute(&keys, region)?;
+            let mine = run.dests(region);
+            send_framed(run.session, run.p, &mine, run.frame)?;
+            run.open_and_move(region)?;
+            if let Some(k) = next {
+                keys = k;
+            }
         }
     }
     Ok(())
+}
+
+/// What [`shuffle_and_move`] needs for every batch.
+struct Batches<'s> {
+    session: &'s mut Session,
+    p: doram_core::PartyId,
+    frame: usize,
+    net: BlockNet,
+    m: usize,
+    eb: usize,
+    db: usize,
+    scratch: NetScratch,
+    out: Vec<u8>,
+}
+
+impl Batches<'_> {
+    /// This party's settings for `blocks` blocks (a random permutation of each, routed) and
+    /// their random OTs as the receiver: the extension goes to the peer now.
+    fn extend<R: RngCore + ?Sized>(
+        &mut self,
+        ot: &mut impl CotExtReceiver,
+        blocks: usize,
+        rng: &mut R,
+    ) -> Result<doram_twopc::iknp::RotReceiver, Gkk12Error> {
+        let mut controls = Vec::with_capacity(blocks * self.net.switches());
+        for _ in 0..blocks {
+            let stages = route_blocks(&[random_perm(self.m, rng)])?;
+            controls.extend(stages.into_iter().flatten());
+        }
+        Ok(cot_receive(self.session, ot, &controls)?.into_random())
+    }
+
+    /// Holds `region`'s blocks through the peer's network: their OTs as the sender, then the
+    /// corrections.
+    fn hold(&mut self, ot: &mut impl CotExtSender, region: &mut [u8]) -> Result<(), Gkk12Error> {
+        let per = self.net.switches();
+        let n = region.len() / (self.m * self.eb) * per;
+        let keys = cot_send(self.session, ot, n)?.into_random().msgs;
+        self.out.clear();
+        for (blk, ks) in region
+            .chunks_exact_mut(self.m * self.eb)
+            .zip(keys.chunks(per))
+        {
+            self.net.hold(blk, ks, &mut self.out, &mut self.scratch);
+        }
+        send_framed(self.session, self.p, &self.out, self.frame)
+    }
+
+    /// Permutes `region`'s blocks by this party's settings (`keys.choices`) once the peer's
+    /// corrections arrive.
+    fn permute(
+        &mut self,
+        keys: &doram_twopc::iknp::RotReceiver,
+        region: &mut [u8],
+    ) -> Result<(), Gkk12Error> {
+        let (per, eb) = (self.net.switches(), self.eb);
+        let corr = recv_framed(
+            self.session,
+            self.p,
+            "switch corrections",
+            keys.msgs.len() * eb,
+            self.frame,
+        )?;
+        let it = region
+            .chunks_exact_mut(self.m * eb)
+            .zip(keys.msgs.chunks(per))
+            .zip(keys.choices.chunks(per))
+            .zip(corr.chunks(per * eb));
+        for (((blk, ks), cs), v) in it {
+            self.net.permute(blk, ks, cs, v, &mut self.scratch);
+        }
+        Ok(())
+    }
+
+    /// This party's shares of the destinations in `region`, `db` bytes each.
+    fn dests(&self, region: &[u8]) -> Vec<u8> {
+        region
+            .chunks_exact(self.eb)
+            .flat_map(|e| e[self.eb - self.db..].iter().copied())
+            .collect()
+    }
+
+    /// Receives the peer's shares of `region`'s destinations, opens them and moves every
+    /// block of `region` by them, once they are checked to be a permutation of each block.
+    fn open_and_move(&mut self, region: &mut [u8]) -> Result<(), Gkk12Error> {
+        let (m, eb, db, p) = (self.m, self.eb, self.db, self.p);
+        let entries = region.len() / eb;
+        let mine = self.dests(region);
+        let their = recv_framed(
+            self.session,
+            p,
+            "destination shares",
+            entries * db,
+            self.frame,
+        )?;
+        let dest = |j: usize| {
+            let sum = from_le(&mine[j * db..(j + 1) * db])
+                .wrapping_add(from_le(&their[j * db..(j + 1) * db]));
+            usize::from(if db == 1 { sum & 0xff } else { sum })
+        };
+        let mut seen = vec![false; m];
+        let mut tmp = vec![0u8; m * eb];
+        for (k, blk) in region.chunks_exact_mut(m * eb).enumerate() {
+            seen.fill(false);
+            for j in 0..m {
+                let d = dest(k * m + j);
+                if d >= m || std::mem::replace(&mut seen[d], true) {
+                    return Err(PeerFault::malformed(p, "destinations", "not a permutation").into());
+                }
+                tmp[d * eb..(d + 1) * eb].copy_from_slice(&blk[j * eb..(j + 1) * eb]);
+            }
+            blk.copy_from_slice(&tmp);
+        }
+        Ok(())
+    }
 }
 
 /// An entry's classes by its valid bit and label bit, as counts: (real with bit 0, dummy,
