@@ -743,12 +743,13 @@ impl Batches<'_> {
         let per = self.net.switches();
         let n = region.len() / (self.m * self.eb) * per;
         let keys = cot_send(self.session, ot, n)?.into_random().msgs;
-        self.out.clear();
-        for (blk, ks) in region
-            .chunks_exact_mut(self.m * self.eb)
+        self.out.resize(n * self.eb, 0);
+        let blocks = region.chunks_exact_mut(self.m * self.eb);
+        for ((blk, ks), out) in blocks
             .zip(keys.chunks(per))
+            .zip(self.out.chunks_mut(per * self.eb))
         {
-            self.net.hold(blk, ks, &mut self.out, &mut self.scratch);
+            self.net.hold(blk, ks, out, &mut self.scratch);
         }
         send_framed(self.session, self.p, &self.out, self.frame)
     }

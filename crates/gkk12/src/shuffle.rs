@@ -138,6 +138,22 @@ fn expand(keys: impl Iterator<Item = Block>, len: usize, tmp: &mut Vec<Block>, o
     }
 }
 
+/// The pads G of `keys` as [`expand`] makes them for `len`-byte entries, left where the
+/// cipher puts them: `len.div_ceil(16)` blocks per key (at least one), one key after another
+/// in `out`; a pad is its blocks' bytes (little-endian, in order), those past `len` unused.
+fn expand_blocks(keys: impl Iterator<Item = Block>, len: usize, out: &mut Vec<Block>) {
+    out.clear();
+    let blocks = len.div_ceil(16).max(1);
+    if blocks == 1 {
+        out.extend(keys);
+        return;
+    }
+    for k in keys {
+        out.extend((0..blocks as u128).map(|i| k ^ i));
+    }
+    fixed_key().cr_in_place(out);
+}
+
 /// An entry's bytes: the first `xor` are XOR-shared, the rest (at most eight) one additive
 /// share of a little-endian integer modulo 2^(8·(len − xor)) (the bin sort's destinations,
 /// [`crate::binsort`]). A switch re-shares both kinds the same way, with the group's own
@@ -189,24 +205,67 @@ impl Mixed {
         Self::put_tail(&mut out[at..], v);
     }
 
-    /// Appends `to − from − g0 − g1` to `out` (a [`BlockNet`] switch's correction).
-    fn single_correction(self, out: &mut Vec<u8>, to: &[u8], from: &[u8], g0: &[u8], g1: &[u8]) {
-        let x = self.xor;
-        out.extend(
-            to[..x]
-                .iter()
-                .zip(&from[..x])
-                .zip(&g0[..x])
-                .zip(&g1[..x])
-                .map(|(((a, b), c), d)| a ^ b ^ c ^ d),
-        );
-        let v = Self::tail(&to[x..])
-            .wrapping_sub(Self::tail(&from[x..]))
-            .wrapping_sub(Self::tail(&g0[x..]))
-            .wrapping_sub(Self::tail(&g1[x..]));
-        let at = out.len();
-        out.resize(at + to.len() - x, 0);
-        Self::put_tail(&mut out[at..], v);
+    /// A [`BlockNet`] switch at the holder: writes the correction `v = (w_y − w_x) − g0 − g1`
+    /// to `v` and re-shares `w_x + g0`, `w_y − g0`, in one pass.
+    fn hold_switch(self, v: &mut [u8], wx: &mut [u8], wy: &mut [u8], g0: &[u8], g1: &[u8]) {
+        let n = self.xor;
+        let (vx, wxx, wyx) = (&mut v[..n], &mut wx[..n], &mut wy[..n]);
+        let (g0x, g1x) = (&g0[..n], &g1[..n]);
+        for j in 0..n {
+            let r = g0x[j];
+            vx[j] = wyx[j] ^ wxx[j] ^ r ^ g1x[j];
+            wxx[j] ^= r;
+            wyx[j] ^= r;
+        }
+        if n < wx.len() {
+            let (x, y, r) = (
+                Self::tail(&wx[n..]),
+                Self::tail(&wy[n..]),
+                Self::tail(&g0[n..]),
+            );
+            let t = y
+                .wrapping_sub(x)
+                .wrapping_sub(r)
+                .wrapping_sub(Self::tail(&g1[n..]));
+            Self::put_tail(&mut v[n..], t);
+            Self::put_tail(&mut wx[n..], x.wrapping_add(r));
+            Self::put_tail(&mut wy[n..], y.wrapping_sub(r));
+        }
+    }
+
+    /// A [`BlockNet`] switch at the permuter, `g = G(k_c)` and the correction `v`: control 0
+    /// gives `a_x − g`, `a_y + g`; control 1, with `e = v + g`, gives `a_y + e`, `a_x − e`.
+    fn permute_switch(self, ax: &mut [u8], ay: &mut [u8], g: &[u8], v: &[u8], swap: bool) {
+        let n = self.xor;
+        let (axx, ayx, gx, vx) = (&mut ax[..n], &mut ay[..n], &g[..n], &v[..n]);
+        if swap {
+            for j in 0..n {
+                let e = vx[j] ^ gx[j];
+                let (x, y) = (axx[j], ayx[j]);
+                axx[j] = y ^ e;
+                ayx[j] = x ^ e;
+            }
+        } else {
+            for j in 0..n {
+                axx[j] ^= gx[j];
+                ayx[j] ^= gx[j];
+            }
+        }
+        if n < ax.len() {
+            let (x, y, r) = (
+                Self::tail(&ax[n..]),
+                Self::tail(&ay[n..]),
+                Self::tail(&g[n..]),
+            );
+            let (nx, ny) = if swap {
+                let e = Self::tail(&v[n..]).wrapping_add(r);
+                (y.wrapping_add(e), x.wrapping_sub(e))
+            } else {
+                (x.wrapping_sub(r), y.wrapping_add(r))
+            };
+            Self::put_tail(&mut ax[n..], nx);
+            Self::put_tail(&mut ay[n..], ny);
+        }
     }
 
     /// `dst = dst + plus − minus` (`plus` none: `dst − minus`; `minus` none: `dst + plus`).
@@ -574,9 +633,7 @@ pub(crate) struct BlockNet {
 /// Scratch space of [`BlockNet`], kept across blocks so that nothing is allocated per switch.
 #[derive(Default)]
 pub(crate) struct NetScratch {
-    tmp: Vec<Block>,
-    pads: Vec<u8>,
-    e: Vec<u8>,
+    pads: Vec<Block>,
 }
 
 impl BlockNet {
@@ -600,25 +657,27 @@ impl BlockNet {
         self.bits.len() * self.m / 2
     }
 
-    /// The holder's side of one block (`w`, `m` entries): appends the block's corrections to
-    /// `out` (`eb` bytes per switch) and re-shares `w`. `keys` are the block's random-OT
-    /// pairs, one per switch.
+    /// The holder's side of one block (`w`, `m` entries): writes the block's corrections to
+    /// `out` (`eb` bytes per switch, [`BlockNet::switches`] of them) and re-shares `w`. `keys`
+    /// are the block's random-OT pairs, one per switch.
     pub(crate) fn hold(
         &self,
         w: &mut [u8],
         keys: &[[Block; 2]],
-        out: &mut Vec<u8>,
+        out: &mut [u8],
         s: &mut NetScratch,
     ) {
         let (eb, half, mix) = (self.eb, self.m / 2, self.mix);
-        for (&b, ks) in self.bits.iter().zip(keys.chunks(half)) {
-            expand(ks.iter().flatten().copied(), eb, &mut s.tmp, &mut s.pads);
-            for (g, x) in s.pads.chunks_exact(2 * eb).zip(switches(self.m, b)) {
-                let (g0, g1) = g.split_at(eb);
+        let stride = 16 * eb.div_ceil(16).max(1);
+        let layers = self.bits.iter().zip(keys.chunks(half));
+        for ((&b, ks), vs) in layers.zip(out.chunks_mut(half * eb)) {
+            expand_blocks(ks.iter().flatten().copied(), eb, &mut s.pads);
+            let pads: &[u8] = bytemuck::cast_slice(&s.pads);
+            let sw = pads.chunks_exact(2 * stride).zip(vs.chunks_exact_mut(eb));
+            for ((g, v), x) in sw.zip(switches(self.m, b)) {
+                let (g0, g1) = (&g[..eb], &g[stride..stride + eb]);
                 let (wx, wy) = pair(w, eb, x, x | (1 << b));
-                mix.single_correction(out, wy, wx, g0, g1);
-                mix.update(wx, Some(g0), None);
-                mix.update(wy, None, Some(g0));
+                mix.hold_switch(v, wx, wy, g0, g1);
             }
         }
     }
@@ -635,28 +694,20 @@ impl BlockNet {
         s: &mut NetScratch,
     ) {
         let (eb, half, mix) = (self.eb, self.m / 2, self.mix);
+        let stride = 16 * eb.div_ceil(16).max(1);
         let layers = self
             .bits
             .iter()
             .zip(keys.chunks(half))
             .zip(controls.chunks(half));
         for (t, ((&b, ks), cs)) in layers.enumerate() {
-            expand(ks.iter().copied(), eb, &mut s.tmp, &mut s.pads);
+            expand_blocks(ks.iter().copied(), eb, &mut s.pads);
+            let pads: &[u8] = bytemuck::cast_slice(&s.pads);
             let vs = corr[t * half * eb..(t + 1) * half * eb].chunks_exact(eb);
-            let sw = s.pads.chunks_exact(eb).zip(cs).zip(vs);
+            let sw = pads.chunks_exact(stride).zip(cs).zip(vs);
             for (((g, &swap), v), x) in sw.zip(switches(self.m, b)) {
                 let (ax, ay) = pair(a, eb, x, x | (1 << b));
-                if swap {
-                    s.e.clear();
-                    s.e.extend_from_slice(v);
-                    mix.update(&mut s.e, Some(g), None);
-                    ax.swap_with_slice(ay);
-                    mix.update(ax, Some(&s.e), None);
-                    mix.update(ay, None, Some(&s.e));
-                } else {
-                    mix.update(ax, None, Some(g));
-                    mix.update(ay, Some(g), None);
-                }
+                mix.permute_switch(ax, ay, &g[..eb], v, swap);
             }
         }
     }
@@ -706,9 +757,9 @@ mod tests {
                     .map(|(p, &c)| p[usize::from(c)])
                     .collect();
                 corr.clear();
+                corr.resize(net.switches() * eb, 0);
                 let at = k * m * eb..(k + 1) * m * eb;
                 net.hold(&mut w2[at.clone()], &pairs, &mut corr, &mut s);
-                assert_eq!(corr.len(), net.switches() * eb);
                 net.permute(&mut a2[at], &chosen, &controls, &corr, &mut s);
                 dests.push(d);
             }
