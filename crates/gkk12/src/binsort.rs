@@ -65,6 +65,13 @@
 //! stage's corrections, the opened destinations, the overflow bits) goes as several frames
 //! back to back, every one checked to be of its exact length.
 //!
+//! # A last split
+//! [`place_split`] runs one more stage whose blocks are single bins: real records with a
+//! further bit clear go to the bin's start, those with it set to its end, dummies between
+//! ([`Split`]). The same destinations, with the block a bin and the overflow limit Z − edge
+//! a side: for a tree, bins whose middle is the node's bucket and whose ends are its
+//! children's ([`crate::sortload`]), so that bins larger than a bucket still fit.
+//!
 //! Semi-honest: a peer's opened destinations are checked to be a permutation of each block
 //! before they are used; anything else is refused, not trusted.
 
@@ -167,14 +174,41 @@ const OVERFLOW_BATCH: usize = 32;
 /// Output: one bit, whether some block has more than Z on a side.
 fn overflow_circuit(log_slots: u32, blocks: usize) -> Result<Circuit, Gkk12Error> {
     let w = log_slots as usize + 2;
-    let mut b = Builder::new();
-    let inputs = b.evaluator_bits(4 * w * blocks);
     // More than Z: bit log Z + 1 set, or bit log Z and a lower one.
-    let over = |b: &mut Builder, n: &[Bit]| {
+    counts_circuit(w, blocks, |b, n| {
         let low = b.or_all(&n[..w - 2]);
         let mid = b.and(n[w - 2], low);
         b.or(n[w - 1], mid)
-    };
+    })
+}
+
+/// The overflow circuit of a [`Split`]'s stage: as [`overflow_circuit`] with counts of `w`
+/// bits, a side overflowing when it has more than `limit` real records.
+fn limit_circuit(w: usize, limit: usize, blocks: usize) -> Result<Circuit, Gkk12Error> {
+    counts_circuit(w, blocks, |b, n| {
+        // n > limit, from the least significant bit up: where the limit has a 0, a 1 of n
+        // makes it larger; where it has a 1, n is larger only with a 1 and larger below.
+        let mut gt = Bit::ZERO;
+        for (k, &x) in n.iter().enumerate() {
+            gt = if (limit >> k) & 1 == 0 {
+                b.or(x, gt)
+            } else {
+                b.and(x, gt)
+            };
+        }
+        if limit >> n.len() != 0 { Bit::ZERO } else { gt }
+    })
+}
+
+/// A circuit that adds the parties' shares of each block's two counts (`w` bits each, inputs
+/// as in [`overflow_circuit`]) and outputs whether `over` holds for any of them.
+fn counts_circuit(
+    w: usize,
+    blocks: usize,
+    over: impl Fn(&mut Builder, &[Bit]) -> Bit,
+) -> Result<Circuit, Gkk12Error> {
+    let mut b = Builder::new();
+    let inputs = b.evaluator_bits(4 * w * blocks);
     let mut any = Bit::ZERO;
     for x in inputs.chunks(4 * w) {
         let zero = add(&mut b, &x[..w], &x[w..2 * w]);
@@ -194,6 +228,20 @@ fn overflow_circuit(log_slots: u32, blocks: usize) -> Result<Circuit, Gkk12Error
 /// Both parties derive it from public sizes.
 pub fn phases(n: usize, layout: &Layout) -> Vec<(u32, u32)> {
     Plan::new(n, layout).phases
+}
+
+/// What placing `n` records into `layout` costs by the measure [`phases`] minimises (slots
+/// times switch layers, over every stage), with a [`Split`] stage if `split`: for choosing
+/// between layouts.
+pub fn cost(n: usize, layout: &Layout, split: bool) -> f64 {
+    let last = if split {
+        layout.bins() as f64
+            * layout.slots() as f64
+            * f64::from((4 * layout.log_slots).saturating_sub(2))
+    } else {
+        0.0
+    };
+    Plan::new(n, layout).cost + last
 }
 
 /// Places `records` (this party's XOR shares, `layout.bytes` each) into `2^L` bins of Z slots
@@ -245,6 +293,82 @@ pub fn place_framed<R: RngCore + ?Sized>(
     rng: &mut R,
     frame: usize,
 ) -> Result<Shares, Gkk12Error> {
+    let to = Target {
+        layout,
+        split: None,
+        tree,
+        frame,
+    };
+    place_inner(session, role, ot_send, ot_recv, records, &to, rng)
+}
+
+/// A last stage after the butterflies that splits every bin in two by one more bit of the
+/// label, keeping a middle: in each bin, the real records with bit `bit` clear fill it from
+/// its first slot, those with the bit set from its last, and dummies the rest, so that the
+/// first `edge` slots hold records with the bit clear only, the last `edge` records with it
+/// set only, and the middle either. For a tree: a bin of level ℓ whose middle goes to the
+/// node's own bucket and whose edges go to its children's. A side with more than Z − `edge`
+/// real records overflows ([`Gkk12Error::LoadOverflow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// The record bit the bins split by.
+    pub bit: usize,
+    /// Slots at each end of a bin for one side only (at most Z / 2).
+    pub edge: usize,
+}
+
+/// [`place`] followed by a [`Split`] of every bin.
+///
+/// # Errors
+/// As [`place`]; [`Gkk12Error::Misuse`] for a split bit that is the valid bit, a label bit or
+/// beyond the record, or an edge beyond half a bin.
+#[allow(clippy::too_many_arguments)]
+pub fn place_split<R: RngCore + ?Sized>(
+    session: &mut Session,
+    role: Role<'_>,
+    ot_send: &mut impl CotExtSender,
+    ot_recv: &mut impl CotExtReceiver,
+    records: &Shares,
+    layout: &Layout,
+    split: Split,
+    tree: usize,
+    rng: &mut R,
+) -> Result<Shares, Gkk12Error> {
+    let labels = layout.label..layout.label + layout.log_bins as usize;
+    if split.bit == layout.valid
+        || labels.contains(&split.bit)
+        || split.bit >= 8 * layout.bytes
+        || 2 * split.edge > layout.slots()
+    {
+        return Err(Gkk12Error::Misuse("a split that does not fit the layout"));
+    }
+    let to = Target {
+        layout,
+        split: Some(split),
+        tree,
+        frame: FRAME_BYTES,
+    };
+    place_inner(session, role, ot_send, ot_recv, records, &to, rng)
+}
+
+/// Where [`place_inner`] puts the records, and how it talks.
+struct Target<'a> {
+    layout: &'a Layout,
+    split: Option<Split>,
+    tree: usize,
+    frame: usize,
+}
+
+fn place_inner<R: RngCore + ?Sized>(
+    session: &mut Session,
+    role: Role<'_>,
+    ot_send: &mut impl CotExtSender,
+    ot_recv: &mut impl CotExtReceiver,
+    records: &Shares,
+    to: &Target<'_>,
+    rng: &mut R,
+) -> Result<Shares, Gkk12Error> {
+    let (layout, tree, frame) = (to.layout, to.tree, to.frame);
     check_frame(frame)?;
     let n = records.data.len().checked_div(records.bytes).unwrap_or(0);
     if records.bytes != layout.bytes {
@@ -274,7 +398,8 @@ pub fn place_framed<R: RngCore + ?Sized>(
     // `recs`: the records of the last pass, bin after bin; `labels[g]`: the label bits its bin
     // `g` stands for so far.
     let (mut recs, mut labels, mut prev) = (Vec::new(), vec![0usize], (0u32, 0u32));
-    for (k, &(level, log_slots)) in Plan::new(n, layout).phases.iter().enumerate() {
+    let phases = Plan::new(n, layout).phases;
+    for (k, &(level, log_slots)) in phases.iter().enumerate() {
         let pass = Pass::new(layout, log_slots, prev.0, level - prev.0);
         let mut v = if k == 0 {
             pass.start(&records.data, n)
@@ -282,6 +407,9 @@ pub fn place_framed<R: RngCore + ?Sized>(
             pass.spread(&recs, prev.1)
         };
         pass.run(&mut ctx, ot_send, ot_recv, &mut v, rng)?;
+        if let Some(sp) = to.split.filter(|_| k + 1 == phases.len()) {
+            pass.split(&mut ctx, ot_send, ot_recv, &mut v, sp, rng)?;
+        }
         recs = pass.finish(&v);
         // Bin g·2^d + j stands for its large bin's bits and then bits j.
         let d = level - prev.0;
@@ -325,6 +453,7 @@ struct Ctx<'s, 'r> {
 /// bin's slots, dealt round-robin over the bins it splits into, fit there.
 struct Plan {
     phases: Vec<Phase>,
+    cost: f64,
 }
 
 /// Where a phase ends: (log₂ of its bins, log₂ of their slots).
@@ -340,16 +469,17 @@ const MAX_LOG_SLOTS: u32 = 14;
 impl Plan {
     fn new(n: usize, layout: &Layout) -> Plan {
         let (l, lz) = (layout.log_bins, layout.log_slots);
-        let direct = Plan {
-            phases: vec![(l, lz)],
-        };
-        if l == 0 {
-            return direct;
-        }
         let cost = |stages: u32, level: u32, log_slots: u32| {
             let slots = (1u64 << (level + log_slots)) as f64;
             f64::from(stages) * slots * f64::from(4 * (log_slots + 1) - 2)
         };
+        let direct = Plan {
+            phases: vec![(l, lz)],
+            cost: cost(l, l, lz),
+        };
+        if l == 0 {
+            return direct;
+        }
         // A phase may end at (level, log_slots) with that many stages.
         let safe = |level: u32, log_slots: u32, stages: u32| {
             (level, log_slots) == (l, lz)
@@ -392,6 +522,7 @@ impl Plan {
         }
         let mut phases = Vec::new();
         let mut at = Some((l, lz));
+        let total = best.get(&(l, lz)).map_or(direct.cost, |b| b.0);
         while let Some(k) = at {
             let Some(&(_, before)) = best.get(&k) else {
                 return direct;
@@ -400,7 +531,10 @@ impl Plan {
             at = before;
         }
         phases.reverse();
-        Plan { phases }
+        Plan {
+            phases,
+            cost: total,
+        }
     }
 }
 
@@ -476,6 +610,28 @@ impl Pass {
             .collect()
     }
 
+    /// The [`Split`] stage on the pass's bins (each one block of Z entries).
+    fn split<R: RngCore + ?Sized>(
+        &self,
+        ctx: &mut Ctx<'_, '_>,
+        ot_send: &mut impl CotExtSender,
+        ot_recv: &mut impl CotExtReceiver,
+        v: &mut [u8],
+        split: Split,
+        rng: &mut R,
+    ) -> Result<(), Gkk12Error> {
+        let shape = Shape {
+            m: self.slots(),
+            eb: self.eb,
+            db: self.db,
+            valid: self.valid,
+            w: self.log_slots as usize + 2,
+        };
+        let blocks = self.bins.clamp(1, OVERFLOW_BATCH);
+        let circuit = limit_circuit(shape.w, self.slots() - split.edge, blocks)?;
+        stage(ctx, ot_send, ot_recv, &circuit, v, &shape, split.bit, rng)
+    }
+
     fn run<R: RngCore + ?Sized>(
         &self,
         ctx: &mut Ctx<'_, '_>,
@@ -487,6 +643,13 @@ impl Pass {
         let (bins, eb) = (self.bins, self.eb);
         let run = self.slots() * eb;
         let circuit = overflow_circuit(self.log_slots, (bins / 2).clamp(1, OVERFLOW_BATCH))?;
+        let shape = Shape {
+            m: 2 * self.slots(),
+            eb,
+            db: self.db,
+            valid: self.valid,
+            w: self.log_slots as usize + 2,
+        };
         for s in 0..self.stages {
             // Blocks: bins b and b + 2^s for every b with bit s clear, in increasing b.
             let order: Vec<usize> = (0..bins)
@@ -503,7 +666,7 @@ impl Pass {
                 ot_recv,
                 &circuit,
                 &mut blocks,
-                self,
+                &shape,
                 self.label + s as usize,
                 rng,
             )?;
@@ -515,8 +678,19 @@ impl Pass {
     }
 }
 
-/// One stage of `pass` on `blocks` (consecutive blocks of 2Z entries), moving records by
-/// their bit `bit`.
+/// What a stage works on: blocks of `m` entries of `eb` bytes, the last `db` of each the share
+/// of its destination; the bit that says a record is real; the width `w` of the counts in the
+/// overflow circuit (a count is at most `m` < 2^(w − 1)).
+struct Shape {
+    m: usize,
+    eb: usize,
+    db: usize,
+    valid: usize,
+    w: usize,
+}
+
+/// One stage on `blocks` (consecutive blocks of `shape.m` entries), moving records by their
+/// bit `bit`; `circuit` tells whether a block's counts overflow.
 #[allow(clippy::too_many_arguments)]
 fn stage<R: RngCore + ?Sized>(
     ctx: &mut Ctx<'_, '_>,
@@ -524,20 +698,19 @@ fn stage<R: RngCore + ?Sized>(
     ot_recv: &mut impl CotExtReceiver,
     circuit: &Circuit,
     blocks: &mut [u8],
-    pass: &Pass,
+    shape: &Shape,
     bit: usize,
     rng: &mut R,
 ) -> Result<(), Gkk12Error> {
     let (session, p, frame) = (&mut *ctx.session, ctx.p, ctx.frame);
     let role = &mut ctx.role;
-    let m = 2 * pass.slots();
-    let (eb, db) = (pass.eb, pass.db);
+    let (m, eb, db) = (shape.m, shape.eb, shape.db);
     let entries = blocks.len() / eb;
     let count = entries / m;
     // [1] This party's shares of (valid, label bit s) of every entry.
     let bits: Vec<(bool, bool)> = blocks
         .chunks_exact(eb)
-        .map(|e| (bit_of(e, pass.valid), bit_of(e, bit)))
+        .map(|e| (bit_of(e, shape.valid), bit_of(e, bit)))
         .collect();
     let garbler = matches!(role, Role::Garbler(_));
     // In batches of whole blocks, so that a batch's OT keys (about 100 bytes an entry at
@@ -556,7 +729,7 @@ fn stage<R: RngCore + ?Sized>(
         totals.extend(t);
     }
     // [2] Whether a block overflows, a bit per batch of blocks, opened.
-    let w = pass.log_slots as usize + 2;
+    let w = shape.w;
     let mine: Vec<bool> = totals
         .iter()
         .flat_map(|&(zero, one)| {

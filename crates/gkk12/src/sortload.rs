@@ -2,8 +2,8 @@
 //! OT-switched bits (and garbled gates only to check a batch of bins for overflow) rather than
 //! GKK12 Figure 1's n accesses (each O(log² n) gates times the slot width): every item of every tree gets a leaf of random bits neither
 //! party knows and is placed by [`crate::binsort`] into the bucket of its leaf's path at
-//! one level of the tree, among dummies, so that neither party learns a leaf, a bucket's load or
-//! where an item went.
+//! one level of the tree (or one of two, step 3), among dummies, so that neither party learns a
+//! leaf, a bucket's load or where an item went.
 //!
 //! # Steps, tree by tree (data tree first)
 //! 1. Each party draws its XOR share of every item's leaf (h bits): the leaf is uniform and
@@ -12,13 +12,18 @@
 //!    [`SlotCodec`] lays it out): the valid bit and the address are public (the server holds
 //!    them, the client zeros), the payload is this party's share of the item's data (data
 //!    tree) or of the 16 leaves of the tree below (position-map trees).
-//! 3. [`binsort::place`] puts each slot into the bin of its leaf's top ℓ bits, ℓ the
-//!    placement level (the shallowest whose bins of Z slots, Z the largest power of two up to
-//!    the bucket size, overflow with probability at most 2^−64); an overflow (opened; it
-//!    depends on the fresh leaves only) draws the tree's leaves again.
-//! 4. The client sends every bucket of that level as its share XOR its pad (nonces 1, 2, … in
-//!    order), the server adds its share: `Enc(m; r)` under the client's key, the rest of the
-//!    bucket's slots empty, every other bucket never written.
+//! 3. [`binsort::place`] puts each slot into the bin of its leaf's top ℓ bits
+//!    ([`sort_placement`]): either bins of Z slots, Z the largest power of two up to the bucket
+//!    size B, at the shallowest level ℓ where they overflow with probability at most 2^−64; or,
+//!    when cheaper, bins of a power of two Z above B that are then split
+//!    ([`binsort::place_split`]) by the leaf's next bit, their first and last `edge` slots to
+//!    their children's buckets at level ℓ + 1 and the middle `Z − 2·edge ≤ B` to their own
+//!    (at 2^20 items in buckets of 40: bins of 64 at level 17, edges of 12, a fifth less work
+//!    than bins of 32 at level 19). An overflow (opened; it depends on the fresh leaves only)
+//!    draws the tree's leaves again.
+//! 4. The client sends every bucket the placement fills as its share XOR its pad (nonces 1, 2,
+//!    … in order), the server adds its share: `Enc(m; r)` under the client's key, the rest of
+//!    each bucket's slots empty, every other bucket never written.
 //!
 //! Then the top tree's leaves become the base map's labels under the ORAM's Δ (one correlated
 //! OT per bit), and the server sends the constant 0's label.
@@ -33,7 +38,7 @@ use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
 use rand_core::{CryptoRng, RngCore};
 
-use crate::binsort::{self, Layout, Role};
+use crate::binsort::{self, Layout, Role, Split};
 use crate::circuits::SlotCodec;
 use crate::driver::{ClientState, Gkk12Error, ServerState};
 use crate::empty::{recv_zero, send_zero};
@@ -49,16 +54,78 @@ const OVERFLOW_BITS: f64 = 64.0;
 /// How often a tree's leaves are drawn again after an overflow before giving up.
 const RETRIES: usize = 16;
 
-/// Where tree `g`'s items are placed: (level ℓ, log₂ Z).
-pub fn sort_placement(g: &TreeGeometry) -> (u32, u32) {
-    let log_slots = (usize::BITS - 1 - g.bucket.max(1).leading_zeros()).min(7);
-    let z = 1usize << log_slots;
-    let level = (0..=g.height)
-        .find(|&t| {
-            log2_overflow(g.items, t, z) <= -OVERFLOW_BITS && g.items.div_ceil(1 << t) <= z as u64
+/// Where the sorted load puts a tree's items ([`sort_placement`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortPlacement {
+    /// The bins' level ℓ: 2^ℓ bins, one per bucket of that level.
+    pub level: u32,
+    /// log₂ Z: slots per bin.
+    pub log_slots: u32,
+    /// With `Some(edge)`, every bin is then split ([`binsort::Split`]) by the next bit of the
+    /// leaf: its first and last `edge` slots go to its children's buckets (level ℓ + 1), the
+    /// middle `Z − 2·edge` to its own; without, a bin is its bucket's first Z slots.
+    pub edge: Option<usize>,
+}
+
+impl SortPlacement {
+    fn layout(&self, g: &TreeGeometry, bytes: usize) -> Layout {
+        Layout {
+            log_bins: self.level,
+            log_slots: self.log_slots,
+            bytes,
+            valid: 0,
+            label: 1 + 2 * g.height as usize - self.level as usize,
+        }
+    }
+}
+
+/// Where tree `g`'s items are placed: the cheaper ([`binsort::cost`]) of
+/// - bins of Z slots, Z the largest power of two up to the bucket size B, at the shallowest
+///   level where no bin overflows but with probability at most 2^−64, and
+/// - bins of a power of two Z above B split into their bucket (the middle `Z − 2·edge ≤ B`
+///   slots) and their children's (`edge ≤ B` slots each), at the shallowest level where
+///   neither a bin nor a child's side overflows but with probability at most 2^−64 together.
+pub fn sort_placement(g: &TreeGeometry) -> SortPlacement {
+    let b = g.bucket.max(1);
+    let plain_slots = (usize::BITS - 1 - b.leading_zeros()).min(7);
+    let fits = |t: u32, z: usize| g.items.div_ceil(1 << t) <= z as u64;
+    let plain = {
+        let z = 1usize << plain_slots;
+        let level = (0..=g.height)
+            .find(|&t| log2_overflow(g.items, t, z) <= -OVERFLOW_BITS && fits(t, z))
+            .unwrap_or(g.height);
+        SortPlacement {
+            level,
+            log_slots: plain_slots,
+            edge: None,
+        }
+    };
+    let split = (plain_slots + 1..=7).find_map(|log_slots| {
+        let z = 1usize << log_slots;
+        let edge = (z - b.min(z)).div_ceil(2);
+        if edge == 0 || edge > b {
+            return None;
+        }
+        let level = (0..g.height).find(|&t| {
+            let (bin, side) = (
+                log2_overflow(g.items, t, z),
+                log2_overflow(g.items, t + 1, z - edge),
+            );
+            (bin.exp2() + side.exp2()).log2() <= -OVERFLOW_BITS && fits(t, z)
+        })?;
+        Some(SortPlacement {
+            level,
+            log_slots,
+            edge: Some(edge),
         })
-        .unwrap_or(g.height);
-    (level, log_slots)
+    });
+    // The record size does not change the cost.
+    let cost =
+        |p: &SortPlacement| binsort::cost(g.items as usize, &p.layout(g, 1), p.edge.is_some());
+    match split {
+        Some(s) if cost(&s) < cost(&plain) => s,
+        _ => plain,
+    }
 }
 
 fn put_bits(dst: &mut [u8], at: usize, v: u64, n: usize) {
@@ -127,6 +194,41 @@ fn records(
     Shares { bytes, data }
 }
 
+/// The buckets a placement fills, in order (`pl`'s level, then with a split its children's
+/// level), and their plaintext shares one after another (`bucket_bytes` each, slot `s` at bit
+/// `s · sb`): a bin's Z slots go to its bucket, or with a split its first and last `edge`
+/// to its children's buckets and the middle to its own. The buckets' other slots are empty.
+fn fill_buckets(
+    bins: &Shares,
+    pl: &SortPlacement,
+    bucket_bytes: usize,
+    sb: usize,
+) -> (Vec<usize>, Vec<u8>) {
+    let z = 1usize << pl.log_slots;
+    let nb = 1u64 << pl.level;
+    let rb = bins.bytes;
+    let slot = |b: usize, s: usize| &bins.data[(b * z + s) * rb..(b * z + s + 1) * rb];
+    // (bucket, bin, first slot of the bin, slots)
+    let mut parts: Vec<(usize, usize, usize, usize)> = Vec::new();
+    match pl.edge {
+        None => parts.extend((0..nb).map(|v| (bucket_at(pl.level, v), v as usize, 0, z))),
+        Some(a) => {
+            parts.extend((0..nb).map(|v| (bucket_at(pl.level, v), v as usize, a, z - 2 * a)));
+            parts.extend((0..2 * nb).map(|c| {
+                let from = if c % 2 == 0 { 0 } else { z - a };
+                (bucket_at(pl.level + 1, c), (c / 2) as usize, from, a)
+            }));
+        }
+    }
+    let mut out = vec![0u8; parts.len() * bucket_bytes];
+    for (dst, &(_, bin, from, len)) in out.chunks_exact_mut(bucket_bytes).zip(&parts) {
+        for s in 0..len {
+            copy_bits(dst, s * sb, slot(bin, from + s), sb);
+        }
+    }
+    (parts.into_iter().map(|p| p.0).collect(), out)
+}
+
 /// One party's side of the load: the trees (the server's; none at the client), the last
 /// nonce and the top tree's leaf shares.
 #[allow(clippy::too_many_arguments)]
@@ -153,14 +255,8 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
         let h = g.height;
         let codec = SlotCodec::new(params, i);
         let sb = codec.slot_bits();
-        let (level, log_slots) = sort_placement(&g);
-        let layout = Layout {
-            log_bins: level,
-            log_slots,
-            bytes: sb.div_ceil(8),
-            valid: 0,
-            label: 1 + 2 * h as usize - level as usize,
-        };
+        let pl = sort_placement(&g);
+        let layout = pl.layout(&g, sb.div_ceil(8));
         let entry = params.tree(i.saturating_sub(1)).height as usize;
         let payload = |v: u64| -> Vec<u8> {
             if i == 0 {
@@ -184,7 +280,18 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                 Side::Server(gb) => Role::Garbler(gb),
                 Side::Client(ev, _) => Role::Evaluator(ev),
             };
-            match binsort::place(session, role, send, recv, &recs, &layout, i, rng) {
+            let placed_now = match pl.edge {
+                None => binsort::place(session, role, send, recv, &recs, &layout, i, rng),
+                Some(edge) => {
+                    // The leaf bit just below the label: the level ℓ + 1 bit.
+                    let split = Split {
+                        bit: layout.label - 1,
+                        edge,
+                    };
+                    binsort::place_split(session, role, send, recv, &recs, &layout, split, i, rng)
+                }
+            };
+            match placed_now {
                 Ok(b) => {
                     placed = Some(b);
                     break;
@@ -194,20 +301,12 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
             }
         }
         let bins = placed.ok_or(Gkk12Error::LoadOverflow { tree: i })?;
-        // [4] The placement level's buckets, encrypted under the client's pads.
+        // [4] The buckets the placement fills, encrypted under the client's pads.
         let bucket_bits = g.bucket * sb;
         let bucket_bytes = bucket_bits.div_ceil(8);
-        let z = layout.slots();
-        let rb = layout.bytes;
-        let mut level_bytes = vec![0u8; layout.bins() * bucket_bytes];
-        for (b, out) in level_bytes.chunks_exact_mut(bucket_bytes).enumerate() {
-            for s in 0..z {
-                let rec = &bins.data[(b * z + s) * rb..(b * z + s + 1) * rb];
-                copy_bits(out, s * sb, rec, sb);
-            }
-        }
+        let (targets, mut level_bytes) = fill_buckets(&bins, &pl, bucket_bytes, sb);
         let first = nonce + 1;
-        nonce += layout.bins() as u64;
+        nonce += targets.len() as u64;
         match side {
             Side::Client(_, key) => {
                 let mut pad = Vec::with_capacity(bucket_bytes);
@@ -224,9 +323,10 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                 // Only the server stores trees.
                 let mut tree = EncTree::new(g.buckets(), bucket_bits);
                 let theirs = recv_chunked(session, p, "encrypted buckets", level_bytes.len())?;
-                for (b, (mine, t)) in level_bytes
+                for (b, ((mine, t), &at)) in level_bytes
                     .chunks_exact(bucket_bytes)
                     .zip(theirs.chunks_exact(bucket_bytes))
+                    .zip(&targets)
                     .enumerate()
                 {
                     if !bucket_bits.is_multiple_of(8)
@@ -236,7 +336,7 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                         return Err(e.into());
                     }
                     let cipher: Vec<u8> = mine.iter().zip(t).map(|(x, y)| x ^ y).collect();
-                    tree.store(bucket_at(level, b as u64), first + b as u64, &cipher);
+                    tree.store(at, first + b as u64, &cipher);
                 }
                 trees.push(tree);
             }

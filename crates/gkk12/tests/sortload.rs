@@ -9,7 +9,7 @@ mod common;
 use common::{Op, check_invariants, client_ops, open_both, random_words, run2, serve_ops};
 use doram_gkk12::Params;
 use doram_gkk12::driver::{Client, Server};
-use doram_gkk12::sortload::{load_client, load_server};
+use doram_gkk12::sortload::{load_client, load_server, sort_placement};
 use doram_net::{Session, Transcript};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
@@ -159,6 +159,34 @@ fn the_sorted_load_places_every_item_and_accesses_read_it() {
         let out = run(params, &data, shared, &ops, 90 + items);
         assert_eq!(out.results, expect, "{params:?}");
         check_invariants(&params, &out.opened, &out.base);
+    }
+}
+
+#[test]
+fn a_load_that_splits_its_bins_places_every_item_and_reads_it() {
+    // 2^16 items in buckets of 32: the data tree's bins are split between two levels.
+    let params = Params::new(1 << 16, 8, 32, 2).unwrap();
+    assert!(sort_placement(&params.tree(0)).edge.is_some());
+    let mut rng = ChaCha12Rng::seed_from_u64(72);
+    let data: Vec<Vec<u64>> = (0..1 << 16).map(|_| random_words(&mut rng, 8)).collect();
+    let mut array = data.clone();
+    let (mut ops, mut expect) = (Vec::new(), Vec::new());
+    for _ in 0..6 {
+        let v = rng.random_range(0..1u64 << 16);
+        expect.push(array[v as usize].clone());
+        let new = random_words(&mut rng, 8);
+        array[v as usize] = new.clone();
+        ops.push((v, Some(new)));
+    }
+    let out = run(params, &data, true, &ops, 73);
+    assert_eq!(out.results, expect);
+    check_invariants(&params, &out.opened, &out.base);
+    let mut got = vec![None; 1 << 16];
+    for (slot, payload) in out.opened[0].iter().filter(|(s, _)| s.valid) {
+        assert!(got[slot.addr as usize].replace(payload.clone()).is_none());
+    }
+    for (v, want) in array.iter().enumerate() {
+        assert_eq!(got[v].as_ref(), Some(want), "item {v}");
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use doram_gkk12::Params;
-use doram_gkk12::binsort::{Layout, Role, place_framed};
+use doram_gkk12::binsort::{Layout, Role, Split, place_framed, place_split};
 use doram_gkk12::driver::{AccessLabels, Client, Gkk12Error, Server};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::plain::words_for;
@@ -251,6 +251,19 @@ pub fn place_records(
     frame: usize,
     seed: u64,
 ) -> (Vec<u8>, Placed, Placed) {
+    place_records_split(layout, labels, None, frame, seed)
+}
+
+/// [`place_records`], then with `split` = `Some((split, bits))` record `i`'s bit `split.bit`
+/// set to `bits[i]` and every bin split by it (`place_split`, whose frames are
+/// `FRAME_BYTES`: `frame` is then unused).
+pub fn place_records_split(
+    layout: Layout,
+    labels: &[u64],
+    split: Option<(Split, &[bool])>,
+    frame: usize,
+    seed: u64,
+) -> (Vec<u8>, Placed, Placed) {
     let mut rng = ChaCha12Rng::seed_from_u64(seed);
     let rb = layout.bytes;
     let mut v = vec![0u8; labels.len() * rb];
@@ -261,7 +274,12 @@ pub fn place_records(
         let mut head = u64::from_le_bytes(r[..8].try_into().unwrap());
         head = (head & !keep) | 1 | (l << 1);
         r[..8].copy_from_slice(&head.to_le_bytes());
+        if let Some((sp, bits)) = split.filter(|(sp, _)| sp.bit < 8 * rb) {
+            r[sp.bit / 8] &= !(1 << (sp.bit % 8));
+            r[sp.bit / 8] |= u8::from(bits[i]) << (sp.bit % 8);
+        }
     }
+    let split = split.map(|(sp, _)| sp);
     let w: Vec<u8> = (0..v.len()).map(|_| rng.random()).collect();
     let a: Vec<u8> = v.iter().zip(&w).map(|(x, y)| x ^ y).collect();
     let delta = random_delta(&mut insecure_rng_for_tests(seed));
@@ -276,17 +294,15 @@ pub fn place_records(
             s.record_transcript(true);
             let before = s.rounds();
             let shares = Shares { bytes: rb, data: w };
-            let out = place_framed(
-                &mut s,
-                Role::Garbler(&mut garbler),
-                &mut send,
-                &mut recv,
-                &shares,
-                &layout,
-                0,
-                &mut rng,
-                frame,
-            );
+            let role = Role::Garbler(&mut garbler);
+            let out = match split {
+                None => place_framed(
+                    &mut s, role, &mut send, &mut recv, &shares, &layout, 0, &mut rng, frame,
+                ),
+                Some(sp) => place_split(
+                    &mut s, role, &mut send, &mut recv, &shares, &layout, sp, 0, &mut rng,
+                ),
+            };
             let rounds = s.rounds() - before;
             (out, s.take_transcript().unwrap(), rounds)
         },
@@ -305,17 +321,15 @@ pub fn place_records(
             s.record_transcript(true);
             let before = s.rounds();
             let shares = Shares { bytes: rb, data: a };
-            let out = place_framed(
-                &mut s,
-                Role::Evaluator(&mut evaluator),
-                &mut send,
-                &mut recv,
-                &shares,
-                &layout,
-                0,
-                &mut rng,
-                frame,
-            );
+            let role = Role::Evaluator(&mut evaluator);
+            let out = match split {
+                None => place_framed(
+                    &mut s, role, &mut send, &mut recv, &shares, &layout, 0, &mut rng, frame,
+                ),
+                Some(sp) => place_split(
+                    &mut s, role, &mut send, &mut recv, &shares, &layout, sp, 0, &mut rng,
+                ),
+            };
             let rounds = s.rounds() - before;
             (out, s.take_transcript().unwrap(), rounds)
         },
