@@ -97,6 +97,12 @@ pub(crate) fn recv_framed(
     len: usize,
     frame: usize,
 ) -> Result<Vec<u8>, Gkk12Error> {
+    if len <= frame {
+        // One frame: the message itself, no copy.
+        let c = session.recv_bytes(from)?;
+        wire::exact_len(from, what, &c, len)?;
+        return Ok(c);
+    }
     let mut out = Vec::with_capacity(len);
     for k in frame_sizes(len, frame) {
         let c = session.recv_bytes(from)?;
@@ -674,9 +680,8 @@ impl BlockNet {
             expand_blocks(ks.iter().flatten().copied(), eb, &mut s.pads);
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
             let sw = pads.chunks_exact(2 * stride).zip(vs.chunks_exact_mut(eb));
-            for ((g, v), x) in sw.zip(switches(self.m, b)) {
+            for ((g, v), (wx, wy)) in sw.zip(pairs(w, eb, b)) {
                 let (g0, g1) = (&g[..eb], &g[stride..stride + eb]);
-                let (wx, wy) = pair(w, eb, x, x | (1 << b));
                 mix.hold_switch(v, wx, wy, g0, g1);
             }
         }
@@ -705,18 +710,21 @@ impl BlockNet {
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
             let vs = corr[t * half * eb..(t + 1) * half * eb].chunks_exact(eb);
             let sw = pads.chunks_exact(stride).zip(cs).zip(vs);
-            for (((g, &swap), v), x) in sw.zip(switches(self.m, b)) {
-                let (ax, ay) = pair(a, eb, x, x | (1 << b));
+            for (((g, &swap), v), (ax, ay)) in sw.zip(pairs(a, eb, b)) {
                 mix.permute_switch(ax, ay, &g[..eb], v, swap);
             }
         }
     }
 }
 
-/// Entries `x < y` of `eb` bytes in `data`, both mutable.
-fn pair(data: &mut [u8], eb: usize, x: usize, y: usize) -> (&mut [u8], &mut [u8]) {
-    let (lo, hi) = data.split_at_mut(y * eb);
-    (&mut lo[x * eb..(x + 1) * eb], &mut hi[..eb])
+/// The entry pairs `(x, x + 2^b)` of a stage on bit `b` of `block` (entries of `eb` bytes),
+/// both mutable, in the order [`switches`] lists their `x`.
+fn pairs(block: &mut [u8], eb: usize, b: u32) -> impl Iterator<Item = (&mut [u8], &mut [u8])> {
+    let half = (1usize << b) * eb;
+    block.chunks_exact_mut(2 * half).flat_map(move |g| {
+        let (xs, ys) = g.split_at_mut(half);
+        xs.chunks_exact_mut(eb).zip(ys.chunks_exact_mut(eb))
+    })
 }
 
 #[cfg(test)]
