@@ -28,8 +28,10 @@
 //!    `A = T_U + V − U` and `B = 2Z − 1 − W − U`, the products of a party's shares of `A` and
 //!    `B` with the classes are again one-out-of-four OTs, one each way. The destinations are
 //!    additive shares modulo 2^8 (2Z ≤ 256) or 2^16. Four random OTs and 24 bytes of answers an
-//!    entry (32 with two-byte destinations), where a garbled circuit for the same took about 60 AND gates (1.9 KB). Blocks go in
-//!    batches of about 2^18 entries, so that the OT keys held at once stay bounded.
+//!    entry (32 with two-byte destinations), where a garbled circuit for the same took about 60
+//!    AND gates (1.9 KB). Blocks go in batches of about 2^15 entries, pipelined (`P0` answers
+//!    batch b while `P1` answers batch b − 1), so that both parties work at once and the OT
+//!    keys held at once stay bounded.
 //! 2. **Overflow.** A garbled circuit per batch of blocks adds the two parties' shares of
 //!    each block's two counts and outputs whether any exceeds Z; the bit is opened. It
 //!    depends only on the labels, which are fresh random bits; the caller draws new ones on
@@ -58,8 +60,8 @@
 //! (2^19 of 32): 2.5·10^9 slot moves through switch layers instead of 7.0·10^9. Destinations
 //! take two bytes when a phase's bins have more than 128 slots.
 //!
-//! Every block of a stage goes through steps 1 and 2 together (step 1 in batches of about 2^18
-//! entries, two round trips each), then through steps 3 and 4 batch by batch. Messages depend
+//! Every block of a stage goes through steps 1 and 2 together (step 1 in pipelined batches),
+//! then through steps 3 and 4 batch by batch. Messages depend
 //! on n, the record size, L and Z only, and none is longer than
 //! [`FRAME_BYTES`] (or the `frame` of [`place_framed`]): a batch longer than that (a shuffle
 //! stage's corrections, the opened destinations, the overflow bits) goes as several frames
@@ -161,8 +163,9 @@ fn add(b: &mut Builder, x: &[Bit], y: &[Bit]) -> Vec<Bit> {
         .collect()
 }
 
-/// Entries whose destinations are computed together (whole blocks; one block if larger).
-const DEST_BATCH: usize = 1 << 18;
+/// Entries whose destinations are computed together (whole blocks; one block if larger): a
+/// batch of the destinations' pipeline.
+const DEST_BATCH: usize = 1 << 15;
 
 /// Blocks per overflow circuit: its garbled tables (about 3(log₂ Z + 2) AND gates a block)
 /// stay under 32 KiB.
@@ -616,7 +619,7 @@ impl Pass {
         ctx: &mut Ctx<'_, '_>,
         ot_send: &mut impl CotExtSender,
         ot_recv: &mut impl CotExtReceiver,
-        v: &mut [u8],
+        v: &mut Vec<u8>,
         split: Split,
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
@@ -629,7 +632,13 @@ impl Pass {
         };
         let blocks = self.bins.clamp(1, OVERFLOW_BATCH);
         let circuit = limit_circuit(shape.w, self.slots() - split.edge, blocks)?;
-        stage(ctx, ot_send, ot_recv, &circuit, v, &shape, split.bit, rng)
+        let mut out = vec![0u8; v.len()];
+        let into = (&mut out[..], Next::Bins { z: self.slots() });
+        stage(
+            ctx, ot_send, ot_recv, &circuit, v, into, &shape, split.bit, rng,
+        )?;
+        *v = out;
+        Ok(())
     }
 
     fn run<R: RngCore + ?Sized>(
@@ -637,11 +646,10 @@ impl Pass {
         ctx: &mut Ctx<'_, '_>,
         ot_send: &mut impl CotExtSender,
         ot_recv: &mut impl CotExtReceiver,
-        v: &mut [u8],
+        v: &mut Vec<u8>,
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
         let (bins, eb) = (self.bins, self.eb);
-        let run = self.slots() * eb;
         let circuit = overflow_circuit(self.log_slots, (bins / 2).clamp(1, OVERFLOW_BATCH))?;
         let shape = Shape {
             m: 2 * self.slots(),
@@ -650,31 +658,54 @@ impl Pass {
             valid: self.valid,
             w: self.log_slots as usize + 2,
         };
+        // `v` is in stage 0's block order (bins b and b + 1 side by side: bin order); each stage
+        // moves its entries straight into the next stage's block order, the last into bin
+        // order.
+        let mut out = vec![0u8; v.len()];
         for s in 0..self.stages {
-            // Blocks: bins b and b + 2^s for every b with bit s clear, in increasing b.
-            let order: Vec<usize> = (0..bins)
-                .filter(|b| (b >> s) & 1 == 0)
-                .flat_map(|b| [b, b | (1 << s)])
-                .collect();
-            let mut blocks = Vec::with_capacity(v.len());
-            for &b in &order {
-                blocks.extend_from_slice(&v[b * run..(b + 1) * run]);
-            }
-            stage(
-                ctx,
-                ot_send,
-                ot_recv,
-                &circuit,
-                &mut blocks,
-                &shape,
-                self.label + s as usize,
-                rng,
-            )?;
-            for (k, &b) in order.iter().enumerate() {
-                v[b * run..(b + 1) * run].copy_from_slice(&blocks[k * run..(k + 1) * run]);
-            }
+            let next = Next::Butterfly {
+                s,
+                z: self.slots(),
+                last: s + 1 == self.stages,
+            };
+            let bit = self.label + s as usize;
+            let into = (&mut out[..], next);
+            stage(ctx, ot_send, ot_recv, &circuit, v, into, &shape, bit, rng)?;
+            std::mem::swap(v, &mut out);
         }
         Ok(())
+    }
+}
+
+/// Where a stage moves an entry: `place(k, d)`, the entry of the output that destination `d`
+/// of block `k` goes to.
+#[derive(Clone, Copy, Debug)]
+enum Next {
+    /// Blocks are bins b and b + 2^s, every b with bit s clear in increasing order; the output
+    /// is in the next stage's block order, or in bin order after the `last` stage.
+    Butterfly { s: u32, z: usize, last: bool },
+    /// Blocks are bins, and so is the output ([`Split`]).
+    Bins { z: usize },
+}
+
+impl Next {
+    fn place(self, k: usize, d: usize) -> usize {
+        match self {
+            Next::Bins { z } => k * z + d,
+            Next::Butterfly { s, z, last } => {
+                // Block k's bins: b (destinations below Z) and b + 2^s.
+                let b = ((k >> s) << (s + 1)) | (k & ((1 << s) - 1));
+                let bin = if d < z { b } else { b | (1 << s) };
+                let slot = d % z;
+                if last {
+                    return bin * z + slot;
+                }
+                // Bin c is in stage s + 1's block of c without bit s + 1, in its half.
+                let t = s + 1;
+                let block = ((bin >> (t + 1)) << t) | (bin & ((1 << t) - 1));
+                (2 * block + ((bin >> t) & 1)) * z + slot
+            }
+        }
     }
 }
 
@@ -698,6 +729,7 @@ fn stage<R: RngCore + ?Sized>(
     ot_recv: &mut impl CotExtReceiver,
     circuit: &Circuit,
     blocks: &mut [u8],
+    out: (&mut [u8], Next),
     shape: &Shape,
     bit: usize,
     rng: &mut R,
@@ -713,21 +745,17 @@ fn stage<R: RngCore + ?Sized>(
         .map(|e| (bit_of(e, shape.valid), bit_of(e, bit)))
         .collect();
     let garbler = matches!(role, Role::Garbler(_));
-    // In batches of whole blocks, so that a batch's OT keys (about 100 bytes an entry at
-    // either party) stay small whatever the stage's size.
-    let batch = (DEST_BATCH / m).max(1) * m;
-    let mut totals = Vec::with_capacity(count);
-    for (bits, entries) in bits.chunks(batch).zip(blocks.chunks_mut(batch * eb)) {
-        let (dests, t) = if garbler {
-            destinations_p0(session, p, ot_send, ot_recv, bits, m, db, rng, frame)?
-        } else {
-            destinations_p1(session, p, ot_send, ot_recv, bits, m, db, rng, frame)?
-        };
-        for (e, d) in entries.chunks_exact_mut(eb).zip(dests) {
-            e[eb - db..].copy_from_slice(&d.to_le_bytes()[..db]);
-        }
-        totals.extend(t);
+    let link = Link { session, p, frame };
+    let (dests, totals) = if garbler {
+        destinations_p0(link, ot_send, ot_recv, &bits, m, db, rng)?
+    } else {
+        destinations_p1(link, ot_send, ot_recv, &bits, m, db, rng)?
+    };
+    for (e, d) in blocks.chunks_exact_mut(eb).zip(dests) {
+        e[eb - db..].copy_from_slice(&d.to_le_bytes()[..db]);
     }
+    let session = &mut *ctx.session;
+    let role = &mut ctx.role;
     // [2] Whether a block overflows, a bit per batch of blocks, opened.
     let w = shape.w;
     let mine: Vec<bool> = totals
@@ -783,7 +811,7 @@ fn stage<R: RngCore + ?Sized>(
         return Err(Gkk12Error::LoadOverflow { tree: ctx.tree });
     }
     // [3] and [4]: P0's permutations, then P1's, then open the destinations and move.
-    shuffle_and_move(ctx, ot_send, ot_recv, blocks, m, eb, db, rng)
+    shuffle_and_move(ctx, ot_send, ot_recv, blocks, out, m, eb, db, rng)
 }
 
 /// Switches per batch of a stage's networks: a batch is whole blocks, their OTs one
@@ -807,6 +835,7 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     blocks: &mut [u8],
+    (out, to): (&mut [u8], Next),
     m: usize,
     eb: usize,
     db: usize,
@@ -844,14 +873,16 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
             let mine = run.dests(region);
             send_framed(run.session, run.p, &mine, run.frame)?;
             if b > 0 {
-                run.open_and_move(&mut blocks[span(b - 1)])?;
+                let at = span(b - 1);
+                run.open_and_move(&blocks[at.clone()], at.start / blk, out, to)?;
             }
             if let Some(k) = next {
                 keys = k;
             }
         }
         if batches > 0 {
-            run.open_and_move(&mut blocks[span(batches - 1)])?;
+            let at = span(batches - 1);
+            run.open_and_move(&blocks[at.clone()], at.start / blk, out, to)?;
         }
     } else {
         // What P1 sends is in the order P0 takes it: A's corrections of a batch, then B's
@@ -871,7 +902,7 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
             run.permute(&keys, region)?;
             let mine = run.dests(region);
             send_framed(run.session, run.p, &mine, run.frame)?;
-            run.open_and_move(region)?;
+            run.open_and_move(region, span(b).start / blk, out, to)?;
             if let Some(k) = next {
                 keys = k;
             }
@@ -961,9 +992,16 @@ impl Batches<'_> {
             .collect()
     }
 
-    /// Receives the peer's shares of `region`'s destinations, opens them and moves every
-    /// block of `region` by them, once they are checked to be a permutation of each block.
-    fn open_and_move(&mut self, region: &mut [u8]) -> Result<(), Gkk12Error> {
+    /// Receives the peer's shares of `region`'s destinations (blocks `first ..` of the stage),
+    /// opens them and moves every entry of `region` to its place in `out` ([`Next`]), once
+    /// they are checked to be a permutation of each block.
+    fn open_and_move(
+        &mut self,
+        region: &[u8],
+        first: usize,
+        out: &mut [u8],
+        next: Next,
+    ) -> Result<(), Gkk12Error> {
         let (m, eb, db, p) = (self.m, self.eb, self.db, self.p);
         let entries = region.len() / eb;
         let mine = self.dests(region);
@@ -980,17 +1018,18 @@ impl Batches<'_> {
             usize::from(if db == 1 { sum & 0xff } else { sum })
         };
         let mut seen = vec![false; m];
-        let mut tmp = vec![0u8; m * eb];
-        for (k, blk) in region.chunks_exact_mut(m * eb).enumerate() {
+        for (k, blk) in region.chunks_exact(m * eb).enumerate() {
             seen.fill(false);
             for j in 0..m {
                 let d = dest(k * m + j);
                 if d >= m || std::mem::replace(&mut seen[d], true) {
                     return Err(PeerFault::malformed(p, "destinations", "not a permutation").into());
                 }
-                tmp[d * eb..(d + 1) * eb].copy_from_slice(&blk[j * eb..(j + 1) * eb]);
             }
-            blk.copy_from_slice(&tmp);
+            for j in 0..m {
+                let at = next.place(first + k, dest(k * m + j)) * eb;
+                out[at..at + eb].copy_from_slice(&blk[j * eb..(j + 1) * eb]);
+            }
         }
         Ok(())
     }
@@ -1066,6 +1105,24 @@ fn from_le(bytes: &[u8]) -> u16 {
 /// block's counts of real records with bit 0 and with bit 1 (modulo 2^16).
 type Destinations = (Vec<u16>, Vec<(u16, u16)>);
 
+/// The session, the peer and the frame size.
+struct Link<'s> {
+    session: &'s mut Session,
+    p: doram_core::PartyId,
+    frame: usize,
+}
+
+/// The batches of the destinations' pipeline: ranges of whole blocks of `m` entries, about
+/// [`DEST_BATCH`] entries each (one block if larger).
+fn dest_batches(n: usize, m: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let batch = (DEST_BATCH / m).max(1) * m;
+    (0..n.div_ceil(batch)).map(move |b| b * batch..((b + 1) * batch).min(n))
+}
+
+/// A batch `P0` has answered but not yet finished: its range, the count U before each entry,
+/// its random shares y, its keys of the second OTs.
+type Answered = (std::ops::Range<usize>, Vec<u16>, Vec<u16>, Vec<Block>);
+
 /// `P0`'s side of the destinations ([module docs](self), step 1), in blocks of `m` entries,
 /// destinations in `db` bytes.
 ///
@@ -1078,119 +1135,159 @@ type Destinations = (Vec<u16>, Vec<(u16, u16)>);
 /// 2. The same the other way round for `v·A₁ + w·B₁`, `P0`'s bits choosing.
 ///
 /// Both parties' counts are linear in their shares of the classes, so they cost nothing.
-#[allow(clippy::too_many_arguments)]
+/// Batches of whole blocks ([`dest_batches`]) go through a pipeline: `P0` answers batch b while
+/// `P1` answers batch b − 1, and `P1` sends its OT extension for batch b + 1 ahead.
 fn destinations_p0<R: RngCore + ?Sized>(
-    session: &mut Session,
-    p: doram_core::PartyId,
+    link: Link<'_>,
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     bits: &[(bool, bool)],
     m: usize,
     db: usize,
     rng: &mut R,
-    frame: usize,
 ) -> Result<Destinations, Gkk12Error> {
+    let Link { session, p, frame } = link;
     let n = bits.len();
     let ab = 4 + db;
-    let keys = cot_send(session, ot_send, 2 * n)?.into_random().msgs;
-    let mine: Vec<[u16; 3]> = (0..n)
-        .map(|_| {
-            let (u, w) = (rng.next_u32() as u16, rng.next_u32() as u16);
-            [u, 1u16.wrapping_sub(u).wrapping_sub(w), w]
-        })
-        .collect();
-    let (before, totals) = prefix_counts(&mine, m);
-    let y: Vec<u16> = (0..n).map(|_| rng.next_u32() as u16).collect();
-    let mut msg = Vec::with_capacity(4 * ab * n);
-    for e in 0..n {
-        let (r0, c0) = bits[e];
-        let [xu, _, xw] = mine[e];
-        let (a0, b0) = offsets(before[e], totals[e / m][0], (m - 1) as u16);
-        let ([k10, k11], [k20, k21]) = (keys[2 * e], keys[2 * e + 1]);
-        for (b1, k1) in [(0, k10), (1, k11)] {
-            for (b2, k2) in [(0, k20), (1, k21)] {
-                let cl = classes(r0 ^ (b1 == 1), c0 ^ (b2 == 1));
-                let mut out = [0u8; 6];
-                out[..2].copy_from_slice(&cl[0].wrapping_sub(xu).to_le_bytes());
-                out[2..4].copy_from_slice(&cl[2].wrapping_sub(xw).to_le_bytes());
-                out[4..].copy_from_slice(&product(cl, a0, b0, y[e]).to_le_bytes());
-                unmask(&mut out[..ab], k1, ab * b2, k2, ab * b1);
-                msg.extend_from_slice(&out[..ab]);
+    let mut dests = Vec::with_capacity(n);
+    let mut totals_out = Vec::with_capacity(n / m);
+    let mut pending: Option<Answered> = None;
+    let mut finish =
+        |session: &mut Session, (r, before_u, y, got): Answered| -> Result<(), Gkk12Error> {
+            let theirs = recv_framed(session, p, "destination messages", 4 * db * r.len(), frame)?;
+            for (k, e) in r.enumerate() {
+                let (r0, c0) = (usize::from(bits[e].0), usize::from(bits[e].1));
+                let at = (4 * k + 2 * r0 + c0) * db;
+                let mut z = [0u8; 2];
+                z[..db].copy_from_slice(&theirs[at..at + db]);
+                unmask(&mut z[..db], got[2 * k], db * c0, got[2 * k + 1], db * r0);
+                dests.push(
+                    before_u[k]
+                        .wrapping_add(y[k])
+                        .wrapping_add(from_le(&z[..db])),
+                );
+            }
+            Ok(())
+        };
+    for r in dest_batches(n, m) {
+        let bits = &bits[r.clone()];
+        let n = bits.len();
+        let keys = cot_send(session, ot_send, 2 * n)?.into_random().msgs;
+        let mine: Vec<[u16; 3]> = (0..n)
+            .map(|_| {
+                let (u, w) = (rng.next_u32() as u16, rng.next_u32() as u16);
+                [u, 1u16.wrapping_sub(u).wrapping_sub(w), w]
+            })
+            .collect();
+        let (before, totals) = prefix_counts(&mine, m);
+        let y: Vec<u16> = (0..n).map(|_| rng.next_u32() as u16).collect();
+        let mut msg = Vec::with_capacity(4 * ab * n);
+        for e in 0..n {
+            let (r0, c0) = bits[e];
+            let [xu, _, xw] = mine[e];
+            let (a0, b0) = offsets(before[e], totals[e / m][0], (m - 1) as u16);
+            let ([k10, k11], [k20, k21]) = (keys[2 * e], keys[2 * e + 1]);
+            for (b1, k1) in [(0, k10), (1, k11)] {
+                for (b2, k2) in [(0, k20), (1, k21)] {
+                    let cl = classes(r0 ^ (b1 == 1), c0 ^ (b2 == 1));
+                    let mut out = [0u8; 6];
+                    out[..2].copy_from_slice(&cl[0].wrapping_sub(xu).to_le_bytes());
+                    out[2..4].copy_from_slice(&cl[2].wrapping_sub(xw).to_le_bytes());
+                    out[4..].copy_from_slice(&product(cl, a0, b0, y[e]).to_le_bytes());
+                    unmask(&mut out[..ab], k1, ab * b2, k2, ab * b1);
+                    msg.extend_from_slice(&out[..ab]);
+                }
             }
         }
+        send_framed(session, p, &msg, frame)?;
+        let choices: Vec<bool> = bits.iter().flat_map(|&(r, c)| [r, c]).collect();
+        let got = cot_receive(session, ot_recv, &choices)?.into_random().msgs;
+        totals_out.extend(totals.iter().map(|t| (t[0], t[2])));
+        if let Some(prev) = pending.take() {
+            finish(session, prev)?;
+        }
+        pending = Some((r, before.iter().map(|b| b[0]).collect(), y, got));
     }
-    send_framed(session, p, &msg, frame)?;
-    let choices: Vec<bool> = bits.iter().flat_map(|&(r, c)| [r, c]).collect();
-    let got = cot_receive(session, ot_recv, &choices)?.into_random().msgs;
-    let theirs = recv_framed(session, p, "destination messages", 4 * db * n, frame)?;
-    let dests = (0..n)
-        .map(|e| {
-            let (r0, c0) = (usize::from(bits[e].0), usize::from(bits[e].1));
-            let at = (4 * e + 2 * r0 + c0) * db;
-            let mut z = [0u8; 2];
-            z[..db].copy_from_slice(&theirs[at..at + db]);
-            unmask(&mut z[..db], got[2 * e], db * c0, got[2 * e + 1], db * r0);
-            before[e][0]
-                .wrapping_add(y[e])
-                .wrapping_add(from_le(&z[..db]))
-        })
-        .collect();
-    Ok((dests, totals.iter().map(|t| (t[0], t[2])).collect()))
+    if let Some(prev) = pending.take() {
+        finish(session, prev)?;
+    }
+    Ok((dests, totals_out))
 }
 
 /// `P1`'s side of [`destinations_p0`].
-#[allow(clippy::too_many_arguments)]
 fn destinations_p1<R: RngCore + ?Sized>(
-    session: &mut Session,
-    p: doram_core::PartyId,
+    link: Link<'_>,
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     bits: &[(bool, bool)],
     m: usize,
     db: usize,
     rng: &mut R,
-    frame: usize,
 ) -> Result<Destinations, Gkk12Error> {
+    let Link { session, p, frame } = link;
     let n = bits.len();
     let ab = 4 + db;
-    let choices: Vec<bool> = bits.iter().flat_map(|&(r, c)| [r, c]).collect();
-    let got = cot_receive(session, ot_recv, &choices)?.into_random().msgs;
-    let theirs = recv_framed(session, p, "destination messages", 4 * ab * n, frame)?;
-    let mut mine = Vec::with_capacity(n);
-    let mut t0 = Vec::with_capacity(n);
-    for e in 0..n {
-        let (r1, c1) = (usize::from(bits[e].0), usize::from(bits[e].1));
-        let at = (4 * e + 2 * r1 + c1) * ab;
-        let mut out = [0u8; 6];
-        out[..ab].copy_from_slice(&theirs[at..at + ab]);
-        unmask(&mut out[..ab], got[2 * e], ab * c1, got[2 * e + 1], ab * r1);
-        let u = u16::from_le_bytes([out[0], out[1]]);
-        let w = u16::from_le_bytes([out[2], out[3]]);
-        mine.push([u, 0u16.wrapping_sub(u).wrapping_sub(w), w]);
-        t0.push(from_le(&out[4..ab]));
-    }
-    let (before, totals) = prefix_counts(&mine, m);
-    let keys = cot_send(session, ot_send, 2 * n)?.into_random().msgs;
-    let y: Vec<u16> = (0..n).map(|_| rng.next_u32() as u16).collect();
-    let mut msg = Vec::with_capacity(4 * db * n);
-    for e in 0..n {
-        let (r1, c1) = bits[e];
-        let (a1, b1) = offsets(before[e], totals[e / m][0], 0);
-        let ([k10, k11], [k20, k21]) = (keys[2 * e], keys[2 * e + 1]);
-        for (s0, k1) in [(0, k10), (1, k11)] {
-            for (s1, k2) in [(0, k20), (1, k21)] {
-                let t = product(classes(r1 ^ (s0 == 1), c1 ^ (s1 == 1)), a1, b1, y[e]);
-                let mut out = t.to_le_bytes();
-                unmask(&mut out[..db], k1, db * s1, k2, db * s0);
-                msg.extend_from_slice(&out[..db]);
+    let choices = |r: &std::ops::Range<usize>| -> Vec<bool> {
+        bits[r.clone()].iter().flat_map(|&(r, c)| [r, c]).collect()
+    };
+    let batches: Vec<std::ops::Range<usize>> = dest_batches(n, m).collect();
+    let mut dests = Vec::with_capacity(n);
+    let mut totals_out = Vec::with_capacity(n / m);
+    let mut next = match batches.first() {
+        Some(r) => Some(
+            cot_receive(session, ot_recv, &choices(r))?
+                .into_random()
+                .msgs,
+        ),
+        None => None,
+    };
+    for (b, r) in batches.iter().enumerate() {
+        let got = next.take().unwrap_or_default();
+        if let Some(r1) = batches.get(b + 1) {
+            next = Some(
+                cot_receive(session, ot_recv, &choices(r1))?
+                    .into_random()
+                    .msgs,
+            );
+        }
+        let bits = &bits[r.clone()];
+        let n = bits.len();
+        let theirs = recv_framed(session, p, "destination messages", 4 * ab * n, frame)?;
+        let mut mine = Vec::with_capacity(n);
+        let mut t0 = Vec::with_capacity(n);
+        for e in 0..n {
+            let (r1, c1) = (usize::from(bits[e].0), usize::from(bits[e].1));
+            let at = (4 * e + 2 * r1 + c1) * ab;
+            let mut out = [0u8; 6];
+            out[..ab].copy_from_slice(&theirs[at..at + ab]);
+            unmask(&mut out[..ab], got[2 * e], ab * c1, got[2 * e + 1], ab * r1);
+            let u = u16::from_le_bytes([out[0], out[1]]);
+            let w = u16::from_le_bytes([out[2], out[3]]);
+            mine.push([u, 0u16.wrapping_sub(u).wrapping_sub(w), w]);
+            t0.push(from_le(&out[4..ab]));
+        }
+        let (before, totals) = prefix_counts(&mine, m);
+        let keys = cot_send(session, ot_send, 2 * n)?.into_random().msgs;
+        let y: Vec<u16> = (0..n).map(|_| rng.next_u32() as u16).collect();
+        let mut msg = Vec::with_capacity(4 * db * n);
+        for e in 0..n {
+            let (r1, c1) = bits[e];
+            let (a1, b1) = offsets(before[e], totals[e / m][0], 0);
+            let ([k10, k11], [k20, k21]) = (keys[2 * e], keys[2 * e + 1]);
+            for (s0, k1) in [(0, k10), (1, k11)] {
+                for (s1, k2) in [(0, k20), (1, k21)] {
+                    let t = product(classes(r1 ^ (s0 == 1), c1 ^ (s1 == 1)), a1, b1, y[e]);
+                    let mut out = t.to_le_bytes();
+                    unmask(&mut out[..db], k1, db * s1, k2, db * s0);
+                    msg.extend_from_slice(&out[..db]);
+                }
             }
         }
+        send_framed(session, p, &msg, frame)?;
+        dests.extend((0..n).map(|e| before[e][0].wrapping_add(t0[e]).wrapping_add(y[e])));
+        totals_out.extend(totals.iter().map(|t| (t[0], t[2])));
     }
-    send_framed(session, p, &msg, frame)?;
-    let dests = (0..n)
-        .map(|e| before[e][0].wrapping_add(t0[e]).wrapping_add(y[e]))
-        .collect();
-    Ok((dests, totals.iter().map(|t| (t[0], t[2])).collect()))
+    Ok((dests, totals_out))
 }
 
 /// A uniformly random permutation of `0..m`.
