@@ -223,7 +223,13 @@ impl Mixed {
             wxx[j] ^= r;
             wyx[j] ^= r;
         }
-        if n < wx.len() {
+        if wx.len() == n + 1 {
+            // A one-byte tail (the common case): bytes modulo 2^8.
+            let (x, y, r) = (wx[n], wy[n], g0[n]);
+            v[n] = y.wrapping_sub(x).wrapping_sub(r).wrapping_sub(g1[n]);
+            wx[n] = x.wrapping_add(r);
+            wy[n] = y.wrapping_sub(r);
+        } else if n < wx.len() {
             let (x, y, r) = (
                 Self::tail(&wx[n..]),
                 Self::tail(&wy[n..]),
@@ -244,20 +250,25 @@ impl Mixed {
     fn permute_switch(self, ax: &mut [u8], ay: &mut [u8], g: &[u8], v: &[u8], swap: bool) {
         let n = self.xor;
         let (axx, ayx, gx, vx) = (&mut ax[..n], &mut ay[..n], &g[..n], &v[..n]);
-        if swap {
-            for j in 0..n {
-                let e = vx[j] ^ gx[j];
-                let (x, y) = (axx[j], ayx[j]);
-                axx[j] = y ^ e;
-                ayx[j] = x ^ e;
-            }
-        } else {
-            for j in 0..n {
-                axx[j] ^= gx[j];
-                ayx[j] ^= gx[j];
-            }
+        // Without branches on the control (random, so unpredictable): with t = x ⊕ y ⊕ v
+        // where the control is 1 and 0 where it is 0, the new shares are x ⊕ g ⊕ t and
+        // y ⊕ g ⊕ t.
+        let mask = 0u8.wrapping_sub(u8::from(swap));
+        for j in 0..n {
+            let (x, y) = (axx[j], ayx[j]);
+            let t = (x ^ y ^ vx[j]) & mask;
+            axx[j] = x ^ gx[j] ^ t;
+            ayx[j] = y ^ gx[j] ^ t;
         }
-        if n < ax.len() {
+        if ax.len() == n + 1 {
+            let (x, y, r) = (ax[n], ay[n], g[n]);
+            let e = v[n].wrapping_add(r);
+            let (swapped, kept) = (
+                (y.wrapping_add(e), x.wrapping_sub(e)),
+                (x.wrapping_sub(r), y.wrapping_add(r)),
+            );
+            (ax[n], ay[n]) = if swap { swapped } else { kept };
+        } else if n < ax.len() {
             let (x, y, r) = (
                 Self::tail(&ax[n..]),
                 Self::tail(&ay[n..]),
