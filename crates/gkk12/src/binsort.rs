@@ -484,11 +484,18 @@ impl Plan {
             return direct;
         }
         // A phase may end at (level, log_slots) with that many stages.
+        // The overflow bound of every (level, log slots) a phase may end at, computed once.
+        let bound: Vec<Vec<f64>> = (0..=l)
+            .map(|level| {
+                (0..=MAX_LOG_SLOTS)
+                    .map(|z| crate::load::log2_overflow(n as u64, level, 1 << z))
+                    .collect()
+            })
+            .collect();
         let safe = |level: u32, log_slots: u32, stages: u32| {
             (level, log_slots) == (l, lz)
                 || (log_slots <= MAX_LOG_SLOTS
-                    && crate::load::log2_overflow(n as u64, level, 1 << log_slots)
-                        + f64::from(stages).log2()
+                    && bound[level as usize][log_slots as usize] + f64::from(stages).log2()
                         <= -OVERFLOW_BITS)
         };
         let states = |level: u32| {
