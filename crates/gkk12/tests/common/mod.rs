@@ -295,14 +295,8 @@ pub fn place_records_split(
             let before = s.rounds();
             let shares = Shares { bytes: rb, data: w };
             let role = Role::Garbler(&mut garbler);
-            let out = match split {
-                None => place_framed(
-                    &mut s, role, &mut send, &mut recv, &shares, &layout, 0, &mut rng, frame,
-                ),
-                Some(sp) => place_split(
-                    &mut s, role, &mut send, &mut recv, &shares, &layout, sp, 0, &mut rng,
-                ),
-            };
+            let to = (&layout, split, frame);
+            let out = place_either(&mut s, role, &mut send, &mut recv, &shares, to, &mut rng);
             let rounds = s.rounds() - before;
             (out, s.take_transcript().unwrap(), rounds)
         },
@@ -322,19 +316,29 @@ pub fn place_records_split(
             let before = s.rounds();
             let shares = Shares { bytes: rb, data: a };
             let role = Role::Evaluator(&mut evaluator);
-            let out = match split {
-                None => place_framed(
-                    &mut s, role, &mut send, &mut recv, &shares, &layout, 0, &mut rng, frame,
-                ),
-                Some(sp) => place_split(
-                    &mut s, role, &mut send, &mut recv, &shares, &layout, sp, 0, &mut rng,
-                ),
-            };
+            let to = (&layout, split, frame);
+            let out = place_either(&mut s, role, &mut send, &mut recv, &shares, to, &mut rng);
             let rounds = s.rounds() - before;
             (out, s.take_transcript().unwrap(), rounds)
         },
     );
     (v, p0, p1)
+}
+
+/// `place_framed` with `frame`, or `place_split` with `split`.
+fn place_either(
+    s: &mut Session,
+    role: Role<'_>,
+    send: &mut impl CotExtSender,
+    recv: &mut impl CotExtReceiver,
+    shares: &Shares,
+    (layout, split, frame): (&Layout, Option<Split>, usize),
+    rng: &mut impl rand::RngCore,
+) -> Result<Shares, Gkk12Error> {
+    match split {
+        None => place_framed(s, role, send, recv, shares, layout, 0, rng, frame),
+        Some(sp) => place_split(s, role, send, recv, shares, layout, sp, 0, rng),
+    }
 }
 
 /// Every real record of `v` is in its label's bin of the opened `s0 ⊕ s1`, every other slot
