@@ -89,7 +89,8 @@ use rand_core::RngCore;
 
 use crate::driver::Gkk12Error;
 use crate::shuffle::{
-    BlockNet, FRAME_BYTES, NetScratch, Shares, check_frame, recv_framed, route_blocks, send_framed,
+    BlockNet, FRAME_BYTES, NetScratch, RouteScratch, Shares, check_frame, recv_framed, route_into,
+    send_framed,
 };
 
 /// Where the bins go and what a record holds.
@@ -865,6 +866,8 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
         db,
         scratch: NetScratch::default(),
         out: Vec::new(),
+        perm: Vec::new(),
+        route: RouteScratch::default(),
     };
     if matches!(ctx.role, Role::Garbler(_)) {
         let mut keys = run.extend(ot_recv, span(0).len() / blk, rng)?;
@@ -929,6 +932,8 @@ struct Batches<'s> {
     db: usize,
     scratch: NetScratch,
     out: Vec<u8>,
+    perm: Vec<usize>,
+    route: RouteScratch,
 }
 
 impl Batches<'_> {
@@ -942,8 +947,8 @@ impl Batches<'_> {
     ) -> Result<doram_twopc::iknp::RotReceiver, Gkk12Error> {
         let mut controls = Vec::with_capacity(blocks * self.net.switches());
         for _ in 0..blocks {
-            let stages = route_blocks(&[random_perm(self.m, rng)])?;
-            controls.extend(stages.into_iter().flatten());
+            shuffle_in_place(&mut self.perm, self.m, rng);
+            route_into(&self.perm, &mut controls, &mut self.route);
         }
         Ok(cot_receive(self.session, ot, &controls)?.into_random())
     }
@@ -1297,12 +1302,12 @@ fn destinations_p1<R: RngCore + ?Sized>(
     Ok((dests, totals_out))
 }
 
-/// A uniformly random permutation of `0..m`.
-fn random_perm<R: RngCore + ?Sized>(m: usize, rng: &mut R) -> Vec<usize> {
-    let mut d: Vec<usize> = (0..m).collect();
+/// `d` set to a uniformly random permutation of `0..m` (Fisher–Yates).
+fn shuffle_in_place<R: RngCore + ?Sized>(d: &mut Vec<usize>, m: usize, rng: &mut R) {
+    d.clear();
+    d.extend(0..m);
     for i in (1..m).rev() {
         let j = crate::tree::uniform_below(rng, i as u64 + 1) as usize;
         d.swap(i, j);
     }
-    d
 }

@@ -728,6 +728,84 @@ impl BlockNet {
     }
 }
 
+/// The switch settings of the Beneš network that moves the entry at position x to `dest[x]`
+/// (a permutation of `0..2^k`, `k ≥ 1`), appended to `out` in [`BlockNet`]'s order (stage after
+/// stage, as [`route`] gives them) without allocating per call: the looping algorithm level by
+/// level over flat arrays in `scratch`. `dest` must be a permutation (not checked here).
+pub(crate) fn route_into(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
+    let n = dest.len();
+    let k = n.trailing_zeros() as usize;
+    let stages = 2 * k - 1;
+    let at = out.len();
+    out.resize(at + stages * n / 2, false);
+    let out = &mut out[at..];
+    let RouteScratch {
+        cur,
+        next,
+        inv,
+        side,
+    } = scratch;
+    cur.clear();
+    cur.extend_from_slice(dest);
+    next.resize(n, 0);
+    inv.resize(n, 0);
+    side.resize(n, 0);
+    // Level l: blocks of s = n / 2^l positions, block j at [j·s, (j + 1)·s) of `cur`, each
+    // destination relative to its block.
+    for l in 0..k {
+        let s = n >> l;
+        let half = s / 2;
+        let (first, last) = (l, stages - 1 - l);
+        for j in 0..(1 << l) {
+            let (d, base) = (&cur[j * s..(j + 1) * s], j * s);
+            if s == 2 {
+                out[first * n / 2 + j] = d[0] == 1;
+                continue;
+            }
+            let inv = &mut inv[..s];
+            for (x, &y) in d.iter().enumerate() {
+                inv[y] = x;
+            }
+            // 0: unset, 1: top half, 2: bottom half.
+            let side = &mut side[..s];
+            side.fill(0);
+            for start in 0..half {
+                if side[start] != 0 {
+                    continue;
+                }
+                let mut x = start;
+                loop {
+                    side[x] = 1;
+                    side[x ^ half] = 2;
+                    let nx = inv[d[x ^ half] ^ half];
+                    if side[nx] != 0 {
+                        break;
+                    }
+                    x = nx;
+                }
+            }
+            for x in 0..half {
+                out[first * n / 2 + j * half + x] = side[x] == 2;
+                out[last * n / 2 + j * half + x] = side[inv[x]] == 2;
+            }
+            for x in 0..s {
+                let sub = usize::from(side[x] == 2);
+                next[base + sub * half + (x & (half - 1))] = d[x] & (half - 1);
+            }
+        }
+        std::mem::swap(cur, next);
+    }
+}
+
+/// Scratch space of [`route_into`], kept across calls.
+#[derive(Default)]
+pub(crate) struct RouteScratch {
+    cur: Vec<usize>,
+    next: Vec<usize>,
+    inv: Vec<usize>,
+    side: Vec<u8>,
+}
+
 /// The entry pairs `(x, x + 2^b)` of a stage on bit `b` of `block` (entries of `eb` bytes),
 /// both mutable, in the order [`switches`] lists their `x`.
 fn pairs(block: &mut [u8], eb: usize, b: u32) -> impl Iterator<Item = (&mut [u8], &mut [u8])> {
@@ -743,6 +821,27 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha12Rng;
+
+    /// The flat router gives exactly what [`route`] gives, for every size up to 2^10.
+    #[test]
+    fn the_flat_router_agrees_with_the_recursive_one() {
+        let mut rng = ChaCha12Rng::seed_from_u64(40);
+        let mut scratch = RouteScratch::default();
+        for k in 1..=10u32 {
+            for _ in 0..5 {
+                let n = 1usize << k;
+                let mut d: Vec<usize> = (0..n).collect();
+                for i in (1..n).rev() {
+                    d.swap(i, rng.random_range(0..=i));
+                }
+                let want: Vec<bool> = route(&d).unwrap().into_iter().flatten().collect();
+                let mut got = vec![true];
+                route_into(&d, &mut got, &mut scratch);
+                assert_eq!(got[1..], want[..], "k = {k}");
+                assert!(got[0], "appended after what was there");
+            }
+        }
+    }
 
     /// Blocks through [`BlockNet`] with OTs dealt in the clear: the sum of the two parties'
     /// shares is every block permuted by its own permutation, the XOR part bit for bit and
