@@ -8,9 +8,12 @@
 //! ([`apply_plain`]) are those of [`doram_twopc::shuffle`], re-exported here; that module also
 //! runs the same switch over additive F_p shares. [`hold_blocks`] and [`permute_blocks`] run
 //! independent networks on consecutive blocks of one vector (settings by [`route_blocks`]), all
-//! blocks' switches of a stage in one batch: a batch of small shuffles in the rounds of one,
-//! as the merge-splits of a bucket oblivious sort need them (docs/notes/gkk12.md, "Two parties
-//! alone").
+//! blocks' switches of a stage in one batch: a batch of small shuffles in the rounds of one.
+//! The bin sort's merge-splits ([`crate::binsort`]) use a faster variant inside this crate
+//! (`BlockNet`): every stage of a block before the next block, so that a block stays in cache,
+//! batches of whole blocks pipelined between the parties, and one correction per switch
+//! instead of two (both outputs re-shared with the same pad; its rustdoc says why that hides
+//! as much).
 //!
 //! # Frames
 //! A stage's corrections (`2s` bits per switch) go as frames of at most [`FRAME_BYTES`] bytes
