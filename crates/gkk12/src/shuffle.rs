@@ -125,31 +125,18 @@ const EXPAND_BATCH: usize = 1024;
 /// fixed-key AES as a PRG, block i the correlation-robust hash (MMO) of `key ⊕ i`. `tmp` is
 /// scratch space, kept by the caller across batches so that nothing is allocated per switch.
 fn expand(keys: impl Iterator<Item = Block>, len: usize, tmp: &mut Vec<Block>, out: &mut Vec<u8>) {
+    expand_blocks(keys, len, tmp);
+    let stride = 16 * len.div_ceil(16).max(1);
+    let pads: &[u8] = bytemuck::cast_slice(tmp);
     out.clear();
-    if len <= 16 {
-        for k in keys {
-            out.extend_from_slice(&k.to_le_bytes()[..len]);
-        }
-        return;
-    }
-    let blocks = len.div_ceil(16);
-    tmp.clear();
-    for k in keys {
-        tmp.extend((0..blocks as u128).map(|i| k ^ i));
-    }
-    fixed_key().cr_in_place(tmp);
-    for key in tmp.chunks(blocks) {
-        let at = out.len();
-        for x in key {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        out.truncate(at + len);
+    for pad in pads.chunks_exact(stride) {
+        out.extend_from_slice(&pad[..len]);
     }
 }
 
-/// The pads G of `keys` as [`expand`] makes them for `len`-byte entries, left where the
-/// cipher puts them: `len.div_ceil(16)` blocks per key (at least one), one key after another
-/// in `out`; a pad is its blocks' bytes (little-endian, in order), those past `len` unused.
+/// The pads G of `keys` for `len`-byte entries ([`expand`]), left where the cipher puts them:
+/// `len.div_ceil(16)` blocks per key (at least one), one key after another in `out`; a pad is
+/// its blocks' bytes (little-endian, in order), those past `len` unused.
 fn expand_blocks(keys: impl Iterator<Item = Block>, len: usize, out: &mut Vec<Block>) {
     out.clear();
     let blocks = len.div_ceil(16).max(1);
@@ -732,9 +719,10 @@ impl BlockNet {
 }
 
 /// The switch settings of the Beneš network that moves the entry at position x to `dest[x]`
-/// (a permutation of `0..2^k`; nothing for k = 0), appended to `out` in [`BlockNet`]'s order (stage after
-/// stage, as [`route`] gives them) without allocating per call: the looping algorithm level by
-/// level over flat arrays in `scratch`. `dest` must be a permutation (not checked here).
+/// (a permutation of `0..2^k`; nothing for k = 0), appended to `out` in [`BlockNet`]'s order
+/// (stage after stage, as [`route`] gives them) without allocating per call: the looping
+/// algorithm level by level over flat arrays in `scratch`. `dest` must be a permutation (not
+/// checked here: the caller draws it).
 pub(crate) fn route_into(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
     let n = dest.len();
     if n <= 1 {
