@@ -239,13 +239,17 @@ pub fn phases(n: usize, layout: &Layout) -> Vec<(u32, u32)> {
 /// between layouts.
 pub fn cost(n: usize, layout: &Layout, split: bool) -> f64 {
     let last = if split {
-        layout.bins() as f64
-            * layout.slots() as f64
-            * f64::from((4 * layout.log_slots).saturating_sub(2))
+        stage_cost(layout.log_bins + layout.log_slots, layout.log_slots)
     } else {
         0.0
     };
     Plan::new(n, layout).cost + last
+}
+
+/// One stage over 2^`log_entries` entries in blocks of 2^`log_block`: every entry through two
+/// Beneš networks of `2 log₂ block − 1` switch layers each.
+fn stage_cost(log_entries: u32, log_block: u32) -> f64 {
+    (1u64 << log_entries) as f64 * f64::from((4 * log_block).saturating_sub(2))
 }
 
 /// Places `records` (this party's XOR shares, `layout.bytes` each) into `2^L` bins of Z slots
@@ -473,9 +477,9 @@ const MAX_LOG_SLOTS: u32 = 14;
 impl Plan {
     fn new(n: usize, layout: &Layout) -> Plan {
         let (l, lz) = (layout.log_bins, layout.log_slots);
+        // Blocks of two bins.
         let cost = |stages: u32, level: u32, log_slots: u32| {
-            let slots = (1u64 << (level + log_slots)) as f64;
-            f64::from(stages) * slots * f64::from(4 * (log_slots + 1) - 2)
+            f64::from(stages) * stage_cost(level + log_slots, log_slots + 1)
         };
         let direct = Plan {
             phases: vec![(l, lz)],
@@ -621,6 +625,17 @@ impl Pass {
             .collect()
     }
 
+    /// A stage of this pass on blocks of `m` entries (two bins, or one for a [`Split`]).
+    fn shape(&self, m: usize) -> Shape {
+        Shape {
+            m,
+            eb: self.eb,
+            db: self.db,
+            valid: self.valid,
+            w: self.log_slots as usize + 2,
+        }
+    }
+
     /// The [`Split`] stage on the pass's bins (each one block of Z entries).
     fn split<R: RngCore + ?Sized>(
         &self,
@@ -631,13 +646,7 @@ impl Pass {
         split: Split,
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
-        let shape = Shape {
-            m: self.slots(),
-            eb: self.eb,
-            db: self.db,
-            valid: self.valid,
-            w: self.log_slots as usize + 2,
-        };
+        let shape = self.shape(self.slots());
         let blocks = self.bins.clamp(1, OVERFLOW_BATCH);
         let circuit = limit_circuit(shape.w, self.slots() - split.edge, blocks)?;
         let mut out = vec![0u8; v.len()];
@@ -657,15 +666,9 @@ impl Pass {
         v: &mut Vec<u8>,
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
-        let (bins, eb) = (self.bins, self.eb);
+        let bins = self.bins;
         let circuit = overflow_circuit(self.log_slots, (bins / 2).clamp(1, OVERFLOW_BATCH))?;
-        let shape = Shape {
-            m: 2 * self.slots(),
-            eb,
-            db: self.db,
-            valid: self.valid,
-            w: self.log_slots as usize + 2,
-        };
+        let shape = self.shape(2 * self.slots());
         // `v` is in stage 0's block order (bins b and b + 1 side by side: bin order); each stage
         // moves its entries straight into the next stage's block order, the last into bin
         // order.
@@ -819,15 +822,15 @@ fn stage<R: RngCore + ?Sized>(
         return Err(Gkk12Error::LoadOverflow { tree: ctx.tree });
     }
     // [3] and [4]: P0's permutations, then P1's, then open the destinations and move.
-    shuffle_and_move(ctx, ot_send, ot_recv, blocks, out, m, eb, db, rng)
+    shuffle_and_move(ctx, ot_send, ot_recv, blocks, out, shape, rng)
 }
 
 /// Switches per batch of a stage's networks: a batch is whole blocks, their OTs one
 /// extension and their corrections one message (about 1 MB for 64-byte entries).
 const NET_BATCH: usize = 1 << 14;
 
-/// Steps 3 and 4 of a stage on `blocks` (blocks of `m` entries of `eb` bytes, the last `db`
-/// the destination's additive share): every block through a random permutation drawn by `P0`
+/// Steps 3 and 4 of a stage on `blocks` (blocks of `shape.m` entries of `shape.eb` bytes, the
+/// last `shape.db` the destination's additive share): every block through a random permutation drawn by `P0`
 /// (network A) and one drawn by `P1` (network B), both [`BlockNet`]s, then the destinations
 /// opened and every block moved by them.
 ///
@@ -844,11 +847,10 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
     ot_recv: &mut impl CotExtReceiver,
     blocks: &mut [u8],
     (out, to): (&mut [u8], Next),
-    m: usize,
-    eb: usize,
-    db: usize,
+    shape: &Shape,
     rng: &mut R,
 ) -> Result<(), Gkk12Error> {
+    let (m, eb, db) = (shape.m, shape.eb, shape.db);
     let net = BlockNet::new(m, eb, eb - db)?;
     let per = net.switches();
     let blk = m * eb;
@@ -870,6 +872,8 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
         route: RouteScratch::default(),
     };
     if matches!(ctx.role, Role::Garbler(_)) {
+        // The destination shares sent for the batch before, moved one batch later.
+        let mut sent: Option<Vec<u8>> = None;
         let mut keys = run.extend(ot_recv, span(0).len() / blk, rng)?;
         for b in 0..batches {
             let next = if b + 1 < batches {
@@ -880,19 +884,18 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
             let region = &mut blocks[span(b)];
             run.permute(&keys, region)?;
             run.hold(ot_send, region)?;
-            let mine = run.dests(region);
-            send_framed(run.session, run.p, &mine, run.frame)?;
-            if b > 0 {
+            let mine = run.send_dests(region)?;
+            if let Some(before) = sent.replace(mine) {
                 let at = span(b - 1);
-                run.open_and_move(&blocks[at.clone()], at.start / blk, out, to)?;
+                run.open_and_move(&before, &blocks[at.clone()], at.start / blk, out, to)?;
             }
             if let Some(k) = next {
                 keys = k;
             }
         }
-        if batches > 0 {
+        if let Some(before) = sent {
             let at = span(batches - 1);
-            run.open_and_move(&blocks[at.clone()], at.start / blk, out, to)?;
+            run.open_and_move(&before, &blocks[at.clone()], at.start / blk, out, to)?;
         }
     } else {
         // What P1 sends is in the order P0 takes it: A's corrections of a batch, then B's
@@ -910,9 +913,8 @@ fn shuffle_and_move<R: RngCore + ?Sized>(
             };
             let region = &mut blocks[span(b)];
             run.permute(&keys, region)?;
-            let mine = run.dests(region);
-            send_framed(run.session, run.p, &mine, run.frame)?;
-            run.open_and_move(region, span(b).start / blk, out, to)?;
+            let mine = run.send_dests(region)?;
+            run.open_and_move(&mine, region, span(b).start / blk, out, to)?;
             if let Some(k) = next {
                 keys = k;
             }
@@ -996,19 +998,23 @@ impl Batches<'_> {
         Ok(())
     }
 
-    /// This party's shares of the destinations in `region`, `db` bytes each.
-    fn dests(&self, region: &[u8]) -> Vec<u8> {
-        region
+    /// Sends this party's shares of the destinations in `region` (`db` bytes each), final
+    /// once both networks are through; returns them.
+    fn send_dests(&mut self, region: &[u8]) -> Result<Vec<u8>, Gkk12Error> {
+        let mine: Vec<u8> = region
             .chunks_exact(self.eb)
             .flat_map(|e| e[self.eb - self.db..].iter().copied())
-            .collect()
+            .collect();
+        send_framed(self.session, self.p, &mine, self.frame)?;
+        Ok(mine)
     }
 
-    /// Receives the peer's shares of `region`'s destinations (blocks `first ..` of the stage),
-    /// opens them and moves every entry of `region` to its place in `out` ([`Next`]), once
+    /// Receives the peer's shares of `region`'s destinations (blocks `first ..` of the stage;
+    /// this party's are `mine`, as [`Batches::send_dests`] sent them), opens them and moves every entry of `region` to its place in `out` ([`Next`]), once
     /// they are checked to be a permutation of each block.
     fn open_and_move(
         &mut self,
+        mine: &[u8],
         region: &[u8],
         first: usize,
         out: &mut [u8],
@@ -1016,7 +1022,6 @@ impl Batches<'_> {
     ) -> Result<(), Gkk12Error> {
         let (m, eb, db, p) = (self.m, self.eb, self.db, self.p);
         let entries = region.len() / eb;
-        let mine = self.dests(region);
         let their = recv_framed(
             self.session,
             p,
