@@ -57,8 +57,9 @@
 //! slots are dealt round-robin over the 2^d bins it splits into in the next phase, and that
 //! phase's stages run on every bin's bins side by side, sorting by the next d bits. At 2^20
 //! items the phases end at (2^12 bins of 512), (2^15 of 128), (2^17 of 64) and the layout's
-//! (2^19 of 32): 2.5·10^9 slot moves through switch layers instead of 7.0·10^9. Destinations
-//! take two bytes when a phase's bins have more than 128 slots.
+//! (2^19 of 32): 2.5·10^9 slot moves through switch layers instead of 7.0·10^9 (the sorted
+//! load itself now stops at 2^17 bins of 64 and splits them, [`place_split`]: 1.96·10^9).
+//! Destinations take two bytes when a phase's bins have more than 128 slots.
 //!
 //! Every block of a stage goes through steps 1 and 2 together (step 1 in pipelined batches),
 //! then through steps 3 and 4 batch by batch. Messages depend
