@@ -56,10 +56,14 @@
 //! ending at 2^ℓ bins, each bin holds the records whose label's low ℓ bits are its own; its
 //! slots are dealt round-robin over the 2^d bins it splits into in the next phase, and that
 //! phase's stages run on every bin's bins side by side, sorting by the next d bits. At 2^20
-//! items the phases end at (2^12 bins of 512), (2^15 of 128), (2^17 of 64) and the layout's
-//! (2^19 of 32): 2.5·10^9 slot moves through switch layers instead of 7.0·10^9 (the sorted
-//! load itself now stops at 2^17 bins of 64 and splits them, [`place_split`]: 1.96·10^9).
-//! Destinations take two bytes when a phase's bins have more than 128 slots.
+//! items the phases of powers of two ([`place`], [`phases`]) end at (2^12 bins of 512),
+//! (2^15 of 128), (2^17 of 64) and the layout's (2^19 of 32): 2.5·10^9 slot moves through
+//! switch layers instead of 7.0·10^9. Bins of any size ([`place_bins`], [`bin_phases`]) pad
+//! less: a block of 2Z entries goes through a Beneš network on 2Z entries whatever Z is
+//! (`shuffle::BlockNet`), and at 2^20 the phases end at (2^9 of 2560), (2^10 of 1408), (2^11
+//! of 768), … (2^15 of 108). The sorted load ends there at 2^16 bins of 72 and splits them
+//! ([`Split`]): 1.2·10^9 slot moves, where powers of two took 1.96·10^9.
+//! Destinations take two bytes when a phase's blocks have more than 256 entries.
 //!
 //! Every block of a stage goes through steps 1 and 2 together (step 1 in pipelined batches),
 //! then through steps 3 and 4 batch by batch. Messages depend
@@ -90,8 +94,8 @@ use rand_core::RngCore;
 
 use crate::driver::Gkk12Error;
 use crate::shuffle::{
-    BlockNet, FRAME_BYTES, NetScratch, RouteScratch, Shares, check_frame, recv_framed, route_into,
-    send_framed,
+    BlockNet, FRAME_BYTES, NetScratch, RouteScratch, Shares, check_frame, recv_framed, route_any,
+    send_framed, switch_count,
 };
 
 /// Where the bins go and what a record holds.
@@ -120,13 +124,47 @@ impl Layout {
         1 << self.log_slots
     }
 
+    /// The same bins as [`Bins`].
+    pub fn bins_of(&self) -> Bins {
+        Bins {
+            log_bins: self.log_bins,
+            slots: self.slots(),
+            bytes: self.bytes,
+            valid: self.valid,
+            label: self.label,
+        }
+    }
+}
+
+/// Bins of any number of slots: [`Layout`] with Z not necessarily a power of two, for
+/// [`place_bins`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bins {
+    /// L: there are 2^L bins, and labels have L bits.
+    pub log_bins: u32,
+    /// Z: slots per bin (1 ≤ Z ≤ 128).
+    pub slots: usize,
+    /// Bytes per record.
+    pub bytes: usize,
+    /// The bit of a record that says it is real.
+    pub valid: usize,
+    /// The first bit of a record's label.
+    pub label: usize,
+}
+
+impl Bins {
+    /// Bins: 2^L.
+    pub fn bins(&self) -> usize {
+        1 << self.log_bins
+    }
+
     fn check(&self, records: usize) -> Result<(), Gkk12Error> {
         let bits = 8 * self.bytes;
-        if self.log_slots > 7
+        if !(1..=128).contains(&self.slots)
             || self.log_bins > 24
             || self.valid >= bits
             || self.label + self.log_bins as usize > bits
-            || records.div_ceil(self.bins()) > self.slots()
+            || records.div_ceil(self.bins()) > self.slots
         {
             return Err(Gkk12Error::Misuse(
                 "a bin layout that does not fit its records",
@@ -173,22 +211,9 @@ const DEST_BATCH: usize = 1 << 15;
 /// stay under 32 KiB.
 const OVERFLOW_BATCH: usize = 32;
 
-/// The overflow circuit of `blocks` blocks ([module docs](self), step 2). Inputs, per block,
-/// `w = log₂ Z + 2` bits each: `P0`'s additive share of the block's count of real records
-/// with bit 0, `P1`'s, then the same for bit 1 (modulo 2^w; a count is at most 2Z < 2^w).
-/// Output: one bit, whether some block has more than Z on a side.
-fn overflow_circuit(log_slots: u32, blocks: usize) -> Result<Circuit, Gkk12Error> {
-    let w = log_slots as usize + 2;
-    // More than Z: bit log Z + 1 set, or bit log Z and a lower one.
-    counts_circuit(w, blocks, |b, n| {
-        let low = b.or_all(&n[..w - 2]);
-        let mid = b.and(n[w - 2], low);
-        b.or(n[w - 1], mid)
-    })
-}
-
-/// The overflow circuit of a [`Split`]'s stage: as [`overflow_circuit`] with counts of `w`
-/// bits, a side overflowing when it has more than `limit` real records.
+/// The overflow circuit of `blocks` blocks ([module docs](self), step 2): inputs as in
+/// [`counts_circuit`], a side overflowing when it has more than `limit` real records (Z in a
+/// butterfly, Z − edge in a [`Split`]).
 fn limit_circuit(w: usize, limit: usize, blocks: usize) -> Result<Circuit, Gkk12Error> {
     counts_circuit(w, blocks, |b, n| {
         // n > limit, from the least significant bit up: where the limit has a 0, a 1 of n
@@ -205,8 +230,10 @@ fn limit_circuit(w: usize, limit: usize, blocks: usize) -> Result<Circuit, Gkk12
     })
 }
 
-/// A circuit that adds the parties' shares of each block's two counts (`w` bits each, inputs
-/// as in [`overflow_circuit`]) and outputs whether `over` holds for any of them.
+/// A circuit that adds the parties' shares of each block's two counts and outputs whether
+/// `over` holds for any of them. Inputs, per block, `w` bits each: `P0`'s additive share of
+/// the block's count of real records with bit 0, `P1`'s, then the same for bit 1 (modulo
+/// 2^w; a count is at most the block's entries, below 2^w).
 fn counts_circuit(
     w: usize,
     blocks: usize,
@@ -230,27 +257,39 @@ fn counts_circuit(
 /// The butterflies `n` records go through when placed into `layout`, each as (log₂ of its
 /// bins, log₂ of their slots), the last the layout's own: one when they go straight into the
 /// layout's bins, more when larger bins first save work ([module docs](self), "Phases").
-/// Both parties derive it from public sizes.
+/// Both parties derive it from public sizes. [`place`] runs these, every bin a power of two.
 pub fn phases(n: usize, layout: &Layout) -> Vec<(u32, u32)> {
-    Plan::new(n, layout).phases
+    Plan::new(n, &layout.bins_of(), Sizes::PowersOfTwo)
+        .phases
+        .iter()
+        .map(|&(level, slots)| (level, slots.trailing_zeros()))
+        .collect()
 }
 
-/// What placing `n` records into `layout` costs by the measure [`phases`] minimises (slots
-/// times switch layers, over every stage), with a [`Split`] stage if `split`: for choosing
-/// between layouts.
-pub fn cost(n: usize, layout: &Layout, split: bool) -> f64 {
+/// The butterflies of [`place_bins`], each as (log₂ of its bins, their slots): as [`phases`],
+/// with bins of any size before the last (at 2^20 records, 2^9 bins of 2543 slots first
+/// rather than 2^12 of 512).
+pub fn bin_phases(n: usize, bins: &Bins) -> Vec<(u32, usize)> {
+    Plan::new(n, bins, Sizes::Any).phases
+}
+
+/// What placing `n` records into `bins` by [`place_bins`] costs by the measure the phases
+/// minimise (entries times switches, over every stage), with a [`Split`] stage if `split`:
+/// for choosing between layouts.
+pub fn cost(n: usize, bins: &Bins, split: bool) -> f64 {
     let last = if split {
-        stage_cost(layout.log_bins + layout.log_slots, layout.log_slots)
+        stage_cost(bins.bins() * bins.slots, bins.slots)
     } else {
         0.0
     };
-    Plan::new(n, layout).cost + last
+    Plan::new(n, bins, Sizes::Any).cost + last
 }
 
-/// One stage over 2^`log_entries` entries in blocks of 2^`log_block`: every entry through two
-/// Beneš networks of `2 log₂ block − 1` switch layers each.
-fn stage_cost(log_entries: u32, log_block: u32) -> f64 {
-    (1u64 << log_entries) as f64 * f64::from((4 * log_block).saturating_sub(2))
+/// One stage over `entries` entries in blocks of `block`: every block through two networks
+/// of [`switch_count`]`(block)` switches, each moving two entries: `4 (2 log₂ block − 1)`
+/// per entry for a power of two.
+fn stage_cost(entries: usize, block: usize) -> f64 {
+    (entries / block.max(1)) as f64 * 4.0 * switch_count(block) as f64
 }
 
 /// Places `records` (this party's XOR shares, `layout.bytes` each) into `2^L` bins of Z slots
@@ -303,7 +342,8 @@ pub fn place_framed<R: RngCore + ?Sized>(
     frame: usize,
 ) -> Result<Shares, Gkk12Error> {
     let to = Target {
-        layout,
+        layout: layout.bins_of(),
+        sizes: Sizes::PowersOfTwo,
         split: None,
         tree,
         frame,
@@ -343,16 +383,9 @@ pub fn place_split<R: RngCore + ?Sized>(
     tree: usize,
     rng: &mut R,
 ) -> Result<Shares, Gkk12Error> {
-    let labels = layout.label..layout.label + layout.log_bins as usize;
-    if split.bit == layout.valid
-        || labels.contains(&split.bit)
-        || split.bit >= 8 * layout.bytes
-        || 2 * split.edge > layout.slots()
-    {
-        return Err(Gkk12Error::Misuse("a split that does not fit the layout"));
-    }
     let to = Target {
-        layout,
+        layout: layout.bins_of(),
+        sizes: Sizes::PowersOfTwo,
         split: Some(split),
         tree,
         frame: FRAME_BYTES,
@@ -360,9 +393,38 @@ pub fn place_split<R: RngCore + ?Sized>(
     place_inner(session, role, ot_send, ot_recv, records, &to, rng)
 }
 
+/// [`place`] into bins of any size Z ≤ 128, through phases whose bins may have any size
+/// ([`bin_phases`]), then a [`Split`] of every bin if `split` is given: the placement of the
+/// sorted load ([`crate::sortload`]).
+///
+/// # Errors
+/// As [`place_split`].
+#[allow(clippy::too_many_arguments)]
+pub fn place_bins<R: RngCore + ?Sized>(
+    session: &mut Session,
+    role: Role<'_>,
+    ot_send: &mut impl CotExtSender,
+    ot_recv: &mut impl CotExtReceiver,
+    records: &Shares,
+    bins: &Bins,
+    split: Option<Split>,
+    tree: usize,
+    rng: &mut R,
+) -> Result<Shares, Gkk12Error> {
+    let to = Target {
+        layout: *bins,
+        sizes: Sizes::Any,
+        split,
+        tree,
+        frame: FRAME_BYTES,
+    };
+    place_inner(session, role, ot_send, ot_recv, records, &to, rng)
+}
+
 /// Where [`place_inner`] puts the records, and how it talks.
-struct Target<'a> {
-    layout: &'a Layout,
+struct Target {
+    layout: Bins,
+    sizes: Sizes,
     split: Option<Split>,
     tree: usize,
     frame: usize,
@@ -374,10 +436,10 @@ fn place_inner<R: RngCore + ?Sized>(
     ot_send: &mut impl CotExtSender,
     ot_recv: &mut impl CotExtReceiver,
     records: &Shares,
-    to: &Target<'_>,
+    to: &Target,
     rng: &mut R,
 ) -> Result<Shares, Gkk12Error> {
-    let (layout, tree, frame) = (to.layout, to.tree, to.frame);
+    let (layout, tree, frame) = (&to.layout, to.tree, to.frame);
     check_frame(frame)?;
     let n = records.data.len().checked_div(records.bytes).unwrap_or(0);
     if records.bytes != layout.bytes {
@@ -386,6 +448,16 @@ fn place_inner<R: RngCore + ?Sized>(
         ));
     }
     layout.check(n)?;
+    if let Some(split) = to.split {
+        let labels = layout.label..layout.label + layout.log_bins as usize;
+        if split.bit == layout.valid
+            || labels.contains(&split.bit)
+            || split.bit >= 8 * layout.bytes
+            || 2 * split.edge > layout.slots
+        {
+            return Err(Gkk12Error::Misuse("a split that does not fit the layout"));
+        }
+    }
     if let Role::Garbler(g) = &role
         && g.delta() != ot_send.delta()
     {
@@ -406,10 +478,10 @@ fn place_inner<R: RngCore + ?Sized>(
     let rb = layout.bytes;
     // `recs`: the records of the last pass, bin after bin; `labels[g]`: the label bits its bin
     // `g` stands for so far.
-    let (mut recs, mut labels, mut prev) = (Vec::new(), vec![0usize], (0u32, 0u32));
-    let phases = Plan::new(n, layout).phases;
-    for (k, &(level, log_slots)) in phases.iter().enumerate() {
-        let pass = Pass::new(layout, log_slots, prev.0, level - prev.0);
+    let (mut recs, mut labels, mut prev) = (Vec::new(), vec![0usize], (0u32, 0usize));
+    let phases = Plan::new(n, layout, to.sizes).phases;
+    for (k, &(level, slots)) in phases.iter().enumerate() {
+        let pass = Pass::new(layout, slots, prev.0, level - prev.0);
         let mut v = if k == 0 {
             pass.start(&records.data, n)
         } else {
@@ -426,9 +498,9 @@ fn place_inner<R: RngCore + ?Sized>(
             .iter()
             .flat_map(|&l| (0..1usize << d).map(move |j| l | (j << prev.0)))
             .collect();
-        prev = (level, log_slots);
+        prev = (level, slots);
     }
-    let run = layout.slots() * rb;
+    let run = layout.slots * rb;
     let mut out = vec![0u8; recs.len()];
     for (bin, &label) in recs.chunks_exact(run).zip(&labels) {
         out[label * run..(label + 1) * run].copy_from_slice(bin);
@@ -449,38 +521,54 @@ struct Ctx<'s, 'r> {
 }
 
 /// How the records are placed: a sequence of butterflies (phases), each ending at
-/// `(level, log₂ slots)`: 2^level bins of 2^log_slots slots, sorted by the label's low `level`
-/// bits. The last is the layout's own bins.
+/// `(level, slots)`: 2^level bins of Z slots, sorted by the label's low `level` bits. The
+/// last is the layout's own bins.
 ///
 /// The layout's bins are sized for the tree's buckets and are mostly dummies (at 2^20 items of
 /// 128 bits, 2^19 bins of 32 slots for a mean load of 2), and every stage of a butterfly moves
 /// every slot. Larger bins can be fuller and still overflow with probability at most 2^−64
-/// (2^12 bins of 512 slots for a mean of 256): the first stages run on those, and only the
-/// last ones on the layout's bins. Phases are chosen by their cost, stages times slots times
-/// switch layers per slot (`4 log₂(2Z) − 2`, two Beneš networks), over every sequence whose
-/// bins never overflow (a binomial tail with a union bound over bins and stages) and where a
-/// bin's slots, dealt round-robin over the bins it splits into, fit there.
+/// (2^12 bins of 512 slots for a mean of 256, or 2^9 of 2543 for a mean of 2048): the first
+/// stages run on those, and only the last ones on the layout's bins. Phases are chosen by
+/// their cost, stages times entries times switches per entry (two networks on blocks of 2Z,
+/// [`stage_cost`]), over every sequence whose bins never overflow (a binomial tail with a
+/// union bound over bins and stages) and where a bin's slots, dealt round-robin over the bins
+/// it splits into, fit there. Bin sizes before the last are powers of two ([`place`]) or any
+/// of [`any_sizes`] ([`place_bins`]).
 struct Plan {
     phases: Vec<Phase>,
     cost: f64,
 }
 
-/// Where a phase ends: (log₂ of its bins, log₂ of their slots).
-type Phase = (u32, u32);
+/// Where a phase ends: (log₂ of its bins, their slots).
+type Phase = (u32, usize);
+
+/// Which bin sizes the phases before the last may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sizes {
+    PowersOfTwo,
+    Any,
+}
 
 /// Bins of a phase before the last overflow with probability at most 2^−OVERFLOW_BITS.
 const OVERFLOW_BITS: f64 = 64.0;
 
 /// The largest bins of a phase: destinations in two bytes, counts in the overflow circuit's
 /// 16-bit adders.
-const MAX_LOG_SLOTS: u32 = 14;
+const MAX_SLOTS: usize = 1 << 14;
+
+/// The bin sizes a phase of [`place_bins`] may have: every size up to 32, then sixteen per
+/// octave up to [`MAX_SLOTS`] (within 6 % of any size).
+fn any_sizes() -> impl Iterator<Item = usize> {
+    let octaves = (5..14usize).flat_map(|k| (17..=32).map(move |j| j << (k - 4)));
+    (2..=32).chain(octaves)
+}
 
 impl Plan {
-    fn new(n: usize, layout: &Layout) -> Plan {
-        let (l, lz) = (layout.log_bins, layout.log_slots);
+    fn new(n: usize, bins: &Bins, sizes: Sizes) -> Plan {
+        let (l, lz) = (bins.log_bins, bins.slots);
         // Blocks of two bins.
-        let cost = |stages: u32, level: u32, log_slots: u32| {
-            f64::from(stages) * stage_cost(level + log_slots, log_slots + 1)
+        let cost = |stages: u32, level: u32, slots: usize| {
+            f64::from(stages) * stage_cost(slots << level, 2 * slots)
         };
         let direct = Plan {
             phases: vec![(l, lz)],
@@ -489,42 +577,46 @@ impl Plan {
         if l == 0 {
             return direct;
         }
-        // A phase may end at (level, log_slots) with that many stages.
-        // The overflow bound of every (level, log slots) a phase may end at, computed once.
-        let bound: Vec<Vec<f64>> = (0..=l)
+        let candidates: Vec<usize> = match sizes {
+            Sizes::PowersOfTwo => (1..=MAX_SLOTS.trailing_zeros()).map(|k| 1 << k).collect(),
+            Sizes::Any => any_sizes().collect(),
+        };
+        // The states a phase before the last may end at, each with its overflow bound,
+        // computed once: the sizes where the records fit and that are not far beyond their
+        // mean load (at 8 times the mean and 128 more, the bound is far below 2^−64 already).
+        let states: Vec<Vec<(usize, f64)>> = (0..l)
             .map(|level| {
-                (0..=MAX_LOG_SLOTS)
-                    .map(|z| crate::load::log2_overflow(n as u64, level, 1 << z))
+                let mean = n as f64 / f64::from(level).exp2();
+                candidates
+                    .iter()
+                    .filter(|&&z| n.div_ceil(1 << level) <= z && (z as f64) <= 8.0 * mean + 128.0)
+                    .map(|&z| (z, crate::load::log2_overflow(n as u64, level, z)))
                     .collect()
             })
             .collect();
-        let safe = |level: u32, log_slots: u32, stages: u32| {
-            (level, log_slots) == (l, lz)
-                || (log_slots <= MAX_LOG_SLOTS
-                    && bound[level as usize][log_slots as usize] + f64::from(stages).log2()
-                        <= -OVERFLOW_BITS)
-        };
-        let states = |level: u32| {
-            let top = if level == l {
-                lz..=lz
-            } else {
-                1..=MAX_LOG_SLOTS
-            };
-            top.map(move |z| (level, z))
-        };
+        let safe = |bound: f64, stages: u32| bound + f64::from(stages).log2() <= -OVERFLOW_BITS;
         // best[(level, z)]: the cheapest cost and the phase before.
         // An ordered map: both parties must break ties between equal costs alike.
         let mut best: std::collections::BTreeMap<Phase, (f64, Option<Phase>)> =
             std::collections::BTreeMap::new();
-        for level in 1..=l {
-            for (lv, z) in states(level) {
+        for lv in 1..=l {
+            let here_states: Vec<(usize, Option<f64>)> = if lv == l {
+                vec![(lz, None)]
+            } else {
+                states[lv as usize]
+                    .iter()
+                    .map(|&(z, b)| (z, Some(b)))
+                    .collect()
+            };
+            for (z, bound) in here_states {
+                let ok = |stages: u32| bound.is_none_or(|b| safe(b, stages));
                 let mut here: Option<(f64, Option<Phase>)> = None;
-                if n.div_ceil(1 << lv) <= 1 << z && safe(lv, z, lv) {
+                if n.div_ceil(1 << lv) <= z && ok(lv) {
                     here = Some((cost(lv, lv, z), None));
                 }
-                for (&(pl, pz), &(pc, _)) in best.iter().filter(|(k, _)| k.0 < lv) {
+                for (&(pl, pz), &(pc, _)) in best.range(..(lv, 0)) {
                     let stages = lv - pl;
-                    if (1u64 << pz) <= 1u64 << (stages + z) && safe(lv, z, stages) {
+                    if pz as u64 <= (z as u64) << stages && ok(stages) {
                         let c = pc + cost(stages, lv, z);
                         if here.is_none_or(|(h, _)| c < h) {
                             here = Some((c, Some((pl, pz))));
@@ -554,11 +646,11 @@ impl Plan {
     }
 }
 
-/// One butterfly: `stages` stages over 2^log_bins bins of 2^log_slots entries, stage s moving
-/// each record by its bit `label + s` ([module docs](self)). Entries are the record's bytes
-/// and then `db` bytes of the destination's share.
+/// One butterfly: `stages` stages over bins of Z entries, stage s moving each record by its
+/// bit `label + s` ([module docs](self)). Entries are the record's bytes and then `db` bytes
+/// of the destination's share.
 struct Pass {
-    log_slots: u32,
+    slots: usize,
     bins: usize,
     stages: u32,
     rb: usize,
@@ -570,12 +662,13 @@ struct Pass {
 
 impl Pass {
     /// A pass over the layout's records, sorting by label bits `first ..` for `stages` stages
-    /// into bins of 2^log_slots (2^(first + stages) of them: the bins of several independent
-    /// butterflies side by side when `first > 0`).
-    fn new(layout: &Layout, log_slots: u32, first: u32, stages: u32) -> Pass {
-        let db = if log_slots >= 8 { 2 } else { 1 };
+    /// into bins of Z = `slots` (2^(first + stages) of them: the bins of several independent
+    /// butterflies side by side when `first > 0`). Destinations (below 2Z) take one byte up
+    /// to 2Z = 256, two beyond.
+    fn new(layout: &Bins, slots: usize, first: u32, stages: u32) -> Pass {
+        let db = if 2 * slots > 256 { 2 } else { 1 };
         Pass {
-            log_slots,
+            slots,
             bins: 1 << (first + stages),
             stages,
             rb: layout.bytes,
@@ -587,7 +680,7 @@ impl Pass {
     }
 
     fn slots(&self) -> usize {
-        1 << self.log_slots
+        self.slots
     }
 
     /// The entries with record `i` in bin `i mod bins`, slot `i / bins`.
@@ -602,13 +695,12 @@ impl Pass {
         v
     }
 
-    /// The entries from the records of a previous phase (`recs`, its bins of 2^log_slots
-    /// slots one after another): large bin c's slot k in bin `c·2^d + (k mod 2^d)`, slot
-    /// `k / 2^d`, with 2^d = this pass's bins over the previous phase's.
-    fn spread(&self, recs: &[u8], log_slots: u32) -> Vec<u8> {
+    /// The entries from the records of a previous phase (`recs`, its bins of `big` slots one
+    /// after another): large bin c's slot k in bin `c·2^d + (k mod 2^d)`, slot `k / 2^d`, with
+    /// 2^d = this pass's bins over the previous phase's.
+    fn spread(&self, recs: &[u8], big: usize) -> Vec<u8> {
         let (z, eb, rb) = (self.slots(), self.eb, self.rb);
         let d = self.stages;
-        let big = 1usize << log_slots;
         let mut v = vec![0u8; self.bins * z * eb];
         for (i, rec) in recs.chunks_exact(rb).enumerate() {
             let (c, k) = (i / big, i % big);
@@ -633,7 +725,7 @@ impl Pass {
             eb: self.eb,
             db: self.db,
             valid: self.valid,
-            w: self.log_slots as usize + 2,
+            w: (usize::BITS - (2 * self.slots).leading_zeros()) as usize,
         }
     }
 
@@ -668,8 +760,8 @@ impl Pass {
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
         let bins = self.bins;
-        let circuit = overflow_circuit(self.log_slots, (bins / 2).clamp(1, OVERFLOW_BATCH))?;
         let shape = self.shape(2 * self.slots());
+        let circuit = limit_circuit(shape.w, self.slots(), (bins / 2).clamp(1, OVERFLOW_BATCH))?;
         // `v` is in stage 0's block order (bins b and b + 1 side by side: bin order); each stage
         // moves its entries straight into the next stage's block order, the last into bin
         // order.
@@ -951,7 +1043,7 @@ impl Batches<'_> {
         let mut controls = Vec::with_capacity(blocks * self.net.switches());
         for _ in 0..blocks {
             shuffle_in_place(&mut self.perm, self.m, rng);
-            route_into(&self.perm, &mut controls, &mut self.route);
+            route_any(&self.perm, &mut controls, &mut self.route);
         }
         Ok(cot_receive(self.session, ot, &controls)?.into_random())
     }

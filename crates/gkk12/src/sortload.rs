@@ -12,15 +12,15 @@
 //!    [`SlotCodec`] lays it out): the valid bit and the address are public (the server holds
 //!    them, the client zeros), the payload is this party's share of the item's data (data
 //!    tree) or of the 16 leaves of the tree below (position-map trees).
-//! 3. [`binsort::place`] puts each slot into the bin of its leaf's top ℓ bits
-//!    ([`sort_placement`]): either bins of Z slots, Z the largest power of two up to the bucket
-//!    size B, at the shallowest level ℓ where they overflow with probability at most 2^−64; or,
-//!    when cheaper, bins of a power of two Z above B that are then split
-//!    ([`binsort::place_split`]) by the leaf's next bit, their first and last `edge` slots to
-//!    their children's buckets at level ℓ + 1 and the middle `Z − 2·edge ≤ B` to their own
-//!    (at 2^20 items in buckets of 40: bins of 64 at level 17, edges of 12, a fifth less work
-//!    than bins of 32 at level 19). An overflow (opened; it depends on the fresh leaves only)
-//!    draws the tree's leaves again.
+//! 3. [`binsort::place_bins`] puts each slot into the bin of its leaf's top ℓ bits
+//!    ([`sort_placement`]): either bins of Z = B slots (the bucket size) at the shallowest
+//!    level ℓ where they overflow with probability at most 2^−64; or, when cheaper, bins of
+//!    Z > B slots that are then split ([`binsort::Split`]) by the leaf's next bit, their first
+//!    and last `edge ≤ B/2` slots to their children's buckets at level ℓ + 1 and the middle
+//!    `Z − 2·edge ≤ B` to their own (at 2^20 items in buckets of 40: bins of 72 at level 16,
+//!    edges of 16, 38 % less work than bins of 64 at level 17 through phases of powers of
+//!    two). An overflow (opened; it depends on the fresh leaves only) draws the tree's leaves
+//!    again.
 //! 4. The client sends every bucket the placement fills as its share XOR its pad (nonces 1, 2,
 //!    … in order), the server adds its share: `Enc(m; r)` under the client's key, the rest of
 //!    each bucket's slots empty, every other bucket never written.
@@ -38,7 +38,7 @@ use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
 use rand_core::{CryptoRng, RngCore};
 
-use crate::binsort::{self, Layout, Role, Split};
+use crate::binsort::{self, Bins, Role, Split};
 use crate::circuits::SlotCodec;
 use crate::driver::{ClientState, Gkk12Error, ServerState};
 use crate::empty::{recv_zero, send_zero};
@@ -59,8 +59,8 @@ const RETRIES: usize = 16;
 pub struct SortPlacement {
     /// The bins' level ℓ: 2^ℓ bins, one per bucket of that level.
     pub level: u32,
-    /// log₂ Z: slots per bin.
-    pub log_slots: u32,
+    /// Z: slots per bin (at most 128).
+    pub slots: usize,
     /// With `Some(edge)`, every bin is then split ([`binsort::Split`]) by the next bit of the
     /// leaf: its first and last `edge` slots go to its children's buckets (level ℓ + 1), the
     /// middle `Z − 2·edge` to its own; without, a bin is its bucket's first Z slots.
@@ -68,10 +68,10 @@ pub struct SortPlacement {
 }
 
 impl SortPlacement {
-    fn layout(&self, g: &TreeGeometry, bytes: usize) -> Layout {
-        Layout {
+    fn bins(&self, g: &TreeGeometry, bytes: usize) -> Bins {
+        Bins {
             log_bins: self.level,
-            log_slots: self.log_slots,
+            slots: self.slots,
             bytes,
             valid: 0,
             label: 1 + 2 * g.height as usize - self.level as usize,
@@ -79,53 +79,56 @@ impl SortPlacement {
     }
 }
 
-/// Where tree `g`'s items are placed: the cheaper ([`binsort::cost`]) of
-/// - bins of Z slots, Z the largest power of two up to the bucket size B, at the shallowest
-///   level where no bin overflows but with probability at most 2^−64, and
-/// - bins of a power of two Z above B split into their bucket (the middle `Z − 2·edge ≤ B`
-///   slots) and their children's (`edge ≤ B` slots each), at the shallowest level where
-///   neither a bin nor a child's side overflows but with probability at most 2^−64 together.
+/// Where tree `g`'s items are placed: the cheapest ([`binsort::cost`]) of
+/// - bins of Z = B slots (the bucket size, at most 128), at the shallowest level where no bin
+///   overflows but with probability at most 2^−64, and
+/// - at each level ℓ, the smallest bins of Z > B slots split into their bucket (the middle
+///   `Z − 2·edge ≤ B` slots) and their children's (`edge ≤ B/2` slots each, so that a child's
+///   bucket starts at most half full, the rest free for the evictions of the first
+///   accesses), where neither a bin nor a child's side overflows but with probability at
+///   most 2^−64 together.
+///
+/// At 2^20 items in buckets of 40: bins of 72 at level 16, edges of 16 (items at levels 16
+/// and 17), where the bins of 64 at level 17 with edges of 12 (levels 17 and 18) that powers
+/// of two allowed cost about a third more.
 pub fn sort_placement(g: &TreeGeometry) -> SortPlacement {
-    let b = g.bucket.max(1);
-    let plain_slots = (usize::BITS - 1 - b.leading_zeros()).min(7);
+    let b = g.bucket.clamp(1, 128);
     let fits = |t: u32, z: usize| g.items.div_ceil(1 << t) <= z as u64;
     let plain = {
-        let z = 1usize << plain_slots;
         let level = (0..=g.height)
-            .find(|&t| log2_overflow(g.items, t, z) <= -OVERFLOW_BITS && fits(t, z))
+            .find(|&t| log2_overflow(g.items, t, b) <= -OVERFLOW_BITS && fits(t, b))
             .unwrap_or(g.height);
         SortPlacement {
             level,
-            log_slots: plain_slots,
+            slots: b,
             edge: None,
         }
     };
-    let split = (plain_slots + 1..=7).find_map(|log_slots| {
-        let z = 1usize << log_slots;
-        let edge = (z - b.min(z)).div_ceil(2);
-        if edge == 0 || edge > b {
-            return None;
-        }
-        let level = (0..g.height).find(|&t| {
+    let splits = (0..g.height).filter_map(|level| {
+        let z = (b + 1..=(b + 2 * (b / 2)).min(128)).find(|&z| {
+            let edge = (z - b).div_ceil(2);
             let (bin, side) = (
-                log2_overflow(g.items, t, z),
-                log2_overflow(g.items, t + 1, z - edge),
+                log2_overflow(g.items, level, z),
+                log2_overflow(g.items, level + 1, z - edge),
             );
-            (bin.exp2() + side.exp2()).log2() <= -OVERFLOW_BITS && fits(t, z)
+            (bin.exp2() + side.exp2()).log2() <= -OVERFLOW_BITS && fits(level, z)
         })?;
         Some(SortPlacement {
             level,
-            log_slots,
-            edge: Some(edge),
+            slots: z,
+            edge: Some((z - b).div_ceil(2)),
         })
     });
     // The record size does not change the cost.
-    let cost =
-        |p: &SortPlacement| binsort::cost(g.items as usize, &p.layout(g, 1), p.edge.is_some());
-    match split {
-        Some(s) if cost(&s) < cost(&plain) => s,
-        _ => plain,
+    let cost = |p: &SortPlacement| binsort::cost(g.items as usize, &p.bins(g, 1), p.edge.is_some());
+    let mut best = (cost(&plain), plain);
+    for s in splits {
+        let c = cost(&s);
+        if c < best.0 {
+            best = (c, s);
+        }
     }
+    best.1
 }
 
 fn put_bits(dst: &mut [u8], at: usize, v: u64, n: usize) {
@@ -204,7 +207,7 @@ fn fill_buckets(
     bucket_bytes: usize,
     sb: usize,
 ) -> (Vec<usize>, Vec<u8>) {
-    let z = 1usize << pl.log_slots;
+    let z = pl.slots;
     let nb = 1u64 << pl.level;
     let rb = bins.bytes;
     let slot = |b: usize, s: usize| &bins.data[(b * z + s) * rb..(b * z + s + 1) * rb];
@@ -256,7 +259,7 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
         let codec = SlotCodec::new(params, i);
         let sb = codec.slot_bits();
         let pl = sort_placement(&g);
-        let layout = pl.layout(&g, sb.div_ceil(8));
+        let layout = pl.bins(&g, sb.div_ceil(8));
         let entry = params.tree(i.saturating_sub(1)).height as usize;
         let payload = |v: u64| -> Vec<u8> {
             if i == 0 {
@@ -280,17 +283,13 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                 Side::Server(gb) => Role::Garbler(gb),
                 Side::Client(ev, _) => Role::Evaluator(ev),
             };
-            let placed_now = match pl.edge {
-                None => binsort::place(session, role, send, recv, &recs, &layout, i, rng),
-                Some(edge) => {
-                    // The leaf bit just below the label: the level ℓ + 1 bit.
-                    let split = Split {
-                        bit: layout.label - 1,
-                        edge,
-                    };
-                    binsort::place_split(session, role, send, recv, &recs, &layout, split, i, rng)
-                }
-            };
+            // The leaf bit just below the label: the level ℓ + 1 bit.
+            let split = pl.edge.map(|edge| Split {
+                bit: layout.label - 1,
+                edge,
+            });
+            let placed_now =
+                binsort::place_bins(session, role, send, recv, &recs, &layout, split, i, rng);
             match placed_now {
                 Ok(b) => {
                     placed = Some(b);

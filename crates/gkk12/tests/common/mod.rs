@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use doram_gkk12::Params;
-use doram_gkk12::binsort::{Layout, Role, Split, place_framed, place_split};
+use doram_gkk12::binsort::{Bins, Layout, Role, Split, place_bins, place_framed, place_split};
 use doram_gkk12::driver::{AccessLabels, Client, Gkk12Error, Server};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::plain::words_for;
@@ -264,6 +264,37 @@ pub fn place_records_split(
     frame: usize,
     seed: u64,
 ) -> (Vec<u8>, Placed, Placed) {
+    place_records_to(Dest::Layout(layout, frame), labels, split, seed)
+}
+
+/// [`place_records_split`] into bins of any size (`place_bins`, frames of `FRAME_BYTES`).
+pub fn place_records_bins(
+    bins: Bins,
+    labels: &[u64],
+    split: Option<(Split, &[bool])>,
+    seed: u64,
+) -> (Vec<u8>, Placed, Placed) {
+    place_records_to(Dest::Bins(bins), labels, split, seed)
+}
+
+/// Where the harness places the records: a power-of-two layout with frames of this many
+/// bytes (`place_framed` or `place_split`), or bins of any size (`place_bins`).
+#[derive(Clone, Copy)]
+enum Dest {
+    Layout(Layout, usize),
+    Bins(Bins),
+}
+
+fn place_records_to(
+    into: Dest,
+    labels: &[u64],
+    split: Option<(Split, &[bool])>,
+    seed: u64,
+) -> (Vec<u8>, Placed, Placed) {
+    let layout = match into {
+        Dest::Layout(l, _) => l.bins_of(),
+        Dest::Bins(b) => b,
+    };
     let mut rng = ChaCha12Rng::seed_from_u64(seed);
     let rb = layout.bytes;
     let mut v = vec![0u8; labels.len() * rb];
@@ -295,7 +326,7 @@ pub fn place_records_split(
             let before = s.rounds();
             let shares = Shares { bytes: rb, data: w };
             let role = Role::Garbler(&mut garbler);
-            let to = (&layout, split, frame);
+            let to = (into, split);
             let out = place_either(&mut s, role, &mut send, &mut recv, &shares, to, &mut rng);
             let rounds = s.rounds() - before;
             (out, s.take_transcript().unwrap(), rounds)
@@ -316,7 +347,7 @@ pub fn place_records_split(
             let before = s.rounds();
             let shares = Shares { bytes: rb, data: a };
             let role = Role::Evaluator(&mut evaluator);
-            let to = (&layout, split, frame);
+            let to = (into, split);
             let out = place_either(&mut s, role, &mut send, &mut recv, &shares, to, &mut rng);
             let rounds = s.rounds() - before;
             (out, s.take_transcript().unwrap(), rounds)
@@ -325,28 +356,36 @@ pub fn place_records_split(
     (v, p0, p1)
 }
 
-/// `place_framed` with `frame`, or `place_split` with `split`.
+/// `place_framed` with `frame`, or `place_split` with `split`; `place_bins` into bins.
 fn place_either(
     s: &mut Session,
     role: Role<'_>,
     send: &mut impl CotExtSender,
     recv: &mut impl CotExtReceiver,
     shares: &Shares,
-    (layout, split, frame): (&Layout, Option<Split>, usize),
+    (into, split): (Dest, Option<Split>),
     rng: &mut impl rand::RngCore,
 ) -> Result<Shares, Gkk12Error> {
-    match split {
-        None => place_framed(s, role, send, recv, shares, layout, 0, rng, frame),
-        Some(sp) => place_split(s, role, send, recv, shares, layout, sp, 0, rng),
+    match (into, split) {
+        (Dest::Layout(l, frame), None) => {
+            place_framed(s, role, send, recv, shares, &l, 0, rng, frame)
+        }
+        (Dest::Layout(l, _), Some(sp)) => place_split(s, role, send, recv, shares, &l, sp, 0, rng),
+        (Dest::Bins(b), sp) => place_bins(s, role, send, recv, shares, &b, sp, 0, rng),
     }
 }
 
 /// Every real record of `v` is in its label's bin of the opened `s0 ⊕ s1`, every other slot
 /// is an all-zero dummy.
 pub fn check_bins(l: &Layout, v: &[u8], labels: &[u64], s0: &Shares, s1: &Shares) {
+    check_bins_of(&l.bins_of(), v, labels, s0, s1);
+}
+
+/// [`check_bins`] for bins of any size.
+pub fn check_bins_of(l: &Bins, v: &[u8], labels: &[u64], s0: &Shares, s1: &Shares) {
     let bytes = l.bytes;
     let open: Vec<u8> = s0.data.iter().zip(&s1.data).map(|(x, y)| x ^ y).collect();
-    let z = l.slots();
+    let z = l.slots;
     assert_eq!(open.len(), l.bins() * z * bytes);
     for b in 0..l.bins() {
         let mut got: Vec<&[u8]> = Vec::new();
