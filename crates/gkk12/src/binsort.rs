@@ -476,22 +476,24 @@ fn place_inner<R: RngCore + ?Sized>(
         frame,
     };
     let rb = layout.bytes;
-    // `recs`: the records of the last pass, bin after bin; `labels[g]`: the label bits its bin
-    // `g` stands for so far.
-    let (mut recs, mut labels, mut prev) = (Vec::new(), vec![0usize], (0u32, 0usize));
+    // `v`: the entries of the last pass, bin after bin (`eb` bytes each, the record first);
+    // `labels[g]`: the label bits its bin `g` stands for so far. Two buffers serve every
+    // stage of every pass, each stage moving `v` into `spare`.
+    let (mut v, mut spare) = (Vec::new(), Vec::new());
+    let (mut labels, mut prev, mut eb) = (vec![0usize], (0u32, 0usize), rb);
     let phases = Plan::new(n, layout, to.sizes).phases;
     for (k, &(level, slots)) in phases.iter().enumerate() {
         let pass = Pass::new(layout, slots, prev.0, level - prev.0);
-        let mut v = if k == 0 {
-            pass.start(&records.data, n)
+        if k == 0 {
+            pass.start(&records.data, n, &mut spare);
         } else {
-            pass.spread(&recs, prev.1)
-        };
-        pass.run(&mut ctx, ot_send, ot_recv, &mut v, rng)?;
-        if let Some(sp) = to.split.filter(|_| k + 1 == phases.len()) {
-            pass.split(&mut ctx, ot_send, ot_recv, &mut v, sp, rng)?;
+            pass.spread(&v, eb, prev.1, &mut spare);
         }
-        recs = pass.finish(&v);
+        std::mem::swap(&mut v, &mut spare);
+        pass.run(&mut ctx, ot_send, ot_recv, (&mut v, &mut spare), rng)?;
+        if let Some(sp) = to.split.filter(|_| k + 1 == phases.len()) {
+            pass.split(&mut ctx, ot_send, ot_recv, (&mut v, &mut spare), sp, rng)?;
+        }
         // Bin g·2^d + j stands for its large bin's bits and then bits j.
         let d = level - prev.0;
         labels = labels
@@ -499,11 +501,15 @@ fn place_inner<R: RngCore + ?Sized>(
             .flat_map(|&l| (0..1usize << d).map(move |j| l | (j << prev.0)))
             .collect();
         prev = (level, slots);
+        eb = pass.eb;
     }
-    let run = layout.slots * rb;
-    let mut out = vec![0u8; recs.len()];
-    for (bin, &label) in recs.chunks_exact(run).zip(&labels) {
-        out[label * run..(label + 1) * run].copy_from_slice(bin);
+    let z = layout.slots;
+    let mut out = vec![0u8; labels.len() * z * rb];
+    for (bin, &label) in v.chunks_exact(z * eb).zip(&labels) {
+        let to = &mut out[label * z * rb..(label + 1) * z * rb];
+        for (dst, e) in to.chunks_exact_mut(rb).zip(bin.chunks_exact(eb)) {
+            dst.copy_from_slice(&e[..rb]);
+        }
     }
     Ok(Shares {
         bytes: rb,
@@ -583,13 +589,20 @@ impl Plan {
         };
         // The states a phase before the last may end at, each with its overflow bound,
         // computed once: the sizes where the records fit and that are not far beyond their
-        // mean load (at 8 times the mean and 128 more, the bound is far below 2^−64 already).
+        // mean load μ. Bins of μ + 10√μ + 30 are below 2^−64 already, so the cheapest safe
+        // size of the grid is at most 2μ + 128 and a power of two at most twice that (powers
+        // of two are searched up to four times it).
+        let factor = match sizes {
+            Sizes::PowersOfTwo => 4.0,
+            Sizes::Any => 1.0,
+        };
         let states: Vec<Vec<(usize, f64)>> = (0..l)
             .map(|level| {
                 let mean = n as f64 / f64::from(level).exp2();
+                let cap = factor * (2.0 * mean + 128.0);
                 candidates
                     .iter()
-                    .filter(|&&z| n.div_ceil(1 << level) <= z && (z as f64) <= 8.0 * mean + 128.0)
+                    .filter(|&&z| n.div_ceil(1 << level) <= z && z as f64 <= cap)
                     .map(|&z| (z, crate::load::log2_overflow(n as u64, level, z)))
                     .collect()
             })
@@ -683,39 +696,37 @@ impl Pass {
         self.slots
     }
 
-    /// The entries with record `i` in bin `i mod bins`, slot `i / bins`.
-    fn start(&self, records: &[u8], n: usize) -> Vec<u8> {
+    /// This pass's entries, all zero (dummies), in `v`.
+    fn zeros(&self, v: &mut Vec<u8>) {
+        v.clear();
+        v.resize(self.bins * self.slots * self.eb, 0);
+    }
+
+    /// Into `v`, the entries with record `i` in bin `i mod bins`, slot `i / bins`.
+    fn start(&self, records: &[u8], n: usize, v: &mut Vec<u8>) {
         let (z, eb, rb) = (self.slots(), self.eb, self.rb);
-        let mut v = vec![0u8; self.bins * z * eb];
+        self.zeros(v);
         for i in 0..n {
             let (bin, slot) = (i % self.bins, i / self.bins);
             let at = (bin * z + slot) * eb;
             v[at..at + rb].copy_from_slice(&records[i * rb..(i + 1) * rb]);
         }
-        v
     }
 
-    /// The entries from the records of a previous phase (`recs`, its bins of `big` slots one
-    /// after another): large bin c's slot k in bin `c·2^d + (k mod 2^d)`, slot `k / 2^d`, with
-    /// 2^d = this pass's bins over the previous phase's.
-    fn spread(&self, recs: &[u8], big: usize) -> Vec<u8> {
+    /// Into `v`, the entries from those of a previous phase (`prev`, entries of `peb` bytes
+    /// with the record first, its bins of `big` slots one after another): large bin c's slot k
+    /// in bin `c·2^d + (k mod 2^d)`, slot `k / 2^d`, with 2^d = this pass's bins over the
+    /// previous phase's.
+    fn spread(&self, prev: &[u8], peb: usize, big: usize, v: &mut Vec<u8>) {
         let (z, eb, rb) = (self.slots(), self.eb, self.rb);
         let d = self.stages;
-        let mut v = vec![0u8; self.bins * z * eb];
-        for (i, rec) in recs.chunks_exact(rb).enumerate() {
+        self.zeros(v);
+        for (i, e) in prev.chunks_exact(peb).enumerate() {
             let (c, k) = (i / big, i % big);
             let (bin, slot) = ((c << d) + k % (1 << d), k >> d);
             let at = (bin * z + slot) * eb;
-            v[at..at + rb].copy_from_slice(rec);
+            v[at..at + rb].copy_from_slice(&e[..rb]);
         }
-        v
-    }
-
-    /// The records of `v`, without their destination bytes.
-    fn finish(&self, v: &[u8]) -> Vec<u8> {
-        v.chunks_exact(self.eb)
-            .flat_map(|e| e[..self.rb].iter().copied())
-            .collect()
     }
 
     /// A stage of this pass on blocks of `m` entries (two bins, or one for a [`Split`]).
@@ -735,19 +746,20 @@ impl Pass {
         ctx: &mut Ctx<'_, '_>,
         ot_send: &mut impl CotExtSender,
         ot_recv: &mut impl CotExtReceiver,
-        v: &mut Vec<u8>,
+        (v, out): (&mut Vec<u8>, &mut Vec<u8>),
         split: Split,
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
         let shape = self.shape(self.slots());
         let blocks = self.bins.clamp(1, OVERFLOW_BATCH);
         let circuit = limit_circuit(shape.w, self.slots() - split.edge, blocks)?;
-        let mut out = vec![0u8; v.len()];
+        // Every entry of `out` is written: the destinations are a permutation of each block.
+        out.resize(v.len(), 0);
         let into = (&mut out[..], Next::Bins { z: self.slots() });
         stage(
             ctx, ot_send, ot_recv, &circuit, v, into, &shape, split.bit, rng,
         )?;
-        *v = out;
+        std::mem::swap(v, out);
         Ok(())
     }
 
@@ -756,7 +768,7 @@ impl Pass {
         ctx: &mut Ctx<'_, '_>,
         ot_send: &mut impl CotExtSender,
         ot_recv: &mut impl CotExtReceiver,
-        v: &mut Vec<u8>,
+        (v, out): (&mut Vec<u8>, &mut Vec<u8>),
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
         let bins = self.bins;
@@ -765,7 +777,8 @@ impl Pass {
         // `v` is in stage 0's block order (bins b and b + 1 side by side: bin order); each stage
         // moves its entries straight into the next stage's block order, the last into bin
         // order.
-        let mut out = vec![0u8; v.len()];
+        // Every entry of `out` is written: the destinations are a permutation of each block.
+        out.resize(v.len(), 0);
         for s in 0..self.stages {
             let next = Next::Butterfly {
                 s,
@@ -775,7 +788,7 @@ impl Pass {
             let bit = self.label + s as usize;
             let into = (&mut out[..], next);
             stage(ctx, ot_send, ot_recv, &circuit, v, into, &shape, bit, rng)?;
-            std::mem::swap(v, &mut out);
+            std::mem::swap(v, out);
         }
         Ok(())
     }
