@@ -95,7 +95,7 @@ use rand_core::RngCore;
 use crate::driver::Gkk12Error;
 use crate::shuffle::{
     BlockNet, FRAME_BYTES, NetScratch, RouteScratch, Shares, check_frame, recv_framed, route_any,
-    send_framed, switch_count,
+    send_framed, send_framed_vec, switch_count,
 };
 
 /// Where the bins go and what a record holds.
@@ -1075,7 +1075,12 @@ impl Batches<'_> {
         {
             self.net.hold(blk, ks, out, &mut self.scratch);
         }
-        send_framed(self.session, self.p, &self.out, self.frame)
+        send_framed_vec(
+            self.session,
+            self.p,
+            std::mem::take(&mut self.out),
+            self.frame,
+        )
     }
 
     /// Permutes `region`'s blocks by this party's settings (`keys.choices`) once the peer's
@@ -1322,7 +1327,7 @@ fn destinations_p0<R: RngCore + ?Sized>(
                 }
             }
         }
-        send_framed(session, p, &msg, frame)?;
+        send_framed_vec(session, p, msg, frame)?;
         let choices: Vec<bool> = bits.iter().flat_map(|&(r, c)| [r, c]).collect();
         let got = cot_receive(session, ot_recv, &choices)?.into_random().msgs;
         totals_out.extend(totals.iter().map(|t| (t[0], t[2])));
@@ -1406,7 +1411,7 @@ fn destinations_p1<R: RngCore + ?Sized>(
                 }
             }
         }
-        send_framed(session, p, &msg, frame)?;
+        send_framed_vec(session, p, msg, frame)?;
         dests.extend((0..n).map(|e| before[e][0].wrapping_add(t0[e]).wrapping_add(y[e])));
         totals_out.extend(totals.iter().map(|t| (t[0], t[2])));
     }

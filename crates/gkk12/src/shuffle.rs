@@ -91,6 +91,22 @@ pub(crate) fn send_framed(
     Ok(())
 }
 
+/// [`send_framed`] of a vector the caller no longer needs: one frame goes as the vector
+/// itself, without a copy.
+pub(crate) fn send_framed_vec(
+    session: &mut Session,
+    to: PartyId,
+    bytes: Vec<u8>,
+    frame: usize,
+) -> Result<(), Gkk12Error> {
+    if bytes.len() <= frame {
+        session.send_vec(to, bytes)?;
+        Ok(())
+    } else {
+        send_framed(session, to, &bytes, frame)
+    }
+}
+
 /// Receives the `len` bytes `what` from `from`, sent by [`send_framed`]: every frame must be
 /// exactly as long as [`frame_sizes`] says, or it is `from`'s fault.
 pub(crate) fn recv_framed(

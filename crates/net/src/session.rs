@@ -327,8 +327,9 @@ impl Session {
         self.send_payload(to, Payload::Borrowed(bytes))
     }
 
-    /// [`send_bytes`](Session::send_bytes) for a payload this session may keep.
-    fn send_vec(&mut self, to: PartyId, bytes: Vec<u8>) -> Result<(), NetError> {
+    /// [`send_bytes`](Session::send_bytes) for a payload this session may keep: the transport
+    /// queues the vector itself rather than a copy.
+    pub fn send_vec(&mut self, to: PartyId, bytes: Vec<u8>) -> Result<(), NetError> {
         self.send_payload(to, Payload::Owned(bytes))
     }
 
