@@ -806,21 +806,24 @@ enum Next {
 }
 
 impl Next {
-    fn place(self, k: usize, d: usize) -> usize {
+    /// Where block `k`'s destinations go: `place(k, d)` is `first + d` for `d` below Z and
+    /// `second + d − Z` from Z on, as `(first, second, Z)` (a bin's slots are consecutive).
+    fn bases(self, k: usize) -> (usize, usize, usize) {
         match self {
-            Next::Bins { z } => k * z + d,
+            Next::Bins { z } => (k * z, k * z, z),
             Next::Butterfly { s, z, last } => {
                 // Block k's bins: b (destinations below Z) and b + 2^s.
                 let b = ((k >> s) << (s + 1)) | (k & ((1 << s) - 1));
-                let bin = if d < z { b } else { b | (1 << s) };
-                let slot = d % z;
-                if last {
-                    return bin * z + slot;
-                }
-                // Bin c is in stage s + 1's block of c without bit s + 1, in its half.
-                let t = s + 1;
-                let block = ((bin >> (t + 1)) << t) | (bin & ((1 << t) - 1));
-                (2 * block + ((bin >> t) & 1)) * z + slot
+                let start = |bin: usize| {
+                    if last {
+                        return bin * z;
+                    }
+                    // Bin c is in stage s + 1's block of c without bit s + 1, in its half.
+                    let t = s + 1;
+                    let block = ((bin >> (t + 1)) << t) | (bin & ((1 << t) - 1));
+                    (2 * block + ((bin >> t) & 1)) * z
+                };
+                (start(b), start(b | (1 << s)), z)
             }
         }
     }
@@ -1146,17 +1149,19 @@ impl Batches<'_> {
             usize::from(if db == 1 { sum & 0xff } else { sum })
         };
         let mut seen = vec![false; m];
+        let mut ds = vec![0usize; m];
         for (k, blk) in region.chunks_exact(m * eb).enumerate() {
             seen.fill(false);
-            for j in 0..m {
-                let d = dest(k * m + j);
-                if d >= m || std::mem::replace(&mut seen[d], true) {
+            for (j, d) in ds.iter_mut().enumerate() {
+                *d = dest(k * m + j);
+                if *d >= m || std::mem::replace(&mut seen[*d], true) {
                     return Err(PeerFault::malformed(p, "destinations", "not a permutation").into());
                 }
             }
-            for j in 0..m {
-                let at = next.place(first + k, dest(k * m + j)) * eb;
-                out[at..at + eb].copy_from_slice(&blk[j * eb..(j + 1) * eb]);
+            let (lo, hi, z) = next.bases(first + k);
+            for (e, &d) in blk.chunks_exact(eb).zip(&ds) {
+                let at = if d < z { lo + d } else { hi + d - z } * eb;
+                out[at..at + eb].copy_from_slice(e);
             }
         }
         Ok(())
