@@ -267,7 +267,7 @@ pub fn phases(n: usize, layout: &Layout) -> Vec<(u32, u32)> {
 }
 
 /// The butterflies of [`place_bins`], each as (log₂ of its bins, their slots): as [`phases`],
-/// with bins of any size before the last (at 2^20 records, 2^9 bins of 2543 slots first
+/// with bins of any size before the last (at 2^20 records, 2^9 bins of 2560 slots first
 /// rather than 2^12 of 512).
 pub fn bin_phases(n: usize, bins: &Bins) -> Vec<(u32, usize)> {
     Plan::new(n, bins, Sizes::Any).phases
