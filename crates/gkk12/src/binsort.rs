@@ -692,10 +692,6 @@ impl Pass {
         }
     }
 
-    fn slots(&self) -> usize {
-        self.slots
-    }
-
     /// This pass's entries, all zero (dummies), in `v`.
     fn zeros(&self, v: &mut Vec<u8>) {
         v.clear();
@@ -704,7 +700,7 @@ impl Pass {
 
     /// Into `v`, the entries with record `i` in bin `i mod bins`, slot `i / bins`.
     fn start(&self, records: &[u8], n: usize, v: &mut Vec<u8>) {
-        let (z, eb, rb) = (self.slots(), self.eb, self.rb);
+        let (z, eb, rb) = (self.slots, self.eb, self.rb);
         self.zeros(v);
         for i in 0..n {
             let (bin, slot) = (i % self.bins, i / self.bins);
@@ -718,7 +714,7 @@ impl Pass {
     /// in bin `c·2^d + (k mod 2^d)`, slot `k / 2^d`, with 2^d = this pass's bins over the
     /// previous phase's.
     fn spread(&self, prev: &[u8], peb: usize, big: usize, v: &mut Vec<u8>) {
-        let (z, eb, rb) = (self.slots(), self.eb, self.rb);
+        let (z, eb, rb) = (self.slots, self.eb, self.rb);
         let d = self.stages;
         self.zeros(v);
         for (i, e) in prev.chunks_exact(peb).enumerate() {
@@ -750,12 +746,12 @@ impl Pass {
         split: Split,
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
-        let shape = self.shape(self.slots());
+        let shape = self.shape(self.slots);
         let blocks = self.bins.clamp(1, OVERFLOW_BATCH);
-        let circuit = limit_circuit(shape.w, self.slots() - split.edge, blocks)?;
+        let circuit = limit_circuit(shape.w, self.slots - split.edge, blocks)?;
         // Every entry of `out` is written: the destinations are a permutation of each block.
         out.resize(v.len(), 0);
-        let into = (&mut out[..], Next::Bins { z: self.slots() });
+        let into = (&mut out[..], Next::Bins { z: self.slots });
         stage(
             ctx, ot_send, ot_recv, &circuit, v, into, &shape, split.bit, rng,
         )?;
@@ -772,8 +768,8 @@ impl Pass {
         rng: &mut R,
     ) -> Result<(), Gkk12Error> {
         let bins = self.bins;
-        let shape = self.shape(2 * self.slots());
-        let circuit = limit_circuit(shape.w, self.slots(), (bins / 2).clamp(1, OVERFLOW_BATCH))?;
+        let shape = self.shape(2 * self.slots);
+        let circuit = limit_circuit(shape.w, self.slots, (bins / 2).clamp(1, OVERFLOW_BATCH))?;
         // `v` is in stage 0's block order (bins b and b + 1 side by side: bin order); each stage
         // moves its entries straight into the next stage's block order, the last into bin
         // order.
@@ -782,7 +778,7 @@ impl Pass {
         for s in 0..self.stages {
             let next = Next::Butterfly {
                 s,
-                z: self.slots(),
+                z: self.slots,
                 last: s + 1 == self.stages,
             };
             let bit = self.label + s as usize;
