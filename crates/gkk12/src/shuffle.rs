@@ -10,10 +10,10 @@
 //! independent networks on consecutive blocks of one vector (settings by [`route_blocks`]), all
 //! blocks' switches of a stage in one batch: a batch of small shuffles in the rounds of one.
 //! The bin sort's merge-splits ([`crate::binsort`]) use a faster variant inside this crate
-//! (`BlockNet`): every stage of a block before the next block, so that a block stays in cache,
-//! batches of whole blocks pipelined between the parties, and one correction per switch
-//! instead of two (both outputs re-shared with the same pad; its rustdoc says why that hides
-//! as much).
+//! (`BlockNet`, on blocks of any size): every switch of a block before the next block, so
+//! that a block stays in cache, batches of whole blocks pipelined between the parties, and one
+//! correction per switch instead of two (both outputs re-shared with the same pad; its rustdoc
+//! says why that hides as much).
 //!
 //! # Frames
 //! A stage's corrections (`2s` bits per switch) go as frames of at most [`FRAME_BYTES`] bytes
