@@ -160,11 +160,30 @@ fn expand_blocks(keys: impl Iterator<Item = Block>, len: usize, out: &mut Vec<Bl
         out.extend(keys);
         return;
     }
-    for k in keys {
-        out.extend((0..blocks as u128).map(|i| k ^ i));
+    if let Some(ctr) = COUNTERS.get(..blocks) {
+        // A slice's iterator has an exact length: each key's blocks go in without a
+        // capacity check per block, which a range of u128 does not give.
+        for k in keys {
+            out.extend(ctr.iter().map(|&i| k ^ i));
+        }
+    } else {
+        for k in keys {
+            out.extend((0..blocks as u128).map(|i| k ^ i));
+        }
     }
     fixed_key().cr_in_place(out);
 }
+
+/// The counters of [`expand_blocks`] for pads of up to 32 blocks (512 bytes).
+const COUNTERS: [Block; 32] = {
+    let mut c = [0; 32];
+    let mut i = 0;
+    while i < c.len() {
+        c[i] = i as Block;
+        i += 1;
+    }
+    c
+};
 
 /// An entry's bytes: the first `xor` are XOR-shared, the rest (at most eight) one additive
 /// share of a little-endian integer modulo 2^(8·(len − xor)) (the bin sort's destinations,
