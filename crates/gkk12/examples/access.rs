@@ -14,7 +14,7 @@ use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, ClientState, Server, ServerState};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::search::{lower_bound, serve_search};
-use doram_gkk12::sortload::{load_client, load_server};
+use doram_gkk12::sortload::{LOAD_OT_CHUNK, load_client, load_server};
 use doram_gkk12::testkit::deal_random_insecurely;
 use doram_net::{LocalMesh, Session};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
@@ -118,11 +118,10 @@ fn run_server(
             let t = Instant::now();
             let before = s.stats().total().sum().bytes_sent;
             let load_delta = random_delta(&mut os_rng());
-            let mut send =
-                softspoken_sender_setup(s, ChunkBits::default(), load_delta, &mut os_rng())
-                    .expect("setup");
+            let mut send = softspoken_sender_setup(s, LOAD_OT_CHUNK, load_delta, &mut os_rng())
+                .expect("setup");
             let mut recv =
-                softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
+                softspoken_receiver_setup(s, LOAD_OT_CHUNK, &mut os_rng()).expect("setup");
             // The server holds the data, item v the words (v, v, …).
             let db = params.payload_bits().div_ceil(8);
             let data: Vec<u8> = (0..params.items())
@@ -200,10 +199,10 @@ fn run_client(
         Start::Sorted => {
             let before = s.stats().total().sum().bytes_sent;
             let mut recv =
-                softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
+                softspoken_receiver_setup(s, LOAD_OT_CHUNK, &mut os_rng()).expect("setup");
             let mut send = softspoken_sender_setup(
                 s,
-                ChunkBits::default(),
+                LOAD_OT_CHUNK,
                 random_delta(&mut os_rng()),
                 &mut os_rng(),
             )

@@ -40,6 +40,7 @@ use doram_core::PartyId;
 use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
 use doram_gkk12::persist::{StateError, read_client, read_server};
+use doram_gkk12::sortload::LOAD_OT_CHUNK;
 use doram_gkk12::{empty, sortload};
 use doram_prim::aes::Block;
 use doram_twopc::arith::Share;
@@ -198,18 +199,16 @@ impl TreeMemory {
         let side = if arith.me() == PartyId::P0 {
             let mut ot =
                 softspoken_sender_setup(session, ChunkBits::default(), random_delta(rng), rng)?;
-            let mut send =
-                softspoken_sender_setup(session, ChunkBits::default(), random_delta(rng), rng)?;
-            let mut recv = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
+            let mut send = softspoken_sender_setup(session, LOAD_OT_CHUNK, random_delta(rng), rng)?;
+            let mut recv = softspoken_receiver_setup(session, LOAD_OT_CHUNK, rng)?;
             let state =
                 sortload::load_server(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Server(Box::new(Server::new(state, ot, prg)?))
         } else {
             let mut ot = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
-            let mut recv = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
-            let mut send =
-                softspoken_sender_setup(session, ChunkBits::default(), random_delta(rng), rng)?;
+            let mut recv = softspoken_receiver_setup(session, LOAD_OT_CHUNK, rng)?;
+            let mut send = softspoken_sender_setup(session, LOAD_OT_CHUNK, random_delta(rng), rng)?;
             let state =
                 sortload::load_client(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
