@@ -71,14 +71,16 @@ pub fn transpose128_naive(rows: &[Block; 128]) -> [Block; 128] {
 /// `blocks·128` rows, one [`Block`] each (bit `c` of row `i` is entry `(i, c)`).
 pub fn transpose_columns(cols: &[Block], blocks: usize) -> Vec<Block> {
     debug_assert_eq!(cols.len(), 128 * blocks);
-    let mut rows = vec![0 as Block; 128 * blocks];
+    // Filled tile by tile rather than zeroed first: zeroing the rows took about a quarter of
+    // this function's instructions (callgrind, a two-party load's OT extensions).
+    let mut rows = Vec::with_capacity(128 * blocks);
     let mut tile = [0 as Block; 128];
-    for (b, out) in rows.chunks_exact_mut(128).enumerate() {
+    for b in 0..blocks {
         for (c, t) in tile.iter_mut().enumerate() {
             *t = cols[c * blocks + b];
         }
         transpose128(&mut tile);
-        out.copy_from_slice(&tile);
+        rows.extend_from_slice(&tile);
     }
     rows
 }
