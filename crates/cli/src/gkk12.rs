@@ -13,10 +13,9 @@ use doram_core::PartyId;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::search::{lower_bound, serve_search};
-use doram_gkk12::{Params, bits::Circuits};
+use doram_gkk12::{OT_CHUNK, Params, bits::Circuits};
 use doram_net::{Session, run_parties};
 use doram_prim::prg::AesPrg;
-use doram_twopc::ChunkBits;
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
 use rand::RngCore;
@@ -323,7 +322,7 @@ fn server_side(
     searches: usize,
 ) -> Result<PartyOut> {
     let delta = random_delta(rng);
-    let mut ot = softspoken_sender_setup(s, ChunkBits::default(), delta, rng)?;
+    let mut ot = softspoken_sender_setup(s, OT_CHUNK, delta, rng)?;
     let state = sl.finish(s, &mut ot, rng)?;
     let mut server = Server::new(state, ot, AesPrg::from_rng(rng))?;
     let (abits, d) = (
@@ -358,7 +357,7 @@ fn client_side(
     addrs: &[u64],
     keys: &[u64],
 ) -> Result<PartyOut> {
-    let mut ot = softspoken_receiver_setup(s, ChunkBits::default(), rng)?;
+    let mut ot = softspoken_receiver_setup(s, OT_CHUNK, rng)?;
     let state = cl.finish(s, &mut ot)?;
     let mut client = Client::new(state, ot, AesPrg::from_rng(rng))?;
     let (abits, d) = (

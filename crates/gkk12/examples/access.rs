@@ -10,17 +10,16 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, ClientState, Server, ServerState};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::search::{lower_bound, serve_search};
-use doram_gkk12::sortload::{LOAD_OT_CHUNK, load_client, load_server};
+use doram_gkk12::sortload::{load_client, load_server};
 use doram_gkk12::testkit::deal_random_insecurely;
+use doram_gkk12::{OT_CHUNK, Params};
 use doram_net::{LocalMesh, Session};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
 use doram_twopc::os_rng;
-use doram_twopc::softspoken::ChunkBits;
 use rand::{Rng, SeedableRng};
 
 /// One party's starting point: a dealt state, its part of the three-party load, or the load
@@ -109,8 +108,7 @@ fn run_server(
     n: usize,
     search: bool,
 ) -> Vec<f64> {
-    let mut ot =
-        softspoken_sender_setup(s, ChunkBits::default(), delta, &mut os_rng()).expect("setup");
+    let mut ot = softspoken_sender_setup(s, OT_CHUNK, delta, &mut os_rng()).expect("setup");
     let state = match start {
         Start::Dealt(state) => state,
         Start::Loaded(l) => l.finish(s, &mut ot, &mut os_rng()).expect("finish"),
@@ -118,10 +116,9 @@ fn run_server(
             let t = Instant::now();
             let before = s.stats().total().sum().bytes_sent;
             let load_delta = random_delta(&mut os_rng());
-            let mut send = softspoken_sender_setup(s, LOAD_OT_CHUNK, load_delta, &mut os_rng())
-                .expect("setup");
-            let mut recv =
-                softspoken_receiver_setup(s, LOAD_OT_CHUNK, &mut os_rng()).expect("setup");
+            let mut send =
+                softspoken_sender_setup(s, OT_CHUNK, load_delta, &mut os_rng()).expect("setup");
+            let mut recv = softspoken_receiver_setup(s, OT_CHUNK, &mut os_rng()).expect("setup");
             // The server holds the data, item v the words (v, v, …).
             let db = params.payload_bits().div_ceil(8);
             let data: Vec<u8> = (0..params.items())
@@ -192,21 +189,16 @@ fn run_client(
     addrs: &[u64],
     search: bool,
 ) {
-    let mut ot = softspoken_receiver_setup(s, ChunkBits::default(), &mut os_rng()).expect("setup");
+    let mut ot = softspoken_receiver_setup(s, OT_CHUNK, &mut os_rng()).expect("setup");
     let state = match start {
         Start::Dealt(state) => state,
         Start::Loaded(l) => l.finish(s, &mut ot).expect("finish"),
         Start::Sorted => {
             let before = s.stats().total().sum().bytes_sent;
-            let mut recv =
-                softspoken_receiver_setup(s, LOAD_OT_CHUNK, &mut os_rng()).expect("setup");
-            let mut send = softspoken_sender_setup(
-                s,
-                LOAD_OT_CHUNK,
-                random_delta(&mut os_rng()),
-                &mut os_rng(),
-            )
-            .expect("setup");
+            let mut recv = softspoken_receiver_setup(s, OT_CHUNK, &mut os_rng()).expect("setup");
+            let mut send =
+                softspoken_sender_setup(s, OT_CHUNK, random_delta(&mut os_rng()), &mut os_rng())
+                    .expect("setup");
             // The client's share of the data: zeros.
             let zeros = vec![0u8; params.items() as usize * params.payload_bits().div_ceil(8)];
             let state = load_client(

@@ -8,6 +8,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use doram_gkk12::OT_CHUNK;
 use doram_gkk12::driver::{AccessLabels, garbler_input, garbler_input_labels};
 use doram_gkk12::scan::{ScanCircuits, ScanClient, ScanSearchClient, ScanSearchServer, ScanServer};
 use doram_gkk12::search::{KEY_BITS, Shape, search};
@@ -17,7 +18,6 @@ use doram_twopc::driver::{
 };
 use doram_twopc::gc::{Evaluator, Garbler, random_delta};
 use doram_twopc::os_rng;
-use doram_twopc::softspoken::ChunkBits;
 use rand::Rng;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -57,8 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut times = Vec::new();
         if s.me().index() == 0 {
             let mut rng = os_rng();
-            let mut ot = softspoken_sender_setup(&mut s, ChunkBits::default(), delta, &mut rng)
-                .expect("setup");
+            let mut ot = softspoken_sender_setup(&mut s, OT_CHUNK, delta, &mut rng).expect("setup");
             // Entry v: its address in the first 64 bits, then a pattern.
             let bits: Vec<bool> = (0..n * d)
                 .map(|k| {
@@ -100,8 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 times.push(t.elapsed().as_secs_f64());
             }
         } else {
-            let mut ot = softspoken_receiver_setup(&mut s, ChunkBits::default(), &mut os_rng())
-                .expect("setup");
+            let mut ot = softspoken_receiver_setup(&mut s, OT_CHUNK, &mut os_rng()).expect("setup");
             let memory = garbler_input_labels(&mut s, n * d).expect("load");
             let zero = garbler_input_labels(&mut s, 1).expect("zero")[0];
             let mut client = ScanClient::new(cc, memory, zero).expect("client");

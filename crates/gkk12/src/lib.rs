@@ -54,5 +54,6 @@ pub mod storage;
 pub mod testkit;
 pub mod tree;
 
+pub use driver::OT_CHUNK;
 pub use params::{Params, ParamsError, TreeGeometry};
 pub use plain::{AccessError, Op, Overflow, OverflowReport, PlainTreeOram, overflow_experiment};

@@ -36,7 +36,6 @@ use doram_net::Session;
 use doram_twopc::driver::{cot_receive, cot_send, peer};
 use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
-use doram_twopc::softspoken::ChunkBits;
 use rand_core::{CryptoRng, RngCore};
 
 use crate::binsort::{self, Bins, Role, Split};
@@ -48,15 +47,6 @@ use crate::params::{Params, RADIX, TreeGeometry};
 use crate::shuffle::Shares;
 use crate::storage::{EncTree, PadKey};
 use crate::tree::bucket_at;
-
-/// The SoftSpoken chunk size for the load's own OT extensions (`send`, `recv` of
-/// [`load_server`] and [`load_client`]): k = 2. Nearly every OT of the load is a Beneš
-/// switch's and carries a correction of a whole slot (71 bytes at 2^20 items of 512 bits), so
-/// the extension's bytes per OT (8 at k = 2, 4 at the default k = 4) matter little and its
-/// computation does: a load of 2^14 × 512-bit items and one access ran 6.5 % fewer
-/// instructions with k = 2 than with k = 4 (21.29·10^9 against 22.77·10^9, callgrind) for
-/// 6.7 % more bytes (docs/notes/gkk12.md).
-pub const LOAD_OT_CHUNK: ChunkBits = ChunkBits::LIGHT;
 
 /// How unlikely an overflow of a bin must be, in bits.
 const OVERFLOW_BITS: f64 = 64.0;
@@ -369,7 +359,7 @@ fn base_bits(params: &Params, top: &[u64]) -> Vec<bool> {
 /// `oram_ot` the ORAM's OT extension (its Δ is the ORAM garbler's: pass it to
 /// [`Server::new`](crate::driver::Server::new)), `send`/`recv` the load's own OT extensions
 /// with the client (`send`'s Δ fresh: the load garbles under it; SoftSpoken with
-/// [`LOAD_OT_CHUNK`] is the fastest of the chunk sizes measured). Pairs with [`load_client`].
+/// [`crate::OT_CHUNK`] is the fastest of the chunk sizes measured). Pairs with [`load_client`].
 ///
 /// # Errors
 /// Transport failures; the client's malformed messages; [`Gkk12Error::LoadOverflow`] if a

@@ -37,10 +37,10 @@
 //! may reveal the leaf 0 instead of a random one, which tells that it was out of range.
 
 use doram_core::PartyId;
+use doram_gkk12::OT_CHUNK;
 use doram_gkk12::Params;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
 use doram_gkk12::persist::{StateError, read_client, read_server};
-use doram_gkk12::sortload::LOAD_OT_CHUNK;
 use doram_gkk12::{empty, sortload};
 use doram_prim::aes::Block;
 use doram_twopc::arith::Share;
@@ -48,7 +48,7 @@ use doram_twopc::driver::{
     cot_receive, cot_send, softspoken_receiver_setup, softspoken_sender_setup,
 };
 use doram_twopc::gc::random_delta;
-use doram_twopc::softspoken::{ChunkBits, SoftSpokenReceiver, SoftSpokenSender};
+use doram_twopc::softspoken::{SoftSpokenReceiver, SoftSpokenSender};
 
 use crate::binary_search::AccessWork;
 use crate::error::ProgramError;
@@ -197,18 +197,17 @@ impl TreeMemory {
         }
         let (arith, session, rng) = ctx.parts();
         let side = if arith.me() == PartyId::P0 {
-            let mut ot =
-                softspoken_sender_setup(session, ChunkBits::default(), random_delta(rng), rng)?;
-            let mut send = softspoken_sender_setup(session, LOAD_OT_CHUNK, random_delta(rng), rng)?;
-            let mut recv = softspoken_receiver_setup(session, LOAD_OT_CHUNK, rng)?;
+            let mut ot = softspoken_sender_setup(session, OT_CHUNK, random_delta(rng), rng)?;
+            let mut send = softspoken_sender_setup(session, OT_CHUNK, random_delta(rng), rng)?;
+            let mut recv = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
             let state =
                 sortload::load_server(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Server(Box::new(Server::new(state, ot, prg)?))
         } else {
-            let mut ot = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
-            let mut recv = softspoken_receiver_setup(session, LOAD_OT_CHUNK, rng)?;
-            let mut send = softspoken_sender_setup(session, LOAD_OT_CHUNK, random_delta(rng), rng)?;
+            let mut ot = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
+            let mut recv = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
+            let mut send = softspoken_sender_setup(session, OT_CHUNK, random_delta(rng), rng)?;
             let state =
                 sortload::load_client(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
@@ -251,7 +250,7 @@ impl TreeMemory {
                     "the ORAM's size is not the database's".into(),
                 ));
             }
-            let ot = softspoken_sender_setup(session, ChunkBits::default(), saved.delta(), rng)?;
+            let ot = softspoken_sender_setup(session, OT_CHUNK, saved.delta(), rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Server(Box::new(Server::resume(saved, ot, prg)?))
         } else {
@@ -261,7 +260,7 @@ impl TreeMemory {
                     "the ORAM's size is not the database's".into(),
                 ));
             }
-            let ot = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
+            let ot = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Client(Box::new(Client::resume(saved, ot, prg)?))
         };
@@ -322,12 +321,12 @@ impl Memory2 for TreeMemory {
         let (arith, session, rng) = ctx.parts();
         let side = if arith.me() == PartyId::P0 {
             let delta = random_delta(rng);
-            let mut ot = softspoken_sender_setup(session, ChunkBits::default(), delta, rng)?;
+            let mut ot = softspoken_sender_setup(session, OT_CHUNK, delta, rng)?;
             let state = empty::server_state(session, &params, &mut ot, rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Server(Box::new(Server::new(state, ot, prg)?))
         } else {
-            let mut ot = softspoken_receiver_setup(session, ChunkBits::default(), rng)?;
+            let mut ot = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
             let state = empty::client_state(session, &params, &mut ot, rng)?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Client(Box::new(Client::new(state, ot, prg)?))
