@@ -79,9 +79,8 @@ pub struct ChunkBits(usize);
 
 impl ChunkBits {
     /// `k = 2`: half of IKNP's bytes per OT for about 10 % more computation than IKNP, where
-    /// [`DEFAULT_K`] costs 25 % more. For bulk OTs whose payloads are much longer than the
-    /// extension's bytes (each OT of the two-party load's Beneš switches carries a 70-odd-byte
-    /// correction), so that computation, not the extension's bytes, bounds the speed.
+    /// [`DEFAULT_K`] costs 25 % more. For OTs that each come with a message much longer than
+    /// the extension's bytes per OT, so that computation, not those bytes, bounds the speed.
     pub const LIGHT: ChunkBits = ChunkBits(2);
 
     /// `k`, if it is in `1..=`[`MAX_K`].
