@@ -40,6 +40,26 @@ pub const ANDS_PER_MSG: usize = 1 << 15;
 /// (bounded, so memory does not grow with the circuit).
 const GATES_PER_BATCH: usize = 4096;
 
+/// Where the garbler and evaluator take their gates from, a batch at a time.
+trait GateSource {
+    /// The next gates (at most [`GATES_PER_BATCH`]), or `None` at the end.
+    fn next_batch(&mut self) -> Option<&[Gate]>;
+}
+
+/// A circuit's gates, batched in place (nothing copied).
+struct SliceGates<'a>(&'a [Gate]);
+
+impl GateSource for SliceGates<'_> {
+    fn next_batch(&mut self) -> Option<&[Gate]> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let (batch, rest) = self.0.split_at(self.0.len().min(GATES_PER_BATCH));
+        self.0 = rest;
+        Some(batch)
+    }
+}
+
 /// A gate stream taken [`GATES_PER_BATCH`] gates at a time into one reused buffer.
 struct GateBatches<I> {
     gates: I,
@@ -53,8 +73,9 @@ impl<I: Iterator<Item = Gate>> GateBatches<I> {
             batch: Vec::with_capacity(GATES_PER_BATCH),
         }
     }
+}
 
-    /// The next batch, or `None` at the end of the stream.
+impl<I: Iterator<Item = Gate>> GateSource for GateBatches<I> {
     fn next_batch(&mut self) -> Option<&[Gate]> {
         self.batch.clear();
         self.batch.extend(self.gates.by_ref().take(GATES_PER_BATCH));
@@ -407,8 +428,8 @@ pub fn garble<R: RngCore + CryptoRng + ?Sized>(
     inputs: &[bool],
     rng: &mut R,
 ) -> Result<Vec<bool>, TwopcError> {
-    let gates = circuit.gates().iter().copied();
-    garble_stream(
+    let gates = SliceGates(circuit.gates());
+    garble_from(
         session,
         sender,
         garbler,
@@ -447,6 +468,20 @@ pub fn garble_stream<G: GcGarbler, R: RngCore + CryptoRng + ?Sized>(
     garbler: &mut G,
     shape: &CircuitShape,
     gates: impl IntoIterator<Item = Gate>,
+    inputs: &[bool],
+    rng: &mut R,
+) -> Result<Vec<bool>, TwopcError> {
+    let gates = GateBatches::new(gates);
+    garble_from(session, sender, garbler, shape, gates, inputs, rng)
+}
+
+/// [`garble_stream`] on gates from `gates`.
+fn garble_from<G: GcGarbler, R: RngCore + CryptoRng + ?Sized>(
+    session: &mut Session,
+    sender: &mut impl CotExtSender,
+    garbler: &mut G,
+    shape: &CircuitShape,
+    gates: impl GateSource,
     inputs: &[bool],
     rng: &mut R,
 ) -> Result<Vec<bool>, TwopcError> {
@@ -509,8 +544,8 @@ pub fn evaluate(
     circuit: &Circuit,
     inputs: &[bool],
 ) -> Result<Vec<bool>, TwopcError> {
-    let gates = circuit.gates().iter().copied();
-    evaluate_stream(
+    let gates = SliceGates(circuit.gates());
+    evaluate_from(
         session,
         receiver,
         evaluator,
@@ -536,6 +571,19 @@ pub fn evaluate_stream<E: GcEvaluator>(
     evaluator: &mut E,
     shape: &CircuitShape,
     gates: impl IntoIterator<Item = Gate>,
+    inputs: &[bool],
+) -> Result<Vec<bool>, TwopcError> {
+    let gates = GateBatches::new(gates);
+    evaluate_from(session, receiver, evaluator, shape, gates, inputs)
+}
+
+/// [`evaluate_stream`] on gates from `gates`.
+fn evaluate_from<E: GcEvaluator>(
+    session: &mut Session,
+    receiver: &mut impl CotExtReceiver,
+    evaluator: &mut E,
+    shape: &CircuitShape,
+    gates: impl GateSource,
     inputs: &[bool],
 ) -> Result<Vec<bool>, TwopcError> {
     let peer = peer(session)?;
@@ -567,12 +615,11 @@ fn send_tables<G: GcGarbler>(
     peer: PartyId,
     garbler: &mut G,
     and_gates: usize,
-    gates: impl IntoIterator<Item = Gate>,
+    mut gates: impl GateSource,
 ) -> Result<(), TwopcError> {
     let mut tables = G::tables_with_capacity(ANDS_PER_MSG.min(and_gates) + GATES_PER_BATCH);
     let mut ands = 0usize;
-    let mut batches = GateBatches::new(gates);
-    while let Some(batch) = batches.next_batch() {
+    while let Some(batch) = gates.next_batch() {
         ands += batch
             .iter()
             .filter(|g| matches!(g, Gate::And { .. }))
@@ -603,13 +650,12 @@ fn receive_tables<E: GcEvaluator>(
     peer: PartyId,
     evaluator: &mut E,
     and_gates: usize,
-    gates: impl IntoIterator<Item = Gate>,
+    mut gates: impl GateSource,
 ) -> Result<(), TwopcError> {
     let mut tables = E::Tables::default();
     let mut pos = 0;
     let mut ands_left = and_gates;
-    let mut batches = GateBatches::new(gates);
-    while let Some(batch) = batches.next_batch() {
+    while let Some(batch) = gates.next_batch() {
         let mut done = 0;
         while done < batch.len() {
             done += evaluator.eval_batch(&batch[done..], &tables, &mut pos)?;
@@ -655,7 +701,7 @@ pub fn garble_on_labels(
         peer,
         garbler,
         circuit.and_gates(),
-        circuit.gates().iter().copied(),
+        SliceGates(circuit.gates()),
     )?;
     garbler.zero_labels(circuit.outputs())
 }
@@ -681,7 +727,7 @@ pub fn evaluate_on_labels(
         peer,
         evaluator,
         circuit.and_gates(),
-        circuit.gates().iter().copied(),
+        SliceGates(circuit.gates()),
     )?;
     evaluator.labels(circuit.outputs())
 }
