@@ -256,7 +256,7 @@ fn extend_receive(
     let mut done = 0;
     for k in batch_sizes(choices.len()) {
         let (part, msg) = receiver.extend(&choices[done..done + k]);
-        session.send_bytes(peer, &msg)?;
+        session.send_vec(peer, msg)?;
         each(part);
         done += k;
     }
@@ -629,8 +629,7 @@ fn send_tables<G: GcGarbler>(
         }
         garbler.garble_batch(batch, &mut tables)?;
         while G::tables_held(&tables) >= ANDS_PER_MSG {
-            session.send_bytes(peer, G::tables_front(&mut tables, ANDS_PER_MSG)?)?;
-            G::drop_tables_front(&mut tables, ANDS_PER_MSG)?;
+            session.send_vec(peer, G::take_tables_front(&mut tables, ANDS_PER_MSG)?)?;
         }
     }
     if ands != and_gates {
@@ -638,7 +637,7 @@ fn send_tables<G: GcGarbler>(
     }
     let rest = G::tables_held(&tables);
     if rest > 0 {
-        session.send_bytes(peer, G::tables_front(&mut tables, rest)?)?;
+        session.send_vec(peer, G::take_tables_front(&mut tables, rest)?)?;
     }
     Ok(())
 }

@@ -117,6 +117,17 @@ pub trait GcGarbler {
     /// # Errors
     /// [`TwopcError::ApiMisuse`] for another `k`.
     fn drop_tables_front(tables: &mut Self::Tables, k: usize) -> Result<(), TwopcError>;
+    /// The message of the first `k` tables, taken out of `tables`: [`GcGarbler::tables_front`]
+    /// then [`GcGarbler::drop_tables_front`], without the copy where the scheme can hand its
+    /// buffer over.
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] for another `k`.
+    fn take_tables_front(tables: &mut Self::Tables, k: usize) -> Result<Vec<u8>, TwopcError> {
+        let msg = Self::tables_front(tables, k)?.to_vec();
+        Self::drop_tables_front(tables, k)?;
+        Ok(msg)
+    }
 }
 
 /// What the driver needs of an evaluator.
@@ -198,6 +209,21 @@ impl GcGarbler for gc::Garbler {
         }
         tables.drain(..AND_TABLE_BYTES * k);
         Ok(())
+    }
+    /// The buffer itself, the tables after the first `k` (if any) copied to a new one of the
+    /// same capacity (at most a batch of gates is left over when the driver sends).
+    fn take_tables_front(tables: &mut Vec<u8>, k: usize) -> Result<Vec<u8>, TwopcError> {
+        let n = AND_TABLE_BYTES * k;
+        if n > tables.len() {
+            return Err(TwopcError::ApiMisuse("more tables taken than held"));
+        }
+        if n == tables.len() {
+            return Ok(std::mem::take(tables));
+        }
+        let mut rest = Vec::with_capacity(tables.capacity());
+        rest.extend_from_slice(&tables[n..]);
+        tables.truncate(n);
+        Ok(std::mem::replace(tables, rest))
     }
 }
 
