@@ -293,6 +293,12 @@ struct Looked {
     data: Option<Vec<Block>>,
 }
 
+/// Replaces a bucket's labels in place (the buffer is reused from circuit to circuit).
+fn set_labels(labels: &mut Vec<Block>, new: &[Block]) {
+    labels.clear();
+    labels.extend_from_slice(new);
+}
+
 /// Garbles or evaluates one circuit on labels.
 type RunCircuit<'a> =
     dyn FnMut(&mut Session, &Circuit, &[Block]) -> Result<Vec<Block>, TwopcError> + 'a;
@@ -333,7 +339,7 @@ impl Step {
             .chunks(self.bucket_bits.max(1))
             .enumerate()
         {
-            self.labels[k] = chunk.to_vec();
+            set_labels(&mut self.labels[k], chunk);
         }
         let mut reveal = out[c.layout.output("overflow")].to_vec();
         let data = if self.tree > 0 {
@@ -355,18 +361,19 @@ impl Step {
         circuits: &[StepCircuit],
         run: &mut RunCircuit<'_>,
     ) -> Result<(), Gkk12Error> {
+        let mut inputs = Vec::with_capacity(3 * self.bucket_bits);
         for (e, &(level, _)) in self.schedule.iter().enumerate() {
             let at = self.entries.path_len + 3 * e;
             let f = &self.entries.first;
             let three = [f[at], f[at + 1], f[at + 2]];
             let c = &circuits[level as usize];
-            let inputs: Vec<Block> = three
-                .iter()
-                .flat_map(|&k| self.labels[k].iter().copied())
-                .collect();
+            inputs.clear();
+            for &k in &three {
+                inputs.extend_from_slice(&self.labels[k]);
+            }
             let out = run(session, &c.circuit, &inputs)?;
             for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
-                self.labels[k] = out[c.layout.output(name)].to_vec();
+                set_labels(&mut self.labels[k], &out[c.layout.output(name)]);
             }
         }
         Ok(())
