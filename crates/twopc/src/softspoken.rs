@@ -182,6 +182,8 @@ pub struct SoftSpokenReceiver {
     leaves: Vec<Aes128Cipher>,
     counter: u64,
     next_ot: u64,
+    /// The columns of the last extension, kept so that the next one reuses their memory.
+    cols: Vec<Block>,
 }
 
 impl std::fmt::Debug for SoftSpokenReceiver {
@@ -202,6 +204,8 @@ pub struct SoftSpokenSender {
     leaves: Vec<Aes128Cipher>,
     counter: u64,
     next_ot: u64,
+    /// The columns of the last extension, kept so that the next one reuses their memory.
+    cols: Vec<Block>,
 }
 
 impl std::fmt::Debug for SoftSpokenSender {
@@ -258,6 +262,7 @@ impl SoftSpokenReceiver {
                 leaves,
                 counter: 0,
                 next_ot: 0,
+                cols: Vec::new(),
             },
             msg,
         )
@@ -275,7 +280,10 @@ impl SoftSpokenReceiver {
         let blocks = blocks_for(m);
         let r = pack_bits(choices);
         let k = self.k;
-        let mut cols = vec![0 as Block; KAPPA * blocks];
+        // Every column is written whole below (`fold_sums` clears its outputs first), so the
+        // old contents need no clearing.
+        let mut cols = std::mem::take(&mut self.cols);
+        cols.resize(KAPPA * blocks, 0);
         let mut msg = vec![0u8; k.extend_msg_len(m)];
         let slice = slice_blocks(k.get());
         let mut buf = vec![0 as Block; (1 << k.get()) * slice.min(blocks)];
@@ -307,6 +315,7 @@ impl SoftSpokenReceiver {
             }
         }
         let mut t = transpose_columns(&cols, blocks);
+        self.cols = cols;
         t.truncate(m);
         let first = self.next_ot;
         self.counter += blocks as u64;
@@ -379,6 +388,7 @@ impl SoftSpokenSender {
             leaves,
             counter: 0,
             next_ot: 0,
+            cols: Vec::new(),
         })
     }
 
@@ -400,7 +410,10 @@ impl SoftSpokenSender {
         let k = self.k;
         wire::exact_len(peer, EXTEND_MSG, msg, k.extend_msg_len(m))?;
         let blocks = blocks_for(m);
-        let mut cols = vec![0 as Block; KAPPA * blocks];
+        // Every column is written whole below (`fold_sums` clears its outputs first), so the
+        // old contents need no clearing.
+        let mut cols = std::mem::take(&mut self.cols);
+        cols.resize(KAPPA * blocks, 0);
         let slice = slice_blocks(k.get());
         let mut buf = vec![0 as Block; (1 << k.get()) * slice.min(blocks)];
         let mut first_leaf = 0;
@@ -439,6 +452,7 @@ impl SoftSpokenSender {
             }
         }
         let mut q = transpose_columns(&cols, blocks);
+        self.cols = cols;
         q.truncate(m);
         let first = self.next_ot;
         self.counter += blocks as u64;
