@@ -49,7 +49,10 @@ use doram_core::wire::{self, PeerFault};
 use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_prim::prg::AesPrg;
-use doram_twopc::driver::{cot_receive, cot_send, evaluate_on_labels, garble_on_labels, peer};
+use doram_twopc::driver::{
+    cot_receive, cot_receive_into, cot_send, cot_send_into, evaluate_on_labels, garble_on_labels,
+    peer,
+};
 use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
 use doram_twopc::softspoken::ChunkBits;
@@ -639,6 +642,8 @@ pub struct Server<S> {
     rng: AesPrg,
     next_nonce: u64,
     poisoned: bool,
+    /// A step's correlated OTs, the buffer kept from step to step.
+    ots: Vec<Block>,
 }
 
 /// The client: holds the pad key and evaluates.
@@ -654,6 +659,8 @@ pub struct Client<R> {
     rng: AesPrg,
     last_nonce: u64,
     poisoned: bool,
+    /// A step's correlated OTs, the buffer kept from step to step.
+    ots: Vec<Block>,
 }
 
 impl<S> std::fmt::Debug for Server<S> {
@@ -727,6 +734,7 @@ impl<S: CotExtSender> Server<S> {
             // Nonce 0 marks a bucket never written (storage.rs): no write uses it.
             next_nonce: state.next_nonce.max(1),
             poisoned: false,
+            ots: Vec::new(),
         })
     }
 
@@ -940,7 +948,9 @@ impl<S: CotExtSender> Server<S> {
     /// labels.
     fn fold_pads(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error> {
         let bits = step.bucket_bits;
-        let q = cot_send(session, &mut self.ot, step.entries.buckets.len() * bits)?.q;
+        let n = step.entries.buckets.len() * bits;
+        cot_send_into(session, &mut self.ot, n, &mut self.ots)?;
+        let q = &self.ots;
         let delta = self.delta();
         let tree = &self.trees[step.tree];
         step.labels = step
@@ -1020,6 +1030,7 @@ impl<R: CotExtReceiver> Client<R> {
             rng,
             last_nonce: state.last_nonce,
             poisoned: false,
+            ots: Vec::new(),
         })
     }
 
@@ -1243,8 +1254,12 @@ impl<R: CotExtReceiver> Client<R> {
             .flat_map(|k| (0..bits).map(move |j| (k, j)))
             .map(|(k, j)| bit(&pads[k * bytes..], j))
             .collect();
-        let t = cot_receive(session, &mut self.ot, &choices)?.t;
-        step.labels = t.chunks(bits.max(1)).map(<[Block]>::to_vec).collect();
+        cot_receive_into(session, &mut self.ot, &choices, &mut self.ots)?;
+        step.labels = self
+            .ots
+            .chunks(bits.max(1))
+            .map(<[Block]>::to_vec)
+            .collect();
         step.labels.resize(nonces.len(), Vec::new());
         Ok(())
     }

@@ -272,18 +272,34 @@ pub fn cot_send(
     sender: &mut impl CotExtSender,
     m: usize,
 ) -> Result<CotSender, TwopcError> {
-    let mut out = CotSender {
-        first: 0,
+    let mut q = Vec::new();
+    let first = cot_send_into(session, sender, m, &mut q)?;
+    Ok(CotSender {
+        first,
         delta: sender.delta(),
-        q: Vec::with_capacity(m),
-    };
+        q,
+    })
+}
+
+/// [`cot_send`]'s `q_i`, written into `q` (cleared first) so that a caller can keep one buffer
+/// from call to call; returns the index of the first OT.
+///
+/// # Errors
+/// As [`cot_send`].
+pub fn cot_send_into(
+    session: &mut Session,
+    sender: &mut impl CotExtSender,
+    m: usize,
+    q: &mut Vec<Block>,
+) -> Result<u64, TwopcError> {
+    q.clear();
+    q.reserve(m);
     let mut first = None;
     extend_send(session, sender, m, |part| {
         first.get_or_insert(part.first);
-        out.q.extend_from_slice(&part.q);
+        q.extend_from_slice(&part.q);
     })?;
-    out.first = first.unwrap_or_default();
-    Ok(out)
+    Ok(first.unwrap_or_default())
 }
 
 /// Correlated OTs with choice bits `choices`, receiver's side.
@@ -295,18 +311,34 @@ pub fn cot_receive(
     receiver: &mut impl CotExtReceiver,
     choices: &[bool],
 ) -> Result<CotReceiver, TwopcError> {
-    let mut out = CotReceiver {
-        first: 0,
+    let mut t = Vec::new();
+    let first = cot_receive_into(session, receiver, choices, &mut t)?;
+    Ok(CotReceiver {
+        first,
         choices: choices.to_vec(),
-        t: Vec::with_capacity(choices.len()),
-    };
+        t,
+    })
+}
+
+/// [`cot_receive`]'s `t_i`, written into `t` (cleared first) so that a caller can keep one
+/// buffer from call to call; returns the index of the first OT.
+///
+/// # Errors
+/// As [`cot_receive`].
+pub fn cot_receive_into(
+    session: &mut Session,
+    receiver: &mut impl CotExtReceiver,
+    choices: &[bool],
+    t: &mut Vec<Block>,
+) -> Result<u64, TwopcError> {
+    t.clear();
+    t.reserve(choices.len());
     let mut first = None;
     extend_receive(session, receiver, choices, |part| {
         first.get_or_insert(part.first);
-        out.t.extend_from_slice(&part.t);
+        t.extend_from_slice(&part.t);
     })?;
-    out.first = first.unwrap_or_default();
-    Ok(out)
+    Ok(first.unwrap_or_default())
 }
 
 /// `m` random OTs, sender's side. Each extension message's OTs are hashed as soon as they
