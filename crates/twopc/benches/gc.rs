@@ -8,7 +8,7 @@
 //! (append a filter such as `garble/select` to run a subset).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use doram_twopc::builder::{compact_wires, group_ands};
+use doram_twopc::builder::compact_wires;
 use doram_twopc::gc::{AND_TABLE_BYTES, random_delta};
 use doram_twopc::{Builder, Circuit, Evaluator, Garbler, bristol};
 use rand::{Rng, SeedableRng};
@@ -51,10 +51,11 @@ fn mux() -> Circuit {
     compact_wires(&b.finish().expect("mux circuit"))
 }
 
+/// AES-128 from its Bristol file.
 fn aes() -> Circuit {
     let text = include_bytes!("../tests/data/aes_128.txt");
     let parsed = bristol::parse(text).expect("the AES-128 Bristol file");
-    compact_wires(&group_ands(&parsed.two_party(1).expect("two parties")))
+    compact_wires(&parsed.two_party(1).expect("two parties"))
 }
 
 fn circuits() -> Vec<(&'static str, Circuit)> {

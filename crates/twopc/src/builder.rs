@@ -38,9 +38,7 @@
 //! [Bristol file](crate::bristol)) into the one being built, on any bits. [`compact_wires`]
 //! renumbers a circuit so that wires are reused once their values are dead: the garbler's
 //! and evaluator's memory is one label per wire, and a compacted circuit's wires are only
-//! the values live at once. [`Builder::finish`] moves AND gates that do not depend on one
-//! another next to each other ([`group_ands`]), within short windows, so that the CPU overlaps
-//! their hashes.
+//! the values live at once.
 //!
 //! Bits belong to the builder that made them. A bit of another builder is a caller's
 //! mistake: one whose wire number this builder has not reached makes [`Builder::finish`]
@@ -297,89 +295,6 @@ pub fn compact_wires(circuit: &Circuit) -> Circuit {
         outputs,
     )
     .unwrap_or_else(|_| circuit.clone())
-}
-
-/// Gates [`group_ands`] reorders at a time.
-pub const GROUP_WINDOW: usize = 1024;
-
-/// `circuit` with its gates reordered within consecutive windows of [`GROUP_WINDOW`] gates so
-/// that AND gates independent of one another run back to back: the CPU then overlaps their
-/// hashes (a gate's AES rounds no longer wait for the gate before). The same wires compute
-/// the same outputs. [`Builder::finish`] does this already; it is for circuits from
-/// elsewhere (a [Bristol file](crate::bristol)), before [`compact_wires`].
-///
-/// Garbling and evaluating the AES-128 Bristol circuit take 15–25 % less time reordered
-/// (`benches/gc.rs`); circuits whose AND gates were mostly adjacent already, like the
-/// bitwise multiplexer, gain a few per cent.
-///
-/// Within a window, a gate's *level* counts the AND gates on its longest path from a value
-/// set before the window. The window becomes: the XOR and INV gates of level 0, the AND gates
-/// whose inputs have level 0, the XOR and INV gates of level 1, and so on, each group in the
-/// order it had. Every gate still comes after the gates whose outputs it reads (those have a
-/// lower level, or the same level and come earlier in the same group), and the AND gates of
-/// one group read none of one another's outputs. A multiplexer built bit by bit (XOR, AND,
-/// XOR per bit) becomes all its first XORs, then all its ANDs, then all its last XORs.
-///
-/// Windows bound how much longer values stay live ([`compact_wires`] then reuses their
-/// wires), so the labels still fit in cache. A circuit that writes a wire twice, or writes
-/// an input, is returned as it is (reordering it could change what its gates read).
-pub fn group_ands(circuit: &Circuit) -> Circuit {
-    let mut gates = circuit.gates().to_vec();
-    let inputs = circuit.garbler_inputs() + circuit.evaluator_inputs();
-    group_gates(&mut gates, inputs, circuit.wires());
-    Circuit::new(
-        circuit.garbler_inputs(),
-        circuit.evaluator_inputs(),
-        circuit.wires(),
-        gates,
-        circuit.outputs().to_vec(),
-    )
-    .unwrap_or_else(|_| circuit.clone())
-}
-
-/// [`group_ands`] in place, on gates over `wires` wires of which the first `inputs` are the
-/// inputs.
-fn group_gates(gates: &mut [Gate], inputs: usize, wires: usize) {
-    // Each wire's level, valid for the window that wrote it (`u32::MAX`: none, or before).
-    let mut level = vec![0u32; wires];
-    let mut window = vec![u32::MAX; wires];
-    let mut written = vec![false; wires];
-    written[..inputs.min(wires)].fill(true);
-    for g in gates.iter() {
-        let out = gate_output(g) as usize;
-        match written.get_mut(out) {
-            Some(w) if !*w => *w = true,
-            _ => return,
-        }
-    }
-    let mut keyed: Vec<(u32, Gate)> = Vec::with_capacity(GROUP_WINDOW.min(gates.len()));
-    for (k, chunk) in gates.chunks_mut(GROUP_WINDOW).enumerate() {
-        let k = k as u32;
-        keyed.clear();
-        for g in chunk.iter() {
-            let at = |w: WireId| -> u32 {
-                let w = w as usize;
-                if window.get(w) == Some(&k) {
-                    level[w]
-                } else {
-                    0
-                }
-            };
-            let l = gate_ins(g).into_iter().flatten().map(at).max().unwrap_or(0);
-            let (key, out_level) = match g {
-                Gate::And { .. } => (2 * l + 1, l + 1),
-                Gate::Xor { .. } | Gate::Inv { .. } => (2 * l, l),
-            };
-            let out = gate_output(g) as usize;
-            level[out] = out_level;
-            window[out] = k;
-            keyed.push((key, *g));
-        }
-        keyed.sort_by_key(|&(key, _)| key);
-        for (slot, &(_, g)) in chunk.iter_mut().zip(&keyed) {
-            *slot = g;
-        }
-    }
 }
 
 /// The last reader of an output: it keeps its wire to the end.
@@ -1041,10 +956,6 @@ impl Builder {
     /// the gates' outputs in the order built. A constant output is read from a wire set by
     /// two extra gates (`z = i ⊕ i` on the first input `i`, and `¬z` for 1).
     ///
-    /// The gates run in the order built except within windows of [`GROUP_WINDOW`] gates,
-    /// where AND gates that do not depend on one another are moved next to each other
-    /// ([`group_ands`]).
-    ///
     /// # Errors
     /// [`TwopcError::ApiMisuse`] if an output is constant and there are no inputs, if a bit of
     /// another builder was used, or if the circuit has more than 2^32 wires.
@@ -1089,7 +1000,6 @@ impl Builder {
         // Renumber: inputs first, then the gates' outputs.
         let mut map = vec![WireId::MAX; self.next as usize];
         let mut n: WireId = 0;
-        let n_inputs = self.garbler.len() + self.evaluator.len();
         for &w in self.garbler.iter().chain(&self.evaluator) {
             map[w as usize] = n;
             n += 1;
@@ -1111,7 +1021,6 @@ impl Builder {
             }
         }
         let outputs = out_wires.iter().map(|&w| map[w as usize]).collect();
-        group_gates(&mut gates, n_inputs, n as usize);
         Circuit::new(
             self.garbler.len(),
             self.evaluator.len(),

@@ -5,10 +5,8 @@
 mod common;
 
 use common::{mesh, run2, test_rng};
-use doram_twopc::builder::{
-    Bit, Builder, GROUP_WINDOW, GateCounts, Word, compact_wires, group_ands, le_bits, le_value,
-};
-use doram_twopc::gc::{Circuit, Evaluator, Garbler, Gate, random_delta};
+use doram_twopc::builder::{Bit, Builder, GateCounts, Word, le_bits, le_value};
+use doram_twopc::gc::{Circuit, Evaluator, Garbler, random_delta};
 use doram_twopc::{TwopcError, driver, insecure_rng_for_tests};
 use rand::Rng;
 use rand_chacha::ChaCha12Rng;
@@ -594,6 +592,7 @@ fn gadgets_in_two_party_computation() {
 
 #[test]
 fn compacted_random_circuits_compute_the_same() {
+    use doram_twopc::builder::compact_wires;
     let mut rng = test_rng("compact random");
     for round in 0..100 {
         let mut b = Builder::new();
@@ -629,105 +628,5 @@ fn compacted_random_circuits_compute_the_same() {
                 "circuit {round}"
             );
         }
-    }
-}
-
-/// A random circuit, each wire written once, with `gates` gates in build order (not grouped).
-fn random_ssa_circuit(rng: &mut ChaCha12Rng, gates: usize) -> Circuit {
-    let (g, e) = (rng.random_range(1..6), rng.random_range(1..6));
-    let mut wires = (g + e) as u32;
-    let mut list = Vec::with_capacity(gates);
-    for _ in 0..gates {
-        // Mostly recent wires, so that there are chains as well as independent gates.
-        let pick = |rng: &mut ChaCha12Rng| {
-            let back = rng.random_range(1..=wires.min(40));
-            wires - back
-        };
-        let (a, b, out) = (pick(rng), pick(rng), wires);
-        list.push(match rng.random_range(0..5) {
-            0 | 1 => Gate::And { a, b, out },
-            2 | 3 => Gate::Xor { a, b, out },
-            _ => Gate::Inv { a, out },
-        });
-        wires += 1;
-    }
-    let outputs = (0..8).map(|_| rng.random_range(0..wires)).collect();
-    Circuit::new(g, e, wires as usize, list, outputs).unwrap()
-}
-
-#[test]
-fn group_ands_keeps_the_function_over_several_windows() {
-    let mut rng = test_rng("group ands");
-    for round in 0..6 {
-        let c = random_ssa_circuit(&mut rng, 3 * GROUP_WINDOW + 77);
-        let grouped = group_ands(&c);
-        assert_ne!(grouped.gates(), c.gates(), "circuit {round} was reordered");
-        assert_eq!(GateCounts::of(&grouped), GateCounts::of(&c));
-        // The same gates, each window's among themselves.
-        for (w, (x, y)) in c
-            .gates()
-            .chunks(GROUP_WINDOW)
-            .zip(grouped.gates().chunks(GROUP_WINDOW))
-            .enumerate()
-        {
-            let (mut x, mut y) = (x.to_vec(), y.to_vec());
-            x.sort_by_key(|g| format!("{g:?}"));
-            y.sort_by_key(|g| format!("{g:?}"));
-            assert_eq!(x, y, "circuit {round}, window {w}");
-        }
-        for _ in 0..8 {
-            let x: Vec<bool> = (0..c.garbler_inputs()).map(|_| rng.random()).collect();
-            let y: Vec<bool> = (0..c.evaluator_inputs()).map(|_| rng.random()).collect();
-            assert_eq!(
-                grouped.eval_plain(&x, &y).unwrap(),
-                c.eval_plain(&x, &y).unwrap(),
-                "circuit {round}"
-            );
-        }
-        // Grouping a grouped circuit changes nothing.
-        assert_eq!(group_ands(&grouped), grouped);
-        // Nor does compaction change what it computes.
-        let cc = compact_wires(&grouped);
-        let x: Vec<bool> = (0..c.garbler_inputs()).map(|_| rng.random()).collect();
-        let y: Vec<bool> = (0..c.evaluator_inputs()).map(|_| rng.random()).collect();
-        assert_eq!(
-            cc.eval_plain(&x, &y).unwrap(),
-            c.eval_plain(&x, &y).unwrap()
-        );
-    }
-}
-
-#[test]
-fn group_ands_leaves_a_circuit_with_reused_wires_alone() {
-    let mut rng = test_rng("group ands reuse");
-    let c = compact_wires(&random_ssa_circuit(&mut rng, 500));
-    assert!(c.wires() < c.gates().len(), "compaction reused wires");
-    assert_eq!(group_ands(&c), c);
-}
-
-#[test]
-fn a_built_multiplexer_has_its_and_gates_back_to_back() {
-    let mut b = Builder::new();
-    let s = b.garbler_bit();
-    let x: Word<64> = b.evaluator_word();
-    let y: Word<64> = b.evaluator_word();
-    let m = b.mux(s, &x, &y);
-    b.output_word(&m);
-    let c = b.finish().unwrap();
-    let ands: Vec<usize> = c
-        .gates()
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| matches!(g, Gate::And { .. }))
-        .map(|(i, _)| i)
-        .collect();
-    assert_eq!(ands.len(), 64);
-    assert_eq!(ands[63] - ands[0], 63, "one run of AND gates");
-    // And it still selects.
-    for sel in [false, true] {
-        let out = c
-            .eval_plain(&[sel], &[le_bits(5, 64), le_bits(9, 64)].concat())
-            .unwrap();
-        assert_eq!(le_value(&out), Some(if sel { 9 } else { 5 }));
     }
 }
