@@ -1250,10 +1250,10 @@ impl<R: CotExtReceiver> Client<R> {
         for &nonce in nonces {
             self.key.pad_bytes(step.tree, nonce, bits, &mut pads);
         }
-        let choices: Vec<bool> = (0..nonces.len())
-            .flat_map(|k| (0..bits).map(move |j| (k, j)))
-            .map(|(k, j)| bit(&pads[k * bytes..], j))
-            .collect();
+        let mut choices = Vec::with_capacity(nonces.len() * bits);
+        for pad in pads.chunks(bytes.max(1)) {
+            choices.extend((0..bits).map(|j| bit(pad, j)));
+        }
         cot_receive_into(session, &mut self.ot, &choices, &mut self.ots)?;
         step.labels = self
             .ots
