@@ -182,8 +182,6 @@ pub struct SoftSpokenReceiver {
     leaves: Vec<Aes128Cipher>,
     counter: u64,
     next_ot: u64,
-    /// The columns of the last extension, kept so that the next one reuses their memory.
-    cols: Vec<Block>,
 }
 
 impl std::fmt::Debug for SoftSpokenReceiver {
@@ -204,8 +202,6 @@ pub struct SoftSpokenSender {
     leaves: Vec<Aes128Cipher>,
     counter: u64,
     next_ot: u64,
-    /// The columns of the last extension, kept so that the next one reuses their memory.
-    cols: Vec<Block>,
 }
 
 impl std::fmt::Debug for SoftSpokenSender {
@@ -262,7 +258,6 @@ impl SoftSpokenReceiver {
                 leaves,
                 counter: 0,
                 next_ot: 0,
-                cols: Vec::new(),
             },
             msg,
         )
@@ -280,10 +275,7 @@ impl SoftSpokenReceiver {
         let blocks = blocks_for(m);
         let r = pack_bits(choices);
         let k = self.k;
-        // Every column is written whole below (`fold_sums` clears its outputs first), so the
-        // old contents need no clearing.
-        let mut cols = std::mem::take(&mut self.cols);
-        cols.resize(KAPPA * blocks, 0);
+        let mut cols = vec![0 as Block; KAPPA * blocks];
         let mut msg = vec![0u8; k.extend_msg_len(m)];
         let slice = slice_blocks(k.get());
         let mut buf = vec![0 as Block; (1 << k.get()) * slice.min(blocks)];
@@ -315,7 +307,6 @@ impl SoftSpokenReceiver {
             }
         }
         let mut t = transpose_columns(&cols, blocks);
-        self.cols = cols;
         t.truncate(m);
         let first = self.next_ot;
         self.counter += blocks as u64;
@@ -388,7 +379,6 @@ impl SoftSpokenSender {
             leaves,
             counter: 0,
             next_ot: 0,
-            cols: Vec::new(),
         })
     }
 
@@ -410,10 +400,7 @@ impl SoftSpokenSender {
         let k = self.k;
         wire::exact_len(peer, EXTEND_MSG, msg, k.extend_msg_len(m))?;
         let blocks = blocks_for(m);
-        // Every column is written whole below (`fold_sums` clears its outputs first), so the
-        // old contents need no clearing.
-        let mut cols = std::mem::take(&mut self.cols);
-        cols.resize(KAPPA * blocks, 0);
+        let mut cols = vec![0 as Block; KAPPA * blocks];
         let slice = slice_blocks(k.get());
         let mut buf = vec![0 as Block; (1 << k.get()) * slice.min(blocks)];
         let mut first_leaf = 0;
@@ -452,7 +439,6 @@ impl SoftSpokenSender {
             }
         }
         let mut q = transpose_columns(&cols, blocks);
-        self.cols = cols;
         q.truncate(m);
         let first = self.next_ot;
         self.counter += blocks as u64;

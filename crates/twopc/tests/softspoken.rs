@@ -193,8 +193,8 @@ fn k_1_is_iknp_message_for_message() {
     }
 }
 
-/// The extension keeps its column buffers from one message to the next: smaller extensions
-/// after larger ones, and larger after smaller, still give `t = q ⊕ r·Δ`.
+/// One extension run over a sequence of sizes, smaller after larger and larger after smaller
+/// (the first spanning two messages), still gives `t = q ⊕ r·Δ` every time.
 #[test]
 fn extensions_of_shrinking_and_growing_sizes_stay_correlated() {
     let mut rng = test_rng("SoftSpoken reuse");
