@@ -38,6 +38,13 @@
 //!      `lsb(label) ⊕ pad'` per bit, the server adds `lsb(zero label)` and stores
 //!      `m ⊕ pad'`.
 //!
+//! Consecutive trees' steps overlap, so that neither party waits while the other computes:
+//! once tree i's lookup has revealed tree i − 1's leaf, tree i − 1's plan (3a) comes next,
+//! then tree i's evictions (3d) and tree i − 1's pads (3b), the server garbling before it
+//! folds, the client computing its pads before it evaluates; tree i's buckets go back (3e)
+//! during tree i − 1's lookup, the client sending before it evaluates, the server storing
+//! after it garbles. The messages are the same; only their order changes.
+//!
 //! A full root loses an item: both parties learn it at step 3c, finish the step, and then
 //! fail with [`Gkk12Error::Overflow`]; the ORAM refuses every later access.
 //!
@@ -285,8 +292,17 @@ struct Step {
     schedule: Vec<(u32, usize)>,
     entries: Entries,
     first_new: u64,
+    /// The entries' nonces, which the client's pads need (the server's is empty).
+    nonces: Vec<u64>,
     /// The labels of each entry's bucket (meaningful at a bucket's first entry).
     labels: Vec<Vec<Block>>,
+}
+
+/// The lookup circuit's outputs still to be revealed: the overflow bit, then the next tree's
+/// leaf; and on the data tree the data's labels.
+struct Looking {
+    reveal: Vec<Block>,
+    data: Option<Vec<Block>>,
 }
 
 /// What the lookup revealed: the overflow bit, then the next tree's leaf; and on the data tree
@@ -321,19 +337,20 @@ impl Step {
             schedule,
             entries,
             first_new,
+            nonces: Vec::new(),
             labels: Vec::new(),
         }
     }
 
     /// [3c; GKK12 §4.1, steps 5–6] The lookup circuit on the path's labels and `rest`; the
-    /// overflow bit and the next leaf are revealed to both.
+    /// overflow bit and the next leaf are still to be revealed ([`Step::reveal`]).
     fn lookup(
         &mut self,
         session: &mut Session,
         c: &StepCircuit,
         rest: &LookupRest<'_>,
         run: &mut RunCircuit<'_>,
-    ) -> Result<Looked, Gkk12Error> {
+    ) -> Result<Looking, Gkk12Error> {
         let path_len = self.entries.path_len;
         let mut inputs: Vec<Block> = self.labels[..path_len].concat();
         rest.append(&mut inputs);
@@ -351,9 +368,14 @@ impl Step {
         } else {
             Some(out_data(c, &out))
         };
+        Ok(Looking { reveal, data })
+    }
+
+    /// [3c] The overflow bit and the next leaf, revealed to both.
+    fn reveal(session: &mut Session, looking: Looking) -> Result<Looked, Gkk12Error> {
         Ok(Looked {
-            revealed: reveal_both(session, &reveal)?,
-            data,
+            revealed: reveal_both(session, &looking.reveal)?,
+            data: looking.data,
         })
     }
 
@@ -382,15 +404,14 @@ impl Step {
         Ok(())
     }
 
-    /// The step's result: an overflow fails; otherwise the next leaf, or the data's labels.
-    fn finish(&self, looked: Looked) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
+    /// The data tree's result: an overflow fails; otherwise the data's labels.
+    fn finish(&self, looked: Looked) -> Result<Vec<Block>, Gkk12Error> {
         if looked.revealed[0] {
             return Err(Gkk12Error::Overflow { tree: self.tree });
         }
-        match looked.data {
-            Some(data) => Ok((0, Some(data))),
-            None => Ok((value(&looked.revealed[1..]), None)),
-        }
+        looked
+            .data
+            .ok_or(Gkk12Error::Misuse("a position-map tree gave data"))
     }
 }
 
@@ -475,14 +496,30 @@ trait Side {
     /// Step 2: the base-map circuit on this side's map labels followed by `tail`; keeps the
     /// new map, returns the leaf's labels.
     fn base(&mut self, session: &mut Session, tail: &[Block]) -> Result<Vec<Block>, Gkk12Error>;
-    /// Step 3 for tree `i`: the next tree's leaf, or the data's labels on tree 0.
-    fn tree_step(
+    /// [3a] Tree `i`'s plan for the path to `leaf`: sent by the server, checked by the client.
+    fn plan(&mut self, session: &mut Session, i: usize, leaf: u64) -> Result<Step, Gkk12Error>;
+    /// [3b] The step's labels, by correlated OT.
+    fn labels(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error>;
+    /// [3c] The step's lookup circuit, and [3e] the tree before's buckets written back: the
+    /// server garbles first, the client sends its buckets first, so that neither waits for
+    /// the other.
+    fn lookup(
         &mut self,
         session: &mut Session,
-        i: usize,
-        leaf: u64,
+        step: &mut Step,
         rest: &LookupRest<'_>,
-    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error>;
+        before: Option<Step>,
+    ) -> Result<Looking, Gkk12Error>;
+    /// [3d] The step's evictions, and [3b] the next tree's labels: the server garbles first,
+    /// the client computes its pads first, so that each works while the other does.
+    fn evict(
+        &mut self,
+        session: &mut Session,
+        step: &mut Step,
+        next: Option<&mut Step>,
+    ) -> Result<(), Gkk12Error>;
+    /// [3e] The step's buckets written back.
+    fn store(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error>;
 }
 
 /// One access on either side ([module docs](self)); an error leaves the ORAM poisoned.
@@ -518,6 +555,12 @@ fn drive_access<P: Side>(
     tail.extend_from_slice(&fresh[slices[last].clone()]);
     let leaf_labels = p.base(session, &tail)?;
     let mut leaf = value(&reveal_both(session, &leaf_labels)?);
+    // Consecutive trees overlap: tree i − 1's plan and labels come before tree i's evictions
+    // end, and tree i's buckets go back during tree i − 1's lookup ([`Side::lookup`],
+    // [`Side::evict`]). The leaf of tree i − 1 is known after tree i's lookup.
+    let mut step = p.plan(session, last, leaf)?;
+    p.labels(session, &mut step)?;
+    let mut before = None;
     for i in (0..=last).rev() {
         let below = (i > 0).then(|| {
             let entry = addr_bits(&input.addr, zero, 4 * (i - 1), 4);
@@ -531,13 +574,25 @@ fn drive_access<P: Side>(
             write: input.write,
             data: &input.data,
         };
-        match p.tree_step(session, i, leaf, &rest)? {
-            (_, Some(data)) => {
-                *p.poisoned() = false;
-                return Ok(data);
+        let looking = p.lookup(session, &mut step, &rest, before.take())?;
+        let looked = Step::reveal(session, looking)?;
+        let next = match i.checked_sub(1) {
+            // An overflow finishes the step before it fails.
+            Some(below) if !looked.revealed[0] => {
+                leaf = value(&looked.revealed[1..]);
+                Some(p.plan(session, below, leaf)?)
             }
-            (next, None) => leaf = next,
-        }
+            _ => None,
+        };
+        let Some(mut next) = next else {
+            p.evict(session, &mut step, None)?;
+            p.store(session, &step)?;
+            let data = step.finish(looked)?;
+            *p.poisoned() = false;
+            return Ok(data);
+        };
+        p.evict(session, &mut step, Some(&mut next))?;
+        before = Some(std::mem::replace(&mut step, next));
     }
     Err(Gkk12Error::Misuse("an ORAM without trees"))
 }
@@ -566,14 +621,45 @@ impl<S: CotExtSender> Side for Server<S> {
         self.base = out[c.layout.output("map")].to_vec();
         Ok(out[c.layout.output("leaf")].to_vec())
     }
-    fn tree_step(
+    fn plan(&mut self, session: &mut Session, i: usize, leaf: u64) -> Result<Step, Gkk12Error> {
+        self.announce(session, i, leaf)
+    }
+    fn labels(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error> {
+        self.fold_pads(session, step)
+    }
+    fn lookup(
         &mut self,
         session: &mut Session,
-        i: usize,
-        leaf: u64,
+        step: &mut Step,
         rest: &LookupRest<'_>,
-    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
-        Server::tree_step(self, session, i, leaf, rest)
+        before: Option<Step>,
+    ) -> Result<Looking, Gkk12Error> {
+        let garbler = &mut self.garbler;
+        let mut run =
+            |s: &mut Session, c: &Circuit, x: &[Block]| garble_on_labels(s, garbler, c, x);
+        let looking = step.lookup(session, &self.circuits.lookup[step.tree], rest, &mut run)?;
+        if let Some(before) = before {
+            self.store_back(session, &before)?;
+        }
+        Ok(looking)
+    }
+    fn evict(
+        &mut self,
+        session: &mut Session,
+        step: &mut Step,
+        next: Option<&mut Step>,
+    ) -> Result<(), Gkk12Error> {
+        let garbler = &mut self.garbler;
+        let mut run =
+            |s: &mut Session, c: &Circuit, x: &[Block]| garble_on_labels(s, garbler, c, x);
+        step.evict(session, &self.circuits.evict[step.tree], &mut run)?;
+        if let Some(next) = next {
+            self.fold_pads(session, next)?;
+        }
+        Ok(())
+    }
+    fn store(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+        self.store_back(session, step)
     }
 }
 
@@ -603,14 +689,43 @@ impl<R: CotExtReceiver> Side for Client<R> {
         self.base = out[c.layout.output("map")].to_vec();
         Ok(out[c.layout.output("leaf")].to_vec())
     }
-    fn tree_step(
+    fn plan(&mut self, session: &mut Session, i: usize, leaf: u64) -> Result<Step, Gkk12Error> {
+        self.receive_plan(session, i, leaf)
+    }
+    fn labels(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error> {
+        self.pads(session, step)
+    }
+    fn lookup(
         &mut self,
         session: &mut Session,
-        i: usize,
-        leaf: u64,
+        step: &mut Step,
         rest: &LookupRest<'_>,
-    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
-        Client::tree_step(self, session, i, leaf, rest)
+        before: Option<Step>,
+    ) -> Result<Looking, Gkk12Error> {
+        if let Some(before) = before {
+            self.send_back(session, &before)?;
+        }
+        let evaluator = &mut self.evaluator;
+        let mut run =
+            |s: &mut Session, c: &Circuit, x: &[Block]| evaluate_on_labels(s, evaluator, c, x);
+        step.lookup(session, &self.circuits.lookup[step.tree], rest, &mut run)
+    }
+    fn evict(
+        &mut self,
+        session: &mut Session,
+        step: &mut Step,
+        next: Option<&mut Step>,
+    ) -> Result<(), Gkk12Error> {
+        if let Some(next) = next {
+            self.pads(session, next)?;
+        }
+        let evaluator = &mut self.evaluator;
+        let mut run =
+            |s: &mut Session, c: &Circuit, x: &[Block]| evaluate_on_labels(s, evaluator, c, x);
+        step.evict(session, &self.circuits.evict[step.tree], &mut run)
+    }
+    fn store(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+        self.send_back(session, step)
     }
 }
 
@@ -904,25 +1019,6 @@ impl<S: CotExtSender> Server<S> {
         drive_access(self, session, input)
     }
 
-    /// Step 3 for tree `i`: the next tree's leaf, or the data's zero labels on tree 0.
-    fn tree_step(
-        &mut self,
-        session: &mut Session,
-        i: usize,
-        leaf: u64,
-        rest: &LookupRest<'_>,
-    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
-        let mut step = self.announce(session, i, leaf)?;
-        self.fold_pads(session, &mut step)?;
-        let garbler = &mut self.garbler;
-        let mut run =
-            |s: &mut Session, c: &Circuit, x: &[Block]| garble_on_labels(s, garbler, c, x);
-        let looked = step.lookup(session, &self.circuits.lookup[i], rest, &mut run)?;
-        step.evict(session, &self.circuits.evict[i], &mut run)?;
-        self.store_back(session, &step)?;
-        step.finish(looked)
-    }
-
     /// [3a] Draws the eviction schedule and sends it with the nonces of the step's entries and
     /// the first nonce it writes under.
     fn announce(&mut self, session: &mut Session, i: usize, leaf: u64) -> Result<Step, Gkk12Error> {
@@ -1169,25 +1265,6 @@ impl<R: CotExtReceiver> Client<R> {
         drive_access(self, session, input)
     }
 
-    /// Step 3 for tree `i`, the client's side.
-    fn tree_step(
-        &mut self,
-        session: &mut Session,
-        i: usize,
-        leaf: u64,
-        rest: &LookupRest<'_>,
-    ) -> Result<(u64, Option<Vec<Block>>), Gkk12Error> {
-        let (mut step, nonces) = self.receive_plan(session, i, leaf)?;
-        self.pads(session, &mut step, &nonces)?;
-        let evaluator = &mut self.evaluator;
-        let mut run =
-            |s: &mut Session, c: &Circuit, x: &[Block]| evaluate_on_labels(s, evaluator, c, x);
-        let looked = step.lookup(session, &self.circuits.lookup[i], rest, &mut run)?;
-        step.evict(session, &self.circuits.evict[i], &mut run)?;
-        self.send_back(session, &step)?;
-        step.finish(looked)
-    }
-
     /// [3a] The schedule and the nonces, checked: every bucket on its level, write nonces
     /// never used before.
     fn receive_plan(
@@ -1195,7 +1272,7 @@ impl<R: CotExtReceiver> Client<R> {
         session: &mut Session,
         i: usize,
         leaf: u64,
-    ) -> Result<(Step, Vec<u64>), Gkk12Error> {
+    ) -> Result<Step, Gkk12Error> {
         let peer = peer(session)?;
         let g = self.params.tree(i);
         let h = g.height as usize;
@@ -1231,23 +1308,18 @@ impl<R: CotExtReceiver> Client<R> {
             return Err(e.into());
         };
         self.last_nonce = last;
-        Ok((
-            Step::new(&self.params, i, schedule, entries, first_new),
-            nonces,
-        ))
+        let mut step = Step::new(&self.params, i, schedule, entries, first_new);
+        step.nonces = nonces;
+        Ok(step)
     }
 
     /// [3b] The pads of the entries' buckets, into labels by correlated OT.
-    fn pads(
-        &mut self,
-        session: &mut Session,
-        step: &mut Step,
-        nonces: &[u64],
-    ) -> Result<(), Gkk12Error> {
+    fn pads(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error> {
+        let nonces = std::mem::take(&mut step.nonces);
         let bits = step.bucket_bits;
         let bytes = bits.div_ceil(8);
         let mut pads = Vec::with_capacity(nonces.len() * bytes);
-        for &nonce in nonces {
+        for &nonce in &nonces {
             self.key.pad_bytes(step.tree, nonce, bits, &mut pads);
         }
         let mut choices = Vec::with_capacity(nonces.len() * bits);
