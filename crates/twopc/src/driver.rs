@@ -722,19 +722,39 @@ pub fn garble_on_labels(
     circuit: &Circuit,
     inputs: &[Block],
 ) -> Result<Vec<Block>, TwopcError> {
+    garble_on_parts(session, garbler, circuit, &[inputs])?;
+    garbler.zero_labels(circuit.outputs())
+}
+
+/// [`garble_on_labels`] on input labels given in parts, in order (so that labels kept in
+/// several places need not be gathered first); the outputs' zero labels stay in `garbler`
+/// until its next circuit ([`Garbler::zero_labels_into`]).
+///
+/// # Errors
+/// As [`garble_on_labels`], for the parts' total length.
+pub fn garble_on_parts(
+    session: &mut Session,
+    garbler: &mut Garbler,
+    circuit: &Circuit,
+    inputs: &[&[Block]],
+) -> Result<(), TwopcError> {
     let peer = peer(session)?;
     let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
-    crate::error::same_len("input labels", n_in, inputs.len())?;
+    let given = inputs.iter().map(|p| p.len()).sum();
+    crate::error::same_len("input labels", n_in, given)?;
     garbler.reset_wires(circuit.wires());
-    garbler.set_input_labels(inputs)?;
+    let mut at = 0;
+    for part in inputs {
+        garbler.set_labels_at(at, part)?;
+        at += part.len();
+    }
     send_tables(
         session,
         peer,
         garbler,
         circuit.and_gates(),
         SliceGates(circuit.gates()),
-    )?;
-    garbler.zero_labels(circuit.outputs())
+    )
 }
 
 /// The evaluator's side of [`garble_on_labels`]: evaluates `circuit` on the active labels
@@ -748,17 +768,36 @@ pub fn evaluate_on_labels(
     circuit: &Circuit,
     inputs: &[Block],
 ) -> Result<Vec<Block>, TwopcError> {
+    evaluate_on_parts(session, evaluator, circuit, &[inputs])?;
+    evaluator.labels(circuit.outputs())
+}
+
+/// The evaluator's side of [`garble_on_parts`]: the outputs' active labels stay in
+/// `evaluator` until its next circuit ([`Evaluator::labels_into`]).
+///
+/// # Errors
+/// As [`evaluate_on_labels`], for the parts' total length.
+pub fn evaluate_on_parts(
+    session: &mut Session,
+    evaluator: &mut Evaluator,
+    circuit: &Circuit,
+    inputs: &[&[Block]],
+) -> Result<(), TwopcError> {
     let peer = peer(session)?;
     let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
-    crate::error::same_len("input labels", n_in, inputs.len())?;
+    let given = inputs.iter().map(|p| p.len()).sum();
+    crate::error::same_len("input labels", n_in, given)?;
     evaluator.reset_wires(circuit.wires());
-    evaluator.set_input_labels(inputs)?;
+    let mut at = 0;
+    for part in inputs {
+        evaluator.set_labels_at(at, part)?;
+        at += part.len();
+    }
     receive_tables(
         session,
         peer,
         evaluator,
         circuit.and_gates(),
         SliceGates(circuit.gates()),
-    )?;
-    evaluator.labels(circuit.outputs())
+    )
 }

@@ -272,6 +272,28 @@ pub(crate) fn check_wires(gates: &[Gate], wires: usize) -> Result<(), TwopcError
     }
 }
 
+/// Copies `labels` into `wires[at ..]`.
+fn labels_at(wires: &mut [Block], at: usize, labels: &[Block]) -> Result<(), TwopcError> {
+    at.checked_add(labels.len())
+        .and_then(|end| wires.get_mut(at..end))
+        .ok_or(TwopcError::ApiMisuse("more input labels than wires"))?
+        .copy_from_slice(labels);
+    Ok(())
+}
+
+/// `out[k] = wires[ids[k]]`.
+fn gather(wires: &[Block], ids: &[WireId], out: &mut [Block]) -> Result<(), TwopcError> {
+    if ids.len() != out.len() {
+        return Err(TwopcError::ApiMisuse("output buffer of the wrong length"));
+    }
+    for (o, &w) in out.iter_mut().zip(ids) {
+        *o = *wires
+            .get(w as usize)
+            .ok_or(TwopcError::ApiMisuse("wire out of range"))?;
+    }
+    Ok(())
+}
+
 pub(crate) fn set_wire(labels: &mut [Block], w: WireId, x: Block) -> Result<(), TwopcError> {
     *labels
         .get_mut(w as usize)
@@ -343,11 +365,15 @@ impl Garbler {
     /// # Errors
     /// [`TwopcError::ApiMisuse`] if there are fewer wires.
     pub fn set_input_labels(&mut self, labels: &[Block]) -> Result<(), TwopcError> {
-        self.zero
-            .get_mut(..labels.len())
-            .ok_or(TwopcError::ApiMisuse("more input labels than wires"))?
-            .copy_from_slice(labels);
-        Ok(())
+        self.set_labels_at(0, labels)
+    }
+
+    /// Sets the zero labels of wires `at .. at + labels.len()` (inputs).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if there are fewer wires.
+    pub fn set_labels_at(&mut self, at: usize, labels: &[Block]) -> Result<(), TwopcError> {
+        labels_at(&mut self.zero, at, labels)
     }
 
     /// The zero labels of `wires`.
@@ -355,11 +381,17 @@ impl Garbler {
     /// # Errors
     /// [`TwopcError::ApiMisuse`] if a wire is out of range.
     pub fn zero_labels(&self, wires: &[WireId]) -> Result<Vec<Block>, TwopcError> {
-        let n = self.zero.len();
-        if wires.iter().any(|&w| w as usize >= n) {
-            return Err(TwopcError::ApiMisuse("wire out of range"));
-        }
-        Ok(wires.iter().map(|&w| self.zero[w as usize]).collect())
+        let mut out = vec![0; wires.len()];
+        self.zero_labels_into(wires, &mut out)?;
+        Ok(out)
+    }
+
+    /// The zero labels of `wires`, written into `out` (of the same length).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range or the lengths differ.
+    pub fn zero_labels_into(&self, wires: &[WireId], out: &mut [Block]) -> Result<(), TwopcError> {
+        gather(&self.zero, wires, out)
     }
 
     /// Sets the zero label of wire `w` (an input wire).
@@ -531,11 +563,15 @@ impl Evaluator {
     /// # Errors
     /// [`TwopcError::ApiMisuse`] if there are fewer wires.
     pub fn set_input_labels(&mut self, labels: &[Block]) -> Result<(), TwopcError> {
-        self.labels
-            .get_mut(..labels.len())
-            .ok_or(TwopcError::ApiMisuse("more input labels than wires"))?
-            .copy_from_slice(labels);
-        Ok(())
+        self.set_labels_at(0, labels)
+    }
+
+    /// Sets the labels of wires `at .. at + labels.len()` (inputs).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if there are fewer wires.
+    pub fn set_labels_at(&mut self, at: usize, labels: &[Block]) -> Result<(), TwopcError> {
+        labels_at(&mut self.labels, at, labels)
     }
 
     /// The labels of `wires`.
@@ -543,11 +579,17 @@ impl Evaluator {
     /// # Errors
     /// [`TwopcError::ApiMisuse`] if a wire is out of range.
     pub fn labels(&self, wires: &[WireId]) -> Result<Vec<Block>, TwopcError> {
-        let n = self.labels.len();
-        if wires.iter().any(|&w| w as usize >= n) {
-            return Err(TwopcError::ApiMisuse("wire out of range"));
-        }
-        Ok(wires.iter().map(|&w| self.labels[w as usize]).collect())
+        let mut out = vec![0; wires.len()];
+        self.labels_into(wires, &mut out)?;
+        Ok(out)
+    }
+
+    /// The labels of `wires`, written into `out` (of the same length).
+    ///
+    /// # Errors
+    /// [`TwopcError::ApiMisuse`] if a wire is out of range or the lengths differ.
+    pub fn labels_into(&self, wires: &[WireId], out: &mut [Block]) -> Result<(), TwopcError> {
+        gather(&self.labels, wires, out)
     }
 
     /// Sets the label of wire `w` (an input wire).

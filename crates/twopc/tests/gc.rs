@@ -559,3 +559,79 @@ fn and_chain_has_its_gates_and_value() {
         }
     }
 }
+
+/// Random circuits on labels, their inputs handed over in parts of every shape: the outputs
+/// read back with `zero_labels_into` / `labels_into` decode to the plaintext; parts that do not
+/// add up to the inputs are refused before anything is sent.
+#[test]
+fn labels_in_parts_evaluate_as_in_plaintext() {
+    let mut rng = test_rng("parts");
+    for round in 0..6 {
+        let (g, e) = (rng.random_range(0..7), rng.random_range(1..9));
+        let c = random_circuit(&mut rng, g, e, 200);
+        let bits: Vec<bool> = random_bits(&mut rng, g + e);
+        // Cut the inputs at random places (empty parts included).
+        let mut cuts: Vec<usize> = (0..3).map(|_| rng.random_range(0..=g + e)).collect();
+        cuts.sort_unstable();
+        let delta = random_delta(&mut insecure_rng_for_tests(round));
+        let zero: Vec<u128> = (0..g + e).map(|_| rng.random()).collect();
+        let active: Vec<u128> = zero
+            .iter()
+            .zip(&bits)
+            .map(|(&z, &b)| if b { z ^ delta } else { z })
+            .collect();
+        let split = |v: &[u128]| -> Vec<Vec<u128>> {
+            let mut at = 0;
+            let mut parts: Vec<Vec<u128>> = cuts
+                .iter()
+                .map(|&k| {
+                    let p = v[at..k].to_vec();
+                    at = k;
+                    p
+                })
+                .collect();
+            parts.push(v[at..].to_vec());
+            parts
+        };
+        let (zp, ap) = (split(&zero), split(&active));
+        let (zero_out, active_out) = run2(
+            mesh(),
+            |mut s| {
+                let mut garbler = Garbler::new(delta, c.wires()).unwrap();
+                let parts: Vec<&[u128]> = zp.iter().map(Vec::as_slice).collect();
+                // One label short: refused, nothing sent.
+                let short = [&zero[..zero.len() - 1]];
+                assert!(driver::garble_on_parts(&mut s, &mut garbler, &c, &short).is_err());
+                driver::garble_on_parts(&mut s, &mut garbler, &c, &parts).unwrap();
+                let mut out = vec![0; c.outputs().len()];
+                garbler.zero_labels_into(c.outputs(), &mut out).unwrap();
+                assert!(
+                    garbler
+                        .zero_labels_into(c.outputs(), &mut out[1..])
+                        .is_err()
+                );
+                out
+            },
+            |mut s| {
+                let mut evaluator = Evaluator::new(c.wires());
+                let parts: Vec<&[u128]> = ap.iter().map(Vec::as_slice).collect();
+                driver::evaluate_on_parts(&mut s, &mut evaluator, &c, &parts).unwrap();
+                let mut out = vec![0; c.outputs().len()];
+                evaluator.labels_into(c.outputs(), &mut out).unwrap();
+                out
+            },
+        );
+        let mut g_ = Garbler::new(delta, c.wires()).unwrap();
+        let mut e_ = Evaluator::new(c.wires());
+        let want = garble_locally(&mut g_, &mut e_, &c, &bits[..g], &bits[g..], &mut rng);
+        let got: Vec<bool> = zero_out
+            .iter()
+            .zip(&active_out)
+            .map(|(&z, &a)| {
+                assert!(a == z || a == z ^ delta, "an output label is neither");
+                a != z
+            })
+            .collect();
+        assert_eq!(got, want, "round {round}");
+    }
+}
