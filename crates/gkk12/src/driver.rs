@@ -57,8 +57,8 @@ use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_prim::prg::AesPrg;
 use doram_twopc::driver::{
-    cot_receive, cot_receive_into, cot_send, cot_send_into, evaluate_on_labels, garble_on_labels,
-    peer,
+    cot_receive, cot_receive_into, cot_send, cot_send_into, evaluate_on_labels, evaluate_on_parts,
+    garble_on_labels, garble_on_parts, peer,
 };
 use doram_twopc::gc::{Evaluator, Garbler};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
@@ -294,8 +294,9 @@ struct Step {
     first_new: u64,
     /// The entries' nonces, which the client's pads need (the server's is empty).
     nonces: Vec<u64>,
-    /// The labels of each entry's bucket (meaningful at a bucket's first entry).
-    labels: Vec<Vec<Block>>,
+    /// The labels of each entry's bucket, `bucket_bits` per entry (meaningful at a bucket's
+    /// first entry).
+    labels: Vec<Block>,
 }
 
 /// The lookup circuit's outputs still to be revealed: the overflow bit, then the next tree's
@@ -312,15 +313,88 @@ struct Looked {
     data: Option<Vec<Block>>,
 }
 
-/// Replaces a bucket's labels in place (the buffer is reused from circuit to circuit).
-fn set_labels(labels: &mut Vec<Block>, new: &[Block]) {
-    labels.clear();
-    labels.extend_from_slice(new);
+/// Keeps the larger of two buffers for the next step's labels: two steps are under way at
+/// once, so each party's two label buffers take turns.
+fn keep_larger(spare: &mut Vec<Block>, buf: Vec<Block>) {
+    if buf.capacity() > spare.capacity() {
+        *spare = buf;
+    }
 }
 
-/// Garbles or evaluates one circuit on labels.
-type RunCircuit<'a> =
-    dyn FnMut(&mut Session, &Circuit, &[Block]) -> Result<Vec<Block>, TwopcError> + 'a;
+/// The garbler's or the evaluator's side of a circuit on labels.
+trait OnLabels {
+    /// Garbles or evaluates `c` on input labels given in parts, in order; the outputs' labels
+    /// stay until the next circuit.
+    fn run(
+        &mut self,
+        session: &mut Session,
+        c: &Circuit,
+        inputs: &[&[Block]],
+    ) -> Result<(), TwopcError>;
+    /// The labels of `c`'s outputs `range`, written into `out`.
+    fn outputs_into(
+        &self,
+        c: &Circuit,
+        range: std::ops::Range<usize>,
+        out: &mut [Block],
+    ) -> Result<(), TwopcError>;
+    /// The labels of `c`'s outputs `range`.
+    fn outputs(
+        &self,
+        c: &Circuit,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<Block>, TwopcError> {
+        let mut out = vec![0; range.len()];
+        self.outputs_into(c, range, &mut out)?;
+        Ok(out)
+    }
+}
+
+impl OnLabels for Garbler {
+    fn run(
+        &mut self,
+        session: &mut Session,
+        c: &Circuit,
+        inputs: &[&[Block]],
+    ) -> Result<(), TwopcError> {
+        garble_on_parts(session, self, c, inputs)
+    }
+    fn outputs_into(
+        &self,
+        c: &Circuit,
+        range: std::ops::Range<usize>,
+        out: &mut [Block],
+    ) -> Result<(), TwopcError> {
+        let wires = c
+            .outputs()
+            .get(range)
+            .ok_or(TwopcError::ApiMisuse("output range"))?;
+        self.zero_labels_into(wires, out)
+    }
+}
+
+impl OnLabels for Evaluator {
+    fn run(
+        &mut self,
+        session: &mut Session,
+        c: &Circuit,
+        inputs: &[&[Block]],
+    ) -> Result<(), TwopcError> {
+        evaluate_on_parts(session, self, c, inputs)
+    }
+    fn outputs_into(
+        &self,
+        c: &Circuit,
+        range: std::ops::Range<usize>,
+        out: &mut [Block],
+    ) -> Result<(), TwopcError> {
+        let wires = c
+            .outputs()
+            .get(range)
+            .ok_or(TwopcError::ApiMisuse("output range"))?;
+        self.labels_into(wires, out)
+    }
+}
 
 impl Step {
     fn new(
@@ -349,26 +423,26 @@ impl Step {
         session: &mut Session,
         c: &StepCircuit,
         rest: &LookupRest<'_>,
-        run: &mut RunCircuit<'_>,
+        gc: &mut impl OnLabels,
     ) -> Result<Looking, Gkk12Error> {
-        let path_len = self.entries.path_len;
-        let mut inputs: Vec<Block> = self.labels[..path_len].concat();
-        rest.append(&mut inputs);
-        let out = run(session, &c.circuit, &inputs)?;
-        for (k, chunk) in out[c.layout.output("path")]
-            .chunks(self.bucket_bits.max(1))
-            .enumerate()
-        {
-            set_labels(&mut self.labels[k], chunk);
-        }
-        let mut reveal = out[c.layout.output("overflow")].to_vec();
+        // The path's entries come first and are all first entries: their labels lie together.
+        let path = self.entries.path_len * self.bucket_bits;
+        let circuit = &c.circuit;
+        gc.run(session, circuit, &rest.parts(&self.labels[..path]))?;
+        gc.outputs_into(circuit, c.layout.output("path"), &mut self.labels[..path])?;
+        let mut reveal = gc.outputs(circuit, c.layout.output("overflow"))?;
         let data = if self.tree > 0 {
-            reveal.extend_from_slice(&out[c.layout.output("leaf")]);
+            reveal.extend(gc.outputs(circuit, c.layout.output("leaf"))?);
             None
         } else {
-            Some(out_data(c, &out))
+            Some(gc.outputs(circuit, c.layout.output("data"))?)
         };
         Ok(Looking { reveal, data })
+    }
+
+    /// The labels of entry `k`'s bucket.
+    fn bucket(&self, k: usize) -> &[Block] {
+        &self.labels[k * self.bucket_bits..(k + 1) * self.bucket_bits]
     }
 
     /// [3c] The overflow bit and the next leaf, revealed to both.
@@ -384,21 +458,18 @@ impl Step {
         &mut self,
         session: &mut Session,
         circuits: &[StepCircuit],
-        run: &mut RunCircuit<'_>,
+        gc: &mut impl OnLabels,
     ) -> Result<(), Gkk12Error> {
-        let mut inputs = Vec::with_capacity(3 * self.bucket_bits);
+        let bits = self.bucket_bits;
         for (e, &(level, _)) in self.schedule.iter().enumerate() {
             let at = self.entries.path_len + 3 * e;
             let f = &self.entries.first;
             let three = [f[at], f[at + 1], f[at + 2]];
             let c = &circuits[level as usize];
-            inputs.clear();
-            for &k in &three {
-                inputs.extend_from_slice(&self.labels[k]);
-            }
-            let out = run(session, &c.circuit, &inputs)?;
+            gc.run(session, &c.circuit, &three.map(|k| self.bucket(k)))?;
             for (&k, name) in three.iter().zip(["parent", "left", "right"]) {
-                set_labels(&mut self.labels[k], &out[c.layout.output(name)]);
+                let out = &mut self.labels[k * bits..(k + 1) * bits];
+                gc.outputs_into(&c.circuit, c.layout.output(name), out)?;
             }
         }
         Ok(())
@@ -427,22 +498,17 @@ struct LookupRest<'a> {
 }
 
 impl LookupRest<'_> {
-    fn append(&self, out: &mut Vec<Block>) {
-        out.extend_from_slice(&self.addr);
-        out.extend_from_slice(self.fresh);
+    /// The lookup circuit's inputs: `path`, then these, in wire order.
+    fn parts<'s>(&'s self, path: &'s [Block]) -> Vec<&'s [Block]> {
+        let mut parts = vec![path, &self.addr, self.fresh];
         match &self.below {
             Some((entry, below)) => {
-                out.extend_from_slice(entry);
-                out.extend_from_slice(below);
-                if let Some(d) = self.default {
-                    out.extend_from_slice(d);
-                }
+                parts.extend([entry.as_slice(), below]);
+                parts.extend(self.default);
             }
-            None => {
-                out.push(self.write);
-                out.extend_from_slice(self.data);
-            }
+            None => parts.extend([std::slice::from_ref(&self.write), self.data]),
         }
+        parts
     }
 }
 
@@ -518,8 +584,8 @@ trait Side {
         step: &mut Step,
         next: Option<&mut Step>,
     ) -> Result<(), Gkk12Error>;
-    /// [3e] The step's buckets written back.
-    fn store(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error>;
+    /// [3e] The step's buckets written back; its label buffer is kept for a later step.
+    fn store(&mut self, session: &mut Session, step: Step) -> Result<(), Gkk12Error>;
 }
 
 /// One access on either side ([module docs](self)); an error leaves the ORAM poisoned.
@@ -586,8 +652,9 @@ fn drive_access<P: Side>(
         };
         let Some(mut next) = next else {
             p.evict(session, &mut step, None)?;
-            p.store(session, &step)?;
-            let data = step.finish(looked)?;
+            let done = step.finish(looked);
+            p.store(session, step)?;
+            let data = done?;
             *p.poisoned() = false;
             return Ok(data);
         };
@@ -634,12 +701,10 @@ impl<S: CotExtSender> Side for Server<S> {
         rest: &LookupRest<'_>,
         before: Option<Step>,
     ) -> Result<Looking, Gkk12Error> {
-        let garbler = &mut self.garbler;
-        let mut run =
-            |s: &mut Session, c: &Circuit, x: &[Block]| garble_on_labels(s, garbler, c, x);
-        let looking = step.lookup(session, &self.circuits.lookup[step.tree], rest, &mut run)?;
+        let c = &self.circuits.lookup[step.tree];
+        let looking = step.lookup(session, c, rest, &mut self.garbler)?;
         if let Some(before) = before {
-            self.store_back(session, &before)?;
+            self.store_back(session, before)?;
         }
         Ok(looking)
     }
@@ -649,16 +714,13 @@ impl<S: CotExtSender> Side for Server<S> {
         step: &mut Step,
         next: Option<&mut Step>,
     ) -> Result<(), Gkk12Error> {
-        let garbler = &mut self.garbler;
-        let mut run =
-            |s: &mut Session, c: &Circuit, x: &[Block]| garble_on_labels(s, garbler, c, x);
-        step.evict(session, &self.circuits.evict[step.tree], &mut run)?;
+        step.evict(session, &self.circuits.evict[step.tree], &mut self.garbler)?;
         if let Some(next) = next {
             self.fold_pads(session, next)?;
         }
         Ok(())
     }
-    fn store(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+    fn store(&mut self, session: &mut Session, step: Step) -> Result<(), Gkk12Error> {
         self.store_back(session, step)
     }
 }
@@ -703,12 +765,10 @@ impl<R: CotExtReceiver> Side for Client<R> {
         before: Option<Step>,
     ) -> Result<Looking, Gkk12Error> {
         if let Some(before) = before {
-            self.send_back(session, &before)?;
+            self.send_back(session, before)?;
         }
-        let evaluator = &mut self.evaluator;
-        let mut run =
-            |s: &mut Session, c: &Circuit, x: &[Block]| evaluate_on_labels(s, evaluator, c, x);
-        step.lookup(session, &self.circuits.lookup[step.tree], rest, &mut run)
+        let c = &self.circuits.lookup[step.tree];
+        step.lookup(session, c, rest, &mut self.evaluator)
     }
     fn evict(
         &mut self,
@@ -719,12 +779,13 @@ impl<R: CotExtReceiver> Side for Client<R> {
         if let Some(next) = next {
             self.pads(session, next)?;
         }
-        let evaluator = &mut self.evaluator;
-        let mut run =
-            |s: &mut Session, c: &Circuit, x: &[Block]| evaluate_on_labels(s, evaluator, c, x);
-        step.evict(session, &self.circuits.evict[step.tree], &mut run)
+        step.evict(
+            session,
+            &self.circuits.evict[step.tree],
+            &mut self.evaluator,
+        )
     }
-    fn store(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+    fn store(&mut self, session: &mut Session, step: Step) -> Result<(), Gkk12Error> {
         self.send_back(session, step)
     }
 }
@@ -757,7 +818,8 @@ pub struct Server<S> {
     rng: AesPrg,
     next_nonce: u64,
     poisoned: bool,
-    /// A step's correlated OTs, the buffer kept from step to step.
+    /// A spare buffer for a step's correlated OTs, which become its labels; a stored step
+    /// gives its buffer back.
     ots: Vec<Block>,
 }
 
@@ -774,7 +836,8 @@ pub struct Client<R> {
     rng: AesPrg,
     last_nonce: u64,
     poisoned: bool,
-    /// A step's correlated OTs, the buffer kept from step to step.
+    /// A spare buffer for a step's correlated OTs, which become its labels; a stored step
+    /// gives its buffer back.
     ots: Vec<Block>,
 }
 
@@ -1045,29 +1108,29 @@ impl<S: CotExtSender> Server<S> {
     fn fold_pads(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error> {
         let bits = step.bucket_bits;
         let n = step.entries.buckets.len() * bits;
-        cot_send_into(session, &mut self.ot, n, &mut self.ots)?;
-        let q = &self.ots;
+        // The buffer a stored step gave back, if any.
+        let mut labels = std::mem::take(&mut self.ots);
+        cot_send_into(session, &mut self.ot, n, &mut labels)?;
         let delta = self.delta();
         let tree = &self.trees[step.tree];
-        step.labels = step
+        for (&b, q) in step
             .entries
             .buckets
             .iter()
-            .zip(q.chunks(bits.max(1)))
-            .map(|(&b, q)| {
-                let c = tree.bucket(b);
-                q.iter()
-                    .enumerate()
-                    .map(|(k, &w)| if bit(c, k) { w ^ delta } else { w })
-                    .collect()
-            })
-            .collect();
-        step.labels.resize(step.entries.buckets.len(), Vec::new());
+            .zip(labels.chunks_mut(bits.max(1)))
+        {
+            let c = tree.bucket(b);
+            for (k, w) in q.iter_mut().enumerate() {
+                // Branch-free: the ciphertext's bits are random.
+                *w ^= delta & Block::from(bit(c, k)).wrapping_neg();
+            }
+        }
+        step.labels = labels;
         Ok(())
     }
 
     /// [3e] Stores every entry's bucket as the client re-encrypted it.
-    fn store_back(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+    fn store_back(&mut self, session: &mut Session, step: Step) -> Result<(), Gkk12Error> {
         let peer = peer(session)?;
         let bits = step.bucket_bits;
         let bytes = bits.div_ceil(8);
@@ -1079,18 +1142,15 @@ impl<S: CotExtSender> Server<S> {
                 let e = PeerFault::malformed(peer, "re-encrypted bucket", "nonzero padding bits");
                 return Err(e.into());
             }
-            let mut cipher = pack_lsbs(&step.labels[step.entries.first[k]]);
+            let mut cipher = pack_lsbs(step.bucket(step.entries.first[k]));
             for (c, x) in cipher.iter_mut().zip(chunk) {
                 *c ^= x;
             }
             self.trees[step.tree].store(b, step.first_new + k as u64, &cipher);
         }
+        keep_larger(&mut self.ots, step.labels);
         Ok(())
     }
-}
-
-fn out_data(c: &StepCircuit, out: &[Block]) -> Vec<Block> {
-    out[c.layout.output("data")].to_vec()
 }
 
 fn check_shape(params: &Params, input: &AccessLabels) -> Result<(), Gkk12Error> {
@@ -1326,18 +1386,15 @@ impl<R: CotExtReceiver> Client<R> {
         for pad in pads.chunks(bytes.max(1)) {
             choices.extend((0..bits).map(|j| bit(pad, j)));
         }
-        cot_receive_into(session, &mut self.ot, &choices, &mut self.ots)?;
-        step.labels = self
-            .ots
-            .chunks(bits.max(1))
-            .map(<[Block]>::to_vec)
-            .collect();
-        step.labels.resize(nonces.len(), Vec::new());
+        // The buffer a stored step gave back, if any.
+        let mut labels = std::mem::take(&mut self.ots);
+        cot_receive_into(session, &mut self.ot, &choices, &mut labels)?;
+        step.labels = labels;
         Ok(())
     }
 
     /// [3e] Re-encrypts every entry's bucket under its new nonce: `lsb(label) ⊕ pad'` per bit.
-    fn send_back(&mut self, session: &mut Session, step: &Step) -> Result<(), Gkk12Error> {
+    fn send_back(&mut self, session: &mut Session, step: Step) -> Result<(), Gkk12Error> {
         let peer = peer(session)?;
         let bits = step.bucket_bits;
         let n = step.entries.buckets.len();
@@ -1347,13 +1404,14 @@ impl<R: CotExtReceiver> Client<R> {
             pad.clear();
             let nonce = step.first_new + k as u64;
             self.key.pad_bytes(step.tree, nonce, bits, &mut pad);
-            let mut bytes = pack_lsbs(&step.labels[step.entries.first[k]]);
+            let mut bytes = pack_lsbs(step.bucket(step.entries.first[k]));
             for (x, p) in bytes.iter_mut().zip(&pad) {
                 *x ^= p;
             }
             back.extend_from_slice(&bytes);
         }
         session.send_bytes(peer, &back)?;
+        keep_larger(&mut self.ots, step.labels);
         Ok(())
     }
 }
