@@ -60,7 +60,7 @@ use doram_twopc::driver::{
     cot_receive, cot_receive_into, cot_send, cot_send_into, evaluate_on_labels, evaluate_on_parts,
     garble_on_labels, garble_on_parts, peer,
 };
-use doram_twopc::gc::{Evaluator, Garbler};
+use doram_twopc::gc::{Evaluator, Garbler, WireId};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
 use doram_twopc::softspoken::ChunkBits;
 use std::io::Write;
@@ -331,13 +331,18 @@ trait OnLabels {
         c: &Circuit,
         inputs: &[&[Block]],
     ) -> Result<(), TwopcError>;
+    /// The labels of `wires`, written into `out`.
+    fn labels_into(&self, wires: &[WireId], out: &mut [Block]) -> Result<(), TwopcError>;
     /// The labels of `c`'s outputs `range`, written into `out`.
     fn outputs_into(
         &self,
         c: &Circuit,
         range: std::ops::Range<usize>,
         out: &mut [Block],
-    ) -> Result<(), TwopcError>;
+    ) -> Result<(), TwopcError> {
+        let wires = c.outputs().get(range);
+        self.labels_into(wires.ok_or(TwopcError::ApiMisuse("output range"))?, out)
+    }
     /// The labels of `c`'s outputs `range`.
     fn outputs(
         &self,
@@ -351,48 +356,20 @@ trait OnLabels {
 }
 
 impl OnLabels for Garbler {
-    fn run(
-        &mut self,
-        session: &mut Session,
-        c: &Circuit,
-        inputs: &[&[Block]],
-    ) -> Result<(), TwopcError> {
-        garble_on_parts(session, self, c, inputs)
+    fn run(&mut self, s: &mut Session, c: &Circuit, x: &[&[Block]]) -> Result<(), TwopcError> {
+        garble_on_parts(s, self, c, x)
     }
-    fn outputs_into(
-        &self,
-        c: &Circuit,
-        range: std::ops::Range<usize>,
-        out: &mut [Block],
-    ) -> Result<(), TwopcError> {
-        let wires = c
-            .outputs()
-            .get(range)
-            .ok_or(TwopcError::ApiMisuse("output range"))?;
+    fn labels_into(&self, wires: &[WireId], out: &mut [Block]) -> Result<(), TwopcError> {
         self.zero_labels_into(wires, out)
     }
 }
 
 impl OnLabels for Evaluator {
-    fn run(
-        &mut self,
-        session: &mut Session,
-        c: &Circuit,
-        inputs: &[&[Block]],
-    ) -> Result<(), TwopcError> {
-        evaluate_on_parts(session, self, c, inputs)
+    fn run(&mut self, s: &mut Session, c: &Circuit, x: &[&[Block]]) -> Result<(), TwopcError> {
+        evaluate_on_parts(s, self, c, x)
     }
-    fn outputs_into(
-        &self,
-        c: &Circuit,
-        range: std::ops::Range<usize>,
-        out: &mut [Block],
-    ) -> Result<(), TwopcError> {
-        let wires = c
-            .outputs()
-            .get(range)
-            .ok_or(TwopcError::ApiMisuse("output range"))?;
-        self.labels_into(wires, out)
+    fn labels_into(&self, wires: &[WireId], out: &mut [Block]) -> Result<(), TwopcError> {
+        Evaluator::labels_into(self, wires, out)
     }
 }
 
