@@ -726,6 +726,13 @@ pub fn garble_on_labels(
     garbler.zero_labels(circuit.outputs())
 }
 
+/// Whether `inputs` hold one label per input wire of `circuit`, whoever's.
+fn check_parts(circuit: &Circuit, inputs: &[&[Block]]) -> Result<(), TwopcError> {
+    let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
+    let given = inputs.iter().map(|p| p.len()).sum();
+    crate::error::same_len("input labels", n_in, given)
+}
+
 /// [`garble_on_labels`] on input labels given in parts, in order (so that labels kept in
 /// several places need not be gathered first); the outputs' zero labels stay in `garbler`
 /// until its next circuit ([`Garbler::zero_labels_into`]).
@@ -739,9 +746,7 @@ pub fn garble_on_parts(
     inputs: &[&[Block]],
 ) -> Result<(), TwopcError> {
     let peer = peer(session)?;
-    let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
-    let given = inputs.iter().map(|p| p.len()).sum();
-    crate::error::same_len("input labels", n_in, given)?;
+    check_parts(circuit, inputs)?;
     garbler.reset_wires(circuit.wires());
     let mut at = 0;
     for part in inputs {
@@ -784,9 +789,7 @@ pub fn evaluate_on_parts(
     inputs: &[&[Block]],
 ) -> Result<(), TwopcError> {
     let peer = peer(session)?;
-    let n_in = circuit.garbler_inputs() + circuit.evaluator_inputs();
-    let given = inputs.iter().map(|p| p.len()).sum();
-    crate::error::same_len("input labels", n_in, given)?;
+    check_parts(circuit, inputs)?;
     evaluator.reset_wires(circuit.wires());
     let mut at = 0;
     for part in inputs {
