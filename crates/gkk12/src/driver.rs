@@ -459,7 +459,7 @@ impl Step {
         }
         looked
             .data
-            .ok_or(Gkk12Error::Misuse("a position-map tree gave data"))
+            .ok_or(Gkk12Error::Misuse("the data tree's lookup gave no data"))
     }
 }
 
