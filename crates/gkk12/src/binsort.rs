@@ -1045,19 +1045,19 @@ struct Batches<'s> {
 
 impl Batches<'_> {
     /// This party's settings for `blocks` blocks (a random permutation of each, routed) and
-    /// their random OTs as the receiver: the extension goes to the peer now.
+    /// their correlated OTs as the receiver: the extension goes to the peer now.
     fn extend<R: RngCore + ?Sized>(
         &mut self,
         ot: &mut impl CotExtReceiver,
         blocks: usize,
         rng: &mut R,
-    ) -> Result<doram_twopc::iknp::RotReceiver, Gkk12Error> {
+    ) -> Result<doram_twopc::iknp::CotReceiver, Gkk12Error> {
         let mut controls = Vec::with_capacity(blocks * self.net.switches());
         for _ in 0..blocks {
             shuffle_in_place(&mut self.perm, self.m, rng);
             route_any(&self.perm, &mut controls, &mut self.route);
         }
-        Ok(cot_receive(self.session, ot, &controls)?.into_random())
+        Ok(cot_receive(self.session, ot, &controls)?)
     }
 
     /// Holds `region`'s blocks through the peer's network: their OTs as the sender, then the
@@ -1065,14 +1065,17 @@ impl Batches<'_> {
     fn hold(&mut self, ot: &mut impl CotExtSender, region: &mut [u8]) -> Result<(), Gkk12Error> {
         let per = self.net.switches();
         let n = region.len() / (self.m * self.eb) * per;
-        let keys = cot_send(self.session, ot, n)?.into_random().msgs;
+        let cot = cot_send(self.session, ot, n)?;
         self.out.resize(n * self.eb, 0);
         let blocks = region.chunks_exact_mut(self.m * self.eb);
-        for ((blk, ks), out) in blocks
-            .zip(keys.chunks(per))
+        for (k, ((blk, qs), out)) in blocks
+            .zip(cot.q.chunks(per))
             .zip(self.out.chunks_mut(per * self.eb))
+            .enumerate()
         {
-            self.net.hold(blk, ks, out, &mut self.scratch);
+            let first = cot.first + (k * per) as u64;
+            self.net
+                .hold(blk, (qs, cot.delta, first), out, &mut self.scratch);
         }
         send_framed_vec(
             self.session,
@@ -1086,7 +1089,7 @@ impl Batches<'_> {
     /// corrections arrive.
     fn permute(
         &mut self,
-        keys: &doram_twopc::iknp::RotReceiver,
+        keys: &doram_twopc::iknp::CotReceiver,
         region: &mut [u8],
     ) -> Result<(), Gkk12Error> {
         let (per, eb) = (self.net.switches(), self.eb);
@@ -1094,16 +1097,17 @@ impl Batches<'_> {
             self.session,
             self.p,
             "switch corrections",
-            keys.msgs.len() * eb,
+            keys.t.len() * eb,
             self.frame,
         )?;
         let it = region
             .chunks_exact_mut(self.m * eb)
-            .zip(keys.msgs.chunks(per))
+            .zip(keys.t.chunks(per))
             .zip(keys.choices.chunks(per))
             .zip(corr.chunks(per * eb));
-        for (((blk, ks), cs), v) in it {
-            self.net.permute(blk, ks, cs, v, &mut self.scratch);
+        for (k, (((blk, ts), cs), v)) in it.enumerate() {
+            let first = keys.first + (k * per) as u64;
+            self.net.permute(blk, (ts, first), cs, v, &mut self.scratch);
         }
         Ok(())
     }

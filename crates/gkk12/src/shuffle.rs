@@ -185,6 +185,39 @@ const COUNTERS: [Block; 32] = {
     c
 };
 
+/// The pads of [`BlockNet`]'s switches, straight from correlated OTs: for each of `keys`
+/// (`x`, the OT's message for one choice: `q` or `q ⊕ Δ` at the sender, `t = q ⊕ cΔ` at the
+/// receiver) and its OT index `o` (`first`, `first + 1`, … for consecutive OTs; `copies`
+/// keys in a row share one index, the holder's `q` and `q ⊕ Δ`), `len.div_ceil(16)` blocks
+/// (at least one), block `i` the hash `CCR(x ⊕ T(o, i))` of [`tweak`], left where the cipher
+/// puts them as in [`expand_blocks`].
+///
+/// `CCR(y) = π(σ(y)) ⊕ σ(y)`, σ linear, so `CCR(x ⊕ T) = π(σ(x) ⊕ σ(T)) ⊕ σ(x) ⊕ σ(T)`: the
+/// tweakable circular correlation-robust hash that half-gates garbling uses (GKWY20 §7.3),
+/// with the tweak `σ(T)` and a public value added. Every tweak belongs to one OT and one
+/// block, used with that OT's two messages only (as a garbled gate's tweak is used with a
+/// label and the label ⊕ Δ). So the pads of the choice a receiver did not make look random to
+/// it, although the two messages differ by Δ (for `P0` the garbler's Δ); no hash of the OT
+/// first, which cost the holder two more calls of π per switch and the permuter one more.
+fn expand_cot(keys: &[Block], copies: usize, first: u64, len: usize, out: &mut Vec<Block>) {
+    out.clear();
+    let blocks = len.div_ceil(16).max(1);
+    for (j, ks) in keys.chunks(copies).enumerate() {
+        let o = first + j as u64;
+        for &k in ks {
+            out.extend((0..blocks).map(|i| k ^ tweak(o, i)));
+        }
+    }
+    fixed_key().ccr_in_place(out);
+}
+
+/// The tweak `T(o, i)` of block `i < 256` of OT `o`'s pads ([`expand_cot`]): distinct for
+/// distinct `(o, i)`, and with its top bit set, so that `σ(T)` is never a small integer like
+/// the tweaks of garbled gates and of the OT hash ([`doram_twopc::hash`]).
+fn tweak(o: u64, i: usize) -> Block {
+    (1 << 127) | (Block::from(o) << 8) | i as Block
+}
+
 /// An entry's bytes: the first `xor` are XOR-shared, the rest (at most eight) one additive
 /// share of a little-endian integer modulo 2^(8·(len − xor)) (the bin sort's destinations,
 /// [`crate::binsort`]). A switch re-shares both kinds the same way, with the group's own
@@ -677,8 +710,13 @@ pub(crate) fn permute_mixed(
 /// `G(k_(1−c))`); each contains that switch's own fresh `R`, and `δ` depends on the holder's
 /// shares and earlier switches' `R` only. In switch order the map from the `R`s to what the
 /// permuter sees is triangular with identity diagonal, so for any data and any controls its
-/// view is uniform; the holder's view is OT messages. Cost per switch: one random OT and `s`
-/// bits for `s`-bit entries, half of the layer-by-layer switch's `2s`.
+/// view is uniform; the holder's view is OT messages. Cost per switch: one correlated OT and
+/// `s` bits for `s`-bit entries, half of the layer-by-layer switch's `2s`.
+///
+/// The keys are a correlated OT's messages, `k0 = q` and `k1 = q ⊕ Δ`, not hashed into a
+/// random OT first: `G` is then a tweakable circular correlation-robust hash of the key, a
+/// tweak per OT and block ([`expand_cot`]), which hides `G(k_(1−c))` from a permuter who
+/// knows `k_c` as a random OT's hash would.
 pub(crate) struct BlockNet {
     m: usize,
     /// The switches' positions in the block, `x < y`, in the order they run.
@@ -695,6 +733,7 @@ const PAD_CHUNK: usize = 128;
 #[derive(Default)]
 pub(crate) struct NetScratch {
     pads: Vec<Block>,
+    keys: Vec<Block>,
 }
 
 /// Switches of the network on `n` entries ([`BlockNet`]): `S(1) = 0`, `S(2) = 1` and
@@ -774,21 +813,25 @@ impl BlockNet {
     }
 
     /// The holder's side of one block (`w`, `m` entries): writes the block's corrections to
-    /// `out` (`eb` bytes per switch, [`BlockNet::switches`] of them) and re-shares `w`. `keys`
-    /// are the block's random-OT pairs, one per switch.
+    /// `out` (`eb` bytes per switch, [`BlockNet::switches`] of them) and re-shares `w`. `q`
+    /// are the block's correlated OTs as the sender (one per switch, choice 0's message; choice
+    /// 1's is `q ⊕ delta`), the first of them OT number `first`.
     pub(crate) fn hold(
         &self,
         w: &mut [u8],
-        keys: &[[Block; 2]],
+        (q, delta, first): (&[Block], Block, u64),
         out: &mut [u8],
         s: &mut NetScratch,
     ) {
         let (eb, mix) = (self.eb, self.mix);
         debug_assert_eq!(w.len(), self.m * eb);
         let stride = 16 * eb.div_ceil(16).max(1);
-        let chunks = self.pairs.chunks(PAD_CHUNK).zip(keys.chunks(PAD_CHUNK));
-        for ((ps, ks), vs) in chunks.zip(out.chunks_mut(PAD_CHUNK * eb)) {
-            expand_blocks(ks.iter().flatten().copied(), eb, &mut s.pads);
+        let chunks = self.pairs.chunks(PAD_CHUNK).zip(q.chunks(PAD_CHUNK));
+        for (c, ((ps, qs), vs)) in chunks.zip(out.chunks_mut(PAD_CHUNK * eb)).enumerate() {
+            s.keys.clear();
+            s.keys.extend(qs.iter().flat_map(|&q| [q, q ^ delta]));
+            let at = first + (c * PAD_CHUNK) as u64;
+            expand_cot(&s.keys, 2, at, eb, &mut s.pads);
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
             let sw = pads.chunks_exact(2 * stride).zip(vs.chunks_exact_mut(eb));
             for ((g, v), &(x, y)) in sw.zip(ps) {
@@ -799,13 +842,13 @@ impl BlockNet {
         }
     }
 
-    /// The permuter's side of one block (`a`): `keys` the chosen random-OT messages,
-    /// `controls` the switch settings (from [`route_any`]), `corr` the holder's corrections
-    /// of the block.
+    /// The permuter's side of one block (`a`): `t` the block's correlated OTs as the receiver
+    /// (`q ⊕ cΔ` for control c), the first of them OT number `first`, `controls` the switch
+    /// settings (from [`route_any`]), `corr` the holder's corrections of the block.
     pub(crate) fn permute(
         &self,
         a: &mut [u8],
-        keys: &[Block],
+        (t, first): (&[Block], u64),
         controls: &[bool],
         corr: &[u8],
         s: &mut NetScratch,
@@ -816,11 +859,12 @@ impl BlockNet {
         let chunks = self
             .pairs
             .chunks(PAD_CHUNK)
-            .zip(keys.chunks(PAD_CHUNK))
+            .zip(t.chunks(PAD_CHUNK))
             .zip(controls.chunks(PAD_CHUNK))
             .zip(corr.chunks(PAD_CHUNK * eb));
-        for (((ps, ks), cs), vs) in chunks {
-            expand_blocks(ks.iter().copied(), eb, &mut s.pads);
+        for (c, (((ps, ts), cs), vs)) in chunks.enumerate() {
+            let at = first + (c * PAD_CHUNK) as u64;
+            expand_cot(ts, 1, at, eb, &mut s.pads);
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
             let sw = pads.chunks_exact(stride).zip(cs).zip(vs.chunks_exact(eb));
             for (((g, &swap), v), &(x, y)) in sw.zip(ps) {
@@ -987,6 +1031,25 @@ mod tests {
         }
     }
 
+    /// The pads of [`expand_cot`] depend on the OT's index and the block, not only on the key:
+    /// the same key at two indices, or at two blocks of one index, gives unrelated blocks, and
+    /// the holder's pair at one index is the receiver's pad of either choice.
+    #[test]
+    fn cot_pads_are_tweaked_per_ot_and_block() {
+        let mut rng = ChaCha12Rng::seed_from_u64(42);
+        let (k, delta) = (rng.random::<u128>(), rng.random::<u128>());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        expand_cot(&[k, k], 1, 7, 40, &mut a);
+        assert_eq!(a.len(), 6);
+        assert_ne!(a[..3], a[3..], "OT 7 and OT 8");
+        assert!(a[0] != a[1] && a[1] != a[2], "blocks of one pad");
+        expand_cot(&[k, k ^ delta], 2, 7, 40, &mut b);
+        assert_eq!(b[..3], a[..3], "choice 0 at OT 7");
+        let mut c = Vec::new();
+        expand_cot(&[k ^ delta], 1, 7, 40, &mut c);
+        assert_eq!(b[3..], c[..], "choice 1 at OT 7");
+    }
+
     /// Blocks through [`BlockNet`] with OTs dealt in the clear: the sum of the two parties'
     /// shares is every block permuted by its own permutation, the XOR part bit for bit and
     /// the tail modulo 2^(8·t).
@@ -1016,19 +1079,19 @@ mod tests {
                 let d = random_permutation(m, &mut rng);
                 let mut controls = Vec::new();
                 route_any(&d, &mut controls, &mut scratch);
-                let pairs: Vec<[Block; 2]> = (0..net.switches())
-                    .map(|_| [rng.random::<u128>(), rng.random::<u128>()])
-                    .collect();
-                let chosen: Vec<Block> = pairs
+                // Correlated OTs in the clear: the sender's q and Δ, the receiver's q ⊕ cΔ.
+                let (delta, first) = (rng.random::<u128>(), rng.random::<u64>() >> 1);
+                let q: Vec<Block> = (0..net.switches()).map(|_| rng.random()).collect();
+                let t: Vec<Block> = q
                     .iter()
                     .zip(&controls)
-                    .map(|(p, &c)| p[usize::from(c)])
+                    .map(|(&q, &c)| if c { q ^ delta } else { q })
                     .collect();
                 corr.clear();
                 corr.resize(net.switches() * eb, 0);
                 let at = k * m * eb..(k + 1) * m * eb;
-                net.hold(&mut w2[at.clone()], &pairs, &mut corr, &mut s);
-                net.permute(&mut a2[at], &chosen, &controls, &corr, &mut s);
+                net.hold(&mut w2[at.clone()], (&q, delta, first), &mut corr, &mut s);
+                net.permute(&mut a2[at], (&t, first), &controls, &corr, &mut s);
                 dests.push(d);
             }
             let tail = |x: &[u8]| Mixed::tail(&x[xor..]);
