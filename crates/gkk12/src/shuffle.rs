@@ -202,20 +202,23 @@ const COUNTERS: [Block; 32] = {
 fn expand_cot(keys: &[Block], copies: usize, first: u64, len: usize, out: &mut Vec<Block>) {
     out.clear();
     let blocks = len.div_ceil(16).max(1);
-    for (j, ks) in keys.chunks(copies).enumerate() {
-        let o = first + j as u64;
-        for &k in ks {
-            out.extend((0..blocks).map(|i| k ^ tweak(o, i)));
+    let ctr = COUNTERS.get(..blocks);
+    for (n, &k) in keys.iter().enumerate() {
+        // T(o, i) = T(o, 0) ⊕ i: the block's number is in the tweak's low 16 bits.
+        let base = k ^ tweak(first + (n / copies) as u64, 0);
+        match ctr {
+            Some(ctr) => out.extend(ctr.iter().map(|&i| base ^ i)),
+            None => out.extend((0..blocks as Block).map(|i| base ^ i)),
         }
     }
     fixed_key().ccr_in_place(out);
 }
 
-/// The tweak `T(o, i)` of block `i < 256` of OT `o`'s pads ([`expand_cot`]): distinct for
+/// The tweak `T(o, i)` of block `i < 2^16` of OT `o`'s pads ([`expand_cot`]): distinct for
 /// distinct `(o, i)`, and with its top bit set, so that `σ(T)` is never a small integer like
 /// the tweaks of garbled gates and of the OT hash ([`doram_twopc::hash`]).
 fn tweak(o: u64, i: usize) -> Block {
-    (1 << 127) | (Block::from(o) << 8) | i as Block
+    (1 << 127) | (Block::from(o) << 16) | i as Block
 }
 
 /// An entry's bytes: the first `xor` are XOR-shared, the rest (at most eight) one additive
@@ -792,7 +795,8 @@ impl BlockNet {
     /// Networks on blocks of `m ≥ 1` entries of `eb` bytes, the bytes from `xor` on an
     /// additive tail.
     pub(crate) fn new(m: usize, eb: usize, xor: usize) -> Result<BlockNet, Gkk12Error> {
-        if m == 0 || m > u32::MAX as usize || xor > eb || eb - xor > 8 {
+        // Pads of at most 2^16 blocks, each with its own tweak ([`tweak`]).
+        if m == 0 || m > u32::MAX as usize || xor > eb || eb - xor > 8 || eb > 16 << 16 {
             return Err(Gkk12Error::Misuse("a block network that does not fit"));
         }
         let positions: Vec<u32> = (0..m as u32).collect();
