@@ -13,7 +13,7 @@
 //! (`BlockNet`, on blocks of any size): every switch of a block before the next block, so
 //! that a block stays in cache, batches of whole blocks pipelined between the parties, and one
 //! correction per switch instead of two (both outputs re-shared with the same pad; its rustdoc
-//! says why that hides as much).
+//! says why that hides as much), its pads hashed straight from correlated OTs.
 //!
 //! # Frames
 //! A stage's corrections (`2s` bits per switch) go as frames of at most [`FRAME_BYTES`] bytes

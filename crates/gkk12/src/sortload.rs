@@ -1,4 +1,4 @@
-//! The initial load by the two parties alone, in O(n log n) random OTs and O(n log n log B)
+//! The initial load by the two parties alone, in O(n log n) OTs and O(n log n log B)
 //! OT-switched bits (and garbled gates only to check a batch of bins for overflow) rather than
 //! GKK12 Figure 1's n accesses (each O(log² n) gates times the slot width): every item of every tree gets a leaf of random bits neither
 //! party knows and is placed by [`crate::binsort`] into the bucket of its leaf's path at
