@@ -185,12 +185,12 @@ const COUNTERS: [Block; 32] = {
     c
 };
 
-/// The pads of [`BlockNet`]'s switches, straight from correlated OTs: for each of `keys`
-/// (`x`, the OT's message for one choice: `q` or `q ⊕ Δ` at the sender, `t = q ⊕ cΔ` at the
-/// receiver) and its OT index `o` (`first`, `first + 1`, … for consecutive OTs; `copies`
-/// keys in a row share one index, the holder's `q` and `q ⊕ Δ`), `len.div_ceil(16)` blocks
-/// (at least one), block `i` the hash `CCR(x ⊕ T(o, i))` of [`tweak`], left where the cipher
-/// puts them as in [`expand_blocks`].
+/// The pads of [`BlockNet`]'s switches, straight from correlated OTs: for each of `keys` (the
+/// OT's message for one choice: `t = q ⊕ cΔ` at the receiver, or `q` at the sender) and its
+/// OT index `o` (`first`, `first + 1`, … for consecutive OTs), the pad of `x = key`, and with
+/// `delta` (the sender's Δ) then that of `x = key ⊕ Δ`: `len.div_ceil(16)` blocks each (at
+/// least one), block `i` the hash `CCR(x ⊕ T(o, i))` of [`tweak`], left where the cipher puts
+/// them as in [`expand_blocks`].
 ///
 /// `CCR(y) = π(σ(y)) ⊕ σ(y)`, σ linear, so `CCR(x ⊕ T) = π(σ(x) ⊕ σ(T)) ⊕ σ(x) ⊕ σ(T)`: the
 /// tweakable circular correlation-robust hash that half-gates garbling uses (GKWY20 §7.3),
@@ -199,16 +199,20 @@ const COUNTERS: [Block; 32] = {
 /// label and the label ⊕ Δ). So the pads of the choice a receiver did not make look random to
 /// it, although the two messages differ by Δ (for `P0` the garbler's Δ); no hash of the OT
 /// first, which cost the holder two more calls of π per switch and the permuter one more.
-fn expand_cot(keys: &[Block], copies: usize, first: u64, len: usize, out: &mut Vec<Block>) {
+fn expand_cot(keys: &[Block], delta: Option<Block>, first: u64, len: usize, out: &mut Vec<Block>) {
     out.clear();
     let blocks = len.div_ceil(16).max(1);
     let ctr = COUNTERS.get(..blocks);
+    let mut pad = |base: Block| match ctr {
+        Some(ctr) => out.extend(ctr.iter().map(|&i| base ^ i)),
+        None => out.extend((0..blocks as Block).map(|i| base ^ i)),
+    };
     for (n, &k) in keys.iter().enumerate() {
         // T(o, i) = T(o, 0) ⊕ i: the block's number is in the tweak's low 16 bits.
-        let base = k ^ tweak(first + (n / copies) as u64, 0);
-        match ctr {
-            Some(ctr) => out.extend(ctr.iter().map(|&i| base ^ i)),
-            None => out.extend((0..blocks as Block).map(|i| base ^ i)),
+        let base = k ^ tweak(first + n as u64, 0);
+        pad(base);
+        if let Some(d) = delta {
+            pad(base ^ d);
         }
     }
     fixed_key().ccr_in_place(out);
@@ -736,7 +740,6 @@ const PAD_CHUNK: usize = 128;
 #[derive(Default)]
 pub(crate) struct NetScratch {
     pads: Vec<Block>,
-    keys: Vec<Block>,
 }
 
 /// Switches of the network on `n` entries ([`BlockNet`]): `S(1) = 0`, `S(2) = 1` and
@@ -832,10 +835,8 @@ impl BlockNet {
         let stride = 16 * eb.div_ceil(16).max(1);
         let chunks = self.pairs.chunks(PAD_CHUNK).zip(q.chunks(PAD_CHUNK));
         for (c, ((ps, qs), vs)) in chunks.zip(out.chunks_mut(PAD_CHUNK * eb)).enumerate() {
-            s.keys.clear();
-            s.keys.extend(qs.iter().flat_map(|&q| [q, q ^ delta]));
             let at = first + (c * PAD_CHUNK) as u64;
-            expand_cot(&s.keys, 2, at, eb, &mut s.pads);
+            expand_cot(qs, Some(delta), at, eb, &mut s.pads);
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
             let sw = pads.chunks_exact(2 * stride).zip(vs.chunks_exact_mut(eb));
             for ((g, v), &(x, y)) in sw.zip(ps) {
@@ -868,7 +869,7 @@ impl BlockNet {
             .zip(corr.chunks(PAD_CHUNK * eb));
         for (c, (((ps, ts), cs), vs)) in chunks.enumerate() {
             let at = first + (c * PAD_CHUNK) as u64;
-            expand_cot(ts, 1, at, eb, &mut s.pads);
+            expand_cot(ts, None, at, eb, &mut s.pads);
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
             let sw = pads.chunks_exact(stride).zip(cs).zip(vs.chunks_exact(eb));
             for (((g, &swap), v), &(x, y)) in sw.zip(ps) {
@@ -1043,14 +1044,14 @@ mod tests {
         let mut rng = ChaCha12Rng::seed_from_u64(42);
         let (k, delta) = (rng.random::<u128>(), rng.random::<u128>());
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        expand_cot(&[k, k], 1, 7, 40, &mut a);
+        expand_cot(&[k, k], None, 7, 40, &mut a);
         assert_eq!(a.len(), 6);
         assert_ne!(a[..3], a[3..], "OT 7 and OT 8");
         assert!(a[0] != a[1] && a[1] != a[2], "blocks of one pad");
-        expand_cot(&[k, k ^ delta], 2, 7, 40, &mut b);
+        expand_cot(&[k], Some(delta), 7, 40, &mut b);
         assert_eq!(b[..3], a[..3], "choice 0 at OT 7");
         let mut c = Vec::new();
-        expand_cot(&[k ^ delta], 1, 7, 40, &mut c);
+        expand_cot(&[k ^ delta], None, 7, 40, &mut c);
         assert_eq!(b[3..], c[..], "choice 1 at OT 7");
     }
 
