@@ -1053,6 +1053,23 @@ mod tests {
         assert_eq!(b[3..], c[..], "choice 1 at OT 7");
     }
 
+    /// Entries whose pads would need more blocks than a tweak numbers (2^16, 1 MiB) are
+    /// refused, as are empty blocks and additive tails beyond eight bytes; the largest entry
+    /// is taken.
+    #[test]
+    fn a_block_network_refuses_what_its_pads_cannot_number() {
+        assert!(BlockNet::new(2, 16 << 16, 16 << 16).is_ok());
+        assert!(matches!(
+            BlockNet::new(2, (16 << 16) + 1, 16 << 16),
+            Err(Gkk12Error::Misuse(_))
+        ));
+        assert!(matches!(BlockNet::new(0, 8, 8), Err(Gkk12Error::Misuse(_))));
+        assert!(matches!(
+            BlockNet::new(2, 18, 9),
+            Err(Gkk12Error::Misuse(_))
+        ));
+    }
+
     /// Blocks through [`BlockNet`] with OTs dealt in the clear: the sum of the two parties'
     /// shares is every block permuted by its own permutation, the XOR part bit for bit and
     /// the tail modulo 2^(8·t).
