@@ -203,17 +203,54 @@ const COUNTERS: [Block; 32] = {
 /// it, although the two messages differ by Δ (for `P0` the garbler's Δ); no hash of the OT
 /// first, which cost the holder two more calls of π per switch and the permuter one more.
 fn expand_cot(keys: &[Block], delta: Option<Block>, first: u64, len: usize, out: &mut Vec<Block>) {
-    out.clear();
     let blocks = len.div_ceil(16).max(1);
-    for (n, &k) in keys.iter().enumerate() {
-        // T(o, i) = T(o, 0) ⊕ i: the block's number is in the tweak's low 16 bits.
-        let base = k ^ tweak(first + n as u64, 0);
-        push_counted(out, base, blocks);
-        if let Some(d) = delta {
-            push_counted(out, base ^ d, blocks);
+    let copies = 1 + usize::from(delta.is_some());
+    // Sized once and then overwritten (the same size chunk after chunk): no per-key growth
+    // checks on the hot path.
+    out.resize(keys.len() * blocks * copies, 0);
+    let d = delta.unwrap_or(0);
+    match blocks {
+        1 => counted::<1>(keys, d, copies, first, out),
+        2 => counted::<2>(keys, d, copies, first, out),
+        3 => counted::<3>(keys, d, copies, first, out),
+        4 => counted::<4>(keys, d, copies, first, out),
+        5 => counted::<5>(keys, d, copies, first, out),
+        6 => counted::<6>(keys, d, copies, first, out),
+        7 => counted::<7>(keys, d, copies, first, out),
+        8 => counted::<8>(keys, d, copies, first, out),
+        _ => {
+            out.clear();
+            for (n, &k) in keys.iter().enumerate() {
+                let base = k ^ tweak(first + n as u64, 0);
+                push_counted(out, base, blocks);
+                if copies == 2 {
+                    push_counted(out, base ^ d, blocks);
+                }
+            }
         }
     }
     fixed_key().ccr_in_place(out);
+}
+
+/// [`expand_cot`]'s hash inputs for pads of `B` blocks, written into `out` (exactly
+/// `keys.len() · B · copies` blocks): `B` a constant, so that each key's blocks are a few
+/// straight stores.
+fn counted<const B: usize>(keys: &[Block], d: Block, copies: usize, first: u64, out: &mut [Block]) {
+    for (n, (&k, dst)) in keys
+        .iter()
+        .zip(out.chunks_exact_mut(B * copies))
+        .enumerate()
+    {
+        // T(o, i) = T(o, 0) ⊕ i: the block's number is in the tweak's low 16 bits.
+        let base = k ^ tweak(first + n as u64, 0);
+        let (d0, d1) = dst.split_at_mut(B);
+        for (i, o) in d0.iter_mut().enumerate() {
+            *o = base ^ i as Block;
+        }
+        for (i, o) in d1.iter_mut().enumerate() {
+            *o = base ^ d ^ i as Block;
+        }
+    }
 }
 
 /// The tweak `T(o, i)` of block `i < 2^16` of OT `o`'s pads ([`expand_cot`]): distinct for
@@ -1051,6 +1088,31 @@ mod tests {
         let mut c = Vec::new();
         expand_cot(&[k ^ delta], None, 7, 40, &mut c);
         assert_eq!(b[3..], c[..], "choice 1 at OT 7");
+    }
+
+    /// [`expand_cot`] gives, for every pad length (the lengths with a fixed block count and
+    /// the longer ones alike), block `i` of key `n`'s pads as `CCR(x ⊕ T(first + n, i))` for
+    /// `x` the key and, with Δ, the key ⊕ Δ, in that order.
+    #[test]
+    fn cot_pads_are_the_tweaked_hashes_at_every_length() {
+        let mut rng = ChaCha12Rng::seed_from_u64(43);
+        let keys: Vec<Block> = (0..5).map(|_| rng.random()).collect();
+        let (delta, first) = (rng.random::<u128>(), 1000);
+        let mut out = vec![7; 3];
+        for len in [1usize, 9, 16, 17, 40, 72, 80, 128, 129, 200] {
+            let blocks = len.div_ceil(16);
+            for d in [None, Some(delta)] {
+                expand_cot(&keys, d, first, len, &mut out);
+                let mut want = Vec::new();
+                for (n, &k) in keys.iter().enumerate() {
+                    for x in [Some(k), d.map(|d| k ^ d)].into_iter().flatten() {
+                        let o = first + n as u64;
+                        want.extend((0..blocks).map(|i| fixed_key().ccr(x ^ tweak(o, i))));
+                    }
+                }
+                assert_eq!(out, want, "len {len}, Δ {}", d.is_some());
+            }
+        }
     }
 
     /// Entries whose pads would need more blocks than a tweak numbers (2^16, 1 MiB) are
