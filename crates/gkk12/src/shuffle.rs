@@ -765,6 +765,7 @@ pub(crate) struct BlockNet {
     pairs: Vec<(u32, u32)>,
     eb: usize,
     mix: Mixed,
+    kernel: Kernel,
 }
 
 /// Switches whose pads are expanded at once: their pads (two per switch at the holder) stay
@@ -845,6 +846,7 @@ impl BlockNet {
             pairs,
             eb,
             mix: Mixed { xor },
+            kernel: Kernel::for_entry(eb, xor),
         })
     }
 
@@ -873,11 +875,24 @@ impl BlockNet {
             let at = first + (c * PAD_CHUNK) as u64;
             expand_cot(qs, Some(delta), at, eb, &mut s.pads);
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
-            let sw = pads.chunks_exact(2 * stride).zip(vs.chunks_exact_mut(eb));
-            for ((g, v), &(x, y)) in sw.zip(ps) {
-                let (wx, wy) = two(w, x as usize, y as usize, eb);
-                let (g0, g1) = (&g[..eb], &g[stride..stride + eb]);
-                mix.hold_switch(v, wx, wy, g0, g1);
+            let run = HoldRun {
+                w,
+                eb,
+                stride,
+                ps,
+                pads,
+                vs,
+            };
+            match self.kernel {
+                Kernel::Bytes => {
+                    run.switches(|v, wx, wy, g0, g1| mix.hold_switch(v, wx, wy, g0, g1))
+                }
+                Kernel::Wide { chunks, tail } => {
+                    let xor = mix.xor;
+                    wide!(chunks, tail, |N, T| run.switches(|v, wx, wy, g0, g1| {
+                        hold_wide::<N, T>(xor, v, wx, wy, g0, g1)
+                    }))
+                }
             }
         }
     }
@@ -906,11 +921,263 @@ impl BlockNet {
             let at = first + (c * PAD_CHUNK) as u64;
             expand_cot(ts, None, at, eb, &mut s.pads);
             let pads: &[u8] = bytemuck::cast_slice(&s.pads);
-            let sw = pads.chunks_exact(stride).zip(cs).zip(vs.chunks_exact(eb));
-            for (((g, &swap), v), &(x, y)) in sw.zip(ps) {
-                let (ax, ay) = two(a, x as usize, y as usize, eb);
-                mix.permute_switch(ax, ay, &g[..eb], v, swap);
+            let run = PermuteRun {
+                a,
+                eb,
+                stride,
+                ps,
+                pads,
+                cs,
+                vs,
+            };
+            match self.kernel {
+                Kernel::Bytes => {
+                    run.switches(|ax, ay, g, v, c| mix.permute_switch(ax, ay, g, v, c))
+                }
+                Kernel::Wide { chunks, tail } => {
+                    let xor = mix.xor;
+                    wide!(chunks, tail, |N, T| run.switches(|ax, ay, g, v, c| {
+                        permute_wide::<N, T>(xor, ax, ay, g, v, c)
+                    }))
+                }
             }
+        }
+    }
+}
+
+/// How [`BlockNet`]'s switches treat an entry's bytes: byte by byte ([`Mixed`]), or, for an
+/// XOR part of 32 to 128 bytes and an additive tail of at most two, as `chunks` 32-byte
+/// vectors (the last one overlapping the one before where the length is not a multiple of
+/// 32) and a tail of a fixed length: no loop with a run-time trip count, no byte-by-byte
+/// remainder ([`hold_wide`], [`permute_wide`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kernel {
+    Bytes,
+    Wide { chunks: usize, tail: usize },
+}
+
+impl Kernel {
+    fn for_entry(eb: usize, xor: usize) -> Kernel {
+        if (32..=128).contains(&xor) && eb - xor <= 2 {
+            Kernel::Wide {
+                chunks: xor.div_ceil(32),
+                tail: eb - xor,
+            }
+        } else {
+            Kernel::Bytes
+        }
+    }
+}
+
+/// Runs `$body` with the constants `N` = `$chunks` (1 to 4) and `T` = `$tail` (0 to 2) of a
+/// [`Kernel::Wide`].
+macro_rules! wide {
+    ($chunks:expr, $tail:expr, |$n:ident, $t:ident| $body:expr) => {{
+        macro_rules! with {
+            ($nv:literal, $tv:literal) => {{
+                const $n: usize = $nv;
+                const $t: usize = $tv;
+                $body
+            }};
+        }
+        match ($chunks, $tail) {
+            (1, 0) => with!(1, 0),
+            (1, 1) => with!(1, 1),
+            (1, _) => with!(1, 2),
+            (2, 0) => with!(2, 0),
+            (2, 1) => with!(2, 1),
+            (2, _) => with!(2, 2),
+            (3, 0) => with!(3, 0),
+            (3, 1) => with!(3, 1),
+            (3, _) => with!(3, 2),
+            (_, 0) => with!(4, 0),
+            (_, 1) => with!(4, 1),
+            (_, _) => with!(4, 2),
+        }
+    }};
+}
+use wide;
+
+/// One chunk of a [`Kernel::Wide`] entry.
+type Chunk = [u8; 32];
+
+/// Where chunk `i` of an XOR part of `xor ≥ 32` bytes starts: every 32 bytes, the last one
+/// ending at `xor`.
+#[inline(always)]
+fn chunk_at(i: usize, xor: usize) -> usize {
+    (32 * i).min(xor - 32)
+}
+
+#[inline(always)]
+fn load(s: &[u8], at: usize) -> Chunk {
+    let mut c = [0u8; 32];
+    c.copy_from_slice(&s[at..at + 32]);
+    c
+}
+
+#[inline(always)]
+fn store(d: &mut [u8], at: usize, c: &Chunk) {
+    d[at..at + 32].copy_from_slice(c);
+}
+
+/// The additive tail (`T` ≤ 2 bytes after `xor`) of `x` as an integer.
+#[inline(always)]
+fn tail_of<const T: usize>(x: &[u8], xor: usize) -> u16 {
+    match T {
+        0 => 0,
+        1 => u16::from(x[xor]),
+        _ => u16::from_le_bytes([x[xor], x[xor + 1]]),
+    }
+}
+
+#[inline(always)]
+fn put_tail_of<const T: usize>(d: &mut [u8], xor: usize, v: u16) {
+    let b = v.to_le_bytes();
+    d[xor..xor + T].copy_from_slice(&b[..T]);
+}
+
+/// [`Mixed::hold_switch`] for a [`Kernel::Wide`] entry (`N` chunks, a `T`-byte tail). The
+/// last chunk may overlap the one before: its inputs are read before that one is written,
+/// and both write the same values where they overlap.
+#[inline(always)]
+fn hold_wide<const N: usize, const T: usize>(
+    xor: usize,
+    v: &mut [u8],
+    wx: &mut [u8],
+    wy: &mut [u8],
+    g0: &[u8],
+    g1: &[u8],
+) {
+    let last = chunk_at(N - 1, xor);
+    let (lx, ly) = (load(wx, last), load(wy, last));
+    let (ta, tb, tr, ts) = (
+        tail_of::<T>(wx, xor),
+        tail_of::<T>(wy, xor),
+        tail_of::<T>(g0, xor),
+        tail_of::<T>(g1, xor),
+    );
+    for i in 0..N {
+        let at = chunk_at(i, xor);
+        let (mut x, mut y) = if i + 1 == N {
+            (lx, ly)
+        } else {
+            (load(wx, at), load(wy, at))
+        };
+        let (r, s) = (load(g0, at), load(g1, at));
+        let mut c = [0u8; 32];
+        for j in 0..32 {
+            c[j] = x[j] ^ y[j] ^ r[j] ^ s[j];
+            x[j] ^= r[j];
+            y[j] ^= r[j];
+        }
+        store(v, at, &c);
+        store(wx, at, &x);
+        store(wy, at, &y);
+    }
+    if T > 0 {
+        let d = tb.wrapping_sub(ta).wrapping_sub(tr).wrapping_sub(ts);
+        put_tail_of::<T>(v, xor, d);
+        put_tail_of::<T>(wx, xor, ta.wrapping_add(tr));
+        put_tail_of::<T>(wy, xor, tb.wrapping_sub(tr));
+    }
+}
+
+/// [`Mixed::permute_switch`] for a [`Kernel::Wide`] entry, as [`hold_wide`].
+#[inline(always)]
+fn permute_wide<const N: usize, const T: usize>(
+    xor: usize,
+    ax: &mut [u8],
+    ay: &mut [u8],
+    g: &[u8],
+    v: &[u8],
+    swap: bool,
+) {
+    let last = chunk_at(N - 1, xor);
+    let (lx, ly) = (load(ax, last), load(ay, last));
+    let (ta, tb, tr, tv) = (
+        tail_of::<T>(ax, xor),
+        tail_of::<T>(ay, xor),
+        tail_of::<T>(g, xor),
+        tail_of::<T>(v, xor),
+    );
+    let mask = 0u8.wrapping_sub(u8::from(swap));
+    for i in 0..N {
+        let at = chunk_at(i, xor);
+        let (mut x, mut y) = if i + 1 == N {
+            (lx, ly)
+        } else {
+            (load(ax, at), load(ay, at))
+        };
+        let (r, c) = (load(g, at), load(v, at));
+        for j in 0..32 {
+            let t = (x[j] ^ y[j] ^ c[j]) & mask;
+            x[j] ^= r[j] ^ t;
+            y[j] ^= r[j] ^ t;
+        }
+        store(ax, at, &x);
+        store(ay, at, &y);
+    }
+    if T > 0 {
+        let e = tv.wrapping_add(tr);
+        let (nx, ny) = if swap {
+            (tb.wrapping_add(e), ta.wrapping_sub(e))
+        } else {
+            (ta.wrapping_sub(tr), tb.wrapping_add(tr))
+        };
+        put_tail_of::<T>(ax, xor, nx);
+        put_tail_of::<T>(ay, xor, ny);
+    }
+}
+
+/// One pad chunk's switches at the holder: the block, its entry size, the pads' stride, the
+/// switches, their pads and their corrections.
+struct HoldRun<'a> {
+    w: &'a mut [u8],
+    eb: usize,
+    stride: usize,
+    ps: &'a [(u32, u32)],
+    pads: &'a [u8],
+    vs: &'a mut [u8],
+}
+
+impl HoldRun<'_> {
+    #[inline(always)]
+    fn switches(self, mut f: impl FnMut(&mut [u8], &mut [u8], &mut [u8], &[u8], &[u8])) {
+        let (eb, stride) = (self.eb, self.stride);
+        let sw = self
+            .pads
+            .chunks_exact(2 * stride)
+            .zip(self.vs.chunks_exact_mut(eb));
+        for ((g, v), &(x, y)) in sw.zip(self.ps) {
+            let (wx, wy) = two(self.w, x as usize, y as usize, eb);
+            f(v, wx, wy, &g[..eb], &g[stride..stride + eb]);
+        }
+    }
+}
+
+/// One pad chunk's switches at the permuter, as [`HoldRun`] with the controls.
+struct PermuteRun<'a> {
+    a: &'a mut [u8],
+    eb: usize,
+    stride: usize,
+    ps: &'a [(u32, u32)],
+    pads: &'a [u8],
+    cs: &'a [bool],
+    vs: &'a [u8],
+}
+
+impl PermuteRun<'_> {
+    #[inline(always)]
+    fn switches(self, mut f: impl FnMut(&mut [u8], &mut [u8], &[u8], &[u8], bool)) {
+        let (eb, stride) = (self.eb, self.stride);
+        let sw = self
+            .pads
+            .chunks_exact(stride)
+            .zip(self.cs)
+            .zip(self.vs.chunks_exact(eb));
+        for (((g, &swap), v), &(x, y)) in sw.zip(self.ps) {
+            let (ax, ay) = two(self.a, x as usize, y as usize, eb);
+            f(ax, ay, &g[..eb], v, swap);
         }
     }
 }
@@ -1113,6 +1380,58 @@ mod tests {
                 assert_eq!(out, want, "len {len}, Δ {}", d.is_some());
             }
         }
+    }
+
+    /// The wide kernels ([`Kernel::Wide`]) write exactly what the byte-by-byte ones do, for
+    /// XOR parts that are and are not multiples of 32 bytes, every chunk count and tail
+    /// length, at both parties.
+    #[test]
+    fn wide_switches_match_the_byte_switches() {
+        let mut rng = ChaCha12Rng::seed_from_u64(44);
+        let mut scratch = RouteScratch::default();
+        let shapes = [
+            (64usize, 72usize, 70usize),
+            (33, 71, 70),
+            (17, 32, 32),
+            (20, 34, 32),
+            (9, 35, 33),
+            (40, 130, 128),
+            (9, 100, 99),
+            (50, 45, 45),
+            (12, 64, 63),
+            (7, 97, 96),
+        ];
+        for (m, eb, xor) in shapes {
+            let wide = BlockNet::new(m, eb, xor).unwrap();
+            assert!(matches!(wide.kernel, Kernel::Wide { .. }), "{eb}, {xor}");
+            let mut bytes = BlockNet::new(m, eb, xor).unwrap();
+            bytes.kernel = Kernel::Bytes;
+            let w: Vec<u8> = (0..m * eb).map(|_| rng.random()).collect();
+            let a: Vec<u8> = (0..m * eb).map(|_| rng.random()).collect();
+            let d = random_permutation(m, &mut rng);
+            let mut controls = Vec::new();
+            route_any(&d, &mut controls, &mut scratch);
+            let delta = rng.random::<u128>();
+            let q: Vec<Block> = (0..wide.switches()).map(|_| rng.random()).collect();
+            let t: Vec<Block> = q
+                .iter()
+                .zip(&controls)
+                .map(|(&q, &c)| if c { q ^ delta } else { q })
+                .collect();
+            let mut s = NetScratch::default();
+            let mut out = Vec::new();
+            for net in [&wide, &bytes] {
+                let (mut w2, mut a2) = (w.clone(), a.clone());
+                let mut corr = vec![0; net.switches() * eb];
+                net.hold(&mut w2, (&q, delta, 5), &mut corr, &mut s);
+                net.permute(&mut a2, (&t, 5), &controls, &corr, &mut s);
+                out.push((w2, a2, corr));
+            }
+            assert!(out[0] == out[1], "m {m}, eb {eb}, xor {xor}");
+        }
+        assert_eq!(BlockNet::new(4, 33, 31).unwrap().kernel, Kernel::Bytes);
+        assert_eq!(BlockNet::new(4, 132, 129).unwrap().kernel, Kernel::Bytes);
+        assert_eq!(BlockNet::new(4, 40, 37).unwrap().kernel, Kernel::Bytes);
     }
 
     /// Entries whose pads would need more blocks than a tweak numbers (2^16, 1 MiB) are
