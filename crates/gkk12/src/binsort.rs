@@ -1038,6 +1038,9 @@ struct Batches<'s> {
     eb: usize,
     db: usize,
     scratch: NetScratch,
+    /// The buffer the next batch's corrections are written into: the peer's corrections of
+    /// the batch before, once used (the same size but for a stage's last batch), so that
+    /// a batch's megabyte is neither allocated nor zeroed before the kernels overwrite it.
     out: Vec<u8>,
     perm: Vec<usize>,
     route: RouteScratch,
@@ -1066,6 +1069,7 @@ impl Batches<'_> {
         let per = self.net.switches();
         let n = region.len() / (self.m * self.eb) * per;
         let cot = cot_send(self.session, ot, n)?;
+        // Every byte is written by `BlockNet::hold` below.
         self.out.resize(n * self.eb, 0);
         let blocks = region.chunks_exact_mut(self.m * self.eb);
         for (k, ((blk, qs), out)) in blocks
@@ -1108,6 +1112,9 @@ impl Batches<'_> {
         for (k, (((blk, ts), cs), v)) in it.enumerate() {
             let first = keys.first + (k * per) as u64;
             self.net.permute(blk, (ts, first), cs, v, &mut self.scratch);
+        }
+        if self.out.capacity() < corr.len() {
+            self.out = corr;
         }
         Ok(())
     }
