@@ -1188,31 +1188,38 @@ impl PermuteRun<'_> {
 /// calls so that routing allocates nothing once it has seen the size. `dest` must be a
 /// permutation (not checked here: the caller draws it).
 pub(crate) fn route_any(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
-    let depth = usize::BITS as usize - dest.len().leading_zeros() as usize + 1;
+    let n = dest.len();
+    let depth = usize::BITS as usize - n.leading_zeros() as usize + 1;
     if scratch.levels.len() < depth {
         scratch.levels.resize_with(depth, RouteLevel::default);
     }
-    route_level(dest, out, &mut scratch.levels);
+    // Positions as u32 (a block has at most 2^32 entries, [`BlockNet::new`]): half the
+    // footprint of usize, so that a level's arrays stay in the first-level cache longer.
+    scratch.top.clear();
+    scratch.top.extend(dest.iter().map(|&d| d as u32));
+    out.reserve(switch_count(n));
+    route_level(&scratch.top, out, &mut scratch.levels);
 }
 
 /// Scratch space of [`route_any`], kept across calls: one level per depth of the recursion.
 #[derive(Default)]
 pub(crate) struct RouteScratch {
+    top: Vec<u32>,
     levels: Vec<RouteLevel>,
 }
 
 #[derive(Default)]
 struct RouteLevel {
-    inv: Vec<usize>,
+    inv: Vec<u32>,
     /// 0: not yet decided, 1: the top network, 2: the bottom one.
     side: Vec<u8>,
-    top: Vec<usize>,
-    bottom: Vec<usize>,
+    top: Vec<u32>,
+    bottom: Vec<u32>,
     outputs: Vec<bool>,
 }
 
 /// [`route_any`] on one network of the recursion, with `levels[0]` its scratch space.
-fn route_level(d: &[usize], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
+fn route_level(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
     let n = d.len();
     if n < 2 {
         return;
@@ -1227,20 +1234,21 @@ fn route_level(d: &[usize], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
     };
     let h = n / 2;
     me.inv.resize(n, 0);
-    for (x, &y) in d.iter().enumerate() {
-        me.inv[y] = x;
+    for (x, &y) in (0u32..).zip(d) {
+        me.inv[y as usize] = x;
     }
     let inv = &me.inv[..n];
     me.side.clear();
     me.side.resize(n, 0);
     let side = &mut me.side[..];
+    let at = |i: u32| i as usize;
     if n % 2 == 1 {
         // The path from the last entry (bottom, no input switch) by output and input
         // partners, to the entry bound for the last output (bottom, no output switch).
         let mut x = n - 1;
         side[x] = 2;
-        while d[x] != n - 1 {
-            let y = inv[d[x] ^ 1];
+        while at(d[x]) != n - 1 {
+            let y = at(inv[at(d[x] ^ 1)]);
             side[y] = 3 - side[x];
             let z = y ^ 1;
             side[z] = side[x];
@@ -1257,7 +1265,7 @@ fn route_level(d: &[usize], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
         loop {
             let p = x ^ 1;
             side[p] = 3 - side[x];
-            let q = inv[d[p] ^ 1];
+            let q = at(inv[at(d[p] ^ 1)]);
             if side[q] != 0 {
                 break;
             }
@@ -1270,20 +1278,21 @@ fn route_level(d: &[usize], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
     out.extend((0..h).map(|i| side[2 * i] == 2));
     me.top.clear();
     me.bottom.clear();
-    for i in 0..h {
-        let (t, b) = if side[2 * i] == 1 {
-            (2 * i, 2 * i + 1)
+    for (pair, s) in d[..2 * h].chunks_exact(2).zip(side.chunks_exact(2)) {
+        let (t, b) = if s[0] == 1 {
+            (pair[0], pair[1])
         } else {
-            (2 * i + 1, 2 * i)
+            (pair[1], pair[0])
         };
-        me.top.push(d[t] >> 1);
-        me.bottom.push(d[b] >> 1);
+        me.top.push(t >> 1);
+        me.bottom.push(b >> 1);
     }
     if n % 2 == 1 {
         me.bottom.push(d[n - 1] >> 1);
     }
     me.outputs.clear();
-    me.outputs.extend((0..h).map(|j| side[inv[2 * j]] == 2));
+    me.outputs
+        .extend(inv[..2 * h].iter().step_by(2).map(|&x| side[at(x)] == 2));
     route_level(&me.top, out, deeper);
     route_level(&me.bottom, out, deeper);
     out.extend_from_slice(&me.outputs);
