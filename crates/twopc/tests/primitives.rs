@@ -8,7 +8,9 @@ use aes::cipher::generic_array::GenericArray;
 use aes::cipher::{BlockEncrypt, KeyInit};
 use doram_prim::aes::{BATCH, Block, FIXED_KEY, fixed_key};
 use doram_twopc::hash::{gc_hash, gc_hash8, orthomorphism, ot_hash, ot_hash_in_place};
-use doram_twopc::transpose::{transpose_columns, transpose128, transpose128_naive};
+use doram_twopc::transpose::{
+    transpose_columns, transpose128, transpose128_naive, transpose128_portable,
+};
 use rand::Rng;
 
 /// π from the `aes` crate directly: an implementation independent of doram-prim's.
@@ -129,6 +131,19 @@ fn transpose_matches_naive_on_random_matrices() {
     let mut want = [0 as Block; 128];
     want[100] = 1 << 3;
     assert_eq!(one, want);
+}
+
+/// The portable transpose on its own (where the CPU has AVX-512 and GFNI, `transpose128`
+/// takes the other one).
+#[test]
+fn portable_transpose_matches_naive() {
+    let mut rng = common::test_rng("transpose portable");
+    for _ in 0..20 {
+        let m: [Block; 128] = std::array::from_fn(|_| rng.random());
+        let mut t = m;
+        transpose128_portable(&mut t);
+        assert_eq!(t, transpose128_naive(&m));
+    }
 }
 
 #[test]
