@@ -6,7 +6,7 @@
 //! `k & j = 0` exchanges the `j × j` sub-blocks above and below the diagonal, with one shift,
 //! two XORs and a mask per row pair — 7 · 64 row operations in all, no per-bit loop.
 //!
-//! On a CPU with AVX-512 (VBMI) and GFNI the same transpose takes about a fifth of the
+//! On a CPU with AVX-512 (VBMI) and GFNI the same transpose takes about a third of the
 //! instructions ([`doram_arch::Gfni512`]: a byte shuffle gathers each 8 × 8 bit block into a
 //! qword, one affine instruction per eight blocks transposes them, and qword and byte
 //! shuffles put them in place); the functions here pick it when the CPU has it.
