@@ -205,10 +205,12 @@ const COUNTERS: [Block; 32] = {
 fn expand_cot(keys: &[Block], delta: Option<Block>, first: u64, len: usize, out: &mut Vec<Block>) {
     let blocks = len.div_ceil(16).max(1);
     let copies = 1 + usize::from(delta.is_some());
-    // Sized once and then overwritten (the same size chunk after chunk): no per-key growth
-    // checks on the hot path.
-    out.resize(keys.len() * blocks * copies, 0);
     let d = delta.unwrap_or(0);
+    if blocks <= 8 {
+        // Sized once and then overwritten (the same size chunk after chunk): no per-key
+        // growth checks on the hot path.
+        out.resize(keys.len() * blocks * copies, 0);
+    }
     match blocks {
         1 => counted::<1>(keys, d, copies, first, out),
         2 => counted::<2>(keys, d, copies, first, out),
