@@ -1394,8 +1394,8 @@ mod tests {
     }
 
     /// The wide kernels ([`Kernel::Wide`]) write exactly what the byte-by-byte ones do, for
-    /// XOR parts that are and are not multiples of 32 bytes, every chunk count and tail
-    /// length, at both parties.
+    /// XOR parts that are and are not multiples of 32 bytes, every pair of chunk count and
+    /// tail length, at both parties.
     #[test]
     fn wide_switches_match_the_byte_switches() {
         let mut rng = ChaCha12Rng::seed_from_u64(44);
@@ -1411,6 +1411,9 @@ mod tests {
             (50, 45, 45),
             (12, 64, 63),
             (7, 97, 96),
+            (11, 33, 32),
+            (10, 96, 96),
+            (6, 128, 128),
         ];
         for (m, eb, xor) in shapes {
             let wide = BlockNet::new(m, eb, xor).unwrap();
