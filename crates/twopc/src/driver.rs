@@ -306,13 +306,16 @@ pub fn cot_send_into(
     m: usize,
     q: &mut Vec<Block>,
 ) -> Result<u64, TwopcError> {
+    let peer = peer(session)?;
     q.clear();
     q.reserve(m);
     let mut first = None;
-    extend_send(session, sender, m, |part| {
-        first.get_or_insert(part.first);
-        q.extend_from_slice(&part.q);
-    })?;
+    // As `extend_send`, each batch's OTs written straight after the last.
+    for k in batch_sizes(m) {
+        let msg = session.recv_bytes(peer)?;
+        let f = sender.extend_into(peer, k, &msg, q)?;
+        first.get_or_insert(f);
+    }
     Ok(first.unwrap_or_default())
 }
 
@@ -349,13 +352,18 @@ pub fn cot_receive_into(
     choices: &[bool],
     t: &mut Vec<Block>,
 ) -> Result<u64, TwopcError> {
+    let peer = peer(session)?;
     t.clear();
     t.reserve(choices.len());
     let mut first = None;
-    extend_receive(session, receiver, choices, |part| {
-        first.get_or_insert(part.first);
-        t.extend_from_slice(&part.t);
-    })?;
+    let mut done = 0;
+    // As `extend_receive`, each batch's OTs written straight after the last.
+    for k in batch_sizes(choices.len()) {
+        let (f, msg) = receiver.extend_into(&choices[done..done + k], t);
+        session.send_vec(peer, msg)?;
+        first.get_or_insert(f);
+        done += k;
+    }
     Ok(first.unwrap_or_default())
 }
 

@@ -26,6 +26,23 @@ pub trait CotExtSender {
     /// [`PeerFault`] naming `peer` if `msg` is not [`extend_msg_len`](Self::extend_msg_len)`(m)`
     /// bytes.
     fn extend(&mut self, peer: PartyId, m: usize, msg: &[u8]) -> Result<CotSender, PeerFault>;
+
+    /// [`extend`](Self::extend) with the outputs `q_i` appended to `q`; returns the index of
+    /// the first OT.
+    ///
+    /// # Errors
+    /// As [`extend`](Self::extend).
+    fn extend_into(
+        &mut self,
+        peer: PartyId,
+        m: usize,
+        msg: &[u8],
+        q: &mut Vec<Block>,
+    ) -> Result<u64, PeerFault> {
+        let part = self.extend(peer, m, msg)?;
+        q.extend_from_slice(&part.q);
+        Ok(part.first)
+    }
 }
 
 /// The receiver of an OT extension, after setup.
@@ -36,6 +53,14 @@ pub trait CotExtReceiver {
     /// Extends to `choices.len()` correlated OTs: the receiver's outputs and the message for
     /// the sender.
     fn extend(&mut self, choices: &[bool]) -> (CotReceiver, Vec<u8>);
+
+    /// [`extend`](Self::extend) with the outputs `t_i` appended to `t`: the index of the first
+    /// OT and the message for the sender.
+    fn extend_into(&mut self, choices: &[bool], t: &mut Vec<Block>) -> (u64, Vec<u8>) {
+        let (part, msg) = self.extend(choices);
+        t.extend_from_slice(&part.t);
+        (part.first, msg)
+    }
 }
 
 impl CotExtSender for IknpSender {
@@ -69,6 +94,15 @@ impl CotExtSender for SoftSpokenSender {
     fn extend(&mut self, peer: PartyId, m: usize, msg: &[u8]) -> Result<CotSender, PeerFault> {
         SoftSpokenSender::extend(self, peer, m, msg)
     }
+    fn extend_into(
+        &mut self,
+        peer: PartyId,
+        m: usize,
+        msg: &[u8],
+        q: &mut Vec<Block>,
+    ) -> Result<u64, PeerFault> {
+        SoftSpokenSender::extend_into(self, peer, m, msg, q)
+    }
 }
 
 impl CotExtReceiver for SoftSpokenReceiver {
@@ -77,5 +111,8 @@ impl CotExtReceiver for SoftSpokenReceiver {
     }
     fn extend(&mut self, choices: &[bool]) -> (CotReceiver, Vec<u8>) {
         SoftSpokenReceiver::extend(self, choices)
+    }
+    fn extend_into(&mut self, choices: &[bool], t: &mut Vec<Block>) -> (u64, Vec<u8>) {
+        SoftSpokenReceiver::extend_into(self, choices, t)
     }
 }

@@ -55,7 +55,7 @@ use doram_prim::aes::{Aes128Cipher, Block, fixed_key, mask};
 
 use crate::TwopcError;
 use crate::iknp::{CotReceiver, CotSender, KAPPA, blocks_for, pack_bits};
-use crate::transpose::transpose_columns;
+use crate::transpose::transpose_columns_into;
 
 /// The largest supported chunk size `k`.
 pub const MAX_K: usize = 8;
@@ -271,6 +271,28 @@ impl SoftSpokenReceiver {
     /// [SoftSpoken, VOLE, receiver] Extends to `choices.len()` correlated OTs: the receiver's
     /// outputs and the corrections `c_0 ‖ … ‖ c_{⌈128/k⌉−1}` for the sender.
     pub fn extend(&mut self, choices: &[bool]) -> (CotReceiver, Vec<u8>) {
+        let mut t = Vec::new();
+        let (first, msg) = self.extend_into(choices, &mut t);
+        let ots = CotReceiver {
+            first,
+            choices: choices.to_vec(),
+            t,
+        };
+        (ots, msg)
+    }
+
+    /// [`extend`](Self::extend) with the outputs `t_i` appended to `t`: returns the index of
+    /// the first OT and the message.
+    pub fn extend_into(&mut self, choices: &[bool], t: &mut Vec<Block>) -> (u64, Vec<u8>) {
+        let blocks = blocks_for(choices.len());
+        let (first, cols, msg) = self.columns(choices);
+        transpose_columns_into(&cols, blocks, choices.len(), t);
+        (first, msg)
+    }
+
+    /// The receiver's columns `t^c` (bit matrix by columns), the first OT's index and the
+    /// message.
+    fn columns(&mut self, choices: &[bool]) -> (u64, Vec<Block>, Vec<u8>) {
         let m = choices.len();
         let blocks = blocks_for(m);
         let r = pack_bits(choices);
@@ -306,19 +328,10 @@ impl SoftSpokenReceiver {
                 off += len;
             }
         }
-        let mut t = transpose_columns(&cols, blocks);
-        t.truncate(m);
         let first = self.next_ot;
         self.counter += blocks as u64;
         self.next_ot += (blocks * 128) as u64;
-        (
-            CotReceiver {
-                first,
-                choices: choices.to_vec(),
-                t,
-            },
-            msg,
-        )
+        (first, cols, msg)
     }
 }
 
@@ -397,6 +410,40 @@ impl SoftSpokenSender {
     /// # Errors
     /// [`PeerFault`] naming `peer` if `msg` is not [`ChunkBits::extend_msg_len`]`(m)` bytes.
     pub fn extend(&mut self, peer: PartyId, m: usize, msg: &[u8]) -> Result<CotSender, PeerFault> {
+        let mut q = Vec::new();
+        let first = self.extend_into(peer, m, msg, &mut q)?;
+        Ok(CotSender {
+            first,
+            delta: self.delta,
+            q,
+        })
+    }
+
+    /// [`extend`](Self::extend) with the outputs `q_i` appended to `q`: returns the index of
+    /// the first OT.
+    ///
+    /// # Errors
+    /// As [`extend`](Self::extend).
+    pub fn extend_into(
+        &mut self,
+        peer: PartyId,
+        m: usize,
+        msg: &[u8],
+        q: &mut Vec<Block>,
+    ) -> Result<u64, PeerFault> {
+        let (first, cols) = self.columns(peer, m, msg)?;
+        transpose_columns_into(&cols, blocks_for(m), m, q);
+        Ok(first)
+    }
+
+    /// The sender's columns `q^c` for the receiver's corrections `msg`, and the first OT's
+    /// index.
+    fn columns(
+        &mut self,
+        peer: PartyId,
+        m: usize,
+        msg: &[u8],
+    ) -> Result<(u64, Vec<Block>), PeerFault> {
         let k = self.k;
         wire::exact_len(peer, EXTEND_MSG, msg, k.extend_msg_len(m))?;
         let blocks = blocks_for(m);
@@ -438,15 +485,9 @@ impl SoftSpokenSender {
                 off += len;
             }
         }
-        let mut q = transpose_columns(&cols, blocks);
-        q.truncate(m);
         let first = self.next_ot;
         self.counter += blocks as u64;
         self.next_ot += (blocks * 128) as u64;
-        Ok(CotSender {
-            first,
-            delta: self.delta,
-            q,
-        })
+        Ok((first, cols))
     }
 }

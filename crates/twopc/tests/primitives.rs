@@ -9,7 +9,8 @@ use aes::cipher::{BlockEncrypt, KeyInit};
 use doram_prim::aes::{BATCH, Block, FIXED_KEY, fixed_key};
 use doram_twopc::hash::{gc_hash, gc_hash8, orthomorphism, ot_hash, ot_hash_in_place};
 use doram_twopc::transpose::{
-    transpose_columns, transpose128, transpose128_naive, transpose128_portable,
+    transpose_columns, transpose_columns_into, transpose128, transpose128_naive,
+    transpose128_portable,
 };
 use rand::Rng;
 
@@ -157,6 +158,23 @@ fn column_transpose_matches_naive() {
                 let col_bit = (cols[j * blocks + i / 128] >> (i % 128)) & 1;
                 assert_eq!((row >> j) & 1, col_bit, "entry ({i}, {j})");
             }
+        }
+    }
+}
+
+#[test]
+fn transpose_columns_into_appends_the_first_rows() {
+    let mut rng = common::test_rng("transpose columns into");
+    for blocks in [1, 3] {
+        let cols: Vec<Block> = (0..128 * blocks).map(|_| rng.random()).collect();
+        let all = transpose_columns(&cols, blocks);
+        for keep in [0, 1, 127, 128, 129, 200, 128 * blocks, 128 * blocks + 5] {
+            let mut rows = vec![7 as Block; 3];
+            transpose_columns_into(&cols, blocks, keep, &mut rows);
+            let kept = keep.min(128 * blocks);
+            assert_eq!(rows.len(), 3 + kept, "keep {keep}");
+            assert_eq!(rows[..3], [7; 3], "keep {keep}: earlier rows untouched");
+            assert_eq!(rows[3..], all[..kept], "keep {keep}");
         }
     }
 }
