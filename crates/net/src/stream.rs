@@ -14,9 +14,10 @@
 //!   because the socket's write lock is taken before the connection's lock is released.
 //!
 //! Plaintext goes to rustls in pieces of [`CHUNK`] bytes, so a large frame never sits sealed
-//! in memory all at once; a frame's 12-byte header rides in its first record.
+//! in memory all at once; a frame's 12-byte header rides in its first record, copied with at
+//! most one record's worth of the payload.
 
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -27,8 +28,11 @@ use crate::frame::{FRAME_HEADER_BYTES, PayloadSource};
 use crate::session::FrameSink;
 use crate::tls::{TlsIo, flush_tls as flush};
 
-/// Plaintext handed to rustls at once (four full records).
-pub(crate) const CHUNK: usize = 4 << 14;
+/// Plaintext handed to rustls at once (sixteen full records), and what a link's writer lets
+/// rustls hold sealed: each socket write then takes up to this much.
+pub(crate) const CHUNK: usize = 16 << 14;
+/// The first piece of a frame: its header and the payload's first bytes, one full record.
+const FIRST_PIECE: usize = 1 << 14;
 /// Ciphertext read from a shared socket at once.
 const READ_PIECE: usize = 1 << 14;
 
@@ -40,14 +44,14 @@ fn take_sealed(conn: &mut Connection) -> io::Result<Vec<u8>> {
 }
 
 /// Calls `send` on the frame's bytes in pieces of at most [`CHUNK`], the header joined to the
-/// first piece.
+/// first piece (of at most [`FIRST_PIECE`]).
 fn in_chunks(
     header: &[u8; FRAME_HEADER_BYTES],
     payload: &[u8],
     scratch: &mut Vec<u8>,
     mut send: impl FnMut(&[u8]) -> io::Result<()>,
 ) -> io::Result<()> {
-    let first = payload.len().min(CHUNK - FRAME_HEADER_BYTES);
+    let first = payload.len().min(FIRST_PIECE - FRAME_HEADER_BYTES);
     scratch.clear();
     scratch.extend_from_slice(header);
     scratch.extend_from_slice(&payload[..first]);
@@ -65,11 +69,12 @@ pub(crate) struct TlsWriter {
 }
 
 impl TlsWriter {
-    pub fn new(conn: Connection, sock: TcpStream) -> TlsWriter {
+    pub fn new(mut conn: Connection, sock: TcpStream) -> TlsWriter {
+        conn.set_buffer_limit(Some(CHUNK));
         TlsWriter {
             conn,
             sock,
-            scratch: Vec::with_capacity(CHUNK),
+            scratch: Vec::with_capacity(FIRST_PIECE),
             pending: Vec::new(),
         }
     }
@@ -143,7 +148,7 @@ impl FrameSink for TlsWriter {
             pending,
         } = self;
         // The pieces of `in_chunks`: the header with the first payload bytes, then CHUNKs.
-        let first = payload.len().min(CHUNK - FRAME_HEADER_BYTES);
+        let first = payload.len().min(FIRST_PIECE - FRAME_HEADER_BYTES);
         scratch.clear();
         scratch.extend_from_slice(header);
         scratch.extend_from_slice(&payload[..first]);
@@ -191,8 +196,19 @@ impl FrameSink for TlsWriter {
     }
 }
 
-/// The reading end of a one-direction link is the setup's connection itself.
-impl PayloadSource for TlsIo {}
+/// The reading end of a one-direction link is the setup's connection itself. Plaintext is
+/// copied once, from rustls's buffer to the frame's, with no zero-fill of the frame first.
+impl PayloadSource for TlsIo {
+    fn append_to(&mut self, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+        self.with_plaintext(|r| {
+            let chunk = r.fill_buf()?;
+            let n = chunk.len().min(max);
+            out.extend_from_slice(&chunk[..n]);
+            r.consume(n);
+            Ok(n)
+        })
+    }
+}
 
 /// A connection shared by the two halves of a duplex link.
 struct Shared {
@@ -232,7 +248,7 @@ pub(crate) fn duplex(io: TlsIo) -> io::Result<(DuplexWriter, DuplexReader)> {
     Ok((
         DuplexWriter {
             shared: Arc::clone(&shared),
-            scratch: Vec::with_capacity(CHUNK),
+            scratch: Vec::with_capacity(FIRST_PIECE),
         },
         DuplexReader {
             shared,

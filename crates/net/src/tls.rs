@@ -41,6 +41,8 @@ use crate::stream::{DuplexReader, DuplexWriter, TlsWriter};
 
 /// Socket read buffer during the handshake.
 const READ_BUFFER: usize = 16 << 10;
+/// Ciphertext a link's reader takes from the socket at once (within a core's L2 cache).
+const LINK_READ_PIECE: usize = 256 << 10;
 
 /// The crypto provider: ring, TLS 1.3 suites with AES-128-GCM first.
 pub(crate) fn provider() -> Arc<CryptoProvider> {
@@ -457,6 +459,13 @@ pub(crate) struct TlsIo {
     /// instant, so the whole exchange (not each read) has a deadline: a peer that trickles
     /// bytes cannot stretch it.
     deadline: Option<Instant>,
+    /// A link's reader, once set up, takes ciphertext from the socket in pieces of this size
+    /// (empty during setup): rustls asks for one record (16 KiB) at a time, and a system call
+    /// per record costs more than copying it from here. `piece[fed..got]` is not yet given to
+    /// rustls.
+    piece: Vec<u8>,
+    fed: usize,
+    got: usize,
 }
 
 impl TlsIo {
@@ -465,6 +474,9 @@ impl TlsIo {
             conn: conn.into(),
             sock: BufReader::with_capacity(READ_BUFFER, sock),
             deadline: None,
+            piece: Vec::new(),
+            fed: 0,
+            got: 0,
         }
     }
 
@@ -493,10 +505,47 @@ impl TlsIo {
         sock.set_write_timeout(Some(left))
     }
 
-    /// Reads TLS records from the socket within the deadline.
+    /// Reads TLS records from the socket within the deadline: what setup read ahead first,
+    /// then (for a link's reader) from a piece read at once.
     fn read_tls(&mut self) -> io::Result<usize> {
         self.arm()?;
-        self.conn.read_tls(&mut self.sock)
+        if self.piece.is_empty() || !self.sock.buffer().is_empty() {
+            return self.conn.read_tls(&mut self.sock);
+        }
+        if self.fed == self.got {
+            // 0 at the end of the stream: rustls is then given an empty piece, which marks it.
+            self.got = self.sock.get_mut().read(&mut self.piece)?;
+            self.fed = 0;
+        }
+        let mut rest = &self.piece[self.fed..self.got];
+        let n = self.conn.read_tls(&mut rest)?;
+        self.fed += n;
+        Ok(n)
+    }
+
+    /// Calls `take` on rustls's plaintext until it has some (or an end or error to report),
+    /// reading and opening records in between.
+    pub(crate) fn with_plaintext<T>(
+        &mut self,
+        mut take: impl FnMut(&mut rustls::Reader<'_>) -> io::Result<T>,
+    ) -> io::Result<T> {
+        loop {
+            match take(&mut self.conn.reader()) {
+                Ok(x) => return Ok(x),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+            // `read_tls` returning 0 marks the end of the stream; the next `take` then
+            // reports it (an error unless the peer sent close_notify).
+            self.read_tls()?;
+            if let Err(e) = self.conn.process_new_packets() {
+                let _ = self.flush();
+                return Err(io::Error::new(io::ErrorKind::InvalidData, e));
+            }
+            if self.conn.wants_write() {
+                self.flush()?;
+            }
+        }
     }
 
     /// Writes all pending TLS records to the socket.
@@ -548,6 +597,7 @@ impl TlsIo {
     /// through rustls, with no setup deadline any more.
     pub fn into_reader(mut self) -> TlsIo {
         self.deadline = None;
+        self.piece = vec![0; LINK_READ_PIECE];
         self
     }
 
@@ -564,23 +614,7 @@ impl TlsIo {
 
 impl Read for TlsIo {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            match self.conn.reader().read(buf) {
-                Ok(n) => return Ok(n),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(e),
-            }
-            // `read_tls` returning 0 marks the end of the stream; the next `reader().read`
-            // then reports it (an error unless the peer sent close_notify).
-            self.read_tls()?;
-            if let Err(e) = self.conn.process_new_packets() {
-                let _ = self.flush();
-                return Err(io::Error::new(io::ErrorKind::InvalidData, e));
-            }
-            if self.conn.wants_write() {
-                self.flush()?;
-            }
-        }
+        self.with_plaintext(|r| r.read(buf))
     }
 }
 
