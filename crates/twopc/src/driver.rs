@@ -678,14 +678,15 @@ fn send_tables<G: GcGarbler>(
     let mut tables = G::tables_with_capacity(ANDS_PER_MSG.min(and_gates) + GATES_PER_BATCH);
     let mut ands = 0usize;
     while let Some(batch) = gates.next_batch() {
-        ands += batch
-            .iter()
-            .filter(|g| matches!(g, Gate::And { .. }))
-            .count();
+        // The batch's AND gates counted by the tables they added, not by a pass over the
+        // gates of their own (which read every gate twice); too many are found before any of
+        // the batch's tables is sent.
+        let held = G::tables_held(&tables);
+        garbler.garble_batch(batch, &mut tables)?;
+        ands += G::tables_held(&tables) - held;
         if ands > and_gates {
             return Err(TwopcError::ApiMisuse("more AND gates than the shape says"));
         }
-        garbler.garble_batch(batch, &mut tables)?;
         while G::tables_held(&tables) >= ANDS_PER_MSG {
             session.send_vec(peer, G::take_tables_front(&mut tables, ANDS_PER_MSG)?)?;
         }
