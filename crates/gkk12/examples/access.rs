@@ -1,11 +1,12 @@
 //! Times the secure load and two-party accesses or binary searches:
-//! `cargo run --release -p doram-gkk12 --example access -- LOG_N D COUNT [load|sorted|dealer] [read|search]`.
+//! `cargo run --release -p doram-gkk12 --example access -- LOG_N D COUNT [load|sorted|dealer] [read|search] [local|tcp|tls]`.
 //! `load` (the default) runs the three-party load (server, client, helper); `sorted` the load
 //! by the two parties alone (`doram_gkk12::sortload`, the server holding the data); `dealer`
 //! builds the state with the **insecure** test dealer instead, for comparison. `read` (the default) times
 //! COUNT reads of random addresses, `search` COUNT binary searches for random keys (entry v
 //! holds the key v); every result is checked. The parties run as threads of this process over
-//! in-memory links.
+//! in-memory links (`local`, the default), or TCP or TLS on loopback between the two parties
+//! (the three-party load's links are in-memory in every case).
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -16,11 +17,14 @@ use doram_gkk12::search::{lower_bound, serve_search};
 use doram_gkk12::sortload::{load_client, load_server};
 use doram_gkk12::testkit::deal_random_insecurely;
 use doram_gkk12::{OT_CHUNK, Params};
-use doram_net::{LocalMesh, Session};
+use doram_net::{LocalMesh, Session, Transport, loopback_mesh};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
 use doram_twopc::os_rng;
 use rand::{Rng, SeedableRng};
+
+const USAGE: &str =
+    "usage: access LOG_N D COUNT [load|sorted|dealer] [read|search] [local|tcp|tls]";
 
 /// One party's starting point: a dealt state, its part of the three-party load, or the load
 /// by the two parties alone, still to run.
@@ -38,11 +42,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|a| a.parse())
         .collect::<Result<_, _>>()?;
     let [log_n, d, accesses] = nums[..] else {
-        return Err("usage: access LOG_N D COUNT [load|sorted|dealer] [read|search]".into());
+        return Err(USAGE.into());
     };
     let dealer = args.get(3).is_some_and(|m| m == "dealer");
     let sorted = args.get(3).is_some_and(|m| m == "sorted");
     let search = args.get(4).is_some_and(|m| m == "search");
+    let transport = match args.get(5).map(String::as_str) {
+        None | Some("local") => None,
+        Some("tcp") => Some(Transport::DangerousPlaintext),
+        Some("tls") => Some(Transport::Tls),
+        Some(_) => return Err(USAGE.into()),
+    };
     let params = Params::paper(1 << log_n, d as usize)?;
     println!(
         "{params:?}; AND per access {}",
@@ -74,8 +84,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let ss = Mutex::new(Some(ss));
     let cs = Mutex::new(Some(cs));
-    let mesh = LocalMesh::new(2).timeout(Duration::from_secs(600));
-    let out = doram_net::testkit::run(mesh.build(), |mut s: Session| -> Vec<f64> {
+    let timeout = Duration::from_secs(600);
+    let dir = std::env::temp_dir().join(format!("doram-access-{}", std::process::id()));
+    let sessions = match transport {
+        None => LocalMesh::new(2).timeout(timeout).build(),
+        Some(t) => {
+            std::fs::create_dir_all(&dir)?;
+            loopback_mesh(&dir, 2, t, timeout)?
+        }
+    };
+    let out = doram_net::testkit::run(sessions, |mut s: Session| -> Vec<f64> {
         if s.me().index() == 0 {
             let start = ss.lock().expect("lock").take().expect("state");
             run_server(&mut s, start, &params, words, delta, addrs.len(), search)
@@ -85,6 +103,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Vec::new()
         }
     });
+    if transport.is_some() {
+        std::fs::remove_dir_all(&dir)?;
+    }
     let mut t = out[0].clone();
     t.sort_by(f64::total_cmp);
     if let (Some(min), Some(med)) = (t.first(), t.get(t.len() / 2)) {
