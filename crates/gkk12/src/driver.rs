@@ -57,8 +57,8 @@ use doram_net::Session;
 use doram_prim::aes::Block;
 use doram_prim::prg::AesPrg;
 use doram_twopc::driver::{
-    cot_receive, cot_receive_into, cot_send, cot_send_into, evaluate_on_labels, evaluate_on_parts,
-    garble_on_labels, garble_on_parts, peer,
+    cot_receive, cot_receive_into, cot_send, cot_send_into_with, evaluate_on_labels,
+    evaluate_on_parts, garble_on_labels, garble_on_parts, peer,
 };
 use doram_twopc::gc::{Evaluator, Garbler, WireId};
 use doram_twopc::ot_ext::{CotExtReceiver, CotExtSender};
@@ -1084,24 +1084,29 @@ impl<S: CotExtSender> Server<S> {
     /// labels.
     fn fold_pads(&mut self, session: &mut Session, step: &mut Step) -> Result<(), Gkk12Error> {
         let bits = step.bucket_bits;
-        let n = step.entries.buckets.len() * bits;
+        let buckets = &step.entries.buckets;
+        let n = buckets.len() * bits;
         // The buffer a stored step gave back, if any.
         let mut labels = std::mem::take(&mut self.ots);
-        cot_send_into(session, &mut self.ot, n, &mut labels)?;
         let delta = self.delta();
         let tree = &self.trees[step.tree];
-        for (&b, q) in step
-            .entries
-            .buckets
-            .iter()
-            .zip(labels.chunks_mut(bits.max(1)))
-        {
-            let c = tree.bucket(b);
-            for (k, w) in q.iter_mut().enumerate() {
-                // Branch-free: the ciphertext's bits are random.
-                *w ^= delta & Block::from(bit(c, k)).wrapping_neg();
+        // Each extension message's labels are folded while they are still in cache.
+        let fold = |start: usize, mut q: &mut [Block]| {
+            let mut j = start;
+            while !q.is_empty() && bits > 0 {
+                let (e, k0) = (j / bits, j % bits);
+                let Some(&b) = buckets.get(e) else { break };
+                let c = tree.bucket(b);
+                let (now, rest) = q.split_at_mut((bits - k0).min(q.len()));
+                for (k, w) in (k0..).zip(now.iter_mut()) {
+                    // Branch-free: the ciphertext's bits are random.
+                    *w ^= delta & Block::from(bit(c, k)).wrapping_neg();
+                }
+                j += now.len();
+                q = rest;
             }
-        }
+        };
+        cot_send_into_with(session, &mut self.ot, n, &mut labels, fold)?;
         step.labels = labels;
         Ok(())
     }

@@ -306,6 +306,21 @@ pub fn cot_send_into(
     m: usize,
     q: &mut Vec<Block>,
 ) -> Result<u64, TwopcError> {
+    cot_send_into_with(session, sender, m, q, |_, _| {})
+}
+
+/// [`cot_send_into`], calling `each(i, part)` on every extension message's `q_i …` as soon as
+/// they are written (`part` is `q[i .. i + part.len()]`), while they are still in cache.
+///
+/// # Errors
+/// As [`cot_send`].
+pub fn cot_send_into_with(
+    session: &mut Session,
+    sender: &mut impl CotExtSender,
+    m: usize,
+    q: &mut Vec<Block>,
+    mut each: impl FnMut(usize, &mut [Block]),
+) -> Result<u64, TwopcError> {
     let peer = peer(session)?;
     q.clear();
     q.reserve(m);
@@ -313,8 +328,10 @@ pub fn cot_send_into(
     // As `extend_send`, each batch's OTs written straight after the last.
     for k in batch_sizes(m) {
         let msg = session.recv_bytes(peer)?;
+        let at = q.len();
         let f = sender.extend_into(peer, k, &msg, q)?;
         first.get_or_insert(f);
+        each(at, &mut q[at..]);
     }
     Ok(first.unwrap_or_default())
 }
