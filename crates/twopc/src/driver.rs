@@ -273,26 +273,12 @@ pub fn cot_send(
     m: usize,
 ) -> Result<CotSender, TwopcError> {
     let mut q = Vec::new();
-    let mut first = None;
-    extend_send(session, sender, m, |part| {
-        first.get_or_insert(part.first);
-        take_or_append(&mut q, part.q);
-    })?;
+    let first = cot_send_into(session, sender, m, &mut q)?;
     Ok(CotSender {
-        first: first.unwrap_or_default(),
+        first,
         delta: sender.delta(),
         q,
     })
-}
-
-/// Appends `part` to `all`, taking it whole when `all` is still empty (most calls fit one
-/// extension message, whose OTs are then not copied again).
-fn take_or_append(all: &mut Vec<Block>, part: Vec<Block>) {
-    if all.is_empty() {
-        *all = part;
-    } else {
-        all.extend_from_slice(&part);
-    }
 }
 
 /// [`cot_send`]'s `q_i`, written into `q` (cleared first) so that a caller can keep one buffer
@@ -346,13 +332,9 @@ pub fn cot_receive(
     choices: &[bool],
 ) -> Result<CotReceiver, TwopcError> {
     let mut t = Vec::new();
-    let mut first = None;
-    extend_receive(session, receiver, choices, |part| {
-        first.get_or_insert(part.first);
-        take_or_append(&mut t, part.t);
-    })?;
+    let first = cot_receive_into(session, receiver, choices, &mut t)?;
     Ok(CotReceiver {
-        first: first.unwrap_or_default(),
+        first,
         choices: choices.to_vec(),
         t,
     })

@@ -30,7 +30,7 @@ use doram_core::wire::{self, PeerFault};
 use doram_prim::aes::{Aes128Cipher, Block, fixed_key, mask};
 
 use crate::hash::{ot_hash_in_place, ot_hash_pairs, ot_hash_pairs_into};
-use crate::transpose::transpose_columns;
+use crate::transpose::transpose_columns_into;
 
 /// κ: the number of base OTs and the width of the correlation Δ.
 pub const KAPPA: usize = 128;
@@ -244,6 +244,27 @@ impl IknpSender {
     /// # Errors
     /// [`PeerFault`] naming `peer` if `msg` is not [`extend_msg_len`]`(m)` bytes.
     pub fn extend(&mut self, peer: PartyId, m: usize, msg: &[u8]) -> Result<CotSender, PeerFault> {
+        let mut q = Vec::new();
+        let first = self.extend_into(peer, m, msg, &mut q)?;
+        Ok(CotSender {
+            first,
+            delta: self.delta,
+            q,
+        })
+    }
+
+    /// [`extend`](Self::extend) with the outputs `q_i` appended to `q`: returns the index of
+    /// the first OT.
+    ///
+    /// # Errors
+    /// As [`extend`](Self::extend).
+    pub fn extend_into(
+        &mut self,
+        peer: PartyId,
+        m: usize,
+        msg: &[u8],
+        q: &mut Vec<Block>,
+    ) -> Result<u64, PeerFault> {
         wire::exact_len(peer, EXTEND_MSG, msg, extend_msg_len(m))?;
         let blocks = blocks_for(m);
         let mut cols = vec![0 as Block; KAPPA * blocks];
@@ -262,16 +283,11 @@ impl IknpSender {
                 }
             }
         }
-        let mut q = transpose_columns(&cols, blocks);
-        q.truncate(m);
+        transpose_columns_into(&cols, blocks, m, q);
         let first = self.next_ot;
         self.counter += blocks as u64;
         self.next_ot += (blocks * 128) as u64;
-        Ok(CotSender {
-            first,
-            delta: self.delta,
-            q,
-        })
+        Ok(first)
     }
 }
 
@@ -295,6 +311,19 @@ impl IknpReceiver {
     /// [IKNP03 Fig. 1, steps 1–2] Extends to `choices.len()` correlated OTs: the receiver's
     /// outputs and the message `u^0 ‖ … ‖ u^{κ−1}` for the sender.
     pub fn extend(&mut self, choices: &[bool]) -> (CotReceiver, Vec<u8>) {
+        let mut t = Vec::new();
+        let (first, msg) = self.extend_into(choices, &mut t);
+        let ots = CotReceiver {
+            first,
+            choices: choices.to_vec(),
+            t,
+        };
+        (ots, msg)
+    }
+
+    /// [`extend`](Self::extend) with the outputs `t_i` appended to `t`: returns the index of
+    /// the first OT and the message.
+    pub fn extend_into(&mut self, choices: &[bool], t: &mut Vec<Block>) -> (u64, Vec<u8>) {
         let m = choices.len();
         let blocks = blocks_for(m);
         let r = pack_bits(choices);
@@ -311,19 +340,11 @@ impl IknpReceiver {
                 }
             }
         }
-        let mut t = transpose_columns(&cols, blocks);
-        t.truncate(m);
+        transpose_columns_into(&cols, blocks, m, t);
         let first = self.next_ot;
         self.counter += blocks as u64;
         self.next_ot += (blocks * 128) as u64;
-        (
-            CotReceiver {
-                first,
-                choices: choices.to_vec(),
-                t,
-            },
-            msg,
-        )
+        (first, msg)
     }
 }
 

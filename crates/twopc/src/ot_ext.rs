@@ -73,6 +73,15 @@ impl CotExtSender for IknpSender {
     fn extend(&mut self, peer: PartyId, m: usize, msg: &[u8]) -> Result<CotSender, PeerFault> {
         IknpSender::extend(self, peer, m, msg)
     }
+    fn extend_into(
+        &mut self,
+        peer: PartyId,
+        m: usize,
+        msg: &[u8],
+        q: &mut Vec<Block>,
+    ) -> Result<u64, PeerFault> {
+        IknpSender::extend_into(self, peer, m, msg, q)
+    }
 }
 
 impl CotExtReceiver for IknpReceiver {
@@ -81,6 +90,9 @@ impl CotExtReceiver for IknpReceiver {
     }
     fn extend(&mut self, choices: &[bool]) -> (CotReceiver, Vec<u8>) {
         IknpReceiver::extend(self, choices)
+    }
+    fn extend_into(&mut self, choices: &[bool], t: &mut Vec<Block>) -> (u64, Vec<u8>) {
+        IknpReceiver::extend_into(self, choices, t)
     }
 }
 
