@@ -85,13 +85,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ss = Mutex::new(Some(ss));
     let cs = Mutex::new(Some(cs));
     let timeout = Duration::from_secs(600);
-    let dir = std::env::temp_dir().join(format!("doram-access-{}", std::process::id()));
+    // The parties' keys go to a fresh private directory (random name, owner only), removed
+    // when `dir` is dropped.
+    let dir = tempfile::tempdir()?;
     let sessions = match transport {
         None => LocalMesh::new(2).timeout(timeout).build(),
-        Some(t) => {
-            std::fs::create_dir_all(&dir)?;
-            loopback_mesh(&dir, 2, t, timeout)?
-        }
+        Some(t) => loopback_mesh(dir.path(), 2, t, timeout)?,
     };
     let out = doram_net::testkit::run(sessions, |mut s: Session| -> Vec<f64> {
         if s.me().index() == 0 {
@@ -103,9 +102,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Vec::new()
         }
     });
-    if transport.is_some() {
-        std::fs::remove_dir_all(&dir)?;
-    }
     let mut t = out[0].clone();
     t.sort_by(f64::total_cmp);
     if let (Some(min), Some(med)) = (t.first(), t.get(t.len() / 2)) {
