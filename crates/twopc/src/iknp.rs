@@ -30,7 +30,7 @@ use doram_core::wire::{self, PeerFault};
 use doram_prim::aes::{Aes128Cipher, Block, fixed_key, mask};
 
 use crate::hash::{ot_hash_in_place, ot_hash_pairs, ot_hash_pairs_into};
-use crate::transpose::transpose_columns_into;
+use crate::transpose::{column_stride, transpose_strided_into};
 
 /// κ: the number of base OTs and the width of the correlation Δ.
 pub const KAPPA: usize = 128;
@@ -267,13 +267,15 @@ impl IknpSender {
     ) -> Result<u64, PeerFault> {
         wire::exact_len(peer, EXTEND_MSG, msg, extend_msg_len(m))?;
         let blocks = blocks_for(m);
-        let mut cols = vec![0 as Block; KAPPA * blocks];
+        let stride = column_stride(blocks);
+        let mut cols = vec![0 as Block; KAPPA * stride];
         if blocks > 0 {
             for (j, (col, u)) in cols
-                .chunks_exact_mut(blocks)
+                .chunks_exact_mut(stride)
                 .zip(msg.chunks_exact(16 * blocks))
                 .enumerate()
             {
+                let col = &mut col[..blocks];
                 expand(&self.seeds[j], self.counter, col);
                 let s = mask((self.delta >> j) & 1 == 1);
                 for (q, u) in col.iter_mut().zip(u.chunks_exact(16)) {
@@ -283,7 +285,7 @@ impl IknpSender {
                 }
             }
         }
-        transpose_columns_into(&cols, blocks, m, q);
+        transpose_strided_into(&cols, stride, blocks, m, q);
         let first = self.next_ot;
         self.counter += blocks as u64;
         self.next_ot += (blocks * 128) as u64;
@@ -327,11 +329,13 @@ impl IknpReceiver {
         let m = choices.len();
         let blocks = blocks_for(m);
         let r = pack_bits(choices);
-        let mut cols = vec![0 as Block; KAPPA * blocks];
+        let stride = column_stride(blocks);
+        let mut cols = vec![0 as Block; KAPPA * stride];
         let mut other = vec![0 as Block; blocks];
         let mut msg = Vec::with_capacity(extend_msg_len(m));
         if blocks > 0 {
-            for (j, col) in cols.chunks_exact_mut(blocks).enumerate() {
+            for (j, col) in cols.chunks_exact_mut(stride).enumerate() {
+                let col = &mut col[..blocks];
                 let [k0, k1] = &self.seeds[j];
                 expand(k0, self.counter, col);
                 expand(k1, self.counter, &mut other);
@@ -340,7 +344,7 @@ impl IknpReceiver {
                 }
             }
         }
-        transpose_columns_into(&cols, blocks, m, t);
+        transpose_strided_into(&cols, stride, blocks, m, t);
         let first = self.next_ot;
         self.counter += blocks as u64;
         self.next_ot += (blocks * 128) as u64;

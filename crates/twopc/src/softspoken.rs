@@ -55,7 +55,7 @@ use doram_prim::aes::{Aes128Cipher, Block, fixed_key, mask};
 
 use crate::TwopcError;
 use crate::iknp::{CotReceiver, CotSender, KAPPA, blocks_for, pack_bits};
-use crate::transpose::transpose_columns_into;
+use crate::transpose::{column_stride, transpose_strided_into};
 
 /// The largest supported chunk size `k`.
 pub const MAX_K: usize = 8;
@@ -286,18 +286,19 @@ impl SoftSpokenReceiver {
     pub fn extend_into(&mut self, choices: &[bool], t: &mut Vec<Block>) -> (u64, Vec<u8>) {
         let blocks = blocks_for(choices.len());
         let (first, cols, msg) = self.columns(choices);
-        transpose_columns_into(&cols, blocks, choices.len(), t);
+        transpose_strided_into(&cols, column_stride(blocks), blocks, choices.len(), t);
         (first, msg)
     }
 
-    /// The receiver's columns `t^c` (bit matrix by columns), the first OT's index and the
-    /// message.
+    /// The receiver's columns `t^c` (bit matrix by columns, [`column_stride`] apart), the
+    /// first OT's index and the message.
     fn columns(&mut self, choices: &[bool]) -> (u64, Vec<Block>, Vec<u8>) {
         let m = choices.len();
         let blocks = blocks_for(m);
+        let stride = column_stride(blocks);
         let r = pack_bits(choices);
         let k = self.k;
-        let mut cols = vec![0 as Block; KAPPA * blocks];
+        let mut cols = vec![0 as Block; KAPPA * stride];
         let mut msg = vec![0u8; k.extend_msg_len(m)];
         let slice = slice_blocks(k.get());
         let mut buf = vec![0 as Block; (1 << k.get()) * slice.min(blocks)];
@@ -315,8 +316,8 @@ impl SoftSpokenReceiver {
                     expand(leaf, self.counter + off as u64, out);
                 }
                 // [SoftSpoken, VOLE] v_j[b] = Σ_{x_b = 0} G(s_x), straight into column jk + b.
-                let mut outs: Vec<&mut [Block]> = cols[start * blocks..(start + kj) * blocks]
-                    .chunks_exact_mut(blocks)
+                let mut outs: Vec<&mut [Block]> = cols[start * stride..(start + kj) * stride]
+                    .chunks_exact_mut(stride)
                     .map(|c| &mut c[off..off + len])
                     .collect();
                 fold_sums(buf, kj, len, false, &mut outs);
@@ -432,12 +433,13 @@ impl SoftSpokenSender {
         q: &mut Vec<Block>,
     ) -> Result<u64, PeerFault> {
         let (first, cols) = self.columns(peer, m, msg)?;
-        transpose_columns_into(&cols, blocks_for(m), m, q);
+        let blocks = blocks_for(m);
+        transpose_strided_into(&cols, column_stride(blocks), blocks, m, q);
         Ok(first)
     }
 
-    /// The sender's columns `q^c` for the receiver's corrections `msg`, and the first OT's
-    /// index.
+    /// The sender's columns `q^c` ([`column_stride`] apart) for the receiver's corrections
+    /// `msg`, and the first OT's index.
     fn columns(
         &mut self,
         peer: PartyId,
@@ -447,7 +449,8 @@ impl SoftSpokenSender {
         let k = self.k;
         wire::exact_len(peer, EXTEND_MSG, msg, k.extend_msg_len(m))?;
         let blocks = blocks_for(m);
-        let mut cols = vec![0 as Block; KAPPA * blocks];
+        let stride = column_stride(blocks);
+        let mut cols = vec![0 as Block; KAPPA * stride];
         let slice = slice_blocks(k.get());
         let mut buf = vec![0 as Block; (1 << k.get()) * slice.min(blocks)];
         let mut first_leaf = 0;
@@ -465,18 +468,18 @@ impl SoftSpokenSender {
                 for (out, leaf) in known.chunks_exact_mut(len).zip(leaves) {
                     expand(leaf, self.counter + off as u64, out);
                 }
-                let cols_j = &mut cols[start * blocks..(start + kj) * blocks];
+                let cols_j = &mut cols[start * stride..(start + kj) * stride];
                 {
                     // [SoftSpoken, VOLE] w_j[b] = Σ_{y_b = 1} G(s_{y ⊕ x*}).
                     let mut outs: Vec<&mut [Block]> = cols_j
-                        .chunks_exact_mut(blocks)
+                        .chunks_exact_mut(stride)
                         .map(|c| &mut c[off..off + len])
                         .collect();
                     fold_sums(buf, kj, len, true, &mut outs);
                 }
                 // [SoftSpoken, conversion] q^{jk+b} = w_j[b] ⊕ Δ_{jk+b}·c_j.
                 let c = &msg[16 * (j * blocks + off)..16 * (j * blocks + off + len)];
-                for (b, col) in cols_j.chunks_exact_mut(blocks).enumerate() {
+                for (b, col) in cols_j.chunks_exact_mut(stride).enumerate() {
                     let s = mask((self.delta >> (start + b)) & 1 == 1);
                     for (i, q) in col[off..off + len].iter_mut().enumerate() {
                         *q ^= block_at(c, i) & s;

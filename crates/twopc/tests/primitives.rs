@@ -9,8 +9,8 @@ use aes::cipher::{BlockEncrypt, KeyInit};
 use doram_prim::aes::{BATCH, Block, FIXED_KEY, fixed_key};
 use doram_twopc::hash::{gc_hash, gc_hash8, orthomorphism, ot_hash, ot_hash_in_place};
 use doram_twopc::transpose::{
-    transpose_columns, transpose_columns_into, transpose128, transpose128_naive,
-    transpose128_portable,
+    column_stride, transpose_columns, transpose_columns_into, transpose_strided_into, transpose128,
+    transpose128_naive, transpose128_portable,
 };
 use rand::Rng;
 
@@ -175,6 +175,33 @@ fn transpose_columns_into_appends_the_first_rows() {
             assert_eq!(rows.len(), 3 + kept, "keep {keep}");
             assert_eq!(rows[..3], [7; 3], "keep {keep}: earlier rows untouched");
             assert_eq!(rows[3..], all[..kept], "keep {keep}");
+        }
+    }
+}
+
+#[test]
+fn columns_apart_transpose_as_columns_side_by_side() {
+    let mut rng = common::test_rng("transpose strided");
+    for blocks in [1, 2, 5] {
+        let cols: Vec<Block> = (0..128 * blocks).map(|_| rng.random()).collect();
+        let all = transpose_columns(&cols, blocks);
+        for stride in [blocks, column_stride(blocks), blocks + 3] {
+            // Column c at c·stride, the gaps filled with values that must not show.
+            let mut apart = vec![0xdead_beef as Block; 127 * stride + blocks];
+            for (c, col) in cols.chunks_exact(blocks).enumerate() {
+                apart[c * stride..c * stride + blocks].copy_from_slice(col);
+            }
+            for keep in [0, 1, 128, 129, 128 * blocks] {
+                let mut rows = vec![9 as Block];
+                transpose_strided_into(&apart, stride, blocks, keep, &mut rows);
+                assert_eq!(rows[0], 9, "blocks {blocks}, stride {stride}, keep {keep}");
+                let kept = keep.min(128 * blocks);
+                assert_eq!(
+                    rows[1..],
+                    all[..kept],
+                    "blocks {blocks}, stride {stride}, keep {keep}"
+                );
+            }
         }
     }
 }
