@@ -454,15 +454,15 @@ impl Garbler {
     fn garble_with<K: AesKernel>(&mut self, aes: &mut K, gate: &Gate, tables: &mut Vec<u8>) {
         match *gate {
             Gate::Xor { a, b, out } => {
-                self.zero[out as usize] = self.zero[a as usize] ^ self.zero[b as usize];
+                self.zero[out as usize] = aes.xor(self.zero[a as usize], self.zero[b as usize]);
             }
             Gate::Inv { a, out } => {
-                self.zero[out as usize] = self.zero[a as usize] ^ self.delta;
+                self.zero[out as usize] = aes.xor(self.zero[a as usize], self.delta);
             }
             Gate::And { a, b, out } => {
                 let (a0, b0) = (self.zero[a as usize], self.zero[b as usize]);
-                let (x, t) = self.and_hash_inputs(a0, b0);
-                let (c, [tg, te]) = self.and_from_hashes(a0, b0, aes.ccr_tweaked(x, t));
+                let [c, tg, te] = aes.garble_and(a0, b0, self.delta, self.next_and);
+                self.next_and += 1;
                 self.zero[out as usize] = c;
                 tables.extend_from_slice(&tg.to_le_bytes());
                 tables.extend_from_slice(&te.to_le_bytes());
@@ -664,21 +664,23 @@ impl Evaluator {
     ) -> bool {
         match *gate {
             Gate::Xor { a, b, out } => {
-                self.labels[out as usize] = self.labels[a as usize] ^ self.labels[b as usize];
+                self.labels[out as usize] =
+                    aes.xor(self.labels[a as usize], self.labels[b as usize]);
             }
             Gate::Inv { a, out } => {
                 self.labels[out as usize] = self.labels[a as usize];
             }
             Gate::And { a, b, out } => {
-                let Some(t) = tables.get(*pos..*pos + AND_TABLE_BYTES) else {
+                let Some(table) = tables
+                    .get(*pos..*pos + AND_TABLE_BYTES)
+                    .and_then(|t| <&[u8; AND_TABLE_BYTES]>::try_from(t).ok())
+                else {
                     return false;
                 };
-                let (tg, te) = t.split_at(16);
-                let table = [block_le(tg), block_le(te)];
                 *pos += AND_TABLE_BYTES;
                 let (la, lb) = (self.labels[a as usize], self.labels[b as usize]);
-                let (x, tw) = self.and_hash_inputs(la, lb);
-                self.labels[out as usize] = and_from_hashes(la, lb, table, aes.ccr_tweaked(x, tw));
+                self.labels[out as usize] = aes.eval_and(la, lb, table, self.next_and);
+                self.next_and += 1;
             }
         }
         true
@@ -722,14 +724,6 @@ fn and_from_hashes(a: Block, b: Block, [tg, te]: [Block; 2], [ha, hb]: [Block; 2
     let wg = ha ^ (mask(lsb(a)) & tg);
     let we = hb ^ (mask(lsb(b)) & (te ^ a));
     wg ^ we
-}
-
-/// A 16-byte table entry as a block (the caller passes exactly 16 bytes).
-#[inline(always)]
-fn block_le(bytes: &[u8]) -> Block {
-    let mut b = [0u8; 16];
-    b.copy_from_slice(bytes);
-    Block::from_le_bytes(b)
 }
 
 /// [`Garbler::garble_batch`]'s loop, run with the cipher in hand.

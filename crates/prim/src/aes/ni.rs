@@ -15,8 +15,8 @@
 use doram_arch::{AesNi, Vaes, Wide};
 use doram_field::Z64;
 use safe_arch::{
-    add_i64_m128i, byte_shl_imm_u128_m128i, m128i, shuffle_ai_f32_all_m128i, unpack_high_i64_m128i,
-    unpack_low_i64_m128i,
+    add_i64_m128i, byte_shl_imm_u128_m128i, m128i, shl_imm_u32_m128i, shr_imm_i32_m128i,
+    shuffle_ai_f32_all_m128i, unpack_high_i64_m128i, unpack_low_i64_m128i,
 };
 
 use super::context::Context;
@@ -193,6 +193,63 @@ impl RoundKeys {
             *o = u128::from(ni.enc_last(b, k[10]) ^ s);
         }
         out
+    }
+
+    /// `E(σ(x_i) ⊕ t_i) ⊕ σ(x_i)` on vector registers, interleaved.
+    #[inline(always)]
+    fn ccr_regs<const N: usize>(&self, xs: [m128i; N], tweaks: [m128i; N]) -> [m128i; N] {
+        let (k, ni) = (&self.k, self.ni);
+        let mut s = xs;
+        for s in s.iter_mut() {
+            *s = sigma(*s);
+        }
+        let mut b = s;
+        for (v, &t) in b.iter_mut().zip(&tweaks) {
+            *v = *v ^ t ^ k[0];
+        }
+        for rk in &k[1..10] {
+            for v in b.iter_mut() {
+                *v = ni.enc(*v, *rk);
+            }
+        }
+        for (v, s) in b.iter_mut().zip(s) {
+            *v = ni.enc_last(*v, k[10]) ^ s;
+        }
+        b
+    }
+
+    /// [`AesKernel::garble_and`] with the labels' arithmetic in vector registers.
+    #[inline(always)]
+    fn garble_and_here(&self, a0: Block, b0: Block, delta: Block, j: u64) -> [Block; 3] {
+        let (a, b, d) = (m128i::from(a0), m128i::from(b0), m128i::from(delta));
+        let j0 = m128i::from(Block::from(j) << 1);
+        let j1 = m128i::from((Block::from(j) << 1) | 1);
+        let [ha0, ha1, hb0, hb1] = self.ccr_regs([a, a ^ d, b, b ^ d], [j0, j0, j1, j1]);
+        let (pa, pb) = (lsb_mask(a), lsb_mask(b));
+        let tg = ha0 ^ ha1 ^ (pb & d);
+        let wg = ha0 ^ (pa & tg);
+        let h = hb0 ^ hb1;
+        let we = hb0 ^ (pb & h);
+        [u128::from(wg ^ we), u128::from(tg), u128::from(h ^ a)]
+    }
+
+    /// [`AesKernel::eval_and`] with the labels' arithmetic in vector registers.
+    #[inline(always)]
+    fn eval_and_here(&self, a: Block, b: Block, table: &[u8; 32], j: u64) -> Block {
+        let (g, e) = table.split_at(16);
+        let word = |x: &[u8]| {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(x);
+            m128i::from(w)
+        };
+        let (tg, te) = (word(g), word(e));
+        let (a, b) = (m128i::from(a), m128i::from(b));
+        let j0 = m128i::from(Block::from(j) << 1);
+        let j1 = m128i::from((Block::from(j) << 1) | 1);
+        let [ha, hb] = self.ccr_regs([a, b], [j0, j1]);
+        let wg = ha ^ (lsb_mask(a) & tg);
+        let we = hb ^ (lsb_mask(b) & (te ^ a));
+        u128::from(wg ^ we)
     }
 
     /// `E(E(x) ⊕ t) ⊕ E(x)` in one entry into the context.
@@ -398,6 +455,21 @@ impl AesKernel for NiKernel<'_> {
     }
 
     #[inline(always)]
+    fn garble_and(&mut self, a0: Block, b0: Block, delta: Block, j: u64) -> [Block; 3] {
+        self.0.garble_and_here(a0, b0, delta, j)
+    }
+
+    #[inline(always)]
+    fn eval_and(&mut self, a: Block, b: Block, table: &[u8; 32], j: u64) -> Block {
+        self.0.eval_and_here(a, b, table, j)
+    }
+
+    #[inline(always)]
+    fn xor(&mut self, a: Block, b: Block) -> Block {
+        u128::from(m128i::from(a) ^ m128i::from(b))
+    }
+
+    #[inline(always)]
     fn cr8_masked(&mut self, xs: &[Block; BATCH], mask: Block) -> [Block; BATCH] {
         let m = m128i::from(mask);
         let mut s = [m; BATCH];
@@ -532,6 +604,21 @@ impl AesKernel for VaesKernel<'_> {
     }
 
     #[inline(always)]
+    fn garble_and(&mut self, a0: Block, b0: Block, delta: Block, j: u64) -> [Block; 3] {
+        self.keys.garble_and_here(a0, b0, delta, j)
+    }
+
+    #[inline(always)]
+    fn eval_and(&mut self, a: Block, b: Block, table: &[u8; 32], j: u64) -> Block {
+        self.keys.eval_and_here(a, b, table, j)
+    }
+
+    #[inline(always)]
+    fn xor(&mut self, a: Block, b: Block) -> Block {
+        u128::from(m128i::from(a) ^ m128i::from(b))
+    }
+
+    #[inline(always)]
     fn cr8_masked(&mut self, xs: &[Block; BATCH], mask: Block) -> [Block; BATCH] {
         let v = self.vaes;
         let m = v.splat(m128i::from(mask));
@@ -592,6 +679,13 @@ impl AesKernel for VaesKernel<'_> {
         }
         self.hash_pairs(&s, xs);
     }
+}
+
+/// All ones if bit 0 of `x` is set, else all zeros: bit 0 moved to the top of every 32-bit
+/// lane and shifted back arithmetically.
+#[inline(always)]
+fn lsb_mask(x: m128i) -> m128i {
+    shr_imm_i32_m128i::<31>(shl_imm_u32_m128i::<31>(shuffle_ai_f32_all_m128i::<0>(x)))
 }
 
 /// σ(hi ‖ lo) = (hi ⊕ lo) ‖ hi on a vector register (lane 0 = lo): `[hi, hi] ⊕ [0, lo]`.
