@@ -827,6 +827,20 @@ mod tests {
         }
     }
 
+    /// π on every backend this CPU runs: the default one and, where the build does not
+    /// assume AES-NI, the software one.
+    fn backends() -> Vec<FixedKeyAes> {
+        #[cfg_attr(all(target_arch = "x86_64", target_feature = "aes"), allow(unused_mut))]
+        let mut backends = vec![fixed_key().clone()];
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
+        backends.push(FixedKeyAes {
+            pi: Aes128Cipher {
+                keys: RoundKeys::Soft(portable::RoundKeys::new(FIXED_KEY)),
+            },
+        });
+        backends
+    }
+
     /// `ccr8_spread::<O>` on every backend this CPU runs (the default one, and the software
     /// one) against one `ccr` call per leaf.
     #[test]
@@ -850,14 +864,7 @@ mod tests {
         }
         let xs = samples();
         let tweaks: [Block; BATCH] = std::array::from_fn(|k| xs[40 + k]);
-        #[cfg_attr(all(target_arch = "x86_64", target_feature = "aes"), allow(unused_mut))]
-        let mut backends = vec![fixed_key().clone()];
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-        backends.push(FixedKeyAes {
-            pi: Aes128Cipher {
-                keys: RoundKeys::Soft(portable::RoundKeys::new(FIXED_KEY)),
-            },
-        });
+        let backends = backends();
         for h in &backends {
             check::<0>(h, &xs[..8], &tweaks);
             check::<1>(h, &xs[8..12], &tweaks);
@@ -896,14 +903,7 @@ mod tests {
         let xs = samples();
         // Δ with its last bit set, as the point-and-permute bits need.
         let d = xs[7] | 1;
-        #[cfg_attr(all(target_arch = "x86_64", target_feature = "aes"), allow(unused_mut))]
-        let mut backends = vec![fixed_key().clone()];
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "aes")))]
-        backends.push(FixedKeyAes {
-            pi: Aes128Cipher {
-                keys: RoundKeys::Soft(portable::RoundKeys::new(FIXED_KEY)),
-            },
-        });
+        let backends = backends();
         for h in &backends {
             for (j, (w, (x, [c, tg, te], ev))) in
                 xs.windows(2).zip(h.with_aes(Gate(&xs, d))).enumerate()
