@@ -195,7 +195,9 @@ impl RoundKeys {
         out
     }
 
-    /// `E(σ(x_i) ⊕ t_i) ⊕ σ(x_i)` on vector registers, interleaved.
+    /// `E(σ(x_i) ⊕ t_i) ⊕ σ(x_i)` on vector registers, interleaved: the half-gates kernels'
+    /// hash. (The same steps as [`Self::hash_few_here`]; routing that one through this
+    /// function, `σ` behind a flag, made `bench gc`'s garbling a third slower.)
     #[inline(always)]
     fn ccr_regs<const N: usize>(&self, xs: [m128i; N], tweaks: [m128i; N]) -> [m128i; N] {
         let (k, ni) = (&self.k, self.ni);
