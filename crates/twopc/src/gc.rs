@@ -471,42 +471,20 @@ impl Garbler {
     }
 
     /// [ZRE15 Fig. 2, GbAnd] The output zero label and the table `(T_G, T_E)` of the next AND
-    /// gate, with input zero labels `a0`, `b0`.
+    /// gate, with input zero labels `a0`, `b0` (the kernel's [`AesKernel::garble_and`], as in
+    /// [`Garbler::garble_batch`]).
     pub fn and_table(&mut self, a0: Block, b0: Block) -> (Block, [Block; 2]) {
-        let (x, t) = self.and_hash_inputs(a0, b0);
-        let h = self.aes.ccr_tweaked_n(x, t);
-        self.and_from_hashes(a0, b0, h)
-    }
-
-    /// The inputs and tweaks of the next AND gate's four hashes `H(A⁰, j)`, `H(A¹, j)`,
-    /// `H(B⁰, j′)`, `H(B¹, j′)` ([`gc_hash`](crate::hash::gc_hash)), `j = 2·index`, `j′ = j + 1`;
-    /// counts the gate.
-    #[inline(always)]
-    fn and_hash_inputs(&mut self, a0: Block, b0: Block) -> ([Block; 4], [Block; 4]) {
-        let j0 = Block::from(self.next_and) << 1;
-        let j1 = j0 | 1;
+        struct One(Block, Block, Block, u64);
+        impl WithAes for One {
+            type Output = [Block; 3];
+            #[inline(always)]
+            fn run<K: AesKernel>(self, aes: &mut K) -> [Block; 3] {
+                aes.garble_and(self.0, self.1, self.2, self.3)
+            }
+        }
+        let [c, tg, te] = self.aes.with_aes(One(a0, b0, self.delta, self.next_and));
         self.next_and += 1;
-        let d = self.delta;
-        ([a0, a0 ^ d, b0, b0 ^ d], [j0, j0, j1, j1])
-    }
-
-    /// [ZRE15 Fig. 2, GbAnd] from the four hashes.
-    #[inline(always)]
-    fn and_from_hashes(
-        &self,
-        a0: Block,
-        b0: Block,
-        [ha0, ha1, hb0, hb1]: [Block; 4],
-    ) -> (Block, [Block; 2]) {
-        let d = self.delta;
-        let (pa, pb) = (mask(lsb(a0)), mask(lsb(b0)));
-        // Garbler half gate.
-        let tg = ha0 ^ ha1 ^ (pb & d);
-        let wg = ha0 ^ (pa & tg);
-        // Evaluator half gate.
-        let te = hb0 ^ hb1 ^ a0;
-        let we = hb0 ^ (pb & (te ^ a0));
-        (wg ^ we, [tg, te])
+        (c, [tg, te])
     }
 
     /// The decoding bits `lsb(W⁰)` of `outputs`.
@@ -687,20 +665,22 @@ impl Evaluator {
     }
 
     /// [ZRE15 Fig. 2, EvAnd] The output label of the next AND gate from the input labels and
-    /// the table.
-    pub fn and_eval(&mut self, a: Block, b: Block, table: [Block; 2]) -> Block {
-        let (x, tw) = self.and_hash_inputs(a, b);
-        let h = self.aes.ccr_tweaked_n(x, tw);
-        and_from_hashes(a, b, table, h)
-    }
-
-    /// The inputs and tweaks of the next AND gate's two hashes `H(A, j)`, `H(B, j′)`; counts
-    /// the gate.
-    #[inline(always)]
-    fn and_hash_inputs(&mut self, a: Block, b: Block) -> ([Block; 2], [Block; 2]) {
-        let j0 = Block::from(self.next_and) << 1;
+    /// the table (the kernel's [`AesKernel::eval_and`], as in [`Evaluator::eval_batch`]).
+    pub fn and_eval(&mut self, a: Block, b: Block, [tg, te]: [Block; 2]) -> Block {
+        struct One(Block, Block, [u8; AND_TABLE_BYTES], u64);
+        impl WithAes for One {
+            type Output = Block;
+            #[inline(always)]
+            fn run<K: AesKernel>(self, aes: &mut K) -> Block {
+                aes.eval_and(self.0, self.1, &self.2, self.3)
+            }
+        }
+        let mut table = [0u8; AND_TABLE_BYTES];
+        table[..16].copy_from_slice(&tg.to_le_bytes());
+        table[16..].copy_from_slice(&te.to_le_bytes());
+        let out = self.aes.with_aes(One(a, b, table, self.next_and));
         self.next_and += 1;
-        ([a, b], [j0, j0 | 1])
+        out
     }
 
     /// The output bits `lsb(W) ⊕ d` for the garbler's decoding bits `d`.
@@ -716,14 +696,6 @@ impl Evaluator {
             .map(|(&w, &d)| Ok(lsb(wire(&self.labels, w)?) ^ d))
             .collect()
     }
-}
-
-/// [ZRE15 Fig. 2, EvAnd] from the table and the two hashes `H(A, j)`, `H(B, j′)`.
-#[inline(always)]
-fn and_from_hashes(a: Block, b: Block, [tg, te]: [Block; 2], [ha, hb]: [Block; 2]) -> Block {
-    let wg = ha ^ (mask(lsb(a)) & tg);
-    let we = hb ^ (mask(lsb(b)) & (te ^ a));
-    wg ^ we
 }
 
 /// [`Garbler::garble_batch`]'s loop, run with the cipher in hand.

@@ -157,6 +157,52 @@ fn random_circuits_evaluate_as_in_plaintext() {
     }
 }
 
+/// The single-gate API (`and_table`, `and_eval`) gives the tables and labels of AND gates
+/// garbled and evaluated in a batch, the AND counter running on in both.
+#[test]
+fn single_and_gates_match_batches() {
+    let mut rng = test_rng("single gates");
+    let delta = random_delta(&mut rng);
+    let (mut batch_g, mut single_g) = (
+        Garbler::new(delta, 3).unwrap(),
+        Garbler::new(delta, 0).unwrap(),
+    );
+    let (mut batch_e, mut single_e) = (Evaluator::new(3), Evaluator::new(0));
+    let gate = Gate::And { a: 0, b: 1, out: 2 };
+    for round in 0..20 {
+        let (a0, b0): (u128, u128) = (rng.random(), rng.random());
+        let (x, y): (bool, bool) = (rng.random(), rng.random());
+        batch_g.set_zero_label(0, a0).unwrap();
+        batch_g.set_zero_label(1, b0).unwrap();
+        let mut tables = Vec::new();
+        batch_g.garble_batch(&[gate], &mut tables).unwrap();
+        let (c0, [tg, te]) = single_g.and_table(a0, b0);
+        assert_eq!(
+            c0,
+            batch_g.zero_label(2).unwrap(),
+            "round {round}: output label"
+        );
+        assert_eq!(tables[..16], tg.to_le_bytes(), "round {round}: T_G");
+        assert_eq!(tables[16..], te.to_le_bytes(), "round {round}: T_E");
+        let (a, b) = (batch_g.label(0, x).unwrap(), batch_g.label(1, y).unwrap());
+        batch_e.set_label(0, a).unwrap();
+        batch_e.set_label(1, b).unwrap();
+        let mut pos = 0;
+        assert_eq!(batch_e.eval_batch(&[gate], &tables, &mut pos).unwrap(), 1);
+        let c = single_e.and_eval(a, b, [tg, te]);
+        assert_eq!(
+            c,
+            batch_e.label(2).unwrap(),
+            "round {round}: evaluated label"
+        );
+        assert_eq!(
+            c,
+            batch_g.label(2, x & y).unwrap(),
+            "round {round}: the AND's label"
+        );
+    }
+}
+
 /// Garbling and evaluating a circuit in batches (split at random points, the tables handed
 /// over in random pieces) gives the same tables and outputs as gate by gate.
 #[test]
