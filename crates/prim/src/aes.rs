@@ -297,13 +297,11 @@ pub trait AesKernel {
     /// index `j`.
     #[inline(always)]
     fn eval_and(&mut self, a: Block, b: Block, table: &[u8; 32], j: u64) -> Block {
-        let (g, e) = table.split_at(16);
-        let word = |x: &[u8]| {
-            let mut w = [0u8; 16];
-            w.copy_from_slice(x);
-            Block::from_le_bytes(w)
-        };
-        let (tg, te) = (word(g), word(e));
+        let (halves, _) = table.as_chunks::<16>();
+        let (tg, te) = (
+            Block::from_le_bytes(halves[0]),
+            Block::from_le_bytes(halves[1]),
+        );
         let j0 = Block::from(j) << 1;
         let [ha, hb] = self.ccr_tweaked([a, b], [j0, j0 | 1]);
         let wg = ha ^ (mask(lsb(a)) & tg);

@@ -238,13 +238,8 @@ impl RoundKeys {
     /// [`AesKernel::eval_and`] with the labels' arithmetic in vector registers.
     #[inline(always)]
     fn eval_and_here(&self, a: Block, b: Block, table: &[u8; 32], j: u64) -> Block {
-        let (g, e) = table.split_at(16);
-        let word = |x: &[u8]| {
-            let mut w = [0u8; 16];
-            w.copy_from_slice(x);
-            m128i::from(w)
-        };
-        let (tg, te) = (word(g), word(e));
+        let (halves, _) = table.as_chunks::<16>();
+        let (tg, te) = (m128i::from(halves[0]), m128i::from(halves[1]));
         let (a, b) = (m128i::from(a), m128i::from(b));
         let j0 = m128i::from(Block::from(j) << 1);
         let j1 = m128i::from((Block::from(j) << 1) | 1);
