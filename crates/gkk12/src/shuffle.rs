@@ -826,6 +826,23 @@ fn network_pairs(pos: &[u32], out: &mut Vec<(u32, u32)>) {
     out.extend(outer);
 }
 
+/// Appends the switches of the network of [`BlockNet::halves`] on positions `lo .. lo + n`.
+fn halves_pairs(lo: u32, n: u32, out: &mut Vec<(u32, u32)>) {
+    if n < 2 {
+        return;
+    }
+    if n == 2 {
+        out.push((lo, lo + 1));
+        return;
+    }
+    let h = n / 2;
+    let outer = (lo..lo + h).map(|x| (x, x + h));
+    out.extend(outer.clone());
+    halves_pairs(lo, h, out);
+    halves_pairs(lo + h, n - h, out);
+    out.extend(outer);
+}
+
 /// Two distinct entries of `block` (`eb` bytes each), `x < y`, both mutable.
 fn two(block: &mut [u8], x: usize, y: usize, eb: usize) -> (&mut [u8], &mut [u8]) {
     let (lo, hi) = block.split_at_mut(y * eb);
@@ -852,10 +869,55 @@ impl BlockNet {
         })
     }
 
+    /// The same network with its positions named so that every sub-network is a run of
+    /// consecutive positions: on positions `lo .. lo + n`, input and output switches pair
+    /// `x` and `x + ⌊n/2⌋`, the top network is the first `⌊n/2⌋` positions and the bottom one
+    /// the rest (an odd `n`'s last position bypasses the outer switches, as in
+    /// [`BlockNet::new`]). Routed by [`route_halves`]. Each switch layer of a large block then
+    /// reads two sequential streams, and a sub-network small enough for a cache is a block of
+    /// memory rather than entries spread over the whole block: what a network on millions of
+    /// entries needs ([`crate::gather`]).
+    pub(crate) fn halves(m: usize, eb: usize, xor: usize) -> Result<BlockNet, Gkk12Error> {
+        if m == 0 || m > u32::MAX as usize || xor > eb || eb - xor > 8 || eb > 16 << 16 {
+            return Err(Gkk12Error::Misuse("a block network that does not fit"));
+        }
+        let mut pairs = Vec::with_capacity(switch_count(m));
+        halves_pairs(0, m as u32, &mut pairs);
+        Ok(BlockNet {
+            m,
+            pairs,
+            eb,
+            mix: Mixed { xor },
+            kernel: Kernel::for_entry(eb, xor),
+        })
+    }
+
     /// Switches per block, in the order [`BlockNet::hold`] and [`BlockNet::permute`] take
     /// their OTs and [`route_any`] gives their settings.
     pub(crate) fn switches(&self) -> usize {
         self.pairs.len()
+    }
+
+    /// The network with its switches in the opposite order: with the same settings (in the
+    /// opposite order too) it realises the inverse permutation, each switch undoing itself.
+    pub(crate) fn reversed(mut self) -> BlockNet {
+        self.pairs.reverse();
+        self
+    }
+
+    /// The same network for entries of `eb` bytes, the bytes from `xor` on an additive tail:
+    /// the switches kept, not computed again (a network on millions of entries has a hundred
+    /// million).
+    pub(crate) fn for_entries(self, eb: usize, xor: usize) -> Result<BlockNet, Gkk12Error> {
+        if xor > eb || eb - xor > 8 || eb > 16 << 16 {
+            return Err(Gkk12Error::Misuse("a block network that does not fit"));
+        }
+        Ok(BlockNet {
+            eb,
+            mix: Mixed { xor },
+            kernel: Kernel::for_entry(eb, xor),
+            ..self
+        })
     }
 
     /// The holder's side of one block (`w`, `m` entries): writes the block's corrections to
@@ -865,6 +927,20 @@ impl BlockNet {
     pub(crate) fn hold(
         &self,
         w: &mut [u8],
+        cot: (&[Block], Block, u64),
+        out: &mut [u8],
+        s: &mut NetScratch,
+    ) {
+        self.hold_part(w, 0..self.pairs.len(), cot, out, s);
+    }
+
+    /// [`BlockNet::hold`] on the switches `part` of the block only (those before it done
+    /// already): `q`, `first` and `out` are the part's. A network on a large block runs
+    /// part by part, each part's OTs and corrections one batch.
+    pub(crate) fn hold_part(
+        &self,
+        w: &mut [u8],
+        part: std::ops::Range<usize>,
         (q, delta, first): (&[Block], Block, u64),
         out: &mut [u8],
         s: &mut NetScratch,
@@ -872,7 +948,7 @@ impl BlockNet {
         let (eb, mix) = (self.eb, self.mix);
         debug_assert_eq!(w.len(), self.m * eb);
         let stride = 16 * eb.div_ceil(16).max(1);
-        let chunks = self.pairs.chunks(PAD_CHUNK).zip(q.chunks(PAD_CHUNK));
+        let chunks = self.pairs[part].chunks(PAD_CHUNK).zip(q.chunks(PAD_CHUNK));
         for (c, ((ps, qs), vs)) in chunks.zip(out.chunks_mut(PAD_CHUNK * eb)).enumerate() {
             let at = first + (c * PAD_CHUNK) as u64;
             expand_cot(qs, Some(delta), at, eb, &mut s.pads);
@@ -905,6 +981,20 @@ impl BlockNet {
     pub(crate) fn permute(
         &self,
         a: &mut [u8],
+        ot: (&[Block], u64),
+        controls: &[bool],
+        corr: &[u8],
+        s: &mut NetScratch,
+    ) {
+        self.permute_part(a, 0..self.pairs.len(), ot, controls, corr, s);
+    }
+
+    /// [`BlockNet::permute`] on the switches `part` of the block only, pairing with
+    /// [`BlockNet::hold_part`]: `t`, `first`, `controls` and `corr` are the part's.
+    pub(crate) fn permute_part(
+        &self,
+        a: &mut [u8],
+        part: std::ops::Range<usize>,
         (t, first): (&[Block], u64),
         controls: &[bool],
         corr: &[u8],
@@ -913,8 +1003,7 @@ impl BlockNet {
         let (eb, mix) = (self.eb, self.mix);
         debug_assert_eq!(a.len(), self.m * eb);
         let stride = 16 * eb.div_ceil(16).max(1);
-        let chunks = self
-            .pairs
+        let chunks = self.pairs[part]
             .chunks(PAD_CHUNK)
             .zip(t.chunks(PAD_CHUNK))
             .zip(controls.chunks(PAD_CHUNK))
@@ -1203,6 +1292,19 @@ pub(crate) fn route_any(dest: &[usize], out: &mut Vec<bool>, scratch: &mut Route
     route_level(&scratch.top, out, &mut scratch.levels);
 }
 
+/// [`route_any`] for the network of [`BlockNet::halves`].
+pub(crate) fn route_halves(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
+    let n = dest.len();
+    let depth = usize::BITS as usize - n.leading_zeros() as usize + 1;
+    if scratch.levels.len() < depth {
+        scratch.levels.resize_with(depth, RouteLevel::default);
+    }
+    scratch.top.clear();
+    scratch.top.extend(dest.iter().map(|&d| d as u32));
+    out.reserve(switch_count(n));
+    route_level_as::<true>(&scratch.top, out, &mut scratch.levels);
+}
+
 /// Scratch space of [`route_any`], kept across calls: one level per depth of the recursion.
 #[derive(Default)]
 pub(crate) struct RouteScratch {
@@ -1222,6 +1324,14 @@ struct RouteLevel {
 
 /// [`route_any`] on one network of the recursion, with `levels[0]` its scratch space.
 fn route_level(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
+    route_level_as::<false>(d, out, levels);
+}
+
+/// [`route_level`] for the network whose switches pair positions `2i` and `2i + 1`
+/// (`HALVES` false: [`BlockNet::new`]) or `i` and `i + ⌊n/2⌋` (`HALVES` true:
+/// [`BlockNet::halves`]); the looping algorithm is the same with the partners and the
+/// sub-networks' positions renamed.
+fn route_level_as<const HALVES: bool>(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
     let n = d.len();
     if n < 2 {
         return;
@@ -1235,6 +1345,28 @@ fn route_level(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
         return;
     };
     let h = n / 2;
+    // The other position of a switch (input or output) and a position's index in its
+    // sub-network; with halves the last position of an odd `n` is index h of the bottom.
+    let partner = |x: usize| {
+        if !HALVES {
+            x ^ 1
+        } else if x < h {
+            x + h
+        } else {
+            x - h
+        }
+    };
+    let index = |y: u32| {
+        if !HALVES {
+            y >> 1
+        } else if (y as usize) < h {
+            y
+        } else {
+            y - h as u32
+        }
+    };
+    let first = |i: usize| if HALVES { i } else { 2 * i };
+    let second = |i: usize| if HALVES { i + h } else { 2 * i + 1 };
     me.inv.resize(n, 0);
     for (x, &y) in (0u32..).zip(d) {
         me.inv[y as usize] = x;
@@ -1250,9 +1382,9 @@ fn route_level(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
         let mut x = n - 1;
         side[x] = 2;
         while at(d[x]) != n - 1 {
-            let y = at(inv[at(d[x] ^ 1)]);
+            let y = at(inv[partner(at(d[x]))]);
             side[y] = 3 - side[x];
-            let z = y ^ 1;
+            let z = partner(y);
             side[z] = side[x];
             x = z;
         }
@@ -1265,9 +1397,9 @@ fn route_level(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
         side[start] = 1;
         let mut x = start;
         loop {
-            let p = x ^ 1;
+            let p = partner(x);
             side[p] = 3 - side[x];
-            let q = at(inv[at(d[p] ^ 1)]);
+            let q = at(inv[partner(at(d[p]))]);
             if side[q] != 0 {
                 break;
             }
@@ -1275,28 +1407,25 @@ fn route_level(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
             x = q;
         }
     }
-    // Input switch i swaps when entry 2i goes to the bottom network; output switch j when
-    // the entry bound for 2j comes from it.
-    out.extend((0..h).map(|i| side[2 * i] == 2));
+    // Input switch i swaps when its first entry goes to the bottom network; output switch
+    // j when the entry bound for its first position comes from it.
+    out.extend((0..h).map(|i| side[first(i)] == 2));
     me.top.clear();
     me.bottom.clear();
-    for (pair, s) in d[..2 * h].chunks_exact(2).zip(side.chunks_exact(2)) {
-        let (t, b) = if s[0] == 1 {
-            (pair[0], pair[1])
-        } else {
-            (pair[1], pair[0])
-        };
-        me.top.push(t >> 1);
-        me.bottom.push(b >> 1);
+    for i in 0..h {
+        let (a, b) = (d[first(i)], d[second(i)]);
+        let (t, u) = if side[first(i)] == 1 { (a, b) } else { (b, a) };
+        me.top.push(index(t));
+        me.bottom.push(index(u));
     }
     if n % 2 == 1 {
-        me.bottom.push(d[n - 1] >> 1);
+        me.bottom.push(index(d[n - 1]));
     }
     me.outputs.clear();
     me.outputs
-        .extend(inv[..2 * h].iter().step_by(2).map(|&x| side[at(x)] == 2));
-    route_level(&me.top, out, deeper);
-    route_level(&me.bottom, out, deeper);
+        .extend((0..h).map(|j| side[at(inv[first(j)])] == 2));
+    route_level_as::<HALVES>(&me.top, out, deeper);
+    route_level_as::<HALVES>(&me.bottom, out, deeper);
     out.extend_from_slice(&me.outputs);
 }
 
@@ -1317,6 +1446,43 @@ mod tests {
     /// The network on any number of entries, with the settings [`route_any`] gives, moves
     /// every entry to its destination: every size from 1 to 130 and some larger ones, odd and
     /// even; the switch count is [`switch_count`], the Beneš count at powers of two.
+    /// The same for the network whose sub-networks are runs of positions
+    /// ([`BlockNet::halves`], [`route_halves`]): the same switch count, every sub-network's
+    /// switches within its run.
+    #[test]
+    fn the_halves_router_moves_every_entry_of_any_size_to_its_place() {
+        let mut rng = ChaCha12Rng::seed_from_u64(41);
+        let mut scratch = RouteScratch::default();
+        let sizes = (1..=130).chain([255, 256, 257, 431, 1000, 1024, 2543, 5086, 70001]);
+        for n in sizes {
+            let net = BlockNet::halves(n, 1, 1).unwrap();
+            assert_eq!(net.switches(), switch_count(n), "n = {n}");
+            assert!(net.pairs.iter().all(|&(x, y)| x < y && (y as usize) < n));
+            for _ in 0..3 {
+                let d = random_permutation(n, &mut rng);
+                let mut controls = vec![false];
+                route_halves(&d, &mut controls, &mut scratch);
+                assert_eq!(controls.len(), 1 + net.switches(), "n = {n}");
+                let mut v: Vec<usize> = (0..n).collect();
+                for (&(x, y), &c) in net.pairs.iter().zip(&controls[1..]) {
+                    if c {
+                        v.swap(x as usize, y as usize);
+                    }
+                }
+                for (x, &to) in d.iter().enumerate() {
+                    assert_eq!(v[to], x, "n = {n}: entry {x}");
+                }
+                // Backwards, the same settings undo it.
+                for (&(x, y), &c) in net.pairs.iter().zip(&controls[1..]).rev() {
+                    if c {
+                        v.swap(x as usize, y as usize);
+                    }
+                }
+                assert!(v.iter().enumerate().all(|(x, &e)| x == e), "n = {n}");
+            }
+        }
+    }
+
     #[test]
     fn the_router_moves_every_entry_of_any_size_to_its_place() {
         let mut rng = ChaCha12Rng::seed_from_u64(40);
