@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use doram_gkk12::driver::{AccessLabels, Client, ClientState, Server, ServerState};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::search::{lower_bound, serve_search};
-use doram_gkk12::sortload::{load_client, load_server};
+use doram_gkk12::sortload::{Holding, load_client, load_server};
 use doram_gkk12::testkit::deal_random_insecurely;
 use doram_gkk12::{OT_CHUNK, Params};
 use doram_net::{LocalMesh, Session, Transport, loopback_mesh};
@@ -151,6 +151,7 @@ fn run_server(
                 s,
                 params,
                 &data,
+                Holding::Server,
                 &mut ot,
                 &mut send,
                 &mut recv,
@@ -216,12 +217,12 @@ fn run_client(
             let mut send =
                 softspoken_sender_setup(s, OT_CHUNK, random_delta(&mut os_rng()), &mut os_rng())
                     .expect("setup");
-            // The client's share of the data: zeros.
-            let zeros = vec![0u8; params.items() as usize * params.payload_bits().div_ceil(8)];
+            // The server holds the data: the client passes none.
             let state = load_client(
                 s,
                 params,
-                &zeros,
+                &[],
+                Holding::Server,
                 &mut ot,
                 &mut send,
                 &mut recv,

@@ -1431,7 +1431,7 @@ fn destinations_p1<R: RngCore + ?Sized>(
 }
 
 /// `d` set to a uniformly random permutation of `0..m` (Fisher–Yates).
-fn shuffle_in_place<R: RngCore + ?Sized>(d: &mut Vec<usize>, m: usize, rng: &mut R) {
+pub(crate) fn shuffle_in_place<R: RngCore + ?Sized>(d: &mut Vec<usize>, m: usize, rng: &mut R) {
     d.clear();
     d.extend(0..m);
     for i in (1..m).rev() {

@@ -41,6 +41,7 @@ pub mod bits;
 pub mod circuits;
 pub mod driver;
 pub mod empty;
+pub mod gather;
 pub mod load;
 pub mod params;
 pub mod persist;

@@ -10,8 +10,10 @@
 //!    unknown to both.
 //! 2. Each party builds its share of every item's slot (valid ‖ address ‖ leaf ‖ payload, as
 //!    [`SlotCodec`] lays it out): the valid bit and the address are public (the server holds
-//!    them, the client zeros), the payload is this party's share of the item's data (data
-//!    tree) or of the 16 leaves of the tree below (position-map trees).
+//!    them, the client zeros), the payload is this party's share of the 16 leaves of the tree
+//!    below (position-map trees). The data tree's records stop before the payload: its
+//!    placement sorts 6-byte records instead of 70-byte ones (at 2^20 items of 512 bits), and
+//!    the payloads come after it (step 4).
 //! 3. [`binsort::place_bins`] puts each slot into the bin of its leaf's top ℓ bits
 //!    ([`sort_placement`]): either bins of Z = B slots (the bucket size) at the shallowest
 //!    level ℓ where they overflow with probability at most 2^−64; or, when cheaper, bins of
@@ -21,7 +23,10 @@
 //!    edges of 16, 38 % less work than bins of 64 at level 17 through phases of powers of
 //!    two). An overflow (opened; it depends on the fresh leaves only) draws the tree's leaves
 //!    again.
-//! 4. The client sends every bucket the placement fills as its share XOR its pad (nonces 1, 2,
+//! 4. Data tree: [`crate::gather`] brings every item's payload to its slot (two networks
+//!    on all the placement's slots, once for data the server holds, [`Holding::Server`], and
+//!    once more for the client's share of shared data) and the slots are completed.
+//! 5. The client sends every bucket the placement fills as its share XOR its pad (nonces 1, 2,
 //!    … in order), the server adds its share: `Enc(m; r)` under the client's key, the rest of
 //!    each bucket's slots empty, every other bucket never written.
 //!
@@ -31,7 +36,7 @@
 //! What either party sees: OT messages, garbled tables, uniformly random opened permutations,
 //! the overflow bits and, at the server, ciphertexts. Sizes follow from the parameters.
 
-use doram_core::wire;
+use doram_core::{Seed, wire};
 use doram_net::Session;
 use doram_twopc::driver::{cot_receive, cot_send, peer};
 use doram_twopc::gc::{Evaluator, Garbler};
@@ -42,9 +47,10 @@ use crate::binsort::{self, Bins, Role, Split};
 use crate::circuits::SlotCodec;
 use crate::driver::{ClientState, Gkk12Error, ServerState};
 use crate::empty::{recv_zero, send_zero};
+use crate::gather;
 use crate::load::{log2_overflow, recv_chunked, send_chunked};
 use crate::params::{Params, RADIX, TreeGeometry};
-use crate::shuffle::Shares;
+use crate::shuffle::{FRAME_BYTES, Shares};
 use crate::storage::{EncTree, PadKey};
 use crate::tree::bucket_at;
 
@@ -166,6 +172,16 @@ fn random_below<R: RngCore + ?Sized>(rng: &mut R, bits: u32) -> u64 {
     }
 }
 
+/// Who holds the data tree's payloads when the load starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holding {
+    /// Each party passes its XOR share of every payload.
+    Shared,
+    /// The server passes the payloads themselves and the client passes none (an empty
+    /// slice): one gather instead of two ([`crate::gather`]). Both parties must say the same.
+    Server,
+}
+
 /// Which side of the load this party is, with what it holds.
 enum Side<'a> {
     Server(&'a mut Garbler),
@@ -197,12 +213,48 @@ fn records(
     Shares { bytes, data }
 }
 
+/// This party's share of every data-tree slot's `valid ‖ address ‖ leaf` without the
+/// payload, which [`crate::gather`] brings after the placement: `⌈(1 + 2h)/8⌉` bytes each.
+fn meta_records(g: &TreeGeometry, server: bool, leaves: &[u64]) -> Shares {
+    let h = g.height as usize;
+    let bytes = (1 + 2 * h).div_ceil(8);
+    let mut data = vec![0u8; g.items as usize * bytes];
+    for (v, rec) in data.chunks_exact_mut(bytes).enumerate() {
+        if server {
+            put_bits(rec, 0, 1, 1);
+            put_bits(rec, 1, v as u64, h);
+        }
+        put_bits(rec, 1 + h, leaves[v], h);
+    }
+    Shares { bytes, data }
+}
+
+/// Every placed slot's id for [`crate::gather`]: its `valid ‖ address` bits (the first
+/// `1 + h`), the leaf's bits after them cleared.
+fn ids_of(bins: &Shares, h: usize) -> Vec<u8> {
+    let ib = (1 + h).div_ceil(8);
+    let keep = (1 + h) % 8;
+    let mut out = Vec::with_capacity(bins.data.len() / bins.bytes.max(1) * ib);
+    for rec in bins.data.chunks_exact(bins.bytes) {
+        out.extend_from_slice(&rec[..ib]);
+        if keep != 0 {
+            let last = out.len() - 1;
+            out[last] &= (1u8 << keep) - 1;
+        }
+    }
+    out
+}
+
 /// The buckets a placement fills, in order (`pl`'s level, then with a split its children's
 /// level), and their plaintext shares one after another (`bucket_bytes` each, slot `s` at bit
 /// `s · sb`): a bin's Z slots go to its bucket, or with a split its first and last `edge`
 /// to its children's buckets and the middle to its own. The buckets' other slots are empty.
+/// With `gathered = Some((payloads, head))` the placed records are a slot's first `head` bits
+/// only (`valid ‖ address ‖ leaf`) and its other `sb − head` come from `payloads`, one
+/// payload of `⌈(sb − head)/8⌉` bytes per slot of the placement ([`crate::gather`]).
 fn fill_buckets(
     bins: &Shares,
+    gathered: Option<(&[u8], usize)>,
     pl: &SortPlacement,
     bucket_bytes: usize,
     sb: usize,
@@ -226,7 +278,15 @@ fn fill_buckets(
     let mut out = vec![0u8; parts.len() * bucket_bytes];
     for (dst, &(_, bin, from, len)) in out.chunks_exact_mut(bucket_bytes).zip(&parts) {
         for s in 0..len {
-            copy_bits(dst, s * sb, slot(bin, from + s), sb);
+            match gathered {
+                None => copy_bits(dst, s * sb, slot(bin, from + s), sb),
+                Some((pay, head)) => {
+                    let pb = (sb - head).div_ceil(8);
+                    let k = bin * z + from + s;
+                    copy_bits(dst, s * sb, slot(bin, from + s), head);
+                    copy_bits(dst, s * sb + head, &pay[k * pb..(k + 1) * pb], sb - head);
+                }
+            }
         }
     }
     (parts.into_iter().map(|p| p.0).collect(), out)
@@ -238,7 +298,7 @@ fn fill_buckets(
 fn run<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
     params: &Params,
-    data: &[u8],
+    (data, holding): (&[u8], Holding),
     side: &mut Side<'_>,
     send: &mut impl CotExtSender,
     recv: &mut impl CotExtReceiver,
@@ -246,10 +306,19 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
 ) -> Result<(Vec<EncTree>, u64, Vec<u64>), Gkk12Error> {
     let p = peer(session)?;
     let db = params.payload_bits().div_ceil(8);
-    if data.len() != params.items() as usize * db {
-        return Err(Gkk12Error::Misuse("one payload share per item"));
-    }
     let server = matches!(side, Side::Server(_));
+    let holds = server || holding == Holding::Shared;
+    if data.len()
+        != if holds {
+            params.items() as usize * db
+        } else {
+            0
+        }
+    {
+        return Err(Gkk12Error::Misuse(
+            "one payload share per item (none at a client when the server holds the data)",
+        ));
+    }
     let mut trees = Vec::with_capacity(params.trees());
     let mut nonce = 0u64;
     let mut lower: Vec<u64> = Vec::new();
@@ -261,24 +330,47 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
         let pl = sort_placement(&g);
         let layout = pl.bins(&g, sb.div_ceil(8));
         let entry = params.tree(i.saturating_sub(1)).height as usize;
+        // A position-map item's payload: this party's shares of the 16 leaves below.
         let payload = |v: u64| -> Vec<u8> {
-            if i == 0 {
-                data[v as usize * db..(v as usize + 1) * db].to_vec()
-            } else {
-                let mut out = vec![0u8; g.payload_bits.div_ceil(8)];
-                for j in 0..RADIX {
-                    if let Some(&l) = lower.get(v as usize * RADIX + j) {
-                        put_bits(&mut out, j * entry, l, entry);
-                    }
+            let mut out = vec![0u8; g.payload_bits.div_ceil(8)];
+            for j in 0..RADIX {
+                if let Some(&l) = lower.get(v as usize * RADIX + j) {
+                    put_bits(&mut out, j * entry, l, entry);
                 }
-                out
             }
+            out
         };
+        // The data tree's placement sorts `valid ‖ address ‖ leaf` only; its payloads come
+        // after it ([`crate::gather`]).
+        let gathered = i == 0;
+        let layout = if gathered {
+            pl.bins(&g, (1 + 2 * h as usize).div_ceil(8))
+        } else {
+            layout
+        };
+        // The gather's network on all the placement's slots, and this party's π if it
+        // permutes in a gather, built beside the placement: they depend on sizes only.
+        let prep = gathered.then(|| {
+            let permutes = !server || holding == Holding::Shared;
+            let seed = permutes.then(|| {
+                let mut s = [0u8; 16];
+                rng.fill_bytes(&mut s);
+                Seed(s)
+            });
+            let slots = pl.slots << pl.level;
+            std::thread::Builder::new()
+                .name("doram-gather-prep".into())
+                .spawn(move || gather::prepare(slots, seed))
+        });
         let mut placed = None;
         let mut leaves = Vec::new();
         for _ in 0..RETRIES {
             leaves = (0..g.items).map(|_| random_below(rng, h)).collect();
-            let recs = records(params, i, server, &leaves, &payload);
+            let recs = if gathered {
+                meta_records(&g, server, &leaves)
+            } else {
+                records(params, i, server, &leaves, &payload)
+            };
             let role = match side {
                 Side::Server(gb) => Role::Garbler(gb),
                 Side::Client(ev, _) => Role::Evaluator(ev),
@@ -300,10 +392,45 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
             }
         }
         let bins = placed.ok_or(Gkk12Error::LoadOverflow { tree: i })?;
-        // [4] The buckets the placement fills, encrypted under the client's pads.
+        let mut pay = Vec::new();
+        if let Some(prep) = prep {
+            let mut prep = prep
+                .map_err(|_| Gkk12Error::Misuse("no thread for the gather's network"))?
+                .join()
+                .map_err(|_| Gkk12Error::Misuse("the gather's network failed to build"))??;
+            let hb = h as usize;
+            let ids = ids_of(&bins, hb);
+            let shape = gather::Shape {
+                slots: bins.data.len() / bins.bytes,
+                id_bytes: (1 + hb).div_ceil(8),
+                address_bits: hb,
+                items: g.items as usize,
+                payload_bytes: db,
+                frame: FRAME_BYTES,
+            };
+            // `P0` opens first: its payloads with `P0`'s sender and `P1`'s receiver.
+            pay = if server {
+                gather::open(session, send, &mut prep, &ids, data, &shape)?
+            } else {
+                gather::permute_for(session, recv, &mut prep, &ids, &shape)?
+            };
+            if holding == Holding::Shared {
+                let more = if server {
+                    gather::permute_for(session, recv, &mut prep, &ids, &shape)?
+                } else {
+                    gather::open(session, send, &mut prep, &ids, data, &shape)?
+                };
+                for (x, y) in pay.iter_mut().zip(&more) {
+                    *x ^= y;
+                }
+            }
+        }
+        // [5] The buckets the placement fills, encrypted under the client's pads.
         let bucket_bits = g.bucket * sb;
         let bucket_bytes = bucket_bits.div_ceil(8);
-        let (targets, mut level_bytes) = fill_buckets(&bins, &pl, bucket_bytes, sb);
+        let head = 1 + 2 * h as usize;
+        let with = gathered.then_some((&pay[..], head));
+        let (targets, mut level_bytes) = fill_buckets(&bins, with, &pl, bucket_bytes, sb);
         let first = nonce + 1;
         nonce += targets.len() as u64;
         match side {
@@ -355,7 +482,8 @@ fn base_bits(params: &Params, top: &[u64]) -> Vec<bool> {
 }
 
 /// The server's side of the load: `data` its XOR share of every item's payload
-/// (`⌈d/8⌉` bytes each; the array itself when the server holds it and the client passes zeros),
+/// (`⌈d/8⌉` bytes each) with [`Holding::Shared`], or the payloads themselves with
+/// [`Holding::Server`] (the client then passes none, and the load gathers them once),
 /// `oram_ot` the ORAM's OT extension (its Δ is the ORAM garbler's: pass it to
 /// [`Server::new`](crate::driver::Server::new)), `send`/`recv` the load's own OT extensions
 /// with the client (`send`'s Δ fresh: the load garbles under it; SoftSpoken with
@@ -369,6 +497,7 @@ pub fn load_server<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
     params: &Params,
     data: &[u8],
+    holding: Holding,
     oram_ot: &mut impl CotExtSender,
     send: &mut impl CotExtSender,
     recv: &mut impl CotExtReceiver,
@@ -376,7 +505,7 @@ pub fn load_server<R: RngCore + CryptoRng + ?Sized>(
 ) -> Result<ServerState, Gkk12Error> {
     let mut garbler = Garbler::new(send.delta(), 0)?;
     let mut side = Side::Server(&mut garbler);
-    let (trees, nonce, top) = run(session, params, data, &mut side, send, recv, rng)?;
+    let (trees, nonce, top) = run(session, params, (data, holding), &mut side, send, recv, rng)?;
     let bits = base_bits(params, &top);
     let delta = oram_ot.delta();
     let base = if bits.is_empty() {
@@ -409,6 +538,7 @@ pub fn load_client<R: RngCore + CryptoRng + ?Sized>(
     session: &mut Session,
     params: &Params,
     data: &[u8],
+    holding: Holding,
     oram_ot: &mut impl CotExtReceiver,
     send: &mut impl CotExtSender,
     recv: &mut impl CotExtReceiver,
@@ -419,7 +549,7 @@ pub fn load_client<R: RngCore + CryptoRng + ?Sized>(
     let key = PadKey::new(key);
     let mut evaluator = Evaluator::new(0);
     let mut side = Side::Client(&mut evaluator, &key);
-    let (_, nonce, top) = run(session, params, data, &mut side, send, recv, rng)?;
+    let (_, nonce, top) = run(session, params, (data, holding), &mut side, send, recv, rng)?;
     let bits = base_bits(params, &top);
     let base = if bits.is_empty() {
         Vec::new()

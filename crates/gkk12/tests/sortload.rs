@@ -9,7 +9,7 @@ mod common;
 use common::{Op, check_invariants, client_ops, open_both, random_words, run2, serve_ops};
 use doram_gkk12::Params;
 use doram_gkk12::driver::{Client, Server};
-use doram_gkk12::sortload::{load_client, load_server, sort_placement};
+use doram_gkk12::sortload::{Holding, load_client, load_server, sort_placement};
 use doram_net::{Session, Transcript};
 use doram_twopc::driver::{softspoken_receiver_setup, softspoken_sender_setup};
 use doram_twopc::gc::random_delta;
@@ -38,8 +38,22 @@ fn pack(words: &[Vec<u64>], bits: usize) -> Vec<u8> {
     out
 }
 
-/// Loads `data` (split into XOR shares if `shared`, else held by the server) and runs `ops`.
+/// Loads `data` (split into XOR shares if `shared`, else held by the server, the client's
+/// share zeros) and runs `ops`.
 fn run(params: Params, data: &[Vec<u64>], shared: bool, ops: &[Op], seed: u64) -> Run {
+    run_with(params, data, shared, Holding::Shared, ops, seed)
+}
+
+/// [`run`] with the load told who holds the data; with `Holding::Server` (and `shared`
+/// false) the client passes no share at all.
+fn run_with(
+    params: Params,
+    data: &[Vec<u64>],
+    shared: bool,
+    holding: Holding,
+    ops: &[Op],
+    seed: u64,
+) -> Run {
     let bits = params.payload_bits();
     let packed = pack(data, bits);
     let mut rng = ChaCha12Rng::seed_from_u64(seed);
@@ -57,6 +71,12 @@ fn run(params: Params, data: &[Vec<u64>], shared: bool, ops: &[Op], seed: u64) -
         vec![0u8; packed.len()]
     };
     let server_share: Vec<u8> = packed.iter().zip(&mask).map(|(x, y)| x ^ y).collect();
+    // With `Holding::Server` the client passes nothing.
+    let mask = if holding == Holding::Server {
+        Vec::new()
+    } else {
+        mask
+    };
     let delta = random_delta(&mut insecure_rng_for_tests(seed));
     let n_ops = ops.len();
     let (server, client) = run2(
@@ -75,6 +95,7 @@ fn run(params: Params, data: &[Vec<u64>], shared: bool, ops: &[Op], seed: u64) -
                 &mut s,
                 &params,
                 &server_share,
+                holding,
                 &mut ot,
                 &mut send,
                 &mut recv,
@@ -100,7 +121,7 @@ fn run(params: Params, data: &[Vec<u64>], shared: bool, ops: &[Op], seed: u64) -
             .unwrap();
             s.record_transcript(true);
             let state = load_client(
-                &mut s, &params, &mask, &mut ot, &mut send, &mut recv, &mut rng,
+                &mut s, &params, &mask, holding, &mut ot, &mut send, &mut recv, &mut rng,
             )
             .unwrap();
             let t = s.take_transcript().unwrap();
@@ -198,6 +219,49 @@ fn the_loads_transcript_does_not_depend_on_the_data() {
     let b: Vec<Vec<u64>> = (0..300).map(|_| vec![0]).collect();
     let ra = run(params, &a, false, &[], 1);
     let rb = run(params, &b, true, &[], 2);
+    assert_eq!(ra.load.0, rb.load.0, "server");
+    assert_eq!(ra.load.1, rb.load.1, "client");
+}
+
+#[test]
+fn data_the_server_holds_is_gathered_once_and_read_back() {
+    let mut rng = ChaCha12Rng::seed_from_u64(91);
+    for (items, bits, bucket, trees) in [
+        (1u64, 5usize, 2usize, 1usize),
+        (300, 70, 12, 3),
+        (1000, 13, 16, 3),
+    ] {
+        let params = Params::new(items, bits, bucket, trees).unwrap();
+        let data: Vec<Vec<u64>> = (0..items).map(|_| random_words(&mut rng, bits)).collect();
+        let reads: Vec<Op> = (0..6).map(|_| (rng.random_range(0..items), None)).collect();
+        let held = run_with(params, &data, false, Holding::Server, &reads, 40 + items);
+        check_invariants(&params, &held.opened, &held.base);
+        for (v, want) in data.iter().enumerate() {
+            let (_, payload) = held.opened[0]
+                .iter()
+                .find(|(s, _)| s.valid && s.addr == v as u64)
+                .unwrap();
+            assert_eq!(payload, want, "item {v} of {items}");
+        }
+        for ((v, _), got) in reads.iter().zip(&held.results) {
+            assert_eq!(got, &data[*v as usize], "read of {v}");
+        }
+        // One gather fewer than shared data: fewer bytes each way.
+        let shared = run(params, &data, false, &[], 40 + items);
+        let bytes = |t: &Transcript| t.events.iter().map(|e| e.bytes).sum::<u64>();
+        assert!(bytes(&held.load.0) < bytes(&shared.load.0), "{items} items");
+        assert!(bytes(&held.load.1) < bytes(&shared.load.1), "{items} items");
+    }
+}
+
+#[test]
+fn a_server_held_loads_transcript_does_not_depend_on_the_data() {
+    let params = Params::new(300, 16, 12, 3).unwrap();
+    let mut rng = ChaCha12Rng::seed_from_u64(6);
+    let a: Vec<Vec<u64>> = (0..300).map(|_| random_words(&mut rng, 16)).collect();
+    let b: Vec<Vec<u64>> = (0..300).map(|_| vec![0]).collect();
+    let ra = run_with(params, &a, false, Holding::Server, &[], 1);
+    let rb = run_with(params, &b, false, Holding::Server, &[], 2);
     assert_eq!(ra.load.0, rb.load.0, "server");
     assert_eq!(ra.load.1, rb.load.1, "client");
 }

@@ -200,16 +200,32 @@ impl TreeMemory {
             let mut ot = softspoken_sender_setup(session, OT_CHUNK, random_delta(rng), rng)?;
             let mut send = softspoken_sender_setup(session, OT_CHUNK, random_delta(rng), rng)?;
             let mut recv = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
-            let state =
-                sortload::load_server(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
+            let state = sortload::load_server(
+                session,
+                &params,
+                &data,
+                sortload::Holding::Shared,
+                &mut ot,
+                &mut send,
+                &mut recv,
+                rng,
+            )?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Server(Box::new(Server::new(state, ot, prg)?))
         } else {
             let mut ot = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
             let mut recv = softspoken_receiver_setup(session, OT_CHUNK, rng)?;
             let mut send = softspoken_sender_setup(session, OT_CHUNK, random_delta(rng), rng)?;
-            let state =
-                sortload::load_client(session, &params, &data, &mut ot, &mut send, &mut recv, rng)?;
+            let state = sortload::load_client(
+                session,
+                &params,
+                &data,
+                sortload::Holding::Shared,
+                &mut ot,
+                &mut send,
+                &mut recv,
+                rng,
+            )?;
             let prg = doram_prim::AesPrg::new(rng.next_seed());
             Side::Client(Box::new(Client::new(state, ot, prg)?))
         };
