@@ -149,6 +149,17 @@ fn put_bits(dst: &mut [u8], at: usize, v: u64, n: usize) {
 fn copy_bits(dst: &mut [u8], dst_at: usize, src: &[u8], n: usize) {
     let (full, rest) = (n / 8, n % 8);
     let (at, sh) = (dst_at / 8, (dst_at % 8) as u32);
+    // Eight bytes at a time while the ninth they may spill into is in `dst`.
+    let mut done = 0;
+    while done + 8 <= full && at + done + 9 <= dst.len() {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(&src[done..done + 8]);
+        let wide = (u128::from(u64::from_le_bytes(x)) << sh).to_le_bytes();
+        for (d, w) in dst[at + done..at + done + 9].iter_mut().zip(wide) {
+            *d ^= w;
+        }
+        done += 8;
+    }
     let mut put = |k: usize, x: u8| {
         let wide = u16::from(x) << sh;
         dst[at + k] ^= wide as u8;
@@ -156,7 +167,7 @@ fn copy_bits(dst: &mut [u8], dst_at: usize, src: &[u8], n: usize) {
             dst[at + k + 1] ^= (wide >> 8) as u8;
         }
     };
-    for (k, &x) in src[..full].iter().enumerate() {
+    for (k, &x) in src[..full].iter().enumerate().skip(done) {
         put(k, x);
     }
     if rest > 0 {
@@ -574,17 +585,20 @@ mod tests {
     #[test]
     fn bits_land_where_one_at_a_time_puts_them() {
         let src: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(97) ^ 0x5a).collect();
-        for at in [0usize, 1, 3, 7, 8, 13] {
-            for n in [0usize, 1, 5, 8, 9, 100, 317] {
-                let mut fast = vec![0xa5u8; 48];
-                let mut slow = fast.clone();
-                copy_bits(&mut fast, at, &src, n);
-                for k in 0..n {
-                    if (src[k / 8] >> (k % 8)) & 1 == 1 {
-                        slow[(at + k) / 8] ^= 1 << ((at + k) % 8);
+        for at in [0usize, 1, 3, 7, 8, 13, 41] {
+            for n in [0usize, 1, 5, 8, 9, 63, 64, 65, 100, 317] {
+                // A roomy destination, and one that ends with the last bit.
+                for len in [48, (at + n).div_ceil(8)] {
+                    let mut fast = vec![0xa5u8; len];
+                    let mut slow = fast.clone();
+                    copy_bits(&mut fast, at, &src, n);
+                    for k in 0..n {
+                        if (src[k / 8] >> (k % 8)) & 1 == 1 {
+                            slow[(at + k) / 8] ^= 1 << ((at + k) % 8);
+                        }
                     }
+                    assert_eq!(fast, slow, "at {at}, {n} bits, {len} bytes");
                 }
-                assert_eq!(fast, slow, "at {at}, {n} bits");
             }
         }
     }
