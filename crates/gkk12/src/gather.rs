@@ -38,7 +38,9 @@ use crate::driver::Gkk12Error;
 use doram_core::Seed;
 use doram_prim::AesPrg;
 
-use crate::shuffle::{BlockNet, NetScratch, RouteScratch, recv_framed, route_halves, send_framed};
+use crate::shuffle::{
+    BlockNet, NetScratch, RouteScratch, recv_framed, route_halves, send_framed, zeroed,
+};
 
 /// Switches per batch of a network on all the slots: one OT extension and one message of
 /// corrections (at most `PART_BYTES`).
@@ -253,7 +255,7 @@ fn arrange(
     shape: &Shape,
 ) -> Result<Vec<u8>, Gkk12Error> {
     let (ib, pb) = (shape.id_bytes, shape.payload_bytes);
-    let mut z = vec![0u8; shape.slots * pb];
+    let mut z = zeroed(shape.slots * pb);
     let mut seen = vec![false; shape.items];
     let mut valid = 0usize;
     for (k, (x, y)) in mine
@@ -336,7 +338,7 @@ pub(crate) fn permute_for(
     let net = net.reversed().for_entries(pb, pb)?;
     controls.reverse();
     let done = sent.and_then(|()| {
-        let mut z = vec![0u8; s * pb];
+        let mut z = zeroed(s * pb);
         permute(
             session,
             p,

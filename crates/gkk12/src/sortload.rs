@@ -50,7 +50,7 @@ use crate::empty::{recv_zero, send_zero};
 use crate::gather;
 use crate::load::{log2_overflow, recv_chunked, send_chunked};
 use crate::params::{Params, RADIX, TreeGeometry};
-use crate::shuffle::{FRAME_BYTES, Shares};
+use crate::shuffle::{FRAME_BYTES, Shares, zeroed};
 use crate::storage::{EncTree, PadKey};
 use crate::tree::bucket_at;
 
@@ -212,7 +212,7 @@ fn records(
     let h = g.height as usize;
     let bits = SlotCodec::new(params, i).slot_bits();
     let bytes = bits.div_ceil(8);
-    let mut data = vec![0u8; g.items as usize * bytes];
+    let mut data = zeroed(g.items as usize * bytes);
     for (v, rec) in data.chunks_exact_mut(bytes).enumerate() {
         if server {
             put_bits(rec, 0, 1, 1);
@@ -229,7 +229,7 @@ fn records(
 fn meta_records(g: &TreeGeometry, server: bool, leaves: &[u64]) -> Shares {
     let h = g.height as usize;
     let bytes = (1 + 2 * h).div_ceil(8);
-    let mut data = vec![0u8; g.items as usize * bytes];
+    let mut data = zeroed(g.items as usize * bytes);
     for (v, rec) in data.chunks_exact_mut(bytes).enumerate() {
         if server {
             put_bits(rec, 0, 1, 1);
@@ -286,7 +286,7 @@ fn fill_buckets(
             }));
         }
     }
-    let mut out = vec![0u8; parts.len() * bucket_bytes];
+    let mut out = zeroed(parts.len() * bucket_bytes);
     for (dst, &(_, bin, from, len)) in out.chunks_exact_mut(bucket_bytes).zip(&parts) {
         for s in 0..len {
             match gathered {
