@@ -1,18 +1,21 @@
 //! `doram bench gkk12`: Gordon et al.'s secure two-party RAM computation on this host. Per
-//! size: the three-party secure load (server, client, setup helper), then reads of random
-//! addresses and binary searches for random keys between the server and the client, every
-//! result checked; times, bytes per party and the AND gates of one access beside the paper's
-//! Table 2. The parties are threads of this process over the chosen transport.
+//! size: the secure load (by default the three-party load with a setup helper; with `--load
+//! two-parties` the server and the client alone, `doram_gkk12::sortload`, the server holding
+//! the array), then reads of random addresses and binary searches for random keys between the
+//! server and the client, every result checked; times, bytes per party and the AND gates of
+//! one access beside the paper's Table 2. The parties are threads of this process over the
+//! chosen transport.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use doram_core::PartyId;
 use doram_gkk12::driver::{AccessLabels, Client, Server};
 use doram_gkk12::load::{self, ClientLoad, ServerLoad};
 use doram_gkk12::search::{lower_bound, serve_search};
+use doram_gkk12::sortload::{self, Holding};
 use doram_gkk12::{OT_CHUNK, Params, bits::Circuits};
 use doram_net::{Session, run_parties};
 use doram_prim::prg::AesPrg;
@@ -46,8 +49,23 @@ pub struct BenchGkk12Args {
     /// Transport between the parties (threads of this process).
     #[arg(long, value_enum, default_value_t = Backend::Tls)]
     pub backend: Backend,
+    /// Who loads the array.
+    #[arg(long, value_enum, default_value_t = LoadBy::Helper)]
+    pub load: LoadBy,
     #[command(flatten)]
     pub randomness: Randomness,
+}
+
+/// Who runs `doram bench gkk12`'s load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadBy {
+    /// Server, client and a setup helper that sees no data and must not collude with either
+    /// (`doram_gkk12::load`): the fastest.
+    Helper,
+    /// The server and the client alone (`doram_gkk12::sortload`: an oblivious bin sort of
+    /// every item's leaf, then the payloads gathered to their slots).
+    TwoParties,
 }
 
 /// Table 2 of the paper: non-free gates per ORAM operation, d = 512, B = 2 log N.
@@ -93,8 +111,11 @@ struct SizeReport {
     xor_per_access: u64,
     /// The paper's Table 2 (non-free gates per operation), where it has the size.
     table2_and: Option<u64>,
+    /// Who loaded the array.
+    load_by: LoadBy,
     load_ms: f64,
-    /// Bytes each of server, client and helper sent in the load.
+    /// Bytes each of server, client and helper sent in the load (the helper 0 when the two
+    /// parties load alone).
     load_bytes_sent: [u64; 3],
     access: Option<Times>,
     /// Per access: server → client, client → server.
@@ -150,7 +171,7 @@ fn print_size(r: &SizeReport) {
         })
     };
     println!(
-        "2^{} × {} bits ({} trees, B {:?}): {} AND per access{}; load {:.1} s; read {}, \
+        "2^{} × {} bits ({} trees, B {:?}): {} AND per access{}; load {:.1} s ({}); read {}, \
          {:.1} MB + {:.1} MB; search ({} reads) {}",
         r.log_n,
         r.payload_bits,
@@ -160,6 +181,10 @@ fn print_size(r: &SizeReport) {
         r.table2_and
             .map_or(String::new(), |x| format!(" (paper's Table 2: {x})")),
         r.load_ms / 1e3,
+        match r.load_by {
+            LoadBy::Helper => "with a helper",
+            LoadBy::TwoParties => "two parties alone",
+        },
         t(&r.access),
         r.access_bytes[0] / 1e6,
         r.access_bytes[1] / 1e6,
@@ -222,8 +247,14 @@ fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
     let entropy = a.randomness.entropy();
     let words = (a.payload_bits as usize).div_ceil(64);
     let t = Instant::now();
-    let (sl, cl, load_bytes_sent) = secure_load(&params, a, words)?;
-    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let (sl, cl, helper_bytes) = match a.load {
+        LoadBy::Helper => {
+            let (sl, cl, bytes) = secure_load(&params, a, words)?;
+            (Start::Helper(sl), Start::Helper(cl), Some(bytes))
+        }
+        LoadBy::TwoParties => (Start::TwoParties, Start::TwoParties, None),
+    };
+    let helper_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut rng = AesPrg::new(entropy.party_seed(PartyId::P1, "bench-gkk12-workload"));
     let n = params.items();
     let addrs: Vec<u64> = (0..a.accesses).map(|_| rng.next_u64() % n).collect();
@@ -237,14 +268,20 @@ fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
             let sl = starts.lock().map_err(|_| anyhow::anyhow!("lock"))?.0.take();
             server_side(
                 &mut s,
-                sl.context("no state")?,
+                (sl.context("no state")?, &params, words),
                 &mut rng,
                 addrs.len(),
                 keys.len(),
             )
         } else {
             let cl = starts.lock().map_err(|_| anyhow::anyhow!("lock"))?.1.take();
-            client_side(&mut s, cl.context("no state")?, &mut rng, &addrs, &keys)
+            client_side(
+                &mut s,
+                (cl.context("no state")?, &params),
+                &mut rng,
+                &addrs,
+                &keys,
+            )
         }
     });
     let mut outs = Vec::new();
@@ -254,6 +291,13 @@ fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
     let [server, client] =
         <[PartyOut; 2]>::try_from(outs).map_err(|_| anyhow::anyhow!("two parties expected"))?;
     let per = |x: u64, k: usize| if k == 0 { 0.0 } else { x as f64 / k as f64 };
+    let (load_ms, load_bytes_sent) = match helper_bytes {
+        Some(bytes) => (helper_ms, bytes),
+        None => (
+            server.load_ms.max(client.load_ms),
+            [server.load_bytes, client.load_bytes, 0],
+        ),
+    };
     Ok(SizeReport {
         log_n,
         n,
@@ -265,6 +309,7 @@ fn one_size(a: &BenchGkk12Args, log_n: u32) -> Result<SizeReport> {
         table2_and: (a.payload_bits == 512)
             .then(|| TABLE2_AND.iter().find(|(l, _)| *l == log_n).map(|x| x.1))
             .flatten(),
+        load_by: a.load,
         load_ms,
         load_bytes_sent,
         access: Times::of(server.access_times),
@@ -301,9 +346,19 @@ fn secure_load(
     )?)
 }
 
+/// How a party's ORAM starts: from its part of the helper's load, or loaded by the two
+/// parties alone in the run.
+enum Start<L> {
+    Helper(L),
+    TwoParties,
+}
+
 /// One party's times and bytes.
 #[derive(Default)]
 struct PartyOut {
+    /// The two parties' own load, when they ran it: its time at this party and its bytes.
+    load_ms: f64,
+    load_bytes: u64,
     access_times: Vec<Duration>,
     access_bytes: u64,
     search_times: Vec<Duration>,
@@ -316,21 +371,51 @@ fn sent(s: &Session) -> u64 {
 
 fn server_side(
     s: &mut Session,
-    sl: ServerLoad,
+    (start, params, words): (Start<ServerLoad>, &Params, usize),
     rng: &mut AesPrg,
     accesses: usize,
     searches: usize,
 ) -> Result<PartyOut> {
+    let mut out = PartyOut::default();
     let delta = random_delta(rng);
     let mut ot = softspoken_sender_setup(s, OT_CHUNK, delta, rng)?;
-    let state = sl.finish(s, &mut ot, rng)?;
+    let state = match start {
+        Start::Helper(sl) => sl.finish(s, &mut ot, rng)?,
+        Start::TwoParties => {
+            let (t, before) = (Instant::now(), sent(s));
+            // The server holds the array, entry v at v.
+            let db = params.payload_bits().div_ceil(8);
+            let mut data = Vec::with_capacity(params.items() as usize * db);
+            for v in 0..params.items() {
+                let bytes: Vec<u8> = entry(v, words)
+                    .into_iter()
+                    .flat_map(u64::to_le_bytes)
+                    .take(db)
+                    .collect();
+                data.extend_from_slice(&bytes);
+            }
+            let mut send = softspoken_sender_setup(s, OT_CHUNK, random_delta(rng), rng)?;
+            let mut recv = softspoken_receiver_setup(s, OT_CHUNK, rng)?;
+            let state = sortload::load_server(
+                s,
+                params,
+                &data,
+                Holding::Server,
+                &mut ot,
+                &mut send,
+                &mut recv,
+                rng,
+            )?;
+            (out.load_ms, out.load_bytes) = (t.elapsed().as_secs_f64() * 1e3, sent(s) - before);
+            state
+        }
+    };
     let mut server = Server::new(state, ot, AesPrg::from_rng(rng))?;
     let (abits, d) = (
         server.params().address_bits(),
         server.params().payload_bits(),
     );
     let zero = server.public_bits(&[false])[0];
-    let mut out = PartyOut::default();
     let before = sent(s);
     for _ in 0..accesses {
         let t = Instant::now();
@@ -352,13 +437,33 @@ fn server_side(
 
 fn client_side(
     s: &mut Session,
-    cl: ClientLoad,
+    (start, params): (Start<ClientLoad>, &Params),
     rng: &mut AesPrg,
     addrs: &[u64],
     keys: &[u64],
 ) -> Result<PartyOut> {
+    let mut out = PartyOut::default();
     let mut ot = softspoken_receiver_setup(s, OT_CHUNK, rng)?;
-    let state = cl.finish(s, &mut ot)?;
+    let state = match start {
+        Start::Helper(cl) => cl.finish(s, &mut ot)?,
+        Start::TwoParties => {
+            let (t, before) = (Instant::now(), sent(s));
+            let mut recv = softspoken_receiver_setup(s, OT_CHUNK, rng)?;
+            let mut send = softspoken_sender_setup(s, OT_CHUNK, random_delta(rng), rng)?;
+            let state = sortload::load_client(
+                s,
+                params,
+                &[],
+                Holding::Server,
+                &mut ot,
+                &mut send,
+                &mut recv,
+                rng,
+            )?;
+            (out.load_ms, out.load_bytes) = (t.elapsed().as_secs_f64() * 1e3, sent(s) - before);
+            state
+        }
+    };
     let mut client = Client::new(state, ot, AesPrg::from_rng(rng))?;
     let (abits, d) = (
         client.params().address_bits(),
@@ -366,7 +471,6 @@ fn client_side(
     );
     let zero = client.zero();
     let words = d.div_ceil(64);
-    let mut out = PartyOut::default();
     let before = sent(s);
     for &v in addrs {
         let bits: Vec<bool> = (0..abits).map(|k| (v >> k) & 1 == 1).collect();

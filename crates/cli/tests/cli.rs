@@ -353,6 +353,35 @@ fn bench_gkk12_loads_reads_and_searches() {
     assert!(!out.status.success());
 }
 
+/// `bench gkk12 --load two-parties`: the server and the client load the array alone (no
+/// helper bytes), then every read and search is checked against it.
+#[test]
+fn bench_gkk12_loads_by_the_two_parties_alone() {
+    let v = run_json(&[
+        "bench",
+        "gkk12",
+        "--log-n",
+        "7",
+        "--payload-bits",
+        "100",
+        "--accesses",
+        "3",
+        "--searches",
+        "1",
+        "--load",
+        "two-parties",
+    ]);
+    let s = &v["sizes"][0];
+    assert_eq!(s["verified"], true);
+    assert_eq!(s["load_by"], "two-parties");
+    assert_eq!(s["access"]["count"], 3);
+    assert_eq!(s["search"]["count"], 1);
+    let bytes = &s["load_bytes_sent"];
+    assert!(bytes[0].as_u64().unwrap() > 0 && bytes[1].as_u64().unwrap() > 0);
+    assert_eq!(bytes[2], 0, "no helper");
+    assert!(s["load_ms"].as_f64().unwrap() > 0.0);
+}
+
 /// `bench ramen` is `bench oram --protocol ramen` with Ramen's defaults: the generic report,
 /// with Ramen's step times in each party's `steps`.
 #[test]
