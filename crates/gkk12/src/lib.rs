@@ -34,7 +34,8 @@
 //! its memory in [`scan`] (`doram run --backend gkk12`) or in the tree ORAM (`--backend
 //! gkk12-tree`), loaded by [`sortload`] or, for few words, started [`empty`] and written word by
 //! word. [`load`] (with its helper) remains the fastest load and the one `doram bench gkk12`
-//! measures. `testkit`'s dealer, which sees every secret, remains for tests only.
+//! measures by default (`--load two-parties` measures [`sortload`], whose data tree is sorted
+//! without its payloads and then filled by [`gather`]). `testkit`'s dealer, which sees every secret, remains for tests only.
 
 pub mod binsort;
 pub mod bits;
