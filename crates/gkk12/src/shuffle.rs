@@ -1294,6 +1294,16 @@ impl PermuteRun<'_> {
 /// calls so that routing allocates nothing once it has seen the size. `dest` must be a
 /// permutation (not checked here: the caller draws it).
 pub(crate) fn route_any(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
+    route_as::<false>(dest, out, scratch);
+}
+
+/// [`route_any`] for the network of [`BlockNet::halves`].
+pub(crate) fn route_halves(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
+    route_as::<true>(dest, out, scratch);
+}
+
+/// [`route_any`] (`HALVES` false) or [`route_halves`].
+fn route_as<const HALVES: bool>(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
     let n = dest.len();
     let depth = usize::BITS as usize - n.leading_zeros() as usize + 1;
     if scratch.levels.len() < depth {
@@ -1304,20 +1314,7 @@ pub(crate) fn route_any(dest: &[usize], out: &mut Vec<bool>, scratch: &mut Route
     scratch.top.clear();
     scratch.top.extend(dest.iter().map(|&d| d as u32));
     out.reserve(switch_count(n));
-    route_level(&scratch.top, out, &mut scratch.levels);
-}
-
-/// [`route_any`] for the network of [`BlockNet::halves`].
-pub(crate) fn route_halves(dest: &[usize], out: &mut Vec<bool>, scratch: &mut RouteScratch) {
-    let n = dest.len();
-    let depth = usize::BITS as usize - n.leading_zeros() as usize + 1;
-    if scratch.levels.len() < depth {
-        scratch.levels.resize_with(depth, RouteLevel::default);
-    }
-    scratch.top.clear();
-    scratch.top.extend(dest.iter().map(|&d| d as u32));
-    out.reserve(switch_count(n));
-    route_level_as::<true>(&scratch.top, out, &mut scratch.levels);
+    route_level_as::<HALVES>(&scratch.top, out, &mut scratch.levels);
 }
 
 /// Scratch space of [`route_any`], kept across calls: one level per depth of the recursion.
@@ -1337,15 +1334,10 @@ struct RouteLevel {
     outputs: Vec<bool>,
 }
 
-/// [`route_any`] on one network of the recursion, with `levels[0]` its scratch space.
-fn route_level(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
-    route_level_as::<false>(d, out, levels);
-}
-
-/// [`route_level`] for the network whose switches pair positions `2i` and `2i + 1`
-/// (`HALVES` false: [`BlockNet::new`]) or `i` and `i + ⌊n/2⌋` (`HALVES` true:
-/// [`BlockNet::halves`]); the looping algorithm is the same with the partners and the
-/// sub-networks' positions renamed.
+/// [`route_any`] on one network of the recursion, with `levels[0]` its scratch space: for
+/// the network whose switches pair positions `2i` and `2i + 1` (`HALVES` false:
+/// [`BlockNet::new`]) or `i` and `i + ⌊n/2⌋` (`HALVES` true: [`BlockNet::halves`]); the
+/// looping algorithm is the same with the partners and the sub-networks' positions renamed.
 fn route_level_as<const HALVES: bool>(d: &[u32], out: &mut Vec<bool>, levels: &mut [RouteLevel]) {
     let n = d.len();
     if n < 2 {

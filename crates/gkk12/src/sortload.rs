@@ -212,23 +212,23 @@ fn records(
     let h = g.height as usize;
     let bits = SlotCodec::new(params, i).slot_bits();
     let bytes = bits.div_ceil(8);
-    let mut data = zeroed(g.items as usize * bytes);
-    for (v, rec) in data.chunks_exact_mut(bytes).enumerate() {
-        if server {
-            put_bits(rec, 0, 1, 1);
-            put_bits(rec, 1, v as u64, h);
-        }
-        put_bits(rec, 1 + h, leaves[v], h);
+    let mut out = heads(&g, server, leaves, bytes);
+    for (v, rec) in out.data.chunks_exact_mut(bytes).enumerate() {
         copy_bits(rec, 1 + 2 * h, &payload(v as u64), g.payload_bits);
     }
-    Shares { bytes, data }
+    out
 }
 
 /// This party's share of every data-tree slot's `valid ‖ address ‖ leaf` without the
 /// payload, which [`crate::gather`] brings after the placement: `⌈(1 + 2h)/8⌉` bytes each.
 fn meta_records(g: &TreeGeometry, server: bool, leaves: &[u64]) -> Shares {
+    heads(g, server, leaves, (1 + 2 * g.height as usize).div_ceil(8))
+}
+
+/// Records of `bytes` bytes, each item's `valid ‖ address ‖ leaf` (this party's share) first
+/// and the rest zero.
+fn heads(g: &TreeGeometry, server: bool, leaves: &[u64], bytes: usize) -> Shares {
     let h = g.height as usize;
-    let bytes = (1 + 2 * h).div_ceil(8);
     let mut data = zeroed(g.items as usize * bytes);
     for (v, rec) in data.chunks_exact_mut(bytes).enumerate() {
         if server {
