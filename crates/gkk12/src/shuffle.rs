@@ -1471,20 +1471,17 @@ mod tests {
                 route_halves(&d, &mut controls, &mut scratch);
                 assert_eq!(controls.len(), 1 + net.switches(), "n = {n}");
                 let mut v: Vec<usize> = (0..n).collect();
-                for (&(x, y), &c) in net.pairs.iter().zip(&controls[1..]) {
+                let switched = net.pairs.iter().zip(&controls[1..]);
+                let swap = |v: &mut Vec<usize>, (&(x, y), &c): (&(u32, u32), &bool)| {
                     if c {
                         v.swap(x as usize, y as usize);
                     }
-                }
-                for (x, &to) in d.iter().enumerate() {
-                    assert_eq!(v[to], x, "n = {n}: entry {x}");
-                }
+                };
+                switched.clone().for_each(|s| swap(&mut v, s));
+                let moved = d.iter().enumerate().all(|(x, &to)| v[to] == x);
+                assert!(moved, "n = {n}: not every entry at its place");
                 // Backwards, the same settings undo it.
-                for (&(x, y), &c) in net.pairs.iter().zip(&controls[1..]).rev() {
-                    if c {
-                        v.swap(x as usize, y as usize);
-                    }
-                }
+                switched.rev().for_each(|s| swap(&mut v, s));
                 assert!(v.iter().enumerate().all(|(x, &e)| x == e), "n = {n}");
             }
         }
