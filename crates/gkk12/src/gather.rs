@@ -6,7 +6,8 @@
 //! holds a vector of payloads indexed by address (its share of the data, or the data itself);
 //! the other, the *permuter*, draws a uniform permutation π of the slots.
 //! 1. **Ids under π.** The slots' (valid, address) shares go through a Beneš network of OT
-//!    switches (`shuffle::BlockNet` on all the slots, one correction per switch) that moves
+//!    switches (`shuffle::BlockNet::halves` on all the slots, one correction per switch,
+//!    every sub-network a run of memory) that moves
 //!    slot x to π(x), the opener holding, the permuter permuting. The permuter sends its
 //!    shares: the opener learns which address sits at each position of the shuffled order.
 //!    That is the public multiset (every address once, the rest dummies) in an order that π,
@@ -23,6 +24,9 @@
 //! on the payload's bytes, one correlated OT and one entry of corrections per switch; about
 //! `S (log₂ S − 1/2)` switches each for S slots. Data shared between the parties is gathered
 //! twice, once with each party as the opener, and the two results added.
+//!
+//! The network (a hundred million switches at 2^20 items) and π's routing depend on sizes
+//! only; the load builds them in a thread while the placement runs (`prepare`).
 //!
 //! Every message's size follows from the number of slots, the entry sizes and the frame
 //! size; the opener checks what it opens (every address below the item count exactly once,
@@ -167,10 +171,7 @@ impl Prepared {
     fn take_net(&mut self, slots: usize) -> Result<BlockNet, Gkk12Error> {
         match self.net.take() {
             Some(net) if self.slots == slots => Ok(net),
-            other => {
-                self.net = other;
-                Err(Gkk12Error::Misuse("a gather prepared for other slots"))
-            }
+            _ => Err(Gkk12Error::Misuse("a gather prepared for other slots")),
         }
     }
 }
@@ -220,29 +221,19 @@ pub(crate) fn open(
     let p = peer(session)?;
     let frame = shape.frame;
     let mut scratch = NetScratch::default();
-    // [1] The ids through the network that moves slot x to π(x), then opened.
+    // [1] The ids through the network that moves slot x to π(x), then opened. (A failed
+    // gather fails the load: the network goes back to `prep` only after a whole one.)
     let net = prep.take_net(s)?.for_entries(ib, ib)?;
     let mut w = ids.to_vec();
-    let held = hold(session, p, ot, &net, (&mut w, ib), frame, &mut scratch);
-    let net = net.reversed();
-    let theirs = held.and_then(|()| recv_framed(session, p, "shuffled slot ids", s * ib, frame));
-    let theirs = match theirs {
-        Ok(t) => t,
-        Err(e) => {
-            prep.net = Some(net.reversed());
-            return Err(e);
-        }
-    };
+    hold(session, p, ot, &net, (&mut w, ib), frame, &mut scratch)?;
+    let theirs = recv_framed(session, p, "shuffled slot ids", s * ib, frame)?;
     // [2] Every position's payload by the address opened there.
-    let z = arrange(p, &w, &theirs, payloads, shape);
+    let mut z = arrange(p, &w, &theirs, payloads, shape)?;
     // [3] Back to slot order through the same network run backwards: π⁻¹.
-    let net = net.for_entries(pb, pb)?;
-    let done = z.and_then(|mut z| {
-        hold(session, p, ot, &net, (&mut z, pb), frame, &mut scratch)?;
-        Ok(z)
-    });
+    let net = net.reversed().for_entries(pb, pb)?;
+    hold(session, p, ot, &net, (&mut z, pb), frame, &mut scratch)?;
     prep.net = Some(net.reversed());
-    done
+    Ok(z)
 }
 
 /// Step 2 of [`open`]: the payloads in the order of the ids opened from `mine` and `theirs`,
@@ -311,7 +302,6 @@ pub(crate) fn permute_for(
         return Err(Gkk12Error::Misuse("a permuter without its permutation"));
     };
     if ids.len() != s * ib {
-        prep.controls = Some(controls);
         return Err(Gkk12Error::Misuse("ids of the wrong size"));
     }
     let p = peer(session)?;
@@ -321,7 +311,7 @@ pub(crate) fn permute_for(
     let net = prep.take_net(s)?.for_entries(ib, ib)?;
     let mut a = ids.to_vec();
     let ids_part = (&mut a[..], ib);
-    let sent = permute(
+    permute(
         session,
         p,
         ot,
@@ -330,27 +320,24 @@ pub(crate) fn permute_for(
         &controls,
         frame,
         &mut scratch,
-    )
-    .and_then(|()| send_framed(session, p, &a, frame));
+    )?;
+    send_framed(session, p, &a, frame)?;
     drop(a);
     // [3] The opener's payloads back to slot order, from zeros: π⁻¹ is the same network
     // run backwards.
     let net = net.reversed().for_entries(pb, pb)?;
     controls.reverse();
-    let done = sent.and_then(|()| {
-        let mut z = zeroed(s * pb);
-        permute(
-            session,
-            p,
-            ot,
-            &net,
-            (&mut z, pb),
-            &controls,
-            frame,
-            &mut scratch,
-        )?;
-        Ok(z)
-    });
+    let mut z = zeroed(s * pb);
+    permute(
+        session,
+        p,
+        ot,
+        &net,
+        (&mut z, pb),
+        &controls,
+        frame,
+        &mut scratch,
+    )?;
     prep.net = Some(net.reversed());
-    done
+    Ok(z)
 }
