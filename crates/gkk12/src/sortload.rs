@@ -339,7 +339,11 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
         let codec = SlotCodec::new(params, i);
         let sb = codec.slot_bits();
         let pl = sort_placement(&g);
-        let layout = pl.bins(&g, sb.div_ceil(8));
+        // The data tree's placement sorts `valid ‖ address ‖ leaf` only; its payloads come
+        // after it ([`crate::gather`]).
+        let gathered = i == 0;
+        let record_bits = if gathered { 1 + 2 * h as usize } else { sb };
+        let layout = pl.bins(&g, record_bits.div_ceil(8));
         let entry = params.tree(i.saturating_sub(1)).height as usize;
         // A position-map item's payload: this party's shares of the 16 leaves below.
         let payload = |v: u64| -> Vec<u8> {
@@ -350,14 +354,6 @@ fn run<R: RngCore + CryptoRng + ?Sized>(
                 }
             }
             out
-        };
-        // The data tree's placement sorts `valid ‖ address ‖ leaf` only; its payloads come
-        // after it ([`crate::gather`]).
-        let gathered = i == 0;
-        let layout = if gathered {
-            pl.bins(&g, (1 + 2 * h as usize).div_ceil(8))
-        } else {
-            layout
         };
         // The gather's network on all the placement's slots, and this party's π if it
         // permutes in a gather, built beside the placement: they depend on sizes only.
