@@ -858,6 +858,14 @@ fn halves_pairs(lo: u32, n: u32, out: &mut Vec<(u32, u32)>) {
     out.extend(outer);
 }
 
+/// A block network has at least one entry and positions that fit in a `u32`.
+fn check_block(m: usize) -> Result<(), Gkk12Error> {
+    if m == 0 || m > u32::MAX as usize {
+        return Err(Gkk12Error::Misuse("a block network that does not fit"));
+    }
+    Ok(())
+}
+
 /// Two distinct entries of `block` (`eb` bytes each), `x < y`, both mutable.
 fn two(block: &mut [u8], x: usize, y: usize, eb: usize) -> (&mut [u8], &mut [u8]) {
     let (lo, hi) = block.split_at_mut(y * eb);
@@ -868,20 +876,11 @@ impl BlockNet {
     /// Networks on blocks of `m ≥ 1` entries of `eb` bytes, the bytes from `xor` on an
     /// additive tail.
     pub(crate) fn new(m: usize, eb: usize, xor: usize) -> Result<BlockNet, Gkk12Error> {
-        // Pads of at most 2^16 blocks, each with its own tweak ([`tweak`]).
-        if m == 0 || m > u32::MAX as usize || xor > eb || eb - xor > 8 || eb > 16 << 16 {
-            return Err(Gkk12Error::Misuse("a block network that does not fit"));
-        }
+        check_block(m)?;
         let positions: Vec<u32> = (0..m as u32).collect();
         let mut pairs = Vec::with_capacity(switch_count(m));
         network_pairs(&positions, &mut pairs);
-        Ok(BlockNet {
-            m,
-            pairs,
-            eb,
-            mix: Mixed { xor },
-            kernel: Kernel::for_entry(eb, xor),
-        })
+        BlockNet::with_pairs(m, pairs, eb, xor)
     }
 
     /// The same network with its positions named so that every sub-network is a run of
@@ -893,11 +892,24 @@ impl BlockNet {
     /// memory rather than entries spread over the whole block: what a network on millions of
     /// entries needs ([`crate::gather`]).
     pub(crate) fn halves(m: usize, eb: usize, xor: usize) -> Result<BlockNet, Gkk12Error> {
-        if m == 0 || m > u32::MAX as usize || xor > eb || eb - xor > 8 || eb > 16 << 16 {
-            return Err(Gkk12Error::Misuse("a block network that does not fit"));
-        }
+        check_block(m)?;
         let mut pairs = Vec::with_capacity(switch_count(m));
         halves_pairs(0, m as u32, &mut pairs);
+        BlockNet::with_pairs(m, pairs, eb, xor)
+    }
+
+    /// A network on `m` entries with the switches `pairs`, for entries of `eb` bytes whose
+    /// bytes from `xor` on are an additive tail; pads of at most 2^16 blocks, each with its
+    /// own tweak ([`tweak`]).
+    fn with_pairs(
+        m: usize,
+        pairs: Vec<(u32, u32)>,
+        eb: usize,
+        xor: usize,
+    ) -> Result<BlockNet, Gkk12Error> {
+        if xor > eb || eb - xor > 8 || eb > 16 << 16 {
+            return Err(Gkk12Error::Misuse("a block network that does not fit"));
+        }
         Ok(BlockNet {
             m,
             pairs,
@@ -924,15 +936,7 @@ impl BlockNet {
     /// the switches kept, not computed again (a network on millions of entries has a hundred
     /// million).
     pub(crate) fn for_entries(self, eb: usize, xor: usize) -> Result<BlockNet, Gkk12Error> {
-        if xor > eb || eb - xor > 8 || eb > 16 << 16 {
-            return Err(Gkk12Error::Misuse("a block network that does not fit"));
-        }
-        Ok(BlockNet {
-            eb,
-            mix: Mixed { xor },
-            kernel: Kernel::for_entry(eb, xor),
-            ..self
-        })
+        BlockNet::with_pairs(self.m, self.pairs, eb, xor)
     }
 
     /// The holder's side of one block (`w`, `m` entries): writes the block's corrections to
