@@ -43,7 +43,7 @@ use doram_core::Seed;
 use doram_prim::AesPrg;
 
 use crate::shuffle::{
-    BlockNet, NetScratch, RouteScratch, recv_framed, route_halves, send_framed, zeroed,
+    BlockNet, NetScratch, RouteScratch, recv_framed, route_halves, send_framed_vec, zeroed,
 };
 
 /// Switches per batch of a network on all the slots: one OT extension and one message of
@@ -104,13 +104,12 @@ fn hold(
     frame: usize,
     scratch: &mut NetScratch,
 ) -> Result<(), Gkk12Error> {
-    let mut out = Vec::new();
     for part in parts(net.switches(), eb) {
         let cot = cot_send(session, ot, part.len())?;
-        // Every byte is written by `hold_part`.
-        out.resize(part.len() * eb, 0);
+        // Every byte is written by `hold_part`; the vector then goes as the frame, uncopied.
+        let mut out = zeroed(part.len() * eb);
         net.hold_part(w, part, (&cot.q, cot.delta, cot.first), &mut out, scratch);
-        send_framed(session, p, &out, frame)?;
+        send_framed_vec(session, p, out, frame)?;
     }
     Ok(())
 }
@@ -321,8 +320,7 @@ pub(crate) fn permute_for(
         frame,
         &mut scratch,
     )?;
-    send_framed(session, p, &a, frame)?;
-    drop(a);
+    send_framed_vec(session, p, a, frame)?;
     // [3] The opener's payloads back to slot order, from zeros: π⁻¹ is the same network
     // run backwards.
     let net = net.reversed().for_entries(pb, pb)?;
