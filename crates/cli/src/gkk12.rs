@@ -385,15 +385,14 @@ fn server_side(
             let (t, before) = (Instant::now(), sent(s));
             // The server holds the array, entry v at v.
             let db = params.payload_bits().div_ceil(8);
-            let mut data = Vec::with_capacity(params.items() as usize * db);
-            for v in 0..params.items() {
-                let bytes: Vec<u8> = entry(v, words)
-                    .into_iter()
-                    .flat_map(u64::to_le_bytes)
-                    .take(db)
-                    .collect();
-                data.extend_from_slice(&bytes);
-            }
+            let data: Vec<u8> = (0..params.items())
+                .flat_map(|v| {
+                    entry(v, words)
+                        .into_iter()
+                        .flat_map(u64::to_le_bytes)
+                        .take(db)
+                })
+                .collect();
             let mut send = softspoken_sender_setup(s, OT_CHUNK, random_delta(rng), rng)?;
             let mut recv = softspoken_receiver_setup(s, OT_CHUNK, rng)?;
             let state = sortload::load_server(
